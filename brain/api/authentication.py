@@ -1,0 +1,35 @@
+"""Bearer tokens for the REST API: the same ApiToken rows as /mcp."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import authentication, exceptions
+from rest_framework.request import Request
+
+from brain.errors import PermissionDenied
+from brain.services import actor_for_token, authenticate_token
+
+
+class BearerTokenAuthentication(authentication.BaseAuthentication):
+    keyword = "Bearer"
+
+    def authenticate(self, request: Request) -> tuple[Any, Any] | None:
+        header = authentication.get_authorization_header(request).decode("latin-1")
+        if not header:
+            return None
+        keyword, _, value = header.partition(" ")
+        if keyword.lower() != "bearer" or not value.strip():
+            raise exceptions.AuthenticationFailed("Send the token as 'Authorization: Bearer <token>'.")
+        token = authenticate_token(value.strip())
+        if token is None:
+            raise exceptions.AuthenticationFailed("The token is unknown, revoked or expired.")
+        try:
+            actor = actor_for_token(token, via="api", client={"name": request.META.get("HTTP_USER_AGENT", "")[:200]})
+        except PermissionDenied as exc:
+            raise exceptions.AuthenticationFailed(exc.message) from None
+        request._request.brain_actor = actor  # type: ignore[attr-defined]
+        return token.user, token
+
+    def authenticate_header(self, request: Request) -> str:
+        return 'Bearer realm="brain"'

@@ -1,0 +1,72 @@
+"""REST endpoints that run a registered tool: same arguments, limits, services and call records."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from pydantic import BaseModel
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from brain.actors import Actor
+from brain.mcp.invoke import execute
+from brain.mcp.registry import TOOLS, ToolSpec, is_visible
+from brain.selectors import enabled_features
+
+
+class ErrorBody(BaseModel):
+    code: str
+    message: str
+    details: dict[str, Any] = {}
+
+
+def _run(request: Request, spec: ToolSpec, arguments: dict[str, Any]) -> Response:
+    actor: Actor = request._request.brain_actor  # type: ignore[attr-defined]
+    if not is_visible(spec, scopes=actor.scopes, features=enabled_features(actor=actor)):
+        needs = "the write scope" if spec.scope not in actor.scopes else "a feature switched on"
+        return Response({"code": "permission_denied", "message": f"{spec.name} needs {needs}.", "details": {}}, 403)
+    outcome = execute(actor, spec, arguments)
+    if outcome.output is None:
+        return Response({"code": outcome.code, "message": outcome.message, "details": {}}, status=outcome.status)
+    return Response(outcome.output.model_dump(mode="json"))
+
+
+def tool_view(tool: str, method: str, *, summary: str = "") -> type[APIView]:
+    """A view class for one tool. GET reads arguments from the query string, POST from the body."""
+    spec = TOOLS[tool]
+    errors = {
+        400: OpenApiResponse(ErrorBody, description="Invalid arguments or a refusal"),
+        401: OpenApiResponse(ErrorBody, description="Missing, unknown, revoked or expired token"),
+        403: OpenApiResponse(ErrorBody, description="The token lacks the scope"),
+        404: OpenApiResponse(ErrorBody, description="Not found in this organisation"),
+    }
+    docs = extend_schema(
+        operation_id=tool,
+        summary=summary or spec.title,
+        description=spec.description,
+        request=spec.args if method == "post" else None,
+        responses={200: spec.output, **errors},
+        tags=["tools"],
+    )
+
+    if method == "get":
+
+        class GetView(APIView):
+            @docs
+            def get(self, request: Request) -> Response:
+                return _run(request, spec, dict(request.query_params.items()))
+
+        view: type[APIView] = GetView
+    else:
+
+        class PostView(APIView):
+            @docs
+            def post(self, request: Request) -> Response:
+                data = request.data if isinstance(request.data, dict) else {}
+                return _run(request, spec, dict(data))
+
+        view = PostView
+    view.__name__ = view.__qualname__ = "".join(p.title() for p in tool.split("_")) + "View"
+    return view

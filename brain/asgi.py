@@ -1,0 +1,20 @@
+"""The ASGI application: /mcp goes to the MCP app, everything else to Django.
+
+The MCP app also receives the lifespan events (its session manager needs them); Django's
+ASGI handler does not take lifespan.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "brain.settings")
+
+from django.core.asgi import get_asgi_application  # noqa: E402
+
+django_app = get_asgi_application()
+
+from brain.mcp.gateway import McpGateway  # noqa: E402
+from brain.mcp.server import build_app  # noqa: E402
+
+application = McpGateway(mcp_app=build_app(), django_app=django_app)

@@ -1,0 +1,44 @@
+"""Bearer tokens for /mcp, verified against ApiToken, and the caller they stand for."""
+
+from __future__ import annotations
+
+from asgiref.sync import sync_to_async
+from django.db import close_old_connections
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import AccessToken
+
+from brain.actors import Actor
+from brain.errors import PermissionDenied
+from brain.selectors import enabled_features
+from brain.services import actor_for_token, authenticate_token
+
+
+def _verify(plaintext: str) -> AccessToken | None:
+    close_old_connections()
+    token = authenticate_token(plaintext)
+    if token is None:
+        return None
+    try:
+        actor = actor_for_token(token, via="mcp")
+    except PermissionDenied:
+        return None
+    return AccessToken(
+        token=plaintext,
+        client_id=f"brn_{token.prefix}",
+        scopes=list(actor.scopes),
+        expires_at=int(token.expires_at.timestamp()) if token.expires_at else None,
+        claims={"actor": actor, "features": sorted(enabled_features(actor=actor))},
+    )
+
+
+class ApiTokenVerifier:
+    async def verify_token(self, token: str) -> AccessToken | None:
+        return await sync_to_async(_verify, thread_sensitive=False)(token)
+
+
+def current_caller() -> tuple[Actor, set[str]]:
+    """The actor and enabled features of the authenticated request being served."""
+    access = get_access_token()
+    if access is None or not access.claims or "actor" not in access.claims:
+        raise PermissionDenied("Authentication is required.")
+    return access.claims["actor"], set(access.claims.get("features", []))

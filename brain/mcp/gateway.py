@@ -1,0 +1,70 @@
+"""Route requests between the MCP app and Django, and guard /mcp before authentication."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.conf import settings
+from django.http.request import split_domain_port, validate_host
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+MCP_PATH = "/mcp"
+METADATA_PREFIX = "/.well-known/oauth-protected-resource"
+
+
+def origin_allowed(origin: str, allowed: list[str]) -> bool:
+    if not origin:
+        return True  # non-browser clients send no Origin
+    return any(origin == pattern or pattern.endswith(":*") and origin.startswith(pattern[:-1]) for pattern in allowed)
+
+
+def host_allowed(host: str) -> bool:
+    domain, _port = split_domain_port(host)
+    return bool(domain) and validate_host(domain, settings.ALLOWED_HOSTS)
+
+
+async def _plain(send: Send, status: int, message: str, headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    body = json.dumps({"error": message}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+            + (headers or []),
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class McpGateway:
+    def __init__(self, *, mcp_app: ASGIApp, django_app: Any) -> None:
+        self.mcp_app = mcp_app
+        self.django_app = django_app
+        base = settings.BRAIN_BASE_URL
+        self.allowed_origins = [*settings.BRAIN_ALLOWED_ORIGINS, base]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self.mcp_app(scope, receive, send)
+            return
+        path = scope.get("path", "")
+        if scope["type"] == "http" and path.rstrip("/") == MCP_PATH:
+            headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope.get("headers", [])}
+            if not host_allowed(headers.get("host", "")):
+                await _plain(send, 421, "Host not allowed; add it to ALLOWED_HOSTS.")
+                return
+            if not origin_allowed(headers.get("origin", ""), self.allowed_origins):
+                await _plain(send, 403, "Origin not allowed; add it to BRAIN_ALLOWED_ORIGINS.")
+                return
+            if scope["method"] == "GET":
+                # Stateless JSON server: no server-to-client stream to open.
+                await _plain(send, 405, "Use POST for MCP requests.", [(b"allow", b"POST")])
+                return
+            scope = dict(scope, path=MCP_PATH, raw_path=MCP_PATH.encode())
+            await self.mcp_app(scope, receive, send)
+            return
+        if scope["type"] == "http" and path.startswith(METADATA_PREFIX):
+            await self.mcp_app(scope, receive, send)
+            return
+        await self.django_app(scope, receive, send)

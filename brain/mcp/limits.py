@@ -1,0 +1,76 @@
+"""Argument limits shared by every tool: numbers are clamped, texts are cut or refused.
+
+- ``Clamped(lo, hi)``: a whole number outside the range moves to the nearest bound.
+- ``Cut(n)``: text longer than ``n`` characters is cut to ``n``.
+- ``Field(max_length=n)``: text longer than ``n`` is refused with a message naming the field.
+
+Ranges are stated in the field descriptions rather than as JSON Schema bounds, because a
+client that validates against ``minimum``/``maximum`` would refuse what Brain clamps.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BeforeValidator, ValidationError
+
+
+def _clamp(lo: int, hi: int) -> Any:
+    def clamp(value: Any) -> Any:
+        if isinstance(value, bool):
+            return value  # let pydantic refuse booleans as numbers
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            value = int(value.strip())
+        if isinstance(value, int):
+            return min(hi, max(lo, value))
+        return value
+
+    return clamp
+
+
+def Clamped(lo: int, hi: int) -> BeforeValidator:  # noqa: N802 - reads like a type
+    return BeforeValidator(_clamp(lo, hi))
+
+
+def clamp(value: int, lo: int, hi: int) -> int:
+    return min(hi, max(lo, value))
+
+
+def _cut(limit: int) -> Any:
+    def cut(value: Any) -> Any:
+        if isinstance(value, str) and len(value) > limit:
+            return value[:limit]
+        return value
+
+    return cut
+
+
+def Cut(limit: int) -> BeforeValidator:  # noqa: N802 - reads like a type
+    return BeforeValidator(_cut(limit))
+
+
+def describe_validation_error(tool: str, error: ValidationError) -> str:
+    """One readable paragraph a model can act on: which argument, what is wrong, what to send."""
+    parts = []
+    for item in error.errors():
+        field = ".".join(str(p) for p in item["loc"]) or "arguments"
+        kind, ctx = item["type"], item.get("ctx") or {}
+        if kind == "missing":
+            parts.append(f"'{field}' is required")
+        elif kind == "extra_forbidden":
+            parts.append(f"'{field}' is not an argument of {tool}")
+        elif kind == "string_too_long":
+            got = len(item["input"]) if isinstance(item.get("input"), str) else "too many"
+            parts.append(
+                f"'{field}' has {got} characters; the limit is {ctx.get('max_length')} "
+                "and longer text is refused, not cut"
+            )
+        elif kind == "string_too_short":
+            parts.append(f"'{field}' must not be empty")
+        elif kind in ("literal_error", "enum"):
+            parts.append(f"'{field}' must be one of {ctx.get('expected', 'the listed values')}")
+        else:
+            parts.append(f"'{field}': {item['msg']}")
+    return f"Invalid arguments for {tool}: " + "; ".join(parts) + ". Fix the arguments and call again."

@@ -1,0 +1,114 @@
+"""The tool registry. Each app's ``mcp_tools.py`` registers its tools here with ``@mcp_tool``."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from brain.actors import Actor
+
+
+class ToolOutput(BaseModel):
+    """Base for tool results: ``structuredContent`` is the model, the text part is ``to_text()``."""
+
+    def to_text(self) -> str:
+        return json.dumps(self.model_dump(mode="json", exclude_none=True), ensure_ascii=False, separators=(",", ":"))
+
+
+ArgsT = TypeVar("ArgsT", bound=BaseModel)
+OutT = TypeVar("OutT", bound=ToolOutput)
+ToolFn = Callable[[Actor, Any], ToolOutput]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    title: str
+    description: str
+    args: type[BaseModel]
+    output: type[ToolOutput]
+    fn: ToolFn
+    scope: str  # "read" or "write": the token scope needed to see and call it
+    feature: str | None  # an organisation feature that must be on, or None
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+    open_world: bool
+    billing: str  # "read", "write" or "free"
+    activity_arg: str | None  # the argument that carries an activity id, for call records
+
+    def input_schema(self) -> dict[str, Any]:
+        schema = self.args.model_json_schema()
+        schema.pop("title", None)
+        return schema
+
+    def output_schema(self) -> dict[str, Any]:
+        schema = self.output.model_json_schema()
+        schema.pop("title", None)
+        return schema
+
+
+TOOLS: dict[str, ToolSpec] = {}
+
+
+def mcp_tool(
+    name: str,
+    *,
+    title: str,
+    args: type[BaseModel],
+    output: type[ToolOutput],
+    scope: str = "read",
+    feature: str | None = None,
+    read_only: bool | None = None,
+    destructive: bool = False,
+    idempotent: bool = False,
+    open_world: bool = False,
+    billing: str | None = None,
+) -> Callable[[Callable[[Actor, ArgsT], OutT]], Callable[[Actor, ArgsT], OutT]]:
+    """Register a tool. Its docstring is the description a model reads.
+
+    ``scope`` decides who sees the tool (a read-only token never sees a write tool); ``read_only``
+    is the hint clients get, and defaults to ``scope == "read"``. Tools that only record a note
+    (reports, feedback) need the read scope but are not read-only.
+    """
+    if scope not in ("read", "write"):
+        raise ValueError(f"scope must be read or write, not {scope!r}")
+
+    def decorator(fn: Callable[[Actor, ArgsT], OutT]) -> Callable[[Actor, ArgsT], OutT]:
+        if name in TOOLS:
+            raise ValueError(f"MCP tool {name!r} is registered twice")
+        description = inspect.cleandoc(fn.__doc__ or "")
+        if not description:
+            raise ValueError(f"MCP tool {name!r} needs a docstring: it is the description models read")
+        TOOLS[name] = ToolSpec(
+            name=name,
+            title=title,
+            description=description,
+            args=args,
+            output=output,
+            fn=fn,
+            scope=scope,
+            feature=feature,
+            read_only=scope == "read" if read_only is None else read_only,
+            destructive=destructive,
+            idempotent=idempotent,
+            open_world=open_world,
+            billing=billing or scope,
+            activity_arg="activity_id" if "activity_id" in args.model_fields else None,
+        )
+        return fn
+
+    return decorator
+
+
+def visible_tools(*, scopes: frozenset[str], features: set[str]) -> list[ToolSpec]:
+    return [spec for spec in TOOLS.values() if is_visible(spec, scopes=scopes, features=features)]
+
+
+def is_visible(spec: ToolSpec, *, scopes: frozenset[str], features: set[str]) -> bool:
+    return spec.scope in scopes and (spec.feature is None or spec.feature in features)

@@ -1,0 +1,129 @@
+"""The MCP endpoint: the SDK's low-level server, our registry, and per-caller tool lists."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import mcp_types as types
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+
+import brain
+from brain.actors import Actor
+from brain.mcp.auth import ApiTokenVerifier, current_caller
+from brain.mcp.invoke import execute
+from brain.mcp.registry import TOOLS, ToolSpec, is_visible, visible_tools
+
+INSTRUCTIONS = (
+    "Brain is this organisation's company memory. Call init first: it returns the rules for using "
+    "Brain and the skills you may load. Brain returns evidence (passages, facts, sources); you write "
+    "the answer from it and say so when the evidence does not answer the question."
+)
+
+
+def _tool_definition(spec: ToolSpec) -> types.Tool:
+    return types.Tool(
+        name=spec.name,
+        title=spec.title,
+        description=spec.description,
+        input_schema=spec.input_schema(),
+        output_schema=spec.output_schema(),
+        annotations=types.ToolAnnotations(
+            title=spec.title,
+            read_only_hint=spec.read_only,
+            destructive_hint=spec.destructive,
+            idempotent_hint=spec.idempotent,
+            open_world_hint=spec.open_world,
+        ),
+    )
+
+
+def _error_result(message: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
+
+
+def run_tool(actor: Actor, spec: ToolSpec, arguments: dict[str, Any]) -> types.CallToolResult:
+    outcome = execute(actor, spec, arguments)
+    if outcome.output is None:
+        return _error_result(outcome.message)
+    return types.CallToolResult(
+        content=[types.TextContent(text=outcome.output.to_text())],
+        structured_content=outcome.output.model_dump(mode="json"),
+    )
+
+
+def _client_info(ctx: ServerRequestContext[Any, Any]) -> dict[str, str]:
+    info: dict[str, str] = {}
+    params = getattr(ctx.session, "client_params", None)
+    client = getattr(params, "client_info", None)
+    if client is not None:
+        info["name"] = str(getattr(client, "name", "") or "")
+        info["version"] = str(getattr(client, "version", "") or "")
+    request = ctx.request
+    headers = getattr(request, "headers", None)
+    if headers is not None:
+        info.setdefault("name", headers.get("user-agent", ""))
+        info["session"] = headers.get("mcp-session-id", "")
+    return info
+
+
+async def list_tools(
+    ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+) -> types.ListToolsResult:
+    actor, features = current_caller()
+    return types.ListToolsResult(
+        tools=[_tool_definition(spec) for spec in visible_tools(scopes=actor.scopes, features=features)]
+    )
+
+
+async def call_tool(ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+    actor, features = current_caller()
+    spec = TOOLS.get(params.name)
+    if spec is None:
+        return _error_result(f"There is no tool named {params.name!r}. Call tools/list to see the tools you can use.")
+    if not is_visible(spec, scopes=actor.scopes, features=features):
+        if spec.scope not in actor.scopes:
+            return _error_result(
+                f"{params.name} changes Brain and this token is read-only. Ask the user for a token with "
+                "the write scope, or carry on without writing."
+            )
+        return _error_result(f"{params.name} is switched off for this organisation; an admin can turn it on.")
+    actor = dataclasses.replace(actor, client=_client_info(ctx))
+    return await sync_to_async(run_tool, thread_sensitive=False)(actor, spec, params.arguments or {})
+
+
+def build_server() -> Server[Any]:
+    return Server(
+        "brain",
+        version=brain.__version__,
+        title="Brain company memory",
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+def build_app() -> Starlette:
+    """The SDK's streamable HTTP app: stateless, JSON responses, bearer tokens."""
+    server = build_server()
+    base = settings.BRAIN_BASE_URL
+    return server.streamable_http_app(
+        streamable_http_path="/mcp",
+        stateless_http=True,
+        json_response=True,
+        # Host and Origin are checked by brain.asgi before authentication, with Django's rules.
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        auth=AuthSettings(
+            issuer_url=base,
+            resource_server_url=f"{base}/mcp",
+            required_scopes=["read"],
+            validate_token_resource=False,
+        ),
+        token_verifier=ApiTokenVerifier(),
+    )

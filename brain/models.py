@@ -1,0 +1,209 @@
+"""Core models: the tenant, who belongs to it, how they reach Brain, and what they did."""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth.models import Group
+from django.contrib.postgres.fields import ArrayField
+from django.db import models
+from django.utils import timezone
+
+
+class Organisation(models.Model):
+    LANGUAGES = [("en", "English"), ("es", "Spanish")]
+
+    slug = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=200)
+    language = models.CharField(
+        max_length=8, choices=LANGUAGES, default="en", help_text="Language of fixed messages to assistants."
+    )
+    memory_built_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the memory was first ready to answer; empty means still collecting."
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["slug"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    ADMIN, MEMBER = "admin", "member"
+    ROLES = [(ADMIN, "Admin"), (MEMBER, "Member")]
+
+    org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=16, choices=ROLES, default=MEMBER)
+    # The opaque profile id shown to assistants; it says nothing about database ids.
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["org", "user"], name="membership_unique_user_per_org")]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.org} ({self.role})"
+
+
+def _token_prefix() -> str:
+    return secrets.token_hex(4)
+
+
+class ApiToken(models.Model):
+    READ, WRITE = "read", "write"
+    SCOPES = [READ, WRITE]
+
+    org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="tokens")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100, blank=True)
+    prefix = models.CharField(max_length=16, default=_token_prefix, db_index=True)
+    hashed = models.CharField(max_length=64, unique=True)
+    scopes = ArrayField(models.CharField(max_length=16), default=list)
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"brn_{self.prefix}… ({self.name or 'unnamed'})"
+
+    @property
+    def is_active(self) -> bool:
+        now = timezone.now()
+        return self.revoked_at is None and (self.expires_at is None or self.expires_at > now)
+
+
+class Category(models.Model):
+    DEFAULT_SLUG = "general"
+
+    org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="categories")
+    slug = models.SlugField(max_length=64)
+    name = models.CharField(max_length=200)
+    restricted = models.BooleanField(default=False, help_text="Only members of the chosen groups may read it.")
+    groups = models.ManyToManyField(Group, blank=True, related_name="brain_categories")
+
+    class Meta:
+        verbose_name_plural = "categories"
+        constraints = [models.UniqueConstraint(fields=["org", "slug"], name="category_unique_slug_per_org")]
+
+    def __str__(self) -> str:
+        return f"{self.org.slug}/{self.slug}"
+
+
+class Features(models.Model):
+    """Per-organisation switches; the registers and jobs tools appear only when switched on."""
+
+    org = models.OneToOneField(Organisation, on_delete=models.CASCADE, related_name="features")
+    commitments = models.BooleanField(default=False)
+    contradictions = models.BooleanField(default=False)
+    glossary = models.BooleanField(default=False)
+    jobs = models.BooleanField(default=False)
+
+    class Meta:
+        verbose_name_plural = "features"
+
+    def __str__(self) -> str:
+        return f"features of {self.org.slug}"
+
+    def enabled(self) -> set[str]:
+        names = ("commitments", "contradictions", "glossary", "jobs")
+        return {name for name in names if getattr(self, name)}
+
+
+def _activity_id() -> str:
+    return f"act_{secrets.token_hex(10)}"
+
+
+class Activity(models.Model):
+    """Groups the calls an assistant makes to answer one question."""
+
+    org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="activities")
+    public_id = models.CharField(max_length=40, default=_activity_id, unique=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
+    token = models.ForeignKey(ApiToken, null=True, blank=True, on_delete=models.SET_NULL)
+    label = models.CharField(max_length=200, blank=True)
+    conversation_id = models.CharField(max_length=200, blank=True)
+    user_question_hash = models.CharField(max_length=128, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name_plural = "activities"
+
+    def __str__(self) -> str:
+        return self.public_id
+
+
+class ToolCall(models.Model):
+    """One call through MCP or the REST API, for usage, billing and diagnostics."""
+
+    OK, ERROR, REFUSED, DENIED = "ok", "error", "refused", "denied"
+    OUTCOMES = [(OK, "ok"), (ERROR, "unexpected error"), (REFUSED, "refused"), (DENIED, "denied")]
+
+    org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="tool_calls")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
+    token = models.ForeignKey(ApiToken, null=True, blank=True, on_delete=models.SET_NULL)
+    tool = models.CharField(max_length=80)
+    via = models.CharField(max_length=16)
+    activity = models.ForeignKey(Activity, null=True, blank=True, on_delete=models.SET_NULL)
+    started_at = models.DateTimeField(default=timezone.now, db_index=True)
+    duration_ms = models.FloatField(default=0)
+    outcome = models.CharField(max_length=16, choices=OUTCOMES, default=OK)
+    error_code = models.CharField(max_length=64, blank=True)
+    credits = models.IntegerField(default=0)
+
+    class Meta:
+        indexes = [models.Index(fields=["org", "started_at"], name="toolcall_org_started")]
+
+    def __str__(self) -> str:
+        return f"{self.tool} ({self.outcome})"
+
+
+def _report_expiry() -> object:
+    return timezone.now() + timedelta(days=settings.BRAIN_REPORT_RETENTION_DAYS)
+
+
+class Report(models.Model):
+    """An issue or a suggestion an assistant recorded; kept for a limited time."""
+
+    ISSUE, FEEDBACK = "issue", "feedback"
+    KINDS = [(ISSUE, "Issue"), (FEEDBACK, "Feedback")]
+    CATEGORIES = ["missing_information", "wrong_answer", "tool_error", "access_problem"]
+    ORIGINS = ["user", "agent"]
+
+    org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="reports")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
+    token = models.ForeignKey(ApiToken, null=True, blank=True, on_delete=models.SET_NULL)
+    kind = models.CharField(max_length=16, choices=KINDS)
+    category = models.CharField(max_length=32, blank=True)
+    tool_name = models.CharField(max_length=80, blank=True)
+    observed = models.TextField(blank=True)
+    expected = models.TextField(blank=True)
+    user_request = models.TextField(blank=True)
+    error_message = models.TextField(blank=True)
+    summary = models.TextField(blank=True)
+    origin = models.CharField(max_length=16, blank=True)
+    context = models.TextField(blank=True)
+    blocked = models.BooleanField(default=False)
+    activity = models.ForeignKey(Activity, null=True, blank=True, on_delete=models.SET_NULL)
+    activity_ref = models.CharField(max_length=80, blank=True)
+    client_name = models.CharField(max_length=200, blank=True)
+    client_version = models.CharField(max_length=100, blank=True)
+    session_ref = models.CharField(max_length=200, blank=True)
+    release = models.CharField(max_length=40, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField(default=_report_expiry, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {(self.category or self.summary)[:60]}"

@@ -1,0 +1,45 @@
+"""Core reads, always scoped to the actor."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth.models import User
+from django.db.models import QuerySet
+
+from brain.actors import Actor
+from brain.errors import NotFound
+from brain.models import ApiToken, Membership, Organisation
+
+
+@dataclass(frozen=True)
+class Profile:
+    profile_id: str
+    email: str
+    name: str
+    organisation: str
+
+
+def get_profile(*, actor: Actor) -> Profile:
+    membership = Membership.objects.filter(org=actor.org, user=actor.user).first()
+    if membership is None:
+        raise NotFound("No profile for this caller.")
+    return Profile(
+        profile_id=f"prf_{membership.public_id.hex}",
+        email=actor.user.email,
+        name=actor.user.get_full_name() or actor.user.get_username(),
+        organisation=actor.org.name,
+    )
+
+
+def list_user_tokens(*, user: User) -> QuerySet[ApiToken]:
+    return ApiToken.objects.filter(user=user).select_related("org").order_by("-created_at")
+
+
+def list_user_organisations(*, user: User) -> QuerySet[Organisation]:
+    return Organisation.objects.filter(memberships__user=user).order_by("name")
+
+
+def enabled_features(*, actor: Actor) -> set[str]:
+    features = getattr(actor.org, "features", None)
+    return features.enabled() if features is not None else set()

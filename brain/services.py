@@ -1,0 +1,285 @@
+"""Core services: organisations, members, tokens, activities, reports and call records."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+
+import brain
+from brain.actors import Actor
+from brain.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.models import (
+    Activity,
+    ApiToken,
+    Category,
+    Features,
+    Membership,
+    Organisation,
+    Report,
+    ToolCall,
+)
+
+TOKEN_PREFIX = "brn_"
+
+
+def hash_token(plaintext: str) -> str:
+    # Tokens carry 256 bits of randomness, so an unsalted SHA-256 is enough to store them.
+    return hashlib.sha256(plaintext.encode()).hexdigest()
+
+
+@transaction.atomic
+def create_organisation(*, slug: str, name: str, language: str = "en") -> Organisation:
+    if Organisation.objects.filter(slug=slug).exists():
+        raise InvalidArgument(f"An organisation with the slug {slug!r} already exists.")
+    org = Organisation.objects.create(slug=slug, name=name, language=language)
+    Category.objects.create(org=org, slug=Category.DEFAULT_SLUG, name="General")
+    Features.objects.create(org=org)
+    return org
+
+
+def add_member(*, org: Organisation, user: User, role: str = Membership.MEMBER) -> Membership:
+    membership, created = Membership.objects.get_or_create(org=org, user=user, defaults={"role": role})
+    if not created and membership.role != role:
+        membership.role = role
+        membership.save(update_fields=["role"])
+    return membership
+
+
+@dataclass(frozen=True)
+class IssuedToken:
+    token: ApiToken
+    plaintext: str
+
+
+def create_token(
+    *,
+    org: Organisation,
+    user: User,
+    scopes: list[str],
+    name: str = "",
+    expires_in_days: int | None = None,
+) -> IssuedToken:
+    """Issue a token; the plaintext exists only in the return value."""
+    wanted = sorted(set(scopes))
+    unknown = [s for s in wanted if s not in ApiToken.SCOPES]
+    if unknown or not wanted:
+        raise InvalidArgument(f"Scopes must be 'read' or 'read,write'; got {','.join(scopes) or 'nothing'}.")
+    if "write" in wanted and "read" not in wanted:
+        wanted = ["read", "write"]
+    if not Membership.objects.filter(org=org, user=user).exists():
+        raise NotFound(f"{user.get_username()} is not a member of {org.slug}.")
+    if expires_in_days is not None and not 1 <= expires_in_days <= 3650:
+        raise InvalidArgument("Expiry must be between 1 and 3650 days.")
+    prefix = secrets.token_hex(4)
+    plaintext = f"{TOKEN_PREFIX}{prefix}_{secrets.token_urlsafe(32)}"
+    token = ApiToken.objects.create(
+        org=org,
+        user=user,
+        name=name[:100],
+        prefix=prefix,
+        hashed=hash_token(plaintext),
+        scopes=wanted,
+        expires_at=timezone.now() + timedelta(days=expires_in_days) if expires_in_days else None,
+    )
+    return IssuedToken(token=token, plaintext=plaintext)
+
+
+def authenticate_token(plaintext: str) -> ApiToken | None:
+    """The active token behind a bearer value, or None. Records the use at most once a minute."""
+    if not plaintext.startswith(TOKEN_PREFIX) or len(plaintext) > 200:
+        return None
+    token = (
+        ApiToken.objects.select_related("org", "user")
+        .filter(hashed=hash_token(plaintext), revoked_at__isnull=True, user__is_active=True)
+        .first()
+    )
+    if token is None or not token.is_active:
+        return None
+    now = timezone.now()
+    if token.last_used_at is None or now - token.last_used_at > timedelta(minutes=1):
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        token.last_used_at = now
+    return token
+
+
+def actor_for_token(token: ApiToken, *, via: str, client: dict[str, str] | None = None) -> Actor:
+    membership = Membership.objects.filter(org=token.org, user=token.user).first()
+    if membership is None:
+        raise PermissionDenied("This token's user is no longer a member of the organisation.")
+    return Actor(
+        org=token.org,
+        user=token.user,
+        scopes=frozenset(token.scopes),
+        via=via,
+        token=token,
+        role=membership.role,
+        client=client or {},
+    )
+
+
+def actor_for_user(*, org: Organisation, user: User, via: str) -> Actor:
+    membership = Membership.objects.filter(org=org, user=user).first()
+    if membership is None:
+        raise NotFound("No such organisation.")
+    return Actor(org=org, user=user, scopes=frozenset({"read", "write"}), via=via, role=membership.role)
+
+
+def revoke_token(*, actor: Actor, token_id: int) -> ApiToken:
+    """Revoke a token of one's own; an organisation admin may revoke any token of the organisation."""
+    tokens = ApiToken.objects.filter(org=actor.org)
+    if not actor.is_admin:
+        tokens = tokens.filter(user=actor.user)
+    token = tokens.filter(pk=token_id).first()
+    if token is None:
+        raise NotFound("No such token.")
+    if token.revoked_at is None:
+        token.revoked_at = timezone.now()
+        token.save(update_fields=["revoked_at"])
+    return token
+
+
+def start_activity(
+    *, actor: Actor, label: str = "", conversation_id: str = "", user_question_hash: str = ""
+) -> Activity:
+    return Activity.objects.create(
+        org=actor.org,
+        user=actor.user,
+        token=actor.token,
+        label=label,
+        conversation_id=conversation_id,
+        user_question_hash=user_question_hash,
+    )
+
+
+def resolve_activity(*, actor: Actor, activity_id: str | None) -> Activity | None:
+    if not activity_id:
+        return None
+    return Activity.objects.filter(org=actor.org, public_id=activity_id).first()
+
+
+def _report_base(actor: Actor, activity_id: str | None) -> dict[str, Any]:
+    return {
+        "org": actor.org,
+        "user": actor.user,
+        "token": actor.token,
+        "activity": resolve_activity(actor=actor, activity_id=activity_id),
+        "activity_ref": (activity_id or "")[:80],
+        "client_name": actor.client.get("name", "")[:200],
+        "client_version": actor.client.get("version", "")[:100],
+        "session_ref": actor.client.get("session", "")[:200],
+        "release": brain.__version__,
+    }
+
+
+def report_issue(
+    *,
+    actor: Actor,
+    category: str,
+    observed: str,
+    expected: str,
+    activity_id: str | None = None,
+    tool_name: str = "",
+    user_request: str = "",
+    error_message: str = "",
+) -> Report:
+    if category not in Report.CATEGORIES:
+        raise InvalidArgument(f"category must be one of {', '.join(Report.CATEGORIES)}.")
+    return Report.objects.create(
+        kind=Report.ISSUE,
+        category=category,
+        observed=observed,
+        expected=expected,
+        tool_name=tool_name[:80],
+        user_request=user_request,
+        error_message=error_message,
+        **_report_base(actor, activity_id),
+    )
+
+
+def send_feedback(
+    *,
+    actor: Actor,
+    summary: str,
+    origin: str,
+    context: str = "",
+    blocked: bool = False,
+    activity_id: str | None = None,
+) -> Report:
+    if origin not in Report.ORIGINS:
+        raise InvalidArgument("origin must be 'user' (the person's idea) or 'agent' (the assistant's).")
+    return Report.objects.create(
+        kind=Report.FEEDBACK,
+        summary=summary,
+        origin=origin,
+        context=context,
+        blocked=blocked,
+        **_report_base(actor, activity_id),
+    )
+
+
+def purge_expired_reports(*, now: datetime | None = None) -> int:
+    deleted, _ = Report.objects.filter(expires_at__lte=now or timezone.now()).delete()
+    return deleted
+
+
+def record_tool_call(
+    *,
+    actor: Actor,
+    tool: str,
+    duration_ms: float,
+    outcome: str,
+    error_code: str = "",
+    activity_id: str | None = None,
+    credits: int = 0,
+) -> ToolCall:
+    return ToolCall.objects.create(
+        org=actor.org,
+        user=actor.user,
+        token=actor.token,
+        tool=tool,
+        via=actor.via,
+        activity=resolve_activity(actor=actor, activity_id=activity_id),
+        duration_ms=duration_ms,
+        outcome=outcome,
+        error_code=error_code[:64],
+        credits=credits,
+    )
+
+
+def mark_memory_built(*, org: Organisation) -> Organisation:
+    """The memory is ready to answer: init stops showing the collecting notice."""
+    if org.memory_built_at is None:
+        org.memory_built_at = timezone.now()
+        org.save(update_fields=["memory_built_at"])
+    return org
+
+
+@dataclass(frozen=True)
+class Bootstrap:
+    org: Organisation
+    admin: User
+    admin_password: str | None  # set only when the admin was created now
+    token: IssuedToken | None  # set only when the first token was issued now
+
+
+@transaction.atomic
+def bootstrap(*, org_slug: str, org_name: str, admin_username: str, admin_email: str) -> Bootstrap:
+    """Make sure a first organisation, its admin and a read-write token exist. Safe to run again."""
+    org = Organisation.objects.filter(slug=org_slug).first() or create_organisation(slug=org_slug, name=org_name)
+    password: str | None = None
+    admin = User.objects.filter(username=admin_username).first()
+    if admin is None:
+        password = secrets.token_urlsafe(12)
+        admin = User.objects.create_superuser(username=admin_username, email=admin_email, password=password)
+    add_member(org=org, user=admin, role=Membership.ADMIN)
+    issued = None
+    if not ApiToken.objects.filter(org=org, user=admin).exists():
+        issued = create_token(org=org, user=admin, scopes=["read", "write"], name="first token")
+    return Bootstrap(org=org, admin=admin, admin_password=password, token=issued)

@@ -1,0 +1,212 @@
+"""Brain's settings, all from the environment (see docs/configuration.md)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+import dj_database_url
+from celery.schedules import crontab
+from django.core.exceptions import ImproperlyConfigured
+
+from brain.env import env_bool, env_file_values, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(env_str("BRAIN_DATA_DIR") or BASE_DIR / ".brain-data")
+# The launcher writes the embedded services' addresses here, so manage.py finds them too.
+_SERVICES = env_file_values(str(DATA_DIR / "services.env"))
+
+DEBUG = env_bool("DEBUG", False)
+TESTING = env_bool("BRAIN_TESTING", False)
+HTTPS = env_bool("BRAIN_HTTPS", False)
+
+
+def _secret_key() -> str:
+    key = env_str("SECRET_KEY")
+    if key:
+        return key
+    path = DATA_DIR / "secret_key"
+    if path.exists():
+        return path.read_text().strip()
+    if DEBUG or TESTING:
+        return secrets.token_urlsafe(50)
+    raise ImproperlyConfigured("SECRET_KEY is not set (and no secret_key file was found in BRAIN_DATA_DIR)")
+
+
+SECRET_KEY = _secret_key()
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
+# Browser origins allowed to call /mcp (DNS rebinding protection). Empty Origin is always allowed.
+BRAIN_ALLOWED_ORIGINS = env_list(
+    "BRAIN_ALLOWED_ORIGINS", ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+)
+# The public URL people and assistants use; printed in client configuration.
+BRAIN_BASE_URL = env_str("BRAIN_BASE_URL", f"http://127.0.0.1:{env_int('BRAIN_PORT', 8000)}").rstrip("/")
+BRAIN_REPORT_RETENTION_DAYS = env_int("BRAIN_REPORT_RETENTION_DAYS", 90, minimum=1, maximum=3650)
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django_celery_beat",
+    "brain",
+    "memory",
+    "skills",
+    "contacts",
+    "registers",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "brain.urls"
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+ASGI_APPLICATION = "brain.asgi.application"
+
+
+def _database_url() -> str:
+    url = env_str("DATABASE_URL") or _SERVICES.get("DATABASE_URL", "")
+    if not url:
+        raise ImproperlyConfigured("DATABASE_URL is not set; start the embedded services with ./brainctl run")
+    return url
+
+
+DATABASES = {
+    "default": dj_database_url.parse(
+        _database_url(), conn_max_age=env_int("BRAIN_DB_CONN_MAX_AGE", 60, minimum=0), conn_health_checks=True
+    )
+}
+DATABASES["default"]["TEST"] = {"NAME": env_str("BRAIN_TEST_DB_NAME", "test_brain")}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REDIS_URL = env_str("REDIS_URL") or _SERVICES.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "connect"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("es", "Español")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = DATA_DIR / "static"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if not (DEBUG or TESTING)
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+WHITENOISE_USE_FINDERS = DEBUG or TESTING
+
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1, maximum=65535)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "brain@localhost")
+
+# Production behind TLS: BRAIN_HTTPS=1 turns on everything `manage.py check --deploy` asks for.
+SESSION_COOKIE_SECURE = HTTPS
+CSRF_COOKIE_SECURE = HTTPS
+SECURE_SSL_REDIRECT = HTTPS and env_bool("BRAIN_SSL_REDIRECT", True)
+SECURE_HSTS_SECONDS = env_int("BRAIN_HSTS_SECONDS", 31536000 if HTTPS else 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
+SECURE_HSTS_PRELOAD = HTTPS
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BRAIN_BEHIND_PROXY") else None
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["brain.api.authentication.BearerTokenAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "brain.api.exceptions.exception_handler",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "PAGE_SIZE": 50,
+    "UNAUTHENTICATED_USER": None,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Brain API",
+    "DESCRIPTION": "Company memory for assistants: the REST face of the same services the MCP tools use.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
+
+CELERY_BROKER_URL = REDIS_URL
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_ROUTES = {
+    "memory.tasks.*": {"queue": "ingest"},
+    "contacts.tasks.*": {"queue": "dispatch"},
+    "brain.jobs.tasks.*": {"queue": "jobs"},
+    "brain.tasks.*": {"queue": "nightly"},
+    "registers.tasks.*": {"queue": "nightly"},
+}
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_BEAT_SCHEDULE = {
+    "purge-expired-reports": {
+        "task": "brain.tasks.purge_expired_reports_task",
+        "schedule": crontab(hour=3, minute=15),
+    },
+}
+CELERY_TIMEZONE = "UTC"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("BRAIN_LOG_LEVEL", "INFO")},
+    "loggers": {"mcp": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
+}
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")

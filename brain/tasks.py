@@ -1,0 +1,8 @@
+from celery import shared_task
+
+from brain.services import purge_expired_reports
+
+
+@shared_task
+def purge_expired_reports_task() -> int:
+    return purge_expired_reports()

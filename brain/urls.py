@@ -1,0 +1,15 @@
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+
+from brain import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("connect/", views.connect, name="connect"),
+    path("connect/tokens/<int:token_id>/revoke/", views.revoke, name="revoke-token"),
+    path("admin/", admin.site.urls),
+    path("api/v1/", include("brain.api.urls")),
+]

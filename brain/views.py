@@ -1,0 +1,127 @@
+"""Web pages: login (Django's), and Connect an assistant (tokens and client configuration)."""
+
+from __future__ import annotations
+
+import json
+from typing import cast
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from brain.errors import DomainError
+from brain.models import ApiToken
+from brain.selectors import list_user_organisations, list_user_tokens
+from brain.services import actor_for_user, create_token, revoke_token
+
+EXPIRY_CHOICES = [("", "Never"), ("30", "30 days"), ("90", "90 days"), ("365", "1 year")]
+
+
+def _user(request: HttpRequest) -> User:
+    """The logged-in user (the views below are all behind login_required)."""
+    return cast(User, request.user)
+
+
+def home(request: HttpRequest) -> HttpResponseRedirect:
+    return redirect("connect" if request.user.is_authenticated else "login")
+
+
+def client_configs(url: str, token: str) -> list[dict[str, str]]:
+    auth = f"Bearer {token}"
+    http_server = {"type": "http", "url": url, "headers": {"Authorization": auth}}
+    return [
+        {
+            "name": "Claude Code",
+            "where": "Run in a terminal",
+            "text": f'claude mcp add --transport http brain {url} --header "Authorization: {auth}"',
+        },
+        {
+            "name": "Cursor",
+            "where": "~/.cursor/mcp.json",
+            "text": json.dumps({"mcpServers": {"brain": {"url": url, "headers": {"Authorization": auth}}}}, indent=2),
+        },
+        {
+            "name": "VS Code",
+            "where": ".vscode/mcp.json",
+            "text": json.dumps({"servers": {"brain": http_server}}, indent=2),
+        },
+        {
+            "name": "Claude Desktop and other stdio-only clients",
+            "where": "claude_desktop_config.json (uses the mcp-remote bridge)",
+            "text": json.dumps(
+                {
+                    "mcpServers": {
+                        "brain": {
+                            "command": "npx",
+                            "args": ["-y", "mcp-remote", url, "--header", "Authorization:${BRAIN_AUTH}"],
+                            "env": {"BRAIN_AUTH": auth},
+                        }
+                    }
+                },
+                indent=2,
+            ),
+        },
+        {
+            "name": "Check it with curl",
+            "where": "Run in a terminal",
+            "text": (
+                f"curl -s {url} -H 'Authorization: {auth}' -H 'Content-Type: application/json' "
+                "-H 'Accept: application/json, text/event-stream' "
+                """-d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'"""
+            ),
+        },
+    ]
+
+
+@login_required
+def connect(request: HttpRequest) -> HttpResponse:
+    orgs = list(list_user_organisations(user=_user(request)))
+    issued = None
+    if request.method == "POST":
+        org = next((o for o in orgs if str(o.pk) == request.POST.get("org")), None)
+        scopes = ["read", "write"] if request.POST.get("access") == "write" else ["read"]
+        expiry = request.POST.get("expires", "")
+        try:
+            if org is None:
+                raise DomainError("Choose one of your organisations.")
+            issued = create_token(
+                org=org,
+                user=_user(request),
+                scopes=scopes,
+                name=request.POST.get("name", "").strip()[:100],
+                expires_in_days=int(expiry) if expiry.isdigit() else None,
+            )
+        except DomainError as exc:
+            messages.error(request, exc.message)
+    url = f"{settings.BRAIN_BASE_URL}/mcp"
+    return render(
+        request,
+        "brain/connect.html",
+        {
+            "orgs": orgs,
+            "tokens": list_user_tokens(user=_user(request)),
+            "issued": issued,
+            "configs": client_configs(url, issued.plaintext if issued else "<your token>"),
+            "mcp_url": url,
+            "expiry_choices": EXPIRY_CHOICES,
+        },
+        status=400 if request.method == "POST" and issued is None else 200,
+    )
+
+
+@login_required
+@require_POST
+def revoke(request: HttpRequest, token_id: int) -> HttpResponseRedirect:
+    token = ApiToken.objects.filter(pk=token_id, user=_user(request)).select_related("org").first()
+    if token is None:
+        messages.error(request, "No such token.")
+    else:
+        actor = actor_for_user(org=token.org, user=_user(request), via="web")
+        revoke_token(actor=actor, token_id=token.pk)
+        messages.success(request, f"Token {token} revoked. Assistants using it are disconnected.")
+    return HttpResponseRedirect(reverse("connect"))
