@@ -18,7 +18,7 @@ from pydantic import BeforeValidator, ValidationError
 def _clamp(lo: int, hi: int) -> Any:
     def clamp(value: Any) -> Any:
         if isinstance(value, bool):
-            return value  # let pydantic refuse booleans as numbers
+            raise ValueError("must be a whole number, not true or false")
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         if isinstance(value, str) and value.strip().lstrip("-").isdigit():

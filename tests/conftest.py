@@ -1,0 +1,71 @@
+"""A real Brain ASGI server on loopback (uvicorn in a thread) and a real MCP client for it."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager
+from typing import Any, TypeVar
+
+import httpx2
+import pytest
+import uvicorn
+from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+T = TypeVar("T")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def brain_url(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
+    """Serve brain.asgi on a free port for the whole session; tests using it need transactional_db."""
+    with django_db_blocker.unblock():
+        from brain.asgi import application
+
+    port = free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(application, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(10)
+
+
+@asynccontextmanager
+async def mcp_session(url: str, token: str | None):
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
+        async with streamable_http_client(f"{url}/mcp", http_client=http) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                yield session
+
+
+def run_mcp(url: str, token: str, fn: Callable[[ClientSession], Awaitable[T]]) -> T:
+    """Open a session, run ``fn`` with it, close it; from synchronous tests."""
+
+    async def main() -> T:
+        async with mcp_session(url, token) as session:
+            return await fn(session)
+
+    return asyncio.run(main())
+
+
+def call(url: str, token: str, tool: str, arguments: dict[str, Any] | None = None) -> Any:
+    return run_mcp(url, token, lambda s: s.call_tool(tool, arguments or {}))
