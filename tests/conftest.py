@@ -7,6 +7,7 @@ import socket
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
@@ -50,11 +51,13 @@ def brain_url(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
 @asynccontextmanager
 async def mcp_session(url: str, token: str | None):
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
-        async with streamable_http_client(f"{url}/mcp", http_client=http) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                yield session
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=60) as http,
+        streamable_http_client(f"{url}/mcp", http_client=http) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        yield session
 
 
 def run_mcp(url: str, token: str, fn: Callable[[ClientSession], Awaitable[T]]) -> T:
@@ -64,7 +67,9 @@ def run_mcp(url: str, token: str, fn: Callable[[ClientSession], Awaitable[T]]) -
         async with mcp_session(url, token) as session:
             return await fn(session)
 
-    return asyncio.run(main())
+    # A thread of its own, so callers that already run an event loop (Playwright) can use it too.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, main()).result()
 
 
 def call(url: str, token: str, tool: str, arguments: dict[str, Any] | None = None) -> Any:

@@ -7,7 +7,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import close_old_connections
 from pydantic import ValidationError
 
 from brain.actors import Actor
@@ -35,7 +34,6 @@ class Outcome:
 
 def execute(actor: Actor, spec: ToolSpec, arguments: dict[str, Any]) -> Outcome:
     """Never raises: every failure becomes an Outcome with a message a model can act on."""
-    close_old_connections()
     started = time.perf_counter()
     outcome = Outcome(output=None, message=GENERIC_FAILURE.format(tool=spec.name), code="internal", status=500)
     try:
@@ -49,7 +47,6 @@ def execute(actor: Actor, spec: ToolSpec, arguments: dict[str, Any]) -> Outcome:
         logger.exception("tool %s failed", spec.name)
     finally:
         _record(actor, spec, arguments, outcome, time.perf_counter() - started)
-        close_old_connections()
     return outcome
 
 

@@ -8,6 +8,7 @@ from typing import Any
 import mcp_types as types
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.db import close_old_connections
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
@@ -49,7 +50,12 @@ def _error_result(message: str) -> types.CallToolResult:
 
 
 def run_tool(actor: Actor, spec: ToolSpec, arguments: dict[str, Any]) -> types.CallToolResult:
-    outcome = execute(actor, spec, arguments)
+    """Runs in a worker thread, outside Django's request cycle: manage connections as a request would."""
+    close_old_connections()
+    try:
+        outcome = execute(actor, spec, arguments)
+    finally:
+        close_old_connections()
     if outcome.output is None:
         return _error_result(outcome.message)
     return types.CallToolResult(
