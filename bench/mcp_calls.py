@@ -1,6 +1,5 @@
 """Calls per second and latency of an MCP tool over real HTTP, at several concurrency levels.
 
-    ./brainctl manage shell -c "" >/dev/null   # (services up) then:
     .venv/bin/python -m bench.mcp_calls --tool get_profile --calls 2000 --concurrency 1,10
 
 Starts the embedded services if needed, serves brain.asgi with uvicorn in a child process (one
