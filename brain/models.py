@@ -24,6 +24,9 @@ class Organisation(models.Model):
     memory_built_at = models.DateTimeField(
         null=True, blank=True, help_text="When the memory was first ready to answer; empty means still collecting."
     )
+    ingestion_paused_at = models.DateTimeField(
+        null=True, blank=True, help_text="While set, new documents wait instead of being ingested."
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

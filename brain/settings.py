@@ -42,6 +42,18 @@ BRAIN_ALLOWED_ORIGINS = env_list(
 )
 # The public URL people and assistants use; printed in client configuration.
 BRAIN_BASE_URL = env_str("BRAIN_BASE_URL", f"http://127.0.0.1:{env_int('BRAIN_PORT', 8000)}").rstrip("/")
+# Embeddings: "minilm" (offline, default) or "openai" (any OpenAI-compatible /embeddings endpoint).
+BRAIN_EMBEDDER = env_str("BRAIN_EMBEDDER", "minilm")
+if BRAIN_EMBEDDER not in ("minilm", "openai"):
+    raise ImproperlyConfigured(f"BRAIN_EMBEDDER must be minilm or openai; got {BRAIN_EMBEDDER!r}")
+BRAIN_EMBED_THREADS = env_int("BRAIN_EMBED_THREADS", 1, minimum=1, maximum=64)
+BRAIN_EMBEDDINGS_URL = env_str("BRAIN_EMBEDDINGS_URL")
+BRAIN_EMBEDDINGS_MODEL = env_str("BRAIN_EMBEDDINGS_MODEL", "text-embedding-3-small")
+BRAIN_EMBEDDINGS_KEY = env_str("BRAIN_EMBEDDINGS_KEY")
+if BRAIN_EMBEDDER == "openai" and not BRAIN_EMBEDDINGS_URL:
+    raise ImproperlyConfigured("BRAIN_EMBEDDER=openai needs BRAIN_EMBEDDINGS_URL")
+# A document claimed longer ago than this is taken to be lost with its worker and is re-queued.
+BRAIN_INGEST_LEASE_SECONDS = env_int("BRAIN_INGEST_LEASE_SECONDS", 600, minimum=5)
 BRAIN_REPORT_RETENTION_DAYS = env_int("BRAIN_REPORT_RETENTION_DAYS", 90, minimum=1, maximum=3650)
 
 INSTALLED_APPS = [
@@ -193,6 +205,10 @@ CELERY_TASK_ROUTES = {
 }
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BEAT_SCHEDULE = {
+    "sweep-stuck-documents": {
+        "task": "memory.tasks.sweep_stuck_documents_task",
+        "schedule": 120.0,
+    },
     "purge-expired-reports": {
         "task": "brain.tasks.purge_expired_reports_task",
         "schedule": crontab(hour=3, minute=15),

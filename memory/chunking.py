@@ -1,0 +1,142 @@
+"""Split a document into passages on its structure: headings, paragraphs and speaker turns.
+
+Passages hold up to ``MAX_CHARS`` characters (about 200 word pieces, inside the embedder's
+256-token window together with the title and heading it is embedded with). A passage never
+crosses a heading; a paragraph longer than the limit is split between sentences.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MAX_CHARS = 900
+MIN_CHARS = 200
+
+HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+# "Priya: ..." or "**Priya Shah** (10:02): ..." at the start of a line: one speaker turn.
+SPEAKER = re.compile(r"^\s*(\*\*[^*\n]{1,80}\*\*(\s*\([^)\n]{1,20}\))?|[A-Z][\w .'’-]{0,40}):\s")
+SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
+LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+EMPHASIS = re.compile(r"(\*\*|__|`+|~~)")
+HTML_TAG = re.compile(r"</?[a-zA-Z][^>]{0,200}>")
+FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+@dataclass(frozen=True)
+class Block:
+    text: str
+    start: int
+    end: int
+    heading: str
+
+
+@dataclass(frozen=True)
+class ChunkDraft:
+    text: str
+    heading: str
+    char_start: int
+    char_end: int
+
+
+def clean_inline(text: str) -> str:
+    """Markdown syntax out, words in: links keep their text, emphasis and tags go."""
+    text = LINK.sub(r"\1", text)
+    text = HTML_TAG.sub("", text)
+    text = EMPHASIS.sub("", text)
+    return re.sub(r"[ \t]+", " ", text).strip()
+
+
+def _blocks(content: str, markdown: bool) -> list[Block]:
+    blocks: list[Block] = []
+    headings: list[tuple[int, str]] = []
+    current: list[tuple[int, int, str]] = []  # (start, end, line) of the open paragraph
+    in_fence = False
+
+    def flush() -> None:
+        if current:
+            text = "\n".join(line for _, _, line in current)
+            blocks.append(Block(text, current[0][0], current[-1][1], " > ".join(h for _, h in headings)))
+            current.clear()
+
+    offset = 0
+    for line in content.splitlines(keepends=True):
+        start, stripped = offset, line.rstrip("\r\n")
+        offset += len(line)
+        if markdown and FENCE.match(stripped):
+            in_fence = not in_fence
+            continue
+        heading = HEADING.match(stripped) if markdown and not in_fence else None
+        if heading:
+            flush()
+            level = len(heading.group(1))
+            headings[:] = [h for h in headings if h[0] < level] + [(level, clean_inline(heading.group(2)))]
+            continue
+        if not stripped.strip():
+            if not in_fence:
+                flush()
+            continue
+        if SPEAKER.match(stripped) and not in_fence:
+            flush()
+        current.append((start, start + len(stripped), stripped))
+    flush()
+    return blocks
+
+
+def _split_long(block: Block) -> list[Block]:
+    if len(block.text) <= MAX_CHARS:
+        return [block]
+    pieces: list[Block] = []
+    cursor = 0
+    for sentence in _sentences(block.text):
+        at = block.text.find(sentence, cursor)
+        at = cursor if at < 0 else at
+        pieces.append(Block(sentence, block.start + at, block.start + at + len(sentence), block.heading))
+        cursor = at + len(sentence)
+    return pieces
+
+
+def _sentences(text: str) -> list[str]:
+    out: list[str] = []
+    for sentence in SENTENCE_END.split(text):
+        while len(sentence) > MAX_CHARS:  # no sentence boundary: cut between words
+            cut = sentence.rfind(" ", 0, MAX_CHARS)
+            cut = cut if cut > MAX_CHARS // 2 else MAX_CHARS
+            out.append(sentence[:cut])
+            sentence = sentence[cut:].lstrip()
+        if sentence:
+            out.append(sentence)
+    return out
+
+
+def chunk(content: str, content_type: str = "text/plain") -> list[ChunkDraft]:
+    markdown = content_type == "text/markdown"
+    drafts: list[ChunkDraft] = []
+    group: list[Block] = []
+
+    def emit() -> None:
+        if group:
+            text = "\n".join(clean_inline(b.text) if markdown else b.text.strip() for b in group).strip()
+            if text:
+                drafts.append(ChunkDraft(text, group[0].heading, group[0].start, group[-1].end))
+            group.clear()
+
+    for block in _blocks(content, markdown):
+        for piece in _split_long(block):
+            size = sum(len(b.text) + 1 for b in group)
+            if group and (piece.heading != group[0].heading or size + len(piece.text) > MAX_CHARS):
+                emit()
+            group.append(piece)
+    emit()
+    return _merge_tiny_tail(drafts)
+
+
+def _merge_tiny_tail(drafts: list[ChunkDraft]) -> list[ChunkDraft]:
+    """A very short last passage joins the one before it when both share a heading and fit."""
+    if len(drafts) >= 2:
+        last, before = drafts[-1], drafts[-2]
+        tiny = len(last.text) < MIN_CHARS // 2 and last.heading == before.heading
+        if tiny and len(before.text) + len(last.text) + 1 <= MAX_CHARS + MIN_CHARS:
+            merged = ChunkDraft(before.text + "\n" + last.text, before.heading, before.char_start, last.char_end)
+            return [*drafts[:-2], merged]
+    return drafts

@@ -1,0 +1,272 @@
+"""Memory tools: save knowledge, search passages, retrieve pages."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Annotated, Any, Literal
+
+from django.utils import translation
+from django.utils.translation import gettext
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from brain.actors import Actor
+from brain.errors import InvalidArgument
+from brain.mcp.limits import Clamped
+from brain.mcp.registry import ToolOutput, mcp_tool
+from memory import selectors
+from memory.retrieval import search_chunks
+from memory.services import add_document
+
+SNIPPET_CHARS = 320
+
+# --- add_company_knowledge ----------------------------------------------------------------
+
+
+class AddKnowledgeArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    title: str = Field(min_length=1, max_length=240, description="A clear title (up to 240 characters).")
+    content: str = Field(min_length=1, max_length=200_000, description="The knowledge itself (up to 200,000).")
+    content_type: Literal["text/plain", "text/markdown"] = "text/plain"
+    source_url: str = Field("", max_length=1000, description="Where it comes from, if it has a URL.")
+    external_id: str = Field(
+        "",
+        max_length=240,
+        description="Your stable id for it: re-sending the same id updates it, same content is a no-op.",
+    )
+    metadata: dict[str, Any] = Field(default_factory=dict, description="Any extra fields, kept with the document.")
+
+    @field_validator("metadata")
+    @classmethod
+    def _small_metadata(cls, value: dict[str, Any]) -> dict[str, Any]:
+        if len(str(value)) > 20_000:
+            raise ValueError("metadata is too large (keep it under 20,000 characters)")
+        return value
+
+
+class AddKnowledgeOut(ToolOutput):
+    message: str
+    detail: str
+    title: str
+
+    def to_text(self) -> str:
+        return f"{self.message} {self.detail}\n{self.title}"
+
+
+@mcp_tool(
+    "add_company_knowledge",
+    title="Add Company Knowledge",
+    args=AddKnowledgeArgs,
+    output=AddKnowledgeOut,
+    scope="write",
+    idempotent=True,
+)
+def add_company_knowledge_tool(actor: Actor, args: AddKnowledgeArgs) -> AddKnowledgeOut:
+    """Save a durable company fact or note into Brain's memory. Use it only when the user asks
+    for it, confirms it or approves the write; never for chat, drafts, guesses, temporary
+    preferences or sensitive personal data unless the user says it is company memory. Title up to
+    240 characters and content up to 200,000 (longer is refused, not cut); content_type
+    text/plain or text/markdown. With external_id, sending the same content again changes nothing
+    and changed content replaces the earlier version. The answer is a fixed confirmation with the
+    saved title: relay it without ids or backend details. It becomes searchable within minutes
+    (later while the organisation's ingestion is paused)."""
+    add_document(
+        actor=actor,
+        title=args.title,
+        content=args.content,
+        content_type=args.content_type,
+        source_kind="mcp",
+        source_url=args.source_url,
+        external_id=args.external_id,
+        metadata=args.metadata,
+    )
+    with translation.override(actor.org.language):
+        return AddKnowledgeOut(
+            message=gettext("Done."),
+            detail=gettext("This information will be available in a few minutes."),
+            title=args.title,
+        )
+
+
+# --- search_company_memory ----------------------------------------------------------------
+
+
+class SearchArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    query: str = Field(min_length=1, max_length=2000, description="What to look for, in plain words.")
+    top_k: Annotated[int, Clamped(1, 20)] = Field(5, description="How many passages, 1 to 20 (default 5).")
+    retrieval_mode: Literal["auto", "vector", "keyword"] = Field(
+        "auto", description="auto (meaning and words together) unless you are investigating a search."
+    )
+    activity_id: str | None = Field(None, max_length=80, description="The activity this search belongs to.")
+    include_diagnostics: bool = Field(False, description="Per-retriever ranks, scores and timings; for debugging.")
+    as_of: date | None = Field(None, description="Search what Brain knew at the end of this day (YYYY-MM-DD).")
+
+
+class SearchHitOut(BaseModel):
+    chunk_id: str
+    document_id: str
+    title: str
+    external_url: str | None
+    snippet: str
+    retrievable: bool
+    diagnostics: dict[str, Any] | None = None
+
+
+class SearchOut(ToolOutput):
+    hits: list[SearchHitOut]
+    count: int
+    activity_id: str | None = None
+    diagnostics: dict[str, Any] | None = None
+
+    def to_text(self) -> str:
+        if not self.hits:
+            return "No matching passages. Say that Brain has nothing on this rather than guessing."
+        lines = [f"{self.count} passages:"]
+        for hit in self.hits:
+            lines.append(f"- [{hit.chunk_id} in {hit.document_id}] {hit.title}: {hit.snippet}")
+        return "\n".join(lines)
+
+
+def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+@mcp_tool("search_company_memory", title="Search Company Memory", args=SearchArgs, output=SearchOut, idempotent=True)
+def search_company_memory_tool(actor: Actor, args: SearchArgs) -> SearchOut:
+    """A lighter search than ask_company_memory: returns candidate passages with a short snippet,
+    each with its chunk_id and document_id, not full evidence. Use it as a fallback when
+    ask_company_memory missed something, then fetch the passages or pages that matter with
+    retrieve_company_memory. top_k is 1 to 20 (default 5; values outside are moved to the nearest
+    bound). Pass the activity_id of the question it serves. as_of searches what Brain knew at the
+    end of that day. Only what the caller may see is searched."""
+    result = search_chunks(actor=actor, query=args.query, top_k=args.top_k, mode=args.retrieval_mode, as_of=args.as_of)
+    hits = [
+        SearchHitOut(
+            chunk_id=f"chunk_{hit.chunk_id}",
+            document_id=f"doc_{hit.document_id}",
+            title=hit.title,
+            external_url=hit.source_url or None,
+            snippet=snippet(hit.text),
+            retrievable=True,
+            diagnostics={"score": hit.score, "ranks": hit.ranks, "scores": hit.scores, "heading": hit.heading}
+            if args.include_diagnostics
+            else None,
+        )
+        for hit in result.hits
+    ]
+    diagnostics = (
+        {"mode": result.mode, "timings_ms": result.timings_ms, "candidates": result.candidates}
+        if args.include_diagnostics
+        else None
+    )
+    return SearchOut(hits=hits, count=len(hits), activity_id=args.activity_id, diagnostics=diagnostics)
+
+
+# --- retrieve_company_memory --------------------------------------------------------------
+
+
+class RetrieveArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    document_ids: list[str | int] = Field(default_factory=list, description="Page ids (doc_...) from a search.")
+    chunk_ids: list[str | int] = Field(default_factory=list, description="Passage ids (chunk_...) from a search.")
+    max_chars_per_document: Annotated[int, Clamped(1000, 50_000)] = Field(
+        12_000, description="Characters per page, 1,000 to 50,000 (default 12,000)."
+    )
+    activity_id: str | None = Field(None, max_length=80, description="The activity this belongs to.")
+    include_diagnostics: bool = Field(False, description="Backend detail per page; also allows up to 20 ids.")
+
+
+class PageOut(BaseModel):
+    document_id: str
+    title: str
+    external_url: str | None
+    content: str
+    truncated: bool
+    chunk_ids: list[str]
+    diagnostics: dict[str, Any] | None = None
+
+
+class RetrieveOut(ToolOutput):
+    pages: list[PageOut]
+    missing: list[str] = Field(default_factory=list, description="Ids not found or not visible to the caller.")
+    activity_id: str | None = None
+
+    def to_text(self) -> str:
+        parts = []
+        for page in self.pages:
+            cut = " (cut short)" if page.truncated else ""
+            parts.append(f"## {page.title} [{page.document_id}]{cut}\n{page.content}")
+        if self.missing:
+            parts.append("Not found: " + ", ".join(self.missing))
+        return "\n\n".join(parts) or "Nothing found for those ids."
+
+
+def _unique_ids(values: list[str | int]) -> list[str]:
+    return list(dict.fromkeys(str(v).strip() for v in values if str(v).strip()))
+
+
+@mcp_tool(
+    "retrieve_company_memory",
+    title="Retrieve Company Memory Evidence",
+    args=RetrieveArgs,
+    output=RetrieveOut,
+    idempotent=True,
+)
+def retrieve_company_memory_tool(actor: Actor, args: RetrieveArgs) -> RetrieveOut:
+    """Fetch the full text of the pages (document_ids) or passages (chunk_ids) you picked from a
+    search. Up to 3 unique ids in total (20 with include_diagnostics); blank ids are dropped and
+    repeats count once. max_chars_per_document is 1,000 to 50,000 (default 12,000); a page longer
+    than that is cut and marked truncated. Ids that do not exist or that the caller may not see
+    are listed as missing."""
+    doc_refs, chunk_refs = _unique_ids(args.document_ids), _unique_ids(args.chunk_ids)
+    limit = 20 if args.include_diagnostics else 3
+    if len(doc_refs) + len(chunk_refs) > limit:
+        raise InvalidArgument(f"Provide at most {limit} unique document or chunk ids.")
+    if not doc_refs and not chunk_refs:
+        raise InvalidArgument("Provide at least one document or chunk id from a search.")
+    doc_keys = {ref: selectors.parse_public_id(ref, "doc") for ref in doc_refs}
+    chunk_keys = {ref: selectors.parse_public_id(ref, "chunk") for ref in chunk_refs}
+    documents = selectors.visible_documents(actor=actor, ids=[k for k in doc_keys.values() if k])
+    chunks = selectors.visible_chunks(actor=actor, ids=[k for k in chunk_keys.values() if k])
+    missing = [r for r, k in doc_keys.items() if k not in documents] + [
+        r for r, k in chunk_keys.items() if k not in chunks
+    ]
+    pages = [_document_page(d, args.max_chars_per_document, args.include_diagnostics) for d in documents.values()]
+    by_document: dict[int, list[Any]] = {}
+    for item in sorted(chunks.values(), key=lambda c: (c.document_id, c.ordinal)):
+        by_document.setdefault(item.document_id, []).append(item)
+    for passages in by_document.values():
+        pages.append(_passage_page(passages, args.max_chars_per_document, args.include_diagnostics))
+    return RetrieveOut(pages=pages, missing=missing, activity_id=args.activity_id)
+
+
+def _document_page(document: Any, limit: int, diagnostics: bool) -> PageOut:
+    content = document.content
+    return PageOut(
+        document_id=document.public_id,
+        title=document.title,
+        external_url=document.source_url or None,
+        content=content[:limit],
+        truncated=len(content) > limit,
+        chunk_ids=[f"chunk_{pk}" for pk in selectors.chunk_ids_within(document=document, chars=limit)],
+        diagnostics={"status": document.status, "version": document.version, "chars": len(content)}
+        if diagnostics
+        else None,
+    )
+
+
+def _passage_page(passages: list[Any], limit: int, diagnostics: bool) -> PageOut:
+    document = passages[0].document
+    content = "\n\n…\n\n".join(p.text for p in passages)
+    return PageOut(
+        document_id=document.public_id,
+        title=document.title,
+        external_url=document.source_url or None,
+        content=content[:limit],
+        truncated=len(content) > limit,
+        chunk_ids=[p.public_id for p in passages],
+        diagnostics={"ordinals": [p.ordinal for p in passages], "heading": passages[0].heading}
+        if diagnostics
+        else None,
+    )

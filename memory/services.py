@@ -1,0 +1,277 @@
+"""Writes to the memory: saving documents, ingesting them, pausing, retrying and sweeping."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from brain.actors import Actor
+from brain.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.models import Category, Organisation
+from brain.services import mark_memory_built
+from memory.chunking import chunk
+from memory.embedding import get_embedder
+from memory.models import Chunk, Document, Scope
+
+logger = logging.getLogger("brain.ingest")
+Status = Document.Status
+EMBED_BATCH = 64
+
+
+def content_hash(title: str, content: str) -> str:
+    return hashlib.sha256(f"{title}\n\0{content}".encode()).hexdigest()
+
+
+def resolve_category(*, actor: Actor, slug: str | None) -> Category:
+    from memory.access import readable_category_ids
+
+    category = Category.objects.filter(org=actor.org, slug=slug or Category.DEFAULT_SLUG).first()
+    if category is None or category.pk not in readable_category_ids(actor=actor):
+        raise InvalidArgument(f"Unknown category {slug!r}; use one of this organisation's categories.")
+    return category
+
+
+@dataclass(frozen=True)
+class Saved:
+    document: Document
+    created: bool  # False when the same content was already saved under this external_id
+
+
+@transaction.atomic
+def add_document(
+    *,
+    actor: Actor,
+    title: str,
+    content: str,
+    content_type: str = "text/plain",
+    source_kind: str = "api",
+    source_url: str = "",
+    external_id: str = "",
+    metadata: dict[str, Any] | None = None,
+    category: str | None = None,
+    scope: str = Scope.SHARED,
+    occurred_at: datetime | None = None,
+) -> Saved:
+    """Save a document and queue its ingestion once the transaction commits.
+
+    With an ``external_id``, sending the same content again changes nothing, and changed
+    content becomes a new version that supersedes the old one when it is ready.
+    """
+    if not actor.can_write:
+        raise PermissionDenied("Saving knowledge needs a token with the write scope.")
+    if scope not in Scope.values:
+        raise InvalidArgument("scope must be 'shared' or 'personal'.")
+    if not title.strip() or not content.strip():
+        raise InvalidArgument("Both title and content need some text.")
+    digest = content_hash(title, content)
+    previous = None
+    if external_id:
+        # One writer at a time per external id, so two equal sends never make two versions.
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_advisory_xact_lock(hashtext(%s))", [f"{actor.org.pk}:{source_kind}:{external_id}"]
+            )
+        previous = (
+            Document.objects.filter(org=actor.org, source_kind=source_kind, external_id=external_id)
+            .filter(superseded_at__isnull=True)
+            .exclude(status=Status.FAILED)
+            .order_by("-version")
+            .first()
+        )
+        if previous is not None and previous.content_hash == digest:
+            return Saved(previous, created=False)
+    document = Document.objects.create(
+        org=actor.org,
+        title=title,
+        content=content,
+        content_type=content_type,
+        source_kind=source_kind,
+        source_url=source_url,
+        external_id=external_id,
+        metadata=metadata or {},
+        category=resolve_category(actor=actor, slug=category),
+        scope=scope,
+        owner=actor.user,
+        status=Status.WAITING if actor.org.ingestion_paused_at else Status.QUEUED,
+        content_hash=digest,
+        version=previous.version + 1 if previous else 1,
+        previous=previous,
+        occurred_at=occurred_at,
+    )
+    if document.status == Status.QUEUED:
+        enqueue(document.pk)
+    return Saved(document, created=True)
+
+
+def enqueue(document_id: int) -> None:
+    from memory.tasks import ingest_document_task
+
+    transaction.on_commit(lambda: ingest_document_task.delay(document_id))
+
+
+def _claim(document_id: int, claim: str) -> Document | None:
+    """Take the document for processing, or None when someone else has it or it is done.
+
+    A claim older than the lease is taken to be lost with its worker. A redelivered task keeps
+    its task id, so it may take back its own claim at once.
+    """
+    lease = timezone.now() - timedelta(seconds=settings.BRAIN_INGEST_LEASE_SECONDS)
+    task_id = claim.split(":", 1)[0]
+    with transaction.atomic():
+        document = Document.objects.select_for_update().select_related("org").filter(pk=document_id).first()
+        if document is None:
+            return None
+        reclaimable = document.status == Status.PROCESSING and (
+            (document.claimed_at and document.claimed_at < lease) or document.claim.split(":", 1)[0] == task_id
+        )
+        if document.status not in (Status.QUEUED, Status.WAITING) and not reclaimable:
+            return None
+        if document.org.ingestion_paused_at:
+            document.status = Status.WAITING
+            document.save(update_fields=["status"])
+            return None
+        document.status, document.claim, document.claimed_at = Status.PROCESSING, claim, timezone.now()
+        document.attempts = F("attempts") + 1
+        document.save(update_fields=["status", "claim", "claimed_at", "attempts"])
+        document.refresh_from_db()
+        return document
+
+
+def ingest_document(*, document_id: int, task_id: str | None = None) -> str:
+    """Chunk, embed and store one document. Safe to run twice; returns what happened."""
+    claim = f"{task_id or 'direct'}:{uuid.uuid4().hex[:8]}"
+    document = _claim(document_id, claim)
+    if document is None:
+        return "skipped"
+    try:
+        drafts = chunk(document.content, document.content_type)
+        embedder = get_embedder()
+        vectors: list[np.ndarray] = []
+        for start in range(0, len(drafts), EMBED_BATCH):
+            batch = drafts[start : start + EMBED_BATCH]
+            vectors.extend(embedder.embed([f"{document.title}\n{d.heading}\n{d.text}" for d in batch]))
+    except Exception as exc:
+        logger.exception("ingesting document %s failed", document_id)
+        Document.objects.filter(pk=document_id, claim=claim).update(
+            status=Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], claim=""
+        )
+        return "failed"
+    with transaction.atomic():
+        current = Document.objects.select_for_update().filter(pk=document_id).first()
+        if current is None or current.claim != claim or current.status != Status.PROCESSING:
+            return "lost"  # another worker took over after our lease ran out; its result stands
+        Chunk.objects.filter(document_id=document_id).delete()
+        Chunk.objects.bulk_create(
+            [
+                Chunk(
+                    org_id=current.org_id,
+                    document_id=current.pk,
+                    ordinal=ordinal,
+                    title=current.title,
+                    heading=draft.heading[:500],
+                    text=draft.text,
+                    char_start=draft.char_start,
+                    char_end=draft.char_end,
+                    embedding=vector,
+                    category_id=current.category_id,
+                    scope=current.scope,
+                    owner_id=current.owner_id,
+                    recorded_at=current.recorded_at,
+                    superseded_at=current.superseded_at,
+                )
+                for ordinal, (draft, vector) in enumerate(zip(drafts, vectors, strict=True))
+            ],
+            batch_size=500,
+        )
+        now = timezone.now()
+        Document.objects.filter(pk=document_id).update(
+            status=Status.READY, chunk_count=len(drafts), processed_at=now, error="", claim=""
+        )
+        if current.previous_id:
+            _supersede(current.previous_id, by=current.pk, at=now)
+        mark_memory_built(org=current.org)
+    return "ready"
+
+
+def _supersede(document_id: int, *, by: int, at: datetime) -> None:
+    Document.objects.filter(pk=document_id, superseded_at__isnull=True).update(superseded_at=at, superseded_by_id=by)
+    Chunk.objects.filter(document_id=document_id, superseded_at__isnull=True).update(superseded_at=at)
+
+
+def retry_document(*, actor: Actor, document_id: int) -> Document:
+    document = Document.objects.filter(org=actor.org, pk=document_id).first()
+    if document is None:
+        raise NotFound("No such document.")
+    if document.status != Status.FAILED:
+        raise InvalidArgument(f"Only failed documents can be retried; this one is {document.status}.")
+    with transaction.atomic():
+        Document.objects.filter(pk=document.pk).update(status=Status.QUEUED, error="", claim="")
+        enqueue(document.pk)
+    document.refresh_from_db()
+    return document
+
+
+def pause_ingestion(*, org: Organisation) -> None:
+    Organisation.objects.filter(pk=org.pk, ingestion_paused_at__isnull=True).update(ingestion_paused_at=timezone.now())
+    org.refresh_from_db()
+
+
+def resume_ingestion(*, org: Organisation) -> int:
+    """Unpause and queue every waiting document; returns how many were queued."""
+    with transaction.atomic():
+        Organisation.objects.filter(pk=org.pk).update(ingestion_paused_at=None)
+        waiting = list(Document.objects.filter(org=org, status=Status.WAITING).values_list("pk", flat=True))
+        Document.objects.filter(pk__in=waiting).update(status=Status.QUEUED)
+        for document_id in waiting:
+            enqueue(document_id)
+    org.refresh_from_db()
+    return len(waiting)
+
+
+def sweep_stuck_documents(*, queued_grace_seconds: int = 300) -> int:
+    """Re-queue what a crash or a lost message left behind; returns how many were queued.
+
+    - processing past the lease: its worker died;
+    - queued for a while with nothing working on it: the message never reached the broker;
+    - waiting while the organisation is no longer paused.
+    """
+    now = timezone.now()
+    lease = now - timedelta(seconds=settings.BRAIN_INGEST_LEASE_SECONDS)
+    stale = Q(status=Status.PROCESSING, claimed_at__lt=lease)
+    lost = Q(status=Status.QUEUED, recorded_at__lt=now - timedelta(seconds=queued_grace_seconds))
+    lost &= Q(claimed_at__isnull=True) | Q(claimed_at__lt=lease)
+    unpaused = Q(status=Status.WAITING, org__ingestion_paused_at__isnull=True)
+    ids = list(Document.objects.filter(stale | lost | unpaused).values_list("pk", flat=True)[:1000])
+    with transaction.atomic():
+        Document.objects.filter(pk__in=ids, status=Status.WAITING).update(status=Status.QUEUED)
+        for document_id in ids:
+            enqueue(document_id)
+    return len(ids)
+
+
+def reembed_chunks(*, org: Organisation | None = None, batch_size: int = 256) -> int:
+    """Recompute every chunk's vector with the current embedder (after switching models)."""
+    embedder = get_embedder()
+    chunks = Chunk.objects.order_by("pk")
+    if org is not None:
+        chunks = chunks.filter(org=org)
+    done, last = 0, 0
+    while True:
+        batch = list(chunks.filter(pk__gt=last).only("pk", "title", "heading", "text")[:batch_size])
+        if not batch:
+            return done
+        vectors = embedder.embed([f"{c.title}\n{c.heading}\n{c.text}" for c in batch])
+        for item, vector in zip(batch, vectors, strict=True):
+            item.embedding = vector
+        Chunk.objects.bulk_update(batch, ["embedding"])
+        done, last = done + len(batch), batch[-1].pk
