@@ -10,6 +10,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from brain import services
+from brain.actors import Actor
 from brain.models import Activity, ApiToken, Category, Features, Membership, Organisation, Report, ToolCall
 
 
@@ -17,6 +18,14 @@ def admin_org_ids(request: HttpRequest) -> list[int]:
     return list(
         Membership.objects.filter(user=cast(User, request.user), role=Membership.ADMIN).values_list("org_id", flat=True)
     )
+
+
+def admin_actor(request: HttpRequest, org: Organisation) -> Actor:
+    """The actor for an admin action: an operator acts as an admin of any organisation."""
+    user = cast(User, request.user)
+    if user.is_superuser:
+        return Actor(org=org, user=user, scopes=frozenset({"read", "write"}), via="admin", role="admin")
+    return services.actor_for_user(org=org, user=user, via="admin")
 
 
 class OrgScopedAdmin(admin.ModelAdmin):

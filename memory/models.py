@@ -35,7 +35,7 @@ class Document(models.Model):
     source_url = models.CharField(max_length=1000, blank=True)
     external_id = models.CharField(max_length=240, blank=True)
     metadata = models.JSONField(default=dict, blank=True)
-    category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="documents")
+    category = models.ForeignKey(Category, on_delete=models.RESTRICT, related_name="documents")
     scope = models.CharField(max_length=16, choices=Scope.choices, default=Scope.SHARED)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
@@ -90,7 +90,7 @@ class Chunk(models.Model):
         output_field=SearchVectorField(),
         db_persist=True,
     )
-    category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="+")
+    category = models.ForeignKey(Category, on_delete=models.RESTRICT, related_name="+")
     scope = models.CharField(max_length=16, choices=Scope.choices, default=Scope.SHARED)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     recorded_at = models.DateTimeField()

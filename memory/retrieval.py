@@ -7,7 +7,8 @@ are conditions of the same SQL statements that rank, never a filter applied afte
 
 from __future__ import annotations
 
-import re
+import hashlib
+import math
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -15,6 +16,7 @@ from datetime import time as dtime
 from typing import Any
 
 import numpy as np
+from django.core.cache import cache
 from django.db import connection, transaction
 
 from brain.actors import Actor
@@ -23,7 +25,10 @@ from memory.embedding import get_embedder
 
 RRF_K = 60
 MODES = ("auto", "vector", "keyword")
-WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+BM25_K1, BM25_B = 1.2, 0.75
+STATS_SECONDS = 300
+RRF_WEIGHTS = {"vector": 1.0, "keyword": 0.5}  # measured on QMSum: see docs/benchmarks.md
+NEAR_DUPLICATE = 0.92  # MMR only pushes down passages this alike to one already picked
 
 
 @dataclass
@@ -55,12 +60,6 @@ def end_of_day(day: date) -> datetime:
     return datetime.combine(day, dtime.max, tzinfo=UTC)
 
 
-def keyword_query(text: str) -> str:
-    """An OR of the question's words for to_tsquery: any word may match, more words rank higher."""
-    words = [w.replace("’", "'").replace("'", "") for w in WORD.findall(text.lower())]
-    return " | ".join(dict.fromkeys(w for w in words if w))
-
-
 def _filters(actor: Actor, as_of: date | None) -> tuple[str, dict[str, Any]]:
     sql = "c.org_id = %(org)s AND c.category_id = ANY(%(cats)s) AND (c.scope = 'shared' OR c.owner_id = %(user)s)"
     params: dict[str, Any] = {"org": actor.org.pk, "cats": readable_category_ids(actor=actor), "user": actor.user.pk}
@@ -87,37 +86,96 @@ def _vector_candidates(vector: np.ndarray, where: str, params: dict[str, Any], l
 
 
 def _keyword_candidates(query: str, where: str, params: dict[str, Any], limit: int) -> list[tuple[int, float]]:
-    terms = keyword_query(query)
-    if not terms:
+    """BM25 over the chunks' tsvectors: Postgres stems and drops stop words, we weigh the terms.
+
+    A chunk matches when it holds any query term; each term counts by its inverse document
+    frequency in the organisation, its frequency in the chunk and the chunk's length.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT array_agg(DISTINCT lexeme) FROM unnest(to_tsvector('english', %s))", [query])
+        lexemes: list[str] = cursor.fetchone()[0] or []
+    if not lexemes:
+        return []
+    total, average, frequencies = _term_statistics(int(params["org"]), lexemes)
+    weighted = [(lx, _idf(total, frequencies[lx])) for lx in lexemes if frequencies.get(lx)]
+    if not weighted:
         return []
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT c.id, ts_rank_cd(c.search, q, 1) AS rank "
-            f"FROM memory_chunk c, to_tsquery('english', %(terms)s) q WHERE {where} AND c.search @@ q "
-            "ORDER BY rank DESC LIMIT %(limit)s",
-            {**params, "terms": terms, "limit": limit},
+            "SELECT c.id, sum(q.idf * cardinality(u.positions) * %(k1p1)s / (cardinality(u.positions) "
+            "+ %(k1)s * (1 - %(b)s + %(b)s * length(c.search) / %(avg)s))) AS score "
+            "FROM memory_chunk c, unnest(c.search) u "
+            "JOIN unnest(%(lexemes)s::text[], %(idfs)s::float8[]) AS q(lexeme, idf) ON q.lexeme = u.lexeme "
+            f"WHERE {where} AND c.search @@ to_tsquery('simple', %(any)s) "
+            "GROUP BY c.id ORDER BY score DESC LIMIT %(limit)s",
+            {
+                **params,
+                "k1": BM25_K1,
+                "k1p1": BM25_K1 + 1,
+                "b": BM25_B,
+                "avg": max(average, 1.0),
+                "lexemes": [lx for lx, _ in weighted],
+                "idfs": [idf for _, idf in weighted],
+                "any": " | ".join("'" + lx.replace("'", "''") + "'" for lx, _ in weighted),
+                "limit": limit,
+            },
         )
         return [(row[0], float(row[1])) for row in cursor.fetchall()]
 
 
-def _mmr(order: list[int], fused: dict[int, float], vectors: dict[int, np.ndarray], k: int, weight: float) -> list[int]:
-    """Maximal marginal relevance: each next pick trades relevance against likeness to earlier picks."""
-    if not vectors or weight >= 1.0:
-        return order[:k]
-    top = max(fused.values()) or 1.0
-    chosen: list[int] = []
-    pool = list(order)
-    while pool and len(chosen) < k:
-        best, best_value = pool[0], -1e9
-        for cid in pool:
-            likeness = max(
-                (float(vectors[cid] @ vectors[o]) for o in chosen if cid in vectors and o in vectors), default=0
+def _idf(total: int, frequency: int) -> float:
+    return math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
+
+
+def _term_statistics(org_id: int, lexemes: list[str]) -> tuple[int, float, dict[str, int]]:
+    """Chunk count, average length and per-term document frequency, cached for a few minutes:
+    ranking needs their proportions, not the last chunk ingested."""
+    key = f"bm25:{org_id}"
+    totals = cache.get(key)
+    if totals is None:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*), coalesce(avg(length(search)), 1) FROM memory_chunk WHERE org_id = %s", [org_id]
             )
-            value = weight * fused[cid] / top - (1 - weight) * likeness
-            if value > best_value:
-                best, best_value = cid, value
-        chosen.append(best)
-        pool.remove(best)
+            count, average = cursor.fetchone()
+        totals = (int(count), float(average))
+        cache.set(key, totals, STATS_SECONDS)
+    keys = {lx: f"bm25:{org_id}:{hashlib.md5(lx.encode()).hexdigest()}" for lx in lexemes}
+    cached = cache.get_many(list(keys.values()))
+    frequencies = {lx: cached[k] for lx, k in keys.items() if k in cached}
+    missing = [lx for lx in lexemes if lx not in frequencies]
+    if missing:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT q.lexeme, (SELECT count(*) FROM memory_chunk c WHERE c.org_id = %s "
+                "AND c.search @@ to_tsquery('simple', quote_literal(q.lexeme))) FROM unnest(%s::text[]) AS q(lexeme)",
+                [org_id, missing],
+            )
+            found = dict(cursor.fetchall())
+        frequencies.update(found)
+        cache.set_many({keys[lx]: n for lx, n in found.items()}, STATS_SECONDS)
+    return totals[0], totals[1], frequencies
+
+
+def _mmr(order: list[int], fused: dict[int, float], vectors: dict[int, np.ndarray], k: int, weight: float) -> list[int]:
+    """Maximal marginal relevance, applied to near-duplicates only: related neighbouring passages
+    are often all needed (a discussion spans many turns), copies of one passage are not."""
+    pool = [cid for cid in order if cid in vectors]
+    if weight >= 1.0 or len(pool) <= 1:
+        return order[:k]
+    matrix = np.stack([vectors[cid] for cid in pool])
+    relevance = np.array([fused[cid] for cid in pool]) / max(fused[cid] for cid in pool)
+    likeness = np.full(len(pool), -1.0)  # highest similarity to anything chosen so far
+    available = np.ones(len(pool), dtype=bool)
+    chosen: list[int] = []
+    for _ in range(min(k, len(pool))):
+        value = weight * relevance - (1 - weight) * np.maximum(likeness, 0)
+        value[~available] = -np.inf
+        pick = int(np.argmax(value))
+        chosen.append(pool[pick])
+        available[pick] = False
+        similarity = matrix @ matrix[pick]
+        likeness = np.maximum(likeness, np.where(similarity >= NEAR_DUPLICATE, similarity, 0.0))
     return chosen
 
 
@@ -133,6 +191,7 @@ def search_chunks(
 ) -> SearchResult:
     """The one passage search every interface uses. ``diversity`` is MMR's relevance weight (1 = off)."""
     started = time.perf_counter()
+    candidates = max(candidates, top_k * 2)
     timings: dict[str, float] = {}
     where, params = _filters(actor, as_of)
     lists: dict[str, list[tuple[int, float]]] = {}
@@ -153,7 +212,7 @@ def search_chunks(
     scores: dict[int, dict[str, float]] = {}
     for name, rows in lists.items():
         for rank, (cid, score) in enumerate(rows, start=1):
-            fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + rank)
+            fused[cid] = fused.get(cid, 0.0) + RRF_WEIGHTS[name] / (RRF_K + rank)
             ranks.setdefault(cid, {})[name] = rank
             scores.setdefault(cid, {})[name] = round(score, 4)
     order = sorted(fused, key=lambda cid: -fused[cid])
@@ -174,7 +233,13 @@ def search_chunks(
 def _vectors(ids: list[int]) -> dict[int, np.ndarray]:
     with connection.cursor() as cursor:
         cursor.execute("SELECT id, embedding FROM memory_chunk WHERE id = ANY(%s)", [ids])
-        return {row[0]: np.asarray(row[1], dtype=np.float32) for row in cursor.fetchall()}
+        return {row[0]: _parse_vector(row[1]) for row in cursor.fetchall()}
+
+
+def _parse_vector(value: Any) -> np.ndarray:
+    if isinstance(value, str):  # a raw cursor returns pgvector's text form: "[0.1,0.2,...]"
+        return np.array(value.strip("[]").split(","), dtype=np.float32)
+    return np.asarray(value, dtype=np.float32)
 
 
 def _load_hits(

@@ -19,7 +19,7 @@ from brain.actors import Actor
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.models import Category, Organisation
 from brain.services import mark_memory_built
-from memory.chunking import chunk
+from memory.chunking import ChunkDraft, chunk
 from memory.embedding import get_embedder
 from memory.models import Chunk, Document, Scope
 
@@ -149,25 +149,58 @@ def _claim(document_id: int, claim: str) -> Document | None:
 
 def ingest_document(*, document_id: int, task_id: str | None = None) -> str:
     """Chunk, embed and store one document. Safe to run twice; returns what happened."""
-    claim = f"{task_id or 'direct'}:{uuid.uuid4().hex[:8]}"
-    document = _claim(document_id, claim)
-    if document is None:
-        return "skipped"
+    return ingest_documents(document_ids=[document_id], task_id=task_id)[document_id]
+
+
+def ingest_documents(*, document_ids: list[int], task_id: str | None = None) -> dict[int, str]:
+    """Ingest several documents with their passages embedded in shared batches (bulk loads).
+
+    Each document is claimed, and its chunks replaced, on its own: one failure fails only its
+    document, and a document someone else holds is skipped.
+    """
+    outcome: dict[int, str] = {}
+    work: list[tuple[Document, str, list[ChunkDraft]]] = []
+    for document_id in document_ids:
+        claim = f"{task_id or 'direct'}:{uuid.uuid4().hex[:8]}"
+        document = _claim(document_id, claim)
+        if document is None:
+            outcome[document_id] = "skipped"
+            continue
+        try:
+            work.append((document, claim, chunk(document.content, document.content_type)))
+        except Exception as exc:
+            outcome[document_id] = _fail(document_id, claim, exc)
+    texts = [f"{doc.title}\n{d.heading}\n{d.text}" for doc, _, drafts in work for d in drafts]
     try:
-        drafts = chunk(document.content, document.content_type)
-        embedder = get_embedder()
-        vectors: list[np.ndarray] = []
-        for start in range(0, len(drafts), EMBED_BATCH):
-            batch = drafts[start : start + EMBED_BATCH]
-            vectors.extend(embedder.embed([f"{document.title}\n{d.heading}\n{d.text}" for d in batch]))
+        vectors = iter(_embed(texts))
     except Exception as exc:
-        logger.exception("ingesting document %s failed", document_id)
-        Document.objects.filter(pk=document_id, claim=claim).update(
-            status=Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], claim=""
-        )
-        return "failed"
+        for document, claim, _ in work:
+            outcome[document.pk] = _fail(document.pk, claim, exc)
+        return outcome
+    for document, claim, drafts in work:
+        outcome[document.pk] = _store(document.pk, claim, drafts, [next(vectors) for _ in drafts])
+    return outcome
+
+
+def _embed(texts: list[str]) -> list[np.ndarray]:
+    embedder = get_embedder()
+    vectors: list[np.ndarray] = []
+    for start in range(0, len(texts), EMBED_BATCH):
+        vectors.extend(embedder.embed(texts[start : start + EMBED_BATCH]))
+    return vectors
+
+
+def _fail(document_id: int, claim: str, exc: Exception) -> str:
+    logger.error("ingesting document %s failed: %s", document_id, exc, exc_info=exc)
+    Document.objects.filter(pk=document_id, claim=claim).update(
+        status=Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], claim=""
+    )
+    return "failed"
+
+
+def _store(document_id: int, claim: str, drafts: list[ChunkDraft], vectors: list[np.ndarray]) -> str:
     with transaction.atomic():
-        current = Document.objects.select_for_update().filter(pk=document_id).first()
+        current = Document.objects.select_for_update().select_related("org").filter(pk=document_id).first()
         if current is None or current.claim != claim or current.status != Status.PROCESSING:
             return "lost"  # another worker took over after our lease ran out; its result stands
         Chunk.objects.filter(document_id=document_id).delete()
@@ -199,7 +232,8 @@ def ingest_document(*, document_id: int, task_id: str | None = None) -> str:
         )
         if current.previous_id:
             _supersede(current.previous_id, by=current.pk, at=now)
-        mark_memory_built(org=current.org)
+        if current.org.memory_built_at is None:
+            mark_memory_built(org=current.org)
     return "ready"
 
 

@@ -1,0 +1,149 @@
+"""Measure retrieval quality on JSONL data laid out like shared/eval/qmsum-test.
+
+docs.jsonl: one document a line: doc_id, corpus, text, and optionally speaker, title, timestamp.
+queries.jsonl: qid, corpus, query, gold_doc_ids, and optionally category.
+
+Each corpus is loaded into a throwaway organisation of its own (deleted afterwards unless
+--keep), ingested with the production pipeline, and every query runs through the same selector
+as search_company_memory. Scores: recall_any@k (any gold document in the top k) and
+fraction-recall@k (share of the gold documents in the top k), overall and per category.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import transaction
+
+from brain.actors import Actor
+from brain.models import Category, Organisation
+from brain.services import add_member, create_organisation
+from memory.models import Document
+from memory.retrieval import search_chunks
+from memory.services import content_hash, ingest_documents
+
+BASELINE = {"any@10": 81.1, "fraction@10": 12.9}  # per-meeting BM25 over single turns, from the data's README
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    try:
+        with path.open() as handle:
+            return [json.loads(line) for line in handle if line.strip()]
+    except (OSError, json.JSONDecodeError) as exc:
+        raise CommandError(f"cannot read {path}: {exc}") from None
+
+
+class Command(BaseCommand):
+    help = __doc__
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--docs", required=True, type=Path)
+        parser.add_argument("--queries", required=True, type=Path)
+        parser.add_argument("--k", default="5,10,25,50", help="Cut-offs, comma-separated")
+        parser.add_argument("--modes", default="auto,vector,keyword", help="Retrieval modes to score")
+        parser.add_argument("--out", type=Path, help="Write each query's ranked document ids (JSONL)")
+        parser.add_argument("--corpora", type=int, default=0, help="Use only the first N corpora (0 = all)")
+        parser.add_argument("--keep", action="store_true", help="Keep the throwaway organisations")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        cutoffs = sorted({int(k) for k in opts["k"].split(",") if k.strip()})
+        modes = [m.strip() for m in opts["modes"].split(",") if m.strip()]
+        docs, queries = read_jsonl(opts["docs"]), read_jsonl(opts["queries"])
+        for i, row in enumerate(docs):
+            if not {"doc_id", "corpus", "text"} <= row.keys():
+                raise CommandError(f"docs line {i + 1} needs doc_id, corpus and text")
+        corpora = sorted({row["corpus"] for row in docs})
+        if opts["corpora"]:
+            corpora = corpora[: opts["corpora"]]
+        queries = [q for q in queries if q.get("corpus") in corpora and q.get("gold_doc_ids")]
+        started = time.perf_counter()
+        actors: dict[str, Actor] = {}
+        try:
+            for corpus in corpora:
+                actors[corpus] = self._load(corpus, [row for row in docs if row["corpus"] == corpus])
+            load_seconds = time.perf_counter() - started
+            runs = {mode: self._run(actors, queries, mode, max(cutoffs)) for mode in modes}
+        finally:
+            if not opts["keep"]:
+                Organisation.objects.filter(pk__in=[a.org.pk for a in actors.values()]).delete()
+                User.objects.filter(username__startswith="eval-").delete()
+        self._report(runs, queries, cutoffs, len(corpora), load_seconds)
+        if opts["out"]:
+            with opts["out"].open("w") as handle:
+                for mode, ranked in runs.items():
+                    for qid, ids in ranked.items():
+                        handle.write(json.dumps({"qid": qid, "mode": mode, "ranked": ids}) + "\n")
+
+    def _load(self, corpus: str, rows: list[dict[str, Any]]) -> Actor:
+        suffix = secrets.token_hex(3)
+        org = create_organisation(slug=f"eval-{suffix}", name=f"eval {corpus}")
+        user = User.objects.create_user(f"eval-{suffix}")
+        add_member(org=org, user=user, role="admin")
+        general = Category.objects.get(org=org, slug="general")
+        with transaction.atomic():
+            created = Document.objects.bulk_create(
+                [
+                    Document(
+                        org=org,
+                        title=str(row.get("title") or row.get("speaker") or corpus)[:240],
+                        content=row["text"],
+                        source_kind="eval",
+                        external_id=str(row["doc_id"])[:240],
+                        category=general,
+                        content_hash=content_hash(str(row.get("speaker") or ""), row["text"]),
+                    )
+                    for row in rows
+                ],
+                batch_size=1000,
+            )
+        ids = [d.pk for d in created]
+        for start in range(0, len(ids), 256):
+            ingest_documents(document_ids=ids[start : start + 256])
+        self.stderr.write(f"loaded {corpus}: {len(ids)} documents")
+        return Actor(org=org, user=user, scopes=frozenset({"read"}), via="command", role="admin")
+
+    def _run(self, actors: dict[str, Actor], queries: list[dict[str, Any]], mode: str, depth: int) -> dict[str, list]:
+        ranked: dict[str, list[str]] = {}
+        external = {}
+        for actor in actors.values():
+            external.update(dict(Document.objects.filter(org=actor.org).values_list("pk", "external_id")))
+        for query in queries:
+            result = search_chunks(actor=actors[query["corpus"]], query=query["query"], top_k=depth, mode=mode)
+            ranked[query["qid"]] = list(dict.fromkeys(external[hit.document_id] for hit in result.hits))
+        return ranked
+
+    def _report(self, runs: dict[str, dict[str, list]], queries: list[dict[str, Any]], cutoffs: list[int],
+                corpora: int, load_seconds: float) -> None:  # fmt: skip
+        out = self.stdout
+        out.write(f"{len(queries)} queries over {corpora} corpora (loaded and ingested in {load_seconds:.0f} s)")
+        categories = sorted({q.get("category") or "all" for q in queries})
+        out.write("mode     category       n  " + "  ".join(f"any@{k:<3} frac@{k:<3}" for k in cutoffs))
+        for mode, ranked in runs.items():
+            for category in ["overall", *categories]:
+                chosen = [q for q in queries if category == "overall" or (q.get("category") or "all") == category]
+                if chosen:
+                    cells = ["{:6.1f}  {:6.1f} ".format(*score(ranked, chosen, k)) for k in cutoffs]
+                    out.write(f"{mode:<8} {category:<12} {len(chosen):>3}  " + "  ".join(cells))
+        if "auto" in runs and queries:
+            any10, frac10 = score(runs["auto"], queries, 10)
+            out.write(
+                f"auto against per-meeting BM25 (any@10 {BASELINE['any@10']}, fraction@10 "
+                f"{BASELINE['fraction@10']}): any@10 {any10 - BASELINE['any@10']:+.1f} points, "
+                f"fraction@10 {frac10 - BASELINE['fraction@10']:+.1f} points"
+            )
+
+
+def score(ranked: dict[str, list], queries: list[dict[str, Any]], k: int) -> tuple[float, float]:
+    """recall_any@k and fraction-recall@k, in percent."""
+    any_hits = fraction = 0.0
+    for query in queries:
+        gold, top = set(map(str, query["gold_doc_ids"])), set(ranked[query["qid"]][:k])
+        any_hits += bool(gold & top)
+        fraction += len(gold & top) / len(gold)
+    return 100 * any_hits / len(queries), 100 * fraction / len(queries)
