@@ -211,6 +211,11 @@ def _html_title(soup: BeautifulSoup) -> str:
     return ""
 
 
+def html_to_markdown(html: str) -> str:
+    """HTML text (a page, an email body, an API upload) as markdown-ish text."""
+    return _html_to_markdown(BeautifulSoup(html, "html.parser"))
+
+
 def _html_to_markdown(soup: BeautifulSoup) -> str:
     for tag in soup.find_all(_DROPPED_TAGS):
         tag.decompose()

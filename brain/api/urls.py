@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from brain.api.tools import tool_view
@@ -10,6 +10,9 @@ urlpatterns = [
     path("activities", tool_view("start_company_memory_activity", "post").as_view(), name="api-activities"),
     path("reports/issues", tool_view("report_issue", "post").as_view(), name="api-report-issue"),
     path("reports/feedback", tool_view("send_feedback", "post").as_view(), name="api-feedback"),
+    path("", include("memory.urls")),
+    path("search", tool_view("search_company_memory", "post").as_view(), name="api-search"),
+    path("retrieve", tool_view("retrieve_company_memory", "post").as_view(), name="api-retrieve"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),

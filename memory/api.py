@@ -1,0 +1,159 @@
+"""REST endpoints for documents; search and retrieve run the MCP tools' code (brain.api.tools)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from brain.actors import Actor
+from brain.api.metering import metered
+from brain.api.tools import ErrorBody
+from brain.errors import InvalidArgument, PermissionDenied
+from brain.mcp.limits import describe_validation_error
+from memory import selectors
+from memory.models import Document
+from memory.parsers import html_to_markdown
+from memory.services import add_document
+
+
+class DocumentIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    title: str = Field(min_length=1, max_length=240)
+    content: str = Field(min_length=1, max_length=2_000_000)
+    content_type: Literal["text/plain", "text/markdown", "text/html"] = "text/plain"
+    source_kind: str = Field("api", max_length=40, pattern=r"^[a-z][a-z0-9_-]*$")
+    source_url: str = Field("", max_length=1000)
+    external_id: str = Field("", max_length=240)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    category: str | None = Field(None, max_length=64, description="Category slug (default: general)")
+    scope: Literal["shared", "personal"] = "shared"
+    occurred_at: datetime | None = None
+
+
+class DocumentOut(BaseModel):
+    document_id: str
+    title: str
+    status: str
+    error: str
+    source_kind: str
+    source_url: str
+    external_id: str
+    category: str
+    scope: str
+    version: int
+    chunk_count: int
+    recorded_at: datetime
+    occurred_at: datetime | None
+    processed_at: datetime | None
+    superseded_at: datetime | None
+    created: bool | None = None
+    content: str | None = None
+
+    @classmethod
+    def of(cls, document: Document, *, content: bool = False, created: bool | None = None) -> DocumentOut:
+        return cls(
+            document_id=document.public_id,
+            title=document.title,
+            status=document.status,
+            error=document.error,
+            source_kind=document.source_kind,
+            source_url=document.source_url,
+            external_id=document.external_id,
+            category=document.category.slug,
+            scope=document.scope,
+            version=document.version,
+            chunk_count=document.chunk_count,
+            recorded_at=document.recorded_at,
+            occurred_at=document.occurred_at,
+            processed_at=document.processed_at,
+            superseded_at=document.superseded_at,
+            created=created,
+            content=document.content if content else None,
+        )
+
+
+class DocumentList(BaseModel):
+    count: int
+    results: list[DocumentOut]
+
+
+def _actor(request: Request) -> Actor:
+    return request._request.brain_actor  # type: ignore[attr-defined]
+
+
+class DocumentsView(APIView):
+    @extend_schema(
+        operation_id="documents_create",
+        summary="Save a document",
+        description="Queues it for ingestion; with external_id, the same content is a no-op and changed content a "
+        "new version. HTML is converted to markdown.",
+        request=DocumentIn,
+        responses={201: DocumentOut, 200: DocumentOut, 400: ErrorBody, 403: ErrorBody},
+        tags=["documents"],
+    )
+    @metered("documents.create")
+    def post(self, request: Request) -> Response:
+        try:
+            body = DocumentIn.model_validate(request.data if isinstance(request.data, dict) else {})
+        except ValidationError as exc:
+            raise InvalidArgument(describe_validation_error("documents", exc)) from None
+        actor = _actor(request)
+        if not actor.can_write:
+            raise PermissionDenied("Saving documents needs a token with the write scope.")
+        values = body.model_dump()
+        if body.content_type == "text/html":
+            values["content"], values["content_type"] = html_to_markdown(body.content), "text/markdown"
+        saved = add_document(actor=actor, **values)
+        out = DocumentOut.of(saved.document, created=saved.created)
+        return Response(out.model_dump(mode="json"), status=201 if saved.created else 200)
+
+    @extend_schema(
+        operation_id="documents_list",
+        summary="List documents, newest first",
+        parameters=[
+            OpenApiParameter("status", str, enum=[s.value for s in Document.Status]),
+            OpenApiParameter("limit", int),
+            OpenApiParameter("offset", int),
+        ],
+        responses={200: DocumentList},
+        tags=["documents"],
+    )
+    @metered("documents.list")
+    def get(self, request: Request) -> Response:
+        status = request.query_params.get("status") or None
+        if status and status not in Document.Status.values:
+            raise InvalidArgument(f"status must be one of {', '.join(Document.Status.values)}.")
+        limit = min(200, max(1, _int(request.query_params.get("limit"), 50)))
+        offset = max(0, _int(request.query_params.get("offset"), 0))
+        documents = selectors.list_documents(actor=_actor(request), status=status).select_related("category")
+        page = [DocumentOut.of(d) for d in documents[offset : offset + limit]]
+        return Response(DocumentList(count=documents.count(), results=page).model_dump(mode="json"))
+
+
+class DocumentView(APIView):
+    @extend_schema(
+        operation_id="documents_get",
+        summary="A document with its status and content",
+        responses={200: DocumentOut, 404: ErrorBody},
+        tags=["documents"],
+    )
+    @metered("documents.get")
+    def get(self, request: Request, document_id: str) -> Response:
+        key = selectors.parse_public_id(document_id, "doc")
+        if key is None:
+            raise InvalidArgument("Document ids look like doc_123.")
+        document = selectors.get_document(actor=_actor(request), document_id=key)
+        return Response(DocumentOut.of(document, content=True).model_dump(mode="json"))
+
+
+def _int(value: str | None, default: int) -> int:
+    try:
+        return int(value) if value is not None else default
+    except ValueError:
+        raise InvalidArgument(f"{value!r} is not a whole number.") from None
