@@ -1,0 +1,17 @@
+"""Documents for tests, ingested synchronously with the real pipeline."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from brain.actors import Actor
+from memory.models import Document
+from memory.services import add_document, ingest_documents
+
+
+def save(actor: Actor, title: str, content: str, *, ingest: bool = True, **kw: Any) -> Document:
+    saved = add_document(actor=actor, title=title, content=content, **kw)
+    if ingest and saved.created:
+        ingest_documents(document_ids=[saved.document.pk])
+    saved.document.refresh_from_db()
+    return saved.document

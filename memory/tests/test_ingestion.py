@@ -1,0 +1,133 @@
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from brain.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.models import Organisation
+from memory.models import Chunk, Document
+from memory.services import (
+    add_document,
+    ingest_document,
+    ingest_documents,
+    pause_ingestion,
+    resume_ingestion,
+    retry_document,
+    sweep_stuck_documents,
+)
+from memory.tests.factories import save
+
+pytestmark = pytest.mark.django_db
+
+POLICY = "# Refunds\n\nEnterprise customers get a full refund within 30 days.\n\n## Exceptions\n\nTraining is final."
+
+
+def test_a_saved_document_is_queued_then_ingested_into_chunks(actor):
+    saved = add_document(actor=actor, title="Refund policy", content=POLICY, content_type="text/markdown")
+    assert saved.created and saved.document.status == "queued"
+    assert ingest_document(document_id=saved.document.pk) == "ready"
+    document = Document.objects.get(pk=saved.document.pk)
+    assert document.status == "ready" and document.chunk_count == 2 and document.attempts == 1
+    assert list(Chunk.objects.filter(document=document).values_list("heading", flat=True).order_by("ordinal")) == [
+        "Refunds",
+        "Refunds > Exceptions",
+    ]
+
+
+def test_ingesting_twice_changes_nothing(actor):
+    document = save(actor, "Refund policy", POLICY, content_type="text/markdown")
+    before = list(Chunk.objects.filter(document=document).values_list("pk", "text"))
+    assert ingest_document(document_id=document.pk) == "skipped"
+    assert list(Chunk.objects.filter(document=document).values_list("pk", "text")) == before
+
+
+def test_the_same_external_id_and_content_is_a_no_op(actor):
+    first = save(actor, "Policy", POLICY, external_id="policy-1")
+    again = add_document(actor=actor, title="Policy", content=POLICY, external_id="policy-1")
+    assert not again.created and again.document.pk == first.pk
+    assert Document.objects.filter(org=actor.org).count() == 1
+
+
+def test_changed_content_becomes_a_version_that_supersedes_the_old_one_when_ready(actor):
+    first = save(actor, "Policy", POLICY, external_id="policy-1")
+    second = add_document(actor=actor, title="Policy", content=POLICY + "\n\nUpdated.", external_id="policy-1")
+    first.refresh_from_db()
+    assert second.created and second.document.version == 2 and first.superseded_at is None  # old one still serves
+    ingest_documents(document_ids=[second.document.pk])
+    first.refresh_from_db()
+    assert first.superseded_by_id == second.document.pk and first.superseded_at is not None
+    assert not Chunk.objects.filter(document=first, superseded_at__isnull=True).exists()
+    assert Document.objects.filter(org=actor.org).count() == 2  # nothing deleted
+
+
+def test_read_only_actors_cannot_save(org):
+    from conftest import make_actor
+
+    with pytest.raises(PermissionDenied):
+        add_document(actor=make_actor(org, scopes="read"), title="t", content="c")
+
+
+def test_unknown_categories_are_refused(actor):
+    with pytest.raises(InvalidArgument, match="Unknown category"):
+        add_document(actor=actor, title="t", content="c", category="secret-plans")
+
+
+def test_a_failure_keeps_the_content_records_the_reason_and_can_be_retried(actor, monkeypatch):
+    saved = add_document(actor=actor, title="Policy", content=POLICY)
+
+    def broken(texts):
+        raise RuntimeError("model file missing")
+
+    monkeypatch.setattr("memory.services._embed", broken)
+    assert ingest_document(document_id=saved.document.pk) == "failed"
+    document = Document.objects.get(pk=saved.document.pk)
+    assert document.status == "failed" and "model file missing" in document.error and document.content == POLICY
+    monkeypatch.undo()
+    retry_document(actor=actor, document_id=document.pk)
+    assert ingest_document(document_id=document.pk) == "ready"
+    with pytest.raises(InvalidArgument, match="Only failed"):
+        retry_document(actor=actor, document_id=document.pk)
+
+
+def test_retry_does_not_reach_another_organisation(actor, other_org_actor):
+    saved = add_document(actor=other_org_actor, title="Theirs", content="x")
+    with pytest.raises(NotFound):
+        retry_document(actor=actor, document_id=saved.document.pk)
+
+
+def test_documents_wait_while_ingestion_is_paused_and_resume_by_themselves(actor):
+    pause_ingestion(org=actor.org)
+    saved = add_document(actor=actor, title="Policy", content=POLICY)
+    assert saved.document.status == "waiting"
+    queued_earlier = add_document(actor=actor, title="Queued before", content="x " * 10, source_kind="x")
+    Document.objects.filter(pk=queued_earlier.document.pk).update(status="queued")
+    assert ingest_document(document_id=queued_earlier.document.pk) == "skipped"  # a worker that finds it paused
+    assert Document.objects.get(pk=queued_earlier.document.pk).status == "waiting"
+    actor.org.refresh_from_db()
+    assert resume_ingestion(org=actor.org) == 2
+    assert ingest_document(document_id=saved.document.pk) == "ready"
+
+
+def test_the_sweep_requeues_documents_whose_worker_died(actor, settings):
+    saved = add_document(actor=actor, title="Policy", content=POLICY)
+    stale = timezone.now() - timedelta(seconds=settings.BRAIN_INGEST_LEASE_SECONDS + 5)
+    Document.objects.filter(pk=saved.document.pk).update(status="processing", claim="dead:1", claimed_at=stale)
+    assert sweep_stuck_documents() == 1
+    assert ingest_document(document_id=saved.document.pk) == "ready"
+
+
+def test_a_live_claim_is_not_taken_but_a_redelivered_task_takes_back_its_own(actor):
+    saved = add_document(actor=actor, title="Policy", content=POLICY)
+    Document.objects.filter(pk=saved.document.pk).update(
+        status="processing", claim="task-a:x", claimed_at=timezone.now()
+    )
+    assert ingest_document(document_id=saved.document.pk, task_id="task-b") == "skipped"
+    assert ingest_document(document_id=saved.document.pk, task_id="task-a") == "ready"
+    document = Document.objects.get(pk=saved.document.pk)
+    assert Chunk.objects.filter(document=document).count() == document.chunk_count == 1
+
+
+def test_the_first_ready_document_marks_the_memory_built(actor):
+    assert actor.org.memory_built_at is None
+    save(actor, "Policy", POLICY)
+    assert Organisation.objects.get(pk=actor.org.pk).memory_built_at is not None
