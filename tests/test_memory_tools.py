@@ -1,0 +1,164 @@
+"""The memory tools through the MCP SDK client: saving, searching and retrieving evidence."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import make_org, make_token
+from memory.models import Document
+from memory.services import ingest_documents
+from tests.conftest import call
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def ingest_all(org):
+    ingest_documents(document_ids=list(Document.objects.filter(org=org, status="queued").values_list("pk", flat=True)))
+
+
+def test_add_search_and_retrieve_through_mcp(brain_url):
+    org = make_org()
+    token = make_token(org).plaintext
+    saved = call(brain_url, token, "add_company_knowledge", {
+        "title": "Refund policy", "content": "# Refunds\n\nEnterprise customers get a full refund within 30 days.",
+        "content_type": "text/markdown", "source_url": "https://wiki.example/refunds", "external_id": "wiki-7",
+    })  # fmt: skip
+    assert not saved.is_error
+    assert saved.structured_content == {
+        "message": "Done.",
+        "detail": "This information will be available in a few minutes.",
+        "title": "Refund policy",
+    }
+    assert "doc_" not in saved.content[0].text and "wiki-7" not in saved.content[0].text
+    ingest_all(org)
+    found = call(brain_url, token, "search_company_memory", {"query": "refund for enterprise customers", "top_k": 100})
+    hit = found.structured_content["hits"][0]
+    assert found.structured_content["count"] == 1 and hit["title"] == "Refund policy"
+    assert hit["external_url"] == "https://wiki.example/refunds" and hit["retrievable"] is True
+    page = call(brain_url, token, "retrieve_company_memory", {"document_ids": [hit["document_id"]]}).structured_content
+    assert page["pages"][0]["content"].startswith("# Refunds") and page["pages"][0]["chunk_ids"] == [hit["chunk_id"]]
+    passage = call(brain_url, token, "retrieve_company_memory", {"chunk_ids": [hit["chunk_id"]]}).structured_content
+    assert passage["pages"][0]["content"] == "Enterprise customers get a full refund within 30 days."
+
+
+def test_the_confirmation_speaks_the_organisations_language(brain_url):
+    org = make_org(language="es")
+    result = call(
+        brain_url, make_token(org).plaintext, "add_company_knowledge", {"title": "Horario", "content": "9 a 6"}
+    )
+    assert result.structured_content["message"] == "Listo."
+    assert result.structured_content["detail"] == "En unos minutos esta informacion estara disponible."
+    assert result.structured_content["title"] == "Horario"
+
+
+def test_a_resend_with_the_same_external_id_is_a_no_op(brain_url):
+    org = make_org()
+    token = make_token(org).plaintext
+    args = {"title": "Policy", "content": "Same words.", "external_id": "p-1"}
+    call(brain_url, token, "add_company_knowledge", args)
+    call(brain_url, token, "add_company_knowledge", args)
+    assert Document.objects.filter(org=org).count() == 1
+    call(brain_url, token, "add_company_knowledge", dict(args, content="New words."))
+    assert list(Document.objects.filter(org=org).values_list("version", flat=True).order_by("version")) == [1, 2]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"title": "t" * 241, "content": "c"}, "'title' has 241 characters; the limit is 240"),
+        ({"title": "t", "content": "c" * 200_001}, "'content' has 200001 characters; the limit is 200000"),
+        ({"title": "t", "content": "c", "source_url": "u" * 1001}, "'source_url' has 1001 characters"),
+        ({"title": "t", "content": "c", "external_id": "e" * 241}, "'external_id' has 241 characters"),
+        ({"title": "t", "content": "c", "content_type": "text/html"}, "'content_type' must be one of"),
+        ({"title": "", "content": "c"}, "'title' must not be empty"),
+    ],
+)
+def test_oversized_or_malformed_knowledge_is_refused_not_cut(brain_url, args, message):
+    org = make_org()
+    result = call(brain_url, make_token(org).plaintext, "add_company_knowledge", args)
+    assert result.is_error and message in result.content[0].text
+    assert not Document.objects.filter(org=org).exists()
+
+
+def test_limits_at_their_edges_are_accepted(brain_url):
+    org = make_org()
+    args = {"title": "t" * 240, "content": "c" * 200_000, "source_url": "u" * 1000, "external_id": "e" * 240}
+    assert not call(brain_url, make_token(org).plaintext, "add_company_knowledge", args).is_error
+
+
+def test_a_read_only_token_cannot_save(brain_url):
+    org = make_org()
+    result = call(
+        brain_url, make_token(org, scopes="read").plaintext, "add_company_knowledge", {"title": "t", "content": "c"}
+    )
+    assert result.is_error and "read-only" in result.content[0].text
+
+
+def test_retrieve_takes_at_most_three_unique_ids_or_twenty_with_diagnostics(brain_url):
+    org = make_org()
+    token = make_token(org).plaintext
+    for i in range(5):
+        call(brain_url, token, "add_company_knowledge", {"title": f"Doc {i}", "content": f"Topic {i} " * 3000})
+    ingest_all(org)
+    ids = [f"doc_{pk}" for pk in Document.objects.filter(org=org).order_by("pk").values_list("pk", flat=True)]
+
+    four = call(brain_url, token, "retrieve_company_memory", {"document_ids": ids[:4]})
+    assert four.is_error and four.content[0].text == "Provide at most 3 unique document or chunk ids."
+    blanks_and_repeats = {"document_ids": [ids[0], " ", ids[0], "", ids[1]], "chunk_ids": [""]}
+    ok = call(brain_url, token, "retrieve_company_memory", blanks_and_repeats).structured_content
+    assert [p["document_id"] for p in ok["pages"]] == ids[:2]
+    wide = call(brain_url, token, "retrieve_company_memory", {"document_ids": ids, "include_diagnostics": True})
+    assert not wide.is_error and len(wide.structured_content["pages"]) == 5
+    sixteen_more = [f"doc_{n}" for n in range(900000, 900016)]
+    too_wide = call(
+        brain_url, token, "retrieve_company_memory", {"document_ids": ids + sixteen_more, "include_diagnostics": True}
+    )
+    assert too_wide.is_error and too_wide.content[0].text == "Provide at most 20 unique document or chunk ids."
+    nothing = call(brain_url, token, "retrieve_company_memory", {"document_ids": [" "]})
+    assert nothing.is_error and "at least one" in nothing.content[0].text
+
+
+def test_retrieve_cuts_long_pages_says_so_and_clamps_the_budget(brain_url):
+    org = make_org()
+    token = make_token(org).plaintext
+    call(brain_url, token, "add_company_knowledge", {"title": "Long", "content": "word " * 10_000})
+    ingest_all(org)
+    doc = f"doc_{Document.objects.get(org=org).pk}"
+    small = call(brain_url, token, "retrieve_company_memory", {"document_ids": [doc], "max_chars_per_document": 5})
+    page = small.structured_content["pages"][0]
+    assert page["truncated"] is True and len(page["content"]) == 1000  # 5 is clamped up to 1,000
+    whole = call(brain_url, token, "retrieve_company_memory", {"document_ids": [doc], "max_chars_per_document": 10**9})
+    assert whole.structured_content["pages"][0]["truncated"] is False
+
+
+def test_ids_of_another_organisation_are_simply_missing(brain_url):
+    mine, theirs = make_org(), make_org()
+    call(brain_url, make_token(theirs).plaintext, "add_company_knowledge", {"title": "Secret", "content": "Bluebird"})
+    ingest_all(theirs)
+    their_doc = Document.objects.get(org=theirs)
+    result = call(brain_url, make_token(mine).plaintext, "retrieve_company_memory",
+                  {"document_ids": [f"doc_{their_doc.pk}", "garbage"], "chunk_ids": ["chunk_1"]})  # fmt: skip
+    assert result.structured_content["pages"] == []
+    assert set(result.structured_content["missing"]) == {f"doc_{their_doc.pk}", "garbage", "chunk_1"}
+    search = call(brain_url, make_token(mine).plaintext, "search_company_memory", {"query": "Bluebird"})
+    assert search.structured_content["count"] == 0 and "nothing" in search.content[0].text
+
+
+def test_search_clamps_top_k_and_reports_diagnostics(brain_url):
+    org = make_org()
+    token = make_token(org).plaintext
+    for i in range(3):
+        call(
+            brain_url,
+            token,
+            "add_company_knowledge",
+            {"title": f"Team {i}", "content": f"Team {i} owns billing area {i}."},
+        )
+    ingest_all(org)
+    args = {"query": "billing", "top_k": 0, "include_diagnostics": True, "retrieval_mode": "keyword"}
+    result = call(brain_url, token, "search_company_memory", args)
+    content = result.structured_content
+    assert content["count"] == 1 and content["diagnostics"]["mode"] == "keyword"
+    assert "keyword" in content["hits"][0]["diagnostics"]["ranks"]
+    bad = call(brain_url, token, "search_company_memory", {"query": "x", "as_of": "next tuesday"})
+    assert bad.is_error and "'as_of'" in bad.content[0].text
