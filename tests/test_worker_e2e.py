@@ -1,0 +1,92 @@
+"""End to end with a real Celery worker on Redis: ingestion over MCP, and a worker killed mid-document."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+import redis
+from django.conf import settings
+from django.db import connection
+
+from conftest import make_actor, make_org, make_token
+from memory.chunking import chunk
+from memory.models import Chunk, Document
+from memory.services import add_document
+from tests.conftest import call
+
+pytestmark = pytest.mark.django_db(transaction=True)
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def worker(tmp_path):
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()  # no stale messages from earlier tests
+    db = connection.settings_dict
+    env = dict(
+        os.environ,
+        DATABASE_URL=f"postgresql://{db['USER']}@{db['HOST'].replace('/', '%2F')}/{db['NAME']}",
+        REDIS_URL=settings.REDIS_URL,
+        BRAIN_DATA_DIR=str(tmp_path),
+    )
+    log = (tmp_path / "worker.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "brain", "worker", "-Q", "celery,ingest,dispatch,jobs,nightly",
+         "-c", "1", "--pool", "prefork", "-l", "info", "-n", f"test-{os.getpid()}@%h"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    from brain.celery import app
+
+    deadline = time.monotonic() + 60
+    while not app.control.broadcast("ping", reply=True, timeout=0.5, limit=1):
+        assert time.monotonic() < deadline and proc.poll() is None, (tmp_path / "worker.log").read_text()
+    yield proc
+    proc.terminate()
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+def wait_for(predicate, seconds=90):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_knowledge_sent_over_mcp_is_ingested_by_the_worker_and_found(brain_url, worker):
+    org = make_org()
+    token = make_token(org).plaintext
+    call(brain_url, token, "add_company_knowledge", {"title": "Travel policy", "content": "Book trains under 4 hours."})
+    assert wait_for(lambda: Document.objects.filter(org=org, status="ready").exists())
+    hits = call(brain_url, token, "search_company_memory", {"query": "should I take the train?"}).structured_content
+    assert hits["hits"][0]["title"] == "Travel policy"
+
+
+def test_a_worker_killed_mid_document_still_leaves_it_ready_exactly_once(worker):
+    org = make_org()
+    actor = make_actor(org)
+    content = "\n\n".join(
+        f"Paragraph {i}: " + "the quarterly plan covers hiring and budgets. " * 18 for i in range(300)
+    )
+    document = add_document(actor=actor, title="Handbook", content=content).document
+    assert wait_for(lambda: Document.objects.get(pk=document.pk).status == "processing", 60)
+    children = psutil.Process(worker.pid).children()
+    assert children
+    for child in children:
+        os.kill(child.pid, signal.SIGKILL)  # the pool process dies mid-document, like an OOM kill
+    assert wait_for(lambda: Document.objects.get(pk=document.pk).status == "ready", 180)
+    document.refresh_from_db()
+    ordinals = list(Chunk.objects.filter(document=document).values_list("ordinal", flat=True))
+    assert document.attempts == 2
+    assert len(ordinals) == len(set(ordinals)) == document.chunk_count == len(chunk(content))
