@@ -49,14 +49,14 @@ class Command(BaseCommand):
         for path, result in bar:
             if isinstance(result, ParseError):
                 counts["failed"] += 1
-                bar.write(f"skipped {path}: {result}")
+                bar.write(f"skipped {path}: {result}", file=self.stderr)
                 continue
             if not result:
                 counts["skipped"] += 1
             for parsed in result:
                 if len(parsed.content) > MAX_CONTENT:
                     counts["failed"] += 1
-                    bar.write(f"skipped {path}: over {MAX_CONTENT:,} characters")
+                    bar.write(f"skipped {path}: over {MAX_CONTENT:,} characters", file=self.stderr)
                     continue
                 try:
                     saved = add_document(

@@ -1,0 +1,96 @@
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from brain.models import Organisation
+from conftest import make_user
+from memory.models import Chunk, Document
+
+pytestmark = pytest.mark.django_db
+
+
+def run(*args, **kw):
+    out, err = StringIO(), StringIO()
+    call_command(*args, stdout=out, stderr=err, **kw)
+    return out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def admin_org(org):
+    make_user(org, role="admin", email="admin@example.com")
+    return org
+
+
+@pytest.fixture
+def folder(tmp_path):
+    (tmp_path / "handbook.md").write_text("# Handbook\n\nHolidays: 25 days a year.\n")
+    (tmp_path / "notes.txt").write_text("The VPN is at vpn.example.com.")
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4 this is not really a pdf")
+    (tmp_path / "ignored.bin").write_bytes(b"\x00\x01")
+    return tmp_path
+
+
+def test_ingest_loads_a_folder_skips_what_it_cannot_read_and_summarises(admin_org, folder):
+    out, err = run("ingest", str(folder), "--org", admin_org.slug, "--wait", "--no-progress")
+    assert "2 documents, 0 unchanged, 0 skipped, 1 failed" in out and "chunks" in out
+    assert "broken.pdf" in err
+    assert set(Document.objects.filter(org=admin_org).values_list("status", flat=True)) == {"ready"}
+    again, _ = run("ingest", str(folder), "--org", admin_org.slug, "--wait", "--no-progress")
+    assert "0 documents, 2 unchanged" in again
+
+
+def test_ingest_without_wait_queues_for_the_worker_with_category_and_kind(admin_org, folder):
+    out, _ = run("ingest", str(folder / "notes.txt"), "--org", admin_org.slug, "--source-kind", "wiki", "--no-progress")
+    assert "queued for the worker" in out
+    document = Document.objects.get(org=admin_org)
+    assert document.status == "queued" and document.source_kind == "wiki" and document.category.slug == "general"
+
+
+def test_ingest_explains_bad_arguments(admin_org, folder):
+    with pytest.raises(CommandError, match="No such file"):
+        run("ingest", str(folder / "nope"), "--org", admin_org.slug)
+    with pytest.raises(CommandError, match="No organisation"):
+        run("ingest", str(folder), "--org", "nope")
+    with pytest.raises(CommandError, match="Unknown category"):
+        run("ingest", str(folder / "notes.txt"), "--org", admin_org.slug, "--category", "nope", "--no-progress")
+
+
+def test_pause_status_and_resume(admin_org, folder):
+    run("ingestion", "pause", "--org", admin_org.slug)
+    run("ingest", str(folder / "notes.txt"), "--org", admin_org.slug, "--no-progress")
+    status, _ = run("ingestion", "status", "--org", admin_org.slug)
+    assert "paused" in status and "waiting 1" in status
+    resumed, _ = run("ingestion", "resume", "--org", admin_org.slug)
+    assert "1 waiting document(s) queued" in resumed
+    assert Organisation.objects.get(pk=admin_org.pk).ingestion_paused_at is None
+
+
+def test_reembed_rewrites_every_vector(admin_org, folder):
+    run("ingest", str(folder), "--org", admin_org.slug, "--wait", "--no-progress")
+    Chunk.objects.update(embedding=[0.0] * 383 + [1.0])
+    out, _ = run("reembed", "--org", admin_org.slug)
+    assert out.startswith("re-embedded 2 chunks")
+    assert all(abs(v[-1]) < 0.9 for v in Chunk.objects.values_list("embedding", flat=True))
+
+
+def test_eval_retrieval_scores_any_data_in_the_layout(tmp_path):
+    docs = [
+        {"doc_id": "m1:0", "corpus": "m1", "speaker": "Ana", "text": "We agreed the launch moves to May."},
+        {"doc_id": "m1:1", "corpus": "m1", "speaker": "Ben", "text": "Marketing needs two more designers."},
+        {"doc_id": "m2:0", "corpus": "m2", "speaker": "Cy", "text": "The launch in the other meeting is June."},
+    ]
+    queries = [
+        {"qid": "q1", "corpus": "m1", "query": "When is the launch?", "gold_doc_ids": ["m1:0"], "category": "a"},
+        {"qid": "q2", "corpus": "m1", "query": "What does marketing need?", "gold_doc_ids": ["m1:1"], "category": "b"},
+    ]
+    (tmp_path / "d.jsonl").write_text("\n".join(json.dumps(d) for d in docs))
+    (tmp_path / "q.jsonl").write_text("\n".join(json.dumps(q) for q in queries))
+    out, _ = run("eval_retrieval", "--docs", str(tmp_path / "d.jsonl"), "--queries", str(tmp_path / "q.jsonl"),
+                 "--k", "1,5", "--out", str(tmp_path / "ranked.jsonl"))  # fmt: skip
+    assert "auto     overall        2   100.0   100.0" in out
+    ranked = [json.loads(line) for line in (tmp_path / "ranked.jsonl").read_text().splitlines()]
+    assert {r["qid"] for r in ranked} == {"q1", "q2"} and all("m2:0" not in r["ranked"] for r in ranked)
+    assert not Organisation.objects.filter(slug__startswith="eval-").exists()
