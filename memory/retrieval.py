@@ -27,6 +27,7 @@ RRF_K = 60
 MODES = ("auto", "vector", "keyword")
 BM25_K1, BM25_B = 1.2, 0.75
 STATS_SECONDS = 300
+COMMON_SHARE, GATHER_TERMS = 0.1, 8
 RRF_WEIGHTS = {"vector": 1.0, "keyword": 0.5}  # measured on QMSum: see docs/benchmarks.md
 NEAR_DUPLICATE = 0.92  # MMR only pushes down passages this alike to one already picked
 
@@ -100,27 +101,40 @@ def _keyword_candidates(query: str, where: str, params: dict[str, Any], limit: i
     weighted = [(lx, _idf(total, frequencies[lx])) for lx in lexemes if frequencies.get(lx)]
     if not weighted:
         return []
+    # Chunks are gathered through the rarer terms only: a term in most chunks would drag nearly
+    # the whole organisation into scoring while adding little to any score. It is still scored.
+    by_rarity = sorted((lx for lx, _ in weighted), key=lambda lx: frequencies[lx])
+    gather = [lx for lx in by_rarity if frequencies[lx] <= COMMON_SHARE * total][:GATHER_TERMS] or by_rarity[:2]
+    # Per term: its weight when the chunk holds it. Passages are short, so a term's presence carries
+    # nearly all of BM25's term-frequency factor, and testing presence keeps the scoring cheap.
+    presence = " + ".join(
+        f"(CASE WHEN c.search @@ %(term{i})s::tsquery THEN %(idf{i})s ELSE 0 END)" for i in range(len(weighted))
+    )
+    terms = {f"term{i}": _quoted(lx) for i, (lx, _) in enumerate(weighted)}
+    idfs = {f"idf{i}": idf for i, (_, idf) in enumerate(weighted)}
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT c.id, sum(q.idf * cardinality(u.positions) * %(k1p1)s / (cardinality(u.positions) "
-            "+ %(k1)s * (1 - %(b)s + %(b)s * length(c.search) / %(avg)s))) AS score "
-            "FROM memory_chunk c, unnest(c.search) u "
-            "JOIN unnest(%(lexemes)s::text[], %(idfs)s::float8[]) AS q(lexeme, idf) ON q.lexeme = u.lexeme "
-            f"WHERE {where} AND c.search @@ to_tsquery('simple', %(any)s) "
-            "GROUP BY c.id ORDER BY score DESC LIMIT %(limit)s",
+            f"SELECT c.id, ({presence}) * %(k1p1)s / (1 + %(k1)s * (1 - %(b)s + %(b)s * length(c.search) / %(avg)s)) "
+            f"AS score FROM memory_chunk c WHERE {where} AND c.search @@ to_tsquery('simple', %(any)s) "
+            "ORDER BY score DESC LIMIT %(limit)s",
             {
                 **params,
+                **terms,
+                **idfs,
                 "k1": BM25_K1,
                 "k1p1": BM25_K1 + 1,
                 "b": BM25_B,
                 "avg": max(average, 1.0),
-                "lexemes": [lx for lx, _ in weighted],
-                "idfs": [idf for _, idf in weighted],
-                "any": " | ".join("'" + lx.replace("'", "''") + "'" for lx, _ in weighted),
+                "any": " | ".join(_quoted(lx) for lx in gather),
                 "limit": limit,
             },
         )
         return [(row[0], float(row[1])) for row in cursor.fetchall()]
+
+
+def _quoted(lexeme: str) -> str:
+    """A lexeme as a tsquery literal, taken as is (no second stemming)."""
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
 def _idf(total: int, frequency: int) -> float:

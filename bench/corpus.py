@@ -1,0 +1,117 @@
+"""Synthetic company corpora for benchmarks.
+
+Texts come from a small company-flavoured grammar with a Zipf-shaped vocabulary, so full-text
+statistics look like real prose. Embedding 100k passages with the real model takes half an
+hour on 2 cores, so only a pool of distinct sentences is embedded; each passage takes the
+vector of its pool sentence plus a little noise. That keeps the clustered shape real text
+has (random vectors are HNSW's worst case and unlike any real corpus).
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import time
+
+import numpy as np
+from django.contrib.auth.models import User
+from django.db import connection
+
+from brain.actors import Actor
+from brain.models import Category, Organisation
+from brain.services import add_member, create_organisation, mark_memory_built
+
+TEAMS = ["billing", "support", "platform", "sales", "legal", "security", "design", "data", "mobile", "finance"]
+PEOPLE = ["Priya", "Sam", "Ana", "Ben", "Chen", "Dana", "Eli", "Farah", "Goran", "Hana", "Ivo", "Jun", "Kofi"]
+CUSTOMERS = ["Globex", "Initech", "Umbrella", "Hooli", "Stark", "Wayne", "Acme", "Soylent", "Tyrell", "Wonka"]
+VERBS = ["owns", "reviewed", "approved", "postponed", "migrated", "escalated", "renewed", "priced", "audited"]
+OBJECTS = ["the contract", "the roadmap", "the incident", "the invoice run", "the SLA", "the pricing page",
+           "the onboarding flow", "the data retention policy", "the quarterly plan", "the API gateway"]  # fmt: skip
+FILLER = [f"w{i}" for i in range(3000)]  # rare words: the long tail of a vocabulary
+
+
+def sentence(rng: random.Random) -> str:
+    tail = " ".join(rng.choices(FILLER, weights=[1 / (i + 1) for i in range(len(FILLER))], k=rng.randint(3, 9)))
+    return (
+        f"{rng.choice(PEOPLE)} from {rng.choice(TEAMS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)} "
+        f"for {rng.choice(CUSTOMERS)} in Q{rng.randint(1, 4)} {rng.randint(2021, 2026)}; notes {tail}."
+    )
+
+
+def passage(rng: random.Random) -> str:
+    return " ".join(sentence(rng) for _ in range(rng.randint(2, 5)))
+
+
+def bench_org(slug: str) -> tuple[Organisation, Actor]:
+    org = Organisation.objects.filter(slug=slug).first() or create_organisation(slug=slug, name=slug)
+    mark_memory_built(org=org)
+    user = User.objects.filter(username=slug).first() or User.objects.create_user(slug, f"{slug}@example.com")
+    add_member(org=org, user=user, role="admin")
+    return org, Actor(org=org, user=user, scopes=frozenset({"read", "write"}), via="command", role="admin")
+
+
+def chunk_count(org: Organisation) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM memory_chunk WHERE org_id = %s", [org.pk])
+        return int(cursor.fetchone()[0])
+
+
+def fill(org: Organisation, actor: Actor, chunks: int, *, pool: int = 2000, seed: int = 7) -> float:
+    """Add chunks (one document per 20) until the organisation holds ``chunks``; returns seconds."""
+    from memory.embedding import get_embedder
+
+    have = chunk_count(org)
+    if have >= chunks:
+        return 0.0
+    started = time.perf_counter()
+    rng = random.Random(seed + have)
+    texts = [passage(rng) for _ in range(pool)]
+    vectors = get_embedder().embed(texts)
+    general = Category.objects.get(org=org, slug="general")
+    noise = np.random.default_rng(seed)
+    needed = chunks - have
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO memory_document (org_id, title, content, content_type, source_kind, source_url, external_id,"
+            " metadata, category_id, scope, owner_id, status, error, attempts, claim, content_hash, version,"
+            " recorded_at, chunk_count) SELECT %s, 'Synthetic ' || g, '', 'text/plain', 'bench', '', '', '{}', %s,"
+            " 'shared', %s, 'ready', '', 1, '', md5(g::text), 1, now(), 20 FROM generate_series(1, %s) g RETURNING id",
+            [org.pk, general.pk, actor.user.pk, (needed + 19) // 20],
+        )
+        documents = [row[0] for row in cursor.fetchall()]
+        buffer = io.StringIO()
+        for i in range(needed):
+            k = rng.randrange(pool)
+            vector = vectors[k] + noise.normal(0, 0.02, size=vectors.shape[1]).astype(np.float32)
+            vector /= np.linalg.norm(vector)
+            text = texts[k].replace("\t", " ")
+            buffer.write(
+                f"{org.pk}\t{documents[i // 20]}\t{i % 20}\tSynthetic\t\t{text}\t0\t{len(text)}\t"
+                f"[{','.join(f'{x:.5f}' for x in vector)}]\t{general.pk}\tshared\t{actor.user.pk}\t2026-01-01\n"
+            )
+        buffer.seek(0)
+        with cursor.copy(
+            "COPY memory_chunk (org_id, document_id, ordinal, title, heading, text, char_start, char_end, embedding,"
+            " category_id, scope, owner_id, recorded_at) FROM STDIN"
+        ) as copy:
+            copy.write(buffer.read())
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE memory_chunk")
+    return time.perf_counter() - started
+
+
+def questions(count: int, seed: int = 11) -> list[str]:
+    rng = random.Random(seed)
+    forms = [
+        "who {verb} {obj} for {customer}?",
+        "what did {team} decide about {obj}",
+        "{person} {customer} {obj}",
+        "when was {obj} {verb} for {customer}",
+    ]
+    return [
+        rng.choice(forms).format(
+            verb=rng.choice(VERBS), obj=rng.choice(OBJECTS), customer=rng.choice(CUSTOMERS),
+            team=rng.choice(TEAMS), person=rng.choice(PEOPLE),
+        )  # fmt: skip
+        for _ in range(count)
+    ]

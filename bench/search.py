@@ -1,0 +1,93 @@
+"""Search latency at several corpus sizes: through the selector and end to end over MCP.
+
+    .venv/bin/python -m bench.search --chunks 10000,100000 --queries 200
+
+For each size, an organisation ``bench-<size>`` is filled with synthetic passages (kept between
+runs), then every query runs through ``search_chunks`` (the selector all interfaces use,
+query embedding included) and through ``search_company_memory`` over real HTTP.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import httpx
+
+from bench.mcp_calls import ROOT, percentile, run_level, setup_environment
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--chunks", default="10000,100000")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--top-k", type=int, default=5)
+    parser.add_argument("--port", type=int, default=8766)
+    parser.add_argument("--no-mcp", action="store_true")
+    args = parser.parse_args()
+    env = setup_environment()
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
+    import django
+
+    django.setup()
+    from bench.corpus import bench_org, chunk_count, fill, questions
+    from brain.services import create_token
+    from memory.retrieval import search_chunks
+
+    queries = questions(args.queries)
+    print(f"cores={os.cpu_count()} queries={len(queries)} top_k={args.top_k}")
+    print(f"{'chunks':>8} {'where':>9} {'mode':>7} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7}")
+    for size in [int(s) for s in args.chunks.split(",")]:
+        org, actor = bench_org(f"bench-{size}")
+        seconds = fill(org, actor, size)
+        if seconds:
+            print(f"(filled bench-{size} to {chunk_count(org)} chunks in {seconds:.0f} s)", file=sys.stderr)
+        for mode in ("auto", "vector", "keyword"):
+            for q in queries[:20]:
+                search_chunks(actor=actor, query=q, top_k=args.top_k, mode=mode)  # warm caches
+            latencies = []
+            for q in queries:
+                started = time.perf_counter()
+                search_chunks(actor=actor, query=q, top_k=args.top_k, mode=mode)
+                latencies.append((time.perf_counter() - started) * 1000)
+            print(f"{size:>8} {'selector':>9} {mode:>7} {statistics.median(latencies):>7.1f} "
+                  f"{percentile(latencies, 95):>7.1f} {percentile(latencies, 99):>7.1f}")  # fmt: skip
+        if not args.no_mcp:
+            token = create_token(org=org, user=actor.user, scopes=["read"], expires_in_days=1).plaintext
+            print_mcp(size, token, queries, args)
+
+
+def print_mcp(size: int, token: str, queries: list[str], args: argparse.Namespace) -> None:
+    env = dict(os.environ)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "brain.asgi:application", "--port", str(args.port), "--no-access-log",
+         "--log-level", "warning"],
+        cwd=ROOT, env=env,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{args.port}/mcp"
+    try:
+        for _ in range(200):
+            try:
+                httpx.post(url, timeout=1)
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        latencies: list[float] = []
+        for q in queries:
+            result = asyncio.run(run_level(url, token, "search_company_memory", {"query": q, "top_k": args.top_k}, 1, 1))
+            latencies.append(result["p50_ms"])
+        latencies = latencies[10:]  # the first calls load the model in the server
+        print(f"{size:>8} {'mcp':>9} {'auto':>7} {statistics.median(latencies):>7.1f} "
+              f"{percentile(latencies, 95):>7.1f} {percentile(latencies, 99):>7.1f}")  # fmt: skip
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+if __name__ == "__main__":
+    main()
