@@ -110,8 +110,11 @@ def questions(count: int, seed: int = 11) -> list[str]:
     ]
     return [
         rng.choice(forms).format(
-            verb=rng.choice(VERBS), obj=rng.choice(OBJECTS), customer=rng.choice(CUSTOMERS),
-            team=rng.choice(TEAMS), person=rng.choice(PEOPLE),
+            verb=rng.choice(VERBS),
+            obj=rng.choice(OBJECTS),
+            customer=rng.choice(CUSTOMERS),
+            team=rng.choice(TEAMS),
+            person=rng.choice(PEOPLE),
         )  # fmt: skip
         for _ in range(count)
     ]

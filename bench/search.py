@@ -79,7 +79,9 @@ def print_mcp(size: int, token: str, queries: list[str], args: argparse.Namespac
                 time.sleep(0.1)
         latencies: list[float] = []
         for q in queries:
-            result = asyncio.run(run_level(url, token, "search_company_memory", {"query": q, "top_k": args.top_k}, 1, 1))
+            result = asyncio.run(
+                run_level(url, token, "search_company_memory", {"query": q, "top_k": args.top_k}, 1, 1)
+            )
             latencies.append(result["p50_ms"])
         latencies = latencies[10:]  # the first calls load the model in the server
         print(f"{size:>8} {'mcp':>9} {'auto':>7} {statistics.median(latencies):>7.1f} "

@@ -1,0 +1,108 @@
+"""Ingestion throughput with a real Celery worker, and the resident memory of web and worker.
+
+    .venv/bin/python -m bench.ingest --documents 200 --words 300
+
+Saves documents through the same service as add_company_knowledge (ingestion queued on
+commit), runs one Celery worker as ./brainctl run does (2 pool processes), and times until all
+are ready. Then serves a few searches from uvicorn and reports each process's resident memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import subprocess
+import sys
+import time
+
+import httpx
+import psutil
+
+from bench.mcp_calls import ROOT, setup_environment
+
+
+def rss_mb(process: psutil.Process) -> float:
+    total = process.memory_info().rss
+    for child in process.children(recursive=True):
+        try:
+            total += child.memory_info().rss
+        except psutil.NoSuchProcess:
+            pass
+    return total / 2**20
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--documents", type=int, default=200)
+    parser.add_argument("--words", type=int, default=300)
+    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--port", type=int, default=8767)
+    args = parser.parse_args()
+    env = setup_environment()
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
+    import django
+
+    django.setup()
+    from bench.corpus import bench_org, sentence
+    from brain.services import create_token
+    from memory.models import Document
+    from memory.services import add_document
+
+    org, actor = bench_org(f"bench-ingest-{int(time.time())}")
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "brain", "worker", "-Q", "celery,ingest", "-c", str(args.concurrency),
+         "-l", "warning", "-n", f"bench-{time.time()}@%h"],
+        cwd=ROOT, env=env,
+    )  # fmt: skip
+    from brain.celery import app
+
+    while not app.control.broadcast("ping", reply=True, timeout=0.5, limit=1):
+        time.sleep(0.5)
+    rng = random.Random(3)
+    texts = []
+    for _ in range(args.documents):
+        words: list[str] = []
+        while len(words) < args.words:
+            words += sentence(rng).split()
+        paragraphs = [" ".join(words[i : i + 60]) for i in range(0, len(words), 60)]
+        texts.append("\n\n".join(paragraphs))
+    started = time.perf_counter()
+    ids = [add_document(actor=actor, title=f"Doc {i}", content=t).document.pk for i, t in enumerate(texts)]
+    pending = Document.objects.filter(pk__in=ids).exclude(status__in=["ready", "failed"])
+    while pending.exists():
+        time.sleep(0.2)
+    seconds = time.perf_counter() - started
+    chunks = sum(Document.objects.filter(pk__in=ids).values_list("chunk_count", flat=True))
+    failed = Document.objects.filter(pk__in=ids, status="failed").count()
+    print(f"documents={len(ids)} words_each={args.words} chunks={chunks} failed={failed} seconds={seconds:.1f}")
+    print(f"documents/s={len(ids) / seconds:.1f} chunks/s={chunks / seconds:.1f}")
+    print(f"worker resident memory: {rss_mb(psutil.Process(worker.pid)):.0f} MB (main + {args.concurrency} pool)")
+    token = create_token(org=org, user=actor.user, scopes=["read"], expires_in_days=1).plaintext
+    web = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "brain.asgi:application", "--port", str(args.port), "--log-level",
+         "warning"],
+        cwd=ROOT, env=env,
+    )  # fmt: skip
+    try:
+        url = f"http://127.0.0.1:{args.port}/mcp"
+        headers = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"}
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "search_company_memory", "arguments": {"query": "who owns the contract"}}}  # fmt: skip
+        for _ in range(200):
+            try:
+                httpx.post(url, json=body, headers=headers, timeout=30)
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        for _ in range(20):
+            httpx.post(url, json=body, headers=headers, timeout=30)
+        print(f"web resident memory after searches: {rss_mb(psutil.Process(web.pid)):.0f} MB")
+    finally:
+        web.terminate()
+        worker.terminate()
+        web.wait(10)
+        worker.wait(30)
+
+
+if __name__ == "__main__":
+    main()
