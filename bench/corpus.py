@@ -82,7 +82,7 @@ def fill(org: Organisation, actor: Actor, chunks: int, *, pool: int = 2000, seed
         buffer = io.StringIO()
         for i in range(needed):
             k = rng.randrange(pool)
-            vector = vectors[k] + noise.normal(0, 0.02, size=vectors.shape[1]).astype(np.float32)
+            vector = vectors[k] + np.asarray(noise.normal(0, 0.02, size=vectors.shape[1]), dtype=np.float32)
             vector /= np.linalg.norm(vector)
             text = texts[k].replace("\t", " ")
             buffer.write(

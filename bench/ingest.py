@@ -10,6 +10,7 @@ are ready. Then serves a few searches from uvicorn and reports each process's re
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import subprocess
 import sys
@@ -24,10 +25,8 @@ from bench.mcp_calls import ROOT, setup_environment
 def rss_mb(process: psutil.Process) -> float:
     total = process.memory_info().rss
     for child in process.children(recursive=True):
-        try:
+        with contextlib.suppress(psutil.NoSuchProcess):  # a pool process may just have exited
             total += child.memory_info().rss
-        except psutil.NoSuchProcess:
-            pass
     return total / 2**20
 
 
@@ -86,8 +85,8 @@ def main() -> None:
     try:
         url = f"http://127.0.0.1:{args.port}/mcp"
         headers = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"}
-        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                "params": {"name": "search_company_memory", "arguments": {"query": "who owns the contract"}}}  # fmt: skip
+        search = {"name": "search_company_memory", "arguments": {"query": "who owns the contract"}}
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": search}
         for _ in range(200):
             try:
                 httpx.post(url, json=body, headers=headers, timeout=30)
