@@ -52,6 +52,12 @@ BRAIN_EMBEDDINGS_MODEL = env_str("BRAIN_EMBEDDINGS_MODEL", "text-embedding-3-sma
 BRAIN_EMBEDDINGS_KEY = env_str("BRAIN_EMBEDDINGS_KEY")
 if BRAIN_EMBEDDER == "openai" and not BRAIN_EMBEDDINGS_URL:
     raise ImproperlyConfigured("BRAIN_EMBEDDER=openai needs BRAIN_EMBEDDINGS_URL")
+# Facts, entities and values are extracted from every ingested document unless switched off.
+BRAIN_EXTRACT_FACTS = env_bool("BRAIN_EXTRACT_FACTS", True)
+# Optional OpenAI-compatible chat endpoint that refines extraction; everything works without it.
+BRAIN_LLM_URL = env_str("BRAIN_LLM_URL")
+BRAIN_LLM_MODEL = env_str("BRAIN_LLM_MODEL", "gpt-4o-mini")
+BRAIN_LLM_KEY = env_str("BRAIN_LLM_KEY")
 # A document claimed longer ago than this is taken to be lost with its worker and is re-queued.
 BRAIN_INGEST_LEASE_SECONDS = env_int("BRAIN_INGEST_LEASE_SECONDS", 600, minimum=5)
 BRAIN_REPORT_RETENTION_DAYS = env_int("BRAIN_REPORT_RETENTION_DAYS", 90, minimum=1, maximum=3650)

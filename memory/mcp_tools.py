@@ -270,3 +270,6 @@ def _passage_page(passages: list[Any], limit: int, diagnostics: bool) -> PageOut
         if diagnostics
         else None,
     )
+
+
+from memory import graph_tools  # noqa: E402,F401  (registers the graph tools)

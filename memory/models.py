@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
+from django.db.models.functions import Lower
 from django.utils import timezone
 from pgvector.django import HnswIndex, VectorField
 
@@ -115,3 +117,140 @@ class Chunk(models.Model):
     @property
     def public_id(self) -> str:
         return f"chunk_{self.pk}"
+
+
+class Entity(models.Model):
+    """A person, team, customer, deal, project, system or term the organisation's knowledge names."""
+
+    org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="entities")
+    name = models.CharField(max_length=200)
+    type = models.CharField(max_length=40, default="other")
+    aliases = ArrayField(models.CharField(max_length=200), default=list, blank=True)
+    summary = models.TextField(blank=True)
+    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name_plural = "entities"
+        constraints = [
+            models.UniqueConstraint(Lower("name"), "org", name="entity_unique_name_per_org"),
+        ]
+        indexes = [
+            GinIndex(fields=["name"], opclasses=["gin_trgm_ops"], name="entity_name_trgm"),
+            models.Index(fields=["org", "type"], name="entity_org_type"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def public_id(self) -> str:
+        return f"ent_{self.pk}"
+
+
+class Fact(models.Model):
+    """A self-contained statement with two timelines.
+
+    valid_from / valid_to: when it was true in the world. recorded_at / superseded_at: when Brain
+    believed it. "As of day D" means recorded by the end of D and not superseded by then.
+    Supersession never deletes: the old fact keeps its row, with superseded_at and superseded_by.
+    """
+
+    class Kind(models.TextChoices):
+        FACT = "fact"
+        DECISION = "decision"
+        PREFERENCE = "preference"
+        EVENT = "event"
+        PROCEDURE = "procedure"
+
+    class Source(models.TextChoices):
+        EXTRACTED = "extracted"  # from an ingested document
+        REMEMBERED = "remembered"  # stated through remember
+
+    org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="facts")
+    statement = models.TextField()
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.FACT)
+    subject = models.ForeignKey(
+        Entity, null=True, blank=True, on_delete=models.SET_NULL, related_name="facts_as_subject"
+    )
+    object = models.ForeignKey(Entity, null=True, blank=True, on_delete=models.SET_NULL, related_name="facts_as_object")
+    relation = models.CharField(max_length=80, blank=True)
+    value_key = models.CharField(max_length=80, blank=True, help_text="The value this fact states, if any.")
+    single_valued = models.BooleanField(default=False, help_text="Its relation or value holds one value at a time.")
+    valid_from = models.DateField(null=True, blank=True)
+    valid_to = models.DateField(null=True, blank=True)
+    recorded_at = models.DateTimeField(default=timezone.now)
+    superseded_at = models.DateTimeField(null=True, blank=True)
+    superseded_by = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.EXTRACTED)
+    document = models.ForeignKey(Document, null=True, blank=True, on_delete=models.CASCADE, related_name="facts")
+    chunk = models.ForeignKey(Chunk, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    title = models.CharField(max_length=240, blank=True)
+    description = models.TextField(blank=True)
+    category = models.ForeignKey(Category, on_delete=models.RESTRICT, related_name="+")
+    scope = models.CharField(max_length=16, choices=Scope.choices, default=Scope.SHARED)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS)
+    search = models.GeneratedField(
+        expression=SearchVector("statement", config="english"), output_field=SearchVectorField(), db_persist=True
+    )
+
+    class Meta:
+        indexes = [
+            HnswIndex(
+                name="fact_embedding_hnsw",
+                fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
+            GinIndex(fields=["search"], name="fact_search_gin"),
+            models.Index(fields=["org", "subject", "relation"], name="fact_subject_relation"),
+            models.Index(fields=["org", "recorded_at"], name="fact_org_recorded"),
+        ]
+
+    def __str__(self) -> str:
+        return self.statement[:80]
+
+    @property
+    def public_id(self) -> str:
+        return f"mem_{self.pk}"
+
+
+class Value(models.Model):
+    """A recorded value of an entity, for comparing and totalling across entities."""
+
+    org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="+")
+    entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="values")
+    fact = models.ForeignKey(Fact, on_delete=models.CASCADE, related_name="values")
+    key = models.CharField(max_length=80)
+    number = models.FloatField(null=True, blank=True)
+    date = models.DateField(null=True, blank=True)
+    text = models.CharField(max_length=500, blank=True)
+    unit = models.CharField(max_length=20, blank=True)
+    stated_on = models.DateField(null=True, blank=True, help_text="The date the source stated it.")
+
+    class Meta:
+        indexes = [models.Index(fields=["org", "key"], name="value_org_key")]
+
+    def __str__(self) -> str:
+        return f"{self.entity} {self.key}={self.number if self.number is not None else self.date or self.text}"
+
+
+class Mention(models.Model):
+    """Where an entity is named: provenance from the graph back to documents and chunks."""
+
+    entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="mentions")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="mentions")
+    surface = models.CharField(max_length=200)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["entity", "document", "surface"], name="mention_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.surface} in {self.document_id}"

@@ -179,7 +179,19 @@ def ingest_documents(*, document_ids: list[int], task_id: str | None = None) -> 
         return outcome
     for document, claim, drafts in work:
         outcome[document.pk] = _store(document.pk, claim, drafts, [next(vectors) for _ in drafts])
+        if outcome[document.pk] == "ready" and settings.BRAIN_EXTRACT_FACTS:
+            _extract(document.pk)
     return outcome
+
+
+def _extract(document_id: int) -> None:
+    """Facts come after the passages: a document is searchable even if extraction fails."""
+    from memory.enrich import extract_document
+
+    try:
+        extract_document(document_id=document_id)
+    except Exception:
+        logger.exception("extracting facts from document %s failed; its passages are searchable", document_id)
 
 
 def _embed(texts: list[str]) -> list[np.ndarray]:

@@ -1,0 +1,252 @@
+"""Reads of the graph: facts, entities, neighbourhoods, overview, timeline and values.
+
+Every read starts from ``visible_facts``: the caller's organisation, readable categories and
+shared-or-own scope, applied in SQL. Entities are visible through a visible fact or mention.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from django.db import connection, transaction
+from django.db.models import Count, Exists, Max, Min, OuterRef, Q, QuerySet
+
+from brain.actors import Actor
+from brain.errors import InvalidArgument, NotFound
+from memory.access import readable, readable_category_ids
+from memory.embedding import get_embedder
+from memory.models import Document, Entity, Fact, Mention, Value
+from memory.retrieval import RRF_K, end_of_day
+
+ENTITY_ID = re.compile(r"^ent_(\d{1,18})$")
+MEMORY_ID = re.compile(r"^(?:mem_)?(\d{1,18})$")
+
+
+def visible_facts(*, actor: Actor) -> QuerySet[Fact]:
+    return Fact.objects.filter(readable(actor))
+
+
+def believed(facts: QuerySet[Fact], *, as_of: date | None, include_superseded: bool = False) -> QuerySet[Fact]:
+    """Facts Brain believed now, or at the end of ``as_of``; all recorded ones with history."""
+    if as_of is not None:
+        moment = end_of_day(as_of)
+        facts = facts.filter(recorded_at__lte=moment)
+        if not include_superseded:
+            facts = facts.filter(Q(superseded_at__isnull=True) | Q(superseded_at__gt=moment))
+        return facts
+    return facts if include_superseded else facts.filter(superseded_at__isnull=True)
+
+
+def parse_memory_id(value: str) -> int:
+    match = MEMORY_ID.match(value.strip())
+    if match is None:
+        raise InvalidArgument(f"{value!r} is not a memory id; memory ids look like mem_123.")
+    return int(match.group(1))
+
+
+@dataclass
+class ScoredFact:
+    fact: Fact
+    score: float
+    ranks: dict[str, int]
+
+
+def search_facts(
+    *, actor: Actor, query: str, limit: int = 5, as_of: date | None = None, include_superseded: bool = False
+) -> list[ScoredFact]:
+    """Hybrid search over facts: vector neighbours and full-text rank, fused by reciprocal rank."""
+    cats, candidates = readable_category_ids(actor=actor), max(50, limit * 4)
+    where = "f.org_id = %(org)s AND f.category_id = ANY(%(cats)s) AND (f.scope = 'shared' OR f.owner_id = %(user)s)"
+    params: dict[str, Any] = {"org": actor.org.pk, "cats": cats, "user": actor.user.pk, "n": candidates}
+    if as_of is not None:
+        params["as_of"] = end_of_day(as_of)
+        where += " AND f.recorded_at <= %(as_of)s"
+        if not include_superseded:
+            where += " AND (f.superseded_at IS NULL OR f.superseded_at > %(as_of)s)"
+    elif not include_superseded:
+        where += " AND f.superseded_at IS NULL"
+    vector = "[" + ",".join(f"{x:.6f}" for x in get_embedder().embed([query])[0]) + "]"
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        cursor.execute(
+            f"SELECT f.id FROM memory_fact f WHERE {where} ORDER BY f.embedding <=> %(vec)s::vector LIMIT %(n)s",
+            {**params, "vec": vector},
+        )
+        by_vector = [row[0] for row in cursor.fetchall()]
+        cursor.execute(
+            "SELECT f.id FROM memory_fact f, "
+            "to_tsquery('simple', replace(plainto_tsquery('english', %(q)s)::text, ' & ', ' | ')) q "
+            f"WHERE {where} AND f.search @@ q ORDER BY ts_rank_cd(f.search, q) DESC LIMIT %(n)s",
+            {**params, "q": query},
+        )
+        by_words = [row[0] for row in cursor.fetchall()]
+    fused: dict[int, float] = {}
+    ranks: dict[int, dict[str, int]] = {}
+    for name, ids in (("vector", by_vector), ("keyword", by_words)):
+        for rank, fid in enumerate(ids, start=1):
+            fused[fid] = fused.get(fid, 0.0) + 1.0 / (RRF_K + rank)
+            ranks.setdefault(fid, {})[name] = rank
+    top = sorted(fused, key=lambda fid: -fused[fid])[:limit]
+    facts = Fact.objects.in_bulk(top)
+    for fact in Fact.objects.filter(pk__in=top).select_related("subject", "object", "document"):
+        facts[fact.pk] = fact
+    best = max(fused.values(), default=1.0)
+    return [ScoredFact(facts[fid], round(fused[fid] / best, 3), ranks[fid]) for fid in top if fid in facts]
+
+
+def visible_entities(*, actor: Actor) -> QuerySet[Entity]:
+    facts = visible_facts(actor=actor)
+    documents = Document.objects.filter(readable(actor))
+    return Entity.objects.filter(org=actor.org).filter(
+        Exists(facts.filter(Q(subject=OuterRef("pk")) | Q(object=OuterRef("pk"))))
+        | Exists(Mention.objects.filter(entity=OuterRef("pk"), document__in=documents))
+    )
+
+
+def connection_counts(*, actor: Actor, entity_ids: list[int]) -> dict[int, int]:
+    current = visible_facts(actor=actor).filter(superseded_at__isnull=True)
+    counts: dict[int, int] = dict.fromkeys(entity_ids, 0)
+    for field in ("subject", "object"):
+        rows = current.filter(**{f"{field}__in": entity_ids}).values(field).annotate(n=Count("pk"))
+        for row in rows:
+            counts[row[field]] += row["n"]
+    return counts
+
+
+def find_entities(*, actor: Actor, name: str, limit: int = 10) -> list[Entity]:
+    """Exact name or alias first, then names containing it, then names that look alike."""
+    name = name.strip()
+    entities = visible_entities(actor=actor)
+    exact = list(entities.filter(Q(name__iexact=name) | Q(aliases__icontains=name)).order_by("name")[:limit])
+    exact = [e for e in exact if e.name.lower() == name.lower() or name.lower() in (a.lower() for a in e.aliases)]
+    seen = {e.pk for e in exact}
+    partial = [e for e in entities.filter(name__icontains=name).order_by("name")[: limit * 2] if e.pk not in seen]
+    seen |= {e.pk for e in partial}
+    similar = [e for e in entities.filter(name__trigram_similar=name)[: limit * 2] if e.pk not in seen]
+    return (exact + partial + similar)[:limit]
+
+
+def resolve_entity(*, actor: Actor, ref: str) -> Entity:
+    match = ENTITY_ID.match(ref.strip())
+    if match:
+        entity = visible_entities(actor=actor).filter(pk=int(match.group(1))).first()
+        if entity is None:
+            raise NotFound(f"No entity {ref} that you can see.")
+        return entity
+    found = find_entities(actor=actor, name=ref, limit=1)
+    if not found:
+        raise NotFound(f"No entity named like {ref!r}. Try find_entity with part of the name.")
+    return found[0]
+
+
+@dataclass
+class Neighbourhood:
+    entity: Entity
+    outgoing: list[Fact]
+    incoming: list[Fact]
+    neighbours: list[Entity]
+    total: int
+    truncated: bool
+
+
+def explore(
+    *, actor: Actor, entity: Entity, depth: int = 1, limit: int = 15, include_superseded: bool = False,
+    as_of: date | None = None,
+) -> Neighbourhood:  # fmt: skip
+    facts = believed(visible_facts(actor=actor), as_of=as_of, include_superseded=include_superseded)
+    frontier, seen = {entity.pk}, {entity.pk}
+    collected: list[int] = []
+    for _ in range(depth):
+        layer = facts.filter(Q(subject_id__in=frontier) | Q(object_id__in=frontier)).exclude(pk__in=collected)
+        rows = list(layer.select_related("subject", "object", "document").order_by("-recorded_at")[: limit * 3])
+        collected += [f.pk for f in rows]
+        frontier = {e for f in rows for e in (f.subject_id, f.object_id) if e and e not in seen}
+        seen |= frontier
+    total = len(collected)
+    chosen = Fact.objects.filter(pk__in=collected).select_related("subject", "object", "document")
+    chosen_list = sorted(chosen, key=lambda f: (f.superseded_at is not None, -f.recorded_at.timestamp()))[:limit]
+    neighbours = Entity.objects.filter(pk__in=(seen - {entity.pk}))
+    return Neighbourhood(
+        entity=entity,
+        outgoing=[f for f in chosen_list if f.subject_id == entity.pk],
+        incoming=[f for f in chosen_list if f.subject_id != entity.pk],
+        neighbours=list(neighbours.order_by("name")[:limit]),
+        total=total,
+        truncated=total > limit,
+    )
+
+
+def overview(*, actor: Actor) -> dict[str, Any]:
+    documents = Document.objects.filter(readable(actor))
+    facts = visible_facts(actor=actor).filter(superseded_at__isnull=True)
+    entities = visible_entities(actor=actor)
+    span = documents.aggregate(first=Min("recorded_at"), last=Max("recorded_at"))
+    top_ids = list(facts.exclude(subject__isnull=True).values("subject").annotate(n=Count("pk")).order_by("-n")[:10])
+    names = Entity.objects.in_bulk([row["subject"] for row in top_ids])
+    return {
+        "documents": documents.count(),
+        "facts": facts.count(),
+        "superseded_facts": visible_facts(actor=actor).filter(superseded_at__isnull=False).count(),
+        "entities": entities.count(),
+        "first_recorded": span["first"],
+        "last_recorded": span["last"],
+        "by_source_kind": dict(documents.values_list("source_kind").annotate(n=Count("pk")).order_by("-n")),
+        "top_entities": [(names[row["subject"]], row["n"]) for row in top_ids if row["subject"] in names],
+        "relations": dict(
+            facts.exclude(relation="").values_list("relation").annotate(n=Count("pk")).order_by("-n")[:30]
+        ),
+        "entity_types": dict(entities.values_list("type").annotate(n=Count("pk")).order_by("-n")),
+    }
+
+
+def recent_documents(*, actor: Actor, limit: int = 15) -> list[Document]:
+    return list(Document.objects.filter(readable(actor)).order_by("-recorded_at", "-pk")[:limit])
+
+
+def timeline(
+    *, actor: Actor, entity: Entity | None = None, start: date | None = None, end: date | None = None, limit: int = 40
+) -> list[Fact]:
+    """Memories recorded or superseded in the window, oldest first (the newest ``limit`` of them)."""
+    facts = visible_facts(actor=actor)
+    if entity is not None:
+        facts = facts.filter(Q(subject=entity) | Q(object=entity))
+    window = Q()
+    if start is not None:
+        window &= Q(recorded_at__date__gte=start) | Q(superseded_at__date__gte=start)
+    if end is not None:
+        facts = facts.filter(recorded_at__lte=end_of_day(end))
+    rows = facts.filter(window).select_related("subject", "object", "superseded_by", "document")
+    newest = list(rows.order_by("-recorded_at", "-pk")[:limit])
+    return sorted(newest, key=lambda f: (f.recorded_at, f.pk))
+
+
+def value_keys(*, actor: Actor) -> list[tuple[str, int]]:
+    values = Value.objects.filter(fact__in=visible_facts(actor=actor).filter(superseded_at__isnull=True))
+    return list(values.values_list("key").annotate(n=Count("pk")).order_by("-n", "key"))
+
+
+def lookup_values(
+    *, actor: Actor, key: str, entity_type: str | None = None, minimum: float | None = None,
+    maximum: float | None = None, start: date | None = None, end: date | None = None, limit: int = 20,
+    as_of: date | None = None,
+) -> list[Value]:  # fmt: skip
+    facts = believed(visible_facts(actor=actor), as_of=as_of)
+    values = Value.objects.filter(fact__in=facts, key=key).select_related("entity", "fact", "fact__document")
+    if entity_type:
+        values = values.filter(entity__type=entity_type)
+    if minimum is not None:
+        values = values.filter(number__gte=minimum)
+    if maximum is not None:
+        values = values.filter(number__lte=maximum)
+    if start is not None:
+        values = values.filter(Q(date__gte=start) | Q(date__isnull=True, stated_on__gte=start))
+    if end is not None:
+        values = values.filter(Q(date__lte=end) | Q(date__isnull=True, stated_on__lte=end))
+    return list(values.order_by("-number", "date", "entity__name")[:limit])
+
+
+def as_datetime(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None

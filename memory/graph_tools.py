@@ -1,0 +1,471 @@
+"""Graph tools: facts, entities, neighbourhoods, overview, episodes, timeline, values, remember, forget."""
+
+from __future__ import annotations
+
+import datetime as dt
+from datetime import date, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from brain.actors import Actor
+from brain.mcp.limits import Clamped
+from brain.mcp.registry import ToolOutput, mcp_tool
+from memory import facts as fact_services
+from memory import graph
+from memory.models import Entity, Fact
+
+# --- shared shapes ------------------------------------------------------------------------
+
+
+class EntityRef(BaseModel):
+    entity_id: str
+    name: str
+
+
+class FactOut(BaseModel):
+    memory_id: str
+    statement: str
+    kind: str
+    subject: EntityRef | None = None
+    object: EntityRef | None = None
+    relation: str | None = None
+    valid_from: date | None = None
+    valid_to: date | None = None
+    recorded_at: datetime
+    superseded: bool
+    superseded_at: datetime | None = None
+    superseded_by: str | None = None
+    source_document_id: str | None = None
+    source_title: str | None = None
+    score: float | None = None
+
+    @classmethod
+    def of(cls, fact: Fact, score: float | None = None) -> FactOut:
+        def ref(entity: Entity | None) -> EntityRef | None:
+            return EntityRef(entity_id=entity.public_id, name=entity.name) if entity else None
+
+        return cls(
+            memory_id=fact.public_id, statement=fact.statement, kind=fact.kind, subject=ref(fact.subject),
+            object=ref(fact.object), relation=fact.relation or None, valid_from=fact.valid_from,
+            valid_to=fact.valid_to, recorded_at=fact.recorded_at, superseded=fact.superseded_at is not None,
+            superseded_at=fact.superseded_at,
+            superseded_by=f"mem_{fact.superseded_by_id}" if fact.superseded_by_id else None,
+            source_document_id=f"doc_{fact.document_id}" if fact.document_id else None,
+            source_title=fact.document.title if fact.document_id and fact.document else None, score=score,
+        )  # fmt: skip
+
+    def line(self) -> str:
+        window = ""
+        if self.valid_from or self.valid_to:
+            window = f" (valid {self.valid_from or '…'} → {self.valid_to or 'now'})"
+        mark = " SUPERSEDED" if self.superseded else ""
+        ends = [f"{e.name} ({e.entity_id})" for e in (self.subject, self.object) if e]
+        entities = f"\n   Entities: {' → '.join(ends)}" if ends else ""
+        source = f"\n   Source: {self.source_title} [{self.source_document_id}]" if self.source_title else ""
+        return f"[{self.memory_id}]{mark} {self.statement}{window}{entities}{source}"
+
+
+def _lines(items: list[FactOut], empty: str) -> str:
+    return "\n".join(f"{i}. {f.line()}" for i, f in enumerate(items, 1)) or empty
+
+
+# --- search_facts -------------------------------------------------------------------------
+
+
+class SearchFactsArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    query: str = Field(min_length=1, max_length=500, description="A natural-language question (up to 500).")
+    limit: Annotated[int, Clamped(1, 20)] = Field(5, description="How many facts, 1 to 20 (default 5).")
+    as_of: date | None = Field(None, description="What Brain believed at the end of this day (YYYY-MM-DD).")
+    include_superseded: bool = Field(False, description="Also facts later corrected or replaced (history).")
+
+
+class FactsOut(ToolOutput):
+    facts: list[FactOut]
+    count: int
+
+    def to_text(self) -> str:
+        return _lines(self.facts, "No facts match. Say Brain has nothing on this rather than guessing.")
+
+
+@mcp_tool("search_facts", title="Search Company Facts", args=SearchFactsArgs, output=FactsOut, idempotent=True)
+def search_facts_tool(actor: Actor, args: SearchFactsArgs) -> FactsOut:
+    """Search the organisation's facts (statements extracted from documents or remembered), by
+    meaning and words. Each fact carries its validity window, whether it was SUPERSEDED, its score,
+    and the entities at both ends with their ids, ready for explore_entity. Prefer current facts;
+    pass as_of for what was believed on an earlier day. For passages of documents use
+    search_company_memory; for a full answer with evidence use ask_company_memory."""
+    found = graph.search_facts(
+        actor=actor, query=args.query, limit=args.limit, as_of=args.as_of, include_superseded=args.include_superseded
+    )
+    items = [FactOut.of(s.fact, s.score) for s in found]
+    return FactsOut(facts=items, count=len(items))
+
+
+# --- find_entity --------------------------------------------------------------------------
+
+
+class FindEntityArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1, max_length=200, description="The name, whole or part (up to 200).")
+    limit: Annotated[int, Clamped(1, 20)] = Field(10, description="How many matches, 1 to 20 (default 10).")
+
+
+class EntityOut(BaseModel):
+    entity_id: str
+    name: str
+    type: str
+    aliases: list[str]
+    connections: int
+    summary: str
+
+
+class EntitiesOut(ToolOutput):
+    entities: list[EntityOut]
+
+    def to_text(self) -> str:
+        rows = [f"- {e.name} ({e.entity_id}, {e.type}, {e.connections} connections)" + (f": {e.summary}" if e.summary
+                else "") for e in self.entities]  # fmt: skip
+        return "\n".join(rows) or "No entity matches that name."
+
+
+@mcp_tool("find_entity", title="Find Company Entity", args=FindEntityArgs, output=EntitiesOut, idempotent=True)
+def find_entity_tool(actor: Actor, args: FindEntityArgs) -> EntitiesOut:
+    """Resolve a name to the people, teams, customers, projects or systems Brain knows: exact
+    names and aliases first, then partial and similar names, case-insensitive. Returns each
+    entity's id, type, aliases, connection count and summary. Use it when you know what you are
+    looking for and need its id; when you have a question, use ask_company_memory or search_facts."""
+    found = graph.find_entities(actor=actor, name=args.name, limit=args.limit)
+    counts = graph.connection_counts(actor=actor, entity_ids=[e.pk for e in found])
+    return EntitiesOut(
+        entities=[
+            EntityOut(
+                entity_id=e.public_id,
+                name=e.name,
+                type=e.type,
+                aliases=e.aliases,
+                connections=counts.get(e.pk, 0),
+                summary=e.summary,
+            )
+            for e in found
+        ]  # fmt: skip
+    )
+
+
+# --- explore_entity -----------------------------------------------------------------------
+
+
+class ExploreArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    entity: str = Field(min_length=1, max_length=200, description="An entity id (ent_...) or a name.")
+    depth: Annotated[int, Clamped(1, 3)] = Field(1, description="Hops to walk, 1 to 3 (default 1).")
+    limit: Annotated[int, Clamped(1, 50)] = Field(15, description="How many facts, 1 to 50 (default 15).")
+    include_superseded: bool = Field(False, description="Also replaced facts: the entity's history.")
+    as_of: date | None = Field(None, description="The facts believed at the end of this day (YYYY-MM-DD).")
+
+
+class ExploreOut(ToolOutput):
+    entity: EntityOut
+    outgoing: list[FactOut]
+    incoming: list[FactOut]
+    neighbours: list[EntityRef]
+    truncated: bool
+    notice: str | None = None
+
+    def to_text(self) -> str:
+        head = (
+            f"{self.entity.name} ({self.entity.entity_id}, {self.entity.type}, {self.entity.connections} connections)"
+        )
+        parts = [head + (f": {self.entity.summary}" if self.entity.summary else "")]
+        parts += [f"→ {f.line()}" for f in self.outgoing] + [f"← {f.line()}" for f in self.incoming]
+        if self.neighbours:
+            parts.append("Neighbours: " + ", ".join(f"{n.name} ({n.entity_id})" for n in self.neighbours))
+        if self.notice:
+            parts.append(self.notice)
+        return "\n".join(parts)
+
+
+@mcp_tool("explore_entity", title="Explore Company Entity", args=ExploreArgs, output=ExploreOut, idempotent=True)
+def explore_entity_tool(actor: Actor, args: ExploreArgs) -> ExploreOut:
+    """Walk the graph from one entity: the facts about it (→ outgoing, ← incoming) and the
+    entities at their other ends, each with an id you can explore next. Prefer this to searching
+    again with reworded questions. Current facts only unless include_superseded; as_of gives the
+    facts believed on an earlier day. When there is more than limit, it says so and how to get more."""
+    entity = graph.resolve_entity(actor=actor, ref=args.entity)
+    hood = graph.explore(actor=actor, entity=entity, depth=args.depth, limit=args.limit,
+                         include_superseded=args.include_superseded, as_of=args.as_of)  # fmt: skip
+    connections = graph.connection_counts(actor=actor, entity_ids=[entity.pk])[entity.pk]
+    notice = None
+    if hood.truncated:
+        notice = (f"Showing {args.limit} of {hood.total} facts. Call again with a larger limit (up to 50), or "
+                  "explore one of the neighbours.")  # fmt: skip
+    return ExploreOut(
+        entity=EntityOut(
+            entity_id=entity.public_id,
+            name=entity.name,
+            type=entity.type,
+            aliases=entity.aliases,
+            connections=connections,
+            summary=entity.summary,
+        ),  # fmt: skip
+        outgoing=[FactOut.of(f) for f in hood.outgoing],
+        incoming=[FactOut.of(f) for f in hood.incoming],
+        neighbours=[EntityRef(entity_id=n.public_id, name=n.name) for n in hood.neighbours],
+        truncated=hood.truncated,
+        notice=notice,
+    )
+
+
+# --- get_schema and recent_episodes -------------------------------------------------------
+
+
+class NoArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SchemaOut(ToolOutput):
+    documents: int
+    facts: int
+    superseded_facts: int
+    entities: int
+    first_recorded: datetime | None
+    last_recorded: datetime | None
+    by_source_kind: dict[str, int]
+    entity_types: dict[str, int]
+    relations: dict[str, int]
+    top_entities: list[EntityOut]
+
+    def to_text(self) -> str:
+        top = ", ".join(f"{e.name} ({e.entity_id}, {e.connections})" for e in self.top_entities) or "none"
+        return (
+            f"{self.documents} documents, {self.facts} current facts ({self.superseded_facts} superseded), "
+            f"{self.entities} entities; recorded {self.first_recorded or '-'} to {self.last_recorded or '-'}.\n"
+            f"By source: {self.by_source_kind}\nEntity types: {self.entity_types}\nRelations: {self.relations}\n"
+            f"Most connected: {top}"
+        )
+
+
+@mcp_tool("get_schema", title="Describe Company Memory", args=NoArgs, output=SchemaOut, idempotent=True)
+def get_schema_tool(actor: Actor, args: NoArgs) -> SchemaOut:
+    """An overview of what this memory holds for the caller: counts of documents, facts and
+    entities, the recorded date range, content by source kind, entity types, relation types and
+    the most-connected entities with their ids. Use it to orient yourself, when searches come back
+    empty, or to answer "what does Brain know?"."""
+    data = graph.overview(actor=actor)
+    return SchemaOut(
+        **{k: v for k, v in data.items() if k != "top_entities"},
+        top_entities=[
+            EntityOut(
+                entity_id=e.public_id, name=e.name, type=e.type, aliases=e.aliases, connections=n, summary=e.summary
+            )
+            for e, n in data["top_entities"]
+        ],  # fmt: skip
+    )
+
+
+class RecentArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    limit: Annotated[int, Clamped(1, 50)] = Field(15, description="How many, 1 to 50 (default 15).")
+
+
+class EpisodeOut(BaseModel):
+    document_id: str
+    title: str
+    source_kind: str
+    status: str
+    recorded_at: datetime
+    occurred_at: datetime | None
+    preview: str
+
+
+class EpisodesOut(ToolOutput):
+    episodes: list[EpisodeOut]
+
+    def to_text(self) -> str:
+        rows = [f"- {e.recorded_at:%Y-%m-%d %H:%M} [{e.source_kind}] {e.title} ({e.document_id}): {e.preview}"
+                for e in self.episodes]  # fmt: skip
+        return "\n".join(rows) or "Nothing has been ingested yet."
+
+
+@mcp_tool("recent_episodes", title="Recent Company Memory", args=RecentArgs, output=EpisodesOut, idempotent=True)
+def recent_episodes_tool(actor: Actor, args: RecentArgs) -> EpisodesOut:
+    """The newest source content in memory (uploads, synced records, remembered facts), newest
+    first, each with a 200-character preview. Use it to catch up at the start of a session."""
+    return EpisodesOut(
+        episodes=[
+            EpisodeOut(document_id=d.public_id, title=d.title, source_kind=d.source_kind, status=d.status,
+                       recorded_at=d.recorded_at, occurred_at=d.occurred_at, preview=" ".join(d.content.split())[:200])
+            for d in graph.recent_documents(actor=actor, limit=args.limit)
+        ]
+    )  # fmt: skip
+
+
+# --- memory_timeline ----------------------------------------------------------------------
+
+
+class TimelineArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    entity: str | None = Field(None, max_length=200, description="An entity name or id; omit for everything.")
+    from_: date | None = Field(None, alias="from", description="Recorded or superseded on or after this day.")
+    to: date | None = Field(None, description="Recorded by the end of this day.")
+    limit: Annotated[int, Clamped(1, 200)] = Field(40, description="Newest entries to return, 1 to 200 (default 40).")
+
+
+@mcp_tool("memory_timeline", title="Company Memory Timeline", args=TimelineArgs, output=FactsOut, idempotent=True)
+def memory_timeline_tool(actor: Actor, args: TimelineArgs) -> FactsOut:
+    """How knowledge changed over a window: the memories recorded or superseded in it, oldest
+    first, each with when it was recorded, when and by what it was replaced, and the dates it was
+    valid for. Use it for "how did X change", "what did we think before July", "what changed since
+    a date". Name an entity to follow one thing. The only tool that returns superseded memories by
+    default."""
+    entity = graph.resolve_entity(actor=actor, ref=args.entity) if args.entity else None
+    rows = graph.timeline(actor=actor, entity=entity, start=args.from_, end=args.to, limit=args.limit)
+    items = [FactOut.of(f) for f in rows]
+    return FactsOut(facts=items, count=len(items))
+
+
+# --- lookup_values ------------------------------------------------------------------------
+
+
+class ValuesArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    key: str | None = Field(None, max_length=80, description="e.g. deal_value, price, headcount; omit to list keys.")
+    entity_type: str | None = Field(None, max_length=40, description="customer, deal, person, project, ...")
+    min: float | None = Field(None, description="Only numbers at or above this.")
+    max: float | None = Field(None, description="Only numbers at or below this.")
+    from_: date | None = Field(None, alias="from", description="Only dated values on or after this day.")
+    to: date | None = Field(None, description="Only dated values on or before this day.")
+    limit: Annotated[int, Clamped(1, 100)] = Field(20, description="How many, 1 to 100 (default 20).")
+
+
+class ValueOut(BaseModel):
+    entity: EntityRef
+    key: str
+    number: float | None
+    date: dt.date | None
+    text: str
+    unit: str
+    stated_on: dt.date | None
+    memory_id: str
+    source_title: str | None
+
+
+class ValuesOut(ToolOutput):
+    keys: list[dict[str, Any]] | None = None
+    values: list[ValueOut] | None = None
+    total: float | None = None
+
+    def to_text(self) -> str:
+        if self.keys is not None:
+            return "Recorded keys: " + (", ".join(f"{k['key']} ({k['count']})" for k in self.keys) or "none")
+        rows = [f"- {v.entity.name}: {v.key} = {v.number if v.number is not None else v.date or v.text} {v.unit}"
+                f" (stated {v.stated_on}, {v.memory_id})" for v in self.values or []]  # fmt: skip
+        total = f"\nTotal: {self.total:g}" if self.total is not None else ""
+        return ("\n".join(rows) or "No recorded values match.") + total
+
+
+@mcp_tool("lookup_values", title="Look Up Recorded Values", args=ValuesArgs, output=ValuesOut, idempotent=True)
+def lookup_values_tool(actor: Actor, args: ValuesArgs) -> ValuesOut:
+    """Compare, filter or total the values recorded for entities of one kind: amounts, prices,
+    dates, counts, rates ("which deals are worth more than 50k", "what renews this quarter").
+    Call it without key to see which keys this organisation records. Each value is what a document
+    or person stated, with the date it was stated: not a live figure, so check the owning system
+    before acting on a number."""
+    if not args.key:
+        return ValuesOut(keys=[{"key": k, "count": n} for k, n in graph.value_keys(actor=actor)])
+    rows = graph.lookup_values(actor=actor, key=args.key, entity_type=args.entity_type, minimum=args.min,
+                               maximum=args.max, start=args.from_, end=args.to, limit=args.limit)  # fmt: skip
+    values = [
+        ValueOut(entity=EntityRef(entity_id=v.entity.public_id, name=v.entity.name), key=v.key, number=v.number,
+                 date=v.date, text=v.text, unit=v.unit, stated_on=v.stated_on, memory_id=v.fact.public_id,
+                 source_title=v.fact.document.title if v.fact.document else None)
+        for v in rows
+    ]  # fmt: skip
+    numbers = [v.number for v in values if v.number is not None]
+    return ValuesOut(values=values, total=sum(numbers) if numbers else None)
+
+
+# --- remember and forget ------------------------------------------------------------------
+
+
+class EntityIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    type: str = Field(max_length=40)
+    name: str = Field(min_length=1, max_length=200)
+    summary: str = Field("", max_length=2000)
+
+
+class RelationIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    from_: str = Field(alias="from", min_length=1, max_length=200)
+    to: str = Field(min_length=1, max_length=200)
+    relation: str = Field(min_length=1, max_length=80, pattern=r"^[a-z][a-z0-9_]*$")
+
+
+class RememberArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    content: str = Field(
+        min_length=1, max_length=20_000, description="A self-contained statement, with names and dates."
+    )
+    kind: Literal["fact", "decision", "preference", "event", "procedure"] = "fact"
+    subject: str | None = Field(None, max_length=200, description="The entity it is mainly about.")
+    valid_from: date | None = None
+    valid_to: date | None = None
+    replaces_memory_id: str | None = Field(None, max_length=40, description="A memory (mem_...) this corrects.")
+    entities: list[EntityIn] = Field(default_factory=list, max_length=50)
+    relations: list[RelationIn] = Field(default_factory=list, max_length=50)
+    scope: Literal["shared", "personal"] = Field("shared", description="shared: the organisation; personal: you only.")
+    title: str = Field("", max_length=240)
+    description: str = Field("", max_length=2000, description="Where this came from.")
+
+
+class RememberedOut(ToolOutput):
+    memory_id: str
+    scope: str
+    message: str
+
+    def to_text(self) -> str:
+        return f"{self.message} ({self.memory_id}, {self.scope})"
+
+
+@mcp_tool("remember", title="Remember a Company Fact", args=RememberArgs, output=RememberedOut, scope="write")
+def remember_tool(actor: Actor, args: RememberArgs) -> RememberedOut:
+    """Store a durable fact, decision, preference, event or procedure the user states or asks
+    you to remember, as one self-contained statement with names and dates. scope shared is for
+    knowledge about the company, its customers, systems and people; personal is for the user's own
+    preferences, reminders and anything they say is just for them. If it corrects an earlier
+    memory, pass replaces_memory_id. Never use it for passing conversation state. The memory is
+    searchable at once; its passages within minutes. Returns the memory id (for forget)."""
+    replaces = graph.parse_memory_id(args.replaces_memory_id) if args.replaces_memory_id else None
+    fact = fact_services.remember(
+        actor=actor, content=args.content, kind=args.kind, subject=args.subject, valid_from=args.valid_from,
+        valid_to=args.valid_to, replaces_memory_id=replaces, entities=[e.model_dump() for e in args.entities],
+        relations=[{"from": r.from_, "to": r.to, "relation": r.relation} for r in args.relations],
+        scope=args.scope, title=args.title, description=args.description,
+    )  # fmt: skip
+    return RememberedOut(memory_id=fact.public_id, scope=fact.scope, message="Remembered.")
+
+
+class ForgetArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    memory_id: str = Field(min_length=1, max_length=40, description="The id remember returned (mem_...).")
+
+
+class ForgottenOut(ToolOutput):
+    memory_id: str
+    forgotten: str
+
+    def to_text(self) -> str:
+        return f"Forgot {self.memory_id}: {self.forgotten}"
+
+
+@mcp_tool("forget", title="Forget a Remembered Fact", args=ForgetArgs, output=ForgottenOut, scope="write",
+          destructive=True, idempotent=True, billing="free")  # fmt: skip
+def forget_tool(actor: Actor, args: ForgetArgs) -> ForgottenOut:
+    """Delete a memory you stored with remember. It only removes what was remembered by this same
+    user, never uploaded or synced documents, so source material cannot be deleted by mistake.
+    Never billed."""
+    memory_id = graph.parse_memory_id(args.memory_id)
+    statement = fact_services.forget(actor=actor, memory_id=memory_id)
+    return ForgottenOut(memory_id=f"mem_{memory_id}", forgotten=statement[:200])
