@@ -142,7 +142,7 @@ def apply_supersession(new: Fact) -> None:
     )
     if new.scope == Scope.PERSONAL:
         rivals = rivals.filter(owner_id=new.owner_id)
-    now = timezone.now()
+    now = new.recorded_at  # the old belief ends when the new one was recorded
     for old in rivals:
         if not _overlaps(old, new) or _same_claim(old, new):
             continue

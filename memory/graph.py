@@ -213,12 +213,14 @@ def timeline(
     facts = visible_facts(actor=actor)
     if entity is not None:
         facts = facts.filter(Q(subject=entity) | Q(object=entity))
-    window = Q()
+    recorded, superseded = Q(), Q(superseded_at__isnull=False)
     if start is not None:
-        window &= Q(recorded_at__date__gte=start) | Q(superseded_at__date__gte=start)
+        recorded &= Q(recorded_at__date__gte=start)
+        superseded &= Q(superseded_at__date__gte=start)
     if end is not None:
-        facts = facts.filter(recorded_at__lte=end_of_day(end))
-    rows = facts.filter(window).select_related("subject", "object", "superseded_by", "document")
+        recorded &= Q(recorded_at__lte=end_of_day(end))
+        superseded &= Q(superseded_at__lte=end_of_day(end))
+    rows = facts.filter(recorded | superseded if start or end else Q()).select_related("subject", "object", "superseded_by", "document")
     newest = list(rows.order_by("-recorded_at", "-pk")[:limit])
     return sorted(newest, key=lambda f: (f.recorded_at, f.pk))
 

@@ -272,4 +272,5 @@ def _passage_page(passages: list[Any], limit: int, diagnostics: bool) -> PageOut
     )
 
 
-from memory import graph_tools  # noqa: E402,F401  (registers the graph tools)
+# The graph tools and ask_company_memory live in modules of their own; importing them registers them.
+from memory import ask, graph_tools, prompts  # noqa: E402, F401, I001

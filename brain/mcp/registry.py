@@ -112,3 +112,30 @@ def visible_tools(*, scopes: frozenset[str], features: set[str]) -> list[ToolSpe
 
 def is_visible(spec: ToolSpec, *, scopes: frozenset[str], features: set[str]) -> bool:
     return spec.scope in scopes and (spec.feature is None or spec.feature in features)
+
+
+PromptFn = Callable[[Actor, dict[str, str]], str]
+
+
+@dataclass(frozen=True)
+class PromptSpec:
+    name: str
+    title: str
+    description: str
+    arguments: tuple[tuple[str, str, bool], ...]  # (name, description, required)
+    fn: PromptFn
+
+
+PROMPTS: dict[str, PromptSpec] = {}
+
+
+def mcp_prompt(
+    name: str, *, title: str, arguments: tuple[tuple[str, str, bool], ...] = ()
+) -> Callable[[PromptFn], PromptFn]:
+    """Register a prompt: a function that gathers memory server-side into one user message."""
+
+    def decorator(fn: PromptFn) -> PromptFn:
+        PROMPTS[name] = PromptSpec(name, title, inspect.cleandoc(fn.__doc__ or ""), arguments, fn)
+        return fn
+
+    return decorator

@@ -13,13 +13,15 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 from starlette.applications import Starlette
 
 import brain
 from brain.actors import Actor
 from brain.mcp.auth import ApiTokenVerifier, current_caller
 from brain.mcp.invoke import execute
-from brain.mcp.registry import TOOLS, ToolSpec, is_visible, visible_tools
+from brain.mcp.registry import PROMPTS, TOOLS, PromptSpec, ToolSpec, is_visible, visible_tools
 
 INSTRUCTIONS = (
     "Brain is this organisation's company memory. Call init first: it returns the rules for using "
@@ -104,6 +106,48 @@ async def call_tool(ctx: ServerRequestContext[Any, Any], params: types.CallToolR
     return await sync_to_async(run_tool, thread_sensitive=False)(actor, spec, params.arguments or {})
 
 
+async def list_prompts(
+    ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+) -> types.ListPromptsResult:
+    current_caller()
+    return types.ListPromptsResult(
+        prompts=[
+            types.Prompt(
+                name=spec.name,
+                title=spec.title,
+                description=spec.description,
+                arguments=[types.PromptArgument(name=n, description=d, required=r) for n, d, r in spec.arguments],
+            )
+            for spec in PROMPTS.values()
+        ]
+    )
+
+
+def _render_prompt(actor: Actor, spec: PromptSpec, arguments: dict[str, str]) -> str:
+    close_old_connections()
+    try:
+        return spec.fn(actor, arguments)
+    finally:
+        close_old_connections()
+
+
+async def get_prompt(
+    ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
+) -> types.GetPromptResult:
+    actor, _ = current_caller()
+    spec = PROMPTS.get(params.name)
+    if spec is None:
+        raise MCPError(code=INVALID_PARAMS, message=f"No prompt named {params.name!r}; see prompts/list.")
+    arguments = params.arguments or {}
+    missing = [n for n, _, required in spec.arguments if required and not arguments.get(n, "").strip()]
+    if missing:
+        raise MCPError(code=INVALID_PARAMS, message=f"Prompt {spec.name} needs: {', '.join(missing)}.")
+    text = await sync_to_async(_render_prompt, thread_sensitive=False)(actor, spec, arguments)
+    return types.GetPromptResult(
+        description=spec.description, messages=[types.PromptMessage(role="user", content=types.TextContent(text=text))]
+    )
+
+
 def build_server() -> Server[Any]:
     return Server(
         "brain",
@@ -112,6 +156,8 @@ def build_server() -> Server[Any]:
         instructions=INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
     )
 
 
