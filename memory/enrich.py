@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import asdict
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -20,7 +21,7 @@ logger = logging.getLogger("brain.extract")
 MAX_KNOWN = 500
 
 
-def _known_entities(org_id: int, text: str) -> list[object]:
+def _known_entities(org_id: int, text: str) -> list[Any]:
     from memory.extraction import KnownEntity
 
     lowered = text.lower()

@@ -34,7 +34,8 @@ def _run(request: Request, spec: ToolSpec, arguments: dict[str, Any]) -> Respons
 
 
 def tool_view(tool: str, method: str, *, summary: str = "") -> type[APIView]:
-    """A view class for one tool. GET reads arguments from the query string, POST from the body."""
+    """A view class for one tool. GET reads arguments from the query string, POST from the body;
+    arguments in the URL path (``<str:memory_id>``) are added to either."""
     spec = TOOLS[tool]
     errors = {
         400: OpenApiResponse(ErrorBody, description="Invalid arguments or a refusal"),
@@ -55,10 +56,18 @@ def tool_view(tool: str, method: str, *, summary: str = "") -> type[APIView]:
 
         class GetView(APIView):
             @docs
-            def get(self, request: Request) -> Response:
-                return _run(request, spec, dict(request.query_params.items()))
+            def get(self, request: Request, **path: str) -> Response:
+                return _run(request, spec, {**dict(request.query_params.items()), **path})
 
         view: type[APIView] = GetView
+    elif method == "delete":
+
+        class DeleteView(APIView):
+            @docs
+            def delete(self, request: Request, **path: str) -> Response:
+                return _run(request, spec, dict(path))
+
+        view = DeleteView
     else:
 
         class PostView(APIView):
