@@ -59,8 +59,9 @@ def _token_prefix() -> str:
 
 
 class ApiToken(models.Model):
-    READ, WRITE = "read", "write"
-    SCOPES = [READ, WRITE]
+    READ, WRITE, PERSONAL = "read", "write", "personal"
+    # personal: writes are limited to the token owner's personal memory; shared knowledge is refused.
+    SCOPES = [READ, WRITE, PERSONAL]
 
     org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="tokens")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")

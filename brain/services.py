@@ -70,9 +70,13 @@ def create_token(
     wanted = sorted(set(scopes))
     unknown = [s for s in wanted if s not in ApiToken.SCOPES]
     if unknown or not wanted:
-        raise InvalidArgument(f"Scopes must be 'read' or 'read,write'; got {','.join(scopes) or 'nothing'}.")
+        raise InvalidArgument(
+            f"Scopes must be 'read', 'read,write' or 'read,write,personal'; got {','.join(scopes) or 'nothing'}."
+        )
+    if "personal" in wanted:
+        wanted = sorted({*wanted, "write"})  # personal is a limit on writing, so it implies write
     if "write" in wanted and "read" not in wanted:
-        wanted = ["read", "write"]
+        wanted = sorted({*wanted, "read"})
     if not Membership.objects.filter(org=org, user=user).exists():
         raise NotFound(f"{user.get_username()} is not a member of {org.slug}.")
     if expires_in_days is not None and not 1 <= expires_in_days <= 3650:

@@ -84,7 +84,8 @@ def connect(request: HttpRequest) -> HttpResponse:
     issued = None
     if request.method == "POST":
         org = next((o for o in orgs if str(o.pk) == request.POST.get("org")), None)
-        scopes = ["read", "write"] if request.POST.get("access") == "write" else ["read"]
+        access = request.POST.get("access")
+        scopes = {"write": ["read", "write"], "personal": ["read", "write", "personal"]}.get(access or "", ["read"])
         expiry = request.POST.get("expires", "")
         try:
             if org is None:

@@ -9,7 +9,7 @@ from django.http import HttpRequest
 from brain.admin import OrganisationAdmin, OrgScopedAdmin, admin_actor
 from brain.errors import DomainError
 from brain.models import Organisation
-from memory.models import Chunk, Document
+from memory.models import Chunk, Document, Entity, Fact, Value
 from memory.services import pause_ingestion, resume_ingestion, retry_document
 
 
@@ -69,3 +69,32 @@ def resume(modeladmin: Any, request: HttpRequest, queryset: QuerySet[Organisatio
 
 OrganisationAdmin.actions = [*OrganisationAdmin.actions, pause, resume]
 OrganisationAdmin.list_display = [*OrganisationAdmin.list_display, "ingestion_paused_at"]
+
+
+@admin.register(Entity)
+class EntityAdmin(OrgScopedAdmin):
+    list_display = ["name", "type", "org", "created_at"]
+    list_filter = ["type"]
+    search_fields = ["name", "aliases"]
+    exclude = ["embedding"]
+
+
+@admin.register(Fact)
+class FactAdmin(OrgScopedAdmin):
+    list_display = ["statement", "kind", "subject", "relation", "valid_from", "valid_to", "recorded_at",
+                    "superseded_at", "source", "scope"]  # fmt: skip
+    list_filter = ["kind", "source", "scope"]
+    search_fields = ["statement"]
+    exclude = ["embedding"]
+    raw_id_fields = ["subject", "object", "document", "chunk", "superseded_by"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        # Personal memories belong to their owners, even in the admin.
+        return super().get_queryset(request).filter(scope="shared")
+
+
+@admin.register(Value)
+class ValueAdmin(OrgScopedAdmin):
+    list_display = ["entity", "key", "number", "date", "text", "unit", "stated_on"]
+    list_filter = ["key"]
+    raw_id_fields = ["entity", "fact"]

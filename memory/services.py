@@ -71,6 +71,10 @@ def add_document(
         raise PermissionDenied("Saving knowledge needs a token with the write scope.")
     if scope not in Scope.values:
         raise InvalidArgument("scope must be 'shared' or 'personal'.")
+    if "personal" in actor.scopes and scope != Scope.PERSONAL:
+        raise PermissionDenied(
+            "This connection may only store personal memories; use remember with scope personal instead."
+        )
     if not title.strip() or not content.strip():
         raise InvalidArgument("Both title and content need some text.")
     digest = content_hash(title, content)

@@ -48,8 +48,9 @@ def test_it_rejects_tokens_of_deactivated_users(org):
     assert authenticate_token(issued.plaintext) is None
 
 
-def test_write_scope_implies_read(org):
+def test_write_scope_implies_read_and_personal_implies_write(org):
     assert make_token(org, scopes="write").token.scopes == ["read", "write"]
+    assert make_token(org, scopes="personal").token.scopes == ["personal", "read", "write"]
 
 
 @pytest.mark.parametrize("scopes", [[], ["admin"], ["read", "delete"]])

@@ -131,3 +131,16 @@ def test_the_first_ready_document_marks_the_memory_built(actor):
     assert actor.org.memory_built_at is None
     save(actor, "Policy", POLICY)
     assert Organisation.objects.get(pk=actor.org.pk).memory_built_at is not None
+
+
+def test_a_personal_only_actor_never_stores_shared_knowledge(org):
+    from conftest import make_actor
+    from memory.facts import remember
+
+    personal = make_actor(org, scopes="read,write,personal")
+    with pytest.raises(PermissionDenied, match="only store personal"):
+        add_document(actor=personal, title="t", content="c")
+    with pytest.raises(PermissionDenied, match="only store personal"):
+        remember(actor=personal, content="The office moves in May.")
+    fact = remember(actor=personal, content="I take Fridays off.", scope="personal")
+    assert fact.scope == "personal" and fact.owner_id == personal.user.pk
