@@ -196,14 +196,14 @@ def _repository_root(path: Path) -> Path:
 def repo_name(root: Path) -> str:
     """``owner/name`` from the ``origin`` remote when it is a hosted URL, else the folder name."""
     remote = _git(root, "config", "--get", "remote.origin.url", check=False).stdout.strip()
-    from_remote = _owner_and_name(remote)
+    from_remote = owner_and_name(remote)
     if from_remote:
         return from_remote
     name = root.name[:-4] if root.name.endswith(".git") and root.name != ".git" else root.name
     return name or "repository"
 
 
-def _owner_and_name(url: str) -> str | None:
+def owner_and_name(url: str) -> str | None:
     match = re.match(r"^(?:[a-z][a-z0-9+.-]*://[^/]+/|[\w.-]+@[\w.-]+:)(?P<path>.+?)(?:\.git)?/?$", url, re.I)
     if match is None or url.lower().startswith("file://"):
         return None

@@ -273,4 +273,4 @@ def _passage_page(passages: list[Any], limit: int, diagnostics: bool) -> PageOut
 
 
 # The graph tools and ask_company_memory live in modules of their own; importing them registers them.
-from memory import ask, graph_tools, prompts  # noqa: E402, F401, I001
+from memory import ask, graph_tools, prompts, why  # noqa: E402, F401, I001
