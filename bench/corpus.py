@@ -118,3 +118,58 @@ def questions(count: int, seed: int = 11) -> list[str]:
         )  # fmt: skip
         for _ in range(count)
     ]
+
+
+def fact_count(org: Organisation) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM memory_fact WHERE org_id = %s", [org.pk])
+        return int(cursor.fetchone()[0])
+
+
+def fill_facts(org: Organisation, actor: Actor, facts: int, *, pool: int = 2000, seed: int = 5) -> float:
+    """Add facts (with subject entities from the grammar's names) until the organisation holds ``facts``."""
+    from memory.embedding import get_embedder
+
+    have = fact_count(org)
+    if have >= facts:
+        return 0.0
+    started = time.perf_counter()
+    rng = random.Random(seed + have)
+    names = [*PEOPLE, *CUSTOMERS, *(f"{t} team" for t in TEAMS)]
+    with connection.cursor() as cursor:
+        for name in names:
+            cursor.execute(
+                "INSERT INTO memory_entity (org_id, name, type, aliases, summary, created_at) "
+                "VALUES (%s, %s, 'other', '{}', '', now()) ON CONFLICT DO NOTHING",
+                [org.pk, name],
+            )
+        cursor.execute("SELECT id, name FROM memory_entity WHERE org_id = %s", [org.pk])
+        entity_ids = {name: pk for pk, name in cursor.fetchall()}
+        cursor.execute("SELECT id FROM memory_document WHERE org_id = %s ORDER BY id LIMIT 1000", [org.pk])
+        documents = [row[0] for row in cursor.fetchall()]
+    statements = [sentence(rng).split(";")[0] + "." for _ in range(pool)]
+    vectors = get_embedder().embed(statements)
+    general = Category.objects.get(org=org, slug="general")
+    noise = np.random.default_rng(seed)
+    buffer = io.StringIO()
+    for _ in range(facts - have):
+        k = rng.randrange(pool)
+        vector = vectors[k] + np.asarray(noise.normal(0, 0.02, size=vectors.shape[1]), dtype=np.float32)
+        vector /= np.linalg.norm(vector)
+        subject = entity_ids.get(statements[k].split(" from ")[0], "\\N")
+        buffer.write(
+            f"{org.pk}\t{statements[k]}\tfact\t{subject}\t\t\t\tf\t2026-01-01\textracted\t{rng.choice(documents)}"
+            f"\t\t\\N\t{general.pk}\tshared\t{actor.user.pk}\t[{','.join(f'{x:.5f}' for x in vector)}]\n"
+        )
+    buffer.seek(0)
+    with (
+        connection.cursor() as cursor,
+        cursor.copy(
+            "COPY memory_fact (org_id, statement, kind, subject_id, relation, value_key, description, single_valued,"
+            " recorded_at, source, document_id, title, valid_from, category_id, scope, owner_id, embedding) FROM STDIN"
+        ) as copy,
+    ):
+        copy.write(buffer.read())
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE memory_fact")
+    return time.perf_counter() - started
