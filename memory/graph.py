@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from django.db import connection, transaction
 from django.db.models import Count, Exists, Max, Min, OuterRef, Q, QuerySet
 
 from brain.actors import Actor
@@ -19,7 +18,7 @@ from brain.errors import InvalidArgument, NotFound
 from memory.access import readable, readable_category_ids
 from memory.embedding import get_embedder
 from memory.models import Document, Entity, Fact, Mention, Value
-from memory.retrieval import RRF_K, end_of_day
+from memory.retrieval import RRF_K, RRF_WEIGHTS, _keyword_candidates, _vector_candidates, end_of_day
 
 ENTITY_ID = re.compile(r"^ent_(\d{1,18})$")
 MEMORY_ID = re.compile(r"^(?:mem_)?(\d{1,18})$")
@@ -57,42 +56,31 @@ class ScoredFact:
 def search_facts(
     *, actor: Actor, query: str, limit: int = 5, as_of: date | None = None, include_superseded: bool = False
 ) -> list[ScoredFact]:
-    """Hybrid search over facts: vector neighbours and full-text rank, fused by reciprocal rank."""
-    cats, candidates = readable_category_ids(actor=actor), max(50, limit * 4)
-    where = "f.org_id = %(org)s AND f.category_id = ANY(%(cats)s) AND (f.scope = 'shared' OR f.owner_id = %(user)s)"
-    params: dict[str, Any] = {"org": actor.org.pk, "cats": cats, "user": actor.user.pk, "n": candidates}
+    """Hybrid search over facts with the passage search's retrievers (HNSW neighbours, BM25),
+    fused by reciprocal rank. Access and time are part of the SQL."""
+    where = "c.org_id = %(org)s AND c.category_id = ANY(%(cats)s) AND (c.scope = 'shared' OR c.owner_id = %(user)s)"
+    params: dict[str, Any] = {"org": actor.org.pk, "cats": readable_category_ids(actor=actor), "user": actor.user.pk}
     if as_of is not None:
         params["as_of"] = end_of_day(as_of)
-        where += " AND f.recorded_at <= %(as_of)s"
+        where += " AND c.recorded_at <= %(as_of)s"
         if not include_superseded:
-            where += " AND (f.superseded_at IS NULL OR f.superseded_at > %(as_of)s)"
+            where += " AND (c.superseded_at IS NULL OR c.superseded_at > %(as_of)s)"
     elif not include_superseded:
-        where += " AND f.superseded_at IS NULL"
-    vector = "[" + ",".join(f"{x:.6f}" for x in get_embedder().embed([query])[0]) + "]"
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-        cursor.execute(
-            f"SELECT f.id FROM memory_fact f WHERE {where} ORDER BY f.embedding <=> %(vec)s::vector LIMIT %(n)s",
-            {**params, "vec": vector},
-        )
-        by_vector = [row[0] for row in cursor.fetchall()]
-        cursor.execute(
-            "SELECT f.id FROM memory_fact f, "
-            "to_tsquery('simple', replace(plainto_tsquery('english', %(q)s)::text, ' & ', ' | ')) q "
-            f"WHERE {where} AND f.search @@ q ORDER BY ts_rank_cd(f.search, q) DESC LIMIT %(n)s",
-            {**params, "q": query},
-        )
-        by_words = [row[0] for row in cursor.fetchall()]
+        where += " AND c.superseded_at IS NULL"
+    candidates = max(40, limit * 4)
+    vector = get_embedder().embed([query])[0]
+    lists = {
+        "vector": _vector_candidates(vector, where, params, candidates, table="memory_fact"),
+        "keyword": _keyword_candidates(query, where, params, candidates, table="memory_fact"),
+    }
     fused: dict[int, float] = {}
     ranks: dict[int, dict[str, int]] = {}
-    for name, ids in (("vector", by_vector), ("keyword", by_words)):
-        for rank, fid in enumerate(ids, start=1):
-            fused[fid] = fused.get(fid, 0.0) + 1.0 / (RRF_K + rank)
+    for name, rows in lists.items():
+        for rank, (fid, _score) in enumerate(rows, start=1):
+            fused[fid] = fused.get(fid, 0.0) + RRF_WEIGHTS[name] / (RRF_K + rank)
             ranks.setdefault(fid, {})[name] = rank
     top = sorted(fused, key=lambda fid: -fused[fid])[:limit]
-    facts = Fact.objects.in_bulk(top)
-    for fact in Fact.objects.filter(pk__in=top).select_related("subject", "object", "document"):
-        facts[fact.pk] = fact
+    facts = Fact.objects.filter(pk__in=top).select_related("subject", "object", "document").in_bulk()
     best = max(fused.values(), default=1.0)
     return [ScoredFact(facts[fid], round(fused[fid] / best, 3), ranks[fid]) for fid in top if fid in facts]
 
@@ -100,8 +88,10 @@ def search_facts(
 def visible_entities(*, actor: Actor) -> QuerySet[Entity]:
     facts = visible_facts(actor=actor)
     documents = Document.objects.filter(readable(actor))
+    # Three EXISTS rather than one with OR: each can use its own index.
     return Entity.objects.filter(org=actor.org).filter(
-        Exists(facts.filter(Q(subject=OuterRef("pk")) | Q(object=OuterRef("pk"))))
+        Exists(facts.filter(subject=OuterRef("pk")))
+        | Exists(facts.filter(object=OuterRef("pk")))
         | Exists(Mention.objects.filter(entity=OuterRef("pk"), document__in=documents))
     )
 
@@ -220,7 +210,9 @@ def timeline(
     if end is not None:
         recorded &= Q(recorded_at__lte=end_of_day(end))
         superseded &= Q(superseded_at__lte=end_of_day(end))
-    rows = facts.filter(recorded | superseded if start or end else Q()).select_related("subject", "object", "superseded_by", "document")
+    rows = facts.filter(recorded | superseded if start or end else Q()).select_related(
+        "subject", "object", "superseded_by", "document"
+    )
     newest = list(rows.order_by("-recorded_at", "-pk")[:limit])
     return sorted(newest, key=lambda f: (f.recorded_at, f.pk))
 

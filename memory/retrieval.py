@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from datetime import time as dtime
+from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -27,7 +28,7 @@ RRF_K = 60
 MODES = ("auto", "vector", "keyword")
 BM25_K1, BM25_B = 1.2, 0.75
 STATS_SECONDS = 300
-COMMON_SHARE, GATHER_TERMS = 0.1, 8
+COMMON_SHARE, GATHER_TERMS, DENSE_MATCHES, MAX_SCORED = 0.1, 8, 3000, 5000
 RRF_WEIGHTS = {"vector": 1.0, "keyword": 0.5}  # measured on QMSum: see docs/benchmarks.md
 NEAR_DUPLICATE = 0.92  # MMR only pushes down passages this alike to one already picked
 
@@ -72,12 +73,14 @@ def _filters(actor: Actor, as_of: date | None) -> tuple[str, dict[str, Any]]:
     return sql, params
 
 
-def _vector_candidates(vector: np.ndarray, where: str, params: dict[str, Any], limit: int) -> list[tuple[int, float]]:
+def _vector_candidates(
+    vector: np.ndarray, where: str, params: dict[str, Any], limit: int, table: str = "memory_chunk"
+) -> list[tuple[int, float]]:
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL hnsw.ef_search = %s", [max(40, limit * 2)])
         cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         cursor.execute(
-            f"SELECT c.id, c.embedding <=> %(vec)s::vector AS distance FROM memory_chunk c WHERE {where} "
+            f"SELECT c.id, c.embedding <=> %(vec)s::vector AS distance FROM {table} c WHERE {where} "
             "ORDER BY c.embedding <=> %(vec)s::vector LIMIT %(limit)s",
             {**params, "vec": "[" + ",".join(f"{x:.6f}" for x in vector) + "]", "limit": limit},
         )
@@ -86,7 +89,9 @@ def _vector_candidates(vector: np.ndarray, where: str, params: dict[str, Any], l
     return [(row[0], 1.0 - float(row[1])) for row in rows]
 
 
-def _keyword_candidates(query: str, where: str, params: dict[str, Any], limit: int) -> list[tuple[int, float]]:
+def _keyword_candidates(
+    query: str, where: str, params: dict[str, Any], limit: int, table: str = "memory_chunk"
+) -> list[tuple[int, float]]:
     """BM25 over the chunks' tsvectors: Postgres stems and drops stop words, we weigh the terms.
 
     A chunk matches when it holds any query term; each term counts by its inverse document
@@ -97,7 +102,7 @@ def _keyword_candidates(query: str, where: str, params: dict[str, Any], limit: i
         lexemes: list[str] = cursor.fetchone()[0] or []
     if not lexemes:
         return []
-    total, average, frequencies = _term_statistics(int(params["org"]), lexemes)
+    total, average, frequencies = _term_statistics(int(params["org"]), lexemes, table)
     weighted = [(lx, _idf(total, frequencies[lx])) for lx in lexemes if frequencies.get(lx)]
     if not weighted:
         return []
@@ -112,23 +117,29 @@ def _keyword_candidates(query: str, where: str, params: dict[str, Any], limit: i
     )
     terms = {f"term{i}": _quoted(lx) for i, (lx, _) in enumerate(weighted)}
     idfs = {f"idf{i}": idf for i, (_, idf) in enumerate(weighted)}
+    # At most MAX_SCORED matching rows are scored: on a very large organisation whose question
+    # terms are everywhere, the keyword arm stays fast and the vector arm carries the ranking.
+    sql = (
+        f"SELECT id, score FROM (SELECT c.id, ({presence}) * %(k1p1)s / (1 + %(k1)s * (1 - %(b)s + %(b)s * "
+        f"length(c.search) / %(avg)s)) AS score FROM {table} c WHERE {where} "
+        "AND c.search @@ to_tsquery('simple', %(any)s) LIMIT %(scan)s) scored ORDER BY score DESC LIMIT %(limit)s"
+    )
+    values = {**params, **terms, **idfs, "k1": BM25_K1, "k1p1": BM25_K1 + 1, "b": BM25_B, "avg": max(average, 1.0),
+              "limit": limit, "scan": MAX_SCORED}  # fmt: skip
+    rows: list[tuple[int, float]] = []
+    if len(gather) >= 2 and sum(frequencies[lx] for lx in gather) > DENSE_MATCHES:
+        # Many chunks hold some term: score those holding two of the rarest first, which is where
+        # the best BM25 scores are; fall back to any term when that finds too few.
+        pairs = combinations(gather[:4], 2)
+        rows = _fetch(sql, {**values, "any": " | ".join(f"({_quoted(a)} & {_quoted(b)})" for a, b in pairs)})
+    if len(rows) < limit:
+        rows = _fetch(sql, {**values, "any": " | ".join(_quoted(lx) for lx in gather)})
+    return rows
+
+
+def _fetch(sql: str, params: dict[str, Any]) -> list[tuple[int, float]]:
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT c.id, ({presence}) * %(k1p1)s / (1 + %(k1)s * (1 - %(b)s + %(b)s * length(c.search) / %(avg)s)) "
-            f"AS score FROM memory_chunk c WHERE {where} AND c.search @@ to_tsquery('simple', %(any)s) "
-            "ORDER BY score DESC LIMIT %(limit)s",
-            {
-                **params,
-                **terms,
-                **idfs,
-                "k1": BM25_K1,
-                "k1p1": BM25_K1 + 1,
-                "b": BM25_B,
-                "avg": max(average, 1.0),
-                "any": " | ".join(_quoted(lx) for lx in gather),
-                "limit": limit,
-            },
-        )
+        cursor.execute(sql, params)
         return [(row[0], float(row[1])) for row in cursor.fetchall()]
 
 
@@ -141,27 +152,27 @@ def _idf(total: int, frequency: int) -> float:
     return math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
 
 
-def _term_statistics(org_id: int, lexemes: list[str]) -> tuple[int, float, dict[str, int]]:
+def _term_statistics(org_id: int, lexemes: list[str], table: str) -> tuple[int, float, dict[str, int]]:
     """Chunk count, average length and per-term document frequency, cached for a few minutes:
     ranking needs their proportions, not the last chunk ingested."""
-    key = f"bm25:{org_id}"
+    key = f"bm25:{table}:{org_id}"
     totals = cache.get(key)
     if totals is None:
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT count(*), coalesce(avg(length(search)), 1) FROM memory_chunk WHERE org_id = %s", [org_id]
+                f"SELECT count(*), coalesce(avg(length(search)), 1) FROM {table} WHERE org_id = %s", [org_id]
             )
             count, average = cursor.fetchone()
         totals = (int(count), float(average))
         cache.set(key, totals, STATS_SECONDS)
-    keys = {lx: f"bm25:{org_id}:{hashlib.md5(lx.encode()).hexdigest()}" for lx in lexemes}
+    keys = {lx: f"bm25:{table}:{org_id}:{hashlib.md5(lx.encode()).hexdigest()}" for lx in lexemes}
     cached = cache.get_many(list(keys.values()))
     frequencies = {lx: cached[k] for lx, k in keys.items() if k in cached}
     missing = [lx for lx in lexemes if lx not in frequencies]
     if missing:
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT q.lexeme, (SELECT count(*) FROM memory_chunk c WHERE c.org_id = %s "
+                f"SELECT q.lexeme, (SELECT count(*) FROM {table} c WHERE c.org_id = %s "
                 "AND c.search @@ to_tsquery('simple', quote_literal(q.lexeme))) FROM unnest(%s::text[]) AS q(lexeme)",
                 [org_id, missing],
             )
