@@ -109,7 +109,7 @@ def _keyword_candidates(
     # Chunks are gathered through the rarer terms only: a term in most chunks would drag nearly
     # the whole organisation into scoring while adding little to any score. It is still scored.
     by_rarity = sorted((lx for lx, _ in weighted), key=lambda lx: frequencies[lx])
-    gather = [lx for lx in by_rarity if frequencies[lx] <= COMMON_SHARE * total][:GATHER_TERMS] or by_rarity[:2]
+    gather = [lx for lx in by_rarity if frequencies[lx] < COMMON_SHARE * total][:GATHER_TERMS] or by_rarity[:2]
     # Per term: its weight when the chunk holds it. Passages are short, so a term's presence carries
     # nearly all of BM25's term-frequency factor, and testing presence keeps the scoring cheap.
     presence = " + ".join(
@@ -172,9 +172,12 @@ def _term_statistics(org_id: int, lexemes: list[str], table: str) -> tuple[int, 
     if missing:
         with connection.cursor() as cursor:
             cursor.execute(
-                f"SELECT q.lexeme, (SELECT count(*) FROM {table} c WHERE c.org_id = %s "
-                "AND c.search @@ to_tsquery('simple', quote_literal(q.lexeme))) FROM unnest(%s::text[]) AS q(lexeme)",
-                [org_id, missing],
+                # Counting stops at a tenth of the organisation: beyond that a term is common, its
+                # weight is near zero either way, and an exact count would read much of the table.
+                f"SELECT q.lexeme, (SELECT count(*) FROM (SELECT 1 FROM {table} c WHERE c.org_id = %s "
+                "AND c.search @@ to_tsquery('simple', quote_literal(q.lexeme)) LIMIT %s) hits) "
+                "FROM unnest(%s::text[]) AS q(lexeme)",
+                [org_id, max(1000, totals[0] // 10), missing],
             )
             found = dict(cursor.fetchall())
         frequencies.update(found)
