@@ -1,0 +1,61 @@
+"""Extraction inside ingestion: documents become entities, facts and values; supersession follows."""
+
+import pytest
+
+from memory import graph
+from memory.models import Entity, Fact, Value
+from memory.tests.factories import save
+
+pytestmark = pytest.mark.django_db
+
+HANDOVER = (
+    "Sam Carter was head of support at BigCo Ltd from January 2025.\n\n"
+    "On 3 March 2026 Priya Shah became head of support at BigCo.\n\n"
+    "BigCo signed the enterprise plan for $48,500 a year."
+)
+
+
+def test_an_ingested_document_yields_entities_facts_and_values(actor):
+    document = save(actor, "Support handover", HANDOVER, occurred_at=None)
+    facts = Fact.objects.filter(document=document)
+    assert facts.count() >= 2 and all(f.chunk_id for f in facts)
+    names = set(Entity.objects.filter(org=actor.org).values_list("name", flat=True))
+    assert {"Priya Shah", "Sam Carter"} <= names
+    assert not {"BigCo", "BigCo Ltd"} <= names  # one entity for both spellings
+    money = Value.objects.filter(org=actor.org, number=48500.0).first()
+    assert money is not None and money.unit == "USD"
+    assert graph.search_facts(actor=actor, query="who is head of support at BigCo?", limit=3)
+
+
+def test_reingesting_rebuilds_the_documents_facts_without_duplicates(actor):
+    from memory.enrich import extract_document
+
+    document = save(actor, "Support handover", HANDOVER)
+    before = Fact.objects.filter(document=document).count()
+    extract_document(document_id=document.pk)
+    assert Fact.objects.filter(document=document).count() == before
+
+
+def test_extraction_failure_leaves_the_document_searchable(actor, monkeypatch):
+    def broken(**kwargs):
+        raise RuntimeError("model missing")
+
+    monkeypatch.setattr("memory.enrich.extract_document", broken)
+    document = save(actor, "Notes", "Priya Shah joined BigCo in 2024.")
+    assert document.status == "ready" and document.chunk_count == 1
+
+
+def test_entities_from_other_documents_are_linked_not_duplicated(actor):
+    save(actor, "One", "Globex Corporation renewed its contract in May 2026.")
+    save(actor, "Two", "Globex asked for a discount on 4 June 2026.")
+    globex = [n for n in Entity.objects.filter(org=actor.org).values_list("name", flat=True) if "globex" in n.lower()]
+    assert len(globex) == 1
+
+
+def test_dates_come_from_date_spans_and_the_document_date(actor):
+    from django.utils import timezone
+
+    document = save(actor, "Plan", "Priya Shah will present the Zorblax roadmap next Friday.",
+                    occurred_at=timezone.make_aware(timezone.datetime(2026, 3, 9)))  # fmt: skip
+    statements = list(Fact.objects.filter(document=document).values_list("statement", flat=True))
+    assert any("2026-03-13" in s for s in statements), statements
