@@ -40,10 +40,10 @@ def history(actor):
     sam = state(actor, day(0), "Sam is head of support.", object="Sam", valid_from=date(2025, 1, 1), **role)
     priya = state(actor, day(60), "Priya is head of support.", object="Priya", valid_from=date(2026, 3, 1), **role)
     price = dict(subject="Starter plan", single_valued=True)
-    wrong = state(actor, day(10), "The starter plan costs 10 euros.", values=[{"key": "price", "number": 10.0, "unit": "EUR"}],
+    ten, twelve = [{"key": "price", "number": 10.0, "unit": "EUR"}], [{"key": "price", "number": 12.0, "unit": "EUR"}]
+    wrong = state(actor, day(10), "The starter plan costs 10 euros.", values=ten, valid_from=date(2026, 1, 1), **price)
+    right = state(actor, day(12), "Correction: the starter plan costs 12 euros.", values=twelve,
                   valid_from=date(2026, 1, 1), **price)  # fmt: skip
-    right = state(actor, day(12), "Correction: the starter plan costs 12 euros.",
-                  values=[{"key": "price", "number": 12.0, "unit": "EUR"}], valid_from=date(2026, 1, 1), **price)  # fmt: skip
     deal = dict(subject="Globex deal", single_valued=True)
     first_value = state(actor, day(20), "The Globex deal is worth 40000 USD.",
                         values=[{"key": "deal_value", "number": 40000.0, "unit": "USD"}], **deal)  # fmt: skip
