@@ -164,6 +164,15 @@ EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
 EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1, maximum=65535)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "brain@localhost")
 
+# Reaching people (contacts): Slack bot token and API, and a Twilio-compatible API for calls and WhatsApp.
+BRAIN_SLACK_BOT_TOKEN = env_str("BRAIN_SLACK_BOT_TOKEN")
+BRAIN_SLACK_API_URL = env_str("BRAIN_SLACK_API_URL", "https://slack.com/api")
+BRAIN_TWILIO_API_URL = env_str("BRAIN_TWILIO_API_URL", "https://api.twilio.com")
+BRAIN_TWILIO_ACCOUNT_SID = env_str("BRAIN_TWILIO_ACCOUNT_SID")
+BRAIN_TWILIO_AUTH_TOKEN = env_str("BRAIN_TWILIO_AUTH_TOKEN")
+BRAIN_TWILIO_FROM = env_str("BRAIN_TWILIO_FROM")
+BRAIN_ANSWER_LINK_DAYS = env_int("BRAIN_ANSWER_LINK_DAYS", 14, minimum=1, maximum=365)
+
 # Production behind TLS: BRAIN_HTTPS=1 turns on everything `manage.py check --deploy` asks for.
 SESSION_COOKIE_SECURE = HTTPS
 CSRF_COOKIE_SECURE = HTTPS

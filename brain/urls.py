@@ -10,6 +10,7 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("connect/", views.connect, name="connect"),
     path("connect/tokens/<int:token_id>/revoke/", views.revoke, name="revoke-token"),
+    path("", include("contacts.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include("brain.api.urls")),
 ]

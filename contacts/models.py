@@ -1,0 +1,93 @@
+"""People Brain may ask, and the questions put to them."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.db import models
+from django.utils import timezone
+from pgvector.django import VectorField
+
+from brain.models import Activity, ApiToken, Organisation
+
+CHANNELS = ["email", "slack", "call", "whatsapp"]
+
+
+class Contact(models.Model):
+    """Someone an admin set up to answer questions on some topics, and how to reach them."""
+
+    org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="contacts")
+    name = models.CharField(max_length=200)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="contact_profiles",
+        help_text="The Brain user this person is, if any (lets them be asked on their own behalf).",
+    )  # fmt: skip
+    topics = models.TextField(blank=True, help_text="What they can answer, in plain words.")
+    topics_embedding = VectorField(dimensions=384, null=True, blank=True)
+    email = models.EmailField(blank=True)
+    slack = models.CharField(
+        max_length=500, blank=True, help_text="A Slack incoming-webhook URL, or a user/channel id."
+    )
+    phone = models.CharField(max_length=20, blank=True, help_text="E.164, e.g. +34600111222; for calls and WhatsApp.")
+    channels = ArrayField(
+        models.CharField(max_length=16), default=list, blank=True,
+        help_text="Channels this person may be reached on: email, slack, call, whatsapp.",
+    )  # fmt: skip
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def public_id(self) -> str:
+        return f"con_{self.pk}"
+
+    def address_for(self, channel: str) -> str:
+        return {"email": self.email, "slack": self.slack, "call": self.phone, "whatsapp": self.phone}.get(channel, "")
+
+
+def _request_id() -> str:
+    return f"req_{secrets.token_hex(8)}"
+
+
+class HumanRequest(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        SENDING = "sending"
+        SENT = "sent"
+        DELIVERED = "delivered"
+        ANSWERED = "answered"
+        FAILED = "failed"
+
+    org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="human_requests")
+    public_id = models.CharField(max_length=40, unique=True, default=_request_id)
+    requester = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="human_requests")
+    token = models.ForeignKey(ApiToken, null=True, blank=True, on_delete=models.SET_NULL)
+    contact = models.ForeignKey(Contact, on_delete=models.PROTECT, related_name="requests")
+    channel = models.CharField(max_length=16)
+    question = models.TextField()
+    gap_analysis = models.TextField(blank=True)
+    activity = models.ForeignKey(Activity, null=True, blank=True, on_delete=models.SET_NULL)
+    requester_directed = models.BooleanField(default=False)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    attempts = models.PositiveIntegerField(default=0)
+    last_error = models.TextField(blank=True)
+    provider_id = models.CharField(max_length=200, blank=True)
+    answer = models.TextField(blank=True)
+    saved_document = models.ForeignKey("memory.Document", null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(default=timezone.now)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["org", "requester", "-created_at"], name="request_requester")]
+
+    def __str__(self) -> str:
+        return f"{self.public_id} to {self.contact}"

@@ -1,0 +1,275 @@
+"""Asking people: routing a question to a contact, dispatching it, taking the answer."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+import numpy as np
+from django.conf import settings
+from django.core import signing
+from django.core.mail import send_mail
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from brain.actors import Actor
+from brain.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.services import resolve_activity
+from contacts.models import CHANNELS, Contact, HumanRequest
+from memory.embedding import get_embedder
+
+if TYPE_CHECKING:
+    from contacts.transports import Message
+
+logger = logging.getLogger("brain.contacts")
+SIGNING_SALT = "brain.contacts.answer"
+Status = HumanRequest.Status
+
+
+def save_contact_topics(contact: Contact) -> None:
+    """Embed what the contact can answer, for routing."""
+    text = f"{contact.name}: {contact.topics}" if contact.topics else contact.name
+    contact.topics_embedding = get_embedder().embed([text])[0]
+    Contact.objects.filter(pk=contact.pk).update(topics_embedding=contact.topics_embedding)
+
+
+def reachable_channels(contact: Contact, allowed: Sequence[str] | None) -> list[str]:
+    """The contact's channels that have an address, are allowed for this request and configured here
+    (a Slack incoming-webhook address needs no bot token)."""
+    from contacts.transports import configured_channels, is_webhook_url
+
+    usable = configured_channels()
+    wanted = allowed or CHANNELS
+    return [
+        c
+        for c in contact.channels
+        if c in wanted
+        and contact.address_for(c)
+        and (c in usable or (c == "slack" and is_webhook_url(contact.address_for(c))))
+    ]
+
+
+@dataclass(frozen=True)
+class Route:
+    contact: Contact
+    channel: str
+    score: float
+
+
+def route(
+    *, actor: Actor, question: str, allowed: Sequence[str] | None = None, contact_name: str | None = None
+) -> Route:
+    """Pick who to ask, and over which channel; nothing is sent."""
+    contacts = list(Contact.objects.filter(org=actor.org, active=True))
+    if contact_name:
+        wanted = contact_name.strip().lower()
+        contacts = [c for c in contacts if c.name.lower() == wanted] or [
+            c for c in contacts if wanted in c.name.lower()
+        ]
+        if not contacts:
+            raise NotFound(
+                f"{contact_name} is not a configured contact in Brain; tell the user, and do not contact them "
+                "any other way through Brain."
+            )
+    reachable = [(c, reachable_channels(c, allowed)) for c in contacts]
+    reachable = [(c, channels) for c, channels in reachable if channels]
+    if not reachable:
+        over = ", ".join(allowed) if allowed else "any configured channel"
+        raise InvalidArgument(f"No configured contact can be reached over {over}; nothing was sent.")
+    vector = get_embedder().embed([question])[0]
+    scored = []
+    for contact, channels in reachable:
+        topics = (
+            np.asarray(contact.topics_embedding, dtype=np.float32) if contact.topics_embedding is not None else None
+        )
+        scored.append(Route(contact, channels[0], float(topics @ vector) if topics is not None else 0.0))
+    return max(scored, key=lambda r: r.score)
+
+
+def parse_contact_id(value: str) -> int:
+    digits = value.strip().removeprefix("con_")
+    if not digits.isdigit():
+        raise InvalidArgument(f"{value!r} is not a contact id; pass the contact_id the preview returned (con_...).")
+    return int(digits)
+
+
+@transaction.atomic
+def dispatch_request(*, actor: Actor, question: str, contact_id: int, gap_analysis: str = "",
+                     allowed: Sequence[str] | None = None, activity_id: str | None = None,
+                     requester_directed: bool = False) -> HumanRequest:  # fmt: skip
+    """Queue a question to the previewed contact; delivery runs in the background."""
+    if not actor.can_write:
+        raise PermissionDenied("Asking a person needs a token with the write scope.")
+    contact = Contact.objects.filter(org=actor.org, pk=contact_id, active=True).first()
+    if contact is None:
+        raise NotFound(f"No active contact con_{contact_id}; preview again to get one.")
+    if requester_directed and contact.user_id != actor.user.pk:
+        raise InvalidArgument(
+            "requester_directed is only for contacting the user themselves, and the previewed contact is someone "
+            "else; nothing was sent. Ask the user to confirm before contacting that person."
+        )
+    channels = reachable_channels(contact, allowed)
+    if not channels:
+        raise InvalidArgument(f"{contact.name} cannot be reached over the allowed channels; nothing was sent.")
+    request = HumanRequest.objects.create(
+        org=actor.org, requester=actor.user, token=actor.token, contact=contact, channel=channels[0],
+        question=question, gap_analysis=gap_analysis, requester_directed=requester_directed,
+        activity=resolve_activity(actor=actor, activity_id=activity_id),
+    )  # fmt: skip
+    transaction.on_commit(lambda: _enqueue(request.pk))
+    return request
+
+
+def _enqueue(request_id: int) -> None:
+    from contacts.tasks import deliver_request_task
+
+    deliver_request_task.delay(request_id)
+
+
+def answer_url(request: HumanRequest) -> str:
+    token = signing.TimestampSigner(salt=SIGNING_SALT).sign(request.public_id)
+    return f"{settings.BRAIN_BASE_URL}/answer/{token}/"
+
+
+def request_from_token(token: str) -> HumanRequest:
+    """The request behind a signed answer link; forged or expired links are refused."""
+    try:
+        public_id = signing.TimestampSigner(salt=SIGNING_SALT).unsign(
+            token, max_age=timedelta(days=settings.BRAIN_ANSWER_LINK_DAYS)
+        )
+    except signing.SignatureExpired:
+        raise PermissionDenied("This answer link has expired; ask for the question to be sent again.") from None
+    except signing.BadSignature:
+        raise PermissionDenied("This answer link is not valid.") from None
+    request = HumanRequest.objects.filter(public_id=public_id).select_related("contact", "requester", "org").first()
+    if request is None:
+        raise NotFound("This question no longer exists.")
+    return request
+
+
+def deliver_request(*, request_id: int) -> str:
+    """Send one queued request over its channel. Safe to run twice: only a queued request is claimed.
+
+    A temporary failure puts it back in the queue (the task retries); a permanent one marks it failed.
+    """
+    from contacts.transports import Message, TransportError, transport_for
+
+    claimed = HumanRequest.objects.filter(pk=request_id, status=Status.QUEUED).update(
+        status=Status.SENDING, attempts=F("attempts") + 1
+    )
+    if not claimed:
+        return "skipped"
+    request = HumanRequest.objects.select_related("contact", "requester").get(pk=request_id)
+    message = Message(
+        to_name=request.contact.name, address=request.contact.address_for(request.channel),
+        subject=f"A question for you from {request.requester.get_full_name() or request.requester.get_username()}",
+        text=_message_text(request), answer_url=answer_url(request), reference=request.public_id,
+    )  # fmt: skip
+    try:
+        if request.channel == "call":
+            _send_link_for_call(request, message)
+        provider_id = transport_for(request.channel).send(message)
+    except TransportError as exc:
+        status = Status.FAILED if exc.permanent else Status.QUEUED
+        HumanRequest.objects.filter(pk=request_id).update(status=status, last_error=str(exc)[:2000])
+        if not exc.permanent:
+            raise
+        return "failed"
+    HumanRequest.objects.filter(pk=request_id).update(
+        status=Status.SENT, sent_at=timezone.now(), provider_id=provider_id[:200], last_error=""
+    )
+    return "sent"
+
+
+def _send_link_for_call(request: HumanRequest, message: Message) -> None:
+    """A call cannot carry a link: send it in writing too, over WhatsApp or email, before calling."""
+    from contacts.transports import TransportError, configured_channels, transport_for
+
+    for channel in ("whatsapp", "email"):
+        address = request.contact.address_for(channel)
+        if address and channel in configured_channels():
+            try:
+                transport_for(channel).send(dataclasses.replace(message, address=address))
+                return
+            except TransportError as exc:
+                logger.warning("could not send the answer link for %s over %s: %s", request.public_id, channel, exc)
+
+
+def give_up(*, request_id: int, reason: str) -> None:
+    """Retries are exhausted: record it so the requester sees what happened."""
+    HumanRequest.objects.filter(pk=request_id, status=Status.QUEUED).update(
+        status=Status.FAILED, last_error=f"gave up after repeated temporary failures: {reason}"[:2000]
+    )
+
+
+def _message_text(request: HumanRequest) -> str:
+    who = request.requester.get_full_name() or request.requester.get_username()
+    parts = [f"{who} asked Brain, the company memory, something it could not answer:", "", request.question]
+    if request.gap_analysis:
+        parts += ["", "What is missing:", request.gap_analysis]
+    parts += ["", f"Answer here: {answer_url(request)}"]
+    return "\n".join(parts)
+
+
+@transaction.atomic
+def record_answer(*, request: HumanRequest, answer: str) -> HumanRequest:
+    answer = answer.strip()
+    if not answer:
+        raise InvalidArgument("Write an answer before sending.")
+    if len(answer) > 20_000:
+        raise InvalidArgument("The answer is too long (20,000 characters at most).")
+    request = HumanRequest.objects.select_for_update().get(pk=request.pk)
+    request.answer, request.status, request.answered_at = answer, Status.ANSWERED, timezone.now()
+    request.save(update_fields=["answer", "status", "answered_at"])
+    if request.requester.email:
+        link = f"{settings.BRAIN_BASE_URL}/requests/{request.public_id}/"
+        transaction.on_commit(
+            lambda: send_mail(
+                f"{request.contact.name} answered your question",
+                f"{request.answer}\n\nSee it in Brain: {link}",
+                None,
+                [request.requester.email],
+                fail_silently=True,
+            )  # fmt: skip
+        )
+    return request
+
+
+def save_answer_to_memory(*, actor: Actor, request_id: str) -> HumanRequest:
+    from memory.services import add_document
+
+    request = HumanRequest.objects.filter(org=actor.org, requester=actor.user, public_id=request_id).first()
+    if request is None:
+        raise NotFound("No such request of yours.")
+    if request.status != Status.ANSWERED:
+        raise InvalidArgument("Only an answered request can be saved into memory.")
+    if request.saved_document_id is None:
+        saved = add_document(
+            actor=actor, title=f"{request.contact.name} on: {request.question[:200]}",
+            content=f"Question: {request.question}\n\nAnswer from {request.contact.name}: {request.answer}",
+            source_kind="human_answer", external_id=request.public_id,
+        )  # fmt: skip
+        request.saved_document = saved.document
+        request.save(update_fields=["saved_document"])
+    return request
+
+
+def send_test_message(*, contact: Contact, channel: str) -> tuple[bool, str]:
+    """Send a short test over one channel now (admin action); returns whether it went and what happened."""
+    from contacts.transports import Message, TransportError, transport_for
+
+    message = Message(
+        to_name=contact.name, address=contact.address_for(channel), subject="Brain test message",
+        text="This is a test from Brain, the company memory: you are set up as a contact.",
+        answer_url=settings.BRAIN_BASE_URL, reference=f"test-{contact.pk}",
+    )  # fmt: skip
+    try:
+        provider_id = transport_for(channel).send(message)
+    except TransportError as exc:
+        return False, f"{'permanent' if exc.permanent else 'temporary'} failure: {exc}"
+    return True, f"sent{' (' + provider_id + ')' if provider_id else ''}"

@@ -1,0 +1,65 @@
+"""Pages: a contact's answer form (signed link, no login) and a user's own requests."""
+
+from __future__ import annotations
+
+from typing import cast
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from brain.errors import DomainError
+from brain.services import actor_for_user
+from contacts.models import HumanRequest
+from contacts.services import record_answer, request_from_token, save_answer_to_memory
+
+
+def answer(request: HttpRequest, token: str) -> HttpResponse:
+    try:
+        human_request = request_from_token(token)
+    except DomainError as exc:
+        return render(request, "contacts/answer_invalid.html", {"reason": exc.message}, status=400)
+    error = ""
+    if request.method == "POST":
+        try:
+            record_answer(request=human_request, answer=request.POST.get("answer", ""))
+            return render(request, "contacts/answer_thanks.html", {"req": human_request})
+        except DomainError as exc:
+            error = exc.message
+    return render(request, "contacts/answer.html", {"req": human_request, "error": error}, status=400 if error else 200)
+
+
+def _user(request: HttpRequest) -> User:
+    return cast(User, request.user)
+
+
+@login_required
+def my_requests(request: HttpRequest) -> HttpResponse:
+    rows = HumanRequest.objects.filter(requester=_user(request)).select_related("contact", "org")[:200]
+    return render(request, "contacts/my_requests.html", {"requests": rows})
+
+
+@login_required
+def request_detail(request: HttpRequest, public_id: str) -> HttpResponse:
+    row = HumanRequest.objects.filter(requester=_user(request), public_id=public_id).select_related("contact").first()
+    if row is None:
+        raise Http404("No such request of yours.")
+    return render(request, "contacts/request_detail.html", {"req": row})
+
+
+@login_required
+@require_POST
+def save_to_memory(request: HttpRequest, public_id: str) -> HttpResponseRedirect:
+    row = HumanRequest.objects.filter(requester=_user(request), public_id=public_id).select_related("org").first()
+    if row is None:
+        raise Http404("No such request of yours.")
+    try:
+        save_answer_to_memory(actor=actor_for_user(org=row.org, user=_user(request), via="web"), request_id=public_id)
+        messages.success(request, "The answer was saved into memory; it becomes searchable within minutes.")
+    except DomainError as exc:
+        messages.error(request, exc.message)
+    return HttpResponseRedirect(reverse("request-detail", args=[public_id]))
