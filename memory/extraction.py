@@ -14,6 +14,7 @@ import calendar
 import datetime
 import re
 import threading
+import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -144,9 +145,17 @@ class Extraction:
 # --- Linking names -------------------------------------------------------------------------
 
 
+_HONORIFICS = {"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "dame"}
+
+
+def _fold(text: str) -> str:
+    """Accents off, so "Ana López" meets "Ana Lopez"."""
+    return "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+
+
 def _words(name: str) -> list[str]:
-    words = re.sub(r"[^\w\s]", " ", name.replace(".", "").replace("'s", "").casefold()).split()
-    return words[1:] if len(words) > 1 and words[0] == "the" else words
+    words = re.sub(r"[^\w\s]", " ", _fold(name).replace(".", "").replace("'s", "").casefold()).split()
+    return words[1:] if len(words) > 1 and words[0] in ("the", *_HONORIFICS) else words
 
 
 def _strip_legal(words: list[str]) -> list[str]:
@@ -169,6 +178,7 @@ class _Index:
         self.cased: dict[str, str] = {}  # casefolded form -> the form as written
         self.by_key: dict[str, KnownEntity] = {}
         self.first_names: dict[str, set[KnownEntity]] = {}
+        self.last_names: dict[str, set[KnownEntity]] = {}
         self.choices: list[str] = []  # words sorted: plain ratio on these is token_sort_ratio, done once
         self.forms: list[list[str]] = []
         self.owners: list[KnownEntity] = []
@@ -181,6 +191,7 @@ class _Index:
                 words = _strip_legal(_words(form))
                 if entity.type == "person" and len(words) > 1:
                     self.first_names.setdefault(words[0], set()).add(entity)
+                    self.last_names.setdefault(words[-1], set()).add(entity)
                 self.choices.append(" ".join(sorted(words)))
                 self.forms.append(words)
                 self.owners.append(entity)
@@ -191,9 +202,11 @@ class _Index:
         if hit:
             return hit
         words = _strip_legal(_words(name))
+        titled = name.split()[0].strip(".").casefold() in _HONORIFICS
         if len(words) == 1 and type_hint in (None, "person"):
-            people = self.first_names.get(words[0], set())
-            if len(people) == 1:  # a bare first name is only safe when one known person has it
+            # A bare first name, or a title and a surname ("Ms Shah"), is only safe when one known person has it.
+            people = (self.last_names if titled else self.first_names).get(words[0], set())
+            if len(people) == 1:
                 return next(iter(people))
         # Token-sort similarity, not token_set/WRatio: those score "BigCo" vs "BigCo Support Team" 90+.
         found = process.extract(" ".join(sorted(words)), self.choices, scorer=fuzz.ratio, score_cutoff=threshold)

@@ -50,7 +50,10 @@ def get_or_create_entity(*, org_id: int, name: str, type: str = "other", aliases
     if existing is None:
         from memory.extraction import KnownEntity, link_name
 
-        candidates = Entity.objects.filter(org_id=org_id, name__trigram_similar=name)[:20]
+        # Candidates that look alike, or share the last or first word ("Ms Shah", "Priya"), for link_name to judge.
+        words = name.split()
+        alike = Q(name__trigram_similar=name) | Q(name__iendswith=f" {words[-1]}") | Q(name__istartswith=f"{words[0]} ")
+        candidates = Entity.objects.filter(org_id=org_id).filter(alike)[:20]
         known = [KnownEntity(name=e.name, type=e.type, aliases=tuple(e.aliases)) for e in candidates]
         match = link_name(name, known)
         existing = next((e for e in candidates if match and e.name == match.name), None)
@@ -74,45 +77,48 @@ def record_facts(*, document: Document, drafts: list[FactDraft], source: str = F
     if not drafts:
         return []
     vectors = get_embedder().embed([d.statement for d in drafts])
-    facts: list[Fact] = []
+    entities: dict[str, Entity] = {}
+
+    def entity(name: str | None) -> Entity | None:
+        if not name:
+            return None
+        if name not in entities:
+            entities[name] = get_or_create_entity(org_id=document.org_id, name=name)
+            if source != Fact.Source.EXTRACTED:  # extraction records its mentions itself
+                Mention.objects.get_or_create(entity=entities[name], document=document, surface=name[:200])
+        return entities[name]
+
+    stated_on = (document.occurred_at or document.recorded_at).date()
+    recorded_at = document.recorded_at if source == Fact.Source.EXTRACTED else timezone.now()
     with transaction.atomic():
-        for index, (draft, vector) in enumerate(zip(drafts, vectors, strict=True)):
-            subject = get_or_create_entity(org_id=document.org_id, name=draft.subject) if draft.subject else None
-            obj = get_or_create_entity(org_id=document.org_id, name=draft.object) if draft.object else None
-            for entity in (subject, obj):
-                if entity is not None:
-                    Mention.objects.get_or_create(entity=entity, document=document, surface=entity.name[:200])
-            fact = Fact.objects.create(
-                org_id=document.org_id,
-                statement=draft.statement,
-                kind=draft.kind if draft.kind in Fact.Kind.values else Fact.Kind.FACT,
-                subject=subject,
-                object=obj,
-                relation=draft.relation[:80],
-                value_key=(draft.values[0]["key"] if draft.values else "")[:80],
-                single_valued=draft.single_valued,
-                valid_from=draft.valid_from,
-                valid_to=draft.valid_to,
-                recorded_at=document.recorded_at if source == Fact.Source.EXTRACTED else timezone.now(),
-                source=source,
-                document=document,
-                chunk_id=(chunk_for or {}).get(index),
-                category_id=document.category_id,
-                scope=document.scope,
-                owner_id=document.owner_id,
-                created_by_id=created_by_id,
-                embedding=vector,
-            )
-            for value in draft.values:
-                if subject is not None:
-                    Value.objects.create(
-                        org_id=document.org_id, entity=subject, fact=fact, key=value["key"][:80],
-                        number=value.get("number"), date=value.get("date"), text=str(value.get("text") or "")[:500],
-                        unit=str(value.get("unit") or "")[:20], stated_on=document.occurred_at.date()
-                        if document.occurred_at else document.recorded_at.date(),
-                    )  # fmt: skip
+        facts = Fact.objects.bulk_create(
+            [
+                Fact(
+                    org_id=document.org_id, statement=draft.statement,
+                    kind=draft.kind if draft.kind in Fact.Kind.values else Fact.Kind.FACT,
+                    subject=entity(draft.subject), object=entity(draft.object), relation=draft.relation[:80],
+                    value_key=(draft.values[0]["key"] if draft.values else "")[:80], single_valued=draft.single_valued,
+                    valid_from=draft.valid_from, valid_to=draft.valid_to, recorded_at=recorded_at, source=source,
+                    document=document, chunk_id=(chunk_for or {}).get(index), category_id=document.category_id,
+                    scope=document.scope, owner_id=document.owner_id, created_by_id=created_by_id, embedding=vector,
+                )
+                for index, (draft, vector) in enumerate(zip(drafts, vectors, strict=True))
+            ]
+        )  # fmt: skip
+        Value.objects.bulk_create(
+            [
+                Value(
+                    org_id=document.org_id, entity=fact.subject, fact=fact, key=value["key"][:80],
+                    number=value.get("number"), date=value.get("date"), text=str(value.get("text") or "")[:500],
+                    unit=str(value.get("unit") or "")[:20], stated_on=stated_on,
+                )
+                for fact, draft in zip(facts, drafts, strict=True)
+                if fact.subject is not None
+                for value in draft.values
+            ]
+        )  # fmt: skip
+        for fact in facts:
             apply_supersession(fact)
-            facts.append(fact)
     return facts
 
 
