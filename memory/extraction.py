@@ -179,6 +179,7 @@ class _Index:
         self.by_key: dict[str, KnownEntity] = {}
         self.first_names: dict[str, set[KnownEntity]] = {}
         self.last_names: dict[str, set[KnownEntity]] = {}
+        self.titled: dict[str, set[KnownEntity]] = {}  # "Ms Shah" known before "Priya Shah" was
         self.choices: list[str] = []  # words sorted: plain ratio on these is token_sort_ratio, done once
         self.forms: list[list[str]] = []
         self.owners: list[KnownEntity] = []
@@ -192,6 +193,8 @@ class _Index:
                 if entity.type == "person" and len(words) > 1:
                     self.first_names.setdefault(words[0], set()).add(entity)
                     self.last_names.setdefault(words[-1], set()).add(entity)
+                if len(words) == 1 and form.split()[0].strip(".").casefold() in _HONORIFICS:
+                    self.titled.setdefault(words[0], set()).add(entity)
                 self.choices.append(" ".join(sorted(words)))
                 self.forms.append(words)
                 self.owners.append(entity)
@@ -208,6 +211,8 @@ class _Index:
             people = (self.last_names if titled else self.first_names).get(words[0], set())
             if len(people) == 1:
                 return next(iter(people))
+        if len(words) > 1 and len(self.titled.get(words[-1], set())) == 1:
+            return next(iter(self.titled[words[-1]]))
         # Token-sort similarity, not token_set/WRatio: those score "BigCo" vs "BigCo Support Team" 90+.
         found = process.extract(" ".join(sorted(words)), self.choices, scorer=fuzz.ratio, score_cutoff=threshold)
         for _choice, _score, position in found:

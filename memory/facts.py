@@ -58,6 +58,13 @@ def get_or_create_entity(*, org_id: int, name: str, type: str = "other", aliases
         match = link_name(name, known)
         existing = next((e for e in candidates if match and e.name == match.name), None)
     if existing is not None:
+        titles = ("mr", "mrs", "ms", "miss", "mx", "dr", "prof")
+        fuller = [a for a in wanted if len(a.split()) > 1 and a.split()[0].strip(".").lower() not in titles]
+        if fuller and existing.name.split()[0].strip(".").lower() in titles:
+            # "Ms Shah" was seen first; "Priya Shah" becomes the entity's name, the title form an alias.
+            existing.aliases = [*existing.aliases, existing.name]
+            existing.name = fuller[0]
+            existing.save(update_fields=["name", "aliases"])
         fresh = [a for a in wanted if a.lower() != existing.name.lower() and a not in existing.aliases]
         if fresh or (existing.type == "other" and type != "other"):
             existing.aliases = [*existing.aliases, *fresh][:50]
