@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
@@ -24,6 +25,7 @@ from django.db import transaction
 from brain.actors import Actor
 from brain.models import Category, Organisation
 from brain.services import add_member, create_organisation
+from memory.graph import search_facts
 from memory.models import Document
 from memory.retrieval import search_chunks
 from memory.services import content_hash, ingest_documents
@@ -50,10 +52,18 @@ class Command(BaseCommand):
         parser.add_argument("--out", type=Path, help="Write each query's ranked document ids (JSONL)")
         parser.add_argument("--corpora", type=int, default=0, help="Use only the first N corpora (0 = all)")
         parser.add_argument("--keep", action="store_true", help="Keep the throwaway organisations")
+        parser.add_argument(
+            "--facts", action="store_true",
+            help="Extract facts while loading and add the mode auto+facts (passages and facts fused)",
+        )  # fmt: skip
 
     def handle(self, *args: Any, **opts: Any) -> None:
         cutoffs = sorted({int(k) for k in opts["k"].split(",") if k.strip()})
         modes = [m.strip() for m in opts["modes"].split(",") if m.strip()]
+        if opts["facts"] and "auto+facts" not in modes:
+            modes.append("auto+facts")
+        # Extraction is slow and changes nothing for passage modes: only run it when facts are scored.
+        settings.BRAIN_EXTRACT_FACTS = bool(opts["facts"])
         docs, queries = read_jsonl(opts["docs"]), read_jsonl(opts["queries"])
         for i, row in enumerate(docs):
             if not {"doc_id", "corpus", "text"} <= row.keys():
@@ -114,8 +124,13 @@ class Command(BaseCommand):
         for actor in actors.values():
             external.update(dict(Document.objects.filter(org=actor.org).values_list("pk", "external_id")))
         for query in queries:
-            result = search_chunks(actor=actors[query["corpus"]], query=query["query"], top_k=depth, mode=mode)
-            ranked[query["qid"]] = list(dict.fromkeys(external[hit.document_id] for hit in result.hits))
+            actor = actors[query["corpus"]]
+            result = search_chunks(actor=actor, query=query["query"], top_k=depth, mode=mode.split("+")[0])
+            documents = [hit.document_id for hit in result.hits]
+            if mode == "auto+facts":
+                facts = search_facts(actor=actor, query=query["query"], limit=depth)
+                documents = fuse([documents, [f.fact.document_id for f in facts if f.fact.document_id]])
+            ranked[query["qid"]] = list(dict.fromkeys(external[d] for d in documents if d in external))
         return ranked
 
     def _report(self, runs: dict[str, dict[str, list]], queries: list[dict[str, Any]], cutoffs: list[int],
@@ -137,6 +152,15 @@ class Command(BaseCommand):
                 f"{BASELINE['fraction@10']}): any@10 {any10 - BASELINE['any@10']:+.1f} points, "
                 f"fraction@10 {frac10 - BASELINE['fraction@10']:+.1f} points"
             )
+
+
+def fuse(rankings: list[list[int]], k: int = 60) -> list[int]:
+    """Reciprocal-rank fusion of document rankings (a document counts once per ranking)."""
+    scores: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, document in enumerate(dict.fromkeys(ranking), start=1):
+            scores[document] = scores.get(document, 0.0) + 1.0 / (k + rank)
+    return sorted(scores, key=lambda d: -scores[d])
 
 
 def score(ranked: dict[str, list], queries: list[dict[str, Any]], k: int) -> tuple[float, float]:
