@@ -15,6 +15,8 @@ from brain.models import Activity, ApiToken, Category, Features, Membership, Org
 
 
 def admin_org_ids(request: HttpRequest) -> list[int]:
+    if not request.user.is_authenticated:
+        return []  # the admin's own login page lists apps before anyone is logged in
     return list(
         Membership.objects.filter(user=cast(User, request.user), role=Membership.ADMIN).values_list("org_id", flat=True)
     )

@@ -59,3 +59,8 @@ def test_check_health_exits_non_zero_when_something_is_down(settings):
     with pytest.raises(SystemExit) as info:
         run("check_health", "--only", "redis")
     assert info.value.code == 1
+
+
+def test_the_admin_login_page_answers_anonymous_visitors(client):
+    assert client.get("/admin/login/").status_code == 200
+    assert client.get("/admin/").status_code == 302

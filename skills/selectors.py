@@ -1,0 +1,41 @@
+"""Skill reads, always scoped to the actor's organisation and the categories the actor may read."""
+
+from __future__ import annotations
+
+from django.db.models import Prefetch, QuerySet
+
+from brain.actors import Actor
+from brain.errors import NotFound
+from brain.models import Category
+from memory.access import readable_category_ids
+from skills.models import SLUG_MAX, Skill, SkillVersion
+
+
+def usable_skills(*, actor: Actor) -> QuerySet[Skill]:
+    """Skills in use (an approved current version, not archived) in at least one readable category."""
+    return (
+        Skill.objects.filter(
+            org=actor.org,
+            archived_at__isnull=True,
+            current_version__status=SkillVersion.Status.APPROVED,
+            current_version__categories__in=readable_category_ids(actor=actor),
+        )
+        .select_related("current_version")
+        .prefetch_related(
+            Prefetch("current_version__categories", queryset=Category.objects.order_by("slug")),
+        )
+        .distinct()
+        .order_by("slug")
+    )
+
+
+def get_skill(*, actor: Actor, slug: str) -> SkillVersion:
+    """The version in use of one usable skill. Pending-only, archived, hidden and other
+    organisations' skills are all simply not found."""
+    wanted = slug.strip().lower()
+    skill = usable_skills(actor=actor).filter(slug=wanted).first() if 0 < len(wanted) <= SLUG_MAX else None
+    if skill is None or skill.current_version is None:
+        raise NotFound(f"No skill {slug!r} you can use. Use a slug from the list init returns.")
+    version = skill.current_version
+    version.skill = skill
+    return version

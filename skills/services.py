@@ -1,0 +1,297 @@
+"""Skill writes: publish a version for review; approve, reject or archive (admins only).
+
+Publishing never changes what assistants get: a new version waits as ``pending`` and the
+approved version in use stays in use until an admin approves the new one. Approving makes the
+new version current; the one it replaces keeps its ``approved`` status as history but is no
+longer current. Rejecting leaves the current version alone. Archiving takes the whole skill out
+of use; approving a later version brings it back.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from django.core.mail import send_mail
+from django.db import transaction
+from django.utils import timezone
+
+from brain.actors import Actor
+from brain.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.models import Category
+from memory.access import readable_category_ids
+from skills.models import (
+    CONTENT_MAX,
+    DEFAULT_VERSION,
+    DESCRIPTION_MAX,
+    NAME_MAX,
+    SLUG_MAX,
+    VERSION_MAX,
+    Skill,
+    SkillVersion,
+)
+
+logger = logging.getLogger(__name__)
+
+Status = SkillVersion.Status
+
+# Brain's own bounds on the parts the reference leaves open, so one call cannot store a book in a tag.
+MAX_TAGS = 50
+TAG_MAX = 100
+MAX_ITEMS = 100  # entries in assets, and in scripts
+JSON_MAX = 200_000  # characters of assets, scripts or metadata once written as JSON
+REASON_MAX = 2_000
+
+SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]*")
+
+
+def normalise_slug(slug: str) -> str:
+    """The slug Brain stores: lowercased, then checked against the slug rules."""
+    value = slug.lower()
+    if not value:
+        raise InvalidArgument("slug must not be empty.", field="slug")
+    if len(value) > SLUG_MAX:
+        raise InvalidArgument(
+            f"slug has {len(value)} characters; the limit is {SLUG_MAX} and longer slugs are refused.", field="slug"
+        )
+    if not SLUG_RE.fullmatch(value):
+        raise InvalidArgument(
+            f"slug {slug!r} is not valid: use only letters, digits and hyphens, starting with a letter or a "
+            "digit (for example 'deploy-guide'). Brain lowercases it.",
+            field="slug",
+        )
+    return value
+
+
+def _check_length(field: str, value: str, limit: int, *, required: bool = False) -> None:
+    if required and not value.strip():
+        raise InvalidArgument(f"{field} needs some text.", field=field)
+    if len(value) > limit:
+        raise InvalidArgument(
+            f"{field} has {len(value)} characters; the limit is {limit:,} and longer text is refused, not cut.",
+            field=field,
+        )
+
+
+def _clean_tags(tags: Iterable[str]) -> list[str]:
+    cleaned = list(dict.fromkeys(tag.strip() for tag in tags if tag.strip()))
+    if len(cleaned) > MAX_TAGS:
+        raise InvalidArgument(f"Send at most {MAX_TAGS} tags.", field="tags")
+    for tag in cleaned:
+        _check_length("Each tag", tag, TAG_MAX)
+    return cleaned
+
+
+def _clean_objects(field: str, items: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    cleaned = [dict(item) for item in items]
+    if len(cleaned) > MAX_ITEMS:
+        raise InvalidArgument(f"{field} may hold at most {MAX_ITEMS} objects.", field=field)
+    _check_json_size(field, cleaned)
+    return cleaned
+
+
+def _check_json_size(field: str, value: object) -> None:
+    try:
+        size = len(json.dumps(value, ensure_ascii=False))
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgument(f"{field} must hold only JSON values.", field=field) from exc
+    if size > JSON_MAX:
+        raise InvalidArgument(f"{field} is too large: keep it under {JSON_MAX:,} characters of JSON.", field=field)
+
+
+def resolve_categories(*, actor: Actor, slugs: Sequence[str]) -> list[Category]:
+    """The categories to publish into; none given means the organisation's default category.
+
+    A slug unknown to this organisation is refused as unknown, whether or not another
+    organisation uses it. A category of this organisation the actor may not read is refused as
+    not accessible.
+    """
+    wanted = list(dict.fromkeys(slug.strip() for slug in slugs if slug.strip())) or [Category.DEFAULT_SLUG]
+    found = {category.slug: category for category in Category.objects.filter(org=actor.org, slug__in=wanted)}
+    unknown = [slug for slug in wanted if slug not in found]
+    if unknown:
+        raise InvalidArgument(
+            f"Unknown categor{'y' if len(unknown) == 1 else 'ies'}: {', '.join(unknown)}. "
+            "Use categories of this organisation, or send none for the default category.",
+            field="categories",
+        )
+    readable = set(readable_category_ids(actor=actor))
+    closed = [slug for slug in wanted if found[slug].pk not in readable]
+    if closed:
+        raise PermissionDenied(
+            f"You cannot access the categor{'y' if len(closed) == 1 else 'ies'} {', '.join(closed)}; "
+            "publish only into categories you can read.",
+            field="categories",
+        )
+    return [found[slug] for slug in wanted]
+
+
+@transaction.atomic
+def publish_skill(
+    *,
+    actor: Actor,
+    slug: str,
+    name: str,
+    content: str,
+    description: str = "",
+    tags: Iterable[str] = (),
+    categories: Sequence[str] = (),
+    version: str = DEFAULT_VERSION,
+    assets: Iterable[Mapping[str, Any]] = (),
+    scripts: Iterable[Mapping[str, Any]] = (),
+    metadata: Mapping[str, Any] | None = None,
+) -> SkillVersion:
+    """Submit a skill version for review. It arrives pending; the version in use stays in use."""
+    if not actor.can_write:
+        raise PermissionDenied("Publishing a skill needs a token with the write scope.")
+    if "personal" in actor.scopes:
+        raise PermissionDenied("This connection may only store personal memories; skills are shared.")
+    slug = normalise_slug(slug)
+    _check_length("name", name, NAME_MAX, required=True)
+    _check_length("content", content, CONTENT_MAX, required=True)
+    _check_length("description", description, DESCRIPTION_MAX)
+    _check_length("version", version, VERSION_MAX, required=True)
+    clean_tags = _clean_tags(tags)
+    clean_assets = _clean_objects("assets", assets)
+    clean_scripts = _clean_objects("scripts", scripts)
+    clean_metadata = dict(metadata or {})
+    _check_json_size("metadata", clean_metadata)
+    chosen = resolve_categories(actor=actor, slugs=categories)
+
+    skill, _ = Skill.objects.get_or_create(org=actor.org, slug=slug)
+    submitted = SkillVersion.objects.create(
+        skill=skill,
+        version=version.strip(),
+        name=name.strip(),
+        content=content,
+        description=description.strip(),
+        tags=clean_tags,
+        assets=clean_assets,
+        scripts=clean_scripts,
+        metadata=clean_metadata,
+        submitted_by=actor.user,
+    )
+    submitted.categories.set(chosen)
+    return submitted
+
+
+def _require_admin(actor: Actor) -> None:
+    if not actor.is_admin:
+        raise PermissionDenied("Only an organisation admin can review skills.")
+
+
+def _locked_version(actor: Actor, version_id: int) -> SkillVersion:
+    """The version with its skill row locked, so two reviewers cannot both change what is current."""
+    version = (
+        SkillVersion.objects.select_for_update()
+        .select_related("skill")
+        .filter(skill__org=actor.org, pk=version_id)
+        .first()
+    )
+    if version is None:
+        raise NotFound("No such skill version.")
+    return version
+
+
+def _require_pending(version: SkillVersion, verb: str) -> None:
+    if version.status != Status.PENDING:
+        raise InvalidArgument(f"Only a pending version can be {verb}; this one is {version.status}.")
+
+
+@transaction.atomic
+def approve_version(*, actor: Actor, version_id: int, note: str = "") -> SkillVersion:
+    """Make a pending version the one in use. Approving the version already in use changes nothing."""
+    _require_admin(actor)
+    _check_length("note", note, REASON_MAX)
+    version = _locked_version(actor, version_id)
+    if version.status == Status.APPROVED and version.is_current:
+        return version
+    _require_pending(version, "approved")
+    _decide(version, actor=actor, status=Status.APPROVED, note=note.strip())
+    skill = version.skill
+    skill.current_version = version
+    skill.archived_at = None
+    skill.save(update_fields=["current_version", "archived_at"])
+    return version
+
+
+@transaction.atomic
+def reject_version(*, actor: Actor, version_id: int, reason: str) -> SkillVersion:
+    """Turn a pending version down with a reason for its author; the version in use stays."""
+    _require_admin(actor)
+    _check_length("reason", reason, REASON_MAX, required=True)
+    version = _locked_version(actor, version_id)
+    _require_pending(version, "rejected")
+    _decide(version, actor=actor, status=Status.REJECTED, note=reason.strip())
+    return version
+
+
+def _decide(version: SkillVersion, *, actor: Actor, status: str, note: str) -> None:
+    version.status = status
+    version.reviewed_by = actor.user
+    version.reviewed_at = timezone.now()
+    version.review_note = note
+    version.save(update_fields=["status", "reviewed_by", "reviewed_at", "review_note"])
+    version_id = version.pk
+    transaction.on_commit(lambda: notify_submitter(version_id=version_id))
+
+
+@transaction.atomic
+def archive_skill(*, actor: Actor, skill_id: int) -> Skill:
+    """Take a skill out of use: its approved and pending versions become archived. Safe to repeat."""
+    _require_admin(actor)
+    skill = Skill.objects.select_for_update().filter(org=actor.org, pk=skill_id).first()
+    if skill is None:
+        raise NotFound("No such skill.")
+    if skill.archived_at is None:
+        skill.versions.filter(status__in=[Status.PENDING, Status.APPROVED]).update(status=Status.ARCHIVED)
+        skill.archived_at = timezone.now()
+        skill.current_version = None
+        skill.save(update_fields=["archived_at", "current_version"])
+    return skill
+
+
+def notify_submitter(*, version_id: int) -> bool:
+    """Email the author of a version the decision on it. Runs after the commit, outside any transaction.
+
+    A mail server that is down must not undo or hide a decision already saved, so failures are
+    logged and reported as False rather than raised.
+    """
+    version = SkillVersion.objects.select_related("skill__org", "submitted_by").filter(pk=version_id).first()
+    if version is None or version.submitted_by is None or not version.submitted_by.email:
+        return False
+    if version.status not in (Status.APPROVED, Status.REJECTED):
+        return False
+    subject, body = _decision_message(version)
+    try:
+        send_mail(subject, body, None, [version.submitted_by.email])
+    except Exception:
+        logger.exception("could not email the decision on skill version %s", version_id)
+        return False
+    return True
+
+
+def _decision_message(version: SkillVersion) -> tuple[str, str]:
+    label = f"{version.name} ({version.skill.slug}, version {version.version})"
+    org = version.skill.org.name
+    if version.status == Status.APPROVED:
+        subject = f"Skill approved: {version.name} {version.version}"
+        lines = [
+            f"Your skill {label} was approved in {org}.",
+            "Assistants that can read its categories now get this version.",
+        ]
+        if version.review_note:
+            lines += ["", f"Note from the reviewer: {version.review_note}"]
+    else:
+        subject = f"Skill not approved: {version.name} {version.version}"
+        lines = [
+            f"Your skill {label} was rejected in {org}.",
+            "",
+            f"Reason: {version.review_note}",
+            "",
+            "The version that was in use before stays in use. Publish a new version to try again.",
+        ]
+    return subject, "\n".join(lines)
