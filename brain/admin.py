@@ -17,9 +17,7 @@ from brain.models import Activity, ApiToken, Category, Features, Membership, Org
 def admin_org_ids(request: HttpRequest) -> list[int]:
     if not request.user.is_authenticated:
         return []  # the admin's own login page lists apps before anyone is logged in
-    return list(
-        Membership.objects.filter(user=cast(User, request.user), role=Membership.ADMIN).values_list("org_id", flat=True)
-    )
+    return list(Membership.objects.filter(user=request.user, role=Membership.ADMIN).values_list("org_id", flat=True))
 
 
 def admin_actor(request: HttpRequest, org: Organisation) -> Actor:
@@ -40,6 +38,13 @@ class OrgScopedAdmin(admin.ModelAdmin):
         if request.user.is_superuser:
             return qs
         return qs.filter(**{f"{self.org_field}__in": admin_org_ids(request)})
+
+    def get_list_filter(self, request: HttpRequest) -> Any:
+        # The organisation switcher: operators filter any list by organisation.
+        filters = list(super().get_list_filter(request))
+        if request.user.is_superuser and self.org_field != "pk":
+            return [self.org_field, *filters]
+        return filters
 
     def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
         if db_field.name == "org" and not request.user.is_superuser:
