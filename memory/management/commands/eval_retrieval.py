@@ -17,10 +17,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
+from django.test.utils import override_settings
 
 from brain.actors import Actor
 from brain.models import Category, Organisation
@@ -62,8 +62,6 @@ class Command(BaseCommand):
         modes = [m.strip() for m in opts["modes"].split(",") if m.strip()]
         if opts["facts"] and "auto+facts" not in modes:
             modes.append("auto+facts")
-        # Extraction is slow and changes nothing for passage modes: only run it when facts are scored.
-        settings.BRAIN_EXTRACT_FACTS = bool(opts["facts"])
         docs, queries = read_jsonl(opts["docs"]), read_jsonl(opts["queries"])
         for i, row in enumerate(docs):
             if not {"doc_id", "corpus", "text"} <= row.keys():
@@ -76,7 +74,9 @@ class Command(BaseCommand):
         actors: dict[str, Actor] = {}
         try:
             for corpus in corpora:
-                actors[corpus] = self._load(corpus, [row for row in docs if row["corpus"] == corpus])
+                # Extraction is slow and changes nothing for passage modes: only run it when facts are scored.
+                with override_settings(BRAIN_EXTRACT_FACTS=bool(opts["facts"])):
+                    actors[corpus] = self._load(corpus, [row for row in docs if row["corpus"] == corpus])
             load_seconds = time.perf_counter() - started
             runs = {mode: self._run(actors, queries, mode, max(cutoffs)) for mode in modes}
         finally:
