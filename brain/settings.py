@@ -127,6 +127,13 @@ DATABASES = {
 DATABASES["default"]["TEST"] = {"NAME": env_str("BRAIN_TEST_DB_NAME", "test_brain")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Per-process cache (term statistics for ranking, health results): small, hot and cheap to rebuild.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "OPTIONS": {"MAX_ENTRIES": 50_000},
+    }
+}
 REDIS_URL = env_str("REDIS_URL") or _SERVICES.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -27,8 +27,8 @@ from memory.embedding import get_embedder
 RRF_K = 60
 MODES = ("auto", "vector", "keyword")
 BM25_K1, BM25_B = 1.2, 0.75
-STATS_SECONDS = 300
-COMMON_SHARE, GATHER_TERMS, DENSE_MATCHES, MAX_SCORED = 0.1, 8, 3000, 5000
+STATS_SECONDS = 900
+GATHER_TERMS, DENSE_MATCHES, MAX_SCORED = 8, 3000, 5000
 RRF_WEIGHTS = {"vector": 1.0, "keyword": 0.5}  # measured on QMSum: see docs/benchmarks.md
 NEAR_DUPLICATE = 0.92  # MMR only pushes down passages this alike to one already picked
 
@@ -109,7 +109,7 @@ def _keyword_candidates(
     # Chunks are gathered through the rarer terms only: a term in most chunks would drag nearly
     # the whole organisation into scoring while adding little to any score. It is still scored.
     by_rarity = sorted((lx for lx, _ in weighted), key=lambda lx: frequencies[lx])
-    gather = [lx for lx in by_rarity if frequencies[lx] < COMMON_SHARE * total][:GATHER_TERMS] or by_rarity[:2]
+    gather = [lx for lx in by_rarity if frequencies[lx] < common_cap(total)][:GATHER_TERMS] or by_rarity[:2]
     # Per term: its weight when the chunk holds it. Passages are short, so a term's presence carries
     # nearly all of BM25's term-frequency factor, and testing presence keeps the scoring cheap.
     presence = " + ".join(
@@ -152,6 +152,11 @@ def _idf(total: int, frequency: int) -> float:
     return math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
 
 
+def common_cap(total: int) -> int:
+    """How many passages make a term common: a tenth of them, within 300 to 2,000."""
+    return max(300, min(2000, total // 10))
+
+
 def _term_statistics(org_id: int, lexemes: list[str], table: str) -> tuple[int, float, dict[str, int]]:
     """Chunk count, average length and per-term document frequency, cached for a few minutes:
     ranking needs their proportions, not the last chunk ingested."""
@@ -159,8 +164,11 @@ def _term_statistics(org_id: int, lexemes: list[str], table: str) -> tuple[int, 
     totals = cache.get(key)
     if totals is None:
         with connection.cursor() as cursor:
+            # The count comes from the organisation index; the average length from a sample.
             cursor.execute(
-                f"SELECT count(*), coalesce(avg(length(search)), 1) FROM {table} WHERE org_id = %s", [org_id]
+                f"SELECT (SELECT count(*) FROM {table} WHERE org_id = %(org)s), coalesce((SELECT avg(length(search)) "
+                f"FROM (SELECT search FROM {table} WHERE org_id = %(org)s LIMIT 2000) sample), 1)",
+                {"org": org_id},
             )
             count, average = cursor.fetchone()
         totals = (int(count), float(average))
@@ -172,12 +180,12 @@ def _term_statistics(org_id: int, lexemes: list[str], table: str) -> tuple[int, 
     if missing:
         with connection.cursor() as cursor:
             cursor.execute(
-                # Counting stops at a tenth of the organisation: beyond that a term is common, its
-                # weight is near zero either way, and an exact count would read much of the table.
+                # Counting stops at common_cap(): past it a term is common, its weight is small
+                # either way, and an exact count would read much of the table.
                 f"SELECT q.lexeme, (SELECT count(*) FROM (SELECT 1 FROM {table} c WHERE c.org_id = %s "
                 "AND c.search @@ to_tsquery('simple', quote_literal(q.lexeme)) LIMIT %s) hits) "
                 "FROM unnest(%s::text[]) AS q(lexeme)",
-                [org_id, max(1000, totals[0] // 10), missing],
+                [org_id, common_cap(totals[0]), missing],
             )
             found = dict(cursor.fetchall())
         frequencies.update(found)
