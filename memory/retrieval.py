@@ -126,14 +126,18 @@ def _keyword_candidates(
     )
     values = {**params, **terms, **idfs, "k1": BM25_K1, "k1p1": BM25_K1 + 1, "b": BM25_B, "avg": max(average, 1.0),
               "limit": limit, "scan": MAX_SCORED}  # fmt: skip
+    # Where many chunks hold the terms, the best BM25 scores are among chunks holding all of the
+    # rarest terms, then two of them: score those first, widening only when they are too few.
+    dense = len(gather) >= 2 and sum(frequencies[lx] for lx in gather) > DENSE_MATCHES
+    rarest = by_rarity[:4] if dense else []
+    widening = [" & ".join(_quoted(lx) for lx in rarest)] if len(rarest) > 2 else []
+    widening += [" | ".join(f"({_quoted(a)} & {_quoted(b)})" for a, b in combinations(rarest, 2))] if rarest else []
+    widening.append(" | ".join(_quoted(lx) for lx in gather))
     rows: list[tuple[int, float]] = []
-    if len(gather) >= 2 and sum(frequencies[lx] for lx in gather) > DENSE_MATCHES:
-        # Many chunks hold some term: score those holding two of the rarest first, which is where
-        # the best BM25 scores are; fall back to any term when that finds too few.
-        pairs = combinations(gather[:4], 2)
-        rows = _fetch(sql, {**values, "any": " | ".join(f"({_quoted(a)} & {_quoted(b)})" for a, b in pairs)})
-    if len(rows) < limit:
-        rows = _fetch(sql, {**values, "any": " | ".join(_quoted(lx) for lx in gather)})
+    for condition in widening:
+        rows = _fetch(sql, {**values, "any": condition})
+        if len(rows) >= limit:
+            break
     return rows
 
 
