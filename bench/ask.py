@@ -11,11 +11,8 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 
-import httpx
-
-from bench.mcp_calls import ROOT, percentile, run_level, setup_environment
+from bench.mcp_calls import ROOT, percentile, run_level, serve, setup_environment
 
 
 def main() -> None:
@@ -38,19 +35,7 @@ def main() -> None:
     fill_facts(org, actor, args.facts)
     print(f"cores={os.cpu_count()} chunks={chunk_count(org)} facts={fact_count(org)} queries={args.queries}")
     token = create_token(org=org, user=actor.user, scopes=["read"], expires_in_days=1).plaintext
-    server = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "brain.asgi:application", "--port", str(args.port), "--no-access-log",
-         "--log-level", "warning"],
-        cwd=ROOT, env=dict(os.environ),
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{args.port}/mcp"
-    try:
-        for _ in range(200):
-            try:
-                httpx.post(url, timeout=1)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
+    with serve(args.port) as url:
         latencies = []
         for q in questions(args.queries + 10):
             r = asyncio.run(run_level(url, token, "ask_company_memory", {"question": q}, 1, 1))
@@ -58,9 +43,6 @@ def main() -> None:
         latencies = latencies[10:]  # warm-up: model load, caches
         print(f"ask_company_memory over MCP: p50 {statistics.median(latencies):.1f} ms, "
               f"p95 {percentile(latencies, 95):.1f} ms, p99 {percentile(latencies, 99):.1f} ms")  # fmt: skip
-    finally:
-        server.terminate()
-        server.wait(10)
 
 
 if __name__ == "__main__":

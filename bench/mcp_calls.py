@@ -17,6 +17,8 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -48,6 +50,28 @@ def issue_token() -> str:
     user = User.objects.filter(username="bench").first() or User.objects.create_user("bench", "bench@example.com")
     add_member(org=org, user=user)
     return create_token(org=org, user=user, scopes=["read", "write"], name="bench", expires_in_days=1).plaintext
+
+
+@contextmanager
+def serve(port: int, env: dict[str, str] | None = None) -> Iterator[str]:
+    """Run brain.asgi in uvicorn (one process, as ./brainctl run does); yield the /mcp URL once it answers."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "brain.asgi:application", "--port", str(port), "--no-access-log",
+         "--log-level", "warning"],
+        cwd=ROOT, env=env or dict(os.environ),
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        for _ in range(300):
+            try:
+                httpx.post(url, timeout=1)
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        yield url
+    finally:
+        server.terminate()
+        server.wait(10)
 
 
 def percentile(values: list[float], pct: float) -> float:
@@ -107,19 +131,7 @@ def main() -> None:
     env = setup_environment()
     subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
     token = issue_token()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "brain.asgi:application", "--port", str(args.port), "--no-access-log",
-         "--log-level", "warning"],
-        cwd=ROOT, env=env,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{args.port}/mcp"
-    try:
-        for _ in range(200):
-            try:
-                httpx.post(url, timeout=1)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
+    with serve(args.port, env) as url:
         tool_args = json.loads(args.arguments)
         asyncio.run(run_level(url, token, args.tool, tool_args, 100, 4))  # warm-up
         print(f"tool={args.tool} calls={args.calls} cores={os.cpu_count()}")
@@ -129,9 +141,6 @@ def main() -> None:
             print(
                 f"{level:>11} {r['calls_per_s']:>8} {r['p50_ms']:>7} {r['p95_ms']:>7} {r['p99_ms']:>7} {r['errors']:>6}"
             )
-    finally:
-        server.terminate()
-        server.wait(10)
 
 
 if __name__ == "__main__":

@@ -17,9 +17,7 @@ import subprocess
 import sys
 import time
 
-import httpx
-
-from bench.mcp_calls import ROOT, percentile, run_level, setup_environment
+from bench.mcp_calls import ROOT, percentile, run_level, serve, setup_environment
 
 
 def main() -> None:
@@ -63,20 +61,7 @@ def main() -> None:
 
 
 def print_mcp(size: int, token: str, queries: list[str], args: argparse.Namespace) -> None:
-    env = dict(os.environ)
-    server = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "brain.asgi:application", "--port", str(args.port), "--no-access-log",
-         "--log-level", "warning"],
-        cwd=ROOT, env=env,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{args.port}/mcp"
-    try:
-        for _ in range(200):
-            try:
-                httpx.post(url, timeout=1)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
+    with serve(args.port) as url:
         latencies: list[float] = []
         for q in queries:
             result = asyncio.run(
@@ -86,9 +71,6 @@ def print_mcp(size: int, token: str, queries: list[str], args: argparse.Namespac
         latencies = latencies[10:]  # the first calls load the model in the server
         print(f"{size:>8} {'mcp':>9} {'auto':>7} {statistics.median(latencies):>7.1f} "
               f"{percentile(latencies, 95):>7.1f} {percentile(latencies, 99):>7.1f}")  # fmt: skip
-    finally:
-        server.terminate()
-        server.wait(10)
 
 
 if __name__ == "__main__":
