@@ -22,7 +22,7 @@ MAX_KNOWN = 500
 
 
 def _known_entities(org_id: int, text: str) -> list[Any]:
-    from memory.extraction import KnownEntity
+    from memory.linking import KnownEntity
 
     lowered = text.lower()
     known = []

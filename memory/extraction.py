@@ -14,7 +14,6 @@ import calendar
 import datetime
 import re
 import threading
-import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,7 +21,8 @@ from typing import TYPE_CHECKING
 
 import dateparser
 from price_parser import Price
-from rapidfuzz import fuzz, process
+
+from memory.linking import LEGAL_SUFFIXES, KnownEntity, NameIndex, known_index, name_words
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -44,7 +44,6 @@ def _table(spec: str) -> dict[str, str]:
 _KNOWN_LABEL = "BRAIN_KNOWN"
 _LABEL_TYPES = _table("person: PERSON; organisation: ORG; product: PRODUCT; place: GPE LOC FAC")
 _LABEL_TYPES |= _table("other: WORK_OF_ART EVENT LAW")
-_LEGAL_SUFFIXES = {"ltd", "limited", "inc", "llc", "gmbh", "plc", "corp", "corporation", "co", "sa", "sl", "ag", "bv"}
 # Acronyms the small model likes to call organisations; they are metrics or titles, not entities.
 _NOT_ENTITIES = re.compile(r"(?i)arr|mrr|acv|tcv|kpi|okr|ceo|cto|cfo|coo|vp|hr|q[1-4]")
 _ROLE_NOUNS = {"head", "ceo", "cto", "cfo", "coo", "cio", "cmo", "director", "manager", "lead", "owner", "president"}
@@ -95,15 +94,6 @@ _DURATION_KEYS = _table("notice_period: notice; trial_period: trial; term: term"
 _DATE_KEYS = _table("renewal_date: renew renewal; due_date: due deadline; launch_date: launch; start_date: start")
 
 
-@dataclass(frozen=True)
-class KnownEntity:
-    """An entity already in the organisation's memory."""
-
-    name: str
-    type: str  # one of ENTITY_TYPES
-    aliases: tuple[str, ...] = ()
-
-
 @dataclass
 class ExtractedEntity:
     name: str  # canonical: the KnownEntity's name when linked
@@ -142,104 +132,6 @@ class Extraction:
     facts: list[ExtractedFact]
 
 
-# --- Linking names -------------------------------------------------------------------------
-
-
-_HONORIFICS = {"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "dame"}
-
-
-def _fold(text: str) -> str:
-    """Accents off, so "Ana López" meets "Ana Lopez"."""
-    return "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
-
-
-def _words(name: str) -> list[str]:
-    words = re.sub(r"[^\w\s]", " ", _fold(name).replace(".", "").replace("'s", "").casefold()).split()
-    return words[1:] if len(words) > 1 and words[0] in ("the", *_HONORIFICS) else words
-
-
-def _strip_legal(words: list[str]) -> list[str]:
-    while len(words) > 1 and words[-1] in _LEGAL_SUFFIXES:
-        words = words[:-1]
-    return words
-
-
-def _keys(name: str) -> set[str]:
-    # Compact forms (no spaces) so "Big Co" meets "BigCo"; with and without legal suffixes.
-    words = _words(name)
-    return {"".join(words), "".join(_strip_legal(words))} - {""}
-
-
-class _Index:
-    """Lookup structures over a set of known entities, built once per set."""
-
-    def __init__(self, known: Sequence[KnownEntity]) -> None:
-        self.exact: dict[str, KnownEntity] = {}
-        self.cased: dict[str, str] = {}  # casefolded form -> the form as written
-        self.by_key: dict[str, KnownEntity] = {}
-        self.first_names: dict[str, set[KnownEntity]] = {}
-        self.last_names: dict[str, set[KnownEntity]] = {}
-        self.titled: dict[str, set[KnownEntity]] = {}  # "Ms Shah" known before "Priya Shah" was
-        self.choices: list[str] = []  # words sorted: plain ratio on these is token_sort_ratio, done once
-        self.forms: list[list[str]] = []
-        self.owners: list[KnownEntity] = []
-        for entity in known:
-            for form in (entity.name, *entity.aliases):
-                self.exact.setdefault(form.strip().casefold(), entity)
-                self.cased.setdefault(form.strip().casefold(), form.strip())
-                for key in _keys(form):
-                    self.by_key.setdefault(key, entity)
-                words = _strip_legal(_words(form))
-                if entity.type == "person" and len(words) > 1:
-                    self.first_names.setdefault(words[0], set()).add(entity)
-                    self.last_names.setdefault(words[-1], set()).add(entity)
-                if len(words) == 1 and form.split()[0].strip(".").casefold() in _HONORIFICS:
-                    self.titled.setdefault(words[0], set()).add(entity)
-                self.choices.append(" ".join(sorted(words)))
-                self.forms.append(words)
-                self.owners.append(entity)
-
-    def link(self, name: str, threshold: int, type_hint: str | None = None) -> KnownEntity | None:
-        hit = self.exact.get(name.strip().casefold())
-        hit = hit or next((self.by_key[k] for k in _keys(name) if k in self.by_key), None)
-        if hit:
-            return hit
-        words = _strip_legal(_words(name))
-        titled = name.split()[0].strip(".").casefold() in _HONORIFICS
-        if len(words) == 1 and type_hint in (None, "person"):
-            # A bare first name, or a title and a surname ("Ms Shah"), is only safe when one known person has it.
-            people = (self.last_names if titled else self.first_names).get(words[0], set())
-            if len(people) == 1:
-                return next(iter(people))
-        if len(words) > 1 and len(self.titled.get(words[-1], set())) == 1:
-            return next(iter(self.titled[words[-1]]))
-        # Token-sort similarity, not token_set/WRatio: those score "BigCo" vs "BigCo Support Team" 90+.
-        found = process.extract(" ".join(sorted(words)), self.choices, scorer=fuzz.ratio, score_cutoff=threshold)
-        for _choice, _score, position in found:
-            if self.owners[position].type != "person" or _same_person(words, self.forms[position], threshold):
-                return self.owners[position]
-        return None
-
-
-def _same_person(words: list[str], other: list[str], threshold: int) -> bool:
-    # People who share only a first name are different people: both names must agree.
-    if len(words) < 2 or len(other) < 2:
-        return False
-    return fuzz.ratio(words[-1], other[-1]) >= threshold and fuzz.ratio(words[0], other[0]) >= threshold
-
-
-@lru_cache(maxsize=16)
-def _known_index(known: tuple[KnownEntity, ...]) -> _Index:
-    return _Index(known)
-
-
-def link_name(name: str, known: Sequence[KnownEntity], *, threshold: int = 88) -> KnownEntity | None:
-    """The known entity ``name`` refers to: exact, then suffix/punctuation-insensitive, then fuzzy."""
-    if not name.strip() or not known:
-        return None
-    return _known_index(tuple(known)).link(name, threshold)
-
-
 # --- spaCy pipeline ------------------------------------------------------------------------
 
 _nlp_lock = threading.Lock()
@@ -274,7 +166,7 @@ def _known_spans(doc: Doc, known: tuple[KnownEntity, ...]) -> list[Span]:
     from spacy.tokens import Span
     from spacy.util import filter_spans
 
-    forms, index = _known_forms(known), _known_index(known)
+    forms, index = _known_forms(known), known_index(known)
     with _matcher_lock:  # adding patterns while another thread matches is not safe
         if not _matcher:
             _matcher.append(PhraseMatcher(doc.vocab, attr="LOWER"))
@@ -291,7 +183,7 @@ def _known_spans(doc: Doc, known: tuple[KnownEntity, ...]) -> list[Span]:
         wrong_case = (surface.islower() and not written.islower()) or (written.isupper() and not surface.isupper())
         if form not in forms or wrong_case:
             continue
-        while end < len(doc) and doc[end].lower_.replace(".", "") in _LEGAL_SUFFIXES:
+        while end < len(doc) and doc[end].lower_.replace(".", "") in LEGAL_SUFFIXES:
             end += 1  # "BigCo Ltd" is the known "BigCo": take the legal suffix into the mention
         spans.append(Span(doc, start, end, label=_KNOWN_LABEL, span_id=form))
     return filter_spans(spans)
@@ -329,7 +221,7 @@ def _trim(span: Span) -> Span:
 
 
 def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
-    index = _known_index(known)
+    index = known_index(known)
     links: dict[str, KnownEntity | None] = {}  # names repeat within a document
     for ent in doc.ents:
         if ent.label_ == _KNOWN_LABEL:
@@ -342,7 +234,7 @@ def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
                 continue
             linked = links[text] if text in links else links.setdefault(text, index.link(text, 88) if known else None)
             kind = _LABEL_TYPES[ent.label_]
-            if _words(text)[-1] in _LEGAL_SUFFIXES:  # "Globex Corporation" is no person, whatever NER says
+            if name_words(text)[-1] in LEGAL_SUFFIXES:  # "Globex Corporation" is no person, whatever NER says
                 kind = "organisation"
             yield span, linked.type if linked else kind, linked
 
@@ -355,7 +247,7 @@ def _repeats(doc: Doc, mentions: list[_Mention]) -> list[_Mention]:
     forms: dict[str, tuple[str, KnownEntity | None]] = {}
     for span, kind, entity in mentions:
         words = span.text.split()
-        short = " ".join(words[:-1]) if len(words) > 1 and words[-1].lower().strip(".") in _LEGAL_SUFFIXES else ""
+        short = " ".join(words[:-1]) if len(words) > 1 and words[-1].lower().strip(".") in LEGAL_SUFFIXES else ""
         for form in (span.text, short):
             if len(form) > 1:
                 forms.setdefault(form, (kind, entity))
@@ -378,7 +270,7 @@ def _cluster(mentions: list[_Mention]) -> tuple[list[ExtractedEntity], list[tupl
         surface = span.text.strip()
         cluster = by_known.get(entity) if entity else by_surface.get(surface)
         if cluster is None and entity is None and clusters:
-            match = _Index([KnownEntity(c.name, c.type, tuple(c.aliases)) for c in clusters]).link(surface, 88, kind)
+            match = NameIndex([KnownEntity(c.name, c.type, tuple(c.aliases)) for c in clusters]).link(surface, 88, kind)
             cluster = next((c for c in clusters if match and c.name == match.name), None)
         if cluster is None:
             cluster = ExtractedEntity(entity.name if entity else surface, kind, [], entity is not None)

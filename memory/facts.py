@@ -48,7 +48,7 @@ def get_or_create_entity(*, org_id: int, name: str, type: str = "other", aliases
         .first()
     )
     if existing is None:
-        from memory.extraction import KnownEntity, link_name
+        from memory.linking import KnownEntity, link_name
 
         # Candidates that look alike, or share the last or first word ("Ms Shah", "Priya"), for link_name to judge.
         words = name.split()

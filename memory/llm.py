@@ -24,9 +24,8 @@ from memory.extraction import (
     ExtractedFact,
     ExtractedValue,
     Extraction,
-    KnownEntity,
-    link_name,
 )
+from memory.linking import KnownEntity, link_name
 
 MAX_KNOWN_IN_PROMPT = 200
 

@@ -16,7 +16,8 @@ from typing import Any, get_args
 
 import pytest
 
-from memory.extraction import ENTITY_TYPES, FACT_KINDS, Extraction, KnownEntity, extract, link_name
+from memory.extraction import ENTITY_TYPES, FACT_KINDS, Extraction, extract
+from memory.linking import KnownEntity, link_name
 from memory.llm import EntityType, FactKind, LLMError, LLMExtractor
 
 MONDAY = datetime.date(2026, 3, 9)
