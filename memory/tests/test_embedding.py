@@ -87,3 +87,10 @@ def test_the_openai_compatible_embedder_speaks_the_embeddings_protocol(stub_url)
 def test_an_endpoint_failure_is_an_embedding_error(stub_url):
     with pytest.raises(EmbeddingError, match="failed"):
         OpenAICompatibleEmbedder(base_url=stub_url, model="m").embed(["fail"])
+
+
+def test_the_model_health_check_embeds_for_real():
+    from brain.health import run_checks
+
+    [result] = run_checks(["model"])
+    assert result.ok and "MiniLM" in result.detail
