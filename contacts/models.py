@@ -69,7 +69,7 @@ class HumanRequest(models.Model):
     public_id = models.CharField(max_length=40, unique=True, default=_request_id)
     requester = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="human_requests")
     token = models.ForeignKey(ApiToken, null=True, blank=True, on_delete=models.SET_NULL)
-    contact = models.ForeignKey(Contact, on_delete=models.PROTECT, related_name="requests")
+    contact = models.ForeignKey(Contact, on_delete=models.RESTRICT, related_name="requests")
     channel = models.CharField(max_length=16)
     question = models.TextField()
     gap_analysis = models.TextField(blank=True)

@@ -123,3 +123,15 @@ def test_read_only_actors_cannot_dispatch(org, people):
 
 def test_requests_stay_with_their_organisation(people):
     assert HumanRequest.objects.filter(org=make_org()).count() == 0
+
+
+def test_an_organisation_with_requests_can_be_deleted_but_a_contact_with_requests_cannot(actor, people):
+    from django.db.models import RestrictedError
+
+    from brain.models import Organisation
+
+    dispatch_request(actor=actor, question="q", contact_id=people["finance"].pk)
+    with pytest.raises(RestrictedError):
+        people["finance"].delete()  # its requests are history; deactivate the contact instead
+    Organisation.objects.filter(pk=actor.org.pk).delete()
+    assert not HumanRequest.objects.exists()
