@@ -8,6 +8,7 @@ deterministic pipeline is the fallback. Re-running rebuilds the document's extra
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import asdict
 from typing import Any
 
@@ -19,6 +20,22 @@ from memory.models import Chunk, Document, Entity, Fact, Mention
 
 logger = logging.getLogger("brain.extract")
 MAX_KNOWN = 500
+# "Priya Shah became head of support", "Dana is CEO of Initech": a role that one person holds at a time.
+ROLE = re.compile(
+    r"\b(?:is|was|became|becomes|remains|remained|serves as|served as|appointed|named|as)\s+(?:the\s+)?(?:new\s+)?"
+    r"(?P<role>head|ceo|cto|cfo|coo|cmo|director|manager|lead|president|chair)\s+of\s+(?:the\s+)?"
+    r"(?P<target>[A-Za-z][\w&'\- ]{1,40}?)(?=\s+(?:at|from|since|until|till|on|in|for)\b|[.,;:]|$)",
+    re.IGNORECASE,
+)
+
+
+def role_of(statement: str) -> tuple[str, str] | None:
+    """(relation, the team or company) when the statement gives someone a role, else None."""
+    match = ROLE.search(statement)
+    if match is None:
+        return None
+    target = " ".join(w if w.isupper() else w.capitalize() for w in match.group("target").split())
+    return f"{match.group('role').lower()}_of", target
 
 
 def _known_entities(org_id: int, text: str) -> list[Any]:
@@ -71,13 +88,15 @@ def extract_document(*, document_id: int) -> int:
     result = _extractor()(text, document_date=day, known=_known_entities(document.org_id, text))
     drafts, chunk_for = [], {}
     for fact in result.facts:
-        drafts.append(
-            FactDraft(
-                statement=fact.statement, kind=fact.kind, subject=fact.subject, object=fact.object,
-                relation=fact.relation or "", single_valued=fact.single_valued, valid_from=fact.valid_from,
-                valid_to=fact.valid_to, values=[asdict(v) for v in fact.values],
-            )
+        draft = FactDraft(
+            statement=fact.statement, kind=fact.kind, subject=fact.subject, object=fact.object,
+            relation=fact.relation or "", single_valued=fact.single_valued, valid_from=fact.valid_from,
+            valid_to=fact.valid_to, values=[asdict(v) for v in fact.values],
         )  # fmt: skip
+        role = role_of(fact.statement) if fact.subject else None
+        if role is not None:
+            draft.relation, draft.object, draft.single_valued = role[0], role[1], True
+        drafts.append(draft)
         owner = max((i for i, start in enumerate(starts) if start <= fact.char_start), default=0)
         if chunks:
             chunk_for[len(drafts) - 1] = chunks[owner][0]

@@ -18,6 +18,9 @@ from memory.models import Document, Entity, Fact, Mention, Scope, Value
 
 logger = logging.getLogger("brain.facts")
 
+# Relations whose object has one holder at a time ("X is head of support": support has one head).
+HELD_BY_ONE = {"head_of", "ceo_of", "cto_of", "cfo_of", "coo_of", "cmo_of", "director_of", "manager_of", "lead_of",
+               "president_of", "chair_of"}  # fmt: skip
 ENTITY_TYPES = ("person", "team", "customer", "deal", "project", "system", "product", "place", "term",
                 "organisation", "other")  # fmt: skip
 
@@ -147,12 +150,15 @@ def apply_supersession(new: Fact) -> None:
     """
     if not new.single_valued or new.subject_id is None or not (new.relation or new.value_key):
         return
-    rivals = (
-        Fact.objects.select_for_update()
-        .filter(org_id=new.org_id, subject_id=new.subject_id, single_valued=True, superseded_at__isnull=True)
-        .filter(relation=new.relation, value_key=new.value_key, scope=new.scope)
-        .exclude(pk=new.pk)
+    current = Fact.objects.select_for_update().filter(
+        org_id=new.org_id, single_valued=True, superseded_at__isnull=True, scope=new.scope
     )
+    if new.relation in HELD_BY_ONE and new.object_id is not None:
+        # A role is single-valued on its object: support has one head at a time, whoever it is.
+        rivals = current.filter(relation=new.relation, object_id=new.object_id).exclude(subject_id=new.subject_id)
+    else:
+        rivals = current.filter(subject_id=new.subject_id, relation=new.relation, value_key=new.value_key)
+    rivals = rivals.exclude(pk=new.pk)
     if new.scope == Scope.PERSONAL:
         rivals = rivals.filter(owner_id=new.owner_id)
     now = new.recorded_at  # the old belief ends when the new one was recorded
@@ -170,6 +176,8 @@ def apply_supersession(new: Fact) -> None:
 
 
 def _same_claim(old: Fact, new: Fact) -> bool:
+    if new.relation in HELD_BY_ONE and new.object_id is not None:
+        return old.subject_id == new.subject_id
     if new.relation and old.object_id != new.object_id:
         return False
     if new.value_key:

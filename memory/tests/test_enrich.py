@@ -59,3 +59,18 @@ def test_dates_come_from_date_spans_and_the_document_date(actor):
                     occurred_at=timezone.make_aware(timezone.datetime(2026, 3, 9)))  # fmt: skip
     statements = list(Fact.objects.filter(document=document).values_list("statement", flat=True))
     assert any("2026-03-13" in s for s in statements), statements
+
+
+def test_a_role_changing_hands_in_documents_supersedes_the_previous_holder(actor):
+    from memory.enrich import role_of
+
+    assert role_of("On 3 March 2026 Priya Shah became head of support.") == ("head_of", "Support")
+    assert role_of("Priya likes tea.") is None
+    save(actor, "Old org chart", "Sam Carter was head of support from January 2025.")
+    save(actor, "New org chart", "On 3 March 2026 Priya Shah became head of support.")
+    sam = Fact.objects.get(org=actor.org, statement__startswith="Sam Carter")
+    priya = Fact.objects.get(org=actor.org, statement__startswith="On 3 March")
+    assert sam.superseded_by_id == priya.pk and str(sam.valid_to) == "2026-03-03"
+    assert priya.superseded_at is None and priya.object.name == "Support"
+    current = [s.fact.statement for s in graph.search_facts(actor=actor, query="who is head of support", limit=5)]
+    assert priya.statement in current and sam.statement not in current

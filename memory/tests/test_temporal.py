@@ -36,9 +36,9 @@ def current(actor: Actor, query: str, as_of: date | None = None) -> list[str]:
 
 @pytest.fixture
 def history(actor):
-    role = dict(subject="Support", relation="head_of", single_valued=True)
-    sam = state(actor, day(0), "Sam is head of support.", object="Sam", valid_from=date(2025, 1, 1), **role)
-    priya = state(actor, day(60), "Priya is head of support.", object="Priya", valid_from=date(2026, 3, 1), **role)
+    role = dict(object="Support", relation="head_of", single_valued=True)  # support has one head at a time
+    sam = state(actor, day(0), "Sam is head of support.", subject="Sam", valid_from=date(2025, 1, 1), **role)
+    priya = state(actor, day(60), "Priya is head of support.", subject="Priya", valid_from=date(2026, 3, 1), **role)
     price = dict(subject="Starter plan", single_valued=True)
     ten, twelve = [{"key": "price", "number": 10.0, "unit": "EUR"}], [{"key": "price", "number": 12.0, "unit": "EUR"}]
     wrong = state(actor, day(10), "The starter plan costs 10 euros.", values=ten, valid_from=date(2026, 1, 1), **price)
@@ -112,11 +112,11 @@ def test_the_timeline_tells_the_same_story_oldest_first(actor, history):
 def test_explore_shows_current_facts_and_history_on_request(actor, history):
     support = graph.resolve_entity(actor=actor, ref="support")
     now = graph.explore(actor=actor, entity=support)
-    assert [f.statement for f in now.outgoing] == ["Priya is head of support."]
+    assert [f.statement for f in now.incoming] == ["Priya is head of support."]
     full = graph.explore(actor=actor, entity=support, include_superseded=True)
-    assert {f.statement for f in full.outgoing} == {"Priya is head of support.", "Sam is head of support."}
+    assert {f.statement for f in full.incoming} == {"Priya is head of support.", "Sam is head of support."}
     then = graph.explore(actor=actor, entity=support, as_of=day(30).date())
-    assert [f.statement for f in then.outgoing] == ["Sam is head of support."]
+    assert [f.statement for f in then.incoming] == ["Sam is head of support."]
 
 
 def test_values_follow_the_current_facts(actor, history):
