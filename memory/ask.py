@@ -16,6 +16,7 @@ from brain.mcp.limits import Clamped
 from brain.mcp.registry import ToolOutput, mcp_tool
 from brain.services import resolve_activity, start_activity
 from memory import graph
+from memory.facts import HELD_BY_ONE
 from memory.graph_tools import FactOut
 from memory.models import Chunk, Document, Entity, Fact
 from memory.retrieval import Hit, search_chunks
@@ -224,12 +225,16 @@ def _claims(actor: Actor, args: AskArgs, hits: list[Hit], graph_facts: list[Fact
 
 def _conflicts(actor: Actor, claims: list[Fact], as_of: date | None) -> list[Fact]:
     """Other statements about the same single-valued thing: replaced ones and rivals."""
-    keys = {(f.subject_id, f.relation, f.value_key) for f in claims if f.single_valued and f.subject_id}
-    if not keys:
-        return []
     query = Q()
-    for subject, relation, value_key in keys:
-        query |= Q(subject_id=subject, relation=relation, value_key=value_key)
+    for fact in claims:
+        if not fact.single_valued or fact.subject_id is None:
+            continue
+        if fact.relation in HELD_BY_ONE and fact.object_id is not None:
+            query |= Q(relation=fact.relation, object_id=fact.object_id)  # a role: who else held it
+        else:
+            query |= Q(subject_id=fact.subject_id, relation=fact.relation, value_key=fact.value_key)
+    if not query:
+        return []
     facts = graph.believed(graph.visible_facts(actor=actor), as_of=as_of, include_superseded=True)
     rivals = facts.filter(query).exclude(pk__in=[c.pk for c in claims]).select_related("subject", "object", "document")
     return list(rivals.order_by("-recorded_at")[:10])

@@ -74,3 +74,15 @@ def test_a_role_changing_hands_in_documents_supersedes_the_previous_holder(actor
     assert priya.superseded_at is None and priya.object.name == "Support"
     current = [s.fact.statement for s in graph.search_facts(actor=actor, query="who is head of support", limit=5)]
     assert priya.statement in current and sam.statement not in current
+
+
+def test_ask_at_high_risk_shows_the_previous_holder_as_replaced(actor):
+    from memory.ask import AskArgs, ask_company_memory_tool
+
+    save(actor, "Old org chart", "Sam Carter was head of support from January 2025.")
+    save(actor, "New org chart", "On 3 March 2026 Priya Shah became head of support.")
+    out = ask_company_memory_tool(actor, AskArgs(question="Who is head of support?", risk_level="high"))
+    assert any(c.statement.startswith("On 3 March") for c in out.claims)
+    assert all(not c.statement.startswith("Sam") for c in out.claims)
+    assert [c.statement for c in out.conflicts or []] == ["Sam Carter was head of support from January 2025."]
+    assert out.conflicts[0].superseded and out.warnings
