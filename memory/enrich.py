@@ -88,12 +88,12 @@ def extract_document(*, document_id: int) -> int:
     result = _extractor()(text, document_date=day, known=_known_entities(document.org_id, text))
     drafts, chunk_for = [], {}
     for fact in result.facts:
+        # A bare "date" value only repeats the validity window; named dates (renewal_date...) stay.
         draft = FactDraft(
             statement=fact.statement, kind=fact.kind, subject=fact.subject, object=fact.object,
             relation=fact.relation or "", single_valued=fact.single_valued, valid_from=fact.valid_from,
             valid_to=fact.valid_to, values=[asdict(v) for v in fact.values if v.key != "date"],
         )  # fmt: skip
-        # A bare "date" value only repeats the validity window; named dates (renewal_date...) stay.
         role = role_of(fact.statement) if fact.subject else None
         if role is not None:
             draft.relation, draft.object, draft.single_valued = role[0], role[1], True
