@@ -106,7 +106,17 @@ def stop() -> int:
 
 
 def test(argv: Sequence[str]) -> int:
+    # Services a developer already runs stay up; ones started just for the tests stop after them.
+    already_running = services.running()
     env = child_env(services.ensure_services())
+    try:
+        return _run_checks(argv, env)
+    finally:
+        if not already_running:
+            stop()
+
+
+def _run_checks(argv: Sequence[str], env: dict[str, str]) -> int:
     # Tests use their own Redis database so a running Brain keeps its queues.
     env["REDIS_URL"] = env.get("REDIS_URL", os.environ.get("REDIS_URL", "")).rsplit("/", 1)[0] + "/9"
     env["BRAIN_TESTING"] = "1"

@@ -167,6 +167,12 @@ def stop_redis() -> bool:
     return True
 
 
+def running() -> bool:
+    """Whether the embedded Postgres and Redis of this data directory are both up."""
+    postmaster = data_dir() / "postgres" / "postmaster.pid"
+    return postmaster.exists() and _redis_pid() is not None
+
+
 def ensure_services() -> dict[str, str]:
     """Start what the environment does not already point at; return the environment to use."""
     env: dict[str, str] = {"BRAIN_DATA_DIR": str(data_dir())}
