@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Literal
 
@@ -81,13 +82,13 @@ class InitOut(ToolOutput):
 
 
 # Apps that offer skills register a function returning the caller's usable skills.
-SKILL_PROVIDERS: list[object] = []
+SKILL_PROVIDERS: list[Callable[[Actor], list[SkillSummary]]] = []
 
 
 def _usable_skills(actor: Actor) -> list[SkillSummary]:
     skills: list[SkillSummary] = []
     for provider in SKILL_PROVIDERS:
-        skills.extend(provider(actor))  # type: ignore[operator]
+        skills.extend(provider(actor))
     return skills
 
 

@@ -6,6 +6,7 @@ import time
 from datetime import date, timedelta
 from typing import Annotated, Any, Literal
 
+import numpy as np
 from django.db.models import Q
 from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field
@@ -16,6 +17,7 @@ from brain.mcp.limits import Clamped
 from brain.mcp.registry import ToolOutput, mcp_tool
 from brain.services import resolve_activity, start_activity
 from memory import graph
+from memory.embedding import get_embedder
 from memory.facts import HELD_BY_ONE
 from memory.graph_tools import FactOut
 from memory.models import Chunk, Document, Entity, Fact
@@ -100,11 +102,12 @@ def ask_company_memory_tool(actor: Actor, args: AskArgs) -> AskOut:
     warnings; response_mode full adds diagnostics and is for debugging."""
     started = time.perf_counter()
     activity = _activity(actor, args)
-    hits = [] if args.retrieval_mode == "graph" else _passages(actor, args)
+    vector = get_embedder().embed([args.question])[0]  # once, for passages and facts
+    hits = [] if args.retrieval_mode == "graph" else _passages(actor, args, vector)
     named = _named_entities(actor, args.question) if args.retrieval_mode in ("auto", "graph") else []
     graph_facts = _entity_facts(actor, named, args) if named else []
     evidence = _evidence(actor, hits, graph_facts, args)
-    claims = _claims(actor, args, hits, graph_facts)
+    claims = _claims(actor, args, hits, graph_facts, vector)
     if not evidence and not claims:
         return AskOut(activity_id=activity, status="no_evidence", guidance=NO_EVIDENCE, evidence=[], claims=[])
     out = AskOut(
@@ -144,9 +147,11 @@ def _activity(actor: Actor, args: AskArgs) -> str:
     return start_activity(actor=actor, label=args.question[:200]).public_id
 
 
-def _passages(actor: Actor, args: AskArgs) -> list[Hit]:
+def _passages(actor: Actor, args: AskArgs, vector: np.ndarray) -> list[Hit]:
     mode = "vector" if args.retrieval_mode == "vector" else "auto"
-    return search_chunks(actor=actor, query=args.question, top_k=args.top_k, mode=mode, as_of=args.as_of).hits
+    return search_chunks(
+        actor=actor, query=args.question, top_k=args.top_k, mode=mode, as_of=args.as_of, vector=vector
+    ).hits
 
 
 def _named_entities(actor: Actor, question: str) -> list[Entity]:
@@ -207,7 +212,7 @@ def _excerpt(document: Document, ordinals: list[int], budget: int) -> EvidenceOu
     )  # fmt: skip
 
 
-def _claims(actor: Actor, args: AskArgs, hits: list[Hit], graph_facts: list[Fact]) -> list[Fact]:
+def _claims(actor: Actor, args: AskArgs, hits: list[Hit], graph_facts: list[Fact], vector: np.ndarray) -> list[Fact]:
     """Facts from the matched passages first, then the best fact matches, then the named entities' facts."""
     believed = graph.believed(graph.visible_facts(actor=actor), as_of=args.as_of)
     from_passages = list(
@@ -216,7 +221,7 @@ def _claims(actor: Actor, args: AskArgs, hits: list[Hit], graph_facts: list[Fact
     rank = {h.chunk_id: i for i, h in enumerate(hits)}
     from_passages.sort(key=lambda f: rank.get(f.chunk_id or 0, 99))
     matched = [s.fact for s in graph.search_facts(actor=actor, query=args.question, limit=args.max_claims,
-                                                  as_of=args.as_of)]  # fmt: skip
+                                                  as_of=args.as_of, vector=vector)]  # fmt: skip
     picked: dict[int, Fact] = {}
     for fact in [*from_passages[: args.max_claims // 2 + 1], *matched, *graph_facts, *from_passages]:
         picked.setdefault(fact.pk, fact)

@@ -11,14 +11,15 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
+import numpy as np
 from django.db.models import Count, Exists, Max, Min, OuterRef, Q, QuerySet
 
 from brain.actors import Actor
 from brain.errors import InvalidArgument, NotFound
-from memory.access import readable, readable_category_ids
+from memory.access import readable
 from memory.embedding import get_embedder
 from memory.models import Document, Entity, Fact, Mention, Value
-from memory.retrieval import RRF_K, RRF_WEIGHTS, _keyword_candidates, _vector_candidates, end_of_day
+from memory.retrieval import access_and_time, end_of_day, fuse, keyword_candidates, vector_candidates
 
 ENTITY_ID = re.compile(r"^ent_(\d{1,18})$")
 MEMORY_ID = re.compile(r"^(?:mem_)?(\d{1,18})$")
@@ -54,31 +55,20 @@ class ScoredFact:
 
 
 def search_facts(
-    *, actor: Actor, query: str, limit: int = 5, as_of: date | None = None, include_superseded: bool = False
-) -> list[ScoredFact]:
+    *, actor: Actor, query: str, limit: int = 5, as_of: date | None = None, include_superseded: bool = False,
+    vector: np.ndarray | None = None,
+) -> list[ScoredFact]:  # fmt: skip
     """Hybrid search over facts with the passage search's retrievers (HNSW neighbours, BM25),
     fused by reciprocal rank. Access and time are part of the SQL."""
-    where = "c.org_id = %(org)s AND c.category_id = ANY(%(cats)s) AND (c.scope = 'shared' OR c.owner_id = %(user)s)"
-    params: dict[str, Any] = {"org": actor.org.pk, "cats": readable_category_ids(actor=actor), "user": actor.user.pk}
-    if as_of is not None:
-        params["as_of"] = end_of_day(as_of)
-        where += " AND c.recorded_at <= %(as_of)s"
-        if not include_superseded:
-            where += " AND (c.superseded_at IS NULL OR c.superseded_at > %(as_of)s)"
-    elif not include_superseded:
-        where += " AND c.superseded_at IS NULL"
+    where, params = access_and_time(actor, as_of, include_superseded)
     candidates = max(40, limit * 4)
-    vector = get_embedder().embed([query])[0]
-    lists = {
-        "vector": _vector_candidates(vector, where, params, candidates, table="memory_fact"),
-        "keyword": _keyword_candidates(query, where, params, candidates, table="memory_fact"),
-    }
-    fused: dict[int, float] = {}
-    ranks: dict[int, dict[str, int]] = {}
-    for name, rows in lists.items():
-        for rank, (fid, _score) in enumerate(rows, start=1):
-            fused[fid] = fused.get(fid, 0.0) + RRF_WEIGHTS[name] / (RRF_K + rank)
-            ranks.setdefault(fid, {})[name] = rank
+    vector = get_embedder().embed([query])[0] if vector is None else vector
+    fused, ranks = fuse(
+        {
+            "vector": vector_candidates(vector, where, params, candidates, table="memory_fact"),
+            "keyword": keyword_candidates(query, where, params, candidates, table="memory_fact"),
+        }
+    )
     top = sorted(fused, key=lambda fid: -fused[fid])[:limit]
     facts = Fact.objects.filter(pk__in=top).select_related("subject", "object", "document").in_bulk()
     best = max(fused.values(), default=1.0)

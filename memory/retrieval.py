@@ -62,18 +62,33 @@ def end_of_day(day: date) -> datetime:
     return datetime.combine(day, dtime.max, tzinfo=UTC)
 
 
-def _filters(actor: Actor, as_of: date | None) -> tuple[str, dict[str, Any]]:
+def access_and_time(actor: Actor, as_of: date | None, include_superseded: bool = False) -> tuple[str, dict[str, Any]]:
+    """The WHERE clause (rows aliased ``c``) every retriever runs under: the actor's organisation,
+    readable categories and shared-or-own scope; current rows, or those believed at ``as_of``."""
     sql = "c.org_id = %(org)s AND c.category_id = ANY(%(cats)s) AND (c.scope = 'shared' OR c.owner_id = %(user)s)"
     params: dict[str, Any] = {"org": actor.org.pk, "cats": readable_category_ids(actor=actor), "user": actor.user.pk}
-    if as_of is None:
-        sql += " AND c.superseded_at IS NULL"
-    else:
-        sql += " AND c.recorded_at <= %(as_of)s AND (c.superseded_at IS NULL OR c.superseded_at > %(as_of)s)"
+    if as_of is not None:
+        sql += " AND c.recorded_at <= %(as_of)s"
         params["as_of"] = end_of_day(as_of)
+        if not include_superseded:
+            sql += " AND (c.superseded_at IS NULL OR c.superseded_at > %(as_of)s)"
+    elif not include_superseded:
+        sql += " AND c.superseded_at IS NULL"
     return sql, params
 
 
-def _vector_candidates(
+def fuse(lists: dict[str, list[tuple[int, float]]]) -> tuple[dict[int, float], dict[int, dict[str, int]]]:
+    """Weighted reciprocal-rank fusion of the retrievers' ranked rows: fused scores and each row's ranks."""
+    fused: dict[int, float] = {}
+    ranks: dict[int, dict[str, int]] = {}
+    for name, rows in lists.items():
+        for rank, (row_id, _score) in enumerate(rows, start=1):
+            fused[row_id] = fused.get(row_id, 0.0) + RRF_WEIGHTS[name] / (RRF_K + rank)
+            ranks.setdefault(row_id, {})[name] = rank
+    return fused, ranks
+
+
+def vector_candidates(
     vector: np.ndarray, where: str, params: dict[str, Any], limit: int, table: str = "memory_chunk"
 ) -> list[tuple[int, float]]:
     with transaction.atomic(), connection.cursor() as cursor:
@@ -89,7 +104,7 @@ def _vector_candidates(
     return [(row[0], 1.0 - float(row[1])) for row in rows]
 
 
-def _keyword_candidates(
+def keyword_candidates(
     query: str, where: str, params: dict[str, Any], limit: int, table: str = "memory_chunk"
 ) -> list[tuple[int, float]]:
     """BM25 over the chunks' tsvectors: Postgres stems and drops stop words, we weigh the terms.
@@ -228,32 +243,31 @@ def search_chunks(
     as_of: date | None = None,
     candidates: int = 50,
     diversity: float = 0.8,
+    vector: np.ndarray | None = None,
 ) -> SearchResult:
-    """The one passage search every interface uses. ``diversity`` is MMR's relevance weight (1 = off)."""
+    """The one passage search every interface uses. ``diversity`` is MMR's relevance weight (1 = off);
+    ``vector`` is the query's embedding when the caller already has it."""
     started = time.perf_counter()
     candidates = max(candidates, top_k * 2)
     timings: dict[str, float] = {}
-    where, params = _filters(actor, as_of)
+    where, params = access_and_time(actor, as_of)
     lists: dict[str, list[tuple[int, float]]] = {}
     if mode in ("auto", "vector"):
         t = time.perf_counter()
-        vector = get_embedder().embed([query])[0]
+        vector = get_embedder().embed([query])[0] if vector is None else vector
         timings["embed"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
-        lists["vector"] = _vector_candidates(vector, where, params, candidates)
+        lists["vector"] = vector_candidates(vector, where, params, candidates)
         timings["vector"] = (time.perf_counter() - t) * 1000
     if mode in ("auto", "keyword"):
         t = time.perf_counter()
-        lists["keyword"] = _keyword_candidates(query, where, params, candidates)
+        lists["keyword"] = keyword_candidates(query, where, params, candidates)
         timings["keyword"] = (time.perf_counter() - t) * 1000
     t = time.perf_counter()
-    fused: dict[int, float] = {}
-    ranks: dict[int, dict[str, int]] = {}
+    fused, ranks = fuse(lists)
     scores: dict[int, dict[str, float]] = {}
     for name, rows in lists.items():
-        for rank, (cid, score) in enumerate(rows, start=1):
-            fused[cid] = fused.get(cid, 0.0) + RRF_WEIGHTS[name] / (RRF_K + rank)
-            ranks.setdefault(cid, {})[name] = rank
+        for cid, score in rows:
             scores.setdefault(cid, {})[name] = round(score, 4)
     order = sorted(fused, key=lambda cid: -fused[cid])
     pool = order[: max(top_k * 3, top_k)]
