@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import mcp_types as types
 from asgiref.sync import sync_to_async
@@ -21,7 +22,9 @@ import brain
 from brain.actors import Actor
 from brain.mcp.auth import ApiTokenVerifier, current_caller
 from brain.mcp.invoke import execute
-from brain.mcp.registry import PROMPTS, TOOLS, PromptSpec, ToolSpec, is_visible, visible_tools
+from brain.mcp.registry import PROMPTS, TOOLS, ToolSpec, is_visible, visible_tools
+
+T = TypeVar("T")
 
 INSTRUCTIONS = (
     "Brain is this organisation's company memory. Call init first: it returns the rules for using "
@@ -51,13 +54,21 @@ def _error_result(message: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
 
 
-def run_tool(actor: Actor, spec: ToolSpec, arguments: dict[str, Any]) -> types.CallToolResult:
-    """Runs in a worker thread, outside Django's request cycle: manage connections as a request would."""
-    close_old_connections()
-    try:
-        outcome = execute(actor, spec, arguments)
-    finally:
+def in_worker_thread(fn: Callable[..., T]) -> Callable[..., Awaitable[T]]:
+    """Run sync ORM code off the event loop, managing connections as Django's request cycle would."""
+
+    def wrapped(*args: Any) -> T:
         close_old_connections()
+        try:
+            return fn(*args)
+        finally:
+            close_old_connections()
+
+    return sync_to_async(wrapped, thread_sensitive=False)
+
+
+def run_tool(actor: Actor, spec: ToolSpec, arguments: dict[str, Any]) -> types.CallToolResult:
+    outcome = execute(actor, spec, arguments)
     if outcome.output is None:
         return _error_result(outcome.message)
     return types.CallToolResult(
@@ -103,7 +114,7 @@ async def call_tool(ctx: ServerRequestContext[Any, Any], params: types.CallToolR
             )
         return _error_result(f"{params.name} is switched off for this organisation; an admin can turn it on.")
     actor = dataclasses.replace(actor, client=_client_info(ctx))
-    return await sync_to_async(run_tool, thread_sensitive=False)(actor, spec, params.arguments or {})
+    return await in_worker_thread(run_tool)(actor, spec, params.arguments or {})
 
 
 async def list_prompts(
@@ -123,14 +134,6 @@ async def list_prompts(
     )
 
 
-def _render_prompt(actor: Actor, spec: PromptSpec, arguments: dict[str, str]) -> str:
-    close_old_connections()
-    try:
-        return spec.fn(actor, arguments)
-    finally:
-        close_old_connections()
-
-
 async def get_prompt(
     ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
 ) -> types.GetPromptResult:
@@ -142,7 +145,7 @@ async def get_prompt(
     missing = [n for n, _, required in spec.arguments if required and not arguments.get(n, "").strip()]
     if missing:
         raise MCPError(code=INVALID_PARAMS, message=f"Prompt {spec.name} needs: {', '.join(missing)}.")
-    text = await sync_to_async(_render_prompt, thread_sensitive=False)(actor, spec, arguments)
+    text = await in_worker_thread(spec.fn)(actor, arguments)
     return types.GetPromptResult(
         description=spec.description, messages=[types.PromptMessage(role="user", content=types.TextContent(text=text))]
     )
