@@ -232,6 +232,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "memory.tasks.sweep_stuck_documents_task",
         "schedule": 120.0,
     },
+    "sweep-queued-requests": {
+        "task": "contacts.tasks.sweep_queued_requests_task",
+        "schedule": 300.0,
+    },
     "purge-expired-reports": {
         "task": "brain.tasks.purge_expired_reports_task",
         "schedule": crontab(hour=3, minute=15),

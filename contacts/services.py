@@ -128,7 +128,20 @@ def dispatch_request(*, actor: Actor, question: str, contact_id: int, gap_analys
 def _enqueue(request_id: int) -> None:
     from contacts.tasks import deliver_request_task
 
-    deliver_request_task.delay(request_id)
+    try:
+        deliver_request_task.delay(request_id)
+    except Exception:  # the broker is down: the request is saved as queued; the sweep sends it later
+        logger.warning("could not queue request %s; the sweep will queue it again", request_id, exc_info=True)
+
+
+def sweep_queued_requests(*, older_than_minutes: int = 10) -> int:
+    """Queue again the requests still waiting after a while (a lost message, a broker outage).
+    Delivery claims each request, so a request that also has a retry pending is sent once."""
+    cutoff = timezone.now() - timedelta(minutes=older_than_minutes)
+    ids = list(HumanRequest.objects.filter(status=Status.QUEUED, created_at__lt=cutoff).values_list("pk", flat=True))
+    for request_id in ids[:1000]:
+        _enqueue(request_id)
+    return len(ids)
 
 
 def answer_url(request: HumanRequest) -> str:

@@ -1,6 +1,6 @@
 from celery import Task, shared_task
 
-from contacts.services import deliver_request, give_up
+from contacts.services import deliver_request, give_up, sweep_queued_requests
 from contacts.transports import TransportError
 
 MAX_RETRIES = 6
@@ -15,3 +15,8 @@ def deliver_request_task(self: Task, request_id: int) -> str:
             give_up(request_id=request_id, reason=str(exc))
             return "failed"
         raise self.retry(exc=exc, countdown=min(30 * 2**self.request.retries, 1800)) from exc
+
+
+@shared_task
+def sweep_queued_requests_task() -> int:
+    return sweep_queued_requests()

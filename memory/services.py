@@ -118,9 +118,16 @@ def add_document(
 
 
 def enqueue(document_id: int) -> None:
+    transaction.on_commit(lambda: _send_to_queue(document_id))
+
+
+def _send_to_queue(document_id: int) -> None:
     from memory.tasks import ingest_document_task
 
-    transaction.on_commit(lambda: ingest_document_task.delay(document_id))
+    try:
+        ingest_document_task.delay(document_id)
+    except Exception:  # the broker is down: the document is saved and queued; the sweep sends it later
+        logger.warning("could not queue document %s; the sweep will queue it again", document_id, exc_info=True)
 
 
 def _claim(document_id: int, claim: str) -> Document | None:

@@ -70,3 +70,16 @@ def test_success_over_a_webhook(actor, webhook):
     request = queued(actor, f"{webhook}/200")
     assert deliver_request_task.apply(args=[request.pk]).get() == "sent"
     assert HumanRequest.objects.get(pk=request.pk).status == "sent"
+
+
+def test_a_request_whose_message_was_lost_is_queued_again_by_the_sweep(actor, webhook):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from contacts.services import sweep_queued_requests
+
+    request = queued(actor, f"{webhook}/200")
+    HumanRequest.objects.filter(pk=request.pk).update(created_at=timezone.now() - timedelta(minutes=11))
+    fresh = queued(actor, f"{webhook}/200")
+    assert sweep_queued_requests() == 1 and fresh.status == "queued"

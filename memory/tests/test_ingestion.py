@@ -144,3 +144,13 @@ def test_a_personal_only_actor_never_stores_shared_knowledge(org):
         remember(actor=personal, content="The office moves in May.")
     fact = remember(actor=personal, content="I take Fridays off.", scope="personal")
     assert fact.scope == "personal" and fact.owner_id == personal.user.pk
+
+
+def test_a_broker_outage_at_commit_loses_nothing(actor, monkeypatch, django_capture_on_commit_callbacks):
+    def down(*args, **kwargs):
+        raise ConnectionError("broker unreachable")
+
+    monkeypatch.setattr("memory.tasks.ingest_document_task.delay", down)
+    with django_capture_on_commit_callbacks(execute=True):
+        saved = add_document(actor=actor, title="Policy", content=POLICY)
+    assert Document.objects.get(pk=saved.document.pk).status == "queued"  # the sweep will send it
