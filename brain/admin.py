@@ -11,7 +11,17 @@ from django.http import HttpRequest
 
 from brain import services
 from brain.actors import Actor
-from brain.models import Activity, ApiToken, Category, Features, Membership, Organisation, Report, ToolCall
+from brain.models import (
+    Activity,
+    ApiToken,
+    AuditRecord,
+    Category,
+    Features,
+    Membership,
+    Organisation,
+    Report,
+    ToolCall,
+)
 
 
 def admin_org_ids(request: HttpRequest) -> list[int]:
@@ -145,6 +155,26 @@ class ToolCallAdmin(OrgScopedAdmin):
         return False
 
     def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+@admin.register(AuditRecord)
+class AuditRecordAdmin(OrgScopedAdmin):
+    """The audit trail: read-only; an organisation admin sees their organisations' records."""
+
+    list_display = ["created_at", "org", "who", "via", "action", "target"]
+    list_filter = ["via", "action"]
+    search_fields = ["who", "action", "target"]
+    date_hierarchy = "created_at"
+    fields = readonly_fields = ("created_at", "org", "who", "user", "via", "token", "action", "target", "details")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
 

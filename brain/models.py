@@ -211,3 +211,28 @@ class Report(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind}: {(self.category or self.summary)[:60]}"
+
+
+class AuditRecord(models.Model):
+    """Who changed access or history, what and when. Written by ``brain.audit.record_audit`` only.
+
+    ``who`` keeps the name at the time, so the record still reads after the user is deleted.
+    A write from the command line names no user: the person at the shell is an operator.
+    """
+
+    org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="audit_records")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    who = models.CharField(max_length=200)
+    via = models.CharField(max_length=16)
+    token = models.ForeignKey(ApiToken, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    action = models.CharField(max_length=80, db_index=True)
+    target = models.CharField(max_length=200)
+    details = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["org", "-created_at"], name="audit_org_created")]
+
+    def __str__(self) -> str:
+        return f"{self.who} {self.action} {self.target}"
