@@ -67,6 +67,7 @@ def fill(org: Organisation, actor: Actor, chunks: int, *, pool: int = 2000, seed
     rng = random.Random(seed + have)
     texts = [passage(rng) for _ in range(pool)]
     vectors = get_embedder().embed(texts)
+    model = get_embedder().name
     general = Category.objects.get(org=org, slug="general")
     noise = np.random.default_rng(seed)
     needed = chunks - have
@@ -87,12 +88,13 @@ def fill(org: Organisation, actor: Actor, chunks: int, *, pool: int = 2000, seed
             text = texts[k].replace("\t", " ")
             buffer.write(
                 f"{org.pk}\t{documents[i // 20]}\t{i % 20}\tSynthetic\t\t{text}\t0\t{len(text)}\t"
-                f"[{','.join(f'{x:.5f}' for x in vector)}]\t{general.pk}\tshared\t{actor.user.pk}\t2026-01-01\n"
+                f"[{','.join(f'{x:.5f}' for x in vector)}]\t{model}\t{general.pk}\tshared\t{actor.user.pk}"
+                "\t2026-01-01\n"
             )
         buffer.seek(0)
         with cursor.copy(
             "COPY memory_chunk (org_id, document_id, ordinal, title, heading, text, char_start, char_end, embedding,"
-            " category_id, scope, owner_id, recorded_at) FROM STDIN"
+            " embedding_model, category_id, scope, owner_id, recorded_at) FROM STDIN"
         ) as copy:
             copy.write(buffer.read())
     with connection.cursor() as cursor:
@@ -140,8 +142,9 @@ def fill_facts(org: Organisation, actor: Actor, facts: int, *, pool: int = 2000,
         for name in names:
             cursor.execute(
                 "INSERT INTO memory_entity (org_id, name, type, aliases, summary, created_at) "
-                "VALUES (%s, %s, 'other', '{}', '', now()) ON CONFLICT DO NOTHING",
-                [org.pk, name],
+                "SELECT %s, %s, 'other', '{}', '', now() WHERE NOT EXISTS "
+                "(SELECT 1 FROM memory_entity WHERE org_id = %s AND name = %s)",
+                [org.pk, name, org.pk, name],
             )
         cursor.execute("SELECT id, name FROM memory_entity WHERE org_id = %s", [org.pk])
         entity_ids = {name: pk for pk, name in cursor.fetchall()}
@@ -149,6 +152,7 @@ def fill_facts(org: Organisation, actor: Actor, facts: int, *, pool: int = 2000,
         documents = [row[0] for row in cursor.fetchall()]
     statements = [sentence(rng).split(";")[0] + "." for _ in range(pool)]
     vectors = get_embedder().embed(statements)
+    model = get_embedder().name
     general = Category.objects.get(org=org, slug="general")
     noise = np.random.default_rng(seed)
     buffer = io.StringIO()
@@ -159,17 +163,26 @@ def fill_facts(org: Organisation, actor: Actor, facts: int, *, pool: int = 2000,
         subject = entity_ids.get(statements[k].split(" from ")[0], "\\N")
         buffer.write(
             f"{org.pk}\t{statements[k]}\tfact\t{subject}\t\t\t\tf\t2026-01-01\textracted\t{rng.choice(documents)}"
-            f"\t\t\\N\t{general.pk}\tshared\t{actor.user.pk}\t[{','.join(f'{x:.5f}' for x in vector)}]\n"
+            f"\t\t\\N\t{general.pk}\tshared\t{actor.user.pk}\t[{','.join(f'{x:.5f}' for x in vector)}]\t{model}\n"
         )
     buffer.seek(0)
     with (
         connection.cursor() as cursor,
         cursor.copy(
             "COPY memory_fact (org_id, statement, kind, subject_id, relation, value_key, description, single_valued,"
-            " recorded_at, source, document_id, title, valid_from, category_id, scope, owner_id, embedding) FROM STDIN"
+            " recorded_at, source, document_id, title, valid_from, category_id, scope, owner_id, embedding,"
+            " embedding_model) FROM STDIN"
         ) as copy,
     ):
         copy.write(buffer.read())
     with connection.cursor() as cursor:
+        # Each fact's entity is named in its document, as ingestion records it.
+        cursor.execute(
+            "INSERT INTO memory_mention (entity_id, document_id, surface, type, summary) SELECT DISTINCT "
+            "f.subject_id, f.document_id, e.name, 'other', '' FROM memory_fact f JOIN memory_entity e "
+            "ON e.id = f.subject_id WHERE f.org_id = %s ON CONFLICT DO NOTHING",
+            [org.pk],
+        )
         cursor.execute("ANALYZE memory_fact")
+        cursor.execute("ANALYZE memory_mention")
     return time.perf_counter() - started

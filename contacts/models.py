@@ -26,6 +26,7 @@ class Contact(models.Model):
     )  # fmt: skip
     topics = models.TextField(blank=True, help_text="What they can answer, in plain words.")
     topics_embedding = VectorField(dimensions=384, null=True, blank=True)
+    topics_embedding_model = models.CharField(max_length=200, blank=True, help_text="The model behind the vector.")
     email = models.EmailField(blank=True)
     slack = models.CharField(
         max_length=500, blank=True, help_text="A Slack incoming-webhook URL, or a user/channel id."

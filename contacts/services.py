@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from brain.actors import Actor
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.models import Organisation
 from brain.services import resolve_activity
 from contacts.models import CHANNELS, Contact, HumanRequest
 from memory.embedding import get_embedder
@@ -32,10 +33,27 @@ Status = HumanRequest.Status
 
 
 def save_contact_topics(contact: Contact) -> None:
-    """Embed what the contact can answer, for routing."""
+    """Embed what the contact can answer, for routing, and record the model that did it."""
     text = f"{contact.name}: {contact.topics}" if contact.topics else contact.name
-    contact.topics_embedding = get_embedder().embed([text])[0]
-    Contact.objects.filter(pk=contact.pk).update(topics_embedding=contact.topics_embedding)
+    embedder = get_embedder()
+    contact.topics_embedding, contact.topics_embedding_model = embedder.embed([text])[0], embedder.name[:200]
+    Contact.objects.filter(pk=contact.pk).update(
+        topics_embedding=contact.topics_embedding, topics_embedding_model=contact.topics_embedding_model
+    )
+
+
+def reembed_contact_topics(*, org: Organisation | None = None, resume: bool = False) -> int:
+    """Re-embed every contact's topics (with ``resume``, only those made by another model)."""
+    contacts = Contact.objects.all()
+    if resume:
+        contacts = contacts.exclude(topics_embedding_model=get_embedder().name[:200])
+    if org is not None:
+        contacts = contacts.filter(org=org)
+    done = 0
+    for contact in contacts.iterator():
+        save_contact_topics(contact)
+        done += 1
+    return done
 
 
 def reachable_channels(contact: Contact, allowed: Sequence[str] | None) -> list[str]:
@@ -84,9 +102,11 @@ def route(
     vector = get_embedder().embed([question])[0]
     scored = []
     for contact, channels in reachable:
-        topics = (
-            np.asarray(contact.topics_embedding, dtype=np.float32) if contact.topics_embedding is not None else None
+        # A vector from another model is not comparable with the question's: route on channels alone.
+        comparable = (
+            contact.topics_embedding is not None and contact.topics_embedding_model == get_embedder().name[:200]
         )
+        topics = np.asarray(contact.topics_embedding, dtype=np.float32) if comparable else None
         scored.append(Route(contact, channels[0], float(topics @ vector) if topics is not None else 0.0))
     return max(scored, key=lambda r: r.score)
 

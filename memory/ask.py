@@ -18,9 +18,10 @@ from brain.mcp.registry import ToolOutput, mcp_tool
 from brain.services import resolve_activity, start_activity
 from memory import graph
 from memory.embedding import get_embedder
+from memory.entity_views import entities_named, entity_views
 from memory.facts import HELD_BY_ONE
-from memory.graph_tools import FactOut
-from memory.models import Chunk, Document, Entity, Fact
+from memory.graph_tools import FactOut, fact_outs
+from memory.models import Chunk, Document, Fact
 from memory.retrieval import Hit, search_chunks
 
 GUIDANCE = {
@@ -115,10 +116,10 @@ def ask_company_memory_tool(actor: Actor, args: AskArgs) -> AskOut:
         status="evidence",
         guidance=GUIDANCE[args.desired_output] + (f" The user wants it for: {args.intent}" if args.intent else ""),
         evidence=evidence,
-        claims=[FactOut.of(f) for f in claims],
+        claims=fact_outs(actor, claims, as_of=args.as_of),
     )
     if args.risk_level == "high":
-        out.conflicts = [FactOut.of(f) for f in _conflicts(actor, claims, args.as_of)]
+        out.conflicts = fact_outs(actor, _conflicts(actor, claims, args.as_of), as_of=args.as_of)
         out.warnings = _warnings(hits, evidence, claims, out.conflicts)
     if args.response_mode == "full":
         out.diagnostics = {
@@ -132,7 +133,9 @@ def ask_company_memory_tool(actor: Actor, args: AskArgs) -> AskOut:
                 }
                 for h in hits
             ],  # fmt: skip
-            "entities_named": [{"entity_id": e.public_id, "name": e.name} for e in named],
+            "entities_named": [
+                {"entity_id": v.public_id, "name": v.name} for v in entity_views(actor=actor, entity_ids=named).values()
+            ],
             "graph_facts": len(graph_facts),
             "elapsed_ms": round((time.perf_counter() - started) * 1000, 1),
         }
@@ -154,20 +157,13 @@ def _passages(actor: Actor, args: AskArgs, vector: np.ndarray) -> list[Hit]:
     ).hits
 
 
-def _named_entities(actor: Actor, question: str) -> list[Entity]:
-    """Entities whose name or alias appears in the question, longest names first."""
-    lowered = question.lower()
-    candidates = graph.visible_entities(actor=actor).extra(
-        where=["strpos(%s, lower(memory_entity.name)) > 0 OR EXISTS (SELECT 1 FROM unnest(memory_entity.aliases) a "
-               "WHERE length(a) > 2 AND strpos(%s, lower(a)) > 0)"],
-        params=[lowered, lowered],
-    )  # fmt: skip
-    return sorted((e for e in candidates[:20] if len(e.name) > 2), key=lambda e: -len(e.name))[:5]
+def _named_entities(actor: Actor, question: str) -> list[int]:
+    """Entities a readable source names word for word in the question, longest names first."""
+    return entities_named(actor=actor, text=question, limit=5)
 
 
-def _entity_facts(actor: Actor, entities: list[Entity], args: AskArgs) -> list[Fact]:
+def _entity_facts(actor: Actor, ids: list[int], args: AskArgs) -> list[Fact]:
     facts = graph.believed(graph.visible_facts(actor=actor), as_of=args.as_of)
-    ids = [e.pk for e in entities]
     rows = facts.filter(Q(subject_id__in=ids) | Q(object_id__in=ids)).select_related("subject", "object", "document")
     return list(rows.order_by("-recorded_at")[: args.max_claims * 3])
 

@@ -2,7 +2,8 @@
 
 Deterministic by default (spaCy with the organisation's known entities, dateparser, price-parser,
 rapidfuzz); with an LLM configured (``BRAIN_LLM_URL``) the model is asked first and the
-deterministic pipeline is the fallback. Re-running rebuilds the document's extracted facts.
+deterministic pipeline is the fallback. Re-running keeps the facts found again (ids and history)
+and removes the rest.
 """
 
 from __future__ import annotations
@@ -10,13 +11,15 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import asdict
-from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
-from memory.facts import FactDraft, get_or_create_entity, record_facts
-from memory.models import Chunk, Document, Entity, Fact, Mention
+from memory.entities import context_mentions, get_or_create_entity, known_for, mention
+from memory.facts import FactDraft, embed_drafts, record_facts
+from memory.linking import KnownEntity
+from memory.models import Chunk, Document, Fact, Mention
 
 logger = logging.getLogger("brain.extract")
 MAX_KNOWN = 500
@@ -38,14 +41,13 @@ def role_of(statement: str) -> tuple[str, str] | None:
     return f"{match.group('role').lower()}_of", target
 
 
-def _known_entities(org_id: int, text: str) -> list[Any]:
-    from memory.linking import KnownEntity
-
+def _known_entities(document: Document, text: str) -> list[KnownEntity]:
+    """Entities named in ``text`` as far as every reader of the document can know them."""
     lowered = text.lower()
     known = []
-    for name, type_, aliases in Entity.objects.filter(org_id=org_id).values_list("name", "type", "aliases")[:20000]:
-        if any(n.lower() in lowered for n in (name, *aliases) if len(n) > 2):
-            known.append(KnownEntity(name=name, type=type_, aliases=tuple(aliases)))
+    for entity in known_for(context_mentions(document)):
+        if any(n.lower() in lowered for n in (entity.name, *entity.aliases) if len(n) > 2):
+            known.append(entity)
             if len(known) >= MAX_KNOWN:
                 break
     return known
@@ -85,7 +87,7 @@ def extract_document(*, document_id: int) -> int:
     if not text.strip():
         return 0
     day = (document.occurred_at or document.recorded_at).date()
-    result = _extractor()(text, document_date=day, known=_known_entities(document.org_id, text))
+    result = _extractor()(text, document_date=day, known=_known_entities(document, text))
     drafts, chunk_for = [], {}
     for fact in result.facts:
         # A bare "date" value only repeats the validity window; named dates (renewal_date...) stay.
@@ -101,14 +103,44 @@ def extract_document(*, document_id: int) -> int:
         owner = max((i for i, start in enumerate(starts) if start <= fact.char_start), default=0)
         if chunks:
             chunk_for[len(drafts) - 1] = chunks[owner][0]
+    vectors = embed_drafts(drafts)  # before the transaction: the model may be remote
     with transaction.atomic():
-        Fact.objects.filter(document=document, source=Fact.Source.EXTRACTED).delete()
         Mention.objects.filter(document=document).delete()
         for entity in result.entities:
-            linked = get_or_create_entity(
-                org_id=document.org_id, name=entity.name, type=entity.type, aliases=list(entity.aliases)
-            )
+            linked = get_or_create_entity(document=document, name=entity.name, type=entity.type,
+                                          aliases=list(entity.aliases))  # fmt: skip
             for surface in {entity.name, *entity.aliases}:
-                Mention.objects.get_or_create(entity=linked, document=document, surface=surface[:200])
-        record_facts(document=document, drafts=drafts, chunk_for=chunk_for)
+                mention(entity=linked, document=document, surface=surface, type=entity.type)
+        fresh = sorted(_keep_unchanged(document, drafts, chunk_for))
+        record_facts(document=document, drafts=[drafts[i] for i in fresh],
+                     chunk_for={n: chunk_for[i] for n, i in enumerate(fresh) if i in chunk_for},
+                     vectors=[vectors[i] for i in fresh])  # fmt: skip
     return len(drafts)
+
+
+def _key(statement: str, relation: str, valid_from: object, kind: str) -> tuple[object, ...]:
+    return (" ".join(statement.split()), relation, valid_from, kind)
+
+
+def _keep_unchanged(document: Document, drafts: list[FactDraft], chunk_for: dict[int, int]) -> set[int]:
+    """Re-extraction keeps the facts it finds again, with their ids and history; returns the
+    positions of the drafts that are new.
+
+    A fact no longer found is deleted, unless it had superseded another: then it is retired
+    (superseded now) so the history of what it replaced stays whole.
+    """
+    wanted = {_key(d.statement, d.relation, d.valid_from, d.kind): i for i, d in enumerate(drafts)}
+    fresh = set(range(len(drafts)))
+    gone = []
+    for fact in Fact.objects.filter(document=document, source=Fact.Source.EXTRACTED).select_for_update():
+        position = wanted.get(_key(fact.statement, fact.relation, fact.valid_from, fact.kind))
+        if position is not None and position in fresh:
+            fresh.discard(position)
+            if chunk_for.get(position) != fact.chunk_id:
+                Fact.objects.filter(pk=fact.pk).update(chunk_id=chunk_for.get(position))
+        else:
+            gone.append(fact.pk)
+    replaced_something = set(Fact.objects.filter(superseded_by_id__in=gone).values_list("superseded_by_id", flat=True))
+    Fact.objects.filter(pk__in=replaced_something, superseded_at__isnull=True).update(superseded_at=timezone.now())
+    Fact.objects.filter(pk__in=set(gone) - replaced_something).delete()
+    return fresh

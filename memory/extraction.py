@@ -414,7 +414,8 @@ def _dates(
             continue
         prefix, duration = text[:start].lower(), _DURATION_RE.fullmatch(ent.text.strip())
         after_in = re.search(r"\b(in|within)\s*$", prefix)
-        if duration and not after_in:  # "30 days" is a length, not a date
+        # "30 days" is a length, not a date; so is "within 4 hours", too short to move a day.
+        if duration and (not after_in or duration["unit"].lower() in ("hour", "minute")):
             n, unit = duration["n"].lower(), duration["unit"].lower() + "s"
             key = _context_key(sent, start, end, _DURATION_KEYS, "duration")
             durations.append(

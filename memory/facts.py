@@ -12,17 +12,18 @@ from django.db.models import Q
 from django.utils import timezone
 
 from brain.actors import Actor
+from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.models import Category
 from memory.embedding import get_embedder
-from memory.models import Document, Entity, Fact, Mention, Scope, Value
+from memory.entities import clean_name, get_or_create_entity, mention
+from memory.models import Document, Entity, Fact, Scope, Value
 
 logger = logging.getLogger("brain.facts")
 
 # Relations whose object has one holder at a time ("X is head of support": support has one head).
 HELD_BY_ONE = {"head_of", "ceo_of", "cto_of", "cfo_of", "coo_of", "cmo_of", "director_of", "manager_of", "lead_of",
                "president_of", "chair_of"}  # fmt: skip
-ENTITY_TYPES = ("person", "team", "customer", "deal", "project", "system", "product", "place", "term",
-                "organisation", "other")  # fmt: skip
 
 
 @dataclass
@@ -40,62 +41,34 @@ class FactDraft:
     values: list[dict[str, Any]] = field(default_factory=list)  # key, number, date, text, unit
 
 
-def get_or_create_entity(*, org_id: int, name: str, type: str = "other", aliases: list[str] | None = None) -> Entity:
-    """The organisation's entity for a name or alias (case-insensitive), created when new."""
-    name = " ".join(name.split())[:200]
-    wanted = [a for a in dict.fromkeys([name, *(aliases or [])]) if a]
-    existing = (
-        Entity.objects.filter(org_id=org_id)
-        .filter(Q(name__iexact=name) | Q(aliases__overlap=wanted) | Q(name__in=wanted))
-        .order_by("pk")
-        .first()
-    )
-    if existing is None:
-        from memory.linking import KnownEntity, link_name
-
-        # Candidates that look alike, or share the last or first word ("Ms Shah", "Priya"), for link_name to judge.
-        words = name.split()
-        alike = Q(name__trigram_similar=name) | Q(name__iendswith=f" {words[-1]}") | Q(name__istartswith=f"{words[0]} ")
-        candidates = Entity.objects.filter(org_id=org_id).filter(alike)[:20]
-        known = [KnownEntity(name=e.name, type=e.type, aliases=tuple(e.aliases)) for e in candidates]
-        match = link_name(name, known)
-        existing = next((e for e in candidates if match and e.name == match.name), None)
-    if existing is not None:
-        titles = ("mr", "mrs", "ms", "miss", "mx", "dr", "prof")
-        fuller = [a for a in wanted if len(a.split()) > 1 and a.split()[0].strip(".").lower() not in titles]
-        if fuller and existing.name.split()[0].strip(".").lower() in titles:
-            # "Ms Shah" was seen first; "Priya Shah" becomes the entity's name, the title form an alias.
-            existing.aliases = [*existing.aliases, existing.name]
-            existing.name = fuller[0]
-            existing.save(update_fields=["name", "aliases"])
-        fresh = [a for a in wanted if a.lower() != existing.name.lower() and a not in existing.aliases]
-        if fresh or (existing.type == "other" and type != "other"):
-            existing.aliases = [*existing.aliases, *fresh][:50]
-            existing.type = type if existing.type == "other" else existing.type
-            existing.save(update_fields=["aliases", "type"])
-        return existing
-    entity, _ = Entity.objects.get_or_create(
-        org_id=org_id, name__iexact=name, defaults={"name": name, "type": type if type in ENTITY_TYPES else "other",
-                                                    "aliases": [a for a in wanted if a != name]}
-    )  # fmt: skip
-    return entity
+def embed_drafts(drafts: list[FactDraft]) -> list[Any]:
+    """The drafts' vectors; called before any transaction opens, as the model may be remote."""
+    return list(get_embedder().embed([d.statement for d in drafts])) if drafts else []
 
 
 def record_facts(*, document: Document, drafts: list[FactDraft], source: str = Fact.Source.EXTRACTED,
-                 created_by_id: int | None = None, chunk_for: dict[int, int] | None = None) -> list[Fact]:  # fmt: skip
-    """Store facts with their entities and values, embed them, and apply supersession."""
+                 created_by_id: int | None = None, chunk_for: dict[int, int] | None = None,
+                 vectors: list[Any] | None = None) -> list[Fact]:  # fmt: skip
+    """Store facts with their entities, mentions and values, and apply supersession.
+
+    Pass ``vectors`` (from ``embed_drafts``) when calling inside a transaction.
+    """
     if not drafts:
         return []
-    vectors = get_embedder().embed([d.statement for d in drafts])
+    vectors = embed_drafts(drafts) if vectors is None else vectors
+    model = get_embedder().name[:200]
+    for draft in drafts:
+        if draft.valid_from and draft.valid_to and draft.valid_to < draft.valid_from:
+            logger.info("dropping an end date before the start in %r", draft.statement[:80])
+            draft.valid_to = None  # a window that ends before it starts says nothing about the end
     entities: dict[str, Entity] = {}
 
     def entity(name: str | None) -> Entity | None:
-        if not name:
+        if not name or not clean_name(name):
             return None
         if name not in entities:
-            entities[name] = get_or_create_entity(org_id=document.org_id, name=name)
-            if source != Fact.Source.EXTRACTED:  # extraction records its mentions itself
-                Mention.objects.get_or_create(entity=entities[name], document=document, surface=name[:200])
+            entities[name] = get_or_create_entity(document=document, name=name)
+            mention(entity=entities[name], document=document, surface=name)
         return entities[name]
 
     stated_on = (document.occurred_at or document.recorded_at).date()
@@ -111,6 +84,7 @@ def record_facts(*, document: Document, drafts: list[FactDraft], source: str = F
                     valid_from=draft.valid_from, valid_to=draft.valid_to, recorded_at=recorded_at, source=source,
                     document=document, chunk_id=(chunk_for or {}).get(index), category_id=document.category_id,
                     scope=document.scope, owner_id=document.owner_id, created_by_id=created_by_id, embedding=vector,
+                    embedding_model=model,
                 )
                 for index, (draft, vector) in enumerate(zip(drafts, vectors, strict=True))
             ]
@@ -150,9 +124,12 @@ def apply_supersession(new: Fact) -> None:
     """
     if not new.single_valued or new.subject_id is None or not (new.relation or new.value_key):
         return
+    # Only statements of the same audience replace each other: across it, a reader would see a
+    # fact marked replaced by one they cannot see (or lose one for a reason they cannot know).
     current = Fact.objects.select_for_update().filter(
-        org_id=new.org_id, single_valued=True, superseded_at__isnull=True, scope=new.scope
-    )
+        org_id=new.org_id, single_valued=True, superseded_at__isnull=True, scope=new.scope,
+        category_id=new.category_id,
+    )  # fmt: skip
     if new.relation in HELD_BY_ONE and new.object_id is not None:
         # A role is single-valued on its object: support has one head at a time, whoever it is.
         rivals = current.filter(relation=new.relation, object_id=new.object_id).exclude(subject_id=new.subject_id)
@@ -187,18 +164,33 @@ def _same_claim(old: Fact, new: Fact) -> bool:
     return old.object_id == new.object_id
 
 
-def supersede_explicitly(*, actor: Actor, old_id: int, new: Fact) -> None:
-    """remember(replaces_memory_id=...): the caller says the old memory is wrong or out of date."""
+def replaceable_memory(*, actor: Actor, memory_id: int, scope: str) -> Fact:
+    """The memory ``remember(replaces_memory_id=...)`` may replace: one the caller sees, with the
+    audience the new memory will have (remembered memories go to the default category)."""
     from memory.graph import visible_facts
 
-    old = visible_facts(actor=actor).filter(pk=old_id).first()
+    old = visible_facts(actor=actor).filter(pk=memory_id).select_related("category").first()
     if old is None:
-        raise NotFound(f"No memory mem_{old_id} that you can see; nothing was replaced.")
-    if old.superseded_at is None:
-        Fact.objects.filter(pk=old.pk).update(superseded_at=timezone.now(), superseded_by=new)
+        raise NotFound(f"No memory mem_{memory_id} that you can see; nothing was replaced.")
+    same_owner = scope != Scope.PERSONAL or old.owner_id == actor.user.pk
+    if old.scope != scope or old.category.slug != Category.DEFAULT_SLUG or not same_owner:
+        raise InvalidArgument(
+            f"mem_{memory_id} is seen by other people than this memory would be (its scope or category "
+            "differs), so it cannot be replaced by it. Remember the correction with the same scope as the "
+            "original, or ask an admin to correct a document's facts at their source."
+        )
+    return old
 
 
-@transaction.atomic
+def supersede_explicitly(*, old: Fact, new: Fact) -> None:
+    """The caller says ``old`` is wrong or out of date: it and the relations remembered with it end."""
+    replaced = Fact.objects.filter(pk=old.pk, superseded_at__isnull=True)
+    if old.source == Fact.Source.REMEMBERED and old.document_id is not None:
+        siblings = Fact.objects.filter(document_id=old.document_id, source=Fact.Source.REMEMBERED)
+        replaced = Fact.objects.filter(Q(pk=old.pk) | Q(pk__in=siblings), superseded_at__isnull=True)
+    replaced.update(superseded_at=new.recorded_at, superseded_by=new)
+
+
 def remember(
     *,
     actor: Actor,
@@ -210,27 +202,27 @@ def remember(
     replaces_memory_id: int | None = None,
     entities: list[dict[str, str]] | None = None,
     relations: list[dict[str, str]] | None = None,
-    scope: str = Scope.SHARED,
+    scope: str | None = None,
     title: str = "",
     description: str = "",
 ) -> Fact:
-    """Store a stated fact now (searchable at once) and its document for passage search."""
+    """Store a stated fact now (searchable at once) and its document for passage search.
+
+    ``scope`` defaults to personal on a connection that may only store personal memories, and
+    to shared otherwise.
+    """
     from memory.services import add_document
 
     if not actor.can_write:
         raise PermissionDenied("remember needs a token with the write scope.")
+    scope = scope or (Scope.PERSONAL if "personal" in actor.scopes else Scope.SHARED)
     if "personal" in actor.scopes and scope != Scope.PERSONAL:
         raise PermissionDenied("This connection may only store personal memories; pass scope personal.")
     if valid_from and valid_to and valid_to < valid_from:
         raise InvalidArgument("valid_to is before valid_from.")
-    saved = add_document(
-        actor=actor, title=title or content[:80], content=content, source_kind="remember", scope=scope,
-        metadata={"description": description} if description else {},
-    )  # fmt: skip
-    for item in entities or []:
-        get_or_create_entity(org_id=actor.org.pk, name=item["name"], type=item.get("type", "other"))
-        if item.get("summary"):
-            Entity.objects.filter(org=actor.org, name__iexact=item["name"], summary="").update(summary=item["summary"])
+    replaced = (
+        replaceable_memory(actor=actor, memory_id=replaces_memory_id, scope=scope) if replaces_memory_id else None
+    )
     drafts = [
         FactDraft(statement=content, kind=kind, subject=subject, valid_from=valid_from, valid_to=valid_to,
                   single_valued=False)
@@ -240,19 +232,36 @@ def remember(
                   object=r["to"], relation=r["relation"], valid_from=valid_from, valid_to=valid_to)
         for r in relations or []
     ]  # fmt: skip
-    facts = record_facts(
-        document=saved.document, drafts=drafts, source=Fact.Source.REMEMBERED, created_by_id=actor.user.pk
-    )
-    if replaces_memory_id is not None:
-        supersede_explicitly(actor=actor, old_id=replaces_memory_id, new=facts[0])
+    vectors = embed_drafts(drafts)
+    with transaction.atomic():
+        saved = add_document(
+            actor=actor, title=title or content[:80], content=content, source_kind="remember", scope=scope,
+            metadata={"description": description} if description else {},
+        )  # fmt: skip
+        for item in entities or []:
+            # What this memory says an entity is belongs to the memory: its readers see it, no one else.
+            named = get_or_create_entity(document=saved.document, name=item["name"], type=item.get("type", "other"))
+            mention(entity=named, document=saved.document, surface=item["name"], type=item.get("type", ""),
+                    summary=item.get("summary", ""))  # fmt: skip
+        facts = record_facts(document=saved.document, drafts=drafts, source=Fact.Source.REMEMBERED,
+                             created_by_id=actor.user.pk, vectors=vectors)  # fmt: skip
+        if replaced is not None:
+            supersede_explicitly(old=replaced, new=facts[0])
+            record_audit(actor=actor, action="memory.replaced", target=replaced.public_id,
+                         details={"by": facts[0].public_id})  # fmt: skip
     return facts[0]
 
 
 @transaction.atomic
 def forget(*, actor: Actor, memory_id: int) -> str:
-    """Delete a memory the caller stored with remember, with its document; never anything else."""
-    fact = Fact.objects.filter(org=actor.org, pk=memory_id).select_related("document").first()
-    if fact is None or (fact.scope == Scope.PERSONAL and fact.owner_id != actor.user.pk):
+    """Delete a memory the caller stored with remember, with its document; never anything else.
+
+    A memory the caller cannot see is answered exactly as one that does not exist.
+    """
+    from memory.graph import visible_facts
+
+    fact = visible_facts(actor=actor).filter(pk=memory_id).select_related("document").first()
+    if fact is None:
         raise NotFound(f"No memory mem_{memory_id} that you can see.")
     if fact.source != Fact.Source.REMEMBERED:
         raise PermissionDenied(
@@ -266,4 +275,7 @@ def forget(*, actor: Actor, memory_id: int) -> str:
         fact.document.delete()  # its chunks, facts and values go with it
     else:
         fact.delete()
+    record_audit(
+        actor=actor, action="memory.forgotten", target=f"mem_{memory_id}", details={"statement": statement[:200]}
+    )
     return statement

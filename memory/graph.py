@@ -7,19 +7,22 @@ shared-or-own scope, applied in SQL. Entities are visible through a visible fact
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
 import numpy as np
-from django.db.models import Count, Exists, Max, Min, OuterRef, Q, QuerySet
+from django.db.models import Case, Count, Exists, IntegerField, Max, Min, OuterRef, Q, QuerySet, When
+from django.db.models.functions import Lower
 
 from brain.actors import Actor
 from brain.errors import InvalidArgument, NotFound
-from memory.access import readable
+from memory.access import believed_filter, end_of_day, readable
 from memory.embedding import get_embedder
+from memory.entity_views import EntityView, entities_of_type, entity_views, visible_mentions
 from memory.models import Document, Entity, Fact, Mention, Value
-from memory.retrieval import access_and_time, end_of_day, fuse, keyword_candidates, vector_candidates
+from memory.retrieval import access_and_time, fuse, keyword_candidates, vector_candidates
 
 ENTITY_ID = re.compile(r"^ent_(\d{1,18})$")
 MEMORY_ID = re.compile(r"^(?:mem_)?(\d{1,18})$")
@@ -31,13 +34,7 @@ def visible_facts(*, actor: Actor) -> QuerySet[Fact]:
 
 def believed(facts: QuerySet[Fact], *, as_of: date | None, include_superseded: bool = False) -> QuerySet[Fact]:
     """Facts Brain believed now, or at the end of ``as_of``; all recorded ones with history."""
-    if as_of is not None:
-        moment = end_of_day(as_of)
-        facts = facts.filter(recorded_at__lte=moment)
-        if not include_superseded:
-            facts = facts.filter(Q(superseded_at__isnull=True) | Q(superseded_at__gt=moment))
-        return facts
-    return facts if include_superseded else facts.filter(superseded_at__isnull=True)
+    return facts.filter(believed_filter(as_of, include_superseded))
 
 
 def parse_memory_id(value: str) -> int:
@@ -76,14 +73,9 @@ def search_facts(
 
 
 def visible_entities(*, actor: Actor) -> QuerySet[Entity]:
-    facts = visible_facts(actor=actor)
-    documents = Document.objects.filter(readable(actor))
-    # Three EXISTS rather than one with OR: each can use its own index.
-    return Entity.objects.filter(org=actor.org).filter(
-        Exists(facts.filter(subject=OuterRef("pk")))
-        | Exists(facts.filter(object=OuterRef("pk")))
-        | Exists(Mention.objects.filter(entity=OuterRef("pk"), document__in=documents))
-    )
+    """Entities a readable source names (every fact's entities are named in its own document)."""
+    mentioned = visible_mentions(actor=actor).filter(entity=OuterRef("pk"))
+    return Entity.objects.filter(org=actor.org).filter(Exists(mentioned))
 
 
 def connection_counts(*, actor: Actor, entity_ids: list[int]) -> dict[int, int]:
@@ -96,64 +88,75 @@ def connection_counts(*, actor: Actor, entity_ids: list[int]) -> dict[int, int]:
     return counts
 
 
-def find_entities(*, actor: Actor, name: str, limit: int = 10) -> list[Entity]:
-    """Exact name or alias first, then names containing it, then names that look alike."""
+def find_entities(*, actor: Actor, name: str, limit: int = 10) -> list[int]:
+    """Entity ids for a name: exact names first, then names containing it, then names that look
+    alike; matched against the names readable sources give, never an entity's hidden names."""
     name = name.strip()
-    entities = visible_entities(actor=actor)
-    exact = list(entities.filter(Q(name__iexact=name) | Q(aliases__icontains=name)).order_by("name")[:limit])
-    exact = [e for e in exact if e.name.lower() == name.lower() or name.lower() in (a.lower() for a in e.aliases)]
-    seen = {e.pk for e in exact}
-    partial = [e for e in entities.filter(name__icontains=name).order_by("name")[: limit * 2] if e.pk not in seen]
-    seen |= {e.pk for e in partial}
-    similar = [e for e in entities.filter(name__trigram_similar=name)[: limit * 2] if e.pk not in seen]
-    return (exact + partial + similar)[:limit]
+    mentions = visible_mentions(actor=actor).filter(entity__org=actor.org)
+    found: list[int] = []
+
+    def add(rows: QuerySet[Mention], cap: int) -> None:
+        for entity_id in rows.values_list("entity_id", flat=True).distinct()[:cap]:
+            if entity_id not in found:
+                found.append(entity_id)
+
+    add(mentions.annotate(lowered=Lower("surface")).filter(lowered=name.casefold()).order_by("entity_id"), limit)
+    add(mentions.filter(surface__icontains=name).order_by("entity_id"), limit * 2)
+    add(mentions.filter(surface__trigram_similar=name).order_by("entity_id"), limit * 2)
+    return found[:limit]
 
 
-def resolve_entity(*, actor: Actor, ref: str) -> Entity:
+def resolve_entity(*, actor: Actor, ref: str) -> EntityView:
     match = ENTITY_ID.match(ref.strip())
     if match:
-        entity = visible_entities(actor=actor).filter(pk=int(match.group(1))).first()
-        if entity is None:
+        view = entity_views(actor=actor, entity_ids=[int(match.group(1))]).get(int(match.group(1)))
+        if view is None:
             raise NotFound(f"No entity {ref} that you can see.")
-        return entity
+        return view
     found = find_entities(actor=actor, name=ref, limit=1)
     if not found:
         raise NotFound(f"No entity named like {ref!r}. Try find_entity with part of the name.")
-    return found[0]
+    return entity_views(actor=actor, entity_ids=found)[found[0]]
 
 
 @dataclass
 class Neighbourhood:
-    entity: Entity
+    entity: EntityView
     outgoing: list[Fact]
     incoming: list[Fact]
-    neighbours: list[Entity]
+    neighbours: list[EntityView]
     total: int
     truncated: bool
 
 
 def explore(
-    *, actor: Actor, entity: Entity, depth: int = 1, limit: int = 15, include_superseded: bool = False,
+    *, actor: Actor, entity: EntityView, depth: int = 1, limit: int = 15, include_superseded: bool = False,
     as_of: date | None = None,
 ) -> Neighbourhood:  # fmt: skip
+    """The facts within ``depth`` hops of the entity, the newest current ones first. ``total``
+    counts every fact in reach (each hop walks from the entities the previous hop reached)."""
     facts = believed(visible_facts(actor=actor), as_of=as_of, include_superseded=include_superseded)
     frontier, seen = {entity.pk}, {entity.pk}
-    collected: list[int] = []
+    reached = Q(pk__in=[])
     for _ in range(depth):
-        layer = facts.filter(Q(subject_id__in=frontier) | Q(object_id__in=frontier)).exclude(pk__in=collected)
-        rows = list(layer.select_related("subject", "object", "document").order_by("-recorded_at")[: limit * 3])
-        collected += [f.pk for f in rows]
-        frontier = {e for f in rows for e in (f.subject_id, f.object_id) if e and e not in seen}
+        layer = Q(subject_id__in=frontier) | Q(object_id__in=frontier)
+        reached |= layer
+        ends = facts.filter(layer).values_list("subject_id", "object_id")
+        frontier = {e for pair in ends for e in pair if e and e not in seen}
         seen |= frontier
-    total = len(collected)
-    chosen = Fact.objects.filter(pk__in=collected).select_related("subject", "object", "document")
-    chosen_list = sorted(chosen, key=lambda f: (f.superseded_at is not None, -f.recorded_at.timestamp()))[:limit]
-    neighbours = Entity.objects.filter(pk__in=(seen - {entity.pk}))
+        if not frontier:
+            break
+    in_reach = facts.filter(reached)
+    total = in_reach.count()
+    replaced = Case(When(superseded_at__isnull=True, then=0), default=1, output_field=IntegerField())
+    rows = in_reach.select_related("subject", "object", "document").order_by(replaced, "-recorded_at", "-pk")[:limit]
+    chosen = list(rows)
+    views = entity_views(actor=actor, entity_ids=seen - {entity.pk})
     return Neighbourhood(
         entity=entity,
-        outgoing=[f for f in chosen_list if f.subject_id == entity.pk],
-        incoming=[f for f in chosen_list if f.subject_id != entity.pk],
-        neighbours=list(neighbours.order_by("name")[:limit]),
+        outgoing=[f for f in chosen if f.subject_id == entity.pk],
+        incoming=[f for f in chosen if f.subject_id != entity.pk],
+        neighbours=sorted(views.values(), key=lambda v: v.name.casefold())[:limit],
         total=total,
         truncated=total > limit,
     )
@@ -165,7 +168,7 @@ def overview(*, actor: Actor) -> dict[str, Any]:
     entities = visible_entities(actor=actor)
     span = documents.aggregate(first=Min("recorded_at"), last=Max("recorded_at"))
     top_ids = list(facts.exclude(subject__isnull=True).values("subject").annotate(n=Count("pk")).order_by("-n")[:10])
-    names = Entity.objects.in_bulk([row["subject"] for row in top_ids])
+    views = entity_views(actor=actor, entity_ids=[row["subject"] for row in top_ids])
     return {
         "documents": documents.count(),
         "facts": facts.count(),
@@ -174,12 +177,24 @@ def overview(*, actor: Actor) -> dict[str, Any]:
         "first_recorded": span["first"],
         "last_recorded": span["last"],
         "by_source_kind": dict(documents.values_list("source_kind").annotate(n=Count("pk")).order_by("-n")),
-        "top_entities": [(names[row["subject"]], row["n"]) for row in top_ids if row["subject"] in names],
+        "top_entities": [(views[row["subject"]], row["n"]) for row in top_ids if row["subject"] in views],
         "relations": dict(
             facts.exclude(relation="").values_list("relation").annotate(n=Count("pk")).order_by("-n")[:30]
         ),
-        "entity_types": dict(entities.values_list("type").annotate(n=Count("pk")).order_by("-n")),
+        "entity_types": entity_type_counts(actor=actor),
     }
+
+
+def entity_type_counts(*, actor: Actor) -> dict[str, int]:
+    """How many visible entities of each type, each typed as the caller's sources type it."""
+    rows = visible_mentions(actor=actor).values_list("entity_id", "type").annotate(n=Count("pk"))
+    tallies: dict[int, Counter[str]] = {}
+    for entity_id, type_, n in rows:
+        tally = tallies.setdefault(entity_id, Counter())
+        if type_ and type_ != "other":
+            tally[type_] += n
+    counts = Counter(t.most_common(1)[0][0] if t else "other" for t in tallies.values())
+    return dict(counts.most_common())
 
 
 def recent_documents(*, actor: Actor, limit: int = 15) -> list[Document]:
@@ -187,12 +202,17 @@ def recent_documents(*, actor: Actor, limit: int = 15) -> list[Document]:
 
 
 def timeline(
-    *, actor: Actor, entity: Entity | None = None, start: date | None = None, end: date | None = None, limit: int = 40
+    *,
+    actor: Actor,
+    entity: EntityView | None = None,
+    start: date | None = None,
+    end: date | None = None,
+    limit: int = 40,
 ) -> list[Fact]:
     """Memories recorded or superseded in the window, oldest first (the newest ``limit`` of them)."""
     facts = visible_facts(actor=actor)
     if entity is not None:
-        facts = facts.filter(Q(subject=entity) | Q(object=entity))
+        facts = facts.filter(Q(subject_id=entity.pk) | Q(object_id=entity.pk))
     recorded, superseded = Q(), Q(superseded_at__isnull=False)
     if start is not None:
         recorded &= Q(recorded_at__date__gte=start)
@@ -220,7 +240,7 @@ def lookup_values(
     facts = believed(visible_facts(actor=actor), as_of=as_of)
     values = Value.objects.filter(fact__in=facts, key=key).select_related("entity", "fact", "fact__document")
     if entity_type:
-        values = values.filter(entity__type=entity_type)
+        values = values.filter(entity__in=entities_of_type(actor=actor, type=entity_type))
     if minimum is not None:
         values = values.filter(number__gte=minimum)
     if maximum is not None:
@@ -229,7 +249,7 @@ def lookup_values(
         values = values.filter(Q(date__gte=start) | Q(date__isnull=True, stated_on__gte=start))
     if end is not None:
         values = values.filter(Q(date__lte=end) | Q(date__isnull=True, stated_on__lte=end))
-    return list(values.order_by("-number", "date", "entity__name")[:limit])
+    return list(values.order_by("-number", "date", "pk")[:limit])
 
 
 def as_datetime(value: datetime | None) -> str | None:

@@ -13,7 +13,9 @@ from brain.mcp.limits import Clamped
 from brain.mcp.registry import ToolOutput, mcp_tool
 from memory import facts as fact_services
 from memory import graph
-from memory.models import Entity, Fact
+from memory.access import superseded_by_then
+from memory.entity_views import EntityView, entity_views
+from memory.models import Fact
 
 # --- shared shapes ------------------------------------------------------------------------
 
@@ -21,6 +23,10 @@ from memory.models import Entity, Fact
 class EntityRef(BaseModel):
     entity_id: str
     name: str
+
+    @classmethod
+    def of(cls, view: EntityView) -> EntityRef:
+        return cls(entity_id=view.public_id, name=view.name)
 
 
 class FactOut(BaseModel):
@@ -41,16 +47,21 @@ class FactOut(BaseModel):
     score: float | None = None
 
     @classmethod
-    def of(cls, fact: Fact, score: float | None = None) -> FactOut:
-        def ref(entity: Entity | None) -> EntityRef | None:
-            return EntityRef(entity_id=entity.public_id, name=entity.name) if entity else None
+    def of(
+        cls, fact: Fact, views: dict[int, EntityView], *, score: float | None = None, as_of: date | None = None
+    ) -> FactOut:
+        """The fact as seen at the end of ``as_of`` (now without it); entities named by ``views``."""
 
+        def ref(entity_id: int | None) -> EntityRef | None:
+            return EntityRef.of(views[entity_id]) if entity_id in views else None
+
+        replaced = superseded_by_then(fact.superseded_at, as_of)
         return cls(
-            memory_id=fact.public_id, statement=fact.statement, kind=fact.kind, subject=ref(fact.subject),
-            object=ref(fact.object), relation=fact.relation or None, valid_from=fact.valid_from,
-            valid_to=fact.valid_to, recorded_at=fact.recorded_at, superseded=fact.superseded_at is not None,
-            superseded_at=fact.superseded_at,
-            superseded_by=f"mem_{fact.superseded_by_id}" if fact.superseded_by_id else None,
+            memory_id=fact.public_id, statement=fact.statement, kind=fact.kind, subject=ref(fact.subject_id),
+            object=ref(fact.object_id), relation=fact.relation or None, valid_from=fact.valid_from,
+            valid_to=fact.valid_to, recorded_at=fact.recorded_at, superseded=replaced,
+            superseded_at=fact.superseded_at if replaced else None,
+            superseded_by=f"mem_{fact.superseded_by_id}" if replaced and fact.superseded_by_id else None,
             source_document_id=f"doc_{fact.document_id}" if fact.document_id else None,
             source_title=fact.document.title if fact.document_id and fact.document else None, score=score,
         )  # fmt: skip
@@ -64,6 +75,14 @@ class FactOut(BaseModel):
         entities = f"\n   Entities: {' → '.join(ends)}" if ends else ""
         source = f"\n   Source: {self.source_title} [{self.source_document_id}]" if self.source_title else ""
         return f"[{self.memory_id}]{mark} {self.statement}{window}{entities}{source}"
+
+
+def fact_outs(
+    actor: Actor, facts: list[Fact], *, as_of: date | None = None, scores: list[float] | None = None
+) -> list[FactOut]:
+    """Facts for output, their entities named as the caller's sources name them."""
+    views = entity_views(actor=actor, entity_ids={e for f in facts for e in (f.subject_id, f.object_id) if e})
+    return [FactOut.of(f, views, score=scores[i] if scores else None, as_of=as_of) for i, f in enumerate(facts)]
 
 
 def _lines(items: list[FactOut], empty: str) -> str:
@@ -99,7 +118,7 @@ def search_facts_tool(actor: Actor, args: SearchFactsArgs) -> FactsOut:
     found = graph.search_facts(
         actor=actor, query=args.query, limit=args.limit, as_of=args.as_of, include_superseded=args.include_superseded
     )
-    items = [FactOut.of(s.fact, s.score) for s in found]
+    items = fact_outs(actor, [s.fact for s in found], as_of=args.as_of, scores=[s.score for s in found])
     return FactsOut(facts=items, count=len(items))
 
 
@@ -120,6 +139,11 @@ class EntityOut(BaseModel):
     connections: int
     summary: str
 
+    @classmethod
+    def of(cls, view: EntityView, connections: int) -> EntityOut:
+        return cls(entity_id=view.public_id, name=view.name, type=view.type, aliases=view.aliases,
+                   connections=connections, summary=view.summary)  # fmt: skip
+
 
 class EntitiesOut(ToolOutput):
     entities: list[EntityOut]
@@ -137,20 +161,9 @@ def find_entity_tool(actor: Actor, args: FindEntityArgs) -> EntitiesOut:
     entity's id, type, aliases, connection count and summary. Use it when you know what you are
     looking for and need its id; when you have a question, use ask_company_memory or search_facts."""
     found = graph.find_entities(actor=actor, name=args.name, limit=args.limit)
-    counts = graph.connection_counts(actor=actor, entity_ids=[e.pk for e in found])
-    return EntitiesOut(
-        entities=[
-            EntityOut(
-                entity_id=e.public_id,
-                name=e.name,
-                type=e.type,
-                aliases=e.aliases,
-                connections=counts.get(e.pk, 0),
-                summary=e.summary,
-            )
-            for e in found
-        ]  # fmt: skip
-    )
+    views = entity_views(actor=actor, entity_ids=found)
+    counts = graph.connection_counts(actor=actor, entity_ids=found)
+    return EntitiesOut(entities=[EntityOut.of(views[e], counts.get(e, 0)) for e in found if e in views])
 
 
 # --- explore_entity -----------------------------------------------------------------------
@@ -201,17 +214,10 @@ def explore_entity_tool(actor: Actor, args: ExploreArgs) -> ExploreOut:
         notice = (f"Showing {args.limit} of {hood.total} facts. Call again with a larger limit (up to 50), or "
                   "explore one of the neighbours.")  # fmt: skip
     return ExploreOut(
-        entity=EntityOut(
-            entity_id=entity.public_id,
-            name=entity.name,
-            type=entity.type,
-            aliases=entity.aliases,
-            connections=connections,
-            summary=entity.summary,
-        ),  # fmt: skip
-        outgoing=[FactOut.of(f) for f in hood.outgoing],
-        incoming=[FactOut.of(f) for f in hood.incoming],
-        neighbours=[EntityRef(entity_id=n.public_id, name=n.name) for n in hood.neighbours],
+        entity=EntityOut.of(entity, connections),
+        outgoing=fact_outs(actor, hood.outgoing, as_of=args.as_of),
+        incoming=fact_outs(actor, hood.incoming, as_of=args.as_of),
+        neighbours=[EntityRef.of(n) for n in hood.neighbours],
         truncated=hood.truncated,
         notice=notice,
     )
@@ -255,12 +261,7 @@ def get_schema_tool(actor: Actor, args: NoArgs) -> SchemaOut:
     data = graph.overview(actor=actor)
     return SchemaOut(
         **{k: v for k, v in data.items() if k != "top_entities"},
-        top_entities=[
-            EntityOut(
-                entity_id=e.public_id, name=e.name, type=e.type, aliases=e.aliases, connections=n, summary=e.summary
-            )
-            for e, n in data["top_entities"]
-        ],  # fmt: skip
+        top_entities=[EntityOut.of(view, n) for view, n in data["top_entities"]],
     )
 
 
@@ -321,7 +322,7 @@ def memory_timeline_tool(actor: Actor, args: TimelineArgs) -> FactsOut:
     default."""
     entity = graph.resolve_entity(actor=actor, ref=args.entity) if args.entity else None
     rows = graph.timeline(actor=actor, entity=entity, start=args.from_, end=args.to, limit=args.limit)
-    items = [FactOut.of(f) for f in rows]
+    items = fact_outs(actor, rows)
     return FactsOut(facts=items, count=len(items))
 
 
@@ -376,11 +377,13 @@ def lookup_values_tool(actor: Actor, args: ValuesArgs) -> ValuesOut:
         return ValuesOut(keys=[{"key": k, "count": n} for k, n in graph.value_keys(actor=actor)])
     rows = graph.lookup_values(actor=actor, key=args.key, entity_type=args.entity_type, minimum=args.min,
                                maximum=args.max, start=args.from_, end=args.to, limit=args.limit)  # fmt: skip
+    views = entity_views(actor=actor, entity_ids={v.entity_id for v in rows})
     values = [
-        ValueOut(entity=EntityRef(entity_id=v.entity.public_id, name=v.entity.name), key=v.key, number=v.number,
+        ValueOut(entity=EntityRef.of(views[v.entity_id]), key=v.key, number=v.number,
                  date=v.date, text=v.text, unit=v.unit, stated_on=v.stated_on, memory_id=v.fact.public_id,
                  source_title=v.fact.document.title if v.fact.document else None)
         for v in rows
+        if v.entity_id in views
     ]  # fmt: skip
     numbers = [v.number for v in values if v.number is not None]
     return ValuesOut(values=values, total=sum(numbers) if numbers else None)
@@ -415,7 +418,11 @@ class RememberArgs(BaseModel):
     replaces_memory_id: str | None = Field(None, max_length=40, description="A memory (mem_...) this corrects.")
     entities: list[EntityIn] = Field(default_factory=list, max_length=50)
     relations: list[RelationIn] = Field(default_factory=list, max_length=50)
-    scope: Literal["shared", "personal"] = Field("shared", description="shared: the organisation; personal: you only.")
+    scope: Literal["shared", "personal"] | None = Field(
+        None,
+        description="shared: the organisation; personal: you only. Default shared (personal on a connection that "
+        "may only store personal memories).",
+    )
     title: str = Field("", max_length=240)
     description: str = Field("", max_length=2000, description="Where this came from.")
 

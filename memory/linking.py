@@ -22,6 +22,7 @@ class KnownEntity:
     name: str
     type: str  # one of ENTITY_TYPES
     aliases: tuple[str, ...] = ()
+    key: int | None = None  # the entity's id, when it comes from the database
 
 
 LEGAL_SUFFIXES = {"ltd", "limited", "inc", "llc", "gmbh", "plc", "corp", "corporation", "co", "sa", "sl", "ag", "bv"}
@@ -96,9 +97,15 @@ class NameIndex:
         # Token-sort similarity, not token_set/WRatio: those score "BigCo" vs "BigCo Support Team" 90+.
         found = process.extract(" ".join(sorted(words)), self.choices, scorer=fuzz.ratio, score_cutoff=threshold)
         for _choice, _score, position in found:
+            if _numbers(words) != _numbers(self.forms[position]):
+                continue  # "Tester 3" and "Tester 4", "Plan 2024" and "Plan 2025" are different things
             if self.owners[position].type != "person" or _same_person(words, self.forms[position], threshold):
                 return self.owners[position]
         return None
+
+
+def _numbers(words: list[str]) -> list[str]:
+    return re.findall(r"\d+", " ".join(words))
 
 
 def _same_person(words: list[str], other: list[str], threshold: int) -> bool:

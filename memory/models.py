@@ -85,6 +85,7 @@ class Chunk(models.Model):
     char_start = models.PositiveIntegerField()
     char_end = models.PositiveIntegerField()
     embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS)
+    embedding_model = models.CharField(max_length=200, blank=True, help_text="The model that computed the vector.")
     search = models.GeneratedField(
         expression=SearchVector("title", weight="A", config="english")
         + SearchVector("heading", weight="B", config="english")
@@ -132,9 +133,7 @@ class Entity(models.Model):
 
     class Meta:
         verbose_name_plural = "entities"
-        constraints = [
-            models.UniqueConstraint(Lower("name"), "org", name="entity_unique_name_per_org"),
-        ]
+        # Names are not unique: one name may stand for an entity in each audience (memory.entities).
         indexes = [
             GinIndex(fields=["name"], opclasses=["gin_trgm_ops"], name="entity_name_trgm"),
             models.Index(fields=["org", "type"], name="entity_org_type"),
@@ -194,6 +193,7 @@ class Fact(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS)
+    embedding_model = models.CharField(max_length=200, blank=True, help_text="The model that computed the vector.")
     search = models.GeneratedField(
         expression=SearchVector("statement", config="english"), output_field=SearchVectorField(), db_persist=True
     )
@@ -241,15 +241,22 @@ class Value(models.Model):
 
 
 class Mention(models.Model):
-    """Where an entity is named: provenance from the graph back to documents and chunks."""
+    """Where an entity is named, and what that source says it is: provenance from the graph back to
+    documents, and the only place a reader's view of an entity's names, type and summary comes from."""
 
     entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="mentions")
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="mentions")
     surface = models.CharField(max_length=200)
+    type = models.CharField(max_length=40, blank=True, help_text="What this source says the entity is.")
+    summary = models.TextField(blank=True, help_text="What this source says about the entity, if anything.")
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["entity", "document", "surface"], name="mention_unique"),
+        ]
+        indexes = [
+            GinIndex(fields=["surface"], opclasses=["gin_trgm_ops"], name="mention_surface_trgm"),
+            models.Index(Lower("surface"), name="mention_surface_lower"),
         ]
 
     def __str__(self) -> str:

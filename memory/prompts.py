@@ -5,7 +5,8 @@ from __future__ import annotations
 from brain.actors import Actor
 from brain.mcp.registry import mcp_prompt
 from memory import graph
-from memory.graph_tools import FactOut
+from memory.entity_views import entity_views
+from memory.graph_tools import FactOut, fact_outs
 from memory.retrieval import search_chunks
 
 
@@ -23,7 +24,7 @@ def catch_me_up(actor: Actor, arguments: dict[str, str]) -> str:
     return (
         "Here is what Brain recorded most recently. Summarise what changed for me, citing titles.\n\n"
         "Newest content:\n" + ("\n".join(lines) or "- nothing yet") + "\n\n"
-        + _facts("Newest facts", [FactOut.of(f) for f in reversed(recent)])
+        + _facts("Newest facts", fact_outs(actor, list(reversed(recent))))
     )  # fmt: skip
 
 
@@ -32,15 +33,16 @@ def recall(actor: Actor, arguments: dict[str, str]) -> str:
     """Everything Brain holds on one topic: passages, facts, and the entity's neighbourhood."""
     topic = arguments["topic"].strip()[:500]
     passages = search_chunks(actor=actor, query=topic, top_k=10).hits
-    facts = [FactOut.of(s.fact) for s in graph.search_facts(actor=actor, query=topic, limit=10)]
+    facts = fact_outs(actor, [s.fact for s in graph.search_facts(actor=actor, query=topic, limit=10)])
     parts = [f"Everything Brain holds on: {topic}. Answer from this and say what is missing."]
     parts.append("Passages:\n" + ("\n".join(f"- {h.title} (doc_{h.document_id}): {h.text[:400]}"
                                              for h in passages) or "- none"))  # fmt: skip
     parts.append(_facts("Facts", facts))
-    entities = graph.find_entities(actor=actor, name=topic, limit=1)
-    if entities:
-        hood = graph.explore(actor=actor, entity=entities[0], limit=15)
-        parts.append(_facts(f"About {entities[0].name}", [FactOut.of(f) for f in hood.outgoing + hood.incoming]))
+    found = graph.find_entities(actor=actor, name=topic, limit=1)
+    views = entity_views(actor=actor, entity_ids=found)
+    if found and found[0] in views:
+        hood = graph.explore(actor=actor, entity=views[found[0]], limit=15)
+        parts.append(_facts(f"About {hood.entity.name}", fact_outs(actor, hood.outgoing + hood.incoming)))
     return "\n\n".join(parts)
 
 
@@ -54,7 +56,7 @@ def company_context(actor: Actor, arguments: dict[str, str]) -> str:
     ]
     for entity, _count in data["top_entities"][:6]:
         hood = graph.explore(actor=actor, entity=entity, limit=5)
-        parts.append(_facts(f"{entity.name} ({entity.type})", [FactOut.of(f) for f in hood.outgoing + hood.incoming]))
+        parts.append(_facts(f"{entity.name} ({entity.type})", fact_outs(actor, hood.outgoing + hood.incoming)))
     recent = graph.recent_documents(actor=actor, limit=5)
     parts.append("Latest content:\n" + ("\n".join(f"- {d.title}" for d in recent) or "- nothing yet"))
     return "\n\n".join(parts)

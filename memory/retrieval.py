@@ -11,8 +11,7 @@ import hashlib
 import math
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
-from datetime import time as dtime
+from datetime import date, datetime
 from itertools import combinations
 from typing import Any
 
@@ -21,7 +20,7 @@ from django.core.cache import cache
 from django.db import connection, transaction
 
 from brain.actors import Actor
-from memory.access import readable_category_ids
+from memory.access import believed_sql, readable_clause, readable_sql
 from memory.embedding import get_embedder
 
 RRF_K = 60
@@ -58,23 +57,12 @@ class SearchResult:
     candidates: dict[str, int]
 
 
-def end_of_day(day: date) -> datetime:
-    return datetime.combine(day, dtime.max, tzinfo=UTC)
-
-
 def access_and_time(actor: Actor, as_of: date | None, include_superseded: bool = False) -> tuple[str, dict[str, Any]]:
-    """The WHERE clause (rows aliased ``c``) every retriever runs under: the actor's organisation,
-    readable categories and shared-or-own scope; current rows, or those believed at ``as_of``."""
-    sql = "c.org_id = %(org)s AND c.category_id = ANY(%(cats)s) AND (c.scope = 'shared' OR c.owner_id = %(user)s)"
-    params: dict[str, Any] = {"org": actor.org.pk, "cats": readable_category_ids(actor=actor), "user": actor.user.pk}
-    if as_of is not None:
-        sql += " AND c.recorded_at <= %(as_of)s"
-        params["as_of"] = end_of_day(as_of)
-        if not include_superseded:
-            sql += " AND (c.superseded_at IS NULL OR c.superseded_at > %(as_of)s)"
-    elif not include_superseded:
-        sql += " AND c.superseded_at IS NULL"
-    return sql, params
+    """The WHERE clause (rows aliased ``c``) every retriever runs under: who may see it and what
+    was believed then (``memory.access``)."""
+    access, params = readable_sql(actor)
+    time_rule, time_params = believed_sql(as_of, include_superseded)
+    return f"{access} AND {time_rule}", {**params, **time_params}
 
 
 def fuse(lists: dict[str, list[tuple[int, float]]]) -> tuple[dict[int, float], dict[int, dict[str, int]]]:
@@ -91,13 +79,16 @@ def fuse(lists: dict[str, list[tuple[int, float]]]) -> tuple[dict[int, float], d
 def vector_candidates(
     vector: np.ndarray, where: str, params: dict[str, Any], limit: int, table: str = "memory_chunk"
 ) -> list[tuple[int, float]]:
+    # Only vectors of the query's model are compared: during a switch of models, rows not yet
+    # re-embedded are left to the keyword arm.
+    model = get_embedder().name[:200]
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL hnsw.ef_search = %s", [max(40, limit * 2)])
         cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         cursor.execute(
             f"SELECT c.id, c.embedding <=> %(vec)s::vector AS distance FROM {table} c WHERE {where} "
-            "ORDER BY c.embedding <=> %(vec)s::vector LIMIT %(limit)s",
-            {**params, "vec": "[" + ",".join(f"{x:.6f}" for x in vector) + "]", "limit": limit},
+            "AND c.embedding_model = %(model)s ORDER BY c.embedding <=> %(vec)s::vector LIMIT %(limit)s",
+            {**params, "vec": "[" + ",".join(f"{x:.6f}" for x in vector) + "]", "limit": limit, "model": model},
         )
         rows = cursor.fetchall()
     rows.sort(key=lambda row: row[1])  # relaxed_order may return neighbours slightly out of order
@@ -110,14 +101,15 @@ def keyword_candidates(
     """BM25 over the chunks' tsvectors: Postgres stems and drops stop words, we weigh the terms.
 
     A chunk matches when it holds any query term; each term counts by its inverse document
-    frequency in the organisation, its frequency in the chunk and the chunk's length.
+    frequency among the rows the caller may see, its frequency in the chunk and the chunk's
+    length. The statistics never count rows the caller cannot see, so no score depends on them.
     """
     with connection.cursor() as cursor:
         cursor.execute("SELECT array_agg(DISTINCT lexeme) FROM unnest(to_tsvector('english', %s))", [query])
         lexemes: list[str] = cursor.fetchone()[0] or []
     if not lexemes:
         return []
-    total, average, frequencies = _term_statistics(int(params["org"]), lexemes, table)
+    total, average, frequencies = _term_statistics(params, lexemes, table)
     weighted = [(lx, _idf(total, frequencies[lx])) for lx in lexemes if frequencies.get(lx)]
     if not weighted:
         return []
@@ -176,35 +168,39 @@ def common_cap(total: int) -> int:
     return max(300, min(2000, total // 10))
 
 
-def _term_statistics(org_id: int, lexemes: list[str], table: str) -> tuple[int, float, dict[str, int]]:
-    """Chunk count, average length and per-term document frequency, cached for a few minutes:
+def _term_statistics(params: dict[str, Any], lexemes: list[str], table: str) -> tuple[int, float, dict[str, int]]:
+    """Row count, average length and per-term document frequency over the rows the caller may
+    see (``readable_sql``'s parameters in ``params``), cached for a few minutes per audience:
     ranking needs their proportions, not the last chunk ingested."""
-    key = f"bm25:{table}:{org_id}"
+    access = {k: params[k] for k in ("org", "cats", "user")}
+    where = readable_clause("c")
+    audience = hashlib.md5(f"{access['org']}:{sorted(access['cats'])}:{access['user']}".encode()).hexdigest()
+    key = f"bm25:{table}:{audience}"
     totals = cache.get(key)
     if totals is None:
         with connection.cursor() as cursor:
             # The count comes from the organisation index; the average length from a sample.
             cursor.execute(
-                f"SELECT (SELECT count(*) FROM {table} WHERE org_id = %(org)s), coalesce((SELECT avg(length(search)) "
-                f"FROM (SELECT search FROM {table} WHERE org_id = %(org)s LIMIT 2000) sample), 1)",
-                {"org": org_id},
+                f"SELECT (SELECT count(*) FROM {table} c WHERE {where}), coalesce((SELECT avg(length(search)) "
+                f"FROM (SELECT c.search FROM {table} c WHERE {where} LIMIT 2000) sample), 1)",
+                access,
             )
             count, average = cursor.fetchone()
         totals = (int(count), float(average))
         cache.set(key, totals, STATS_SECONDS)
-    keys = {lx: f"bm25:{table}:{org_id}:{hashlib.md5(lx.encode()).hexdigest()}" for lx in lexemes}
+    keys = {lx: f"{key}:{hashlib.md5(lx.encode()).hexdigest()}" for lx in lexemes}
     cached = cache.get_many(list(keys.values()))
     frequencies = {lx: cached[k] for lx, k in keys.items() if k in cached}
     missing = [lx for lx in lexemes if lx not in frequencies]
     if missing:
         with connection.cursor() as cursor:
+            # Counting stops at common_cap(): past it a term is common, its weight is small
+            # either way, and an exact count would read much of the table.
             cursor.execute(
-                # Counting stops at common_cap(): past it a term is common, its weight is small
-                # either way, and an exact count would read much of the table.
-                f"SELECT q.lexeme, (SELECT count(*) FROM (SELECT 1 FROM {table} c WHERE c.org_id = %s "
-                "AND c.search @@ to_tsquery('simple', quote_literal(q.lexeme)) LIMIT %s) hits) "
-                "FROM unnest(%s::text[]) AS q(lexeme)",
-                [org_id, common_cap(totals[0]), missing],
+                f"SELECT q.lexeme, (SELECT count(*) FROM (SELECT 1 FROM {table} c WHERE {where} "
+                "AND c.search @@ to_tsquery('simple', quote_literal(q.lexeme)) LIMIT %(cap)s) hits) "
+                "FROM unnest(%(missing)s::text[]) AS q(lexeme)",
+                {**access, "cap": common_cap(totals[0]), "missing": missing},
             )
             found = dict(cursor.fetchall())
         frequencies.update(found)

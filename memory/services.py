@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -12,16 +13,17 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from brain.actors import Actor
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.models import Category, Organisation
 from brain.services import mark_memory_built
+from memory.access import readable, readable_category_ids
 from memory.chunking import ChunkDraft, chunk
 from memory.embedding import get_embedder
-from memory.models import Chunk, Document, Scope
+from memory.models import Chunk, Document, Fact, Scope
 
 logger = logging.getLogger("brain.ingest")
 Status = Document.Status
@@ -33,8 +35,6 @@ def content_hash(title: str, content: str) -> str:
 
 
 def resolve_category(*, actor: Actor, slug: str | None) -> Category:
-    from memory.access import readable_category_ids
-
     category = Category.objects.filter(org=actor.org, slug=slug or Category.DEFAULT_SLUG).first()
     if category is None or category.pk not in readable_category_ids(actor=actor):
         raise InvalidArgument(f"Unknown category {slug!r}; use one of this organisation's categories.")
@@ -78,6 +78,7 @@ def add_document(
     if not title.strip() or not content.strip():
         raise InvalidArgument("Both title and content need some text.")
     digest = content_hash(title, content)
+    chosen = resolve_category(actor=actor, slug=category) if category else None
     previous = None
     if external_id:
         # One writer at a time per external id, so two equal sends never make two versions.
@@ -85,12 +86,8 @@ def add_document(
             cursor.execute(
                 "SELECT pg_advisory_xact_lock(hashtext(%s))", [f"{actor.org.pk}:{source_kind}:{external_id}"]
             )
-        previous = (
-            Document.objects.filter(org=actor.org, source_kind=source_kind, external_id=external_id)
-            .filter(superseded_at__isnull=True)
-            .exclude(status=Status.FAILED)
-            .order_by("-version")
-            .first()
+        previous = _continued_version(
+            actor=actor, source_kind=source_kind, external_id=external_id, scope=scope, category=chosen
         )
         if previous is not None and previous.content_hash == digest:
             return Saved(previous, created=False)
@@ -103,7 +100,7 @@ def add_document(
         source_url=source_url,
         external_id=external_id,
         metadata=metadata or {},
-        category=resolve_category(actor=actor, slug=category),
+        category=chosen or (previous.category if previous else resolve_category(actor=actor, slug=None)),
         scope=scope,
         owner=actor.user,
         status=Status.WAITING if actor.org.ingestion_paused_at else Status.QUEUED,
@@ -115,6 +112,28 @@ def add_document(
     if document.status == Status.QUEUED:
         enqueue(document.pk)
     return Saved(document, created=True)
+
+
+def _continued_version(
+    *, actor: Actor, source_kind: str, external_id: str, scope: str, category: Category | None
+) -> Document | None:
+    """The current document a save with this external id continues as its next version, if any.
+
+    Only a document the writer may read and that has the same audience: the same scope, the
+    same owner when personal, and the same category (the earlier one's when none is given). A
+    document under the same id that the writer cannot see, or that others see differently, is
+    left alone, and the new one starts at version 1 as if the id were fresh.
+    """
+    candidates = (
+        Document.objects.filter(readable(actor), source_kind=source_kind, external_id=external_id, scope=scope)
+        .filter(superseded_at__isnull=True)
+        .exclude(status=Status.FAILED)
+    )
+    if scope == Scope.PERSONAL:
+        candidates = candidates.filter(owner=actor.user)
+    if category is not None:
+        candidates = candidates.filter(category=category)
+    return candidates.select_related("category").order_by("-version", "-pk").first()
 
 
 def enqueue(document_id: int) -> None:
@@ -222,6 +241,7 @@ def _fail(document_id: int, claim: str, exc: Exception) -> str:
 
 
 def _store(document_id: int, claim: str, drafts: list[ChunkDraft], vectors: list[np.ndarray]) -> str:
+    model = get_embedder().name[:200]
     with transaction.atomic():
         current = Document.objects.select_for_update().select_related("org").filter(pk=document_id).first()
         if current is None or current.claim != claim or current.status != Status.PROCESSING:
@@ -239,6 +259,7 @@ def _store(document_id: int, claim: str, drafts: list[ChunkDraft], vectors: list
                     char_start=draft.char_start,
                     char_end=draft.char_end,
                     embedding=vector,
+                    embedding_model=model,
                     category_id=current.category_id,
                     scope=current.scope,
                     owner_id=current.owner_id,
@@ -316,19 +337,35 @@ def sweep_stuck_documents(*, queued_grace_seconds: int = 300) -> int:
     return len(ids)
 
 
-def reembed_chunks(*, org: Organisation | None = None, batch_size: int = 256) -> int:
-    """Recompute every chunk's vector with the current embedder (after switching models)."""
+def reembed(*, org: Organisation | None = None, batch_size: int = 256, resume: bool = False) -> dict[str, int]:
+    """Recompute every chunk's and fact's vector with the current embedder, recording its model.
+
+    With ``resume``, rows already made by the current model are skipped (to finish an interrupted
+    switch). Until a row has its new vector, vector search leaves it out (it never compares
+    vectors of two models); keyword search still finds it. Returns how many of each were done.
+    """
+    chunks = Chunk.objects.all() if org is None else Chunk.objects.filter(org=org)
+    facts = Fact.objects.all() if org is None else Fact.objects.filter(org=org)
+    return {
+        "chunks": _reembed_rows(chunks, ["title", "heading", "text"], lambda c: f"{c.title}\n{c.heading}\n{c.text}",
+                                batch_size, resume),
+        "facts": _reembed_rows(facts, ["statement"], lambda f: f.statement, batch_size, resume),
+    }  # fmt: skip
+
+
+def _reembed_rows(
+    rows: QuerySet[Any], fields: list[str], text: Callable[[Any], str], batch_size: int, resume: bool
+) -> int:
     embedder = get_embedder()
-    chunks = Chunk.objects.order_by("pk")
-    if org is not None:
-        chunks = chunks.filter(org=org)
+    model = embedder.name[:200]
+    pending = (rows.exclude(embedding_model=model) if resume else rows).order_by("pk")
     done, last = 0, 0
     while True:
-        batch = list(chunks.filter(pk__gt=last).only("pk", "title", "heading", "text")[:batch_size])
+        batch = list(pending.filter(pk__gt=last).only("pk", *fields)[:batch_size])
         if not batch:
             return done
-        vectors = embedder.embed([f"{c.title}\n{c.heading}\n{c.text}" for c in batch])
-        for item, vector in zip(batch, vectors, strict=True):
-            item.embedding = vector
-        Chunk.objects.bulk_update(batch, ["embedding"])
+        vectors = embedder.embed([text(row) for row in batch])  # no transaction is open here
+        for row, vector in zip(batch, vectors, strict=True):
+            row.embedding, row.embedding_model = vector, model
+        type(batch[0]).objects.bulk_update(batch, ["embedding", "embedding_model"])
         done, last = done + len(batch), batch[-1].pk

@@ -25,10 +25,9 @@ from brain.actors import Actor
 from brain.errors import InvalidArgument
 from brain.mcp.limits import Clamped, clamp
 from brain.mcp.registry import ToolOutput, mcp_tool
-from memory.access import readable
+from memory.access import end_of_day, readable
 from memory.git_history import SOURCE_KIND, owner_and_name
 from memory.models import Document
-from memory.retrieval import end_of_day
 
 MAX_CANDIDATE_PATHS = 50
 MAX_REFS = 20

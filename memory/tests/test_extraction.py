@@ -327,3 +327,16 @@ def test_llm_failures_raise_llm_error(stub, reply):
 def test_llm_enums_match_the_deterministic_extractor():
     assert set(get_args(EntityType)) == set(ENTITY_TYPES)
     assert set(get_args(FactKind)) == set(FACT_KINDS)
+
+
+def test_names_that_differ_in_their_numbers_never_link():
+    known = [KnownEntity("Tester Number0", "other"), KnownEntity("Release 2024", "project")]
+    assert link_name("Tester Number0", known) == known[0]
+    for other in ("Tester Number1", "Tester Number24", "Release 2025"):
+        assert link_name(other, known) is None
+
+
+def test_a_span_of_hours_is_a_length_not_a_date():
+    fact = extract("The fix must ship within 4 hours.", document_date=MONDAY).facts[0]
+    assert fact.valid_from is None and fact.valid_to is None
+    assert [(v.number, v.unit) for v in fact.values] == [(4, "hours")]

@@ -141,9 +141,11 @@ def test_a_personal_only_actor_never_stores_shared_knowledge(org):
     with pytest.raises(PermissionDenied, match="only store personal"):
         add_document(actor=personal, title="t", content="c")
     with pytest.raises(PermissionDenied, match="only store personal"):
-        remember(actor=personal, content="The office moves in May.")
+        remember(actor=personal, content="The office moves in May.", scope="shared")
     fact = remember(actor=personal, content="I take Fridays off.", scope="personal")
     assert fact.scope == "personal" and fact.owner_id == personal.user.pk
+    unscoped = remember(actor=personal, content="I start at nine.")  # no scope: personal, not refused
+    assert unscoped.scope == "personal" and unscoped.owner_id == personal.user.pk
 
 
 def test_a_broker_outage_at_commit_loses_nothing(actor, monkeypatch, django_capture_on_commit_callbacks):

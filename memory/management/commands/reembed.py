@@ -4,15 +4,22 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from brain.models import Organisation
+from contacts.services import reembed_contact_topics
 from memory.embedding import get_embedder
-from memory.services import reembed_chunks
+from memory.services import reembed
 
 
 class Command(BaseCommand):
-    help = "Recompute every chunk's embedding with the configured embedder (after changing BRAIN_EMBEDDER)."
+    help = (
+        "Recompute every vector (passages, facts, contact topics) with the configured embedder, "
+        "after changing BRAIN_EMBEDDER; stop at any time and finish with --resume."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--org", help="Only this organisation")
+        parser.add_argument(
+            "--resume", action="store_true", help="Skip vectors the configured model already made (finish a switch)"
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         org = None
@@ -21,6 +28,8 @@ class Command(BaseCommand):
             if org is None:
                 raise CommandError(f"No organisation with slug {opts['org']!r}.")
         started = time.perf_counter()
-        done = reembed_chunks(org=org)
+        done = reembed(org=org, resume=opts["resume"])
+        done["contact topics"] = reembed_contact_topics(org=org, resume=opts["resume"])
         seconds = time.perf_counter() - started
-        self.stdout.write(f"re-embedded {done} chunks with {get_embedder().name} in {seconds:.1f} s")
+        counts = ", ".join(f"{n} {kind}" for kind, n in done.items())
+        self.stdout.write(f"re-embedded {counts} with {get_embedder().name} in {seconds:.1f} s")

@@ -1,0 +1,123 @@
+"""Writes of entities: linking a name in a document to the organisation's entity for it.
+
+An entity is linked only through what every reader of the document can see. Each name is a
+``Mention`` of its document, carrying the type and summary that document gives it; readers are
+shown an entity through the mentions they may see (``memory.entity_views``). Linking through a
+hidden name would betray it: if a board paper says "Helena Quorvane, known as HQ", a note open to
+everyone that says "HQ" must not become the same entity as one that says "Helena Quorvane".
+So a name that matches nothing the document's readers can see starts an entity of its own, even
+when an entity of that name exists for another audience.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from django.db import connection
+from django.db.models import Q, QuerySet
+from django.db.models.functions import Lower
+
+from memory.access import seen_by_every_reader_of
+from memory.linking import HONORIFICS, KnownEntity, link_name
+from memory.models import Document, Entity, Mention
+
+ENTITY_TYPES = ("person", "team", "customer", "deal", "project", "system", "product", "place", "term",
+                "organisation", "other")  # fmt: skip
+MAX_KNOWN_MENTIONS = 20000
+
+
+def clean_name(name: str) -> str:
+    return " ".join(name.split())[:200]
+
+
+def context_mentions(document: Document) -> QuerySet[Mention]:
+    """The mentions in documents that every reader of ``document`` may read (and in itself)."""
+    context = Document.objects.filter(seen_by_every_reader_of(document))
+    return Mention.objects.filter(Q(document__in=context) | Q(document_id=document.pk))
+
+
+def known_for(mentions: QuerySet[Mention], entity_ids: set[int] | None = None) -> list[KnownEntity]:
+    """Known entities as those mentions show them: their surfaces and the type most of them give."""
+    rows = mentions.filter(entity_id__in=entity_ids) if entity_ids is not None else mentions
+    surfaces: dict[int, list[str]] = defaultdict(list)
+    types: dict[int, Counter[str]] = defaultdict(Counter)
+    for entity_id, surface, type_ in rows.values_list("entity_id", "surface", "type").distinct()[:MAX_KNOWN_MENTIONS]:
+        if surface not in surfaces[entity_id]:
+            surfaces[entity_id].append(surface)
+        if type_ and type_ != "other":
+            types[entity_id][type_] += 1
+    known = []
+    for entity_id, forms in surfaces.items():
+        name = display_name(forms)
+        kind = types[entity_id].most_common(1)[0][0] if types[entity_id] else "other"
+        known.append(KnownEntity(name=name, type=kind, aliases=tuple(f for f in forms if f != name), key=entity_id))
+    return known
+
+
+def display_name(forms: list[str]) -> str:
+    """The fullest of the names: a full name rather than a title and surname, more words first."""
+
+    def fullness(form: str) -> tuple[bool, int, int]:
+        words = form.split()
+        titled = bool(words) and words[0].strip(".").casefold() in HONORIFICS
+        return (not titled, len(words), len(form))
+
+    return max(forms, key=fullness) if forms else ""
+
+
+def get_or_create_entity(
+    *, document: Document, name: str, type: str = "other", aliases: list[str] | None = None
+) -> Entity:
+    """The entity ``name`` (or one of ``aliases``) refers to in ``document``, created when new.
+
+    Exact names first, then the linker's rules (suffixes, accents, "Ms Shah" for the one known
+    Shah, fuzzy), all over the names the document's readers can see. Runs inside the caller's
+    transaction; an advisory lock per name keeps two workers from creating the same entity twice.
+    """
+    name = clean_name(name)
+    wanted = [a for a in dict.fromkeys([name, *(clean_name(a) for a in aliases or [])]) if a]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"entity:{document.org_id}:{name.casefold()}"])
+    mentions = context_mentions(document).filter(entity__org_id=document.org_id)
+    exact = (
+        mentions.annotate(lowered=Lower("surface"))
+        .filter(lowered__in=[w.casefold() for w in wanted])
+        .order_by("entity_id")
+        .values_list("entity_id", flat=True)
+        .first()
+    )
+    entity_id = exact or _linked(mentions, name)
+    kind = type if type in ENTITY_TYPES else "other"
+    if entity_id is not None:
+        entity = Entity.objects.get(pk=entity_id)
+        if entity.type == "other" and kind != "other":
+            Entity.objects.filter(pk=entity.pk).update(type=kind)  # the operators' view in the admin
+        return entity
+    return Entity.objects.create(org_id=document.org_id, name=name, type=kind, aliases=wanted[1:50])
+
+
+def _linked(mentions: QuerySet[Mention], name: str) -> int | None:
+    # Candidates that look alike, or share the last or first word ("Ms Shah", "Priya"), for the linker to judge.
+    words = name.split()
+    if not words:
+        return None
+    alike = Q(surface__trigram_similar=name) | Q(surface__iendswith=f" {words[-1]}")
+    alike |= Q(surface__istartswith=f"{words[0]} ")
+    candidates = set(mentions.filter(alike).values_list("entity_id", flat=True).distinct()[:20])
+    if not candidates:
+        return None
+    match = link_name(name, known_for(mentions, candidates))
+    return match.key if match is not None else None
+
+
+def mention(*, entity: Entity, document: Document, surface: str, type: str = "", summary: str = "") -> None:
+    """Record that ``document`` names ``entity`` as ``surface`` (and what it says the entity is)."""
+    surface = clean_name(surface)
+    if not surface:
+        return
+    found, created = Mention.objects.get_or_create(
+        entity=entity, document=document, surface=surface, defaults={"type": type[:40], "summary": summary}
+    )
+    changed = {k: v for k, v in (("type", type[:40]), ("summary", summary)) if v and getattr(found, k) != v}
+    if not created and changed:
+        Mention.objects.filter(pk=found.pk).update(**changed)

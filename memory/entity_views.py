@@ -1,0 +1,102 @@
+"""Reads of entities as one caller may see them.
+
+An entity's name, aliases, type and summary are taken only from the mentions in documents the
+caller may read, so nothing shown of it depends on a source they cannot see: a full name known
+only from a board paper stays hidden from a member who has only read "Ms Quorvane".
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models.functions import Lower
+
+from brain.actors import Actor
+from memory.access import readable
+from memory.entities import display_name
+from memory.models import Document, Entity, Mention
+
+MAX_NGRAM = 5
+
+
+@dataclass(frozen=True)
+class EntityView:
+    pk: int
+    name: str
+    type: str = "other"
+    aliases: list[str] = field(default_factory=list)
+    summary: str = ""
+
+    @property
+    def public_id(self) -> str:
+        return f"ent_{self.pk}"
+
+
+def visible_mentions(*, actor: Actor) -> QuerySet[Mention]:
+    return Mention.objects.filter(document__in=Document.objects.filter(readable(actor)))
+
+
+def entity_views(*, actor: Actor, entity_ids: list[int] | set[int]) -> dict[int, EntityView]:
+    """Each entity as the caller's readable mentions show it (oldest mention first)."""
+    ids = {i for i in entity_ids if i}
+    if not ids:
+        return {}
+    rows = (
+        visible_mentions(actor=actor)
+        .filter(entity_id__in=ids)
+        .order_by("document__recorded_at", "pk")
+        .values_list("entity_id", "surface", "type", "summary")
+    )
+    forms: dict[int, list[str]] = {}
+    types: dict[int, Counter[str]] = {}
+    summaries: dict[int, str] = {}
+    for entity_id, surface, type_, summary in rows:
+        seen = forms.setdefault(entity_id, [])
+        if surface.casefold() not in (f.casefold() for f in seen):
+            seen.append(surface)
+        if type_ and type_ != "other":
+            types.setdefault(entity_id, Counter())[type_] += 1
+        if summary:
+            summaries[entity_id] = summary  # the newest source's word
+    views = {}
+    for entity_id, names in forms.items():
+        name = display_name(names)
+        kinds = types.get(entity_id)
+        views[entity_id] = EntityView(
+            pk=entity_id,
+            name=name,
+            type=kinds.most_common(1)[0][0] if kinds else "other",
+            aliases=[n for n in names if n != name],
+            summary=summaries.get(entity_id, ""),
+        )
+    return views
+
+
+def entities_named(*, actor: Actor, text: str, limit: int = 20) -> list[int]:
+    """Entities a readable mention names word for word in ``text`` (up to five-word names)."""
+    words = [w.strip(".,;:!?()[]\"'") for w in text.split()]
+    words = [re.sub(r"['’]s$", "", w) for w in words if w]
+    grams = {" ".join(words[i : i + n]).casefold() for n in range(1, MAX_NGRAM + 1) for i in range(len(words) - n + 1)}
+    grams = {g for g in grams if len(g) > 2}
+    if not grams:
+        return []
+    found = (
+        visible_mentions(actor=actor)
+        .annotate(lowered=Lower("surface"))
+        .filter(lowered__in=grams)
+        .values_list("entity_id", "surface")
+        .distinct()[: limit * 4]
+    )
+    longest: dict[int, int] = {}
+    for entity_id, surface in found:
+        longest[entity_id] = max(longest.get(entity_id, 0), len(surface))
+    return sorted(longest, key=lambda e: -longest[e])[:limit]
+
+
+def entities_of_type(*, actor: Actor, type: str) -> QuerySet[Entity]:
+    """Entities that a readable source calls ``type``."""
+    typed = visible_mentions(actor=actor).filter(entity=OuterRef("pk"), type=type)
+    return Entity.objects.filter(org=actor.org).filter(Exists(typed))

@@ -1,0 +1,139 @@
+"""Memory kept whole: re-extraction keeps history, vectors know their model, one access rule."""
+
+from __future__ import annotations
+
+import itertools
+from datetime import date, timedelta
+
+import pytest
+from django.contrib.auth.models import Group
+from django.db import connection
+from django.utils import timezone
+
+from brain.actors import Actor
+from brain.models import Category
+from conftest import make_actor, make_user
+from contacts.models import Contact
+from contacts.services import reembed_contact_topics, save_contact_topics
+from memory import facts as fact_services
+from memory.access import believed_filter, believed_sql, readable, readable_sql
+from memory.enrich import extract_document
+from memory.graph import find_entities
+from memory.models import Chunk, Document, Entity, Fact
+from memory.retrieval import search_chunks
+from memory.services import reembed
+from memory.tests.factories import save
+
+pytestmark = pytest.mark.django_db
+
+
+def test_twenty_five_numbered_testers_stay_twenty_five_entities(actor):
+    for n in range(25):
+        fact_services.remember(actor=actor, content=f"Tester Number{n} filed a bug.", subject=f"Tester Number{n}")
+    assert Entity.objects.filter(org=actor.org, name__startswith="Tester Number").count() == 25
+    assert len(find_entities(actor=actor, name="Tester Number7", limit=20)) >= 1
+
+
+def test_re_extracting_a_document_keeps_what_its_facts_had_superseded(actor):
+    old = save(actor, "Roles 2025", "Sam Carter is head of support.")
+    new = save(actor, "Roles 2026", "Priya Shah became head of support on 1 March 2026.")
+    sam = Fact.objects.get(document=old, relation="head_of")
+    priya = Fact.objects.get(document=new, relation="head_of")
+    assert sam.superseded_by_id == priya.pk
+    extract_document(document_id=new.pk)
+    extract_document(document_id=new.pk)
+    sam.refresh_from_db()
+    assert sam.superseded_at is not None and sam.superseded_by_id == priya.pk
+    assert Fact.objects.filter(document=new, relation="head_of").count() == 1
+
+
+def test_a_fact_no_longer_extracted_is_retired_not_deleted_when_it_had_replaced_another(actor):
+    old = save(actor, "Roles 2025", "Sam Carter is head of support.")
+    new = save(actor, "Roles 2026", "Priya Shah became head of support on 1 March 2026.")
+    priya = Fact.objects.get(document=new, relation="head_of")
+    Document.objects.filter(pk=new.pk).update(content="Nothing about roles.")
+    Chunk.objects.filter(document=new).update(text="Nothing about roles.")
+    extract_document(document_id=new.pk)
+    priya.refresh_from_db()
+    sam = Fact.objects.get(document=old, relation="head_of")
+    assert priya.superseded_at is not None  # kept as history
+    assert sam.superseded_by_id == priya.pk
+
+
+class OtherModel:
+    name = "another-model"
+
+    def __init__(self, real: object) -> None:
+        self.real = real
+
+    def embed(self, texts: list[str]) -> object:
+        return self.real.embed(texts)  # type: ignore[attr-defined]
+
+
+def test_vectors_record_their_model_and_reembed_moves_every_one(actor, monkeypatch):
+    from memory import embedding
+
+    save(actor, "Plan", "The zebra migration starts in May.")
+    fact_services.remember(actor=actor, content="The zebra migration has a budget of 40k.")
+    contact = Contact.objects.create(org=actor.org, name="Ana", topics="migrations", email="ana@example.com")
+    save_contact_topics(contact)
+    real = embedding.get_embedder()
+    assert set(Chunk.objects.filter(org=actor.org).values_list("embedding_model", flat=True)) == {real.name}
+    assert set(Fact.objects.filter(org=actor.org).values_list("embedding_model", flat=True)) == {real.name}
+
+    switched = OtherModel(real)
+    for module in ("memory.embedding", "memory.retrieval", "memory.services", "contacts.services", "memory.facts"):
+        monkeypatch.setattr(f"{module}.get_embedder", lambda: switched)
+    # Before re-embedding, vector search compares nothing of the old model; keywords still find it.
+    assert search_chunks(actor=actor, query="zebra migration", mode="vector").hits == []
+    assert search_chunks(actor=actor, query="zebra migration", mode="keyword").hits
+    done = reembed(org=actor.org, resume=True)
+    assert done["chunks"] >= 1 and done["facts"] >= 1
+    assert reembed_contact_topics(org=actor.org, resume=True) == 1
+    assert reembed(org=actor.org, resume=True) == {"chunks": 0, "facts": 0}  # nothing left on the old model
+    assert search_chunks(actor=actor, query="zebra migration", mode="vector").hits
+    contact.refresh_from_db()
+    assert contact.topics_embedding_model == "another-model"
+
+
+# --- one rule, two forms ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def mixed(actor: Actor) -> list[Actor]:
+    """Documents and facts in every audience, and readers of each kind."""
+    group = Group.objects.create(name=f"finance-{actor.org.pk}")
+    finance = Category.objects.create(org=actor.org, slug="finance", name="Finance", restricted=True)
+    finance.groups.add(group)
+    insider = make_actor(actor.org, make_user(actor.org))
+    insider.user.groups.add(group)
+    other = make_actor(actor.org)
+    for who, scope, category in itertools.product((actor, insider, other), ("shared", "personal"), (None, "finance")):
+        if category and who is not insider:
+            continue
+        document = save(who, f"{who.user.pk}-{scope}-{category}", "Quarterly numbers.", scope=scope, category=category)
+        fact_services.remember(actor=who, content=f"A {scope} note.", scope=scope)
+        Document.objects.filter(pk=document.pk).update(recorded_at=timezone.now() - timedelta(days=3))
+    first = Fact.objects.filter(org=actor.org).order_by("pk")[0]
+    Fact.objects.filter(pk=first.pk).update(superseded_at=timezone.now() - timedelta(days=1))
+    return [actor, insider, other]
+
+
+@pytest.mark.parametrize("table,model", [("memory_chunk", Chunk), ("memory_fact", Fact), ("memory_document", Document)])
+def test_the_access_and_as_of_rules_select_the_same_rows_in_the_orm_and_in_sql(mixed, table, model):
+    days = (None, date.today(), date.today() - timedelta(days=2), date.today() - timedelta(days=30))
+    seen_now: list[frozenset[int]] = []
+    for reader, as_of, history in itertools.product(mixed, days, (False, True)):
+        orm = set(
+            model.objects.filter(readable(reader)).filter(believed_filter(as_of, history)).values_list("pk", flat=True)
+        )
+        access, params = readable_sql(reader)
+        when, more = believed_sql(as_of, history)
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT c.id FROM {table} c WHERE {access} AND {when}", {**params, **more})
+            sql = {row[0] for row in cursor.fetchall()}
+        assert orm == sql, (reader.user.username, as_of, history)
+        if as_of is None and not history:
+            seen_now.append(frozenset(orm))
+    # Every reader sees something, and each something else: the agreement is not vacuous.
+    assert all(seen_now) and len(set(seen_now)) == len(mixed)
