@@ -17,6 +17,7 @@ from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from brain.actors import Actor
+from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.models import Category, Organisation
 from brain.services import mark_memory_built
@@ -109,6 +110,9 @@ def add_document(
         previous=previous,
         occurred_at=occurred_at,
     )
+    if previous is not None:
+        record_audit(actor=actor, action="document.version_added", target=previous.public_id,
+                     details={"by": document.public_id, "version": document.version})  # fmt: skip
     if document.status == Status.QUEUED:
         enqueue(document.pk)
     return Saved(document, created=True)

@@ -75,6 +75,10 @@ def test_a_visible_document_of_the_same_audience_still_gets_a_new_version(actor)
     assert (second.version, second.previous_id) == (2, first.pk)
     first.refresh_from_db()
     assert first.superseded_by_id == second.pk
+    from brain.models import AuditRecord
+
+    record = AuditRecord.objects.get(org=actor.org, action="document.version_added")
+    assert (record.target, record.details["by"], record.user_id) == (first.public_id, second.public_id, actor.user.pk)
 
 
 def test_a_new_version_keeps_the_category_of_the_one_it_continues(board):
