@@ -22,6 +22,7 @@ from django.contrib import admin
 from django.contrib.admin.exceptions import NotRegistered
 from django.contrib.admin.widgets import ForeignKeyRawIdWidget
 from django.contrib.auth.models import Group, User
+from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -82,7 +83,7 @@ class ScopedRawIdWidget(ForeignKeyRawIdWidget):
         try:
             if not self.queryset.filter(**{key: value}).exists():
                 return "", ""
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, ValidationError):
             return "", ""
         return super().label_and_url_for_value(value)
 

@@ -126,15 +126,18 @@ def test_a_fact_cannot_point_at_another_organisations_entity_nor_show_its_name(a
     assert fact.subject_id != theirs.pk
 
 
-def test_a_facts_statement_and_history_are_read_only(actor):
+def test_a_facts_statement_source_and_history_are_read_only(actor, other_org):
     save(actor, "Support", "Priya Shah leads support at BigCo since March 2026.")
+    theirs = save(make_actor(other_org), "Their plans", "Initech plans to buy Globex next spring.")
     fact = Fact.objects.filter(org=actor.org).first()
     form = {"kind": fact.kind, "statement": "Nobody leads support.", "superseded_at_0": "2026-01-01",
-            "superseded_at_1": "00:00:00", "relation": fact.relation, "value_key": "", "valid_from": "",
-            "valid_to": "", "title": "", "description": ""}  # fmt: skip
-    assert logged_in(make_org_admin(actor.org)).post(f"/admin/memory/fact/{fact.pk}/change/", form).status_code == 302
+            "superseded_at_1": "00:00:00", "document": theirs.pk, "relation": fact.relation, "value_key": "",
+            "valid_from": "", "valid_to": "", "title": "", "description": ""}  # fmt: skip
+    url = f"/admin/memory/fact/{fact.pk}/change/"
+    assert logged_in(make_org_admin(actor.org)).post(url, form).status_code == 302
     fact.refresh_from_db()
     assert fact.statement != "Nobody leads support." and fact.superseded_at is None
+    assert fact.document.org == actor.org
 
 
 def test_a_value_cannot_be_tied_to_another_organisations_fact_nor_to_a_personal_one(actor, other_org):
