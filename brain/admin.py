@@ -1,16 +1,19 @@
-"""Admin: operators (superusers) see everything; organisation admins see their organisations only."""
+"""Admin of the core models. The rules every organisation-scoped admin follows are in
+``brain.admin_base``; operators (superusers) see everything, organisation admins their own."""
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from django.contrib import admin, messages
-from django.contrib.auth.models import User
+from django.contrib.auth.admin import GroupAdmin
+from django.contrib.auth.models import Group
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from brain import services
-from brain.actors import Actor
+from brain.admin_base import OrgScopedAdmin, admin_actor, admin_org_ids, staff_user
+from brain.audit import record_audit
 from brain.models import (
     Activity,
     ApiToken,
@@ -19,62 +22,12 @@ from brain.models import (
     Features,
     Membership,
     Organisation,
+    OrganisationGroup,
     Report,
     ToolCall,
 )
 
-
-def admin_org_ids(request: HttpRequest) -> list[int]:
-    if not request.user.is_authenticated:
-        return []  # the admin's own login page lists apps before anyone is logged in
-    return list(Membership.objects.filter(user=request.user, role=Membership.ADMIN).values_list("org_id", flat=True))
-
-
-def admin_actor(request: HttpRequest, org: Organisation) -> Actor:
-    """The actor for an admin action: an operator acts as an admin of any organisation."""
-    user = cast(User, request.user)
-    if user.is_superuser:
-        return Actor(org=org, user=user, scopes=frozenset({"read", "write"}), via="admin", role="admin")
-    return services.actor_for_user(org=org, user=user, via="admin")
-
-
-class OrgScopedAdmin(admin.ModelAdmin):
-    """Limits rows, and organisation choices, to the organisations the staff user administers."""
-
-    org_field = "org"
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
-        qs = super().get_queryset(request)
-        if request.user.is_superuser:
-            return qs
-        return qs.filter(**{f"{self.org_field}__in": admin_org_ids(request)})
-
-    def get_list_filter(self, request: HttpRequest) -> Any:
-        # The organisation switcher: operators filter any list by organisation.
-        filters = list(super().get_list_filter(request))
-        if request.user.is_superuser and self.org_field != "pk":
-            return [self.org_field, *filters]
-        return filters
-
-    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
-        if db_field.name == "org" and not request.user.is_superuser:
-            kwargs["queryset"] = Organisation.objects.filter(pk__in=admin_org_ids(request))
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
-
-    def has_module_permission(self, request: HttpRequest) -> bool:
-        return bool(request.user.is_superuser or admin_org_ids(request))
-
-    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return self.has_module_permission(request)
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return self.has_module_permission(request)
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return self.has_module_permission(request)
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return self.has_module_permission(request)
+__all__ = ["OrgScopedAdmin", "admin_actor", "admin_org_ids"]
 
 
 class FeaturesInline(admin.StackedInline):
@@ -87,6 +40,8 @@ class OrganisationAdmin(OrgScopedAdmin):
     org_field = "pk"
     list_display = ["name", "slug", "language", "memory_built_at", "created_at"]
     search_fields = ["name", "slug"]
+    # Built and paused change through the actions, which run the services (resuming queues work).
+    readonly_fields = ["memory_built_at", "ingestion_paused_at", "created_at"]
     inlines = [FeaturesInline]
     actions = ["mark_memory_built"]
 
@@ -112,24 +67,35 @@ class MembershipAdmin(OrgScopedAdmin):
     list_display = ["user", "org", "role", "created_at"]
     list_filter = ["role"]
     search_fields = ["user__username", "user__email"]
+    # The membership is what makes the user a member; the choices are still the admin's users.
+    any_org_fields = ("user",)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        fields = super().get_readonly_fields(request, obj)
+        return [*fields, "user", "created_at"] if obj is not None else fields
 
 
 @admin.register(ApiToken)
 class ApiTokenAdmin(OrgScopedAdmin):
+    """Tokens are issued on the Connect page or by create_token; here they are read and revoked."""
+
     list_display = ["__str__", "user", "org", "scopes", "created_at", "expires_at", "revoked_at", "last_used_at"]
     list_filter = ["revoked_at"]
-    readonly_fields = ["prefix", "hashed", "last_used_at", "created_at"]
+    # Only the label is edited: moving a token to another user, widening it or un-revoking it
+    # would hand someone else's access to whoever holds the token.
+    readonly_fields = ["org", "user", "prefix", "hashed", "scopes", "created_at", "expires_at", "revoked_at",
+                       "last_used_at"]  # fmt: skip
     search_fields = ["name", "prefix", "user__username"]
     actions = ["revoke"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
-        return False  # tokens are issued on the Connect page or by create_token, so the plaintext is shown once
+        return False  # the plaintext is shown once, where the token is issued
 
     @admin.action(description="Revoke the selected tokens")
     def revoke(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
-        for token in queryset:
-            actor = services.actor_for_user(org=token.org, user=token.user, via="admin")
-            services.revoke_token(actor=actor, token_id=token.pk)
+        # The admin revokes as themselves: the token's user may have left the organisation.
+        for token in queryset.select_related("org"):
+            services.revoke_token(actor=admin_actor(request, token.org), token_id=token.pk)
         self.message_user(request, f"{queryset.count()} token(s) revoked.", messages.SUCCESS)
 
 
@@ -139,10 +105,41 @@ class CategoryAdmin(OrgScopedAdmin):
     filter_horizontal = ["groups"]
 
 
+class OrganisationGroupInline(admin.StackedInline):
+    model = OrganisationGroup
+    can_delete = True
+    verbose_name = verbose_name_plural = "organisation"
+
+
+admin.site.unregister(Group)
+
+
+@admin.register(Group)
+class BrainGroupAdmin(GroupAdmin):
+    """Operators tie each group to the organisation whose categories may use it."""
+
+    inlines = [OrganisationGroupInline]
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        super().save_related(request, form, formsets, change)
+        link = OrganisationGroup.objects.filter(group=form.instance).select_related("org").first()
+        if link is not None and (form.changed_data or any(f.has_changed() for f in formsets)):
+            record_audit(
+                actor=staff_user(request), org=link.org, action="group.changed", target=f"group {form.instance.pk}",
+                details={"name": form.instance.name, "fields": sorted(form.changed_data)},
+            )  # fmt: skip
+
+
 @admin.register(Activity)
 class ActivityAdmin(OrgScopedAdmin):
     list_display = ["public_id", "org", "user", "label", "created_at"]
     readonly_fields = [f.name for f in Activity._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return bool(request.user.is_superuser)
 
 
 @admin.register(ToolCall)
@@ -156,6 +153,9 @@ class ToolCallAdmin(OrgScopedAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return bool(request.user.is_superuser)  # usage and billing history
 
 
 @admin.register(AuditRecord)

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.db.models import QuerySet
 
 from brain.actors import Actor
 from brain.models import ApiToken, AuditRecord, Organisation
@@ -71,8 +72,11 @@ def shown(value: object) -> object:
     pk = getattr(value, "pk", None)
     if pk is not None:
         return pk
+    if isinstance(value, QuerySet):
+        return sorted(value.values_list("pk", flat=True))
     if isinstance(value, list | tuple | set | frozenset):
         items = [shown(item) for item in value]
-        return sorted(items, key=str) if isinstance(value, set | frozenset) else items
+        rows = all(getattr(item, "pk", None) is not None for item in value)
+        return sorted(items, key=str) if rows or isinstance(value, set | frozenset) else items
     text = str(value)
     return text if len(text) <= DETAIL_TEXT_MAX else f"{text[:DETAIL_TEXT_MAX]}…"

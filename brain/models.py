@@ -103,6 +103,17 @@ class Category(models.Model):
         return f"{self.org.slug}/{self.slug}"
 
 
+class OrganisationGroup(models.Model):
+    """Ties a permission group to one organisation: the admin offers a category only the groups of
+    its own organisation, and refuses others. Operators tie groups on the group's admin page."""
+
+    group = models.OneToOneField(Group, on_delete=models.CASCADE, primary_key=True, related_name="organisation_link")
+    org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="group_links")
+
+    def __str__(self) -> str:
+        return f"{self.group.name} in {self.org.slug}"
+
+
 class Features(models.Model):
     """Per-organisation switches; the registers and jobs tools appear only when switched on."""
 

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 import brain
 from brain.actors import Actor
+from brain.audit import record_audit, shown
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.models import (
     Activity,
@@ -58,6 +59,7 @@ class IssuedToken:
     plaintext: str
 
 
+@transaction.atomic
 def create_token(
     *,
     org: Organisation,
@@ -65,8 +67,13 @@ def create_token(
     scopes: list[str],
     name: str = "",
     expires_in_days: int | None = None,
+    via: str = "command",
 ) -> IssuedToken:
-    """Issue a token; the plaintext exists only in the return value."""
+    """Issue a token; the plaintext exists only in the return value.
+
+    ``via`` says who asked: ``web`` is the user on the Connect page; ``command`` (the default, for
+    manage.py and bootstrap) is an operator issuing it for them.
+    """
     wanted = sorted(set(scopes))
     unknown = [s for s in wanted if s not in ApiToken.SCOPES]
     if unknown or not wanted:
@@ -92,6 +99,10 @@ def create_token(
         scopes=wanted,
         expires_at=timezone.now() + timedelta(days=expires_in_days) if expires_in_days else None,
     )
+    record_audit(
+        actor=user, org=org, via=via, action="token.created", target=f"token brn_{token.prefix}",
+        details={"user": user.get_username(), "scopes": wanted, "expires_at": shown(token.expires_at)},
+    )  # fmt: skip
     return IssuedToken(token=token, plaintext=plaintext)
 
 
@@ -135,6 +146,7 @@ def actor_for_user(*, org: Organisation, user: User, via: str) -> Actor:
     return Actor(org=org, user=user, scopes=frozenset({"read", "write"}), via=via, role=membership.role)
 
 
+@transaction.atomic
 def revoke_token(*, actor: Actor, token_id: int) -> ApiToken:
     """Revoke a token of one's own; an organisation admin may revoke any token of the organisation."""
     tokens = ApiToken.objects.filter(org=actor.org)
@@ -146,6 +158,12 @@ def revoke_token(*, actor: Actor, token_id: int) -> ApiToken:
     if token.revoked_at is None:
         token.revoked_at = timezone.now()
         token.save(update_fields=["revoked_at"])
+        record_audit(
+            actor=actor,
+            action="token.revoked",
+            target=f"token brn_{token.prefix}",
+            details={"user": token.user.get_username()},
+        )
     return token
 
 

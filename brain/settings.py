@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
+from typing import Any, cast
 
 import dj_database_url
 from celery.schedules import crontab
@@ -251,5 +253,22 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("BRAIN_LOG_LEVEL", "INFO")},
     "loggers": {"mcp": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
 }
+
+# --- Failed-login throttling (django-axes) -----------------------------------------------------
+# Both login pages (the site's and the admin's) count failures per account and per address: after
+# BRAIN_LOGIN_FAILURE_LIMIT failures for one username, or from one address, further attempts are
+# refused for BRAIN_LOGIN_COOLOFF_MINUTES after the last failure. A success resets the counts.
+# Attempts live in the database, so every web process sees the same counts.
+INSTALLED_APPS += ["axes"]
+MIDDLEWARE += ["axes.middleware.AxesMiddleware"]  # last, as axes asks
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env_int("BRAIN_LOGIN_FAILURE_LIMIT", 5, minimum=1, maximum=1000)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("BRAIN_LOGIN_COOLOFF_MINUTES", 15, minimum=1, maximum=10080))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one reaching the limit locks
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "brain.login_throttle.locked_out"
+AXES_CLIENT_IP_CALLABLE = "brain.login_throttle.client_ip"
+BRAIN_BEHIND_PROXY = env_bool("BRAIN_BEHIND_PROXY")
+cast(dict[str, Any], LOGGING["loggers"])["axes"] = {"level": "WARNING"}  # failures and lockouts, no banner
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -14,10 +14,11 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from brain.actors import Actor
 from brain.errors import DomainError
 from brain.models import ApiToken
 from brain.selectors import list_user_organisations, list_user_tokens
-from brain.services import actor_for_user, create_token, revoke_token
+from brain.services import create_token, revoke_token
 
 EXPIRY_CHOICES = [("", "Never"), ("30", "30 days"), ("90", "90 days"), ("365", "1 year")]
 
@@ -96,6 +97,7 @@ def connect(request: HttpRequest) -> HttpResponse:
                 scopes=scopes,
                 name=request.POST.get("name", "").strip()[:100],
                 expires_in_days=int(expiry) if expiry.isdigit() else None,
+                via="web",
             )
         except DomainError as exc:
             messages.error(request, exc.message)
@@ -122,7 +124,8 @@ def revoke(request: HttpRequest, token_id: int) -> HttpResponseRedirect:
     if token is None:
         messages.error(request, "No such token.")
     else:
-        actor = actor_for_user(org=token.org, user=_user(request), via="web")
+        # Anyone may revoke their own token, also after leaving its organisation.
+        actor = Actor(org=token.org, user=_user(request), scopes=frozenset({"read", "write"}), via="web")
         revoke_token(actor=actor, token_id=token.pk)
         messages.success(request, f"Token {token} revoked. Assistants using it are disconnected.")
     return HttpResponseRedirect(reverse("connect"))

@@ -18,6 +18,7 @@ class ContactAdmin(OrgScopedAdmin):
     search_fields = ["name", "topics", "email"]
     exclude = ["topics_embedding"]
     actions = ["send_test"]
+    audit_hidden_fields = ("slack",)  # may be a webhook URL, which is a secret
 
     def save_model(self, request: HttpRequest, obj: Contact, form: Any, change: bool) -> None:
         super().save_model(request, obj, form, change)

@@ -1,3 +1,7 @@
+"""Admin of the memory. Knowledge is read here, not edited: content changes only by saving a new
+version through the tools, the API or manage.py ingest. Who may read a document changes through
+``memory.placement``, which moves its chunks and facts with it. Personal rows are hidden."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -7,25 +11,54 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from brain.admin import OrganisationAdmin, OrgScopedAdmin, admin_actor
+from brain.admin_base import SameOrganisationForm, staff_user
 from brain.errors import DomainError
 from brain.models import Organisation
 from memory.models import Chunk, Document, Entity, Fact, Value
+from memory.placement import change_document_access, check_access
 from memory.services import pause_ingestion, resume_ingestion, retry_document
+
+ACCESS_FIELDS = ("category", "scope", "owner")
+
+
+class DocumentAccessForm(SameOrganisationForm):
+    """Category, scope and owner, checked by the same rule the placement service applies."""
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        if not self.errors and all(name in cleaned for name in ("category", "scope")):
+            try:
+                check_access(
+                    org=self.instance.org, category=cleaned["category"], scope=cleaned["scope"],
+                    owner=cleaned.get("owner"),
+                )  # fmt: skip
+            except DomainError as exc:
+                self.add_error(None, exc.message)
+        return cleaned
 
 
 @admin.register(Document)
 class DocumentAdmin(OrgScopedAdmin):
     list_display = ["title", "org", "status", "source_kind", "category", "scope", "chunk_count", "version",
                     "attempts", "recorded_at", "superseded_at"]  # fmt: skip
-    list_filter = ["status", "source_kind", "scope"]
+    list_filter = ["status", "source_kind"]
     search_fields = ["title", "external_id"]
     date_hierarchy = "recorded_at"
-    readonly_fields = ["status", "error", "attempts", "claim", "claimed_at", "content_hash", "version", "previous",
-                       "processed_at", "superseded_at", "superseded_by", "chunk_count", "recorded_at"]  # fmt: skip
+    shared_only = "scope"
+    form = DocumentAccessForm
+    readonly_fields = [f.name for f in Document._meta.fields if f.name not in ("id", *ACCESS_FIELDS)]
     actions = ["retry"]
+    audit_form_writes = False  # change_document_access records the change
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # documents come in through the tools, the API and manage.py ingest, which queue ingestion
+
+    def save_model(self, request: HttpRequest, obj: Document, form: Any, change: bool) -> None:
+        data = form.cleaned_data
+        change_document_access(
+            actor=admin_actor(request, obj.org), document_id=obj.pk, category=data["category"],
+            scope=data["scope"], owner=data.get("owner"),
+        )  # fmt: skip
 
     @admin.action(description="Retry the selected failed documents")
     def retry(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
@@ -41,6 +74,7 @@ class DocumentAdmin(OrgScopedAdmin):
 
 @admin.register(Chunk)
 class ChunkAdmin(OrgScopedAdmin):
+    shared_only = "scope"
     list_display = ["document", "ordinal", "heading", "org", "recorded_at", "superseded_at"]
     search_fields = ["text", "title"]
     readonly_fields = ["document", "ordinal", "title", "heading", "text", "char_start", "char_end", "category",
@@ -57,13 +91,13 @@ class ChunkAdmin(OrgScopedAdmin):
 @admin.action(description="Pause ingestion (new documents wait)")
 def pause(modeladmin: Any, request: HttpRequest, queryset: QuerySet[Organisation]) -> None:
     for org in queryset:
-        pause_ingestion(org=org)
+        pause_ingestion(actor=staff_user(request), org=org)
     modeladmin.message_user(request, f"Ingestion paused for {queryset.count()} organisation(s).", messages.SUCCESS)
 
 
 @admin.action(description="Resume ingestion (queue waiting documents)")
 def resume(modeladmin: Any, request: HttpRequest, queryset: QuerySet[Organisation]) -> None:
-    queued = sum(resume_ingestion(org=org) for org in queryset)
+    queued = sum(resume_ingestion(actor=staff_user(request), org=org) for org in queryset)
     modeladmin.message_user(request, f"Ingestion resumed; {queued} waiting document(s) queued.", messages.SUCCESS)
 
 
@@ -81,20 +115,25 @@ class EntityAdmin(OrgScopedAdmin):
 
 @admin.register(Fact)
 class FactAdmin(OrgScopedAdmin):
+    """Links and validity can be corrected; the statement, its access and its history cannot."""
+
     list_display = ["statement", "kind", "subject", "relation", "valid_from", "valid_to", "recorded_at",
-                    "superseded_at", "source", "scope"]  # fmt: skip
-    list_filter = ["kind", "source", "scope"]
+                    "superseded_at", "source"]  # fmt: skip
+    list_filter = ["kind", "source"]
     search_fields = ["statement"]
     exclude = ["embedding"]
-    raw_id_fields = ["subject", "object", "document", "chunk", "superseded_by"]
+    shared_only = "scope"  # personal memories belong to their owners, even in the admin
+    readonly_fields = ["statement", "source", "document", "chunk", "category", "scope", "owner", "created_by",
+                       "recorded_at", "superseded_at", "superseded_by"]  # fmt: skip
+    raw_id_fields = ["subject", "object"]
 
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
-        # Personal memories belong to their owners, even in the admin.
-        return super().get_queryset(request).filter(scope="shared")
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # facts come from documents and remember, which embed and supersede them
 
 
 @admin.register(Value)
 class ValueAdmin(OrgScopedAdmin):
     list_display = ["entity", "key", "number", "date", "text", "unit", "stated_on"]
     list_filter = ["key"]
+    shared_only = "fact__scope"
     raw_id_fields = ["entity", "fact"]

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
@@ -303,19 +304,31 @@ def retry_document(*, actor: Actor, document_id: int) -> Document:
     return document
 
 
-def pause_ingestion(*, org: Organisation) -> None:
-    Organisation.objects.filter(pk=org.pk, ingestion_paused_at__isnull=True).update(ingestion_paused_at=timezone.now())
+def pause_ingestion(*, actor: Actor | User | None, org: Organisation) -> None:
+    """New documents wait until ingestion resumes. ``actor`` as for ``record_audit``."""
+    with transaction.atomic():
+        paused = Organisation.objects.filter(pk=org.pk, ingestion_paused_at__isnull=True).update(
+            ingestion_paused_at=timezone.now()
+        )
+        if paused:
+            record_audit(actor=actor, org=org, action="ingestion.paused", target=org.slug)
     org.refresh_from_db()
 
 
-def resume_ingestion(*, org: Organisation) -> int:
+def resume_ingestion(*, actor: Actor | User | None, org: Organisation) -> int:
     """Unpause and queue every waiting document; returns how many were queued."""
     with transaction.atomic():
-        Organisation.objects.filter(pk=org.pk).update(ingestion_paused_at=None)
+        resumed = Organisation.objects.filter(pk=org.pk, ingestion_paused_at__isnull=False).update(
+            ingestion_paused_at=None
+        )
         waiting = list(Document.objects.filter(org=org, status=Status.WAITING).values_list("pk", flat=True))
         Document.objects.filter(pk__in=waiting).update(status=Status.QUEUED)
         for document_id in waiting:
             enqueue(document_id)
+        if resumed:
+            record_audit(
+                actor=actor, org=org, action="ingestion.resumed", target=org.slug, details={"queued": len(waiting)}
+            )
     org.refresh_from_db()
     return len(waiting)
 

@@ -20,6 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from brain.actors import Actor
+from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.models import Category
 from memory.access import readable_category_ids
@@ -235,6 +236,7 @@ def _decide(version: SkillVersion, *, actor: Actor, status: str, note: str) -> N
     version.reviewed_at = timezone.now()
     version.review_note = note
     version.save(update_fields=["status", "reviewed_by", "reviewed_at", "review_note"])
+    record_audit(actor=actor, action=f"skill.{status}", target=f"skill {version.skill.slug} {version.version}")
     version_id = version.pk
     transaction.on_commit(lambda: notify_submitter(version_id=version_id))
 
@@ -251,6 +253,7 @@ def archive_skill(*, actor: Actor, skill_id: int) -> Skill:
         skill.archived_at = timezone.now()
         skill.current_version = None
         skill.save(update_fields=["archived_at", "current_version"])
+        record_audit(actor=actor, action="skill.archived", target=f"skill {skill.slug}")
     return skill
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
@@ -13,10 +14,46 @@ MCP_PATH = "/mcp"
 METADATA_PREFIX = "/.well-known/oauth-protected-resource"
 
 
+DEFAULT_PORTS = {"http": 80, "https": 443}
+ANY_PORT = ":*"
+
+
+def _origin_parts(value: str, *, strict: bool) -> tuple[str, str, int | None] | None:
+    """Scheme, host and port of an origin, or None when it is not one.
+
+    ``strict`` is for what a browser sent: nothing after the port, no user, a numeric port.
+    Configured patterns may carry a path (a base URL); only their origin counts.
+    """
+    try:
+        parts = urlsplit(value)
+        port = parts.port
+    except ValueError:
+        return None  # "http://127.0.0.1:8000.evil.example" has no numeric port: not an origin
+    if parts.scheme not in DEFAULT_PORTS or not parts.hostname or "@" in parts.netloc:
+        return None
+    if strict and (parts.path or parts.query or parts.fragment):
+        return None
+    return parts.scheme, parts.hostname, port if port is not None else DEFAULT_PORTS[parts.scheme]
+
+
 def origin_allowed(origin: str, allowed: list[str]) -> bool:
+    """Whether a browser Origin is one of ``allowed``: the whole scheme, host and port must match.
+
+    A pattern ending in ``:*`` (``http://127.0.0.1:*``) matches its scheme and host with any port.
+    """
     if not origin:
         return True  # non-browser clients send no Origin
-    return any(origin == pattern or pattern.endswith(":*") and origin.startswith(pattern[:-1]) for pattern in allowed)
+    sent = _origin_parts(origin, strict=True)
+    if sent is None:
+        return False
+    for pattern in allowed:
+        any_port = pattern.endswith(ANY_PORT)
+        wanted = _origin_parts(pattern.removesuffix(ANY_PORT) if any_port else pattern, strict=False)
+        if wanted is None:
+            continue
+        if sent[:2] == wanted[:2] and (any_port or sent[2] == wanted[2]):
+            return True
+    return False
 
 
 def host_allowed(host: str) -> bool:

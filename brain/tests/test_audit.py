@@ -3,28 +3,13 @@
 from dataclasses import replace
 
 import pytest
-from django.test import Client
 
 from brain.audit import OPERATOR_AT_SHELL, record_audit
-from brain.models import AuditRecord, Membership
+from brain.models import AuditRecord
+from brain.tests.admin_client import logged_in, make_operator, make_org_admin
 from conftest import make_actor, make_token, make_user
 
 pytestmark = pytest.mark.django_db
-
-PASSWORD = "correct horse battery"
-
-
-def org_admin(org, **extra):
-    user = make_user(org, role=Membership.ADMIN, **extra)
-    user.is_staff = True
-    user.save(update_fields=["is_staff"])
-    return user
-
-
-def logged_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def test_it_records_who_acted_through_which_interface_with_which_token(org):
@@ -38,7 +23,7 @@ def test_it_records_who_acted_through_which_interface_with_which_token(org):
 
 
 def test_a_request_user_without_an_actor_is_recorded_as_an_admin_write(org):
-    admin = org_admin(org)
+    admin = make_org_admin(org)
     record = record_audit(actor=admin, org=org, action="membership.role_changed", target="x")
     assert (record.user, record.via, record.who) == (admin, "admin", admin.username)
 
@@ -66,7 +51,7 @@ def test_the_name_survives_the_users_deletion(org):
 def test_an_org_admin_sees_only_their_organisations_records_and_cannot_change_them(org, other_org):
     mine = record_audit(actor=make_actor(org), action="token.revoked", target="mine")
     theirs = record_audit(actor=make_actor(other_org), action="token.revoked", target="theirs")
-    client = logged_in(org_admin(org))
+    client = logged_in(make_org_admin(org))
     page = client.get("/admin/brain/auditrecord/")
     assert page.status_code == 200
     assert "mine" in page.content.decode() and "theirs" not in page.content.decode()
@@ -80,8 +65,5 @@ def test_an_org_admin_sees_only_their_organisations_records_and_cannot_change_th
 def test_operators_see_every_organisations_records(org, other_org):
     record_audit(actor=make_actor(org), action="token.revoked", target="mine")
     record_audit(actor=make_actor(other_org), action="token.revoked", target="theirs")
-    operator = make_user(username="op")
-    operator.is_staff = operator.is_superuser = True
-    operator.save()
-    page = logged_in(operator).get("/admin/brain/auditrecord/").content.decode()
+    page = logged_in(make_operator()).get("/admin/brain/auditrecord/").content.decode()
     assert "mine" in page and "theirs" in page

@@ -1,10 +1,11 @@
 from datetime import timedelta
 
 import pytest
+from django.test import Client
 from django.utils import timezone
 
 from brain.errors import InvalidArgument, NotFound
-from brain.models import ApiToken
+from brain.models import ApiToken, AuditRecord, Membership
 from brain.services import authenticate_token, create_token, hash_token, revoke_token
 from conftest import make_actor, make_org, make_token, make_user
 
@@ -89,3 +90,27 @@ def test_an_admin_cannot_revoke_another_organisations_token(org):
     with pytest.raises(NotFound):
         revoke_token(actor=admin, token_id=elsewhere.token.pk)
     assert authenticate_token(elsewhere.plaintext) is not None
+
+
+def test_issuing_and_revoking_tokens_leaves_audit_records(org):
+    member = make_user(org)
+    issued = create_token(org=org, user=member, scopes=["read"], via="web")
+    by_operator = create_token(org=org, user=member, scopes=["read"])
+    revoke_token(actor=make_actor(org, member, via="web"), token_id=issued.token.pk)
+    records = AuditRecord.objects.filter(org=org).order_by("pk")
+    assert [(r.action, r.user, r.via) for r in records] == [
+        ("token.created", member, "web"),
+        ("token.created", None, "command"),
+        ("token.revoked", member, "web"),
+    ]
+    assert records[1].target == f"token brn_{by_operator.token.prefix}"
+
+
+def test_a_user_who_left_the_organisation_can_still_revoke_their_token_on_the_connect_page(org):
+    issued = make_token(org)
+    Membership.objects.filter(org=org, user=issued.token.user).delete()
+    client = Client()
+    client.force_login(issued.token.user)
+    page = client.post(f"/connect/tokens/{issued.token.pk}/revoke/", follow=True)
+    assert page.status_code == 200 and "revoked" in page.content.decode()
+    assert ApiToken.objects.get(pk=issued.token.pk).revoked_at is not None

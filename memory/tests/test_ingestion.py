@@ -96,7 +96,7 @@ def test_retry_does_not_reach_another_organisation(actor, other_org_actor):
 
 
 def test_documents_wait_while_ingestion_is_paused_and_resume_by_themselves(actor):
-    pause_ingestion(org=actor.org)
+    pause_ingestion(actor=actor, org=actor.org)
     saved = add_document(actor=actor, title="Policy", content=POLICY)
     assert saved.document.status == "waiting"
     queued_earlier = add_document(actor=actor, title="Queued before", content="x " * 10, source_kind="x")
@@ -104,7 +104,7 @@ def test_documents_wait_while_ingestion_is_paused_and_resume_by_themselves(actor
     assert ingest_document(document_id=queued_earlier.document.pk) == "skipped"  # a worker that finds it paused
     assert Document.objects.get(pk=queued_earlier.document.pk).status == "waiting"
     actor.org.refresh_from_db()
-    assert resume_ingestion(org=actor.org) == 2
+    assert resume_ingestion(actor=actor, org=actor.org) == 2
     assert ingest_document(document_id=saved.document.pk) == "ready"
 
 

@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import Group
 
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
-from brain.models import Category, Membership
+from brain.models import AuditRecord, Category, Membership
 from conftest import make_actor, make_user
 from skills import services
 from skills.models import Skill, SkillVersion
@@ -316,3 +316,18 @@ def test_an_author_without_an_email_address_is_skipped(org, mailoutbox, django_c
     with django_capture_on_commit_callbacks(execute=True):
         approve_version(actor=admin_of(org), version_id=version.pk)
     assert mailoutbox == []
+
+
+def test_decisions_on_skills_leave_audit_records(org):
+    admin = make_actor(org, make_user(org, role="admin"))
+    first = publish_skill(actor=make_actor(org), slug="triage", name="Triage", content="Steps")
+    approve_version(actor=admin, version_id=first.pk)
+    second = publish_skill(actor=make_actor(org), slug="triage", name="Triage", content="More", version="1.1.0")
+    reject_version(actor=admin, version_id=second.pk, reason="Say why each step matters.")
+    archive_skill(actor=admin, skill_id=first.skill_id)
+    records = AuditRecord.objects.filter(org=org).order_by("pk").values_list("action", "target", "user")
+    assert list(records) == [
+        ("skill.approved", "skill triage 1.0.0", admin.user.pk),
+        ("skill.rejected", "skill triage 1.1.0", admin.user.pk),
+        ("skill.archived", "skill triage", admin.user.pk),
+    ]

@@ -24,11 +24,11 @@ class Command(BaseCommand):
         if org is None:
             raise CommandError("Give --org with an existing organisation slug.")
         if opts["action"] == "pause":
-            pause_ingestion(org=org)
+            pause_ingestion(actor=None, org=org)
             self.stdout.write(f"ingestion paused for {org.slug}; new documents will wait")
         elif opts["action"] == "resume":
             self.stdout.write(
-                f"ingestion resumed for {org.slug}; {resume_ingestion(org=org)} waiting document(s) queued"
+                f"ingestion resumed for {org.slug}; {resume_ingestion(actor=None, org=org)} waiting document(s) queued"
             )
         elif opts["action"] == "retry-failed":
             admin = Membership.objects.filter(org=org, role="admin").select_related("user").first()
