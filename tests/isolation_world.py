@@ -146,7 +146,7 @@ CONTENT_A: tuple[Item, ...] = (
 CONTENT_B: tuple[Item, ...] = (
     Doc("b-pricing", "stranger", "Quillmarsh pricing",
         "Ferrovane Ltd signed the Quillmarsh plan for $77,000. Wrenfield Ostby leads the Quillmarsh rollout.",
-        source_kind="mcp", external_id="board-memo-7"),
+        source_kind="mcp", external_id="quillmarsh-price-1"),
     Memory("b-renewal", "stranger", "Quillmarsh renews every March.", subject="Quillmarsh",
            entities=({"name": "Quillmarsh", "type": "product", "summary": "Ferrovane platform"},)),
     Memory("b-calls", "stranger", "Wrenfield prefers calls.", scope="personal"),
