@@ -7,14 +7,14 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin, messages
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 from django.http import HttpRequest
 
 from brain.admin import OrganisationAdmin, OrgScopedAdmin, admin_actor
 from brain.admin_base import SameOrganisationForm, staff_user
 from brain.errors import DomainError
 from brain.models import Organisation
-from memory.models import Chunk, Document, Entity, Fact, Value
+from memory.models import Chunk, Document, Entity, Fact, Mention, Value
 from memory.placement import change_document_access, check_access
 from memory.services import pause_ingestion, resume_ingestion, retry_document
 
@@ -107,10 +107,22 @@ OrganisationAdmin.list_display = [*OrganisationAdmin.list_display, "ingestion_pa
 
 @admin.register(Entity)
 class EntityAdmin(OrgScopedAdmin):
+    """Entities named in shared sources. What members are shown of one (names, type, summary)
+    comes from the mentions they may read, so these fields are the first-seen record, read-only;
+    an entity only personal memories name belongs to their owner and is hidden here."""
+
     list_display = ["name", "type", "org", "created_at"]
     list_filter = ["type"]
     search_fields = ["name", "aliases"]
     exclude = ["embedding"]
+    readonly_fields = ["name", "type", "aliases", "summary", "created_at"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Entity]:
+        shared = Mention.objects.filter(entity=OuterRef("pk"), document__scope="shared")
+        return super().get_queryset(request).filter(Exists(shared))
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # entities come from the sources that name them
 
 
 @admin.register(Fact)

@@ -49,9 +49,17 @@ def known_for(mentions: QuerySet[Mention], entity_ids: set[int] | None = None) -
     known = []
     for entity_id, forms in surfaces.items():
         name = display_name(forms)
-        kind = types[entity_id].most_common(1)[0][0] if types[entity_id] else "other"
+        kind = top_type(types[entity_id])
         known.append(KnownEntity(name=name, type=kind, aliases=tuple(f for f in forms if f != name), key=entity_id))
     return known
+
+
+def top_type(tally: Counter[str] | None) -> str:
+    """The type most sources give; ties go to the first in alphabetical order, so the answer
+    never depends on the order rows happen to come back in."""
+    if not tally:
+        return "other"
+    return min(tally.items(), key=lambda kv: (-kv[1], kv[0]))[0]
 
 
 def display_name(forms: list[str]) -> str:

@@ -16,7 +16,7 @@ from django.db.models.functions import Lower
 
 from brain.actors import Actor
 from memory.access import readable
-from memory.entities import display_name
+from memory.entities import display_name, top_type
 from memory.models import Document, Entity, Mention
 
 MAX_NGRAM = 5
@@ -68,7 +68,7 @@ def entity_views(*, actor: Actor, entity_ids: list[int] | set[int]) -> dict[int,
         views[entity_id] = EntityView(
             pk=entity_id,
             name=name,
-            type=kinds.most_common(1)[0][0] if kinds else "other",
+            type=top_type(kinds),
             aliases=[n for n in names if n != name],
             summary=summaries.get(entity_id, ""),
         )

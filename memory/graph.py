@@ -20,7 +20,7 @@ from brain.actors import Actor
 from brain.errors import InvalidArgument, NotFound
 from memory.access import believed_filter, end_of_day, readable
 from memory.embedding import get_embedder
-from memory.entity_views import EntityView, entities_of_type, entity_views, visible_mentions
+from memory.entity_views import EntityView, entities_of_type, entity_views, top_type, visible_mentions
 from memory.models import Document, Entity, Fact, Mention, Value
 from memory.retrieval import access_and_time, fuse, keyword_candidates, vector_candidates
 
@@ -167,7 +167,9 @@ def overview(*, actor: Actor) -> dict[str, Any]:
     facts = visible_facts(actor=actor).filter(superseded_at__isnull=True)
     entities = visible_entities(actor=actor)
     span = documents.aggregate(first=Min("recorded_at"), last=Max("recorded_at"))
-    top_ids = list(facts.exclude(subject__isnull=True).values("subject").annotate(n=Count("pk")).order_by("-n")[:10])
+    top_ids = list(
+        facts.exclude(subject__isnull=True).values("subject").annotate(n=Count("pk")).order_by("-n", "subject")[:10]
+    )
     views = entity_views(actor=actor, entity_ids=[row["subject"] for row in top_ids])
     return {
         "documents": documents.count(),
@@ -176,10 +178,12 @@ def overview(*, actor: Actor) -> dict[str, Any]:
         "entities": entities.count(),
         "first_recorded": span["first"],
         "last_recorded": span["last"],
-        "by_source_kind": dict(documents.values_list("source_kind").annotate(n=Count("pk")).order_by("-n")),
+        "by_source_kind": dict(
+            documents.values_list("source_kind").annotate(n=Count("pk")).order_by("-n", "source_kind")
+        ),
         "top_entities": [(views[row["subject"]], row["n"]) for row in top_ids if row["subject"] in views],
         "relations": dict(
-            facts.exclude(relation="").values_list("relation").annotate(n=Count("pk")).order_by("-n")[:30]
+            facts.exclude(relation="").values_list("relation").annotate(n=Count("pk")).order_by("-n", "relation")[:30]
         ),
         "entity_types": entity_type_counts(actor=actor),
     }
@@ -193,8 +197,8 @@ def entity_type_counts(*, actor: Actor) -> dict[str, int]:
         tally = tallies.setdefault(entity_id, Counter())
         if type_ and type_ != "other":
             tally[type_] += n
-    counts = Counter(t.most_common(1)[0][0] if t else "other" for t in tallies.values())
-    return dict(counts.most_common())
+    counts = Counter(top_type(t) for t in tallies.values())
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def recent_documents(*, actor: Actor, limit: int = 15) -> list[Document]:
