@@ -181,9 +181,10 @@ def start_activity(
 
 
 def resolve_activity(*, actor: Actor, activity_id: str | None) -> Activity | None:
+    """The caller's own activity with that id; another member's is treated as unknown."""
     if not activity_id:
         return None
-    return Activity.objects.filter(org=actor.org, public_id=activity_id).first()
+    return Activity.objects.filter(org=actor.org, user=actor.user, public_id=activity_id).first()
 
 
 def _report_base(actor: Actor, activity_id: str | None) -> dict[str, Any]:

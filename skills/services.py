@@ -106,25 +106,21 @@ def _check_json_size(field: str, value: object) -> None:
 def resolve_categories(*, actor: Actor, slugs: Sequence[str]) -> list[Category]:
     """The categories to publish into; none given means the organisation's default category.
 
-    A slug unknown to this organisation is refused as unknown, whether or not another
-    organisation uses it. A category of this organisation the actor may not read is refused as
-    not accessible.
+    A slug unknown to this organisation, and one of its categories the actor may not read, are
+    refused alike (as unknown), so the answer never tells that a hidden category exists.
     """
     wanted = list(dict.fromkeys(slug.strip() for slug in slugs if slug.strip())) or [Category.DEFAULT_SLUG]
-    found = {category.slug: category for category in Category.objects.filter(org=actor.org, slug__in=wanted)}
+    readable = set(readable_category_ids(actor=actor))
+    found = {
+        category.slug: category
+        for category in Category.objects.filter(org=actor.org, slug__in=wanted)
+        if category.pk in readable
+    }
     unknown = [slug for slug in wanted if slug not in found]
     if unknown:
         raise InvalidArgument(
             f"Unknown categor{'y' if len(unknown) == 1 else 'ies'}: {', '.join(unknown)}. "
-            "Use categories of this organisation, or send none for the default category.",
-            field="categories",
-        )
-    readable = set(readable_category_ids(actor=actor))
-    closed = [slug for slug in wanted if found[slug].pk not in readable]
-    if closed:
-        raise PermissionDenied(
-            f"You cannot access the categor{'y' if len(closed) == 1 else 'ies'} {', '.join(closed)}; "
-            "publish only into categories you can read.",
+            "Use categories of this organisation that you can read, or send none for the default category.",
             field="categories",
         )
     return [found[slug] for slug in wanted]

@@ -58,6 +58,11 @@ def test_activities_resolve_only_inside_their_organisation(actor, other_org_acto
     assert resolve_activity(actor=other_org_actor, activity_id=activity.public_id) is None
 
 
+def test_another_members_activity_is_unknown(actor):
+    activity = start_activity(actor=actor, label="pricing question")
+    assert resolve_activity(actor=make_actor(actor.org), activity_id=activity.public_id) is None
+
+
 def test_reports_keep_who_and_which_activity_and_expire(actor):
     activity = start_activity(actor=actor)
     report = report_issue(
