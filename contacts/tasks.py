@@ -1,12 +1,22 @@
 from celery import Task, shared_task
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
 from contacts.services import RetryLater, deliver_request, sweep_queued_requests
 
 DATABASE_RETRIES = 10
+# Under the send lease, so a request still "sending" past its lease belongs to a dead task.
+TIME_LIMIT = max(2, settings.BRAIN_SEND_LEASE_SECONDS * 9 // 10)
 
 
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
+@shared_task(
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=None,
+    soft_time_limit=TIME_LIMIT * 9 // 10,
+    time_limit=TIME_LIMIT,
+)
 def deliver_request_task(self: Task, request_id: int) -> str:
     try:
         return deliver_request(request_id=request_id)

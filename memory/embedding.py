@@ -135,9 +135,7 @@ class OpenAICompatibleEmbedder:
             rows = sorted(response.json()["data"], key=lambda row: row["index"])
             vectors = np.array([row["embedding"] for row in rows], dtype=np.float32)
         except (httpx.HTTPError, KeyError, ValueError, TypeError) as exc:
-            raise EmbeddingError(
-                f"embedding endpoint {self.url} failed: {exc}", transient=_is_transient(exc)
-            ) from exc
+            raise EmbeddingError(f"embedding endpoint {self.url} failed: {exc}", transient=_is_transient(exc)) from exc
         if vectors.shape != (len(texts), self.dimensions):
             raise EmbeddingError(f"embedding endpoint returned shape {vectors.shape}, expected 384 per text")
         return _normalise(vectors)

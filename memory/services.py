@@ -229,9 +229,10 @@ def _embed(texts: list[str]) -> list[np.ndarray]:
 def _fail(document_id: int, claim: str, exc: Exception) -> str:
     """A temporary failure goes back to the queue while attempts remain; anything else fails."""
     if is_transient(exc):
+        reason = f"temporary failure, retrying: {type(exc).__name__}: {exc}"[:2000]
         released = Document.objects.filter(
             pk=document_id, claim=claim, attempts__lt=settings.BRAIN_INGEST_MAX_ATTEMPTS
-        ).update(status=Status.QUEUED, error=f"temporary failure, retrying: {type(exc).__name__}: {exc}"[:2000], claim="")
+        ).update(status=Status.QUEUED, error=reason, claim="")
         if released:
             logger.warning("ingesting document %s failed for now; it goes back to the queue: %s", document_id, exc)
             return "retry"
@@ -321,8 +322,8 @@ def sweep_stuck_documents(*, queued_grace_seconds: int | None = None) -> int:
 
     - processing past the lease: its worker died (its time limits end it before the lease does);
       after ``BRAIN_INGEST_MAX_ATTEMPTS`` such deaths the document is marked failed instead;
-    - queued for a while with nothing working on it: the message never reached the broker, or
-      the broker lost it;
+    - queued, and neither saved nor tried within the grace: the message never reached the
+      broker, or the broker lost it;
     - waiting while the organisation is no longer paused.
     """
     grace = settings.BRAIN_QUEUED_GRACE_SECONDS if queued_grace_seconds is None else queued_grace_seconds
@@ -335,8 +336,9 @@ def sweep_stuck_documents(*, queued_grace_seconds: int | None = None) -> int:
         error=f"stopped after {settings.BRAIN_INGEST_MAX_ATTEMPTS} attempts that each ended with the worker gone "
         "or out of time",
     )
-    lost = Q(status=Status.QUEUED, recorded_at__lt=now - timedelta(seconds=grace))
-    lost &= Q(claimed_at__isnull=True) | Q(claimed_at__lt=lease) | Q(claim="")
+    quiet_since = now - timedelta(seconds=grace)  # saved, and last tried, before this
+    lost = Q(status=Status.QUEUED, recorded_at__lt=quiet_since)
+    lost &= Q(claimed_at__isnull=True) | Q(claimed_at__lt=quiet_since)
     unpaused = Q(status=Status.WAITING, org__ingestion_paused_at__isnull=True)
     ids = list(Document.objects.filter(stale | lost | unpaused).values_list("pk", flat=True)[:1000])
     with transaction.atomic():
