@@ -17,7 +17,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -79,8 +79,28 @@ def percentile(values: list[float], pct: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(pct / 100 * (len(ordered) - 1))))]
 
 
-async def run_level(url: str, token: str, tool: str, args: dict[str, object], calls: int, concurrency: int) -> dict:
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": args}})
+Arguments = dict[str, object] | Sequence[dict[str, object]]
+
+
+async def run_level(
+    url: str,
+    token: str,
+    tool: str,
+    args: Arguments,
+    calls: int,
+    concurrency: int,
+    *,
+    seconds: float | None = None,
+) -> dict:
+    """``concurrency`` clients, each with a connection of its own, calling ``tool`` back to back:
+    ``calls`` calls in all, or as many as fit in ``seconds`` when it is given. ``args`` may be a
+    list, taken in turn (different queries). A call fails on a transport error, a status other
+    than 200 or a tool error."""
+    variants = [args] if isinstance(args, dict) else list(args)
+    bodies = [
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": a}})
+        for a in variants
+    ]
     headers = {
         "Authorization": f"Bearer {token}",
         "Content-Type": "application/json",
@@ -88,31 +108,39 @@ async def run_level(url: str, token: str, tool: str, args: dict[str, object], ca
     }
     latencies: list[float] = []
     errors = 0
-    queue: asyncio.Queue[int] = asyncio.Queue()
-    for i in range(calls):
-        queue.put_nowait(i)
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    issued = 0
+    deadline = time.perf_counter() + seconds if seconds else None
 
-    async with httpx.AsyncClient(timeout=60, limits=limits) as client:
+    def more() -> bool:
+        return time.perf_counter() < deadline if deadline is not None else issued < calls
 
-        async def worker() -> None:
-            nonlocal errors
-            while not queue.empty():
-                queue.get_nowait()
+    async def client() -> None:
+        # One connection per client, as separate assistants would have; a shared pool of many
+        # connections costs the client more per call than the server spends on it.
+        nonlocal errors, issued
+        limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+        async with httpx.AsyncClient(timeout=60, limits=limits) as http:
+            while more():
+                body = bodies[issued % len(bodies)]
+                issued += 1
                 started = time.perf_counter()
-                response = await client.post(url, content=body, headers=headers)
+                try:
+                    response = await http.post(url, content=body, headers=headers)
+                    failed = response.status_code != 200 or bool(response.json()["result"].get("isError"))
+                except (httpx.HTTPError, ValueError, KeyError):
+                    failed = True
                 latencies.append((time.perf_counter() - started) * 1000)
-                if response.status_code != 200 or response.json()["result"].get("isError"):
-                    errors += 1
+                errors += failed
 
-        started = time.perf_counter()
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
-        elapsed = time.perf_counter() - started
+    started = time.perf_counter()
+    await asyncio.gather(*(client() for _ in range(concurrency)))
+    elapsed = time.perf_counter() - started
     return {
         "concurrency": concurrency,
-        "calls": calls,
+        "calls": len(latencies),
         "errors": errors,
-        "calls_per_s": round(calls / elapsed, 1),
+        "seconds": round(elapsed, 1),
+        "calls_per_s": round(len(latencies) / elapsed, 1),
         "p50_ms": round(statistics.median(latencies), 1),
         "p95_ms": round(percentile(latencies, 95), 1),
         "p99_ms": round(percentile(latencies, 99), 1),

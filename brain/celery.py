@@ -1,9 +1,46 @@
+import logging
 import os
+from datetime import UTC, datetime
+from typing import Any
 
-from celery import Celery
+from celery import Celery, bootsteps
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "brain.settings")
 
 app = Celery("brain")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+logger = logging.getLogger("brain.recovery")
+
+
+class RecoverOnConnect(bootsteps.StartStopStep):
+    """Each time the worker (re)connects to the broker, run the recovery sweeps at once.
+
+    Messages are lost when the broker restarts or a save happens while it is away; a worker
+    that died leaves its documents claimed. Sweeping on connect resumes that work as soon as
+    the broker or the worker is back, instead of at the next beat sweep after a grace period.
+    Sweeps are safe to run any number of times: every task claims its row first.
+    """
+
+    requires = {"celery.worker.consumer.tasks:Tasks"}
+
+    def __init__(self, parent: Any, **kwargs: Any) -> None:
+        super().__init__(parent, **kwargs)
+        self.started_at = datetime.now(UTC)
+        self.connected_before = False
+
+    def start(self, parent: Any) -> None:
+        try:
+            if not self.connected_before:
+                parent.app.send_task(
+                    "memory.tasks.recover_worker_task", args=[parent.hostname, self.started_at.isoformat()]
+                )
+            parent.app.send_task("memory.tasks.sweep_stuck_documents_task", kwargs={"queued_grace_seconds": 0})
+            parent.app.send_task("contacts.tasks.sweep_queued_requests_task", kwargs={"grace_seconds": 0})
+        except Exception:  # the broker went away again: the next connection sweeps
+            logger.warning("could not queue the recovery sweeps", exc_info=True)
+            return
+        self.connected_before = True
+
+
+app.steps["consumer"].add(RecoverOnConnect)

@@ -62,6 +62,23 @@ BRAIN_LLM_MODEL = env_str("BRAIN_LLM_MODEL", "gpt-4o-mini")
 BRAIN_LLM_KEY = env_str("BRAIN_LLM_KEY")
 # A document claimed longer ago than this is taken to be lost with its worker and is re-queued.
 BRAIN_INGEST_LEASE_SECONDS = env_int("BRAIN_INGEST_LEASE_SECONDS", 600, minimum=5)
+# An ingestion task is stopped (soft limit: the document fails with the reason) and then killed
+# (hard limit) before its lease runs out, so a claim past its lease always belongs to a dead task.
+BRAIN_INGEST_TIME_LIMIT_SECONDS = env_int(
+    "BRAIN_INGEST_TIME_LIMIT_SECONDS",
+    BRAIN_INGEST_LEASE_SECONDS * 9 // 10,
+    minimum=2,
+    maximum=BRAIN_INGEST_LEASE_SECONDS - 1,
+)
+BRAIN_INGEST_SOFT_TIME_LIMIT_SECONDS = max(1, BRAIN_INGEST_TIME_LIMIT_SECONDS * 9 // 10)
+# A document whose worker died this many times is marked failed instead of being tried again.
+BRAIN_INGEST_MAX_ATTEMPTS = env_int("BRAIN_INGEST_MAX_ATTEMPTS", 5, minimum=1, maximum=100)
+# Recovery sweeps (from beat, and at once whenever a worker connects to the broker): how often,
+# and how long a queued document or request may wait before its message is taken to be lost.
+BRAIN_SWEEP_INTERVAL_SECONDS = env_int("BRAIN_SWEEP_INTERVAL_SECONDS", 60, minimum=1, maximum=3600)
+BRAIN_QUEUED_GRACE_SECONDS = env_int("BRAIN_QUEUED_GRACE_SECONDS", 300, minimum=0, maximum=86400)
+# A request being sent for longer than this was interrupted (its worker died) and is queued again.
+BRAIN_SEND_LEASE_SECONDS = env_int("BRAIN_SEND_LEASE_SECONDS", 300, minimum=5, maximum=86400)
 BRAIN_REPORT_RETENTION_DAYS = env_int("BRAIN_REPORT_RETENTION_DAYS", 90, minimum=1, maximum=3650)
 
 INSTALLED_APPS = [
@@ -219,9 +236,21 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# The worker and beat wait for the broker however long it is away (the default gives up after
+# 100 tries, about 45 minutes), and a save while it is away fails fast: the row is the record,
+# and the sweeps queue it again once the broker is back.
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2}
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 CELERY_TASK_ROUTES = {
+    # Sweeps stay off the ingest and dispatch queues, so a long backlog does not delay them.
+    "memory.tasks.sweep_stuck_documents_task": {"queue": "celery"},
+    "memory.tasks.recover_worker_task": {"queue": "celery"},
+    "contacts.tasks.sweep_queued_requests_task": {"queue": "celery"},
     "memory.tasks.*": {"queue": "ingest"},
     "contacts.tasks.*": {"queue": "dispatch"},
     "brain.jobs.tasks.*": {"queue": "jobs"},
@@ -232,11 +261,11 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BEAT_SCHEDULE = {
     "sweep-stuck-documents": {
         "task": "memory.tasks.sweep_stuck_documents_task",
-        "schedule": 120.0,
+        "schedule": float(BRAIN_SWEEP_INTERVAL_SECONDS),
     },
     "sweep-queued-requests": {
         "task": "contacts.tasks.sweep_queued_requests_task",
-        "schedule": 300.0,
+        "schedule": float(BRAIN_SWEEP_INTERVAL_SECONDS),
     },
     "purge-expired-reports": {
         "task": "brain.tasks.purge_expired_reports_task",

@@ -78,6 +78,9 @@ class HumanRequest(models.Model):
     requester_directed = models.BooleanField(default=False)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     attempts = models.PositiveIntegerField(default=0)
+    # When it is next looked at: a queued request is not tried before (its retry is pending);
+    # one being sent past this time was interrupted with its worker and is queued again.
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(blank=True)
     provider_id = models.CharField(max_length=200, blank=True)
     answer = models.TextField(blank=True)

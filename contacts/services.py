@@ -14,7 +14,7 @@ from django.conf import settings
 from django.core import signing
 from django.core.mail import send_mail
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from brain.actors import Actor
@@ -30,6 +30,25 @@ if TYPE_CHECKING:
 logger = logging.getLogger("brain.contacts")
 SIGNING_SALT = "brain.contacts.answer"
 Status = HumanRequest.Status
+# A temporary failure is retried six times (30 s doubling, at most 30 minutes apart), then the
+# request fails. Attempts are counted on the request, so sweeps cannot start a new count.
+MAX_RETRIES = 6
+
+
+def retry_delay(attempts: int) -> int:
+    """Seconds before the next try, after ``attempts`` tries that failed for now."""
+    return int(min(30 * 2 ** max(attempts - 1, 0), 1800))
+
+
+class RetryLater(Exception):  # noqa: N818 -- a signal to the task, not an error
+    """A temporary failure was recorded; the task should try again in ``seconds``."""
+
+    def __init__(self, reason: str, seconds: int) -> None:
+        super().__init__(reason)
+        self.seconds = seconds
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (RetryLater, (str(self), self.seconds))
 
 
 def save_contact_topics(contact: Contact) -> None:
@@ -154,12 +173,20 @@ def _enqueue(request_id: int) -> None:
         logger.warning("could not queue request %s; the sweep will queue it again", request_id, exc_info=True)
 
 
-def sweep_queued_requests(*, older_than_minutes: int = 10) -> int:
-    """Queue again the requests still waiting after a while (a lost message, a broker outage).
-    Delivery claims each request, so a request that also has a retry pending is sent once."""
-    cutoff = timezone.now() - timedelta(minutes=older_than_minutes)
-    ids = list(HumanRequest.objects.filter(status=Status.QUEUED, created_at__lt=cutoff).values_list("pk", flat=True))
-    for request_id in ids[:1000]:
+def sweep_queued_requests(*, grace_seconds: int | None = None) -> int:
+    """Queue again the requests whose message was lost: queued and due for longer than the grace
+    (a broker outage at save time, a broker restart), or being sent past the send lease (the
+    worker died mid-send). A request waiting for its retry is not due, so it is left alone, and
+    delivery claims a request only when it is due: a request is never tried early or twice."""
+    grace = settings.BRAIN_QUEUED_GRACE_SECONDS if grace_seconds is None else grace_seconds
+    now = timezone.now()
+    cutoff = now - timedelta(seconds=grace)
+    HumanRequest.objects.filter(status=Status.SENDING, next_attempt_at__lt=now).update(
+        status=Status.QUEUED, next_attempt_at=now, last_error="the delivery was interrupted; sending again"
+    )
+    due = Q(next_attempt_at__isnull=True, created_at__lte=cutoff) | Q(next_attempt_at__lte=cutoff)
+    ids = list(HumanRequest.objects.filter(due, status=Status.QUEUED).values_list("pk", flat=True)[:1000])
+    for request_id in ids:
         _enqueue(request_id)
     return len(ids)
 
@@ -186,14 +213,23 @@ def request_from_token(token: str) -> HumanRequest:
 
 
 def deliver_request(*, request_id: int) -> str:
-    """Send one queued request over its channel. Safe to run twice: only a queued request is claimed.
+    """Send one queued request over its channel. Safe to run twice: only a queued request that
+    is due is claimed.
 
-    A temporary failure puts it back in the queue (the task retries); a permanent one marks it failed.
+    A temporary failure puts it back in the queue and raises ``RetryLater`` (the task retries),
+    until the retries run out; a permanent one marks it failed.
     """
     from contacts.transports import Message, TransportError, transport_for
 
-    claimed = HumanRequest.objects.filter(pk=request_id, status=Status.QUEUED).update(
-        status=Status.SENDING, attempts=F("attempts") + 1
+    now = timezone.now()
+    claimed = (
+        HumanRequest.objects.filter(pk=request_id, status=Status.QUEUED)
+        .filter(Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now))
+        .update(
+            status=Status.SENDING,
+            attempts=F("attempts") + 1,
+            next_attempt_at=now + timedelta(seconds=settings.BRAIN_SEND_LEASE_SECONDS),
+        )
     )
     if not claimed:
         return "skipped"
@@ -208,15 +244,28 @@ def deliver_request(*, request_id: int) -> str:
             _send_link_for_call(request, message)
         provider_id = transport_for(request.channel).send(message)
     except TransportError as exc:
-        status = Status.FAILED if exc.permanent else Status.QUEUED
-        HumanRequest.objects.filter(pk=request_id).update(status=status, last_error=str(exc)[:2000])
-        if not exc.permanent:
-            raise
-        return "failed"
+        return _record_failure(request, exc)
     HumanRequest.objects.filter(pk=request_id).update(
-        status=Status.SENT, sent_at=timezone.now(), provider_id=provider_id[:200], last_error=""
+        status=Status.SENT, sent_at=timezone.now(), provider_id=provider_id[:200], last_error="", next_attempt_at=None
     )
     return "sent"
+
+
+def _record_failure(request: HumanRequest, exc: Exception) -> str:
+    from contacts.transports import TransportError
+
+    permanent = isinstance(exc, TransportError) and exc.permanent
+    if permanent or request.attempts > MAX_RETRIES:
+        reason = str(exc) if permanent else f"gave up after {request.attempts} attempts: {exc}"
+        HumanRequest.objects.filter(pk=request.pk).update(
+            status=Status.FAILED, last_error=reason[:2000], next_attempt_at=None
+        )
+        return "failed"
+    seconds = retry_delay(request.attempts)
+    HumanRequest.objects.filter(pk=request.pk).update(
+        status=Status.QUEUED, last_error=str(exc)[:2000], next_attempt_at=timezone.now() + timedelta(seconds=seconds)
+    )
+    raise RetryLater(str(exc), seconds) from exc
 
 
 def _send_link_for_call(request: HumanRequest, message: Message) -> None:
@@ -231,13 +280,6 @@ def _send_link_for_call(request: HumanRequest, message: Message) -> None:
                 return
             except TransportError as exc:
                 logger.warning("could not send the answer link for %s over %s: %s", request.public_id, channel, exc)
-
-
-def give_up(*, request_id: int, reason: str) -> None:
-    """Retries are exhausted: record it so the requester sees what happened."""
-    HumanRequest.objects.filter(pk=request_id, status=Status.QUEUED).update(
-        status=Status.FAILED, last_error=f"gave up after repeated temporary failures: {reason}"[:2000]
-    )
 
 
 def _message_text(request: HumanRequest) -> str:

@@ -7,15 +7,13 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Sequence
-from typing import IO
 
 from launcher import services
+from launcher.supervise import Supervisor, pump
 
 PYTHON = sys.executable
 COLOURS = {"web": "\033[36m", "worker": "\033[33m", "beat": "\033[35m"}
-RESET = "\033[0m"
 
 
 def child_env(extra: dict[str, str]) -> dict[str, str]:
@@ -29,15 +27,6 @@ def child_env(extra: dict[str, str]) -> dict[str, str]:
 
 def manage(args: Sequence[str], env: dict[str, str], check: bool = True) -> int:
     return subprocess.run([PYTHON, "manage.py", *args], env=env, cwd=services.ROOT, check=check).returncode
-
-
-def _pump(name: str, stream: IO[bytes], lock: threading.Lock) -> None:
-    colour = COLOURS.get(name, "") if sys.stdout.isatty() else ""
-    prefix = f"{colour}{name:>6} |{RESET if colour else ''} "
-    for raw in iter(stream.readline, b""):
-        with lock:
-            sys.stdout.write(prefix + raw.decode(errors="replace"))
-            sys.stdout.flush()
 
 
 def run(argv: Sequence[str]) -> int:
@@ -55,17 +44,13 @@ def run(argv: Sequence[str]) -> int:
         "beat": [PYTHON, "-m", "celery", "-A", "brain", "beat", "-l", "info",
                  "--scheduler", "django_celery_beat.schedulers:DatabaseScheduler"],
     }  # fmt: skip
-    lock = threading.Lock()
-    procs: dict[str, subprocess.Popen[bytes]] = {}
-    for name, cmd in commands.items():
-        proc = subprocess.Popen(
-            cmd, env=env, cwd=services.ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )  # fmt: skip
-        procs[name] = proc
-        assert proc.stdout is not None
-        threading.Thread(target=_pump, args=(name, proc.stdout, lock), daemon=True).start()
-
+    supervisor = Supervisor(
+        commands,
+        env=env,
+        cwd=services.ROOT,
+        output=pump(threading.Lock(), COLOURS),
+        first_delay=float(os.environ.get("BRAIN_RESTART_DELAY_SECONDS", "1")),
+    )
     stopping = threading.Event()
 
     def on_signal(signum: int, _frame: object) -> None:
@@ -73,28 +58,16 @@ def run(argv: Sequence[str]) -> int:
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
-    exit_code = 0
+    supervisor.start_all()
     while not stopping.is_set():
-        for name, proc in procs.items():
-            if proc.poll() is not None:
-                print(f"brain: {name} exited with status {proc.returncode}; stopping the rest", flush=True)
-                exit_code = proc.returncode or 1
-                stopping.set()
+        supervisor.check()
         stopping.wait(0.5)
     print("brain: stopping web, worker and beat", flush=True)
-    for proc in procs.values():
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-    deadline = time.monotonic() + 20
-    for proc in procs.values():
-        try:
-            proc.wait(max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
+    supervisor.stop_all()
     if os.environ.get("BRAIN_KEEP_SERVICES") != "1":
         stop()
     print("brain: stopped", flush=True)
-    return exit_code
+    return 0
 
 
 def stop() -> int:

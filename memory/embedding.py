@@ -32,7 +32,28 @@ class Embedder(Protocol):
 
 
 class EmbeddingError(Exception):
-    """The embedder could not produce vectors (model files missing, endpoint down)."""
+    """The embedder could not produce vectors (model files missing, endpoint down).
+
+    ``transient`` says whether trying again later can succeed (the endpoint was unreachable,
+    timed out, was overloaded or failed on its side), so ingestion retries instead of failing.
+    """
+
+    def __init__(self, message: str, *, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
+
+    def __reduce__(self) -> tuple[object, ...]:  # keeps `transient` across process boundaries
+        return (_rebuild_embedding_error, (str(self), self.transient))
+
+
+def _rebuild_embedding_error(message: str, transient: bool) -> EmbeddingError:
+    return EmbeddingError(message, transient=transient)
+
+
+def _is_transient(exc: Exception) -> bool:
+    if isinstance(exc, httpx.HTTPStatusError):
+        return exc.response.status_code == 429 or exc.response.status_code >= 500
+    return isinstance(exc, httpx.TransportError)
 
 
 def _normalise(vectors: np.ndarray) -> np.ndarray:
@@ -114,7 +135,7 @@ class OpenAICompatibleEmbedder:
             rows = sorted(response.json()["data"], key=lambda row: row["index"])
             vectors = np.array([row["embedding"] for row in rows], dtype=np.float32)
         except (httpx.HTTPError, KeyError, ValueError, TypeError) as exc:
-            raise EmbeddingError(f"embedding endpoint {self.url} failed: {exc}") from exc
+            raise EmbeddingError(f"embedding endpoint {self.url} failed: {exc}", transient=_is_transient(exc)) from exc
         if vectors.shape != (len(texts), self.dimensions):
             raise EmbeddingError(f"embedding endpoint returned shape {vectors.shape}, expected 384 per text")
         return _normalise(vectors)

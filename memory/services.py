@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import connection, transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
@@ -24,7 +24,7 @@ from brain.models import Category, Organisation
 from brain.services import mark_memory_built
 from memory.access import readable, readable_category_ids
 from memory.chunking import ChunkDraft, chunk
-from memory.embedding import get_embedder
+from memory.embedding import EmbeddingError, get_embedder
 from memory.models import Chunk, Document, Fact, Scope
 
 logger = logging.getLogger("brain.ingest")
@@ -154,6 +154,18 @@ def _send_to_queue(document_id: int) -> None:
         logger.warning("could not queue document %s; the sweep will queue it again", document_id, exc_info=True)
 
 
+def is_transient(exc: BaseException) -> bool:
+    """Whether trying again later can succeed: the database or the embedding endpoint was away."""
+    if isinstance(exc, OperationalError | InterfaceError):
+        return True
+    return isinstance(exc, EmbeddingError) and exc.transient
+
+
+def worker_tag(worker: str) -> str:
+    """A short, fixed-length mark of the worker in a claim, so a restarted worker finds its own."""
+    return hashlib.sha256(worker.encode()).hexdigest()[:8]
+
+
 def _claim(document_id: int, claim: str) -> Document | None:
     """Take the document for processing, or None when someone else has it or it is done.
 
@@ -163,7 +175,7 @@ def _claim(document_id: int, claim: str) -> Document | None:
     lease = timezone.now() - timedelta(seconds=settings.BRAIN_INGEST_LEASE_SECONDS)
     task_id = claim.split(":", 1)[0]
     with transaction.atomic():
-        document = Document.objects.select_for_update().select_related("org").filter(pk=document_id).first()
+        document = Document.objects.select_for_update(of=("self",)).select_related("org").filter(pk=document_id).first()
         if document is None:
             return None
         reclaimable = document.status == Status.PROCESSING and (
@@ -182,21 +194,22 @@ def _claim(document_id: int, claim: str) -> Document | None:
         return document
 
 
-def ingest_document(*, document_id: int, task_id: str | None = None) -> str:
+def ingest_document(*, document_id: int, task_id: str | None = None, worker: str = "") -> str:
     """Chunk, embed and store one document. Safe to run twice; returns what happened."""
-    return ingest_documents(document_ids=[document_id], task_id=task_id)[document_id]
+    return ingest_documents(document_ids=[document_id], task_id=task_id, worker=worker)[document_id]
 
 
-def ingest_documents(*, document_ids: list[int], task_id: str | None = None) -> dict[int, str]:
+def ingest_documents(*, document_ids: list[int], task_id: str | None = None, worker: str = "") -> dict[int, str]:
     """Ingest several documents with their passages embedded in shared batches (bulk loads).
 
     Each document is claimed, and its chunks replaced, on its own: one failure fails only its
-    document, and a document someone else holds is skipped.
+    document, and a document someone else holds is skipped. A temporary failure (the embedding
+    endpoint away) puts the document back in the queue and answers "retry".
     """
     outcome: dict[int, str] = {}
     work: list[tuple[Document, str, list[ChunkDraft]]] = []
     for document_id in document_ids:
-        claim = f"{task_id or 'direct'}:{uuid.uuid4().hex[:8]}"
+        claim = f"{task_id or 'direct'}:{uuid.uuid4().hex[:8]}:{worker_tag(worker)}"
         document = _claim(document_id, claim)
         if document is None:
             outcome[document_id] = "skipped"
@@ -238,6 +251,15 @@ def _embed(texts: list[str]) -> list[np.ndarray]:
 
 
 def _fail(document_id: int, claim: str, exc: Exception) -> str:
+    """A temporary failure goes back to the queue while attempts remain; anything else fails."""
+    if is_transient(exc):
+        reason = f"temporary failure, retrying: {type(exc).__name__}: {exc}"[:2000]
+        released = Document.objects.filter(
+            pk=document_id, claim=claim, attempts__lt=settings.BRAIN_INGEST_MAX_ATTEMPTS
+        ).update(status=Status.QUEUED, error=reason, claim="")
+        if released:
+            logger.warning("ingesting document %s failed for now; it goes back to the queue: %s", document_id, exc)
+            return "retry"
     logger.error("ingesting document %s failed: %s", document_id, exc, exc_info=exc)
     Document.objects.filter(pk=document_id, claim=claim).update(
         status=Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], claim=""
@@ -248,7 +270,7 @@ def _fail(document_id: int, claim: str, exc: Exception) -> str:
 def _store(document_id: int, claim: str, drafts: list[ChunkDraft], vectors: list[np.ndarray]) -> str:
     model = get_embedder().name[:200]
     with transaction.atomic():
-        current = Document.objects.select_for_update().select_related("org").filter(pk=document_id).first()
+        current = Document.objects.select_for_update(of=("self",)).select_related("org").filter(pk=document_id).first()
         if current is None or current.claim != claim or current.status != Status.PROCESSING:
             return "lost"  # another worker took over after our lease ran out; its result stands
         Chunk.objects.filter(document_id=document_id).delete()
@@ -298,7 +320,7 @@ def retry_document(*, actor: Actor, document_id: int) -> Document:
     if document.status != Status.FAILED:
         raise InvalidArgument(f"Only failed documents can be retried; this one is {document.status}.")
     with transaction.atomic():
-        Document.objects.filter(pk=document.pk).update(status=Status.QUEUED, error="", claim="")
+        Document.objects.filter(pk=document.pk).update(status=Status.QUEUED, error="", claim="", attempts=0)
         enqueue(document.pk)
     document.refresh_from_db()
     return document
@@ -333,22 +355,47 @@ def resume_ingestion(*, actor: Actor | User | None, org: Organisation) -> int:
     return len(waiting)
 
 
-def sweep_stuck_documents(*, queued_grace_seconds: int = 300) -> int:
+def sweep_stuck_documents(*, queued_grace_seconds: int | None = None) -> int:
     """Re-queue what a crash or a lost message left behind; returns how many were queued.
 
-    - processing past the lease: its worker died;
-    - queued for a while with nothing working on it: the message never reached the broker;
+    - processing past the lease: its worker died (its time limits end it before the lease does);
+      after ``BRAIN_INGEST_MAX_ATTEMPTS`` such deaths the document is marked failed instead;
+    - queued, and neither saved nor tried within the grace: the message never reached the
+      broker, or the broker lost it;
     - waiting while the organisation is no longer paused.
     """
+    grace = settings.BRAIN_QUEUED_GRACE_SECONDS if queued_grace_seconds is None else queued_grace_seconds
     now = timezone.now()
     lease = now - timedelta(seconds=settings.BRAIN_INGEST_LEASE_SECONDS)
     stale = Q(status=Status.PROCESSING, claimed_at__lt=lease)
-    lost = Q(status=Status.QUEUED, recorded_at__lt=now - timedelta(seconds=queued_grace_seconds))
-    lost &= Q(claimed_at__isnull=True) | Q(claimed_at__lt=lease)
+    Document.objects.filter(stale, attempts__gte=settings.BRAIN_INGEST_MAX_ATTEMPTS).update(
+        status=Status.FAILED,
+        claim="",
+        error=f"stopped after {settings.BRAIN_INGEST_MAX_ATTEMPTS} attempts that each ended with the worker gone "
+        "or out of time",
+    )
+    quiet_since = now - timedelta(seconds=grace)  # saved, and last tried, before this
+    lost = Q(status=Status.QUEUED, recorded_at__lt=quiet_since)
+    lost &= Q(claimed_at__isnull=True) | Q(claimed_at__lt=quiet_since)
     unpaused = Q(status=Status.WAITING, org__ingestion_paused_at__isnull=True)
     ids = list(Document.objects.filter(stale | lost | unpaused).values_list("pk", flat=True)[:1000])
     with transaction.atomic():
         Document.objects.filter(pk__in=ids, status=Status.WAITING).update(status=Status.QUEUED)
+        for document_id in ids:
+            enqueue(document_id)
+    return len(ids)
+
+
+def release_worker_claims(*, worker: str, started_before: datetime) -> int:
+    """A worker that starts again takes back what it held when it died: those documents go back
+    to the queue at once instead of waiting for their lease. Returns how many."""
+    with transaction.atomic():
+        ids = list(
+            Document.objects.filter(
+                status=Status.PROCESSING, claim__endswith=f":{worker_tag(worker)}", claimed_at__lt=started_before
+            ).values_list("pk", flat=True)
+        )
+        Document.objects.filter(pk__in=ids, status=Status.PROCESSING).update(status=Status.QUEUED, claim="")
         for document_id in ids:
             enqueue(document_id)
     return len(ids)

@@ -1,13 +1,46 @@
+from datetime import datetime
+
 from celery import Task, shared_task
+from django.conf import settings
 
-from memory.services import ingest_document, sweep_stuck_documents
+from memory.services import ingest_document, is_transient, release_worker_claims, sweep_stuck_documents
+
+# Retries of a temporary failure: 10 s doubling, at most 5 minutes apart. How many times a document
+# is tried is counted on the document (BRAIN_INGEST_MAX_ATTEMPTS), so a message queued again by a
+# sweep does not start a new count; the database may be away longer, so that count is Celery's.
+DATABASE_RETRIES = 10
 
 
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=3)
+def backoff(retries: int) -> int:
+    return int(min(10 * 2**retries, 300))
+
+
+@shared_task(
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=None,
+    soft_time_limit=settings.BRAIN_INGEST_SOFT_TIME_LIMIT_SECONDS,
+    time_limit=settings.BRAIN_INGEST_TIME_LIMIT_SECONDS,
+)
 def ingest_document_task(self: Task, document_id: int) -> str:
-    return ingest_document(document_id=document_id, task_id=self.request.id)
+    try:
+        outcome = ingest_document(document_id=document_id, task_id=self.request.id, worker=self.request.hostname or "")
+    except Exception as exc:
+        if not is_transient(exc) or self.request.retries >= DATABASE_RETRIES:
+            raise
+        raise self.retry(exc=exc, countdown=backoff(self.request.retries), max_retries=DATABASE_RETRIES) from exc
+    if outcome == "retry":
+        raise self.retry(countdown=backoff(self.request.retries))
+    return outcome
 
 
 @shared_task
-def sweep_stuck_documents_task() -> int:
-    return sweep_stuck_documents()
+def sweep_stuck_documents_task(queued_grace_seconds: int | None = None) -> int:
+    return sweep_stuck_documents(queued_grace_seconds=queued_grace_seconds)
+
+
+@shared_task
+def recover_worker_task(worker: str, started_at: str) -> int:
+    """Sent by a worker as it starts: what it held when it last died goes back to the queue."""
+    return release_worker_claims(worker=worker, started_before=datetime.fromisoformat(started_at))

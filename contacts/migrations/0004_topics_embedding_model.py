@@ -10,7 +10,7 @@ EARLIER_MODEL = "all-MiniLM-L6-v2 (onnx int8)"
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('contacts', '0002_contact_restrict'),
+        ('contacts', '0003_request_next_attempt_at'),
     ]
 
     operations = [

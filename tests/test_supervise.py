@@ -1,0 +1,59 @@
+"""The launcher's supervisor on real child processes: the dead are started again, the rest untouched."""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from pathlib import Path
+
+from launcher.supervise import Supervisor
+
+
+def drain(name, stream):
+    stream.read()
+
+
+def run_for(supervisor: Supervisor, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        supervisor.check()
+        time.sleep(0.02)
+
+
+def test_a_child_that_dies_is_started_again_after_a_growing_pause_and_the_others_keep_running(tmp_path: Path):
+    lines: list[str] = []
+    supervisor = Supervisor(
+        {
+            "flaky": [sys.executable, "-c", "raise SystemExit(3)"],
+            "steady": [sys.executable, "-c", "import time; time.sleep(60)"],
+        },
+        env={},
+        cwd=tmp_path,
+        output=drain,
+        first_delay=0.1,
+        max_delay=0.4,
+        log=lines.append,
+    )
+    supervisor.start_all()
+    steady_pid = supervisor.children["steady"].process.pid
+    try:
+        run_for(supervisor, 3)
+    finally:
+        supervisor.stop_all(timeout=5)
+    flaky, steady = supervisor.children["flaky"], supervisor.children["steady"]
+    assert flaky.restarts >= 3 and set(flaky.history) == {3}
+    delays = [
+        float(d) for d in re.findall(r"flaky exited with status 3; starting it again in ([\d.]+) s", "\n".join(lines))
+    ]
+    assert delays[:4] == [0.1, 0.2, 0.4, 0.4]
+    assert steady.restarts == 0 and steady.process.pid == steady_pid and steady.history == []
+
+
+def test_a_child_that_ran_steadily_before_dying_comes_back_after_the_shortest_pause(tmp_path: Path):
+    supervisor = Supervisor({"web": [sys.executable, "-c", "pass"]}, env={}, cwd=tmp_path, output=drain, log=print)
+    child = supervisor.children["web"]
+    child.quick_exits = 4
+    assert supervisor.delay_after_exit(child, ran_for=120) == 1.0 and child.quick_exits == 0
+    assert supervisor.delay_after_exit(child, ran_for=0.5) == 1.0
+    assert supervisor.delay_after_exit(child, ran_for=0.5) == 2.0
