@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin, messages
+from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
@@ -16,13 +17,14 @@ class ContactAdmin(OrgScopedAdmin):
     list_display = ["name", "org", "topics", "channels", "user", "active"]
     list_filter = ["active"]
     search_fields = ["name", "topics", "email"]
-    exclude = ["topics_embedding"]
+    exclude = ["topics_embedding", "topics_embedding_model"]
     actions = ["send_test"]
     audit_hidden_fields = ("slack",)  # may be a webhook URL, which is a secret
 
     def save_model(self, request: HttpRequest, obj: Contact, form: Any, change: bool) -> None:
         super().save_model(request, obj, form, change)
-        save_contact_topics(obj)
+        # After the admin's transaction: the embedder may be a remote endpoint.
+        transaction.on_commit(lambda: save_contact_topics(obj))
 
     @admin.action(description="Send a test message over each reachable channel")
     def send_test(self, request: HttpRequest, queryset: QuerySet[Contact]) -> None:

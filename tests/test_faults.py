@@ -7,6 +7,7 @@ resume within a minute of the broker or the worker coming back.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -99,11 +100,17 @@ def brain(django_db_setup: None, tmp_path_factory: pytest.TempPathFactory) -> It
         assert process.poll() is None, running.output()[-5000:]
         yield running
     finally:
+        # The launcher's children run in their own sessions: stop any it leaves behind, so a failed
+        # run never leaves a worker consuming the next tests' queue.
+        family = psutil.Process(process.pid).children(recursive=True) if process.poll() is None else []
         process.send_signal(signal.SIGTERM)
         try:
             process.wait(40)
         except subprocess.TimeoutExpired:
             process.kill()
+        for leftover in family:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                leftover.kill()
         if services._redis_pid() is None:
             services.start_redis()
 

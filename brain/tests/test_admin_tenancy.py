@@ -178,3 +178,19 @@ def test_org_admins_cannot_delete_usage_records(org):
     client = logged_in(make_org_admin(org))
     assert client.post(f"/admin/brain/toolcall/{call.pk}/delete/", {"post": "yes"}).status_code == 403
     assert ToolCall.objects.filter(pk=call.pk).exists()
+
+
+def test_a_contact_saved_in_the_admin_gets_its_topics_embedded_after_the_save_commits(
+    org, django_capture_on_commit_callbacks
+):
+    client = logged_in(make_org_admin(org))
+    with django_capture_on_commit_callbacks(execute=False) as pending:
+        form = contact_form(org, created_at_0="2026-12-01", created_at_1="09:00:00")
+        page = client.post("/admin/contacts/contact/add/", form)
+        assert page.status_code == 302, page.context["adminform"].form.errors
+        contact = Contact.objects.get(org=org, name="Farah")
+        assert contact.topics_embedding is None  # nothing embedded inside the admin's transaction
+    for callback in pending:
+        callback()
+    contact.refresh_from_db()
+    assert contact.topics_embedding is not None and contact.topics_embedding_model
