@@ -15,6 +15,7 @@ from django.utils import timezone
 import brain
 from brain.actors import Actor
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.ids import is_random_id
 from brain.models import (
     Activity,
     ApiToken,
@@ -163,7 +164,8 @@ def start_activity(
 
 
 def resolve_activity(*, actor: Actor, activity_id: str | None) -> Activity | None:
-    if not activity_id:
+    """The caller's activity with that id, or None; a value that cannot be an activity id is not looked up."""
+    if not is_random_id(activity_id, "act"):
         return None
     return Activity.objects.filter(org=actor.org, public_id=activity_id).first()
 

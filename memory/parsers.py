@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import email
 import html
 import io
@@ -21,6 +22,8 @@ from typing import Any
 from bs4 import BeautifulSoup, NavigableString, PageElement, Tag
 from bs4.element import PreformattedString
 from pypdf import PdfReader
+
+from brain.inputs import storable, storable_json
 
 MAX_LENGTH = 240
 SUPPORTED_SUFFIXES = {".md", ".markdown", ".txt", ".html", ".htm", ".pdf", ".json", ".eml", ".mbox"}
@@ -123,18 +126,28 @@ def _cut(text: str) -> str:
 
 
 def _decode(data: bytes) -> str:
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return _newlines(data.decode("utf-16"))  # Windows "Unicode" text: every other byte is NUL
     if b"\x00" in data:
-        raise ParseError("binary data in a text file")
+        raise ParseError("binary data in a text file (it contains NUL bytes)")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         text = data.decode("latin-1")
+    return _newlines(text)
+
+
+def _newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _utc(moment: datetime) -> datetime:
-    # A naive timestamp carries no zone at all; UTC is the least surprising reading.
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+def _utc(moment: datetime) -> datetime | None:
+    # A naive timestamp carries no zone at all; UTC is the least surprising reading. A moment
+    # past the calendar once in UTC (9999-12-31 23:59 -12:00) is no usable date: None.
+    try:
+        return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    except OverflowError:
+        return None
 
 
 def _stem_title(path: Path) -> str:
@@ -152,14 +165,16 @@ def _document(
     occurred_at: datetime | None = None,
     metadata: dict[str, object] | None = None,
 ) -> ParsedDocument:
+    # What a parser extracted may hold NUL or broken surrogates (PDF text, JSON escapes, email
+    # bytes); nobody can fix that in the file, so it is made storable here (brain.inputs).
     return ParsedDocument(
-        title=_cut(title),
-        content=content,
+        title=_cut(storable(title)),
+        content=storable(content),
         content_type=content_type,
         source_kind=source_kind,
-        external_id=(external_id or source.rel)[:MAX_LENGTH],
+        external_id=storable(external_id or source.rel)[:MAX_LENGTH],
         occurred_at=occurred_at,
-        metadata={"path": source.rel, **(metadata or {})},
+        metadata=storable_json({"path": source.rel, **(metadata or {})}),
     )
 
 
@@ -190,6 +205,7 @@ def _markdown_title(text: str) -> str:
 # HTML
 
 _DROPPED_TAGS = ["script", "style", "nav", "footer", "noscript", "template", "iframe", "svg", "head"]
+_MAX_INDENT = 8
 _BLOCK_TAGS = {
     "h1", "h2", "h3", "h4", "h5", "h6", "p", "ul", "ol", "table", "pre", "html", "body", "main", "article",
     "section", "div", "header", "aside", "blockquote", "figure", "figcaption", "form", "fieldset", "details",
@@ -224,35 +240,51 @@ def _html_to_markdown(soup: BeautifulSoup) -> str:
     return "\n\n".join(_blocks(soup))
 
 
-def _blocks(node: Tag) -> list[str]:
+def _blocks(root: Tag) -> list[str]:
+    # An explicit stack rather than recursion: HTML nested 50,000 divs deep is still one page.
     blocks: list[str] = []
     run: list[PageElement] = []  # consecutive inline content forms one paragraph
-    for child in node.children:
-        if isinstance(child, Tag) and child.name in _BLOCK_TAGS:
-            blocks += [_inline(run), *_block(child)]
-            run = []
-        else:
+    stack = [iter(root.children)]
+    while stack:
+        child = next(stack[-1], None)
+        if child is not None and not (isinstance(child, Tag) and child.name in _BLOCK_TAGS):
             run.append(child)
-    blocks.append(_inline(run))
+            continue
+        blocks.append(_inline(run))  # a block starts or a container ends: the paragraph so far is done
+        run = []
+        if child is None:
+            stack.pop()
+        elif (own := _block(child)) is not None:
+            blocks += own
+        else:
+            stack.append(iter(child.children))
     return [block for block in blocks if block.strip()]
 
 
-def _block(tag: Tag) -> list[str]:
+def _block(tag: Tag) -> list[str] | None:
+    """The blocks of a tag with a shape of its own; None for a container such as a div."""
     if re.fullmatch(r"h[1-6]", tag.name):
         return [f"{'#' * int(tag.name[1])} {text}"] if (text := _inline([tag])) else []
     if tag.name == "p":
         return [_inline([tag])]
     if tag.name in ("ul", "ol"):
-        return ["\n".join(_list_lines(tag, depth=0))]
+        return ["\n".join(_list_lines(tag))]
     if tag.name == "table":
-        rows = [[_inline([cell]) for cell in row.find_all(["td", "th"], recursive=False)] for row in _tags(tag, "tr")]
+        rows = [[_inline([cell]) for cell in row.find_all(["td", "th"], recursive=False)] for row in _rows(tag)]
         return ["\n".join(" | ".join(cells) for cells in rows if any(cells))]
     if tag.name == "pre":
         return [f"```\n{tag.get_text().strip(chr(10))}\n```"] if tag.get_text().strip() else []
-    return _blocks(tag)
+    return None
 
 
-def _tags(node: Tag, name: str, recursive: bool = True) -> list[Tag]:
+def _rows(table: Tag) -> list[Tag]:
+    # Only this table's own rows: a table nested in a cell is part of that cell's text, so each
+    # character is read once however deep tables nest.
+    sections = [table, *_tags(table, ["thead", "tbody", "tfoot"], recursive=False)]
+    return [row for section in sections for row in _tags(section, "tr", recursive=False)]
+
+
+def _tags(node: Tag, name: str | list[str], recursive: bool = True) -> list[Tag]:
     return [tag for tag in node.find_all(name, recursive=recursive) if isinstance(tag, Tag)]
 
 
@@ -266,14 +298,24 @@ def _inline(nodes: list[PageElement]) -> str:
     return " ".join("".join(parts).split())
 
 
-def _list_lines(tag: Tag, depth: int) -> list[str]:
+def _list_lines(top: Tag) -> list[str]:
+    # Depth-first with an explicit stack; indentation stops growing at _MAX_INDENT so a list
+    # nested thousands deep does not turn into megabytes of spaces.
     lines: list[str] = []
-    for number, item in enumerate(_tags(tag, "li", recursive=False), start=1):
+    stack = [(top, 0, iter(enumerate(_tags(top, "li", recursive=False), start=1)))]
+    while stack:
+        tag, depth, items = stack[-1]
+        step = next(items, None)
+        if step is None:
+            stack.pop()
+            continue
+        number, item = step
         nested = [child for child in item.children if isinstance(child, Tag) and child.name in ("ul", "ol")]
         text = _inline([child for child in item.children if all(child is not sub for sub in nested)])
-        lines.append(f"{'  ' * depth}{f'{number}.' if tag.name == 'ol' else '-'} {text}")
-        for sub in nested:
-            lines += _list_lines(sub, depth + 1)
+        lines.append(f"{'  ' * min(depth, _MAX_INDENT)}{f'{number}.' if tag.name == 'ol' else '-'} {text}")
+        stack += [
+            (sub, depth + 1, iter(enumerate(_tags(sub, "li", recursive=False), start=1))) for sub in reversed(nested)
+        ]
     return lines
 
 

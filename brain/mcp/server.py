@@ -172,6 +172,7 @@ def build_app() -> Starlette:
         streamable_http_path="/mcp",
         stateless_http=True,
         json_response=True,
+        max_request_body_size=settings.BRAIN_MAX_REQUEST_BYTES,  # brain.mcp.gateway answers past it first
         # Host and Origin are checked by brain.asgi before authentication, with Django's rules.
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         auth=AuthSettings(
