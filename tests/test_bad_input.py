@@ -172,8 +172,11 @@ def test_an_mcp_body_over_the_limit_gets_a_json_rpc_413_declared_or_streamed(bra
     assert mcp_post(brain_url, token, body).status_code == 200
 
 
+UNPAIRED = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"health","arguments":{"x":"\\ud800"}}}'
+
+
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("body", [b"{nope", b"[" * 50_000 + b"]" * 50_000, b"\xff\xfe"])
+@pytest.mark.parametrize("body", [b"{nope", b"[" * 50_000 + b"]" * 50_000, b"\xff\xfe", UNPAIRED])
 def test_malformed_mcp_json_is_a_json_rpc_parse_error(brain_url, org, body):
     response = mcp_post(brain_url, make_token(org).plaintext, body)
     assert response.status_code == 400 and response.json()["error"]["code"] == -32700

@@ -78,4 +78,6 @@ def tool_view(tool: str, method: str, *, summary: str = "") -> type[APIView]:
 
         view = PostView
     view.__name__ = view.__qualname__ = "".join(p.title() for p in tool.split("_")) + "View"
+    view.tool = tool  # type: ignore[attr-defined]  # lets tests and docs find every tool's REST route
+    view.tool_method = method  # type: ignore[attr-defined]
     return view

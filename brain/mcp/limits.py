@@ -3,6 +3,7 @@
 - ``Clamped(lo, hi)``: a whole number outside the range moves to the nearest bound.
 - ``Cut(n)``: text longer than ``n`` characters is cut to ``n``.
 - ``Field(max_length=n)``: text longer than ``n`` is refused with a message naming the field.
+- ``NonBlank``: text that is more than spaces (a name, an entity); blank is refused.
 - ``Moment``: a date and time that Python, Django and PostgreSQL can all hold once in UTC
   (``9999-12-31T23:59:59-12:00`` is already year 10000 there, so it is refused); naive means UTC.
 
@@ -68,6 +69,15 @@ def _within_calendar(value: datetime) -> datetime:
 
 
 Moment = Annotated[datetime, AfterValidator(_within_calendar)]
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be blank")
+    return value
+
+
+NonBlank = Annotated[str, AfterValidator(_not_blank)]
 
 
 def describe_validation_error(tool: str, error: ValidationError) -> str:
