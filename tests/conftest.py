@@ -80,13 +80,13 @@ class McpCaller:
     """One real MCP client session on its own event loop thread, for synchronous callers.
 
     The session lives in a single task (anyio scopes must close in the task that opened them);
-    calls reach it through a queue, and each answer comes back through a future.
+    requests reach it through a queue, and each answer comes back through a future.
     """
 
     def __init__(self, url: str, token: str) -> None:
         self.url, self.token = url, token
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._queue: asyncio.Queue[tuple[str, dict[str, Any], Future[Any]] | None] | None = None
+        self._queue: asyncio.Queue[tuple[Callable[[ClientSession], Awaitable[Any]], Future[Any]] | None] | None = None
         self._ready = threading.Event()
         self._thread = threading.Thread(target=lambda: asyncio.run(self._serve()), daemon=True)
 
@@ -95,9 +95,9 @@ class McpCaller:
         async with mcp_session(self.url, self.token) as session:
             self._ready.set()
             while (item := await self._queue.get()) is not None:
-                tool, arguments, answer = item
+                request, answer = item
                 try:
-                    answer.set_result(await session.call_tool(tool, arguments))
+                    answer.set_result(await request(session))
                 except Exception as exc:  # handed to the caller, who decides what it means
                     answer.set_exception(exc)
 
@@ -107,11 +107,14 @@ class McpCaller:
             raise RuntimeError("the MCP session did not open")
         return self
 
-    def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+    def run(self, request: Callable[[ClientSession], Awaitable[T]]) -> T:
         assert self._loop is not None and self._queue is not None
-        answer: Future[Any] = Future()
-        self._loop.call_soon_threadsafe(self._queue.put_nowait, (tool, arguments, answer))
+        answer: Future[T] = Future()
+        self._loop.call_soon_threadsafe(self._queue.put_nowait, (request, answer))
         return answer.result(timeout=120)
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+        return self.run(lambda session: session.call_tool(tool, arguments))
 
     def __exit__(self, *exc: object) -> None:
         if self._loop is not None and self._queue is not None:

@@ -8,15 +8,17 @@ import httpx
 import pytest
 from django.conf import settings
 from django.test import Client, override_settings
+from mcp.shared.exceptions import MCPError
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from rest_framework.test import APIClient
 
 from brain.mcp.invoke import execute
-from brain.mcp.registry import TOOLS
+from brain.mcp.registry import PROMPTS, TOOLS, mcp_prompt
 from brain.models import ApiToken
 from brain.services import mark_memory_built
 from conftest import make_actor, make_token, make_user
 from memory.models import Document, Fact
-from tests.conftest import call
+from tests.conftest import McpCaller, call
 
 ARABIC_INDIC = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")
 JSONRPC_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
@@ -140,6 +142,20 @@ def test_forget_refuses_a_memory_id_in_other_digits_and_keeps_the_memory(org):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("arguments", "field"),
+    [
+        ({"entities": [{"type": "person", "name": "   "}]}, "'entities.0.name': must not be blank"),
+        ({"relations": [{"from": "\t", "to": "VPN", "relation": "owns"}]}, "'relations.0.from': must not be blank"),
+        ({"subject": " \u2028 "}, "'subject': must not be blank"),
+    ],
+)
+def test_remember_refuses_names_made_of_spaces(org, arguments, field):
+    outcome = execute(make_actor(org), TOOLS["remember"], {"content": "The VPN moved.", **arguments})
+    assert outcome.code == "invalid_argument" and field in outcome.message
+
+
+@pytest.mark.django_db
 def test_retrieve_lists_ids_in_other_digits_as_missing(org):
     actor = make_actor(org)
     saved = api(org).post("/api/v1/documents", {"title": "t", "content": "c"}, format="json").json()
@@ -189,6 +205,29 @@ def test_the_largest_add_company_knowledge_passes_the_mcp_limit(brain_url, org):
         brain_url, make_token(org).plaintext, "add_company_knowledge", {"title": "t", "content": "😀" * 200_000}
     )
     assert not result.is_error, result.content[0].text
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_prompt_argument_brain_cannot_store_is_an_invalid_params_error(brain_url, org):
+    with McpCaller(brain_url, make_token(org).plaintext) as mcp, pytest.raises(MCPError) as info:
+        mcp.run(lambda session: session.get_prompt("recall", {"topic": "VPN\x00"}))
+    assert info.value.error.code == INVALID_PARAMS and "'topic' contains a NUL character" in info.value.error.message
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_prompt_that_fails_unexpectedly_answers_the_generic_message_and_hides_the_cause(brain_url, org):
+    @mcp_prompt("test_crashing_prompt", title="Crash")
+    def crash(actor, arguments):
+        """Always fails."""
+        raise RuntimeError("database password is hunter2")
+
+    try:
+        with McpCaller(brain_url, make_token(org).plaintext) as mcp, pytest.raises(MCPError) as info:
+            mcp.run(lambda session: session.get_prompt("test_crashing_prompt", {}))
+    finally:
+        PROMPTS.pop("test_crashing_prompt")
+    assert info.value.error.code == INTERNAL_ERROR and "hunter2" not in info.value.error.message
+    assert info.value.error.message.startswith("Brain hit an unexpected error while running the prompt")
 
 
 # --- web pages ----------------------------------------------------------------------------

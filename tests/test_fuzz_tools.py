@@ -25,9 +25,10 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 from hypothesis import HealthCheck, given, settings
 from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, INVALID_REQUEST
 
 from brain.mcp.invoke import GENERIC_FAILURE
-from brain.mcp.registry import TOOLS, ToolSpec
+from brain.mcp.registry import PROMPTS, TOOLS, ToolSpec
 from brain.models import Features, ToolCall
 from brain.services import mark_memory_built, start_activity
 from conftest import make_actor, make_org, make_token
@@ -96,6 +97,12 @@ def assert_readable(message: str) -> None:
     assert "Traceback" not in message and len(message) < 20_000, message[:500]
 
 
+def assert_refused(error: MCPError) -> None:
+    # Code 0 is what the SDK answers when a handler raised; INTERNAL_ERROR is Brain's generic failure.
+    assert error.error.code in (INVALID_PARAMS, INVALID_REQUEST), (error.error.code, error.error.message)
+    assert_readable(error.error.message)
+
+
 def assert_no_unexpected_errors(world: World) -> None:
     errors = ToolCall.objects.filter(org=world.org, outcome=ToolCall.ERROR)
 
@@ -128,8 +135,8 @@ def test_no_tool_fails_unexpectedly_on_hostile_arguments_over_mcp(brain_url, wor
         def check(arguments: dict[str, Any]) -> None:
             try:
                 result = mcp.call(tool, sendable(arguments))
-            except MCPError as exc:  # a JSON-RPC error answer is a refusal too
-                assert_readable(exc.error.message)
+            except MCPError as exc:  # a JSON-RPC error answer is a refusal too, if it says so
+                assert_refused(exc)
                 return
             if result.is_error:
                 assert_readable(result.content[0].text)
@@ -138,6 +145,30 @@ def test_no_tool_fails_unexpectedly_on_hostile_arguments_over_mcp(brain_url, wor
 
         check()
     assert_no_unexpected_errors(world)
+
+
+@pytest.mark.parametrize("prompt", sorted(PROMPTS))
+def test_no_prompt_fails_unexpectedly_on_hostile_arguments(brain_url, world, prompt):
+    spec = PROMPTS[prompt]
+    schema = {
+        "properties": {name: {"type": "string"} for name, _, _ in spec.arguments},
+        "required": [name for name, _, required in spec.arguments if required],
+    }
+
+    with McpCaller(brain_url, world.token) as mcp:
+
+        @fuzz(max(4, EXAMPLES // 2))
+        @given(arguments=SchemaStrategies(schema, world.ids).arguments())
+        def check(arguments: dict[str, Any]) -> None:
+            texts = {str(k): v for k, v in sendable(arguments).items() if isinstance(v, str)}  # prompts take text
+            try:
+                result = mcp.run(lambda session: session.get_prompt(prompt, texts))
+            except MCPError as exc:
+                assert_refused(exc)
+                return
+            assert result.messages and result.messages[0].content.text.strip()
+
+        check()
 
 
 # --- REST ---------------------------------------------------------------------------------
