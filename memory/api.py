@@ -20,8 +20,8 @@ from brain.ids import parse_numeric_id
 from brain.inputs import INT64_MAX, refuse_unstorable, whole_number
 from brain.mcp.limits import Moment, clamp, describe_validation_error
 from memory import selectors
+from memory.markup import html_to_markdown
 from memory.models import Document
-from memory.parsers import html_to_markdown
 from memory.services import add_document
 
 
@@ -97,7 +97,7 @@ class DocumentsView(APIView):
         description="Queues it for ingestion; with external_id, the same content is a no-op and changed content a "
         "new version. HTML is converted to markdown.",
         request=DocumentIn,
-        responses={201: DocumentOut, 200: DocumentOut, 400: ErrorBody, 403: ErrorBody},
+        responses={201: DocumentOut, 200: DocumentOut, 400: ErrorBody, 403: ErrorBody, 413: ErrorBody},
         tags=["documents"],
     )
     @metered("documents.create")

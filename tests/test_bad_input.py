@@ -156,6 +156,14 @@ def test_remember_refuses_names_made_of_spaces(org, arguments, field):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("top_k", ["1_000", "٣", "²"])
+def test_a_limit_written_other_than_in_ascii_digits_is_refused_not_run_past_its_range(org, top_k):
+    # "1_000" once slipped past the clamp and asked PostgreSQL for hnsw.ef_search = 4000.
+    outcome = execute(make_actor(org), TOOLS["search_company_memory"], {"query": "vpn", "top_k": top_k})
+    assert outcome.code == "invalid_argument" and "'top_k': must be a whole number written in ASCII" in outcome.message
+
+
+@pytest.mark.django_db
 def test_retrieve_lists_ids_in_other_digits_as_missing(org):
     actor = make_actor(org)
     saved = api(org).post("/api/v1/documents", {"title": "t", "content": "c"}, format="json").json()

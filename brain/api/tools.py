@@ -42,6 +42,7 @@ def tool_view(tool: str, method: str, *, summary: str = "") -> type[APIView]:
         401: OpenApiResponse(ErrorBody, description="Missing, unknown, revoked or expired token"),
         403: OpenApiResponse(ErrorBody, description="The token lacks the scope"),
         404: OpenApiResponse(ErrorBody, description="Not found in this organisation"),
+        413: OpenApiResponse(ErrorBody, description="The body is over BRAIN_MAX_REQUEST_BYTES"),
     }
     docs = extend_schema(
         operation_id=tool,

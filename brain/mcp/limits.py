@@ -29,7 +29,10 @@ def _clamp(lo: int, hi: int) -> Any:
             raise ValueError("must be a whole number, not true or false")
         if isinstance(value, float) and value.is_integer():
             value = int(value)
-        if isinstance(value, str) and (number := whole_number(value)) is not None:
+        if isinstance(value, str):
+            # Only ASCII digits: left to pydantic, "1_000" would become 1000 past the clamp.
+            if (number := whole_number(value)) is None:
+                raise ValueError("must be a whole number written in ASCII digits")
             value = number
         if isinstance(value, int):
             return min(hi, max(lo, value))

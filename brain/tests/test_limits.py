@@ -22,10 +22,16 @@ def test_numbers_outside_the_range_move_to_the_nearest_bound(given, expected):
     assert Args(top_k=given).top_k == expected
 
 
-@pytest.mark.parametrize("given", [True, "many", 2.5, None, "²", "٣", float("nan"), float("inf")])
+@pytest.mark.parametrize("given", [True, "many", 2.5, None, "²", "٣", float("nan"), float("inf"), "1_000", "1e3"])
 def test_non_numbers_are_refused(given):
     with pytest.raises(ValidationError):
         Args(top_k=given)
+
+
+def test_a_number_in_text_is_clamped_too_however_it_is_written():
+    with pytest.raises(ValidationError) as info:
+        Args(top_k="1_000")  # pydantic alone would read 1000 and skip the clamp
+    assert "'top_k': must be a whole number written in ASCII digits" in describe_validation_error("s", info.value)
 
 
 def test_text_over_a_cut_limit_is_cut():

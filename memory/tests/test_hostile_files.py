@@ -7,7 +7,8 @@ import time
 from email.message import EmailMessage
 from pathlib import Path
 
-from memory.parsers import html_to_markdown, parse_file
+from memory.markup import html_to_markdown
+from memory.parsers import parse_file
 
 DEEP = 50_000
 
