@@ -7,7 +7,8 @@ schema, and no call record says "unexpected error".
 
 The run is bounded and reproducible: at most ``BRAIN_FUZZ_EXAMPLES`` examples (default 50) per
 tool and transport, fewer for tools with few arguments, derandomized, and no example database is
-written. ``BRAIN_FUZZ_EXAMPLES=500`` runs a longer search by hand.
+written. By hand, ``BRAIN_FUZZ_EXAMPLES=500`` searches longer and ``BRAIN_FUZZ_RANDOM=1`` searches
+somewhere new each run (a failure prints the arguments that reproduce it).
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def fuzz(examples: int) -> settings:
     return settings(
         max_examples=examples,
         deadline=None,
-        derandomize=True,
+        derandomize=not os.environ.get("BRAIN_FUZZ_RANDOM"),
         database=None,
         suppress_health_check=list(HealthCheck),
     )
