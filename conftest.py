@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import itertools
+import tempfile
+from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
+from hypothesis.configuration import set_hypothesis_home_dir
 
 from brain.actors import Actor
 from brain.models import Membership, Organisation
 from brain.services import IssuedToken, add_member, create_organisation, create_token
 
 _seq = itertools.count(1)
+
+# Fuzz runs store no examples (database=None); Hypothesis's own caches go outside the checkout.
+set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "brain-hypothesis")
 
 
 def make_org(slug: str | None = None, language: str = "en") -> Organisation:

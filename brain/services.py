@@ -16,6 +16,7 @@ import brain
 from brain.actors import Actor
 from brain.audit import record_audit, shown
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.ids import is_random_id
 from brain.models import (
     Activity,
     ApiToken,
@@ -181,8 +182,9 @@ def start_activity(
 
 
 def resolve_activity(*, actor: Actor, activity_id: str | None) -> Activity | None:
-    """The caller's own activity with that id; another member's is treated as unknown."""
-    if not activity_id:
+    """The caller's own activity with that id, or None: another member's is treated as unknown, and
+    a value that cannot be an activity id is not looked up."""
+    if not is_random_id(activity_id, "act"):
         return None
     return Activity.objects.filter(org=actor.org, user=actor.user, public_id=activity_id).first()
 

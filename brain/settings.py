@@ -80,6 +80,11 @@ BRAIN_QUEUED_GRACE_SECONDS = env_int("BRAIN_QUEUED_GRACE_SECONDS", 300, minimum=
 # A request being sent for longer than this was interrupted (its worker died) and is queued again.
 BRAIN_SEND_LEASE_SECONDS = env_int("BRAIN_SEND_LEASE_SECONDS", 300, minimum=5, maximum=86400)
 BRAIN_REPORT_RETENTION_DAYS = env_int("BRAIN_REPORT_RETENTION_DAYS", 90, minimum=1, maximum=3650)
+# One size limit for request bodies, REST and /mcp alike (413 past it). The default holds the
+# largest REST document (2,000,000 characters: 8 MB of UTF-8, 12 MB as JSON \u escapes); the
+# minimum still holds a 200,000-character add_company_knowledge with every character escaped.
+BRAIN_MAX_REQUEST_BYTES = env_int("BRAIN_MAX_REQUEST_BYTES", 16 * 1024 * 1024, minimum=4 * 1024 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = BRAIN_MAX_REQUEST_BYTES
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -216,6 +221,11 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "brain.api.exceptions.exception_handler",
+    "DEFAULT_PARSER_CLASSES": [
+        "brain.api.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
     "UNAUTHENTICATED_USER": None,

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST
 
 from brain.actors import Actor
 from brain.errors import DomainError
+from brain.inputs import text_problem, whole_number
 from brain.models import ApiToken
 from brain.selectors import list_user_organisations, list_user_tokens
 from brain.services import create_token, revoke_token
@@ -87,16 +88,18 @@ def connect(request: HttpRequest) -> HttpResponse:
         org = next((o for o in orgs if str(o.pk) == request.POST.get("org")), None)
         access = request.POST.get("access")
         scopes = {"write": ["read", "write"], "personal": ["read", "write", "personal"]}.get(access or "", ["read"])
-        expiry = request.POST.get("expires", "")
+        name = request.POST.get("name", "").strip()[:100]
         try:
             if org is None:
                 raise DomainError("Choose one of your organisations.")
+            if problem := text_problem(name):
+                raise DomainError(f"The name {problem}; choose another.")
             issued = create_token(
                 org=org,
                 user=_user(request),
                 scopes=scopes,
-                name=request.POST.get("name", "").strip()[:100],
-                expires_in_days=int(expiry) if expiry.isdigit() else None,
+                name=name,
+                expires_in_days=_expiry_days(request.POST.get("expires", "")),
                 via="web",
             )
         except DomainError as exc:
@@ -115,6 +118,16 @@ def connect(request: HttpRequest) -> HttpResponse:
         },
         status=400 if request.method == "POST" and issued is None else 200,
     )
+
+
+def _expiry_days(value: str) -> int | None:
+    """The form's expiry: empty means never; anything but a whole number of days is a form error."""
+    if not value.strip():
+        return None
+    days = whole_number(value)
+    if days is None:
+        raise DomainError("Choose an expiry from the list.")
+    return days
 
 
 @login_required

@@ -19,6 +19,8 @@ from django.utils import timezone
 
 from brain.actors import Actor
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.ids import is_random_id, parse_numeric_id
+from brain.inputs import text_problem
 from brain.models import Organisation
 from brain.services import resolve_activity
 from contacts.models import CHANNELS, Contact, HumanRequest
@@ -131,10 +133,10 @@ def route(
 
 
 def parse_contact_id(value: str) -> int:
-    digits = value.strip().removeprefix("con_")
-    if not digits.isdigit():
+    contact_id = parse_numeric_id(value, "con", bare=True)
+    if contact_id is None:
         raise InvalidArgument(f"{value!r} is not a contact id; pass the contact_id the preview returned (con_...).")
-    return int(digits)
+    return contact_id
 
 
 @transaction.atomic
@@ -298,6 +300,8 @@ def record_answer(*, request: HumanRequest, answer: str) -> HumanRequest:
         raise InvalidArgument("Write an answer before sending.")
     if len(answer) > 20_000:
         raise InvalidArgument("The answer is too long (20,000 characters at most).")
+    if problem := text_problem(answer):
+        raise InvalidArgument(f"The answer {problem}; remove it and send the answer again.")
     request = HumanRequest.objects.select_for_update().get(pk=request.pk)
     request.answer, request.status, request.answered_at = answer, Status.ANSWERED, timezone.now()
     request.save(update_fields=["answer", "status", "answered_at"])
@@ -318,7 +322,9 @@ def record_answer(*, request: HumanRequest, answer: str) -> HumanRequest:
 def save_answer_to_memory(*, actor: Actor, request_id: str) -> HumanRequest:
     from memory.services import add_document
 
-    request = HumanRequest.objects.filter(org=actor.org, requester=actor.user, public_id=request_id).first()
+    request = None
+    if is_random_id(request_id, "req"):
+        request = HumanRequest.objects.filter(org=actor.org, requester=actor.user, public_id=request_id).first()
     if request is None:
         raise NotFound("No such request of yours.")
     if request.status != Status.ANSWERED:

@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from brain.errors import DomainError
+from brain.ids import is_random_id
 from brain.services import actor_for_user
 from contacts.models import HumanRequest
 from contacts.services import record_answer, request_from_token, save_answer_to_memory
@@ -43,20 +44,24 @@ def my_requests(request: HttpRequest) -> HttpResponse:
     return render(request, "contacts/my_requests.html", {"requests": rows})
 
 
-@login_required
-def request_detail(request: HttpRequest, public_id: str) -> HttpResponse:
-    row = HumanRequest.objects.filter(requester=_user(request), public_id=public_id).select_related("contact").first()
+def _own_request(request: HttpRequest, public_id: str) -> HumanRequest:
+    rows = HumanRequest.objects.filter(requester=_user(request), public_id=public_id).select_related("contact", "org")
+    # A URL can carry anything, NUL included: only what has the shape of a request id is looked up.
+    row = rows.first() if is_random_id(public_id, "req") else None
     if row is None:
         raise Http404("No such request of yours.")
-    return render(request, "contacts/request_detail.html", {"req": row})
+    return row
+
+
+@login_required
+def request_detail(request: HttpRequest, public_id: str) -> HttpResponse:
+    return render(request, "contacts/request_detail.html", {"req": _own_request(request, public_id)})
 
 
 @login_required
 @require_POST
 def save_to_memory(request: HttpRequest, public_id: str) -> HttpResponseRedirect:
-    row = HumanRequest.objects.filter(requester=_user(request), public_id=public_id).select_related("org").first()
-    if row is None:
-        raise Http404("No such request of yours.")
+    row = _own_request(request, public_id)
     try:
         save_answer_to_memory(actor=actor_for_user(org=row.org, user=_user(request), via="web"), request_id=public_id)
         messages.success(request, "The answer was saved into memory; it becomes searchable within minutes.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Literal
 
@@ -15,10 +16,12 @@ from brain.actors import Actor
 from brain.api.metering import metered
 from brain.api.tools import ErrorBody
 from brain.errors import InvalidArgument, PermissionDenied
-from brain.mcp.limits import describe_validation_error
+from brain.ids import parse_numeric_id
+from brain.inputs import INT64_MAX, refuse_unstorable, whole_number
+from brain.mcp.limits import Moment, clamp, describe_validation_error
 from memory import selectors
+from memory.markup import html_to_markdown
 from memory.models import Document
-from memory.parsers import html_to_markdown
 from memory.services import add_document
 
 
@@ -33,7 +36,7 @@ class DocumentIn(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     category: str | None = Field(None, max_length=64, description="Category slug (default: general)")
     scope: Literal["shared", "personal"] = "shared"
-    occurred_at: datetime | None = None
+    occurred_at: Moment | None = None
 
 
 class DocumentOut(BaseModel):
@@ -94,13 +97,15 @@ class DocumentsView(APIView):
         description="Queues it for ingestion; with external_id, the same content is a no-op and changed content a "
         "new version. HTML is converted to markdown.",
         request=DocumentIn,
-        responses={201: DocumentOut, 200: DocumentOut, 400: ErrorBody, 403: ErrorBody},
+        responses={201: DocumentOut, 200: DocumentOut, 400: ErrorBody, 403: ErrorBody, 413: ErrorBody},
         tags=["documents"],
     )
     @metered("documents.create")
     def post(self, request: Request) -> Response:
+        data = request.data if isinstance(request.data, dict) else {}
         try:
-            body = DocumentIn.model_validate(request.data if isinstance(request.data, dict) else {})
+            refuse_unstorable(data, what="documents")
+            body = DocumentIn.model_validate(data)
         except ValidationError as exc:
             raise InvalidArgument(describe_validation_error("documents", exc)) from None
         actor = _actor(request)
@@ -129,10 +134,12 @@ class DocumentsView(APIView):
         status = request.query_params.get("status") or None
         if status and status not in Document.Status.values:
             raise InvalidArgument(f"status must be one of {', '.join(Document.Status.values)}.")
-        limit = min(200, max(1, _int(request.query_params.get("limit"), 50)))
-        offset = max(0, _int(request.query_params.get("offset"), 0))
+        limit = clamp(_int(request.query_params, "limit", 50), 1, 200)
+        offset = max(0, _int(request.query_params, "offset", 0))
+        if offset > INT64_MAX:  # PostgreSQL's OFFSET is a bigint
+            raise InvalidArgument(f"'offset' must be at most {INT64_MAX:,}, the largest 64-bit number.")
         documents = selectors.list_documents(actor=_actor(request), status=status).select_related("category")
-        page = [DocumentOut.of(d) for d in documents[offset : offset + limit]]
+        page = [DocumentOut.of(d) for d in documents[offset : min(offset + limit, INT64_MAX)]]
         return Response(DocumentList(count=documents.count(), results=page).model_dump(mode="json"))
 
 
@@ -145,15 +152,18 @@ class DocumentView(APIView):
     )
     @metered("documents.get")
     def get(self, request: Request, document_id: str) -> Response:
-        key = selectors.parse_public_id(document_id, "doc")
+        key = parse_numeric_id(document_id, "doc", bare=True)
         if key is None:
             raise InvalidArgument("Document ids look like doc_123.")
         document = selectors.get_document(actor=_actor(request), document_id=key)
         return Response(DocumentOut.of(document, content=True).model_dump(mode="json"))
 
 
-def _int(value: str | None, default: int) -> int:
-    try:
-        return int(value) if value is not None else default
-    except ValueError:
-        raise InvalidArgument(f"{value!r} is not a whole number.") from None
+def _int(params: Mapping[str, str], name: str, default: int) -> int:
+    value = params.get(name)
+    if value is None:
+        return default
+    number = whole_number(value)
+    if number is None:
+        raise InvalidArgument(f"'{name}' must be a whole number in ASCII digits, not {value[:40]!r}.")
+    return number

@@ -6,7 +6,6 @@ shared-or-own scope, applied in SQL. Entities are visible through a visible fact
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -18,14 +17,12 @@ from django.db.models.functions import Lower
 
 from brain.actors import Actor
 from brain.errors import InvalidArgument, NotFound
+from brain.ids import parse_numeric_id
 from memory.access import believed_filter, end_of_day, readable
 from memory.embedding import get_embedder
 from memory.entity_views import EntityView, entities_of_type, entity_views, top_type, visible_mentions
 from memory.models import Document, Entity, Fact, Mention, Value
 from memory.retrieval import access_and_time, fuse, keyword_candidates, vector_candidates
-
-ENTITY_ID = re.compile(r"^ent_(\d{1,18})$")
-MEMORY_ID = re.compile(r"^(?:mem_)?(\d{1,18})$")
 
 
 def visible_facts(*, actor: Actor) -> QuerySet[Fact]:
@@ -38,10 +35,10 @@ def believed(facts: QuerySet[Fact], *, as_of: date | None, include_superseded: b
 
 
 def parse_memory_id(value: str) -> int:
-    match = MEMORY_ID.match(value.strip())
-    if match is None:
+    memory_id = parse_numeric_id(value, "mem", bare=True)
+    if memory_id is None:
         raise InvalidArgument(f"{value!r} is not a memory id; memory ids look like mem_123.")
-    return int(match.group(1))
+    return memory_id
 
 
 @dataclass
@@ -107,9 +104,9 @@ def find_entities(*, actor: Actor, name: str, limit: int = 10) -> list[int]:
 
 
 def resolve_entity(*, actor: Actor, ref: str) -> EntityView:
-    match = ENTITY_ID.match(ref.strip())
-    if match:
-        view = entity_views(actor=actor, entity_ids=[int(match.group(1))]).get(int(match.group(1)))
+    entity_id = parse_numeric_id(ref, "ent")
+    if entity_id is not None:
+        view = entity_views(actor=actor, entity_ids=[entity_id]).get(entity_id)
         if view is None:
             raise NotFound(f"No entity {ref} that you can see.")
         return view

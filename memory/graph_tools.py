@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from brain.actors import Actor
-from brain.mcp.limits import Clamped
+from brain.mcp.limits import Clamped, NonBlank
 from brain.mcp.registry import ToolOutput, mcp_tool
 from memory import facts as fact_services
 from memory import graph
@@ -333,8 +333,8 @@ class ValuesArgs(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
     key: str | None = Field(None, max_length=80, description="e.g. deal_value, price, headcount; omit to list keys.")
     entity_type: str | None = Field(None, max_length=40, description="customer, deal, person, project, ...")
-    min: float | None = Field(None, description="Only numbers at or above this.")
-    max: float | None = Field(None, description="Only numbers at or below this.")
+    min: float | None = Field(None, allow_inf_nan=False, description="Only numbers at or above this.")
+    max: float | None = Field(None, allow_inf_nan=False, description="Only numbers at or below this.")
     from_: date | None = Field(None, alias="from", description="Only dated values on or after this day.")
     to: date | None = Field(None, description="Only dated values on or before this day.")
     limit: Annotated[int, Clamped(1, 100)] = Field(20, description="How many, 1 to 100 (default 20).")
@@ -395,14 +395,14 @@ def lookup_values_tool(actor: Actor, args: ValuesArgs) -> ValuesOut:
 class EntityIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     type: str = Field(max_length=40)
-    name: str = Field(min_length=1, max_length=200)
+    name: NonBlank = Field(min_length=1, max_length=200)
     summary: str = Field("", max_length=2000)
 
 
 class RelationIn(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
-    from_: str = Field(alias="from", min_length=1, max_length=200)
-    to: str = Field(min_length=1, max_length=200)
+    from_: NonBlank = Field(alias="from", min_length=1, max_length=200)
+    to: NonBlank = Field(min_length=1, max_length=200)
     relation: str = Field(min_length=1, max_length=80, pattern=r"^[a-z][a-z0-9_]*$")
 
 
@@ -412,7 +412,7 @@ class RememberArgs(BaseModel):
         min_length=1, max_length=20_000, description="A self-contained statement, with names and dates."
     )
     kind: Literal["fact", "decision", "preference", "event", "procedure"] = "fact"
-    subject: str | None = Field(None, max_length=200, description="The entity it is mainly about.")
+    subject: NonBlank | None = Field(None, max_length=200, description="The entity it is mainly about.")
     valid_from: date | None = None
     valid_to: date | None = None
     replaces_memory_id: str | None = Field(None, max_length=40, description="A memory (mem_...) this corrects.")

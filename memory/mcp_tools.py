@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from brain.actors import Actor
 from brain.errors import InvalidArgument
+from brain.ids import parse_numeric_id
 from brain.mcp.limits import Clamped
 from brain.mcp.registry import ToolOutput, mcp_tool
 from memory import selectors
@@ -225,8 +226,8 @@ def retrieve_company_memory_tool(actor: Actor, args: RetrieveArgs) -> RetrieveOu
         raise InvalidArgument(f"Provide at most {limit} unique document or chunk ids.")
     if not doc_refs and not chunk_refs:
         raise InvalidArgument("Provide at least one document or chunk id from a search.")
-    doc_keys = {ref: selectors.parse_public_id(ref, "doc") for ref in doc_refs}
-    chunk_keys = {ref: selectors.parse_public_id(ref, "chunk") for ref in chunk_refs}
+    doc_keys = {ref: parse_numeric_id(ref, "doc", bare=True) for ref in doc_refs}
+    chunk_keys = {ref: parse_numeric_id(ref, "chunk", bare=True) for ref in chunk_refs}
     documents = selectors.visible_documents(actor=actor, ids=[k for k in doc_keys.values() if k])
     chunks = selectors.visible_chunks(actor=actor, ids=[k for k in chunk_keys.values() if k])
     missing = [r for r, k in doc_keys.items() if k not in documents] + [

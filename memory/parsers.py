@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import email
 import html
 import io
@@ -18,9 +19,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from bs4 import BeautifulSoup, NavigableString, PageElement, Tag
-from bs4.element import PreformattedString
+from bs4 import BeautifulSoup, Tag
 from pypdf import PdfReader
+
+from brain.inputs import storable, storable_json
+from memory.markup import soup_to_markdown
 
 MAX_LENGTH = 240
 SUPPORTED_SUFFIXES = {".md", ".markdown", ".txt", ".html", ".htm", ".pdf", ".json", ".eml", ".mbox"}
@@ -123,18 +126,28 @@ def _cut(text: str) -> str:
 
 
 def _decode(data: bytes) -> str:
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return _newlines(data.decode("utf-16"))  # Windows "Unicode" text: every other byte is NUL
     if b"\x00" in data:
-        raise ParseError("binary data in a text file")
+        raise ParseError("binary data in a text file (it contains NUL bytes)")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         text = data.decode("latin-1")
+    return _newlines(text)
+
+
+def _newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _utc(moment: datetime) -> datetime:
-    # A naive timestamp carries no zone at all; UTC is the least surprising reading.
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+def _utc(moment: datetime) -> datetime | None:
+    # A naive timestamp carries no zone at all; UTC is the least surprising reading. A moment
+    # past the calendar once in UTC (9999-12-31 23:59 -12:00) is no usable date: None.
+    try:
+        return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    except OverflowError:
+        return None
 
 
 def _stem_title(path: Path) -> str:
@@ -152,14 +165,16 @@ def _document(
     occurred_at: datetime | None = None,
     metadata: dict[str, object] | None = None,
 ) -> ParsedDocument:
+    # What a parser extracted may hold NUL or broken surrogates (PDF text, JSON escapes, email
+    # bytes); nobody can fix that in the file, so it is made storable here (brain.inputs).
     return ParsedDocument(
-        title=_cut(title),
-        content=content,
+        title=_cut(storable(title)),
+        content=storable(content),
         content_type=content_type,
         source_kind=source_kind,
-        external_id=(external_id or source.rel)[:MAX_LENGTH],
+        external_id=storable(external_id or source.rel)[:MAX_LENGTH],
         occurred_at=occurred_at,
-        metadata={"path": source.rel, **(metadata or {})},
+        metadata=storable_json({"path": source.rel, **(metadata or {})}),
     )
 
 
@@ -189,18 +204,11 @@ def _markdown_title(text: str) -> str:
 
 # HTML
 
-_DROPPED_TAGS = ["script", "style", "nav", "footer", "noscript", "template", "iframe", "svg", "head"]
-_BLOCK_TAGS = {
-    "h1", "h2", "h3", "h4", "h5", "h6", "p", "ul", "ol", "table", "pre", "html", "body", "main", "article",
-    "section", "div", "header", "aside", "blockquote", "figure", "figcaption", "form", "fieldset", "details",
-    "summary", "dl", "dt", "dd", "address", "center", "li", "tbody", "thead", "tr", "td", "th",
-}  # fmt: skip
-
 
 def _parse_html(source: _Source) -> list[ParsedDocument]:
     soup = BeautifulSoup(_decode(source.data), "html.parser")
     title = _html_title(soup) or _stem_title(source.path)
-    content = _html_to_markdown(soup)
+    content = soup_to_markdown(soup)
     return [_document(source, title, content, "text/markdown", "upload")] if content else []
 
 
@@ -209,72 +217,6 @@ def _html_title(soup: BeautifulSoup) -> str:
         if isinstance(tag, Tag) and (text := _cut(tag.get_text(" "))):
             return text
     return ""
-
-
-def html_to_markdown(html: str) -> str:
-    """HTML text (a page, an email body, an API upload) as markdown-ish text."""
-    return _html_to_markdown(BeautifulSoup(html, "html.parser"))
-
-
-def _html_to_markdown(soup: BeautifulSoup) -> str:
-    for tag in soup.find_all(_DROPPED_TAGS):
-        tag.decompose()
-    for br in soup.find_all("br"):
-        br.replace_with("\n")
-    return "\n\n".join(_blocks(soup))
-
-
-def _blocks(node: Tag) -> list[str]:
-    blocks: list[str] = []
-    run: list[PageElement] = []  # consecutive inline content forms one paragraph
-    for child in node.children:
-        if isinstance(child, Tag) and child.name in _BLOCK_TAGS:
-            blocks += [_inline(run), *_block(child)]
-            run = []
-        else:
-            run.append(child)
-    blocks.append(_inline(run))
-    return [block for block in blocks if block.strip()]
-
-
-def _block(tag: Tag) -> list[str]:
-    if re.fullmatch(r"h[1-6]", tag.name):
-        return [f"{'#' * int(tag.name[1])} {text}"] if (text := _inline([tag])) else []
-    if tag.name == "p":
-        return [_inline([tag])]
-    if tag.name in ("ul", "ol"):
-        return ["\n".join(_list_lines(tag, depth=0))]
-    if tag.name == "table":
-        rows = [[_inline([cell]) for cell in row.find_all(["td", "th"], recursive=False)] for row in _tags(tag, "tr")]
-        return ["\n".join(" | ".join(cells) for cells in rows if any(cells))]
-    if tag.name == "pre":
-        return [f"```\n{tag.get_text().strip(chr(10))}\n```"] if tag.get_text().strip() else []
-    return _blocks(tag)
-
-
-def _tags(node: Tag, name: str, recursive: bool = True) -> list[Tag]:
-    return [tag for tag in node.find_all(name, recursive=recursive) if isinstance(tag, Tag)]
-
-
-def _inline(nodes: list[PageElement]) -> str:
-    parts: list[str] = []
-    for node in nodes:
-        if isinstance(node, Tag):
-            parts.append(node.get_text(" " if node.name in ("td", "th") else ""))
-        elif isinstance(node, NavigableString) and not isinstance(node, PreformattedString):
-            parts.append(str(node))  # comments and doctypes are PreformattedStrings
-    return " ".join("".join(parts).split())
-
-
-def _list_lines(tag: Tag, depth: int) -> list[str]:
-    lines: list[str] = []
-    for number, item in enumerate(_tags(tag, "li", recursive=False), start=1):
-        nested = [child for child in item.children if isinstance(child, Tag) and child.name in ("ul", "ol")]
-        text = _inline([child for child in item.children if all(child is not sub for sub in nested)])
-        lines.append(f"{'  ' * depth}{f'{number}.' if tag.name == 'ol' else '-'} {text}")
-        for sub in nested:
-            lines += _list_lines(sub, depth + 1)
-    return lines
 
 
 # PDF
@@ -370,7 +312,7 @@ def _email_body(message: Message) -> tuple[str, str]:
         payload = part.get_payload(decode=True)
         text = payload.decode("latin-1") if isinstance(payload, bytes) else ""
     if part.get_content_subtype() == "html":
-        return _html_to_markdown(BeautifulSoup(text, "html.parser")), "text/markdown"
+        return soup_to_markdown(BeautifulSoup(text, "html.parser")), "text/markdown"
     return text.replace("\r\n", "\n").strip(), "text/plain"
 
 

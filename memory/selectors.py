@@ -2,24 +2,12 @@
 
 from __future__ import annotations
 
-import re
-
 from django.db.models import QuerySet
 
 from brain.actors import Actor
 from brain.errors import NotFound
 from memory.access import readable
 from memory.models import Chunk, Document
-
-PUBLIC_ID = re.compile(r"^(?:(doc|chunk)_)?(\d{1,18})$")
-
-
-def parse_public_id(value: str, kind: str) -> int | None:
-    """``doc_12`` / ``chunk_34`` (or the bare number) to a primary key; None when malformed."""
-    match = PUBLIC_ID.match(value.strip())
-    if match is None or (match.group(1) and match.group(1) != kind):
-        return None
-    return int(match.group(2))
 
 
 def list_documents(*, actor: Actor, status: str | None = None) -> QuerySet[Document]:

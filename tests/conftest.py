@@ -7,7 +7,7 @@ import socket
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
@@ -74,3 +74,49 @@ def run_mcp(url: str, token: str, fn: Callable[[ClientSession], Awaitable[T]]) -
 
 def call(url: str, token: str, tool: str, arguments: dict[str, Any] | None = None) -> Any:
     return run_mcp(url, token, lambda s: s.call_tool(tool, arguments or {}))
+
+
+class McpCaller:
+    """One real MCP client session on its own event loop thread, for synchronous callers.
+
+    The session lives in a single task (anyio scopes must close in the task that opened them);
+    requests reach it through a queue, and each answer comes back through a future.
+    """
+
+    def __init__(self, url: str, token: str) -> None:
+        self.url, self.token = url, token
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._queue: asyncio.Queue[tuple[Callable[[ClientSession], Awaitable[Any]], Future[Any]] | None] | None = None
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._serve()), daemon=True)
+
+    async def _serve(self) -> None:
+        self._loop, self._queue = asyncio.get_running_loop(), asyncio.Queue()
+        async with mcp_session(self.url, self.token) as session:
+            self._ready.set()
+            while (item := await self._queue.get()) is not None:
+                request, answer = item
+                try:
+                    answer.set_result(await request(session))
+                except Exception as exc:  # handed to the caller, who decides what it means
+                    answer.set_exception(exc)
+
+    def __enter__(self) -> McpCaller:
+        self._thread.start()
+        if not self._ready.wait(30):
+            raise RuntimeError("the MCP session did not open")
+        return self
+
+    def run(self, request: Callable[[ClientSession], Awaitable[T]]) -> T:
+        assert self._loop is not None and self._queue is not None
+        answer: Future[T] = Future()
+        self._loop.call_soon_threadsafe(self._queue.put_nowait, (request, answer))
+        return answer.result(timeout=120)
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+        return self.run(lambda session: session.call_tool(tool, arguments))
+
+    def __exit__(self, *exc: object) -> None:
+        if self._loop is not None and self._queue is not None:
+            self._loop.call_soon_threadsafe(self._queue.put_nowait, None)
+        self._thread.join(30)

@@ -42,6 +42,7 @@ def tool_view(tool: str, method: str, *, summary: str = "") -> type[APIView]:
         401: OpenApiResponse(ErrorBody, description="Missing, unknown, revoked or expired token"),
         403: OpenApiResponse(ErrorBody, description="The token lacks the scope"),
         404: OpenApiResponse(ErrorBody, description="Not found in this organisation"),
+        413: OpenApiResponse(ErrorBody, description="The body is over BRAIN_MAX_REQUEST_BYTES"),
     }
     docs = extend_schema(
         operation_id=tool,
@@ -78,4 +79,6 @@ def tool_view(tool: str, method: str, *, summary: str = "") -> type[APIView]:
 
         view = PostView
     view.__name__ = view.__qualname__ = "".join(p.title() for p in tool.split("_")) + "View"
+    view.tool = tool  # type: ignore[attr-defined]  # lets tests and docs find every tool's REST route
+    view.tool_method = method  # type: ignore[attr-defined]
     return view

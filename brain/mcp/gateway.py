@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 MCP_PATH = "/mcp"
 METADATA_PREFIX = "/.well-known/oauth-protected-resource"
@@ -74,6 +74,53 @@ async def _plain(send: Send, status: int, message: str, headers: list[tuple[byte
     await send({"type": "http.response.body", "body": body})
 
 
+async def _read_body(scope: Scope, receive: Receive, limit: int) -> bytes | None:
+    """The whole request body, or None once it is larger than ``limit`` (declared or sent)."""
+    declared = dict(scope.get("headers", [])).get(b"content-length", b"")
+    if declared.isdigit() and int(declared) > limit:
+        return None
+    chunks: list[bytes] = []
+    size, more = 0, True
+    while more:
+        message = await receive()
+        if message["type"] != "http.request":
+            break  # the client went away: what came is passed on, and the answer reaches nobody
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        more = message.get("more_body", False)
+    return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if sent:
+            return await receive()
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replay
+
+
+async def _too_large(send: Send, limit: int) -> None:
+    # Shaped as a JSON-RPC error, like the SDK's own answers to requests it cannot take.
+    message = f"The request body is larger than Brain's limit of {limit:,} bytes; send less in one request."
+    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
 class McpGateway:
     def __init__(self, *, mcp_app: ASGIApp, django_app: Any) -> None:
         self.mcp_app = mcp_app
@@ -98,8 +145,12 @@ class McpGateway:
                 # Stateless JSON server: no server-to-client stream to open.
                 await _plain(send, 405, "Use POST for MCP requests.", [(b"allow", b"POST")])
                 return
+            body = await _read_body(scope, receive, settings.BRAIN_MAX_REQUEST_BYTES)
+            if body is None:
+                await _too_large(send, settings.BRAIN_MAX_REQUEST_BYTES)
+                return
             scope = dict(scope, path=MCP_PATH, raw_path=MCP_PATH.encode())
-            await self.mcp_app(scope, receive, send)
+            await self.mcp_app(scope, _replay(body, receive), send)
             return
         if scope["type"] == "http" and path.startswith(METADATA_PREFIX):
             await self.mcp_app(scope, receive, send)

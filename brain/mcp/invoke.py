@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from brain.actors import Actor
 from brain.errors import DomainError
+from brain.inputs import refuse_unstorable
 from brain.mcp.limits import describe_validation_error
 from brain.mcp.registry import ToolOutput, ToolSpec
 from brain.models import ToolCall
@@ -33,10 +34,14 @@ class Outcome:
 
 
 def execute(actor: Actor, spec: ToolSpec, arguments: dict[str, Any]) -> Outcome:
-    """Never raises: every failure becomes an Outcome with a message a model can act on."""
+    """Never raises: every failure becomes an Outcome with a message a model can act on.
+
+    Arguments Brain cannot store (NUL, unpaired surrogates, JSON nested too deep; see
+    ``brain.inputs``) are refused here, before validation, for MCP and REST alike."""
     started = time.perf_counter()
     outcome = Outcome(output=None, message=GENERIC_FAILURE.format(tool=spec.name), code="internal", status=500)
     try:
+        refuse_unstorable(arguments, what=spec.name)
         args = spec.args.model_validate(arguments)
         outcome = Outcome(output=spec.fn(actor, args))
     except ValidationError as exc:

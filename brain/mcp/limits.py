@@ -3,6 +3,11 @@
 - ``Clamped(lo, hi)``: a whole number outside the range moves to the nearest bound.
 - ``Cut(n)``: text longer than ``n`` characters is cut to ``n``.
 - ``Field(max_length=n)``: text longer than ``n`` is refused with a message naming the field.
+- ``NonBlank``: text that is more than spaces (a name, an entity); blank is refused.
+- ``Moment``: a date and time that Python, Django and PostgreSQL can all hold once in UTC
+  (``9999-12-31T23:59:59-12:00`` is already year 10000 there, so it is refused); naive means UTC.
+
+Whole numbers sent as text are read from ASCII digits only (``brain.inputs.whole_number``).
 
 Ranges are stated in the field descriptions rather than as JSON Schema bounds, because a
 client that validates against ``minimum``/``maximum`` would refuse what Brain clamps.
@@ -10,9 +15,12 @@ client that validates against ``minimum``/``maximum`` would refuse what Brain cl
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import UTC, datetime
+from typing import Annotated, Any
 
-from pydantic import BeforeValidator, ValidationError
+from pydantic import AfterValidator, BeforeValidator, ValidationError
+
+from brain.inputs import whole_number
 
 
 def _clamp(lo: int, hi: int) -> Any:
@@ -21,8 +29,11 @@ def _clamp(lo: int, hi: int) -> Any:
             raise ValueError("must be a whole number, not true or false")
         if isinstance(value, float) and value.is_integer():
             value = int(value)
-        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-            value = int(value.strip())
+        if isinstance(value, str):
+            # Only ASCII digits: left to pydantic, "1_000" would become 1000 past the clamp.
+            if (number := whole_number(value)) is None:
+                raise ValueError("must be a whole number written in ASCII digits")
+            value = number
         if isinstance(value, int):
             return min(hi, max(lo, value))
         return value
@@ -51,6 +62,27 @@ def Cut(limit: int) -> BeforeValidator:  # noqa: N802 - reads like a type
     return BeforeValidator(_cut(limit))
 
 
+def _within_calendar(value: datetime) -> datetime:
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise ValueError("the moment is outside the calendar once in UTC (years 1 to 9999)") from None
+
+
+Moment = Annotated[datetime, AfterValidator(_within_calendar)]
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be blank")
+    return value
+
+
+NonBlank = Annotated[str, AfterValidator(_not_blank)]
+
+
 def describe_validation_error(tool: str, error: ValidationError) -> str:
     """One readable paragraph a model can act on: which argument, what is wrong, what to send."""
     parts = []
@@ -69,6 +101,8 @@ def describe_validation_error(tool: str, error: ValidationError) -> str:
             )
         elif kind == "string_too_short":
             parts.append(f"'{field}' must not be empty")
+        elif kind == "value_error":
+            parts.append(f"'{field}': {item['msg'].removeprefix('Value error, ')}")
         elif kind in ("literal_error", "enum"):
             parts.append(f"'{field}' must be one of {ctx.get('expected', 'the listed values')}")
         else:

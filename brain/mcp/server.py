@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -15,16 +16,19 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from starlette.applications import Starlette
 
 import brain
 from brain.actors import Actor
+from brain.errors import DomainError
+from brain.inputs import refuse_unstorable
 from brain.mcp.auth import ApiTokenVerifier, current_caller
-from brain.mcp.invoke import execute
+from brain.mcp.invoke import GENERIC_FAILURE, execute
 from brain.mcp.registry import PROMPTS, TOOLS, ToolSpec, is_visible, visible_tools
 
 T = TypeVar("T")
+logger = logging.getLogger("brain.calls")
 
 INSTRUCTIONS = (
     "Brain is this organisation's company memory. Call init first: it returns the rules for using "
@@ -145,7 +149,14 @@ async def get_prompt(
     missing = [n for n, _, required in spec.arguments if required and not arguments.get(n, "").strip()]
     if missing:
         raise MCPError(code=INVALID_PARAMS, message=f"Prompt {spec.name} needs: {', '.join(missing)}.")
-    text = await in_worker_thread(spec.fn)(actor, arguments)
+    try:
+        refuse_unstorable(arguments, what=f"the prompt {spec.name}")
+        text = await in_worker_thread(spec.fn)(actor, arguments)
+    except DomainError as exc:
+        raise MCPError(code=INVALID_PARAMS, message=exc.message) from None
+    except Exception:  # like execute: logged, and the client learns nothing of the internals
+        logger.exception("prompt %s failed", spec.name)
+        raise MCPError(code=INTERNAL_ERROR, message=GENERIC_FAILURE.format(tool=f"the prompt {spec.name}")) from None
     return types.GetPromptResult(
         description=spec.description, messages=[types.PromptMessage(role="user", content=types.TextContent(text=text))]
     )
@@ -172,6 +183,7 @@ def build_app() -> Starlette:
         streamable_http_path="/mcp",
         stateless_http=True,
         json_response=True,
+        max_request_body_size=settings.BRAIN_MAX_REQUEST_BYTES,  # brain.mcp.gateway answers past it first
         # Host and Origin are checked by brain.asgi before authentication, with Django's rules.
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         auth=AuthSettings(

@@ -12,6 +12,7 @@ from contacts.services import (
     answer_url,
     deliver_request,
     dispatch_request,
+    parse_contact_id,
     record_answer,
     request_from_token,
     route,
@@ -135,3 +136,29 @@ def test_an_organisation_with_requests_can_be_deleted_but_a_contact_with_request
         people["finance"].delete()  # its requests are history; deactivate the contact instead
     Organisation.objects.filter(pk=actor.org.pk).delete()
     assert not HumanRequest.objects.exists()
+
+
+@pytest.mark.parametrize("digits", ["²", "٣", "١٢", "9" * 19])
+def test_a_contact_id_takes_only_ascii_digits(digits):
+    with pytest.raises(InvalidArgument, match="is not a contact id"):
+        parse_contact_id(f"con_{digits}")
+
+
+def test_a_contact_id_in_arabic_indic_digits_is_not_read_as_the_contact_with_those_digits(people):
+    pk = people["finance"].pk
+    with pytest.raises(InvalidArgument):
+        parse_contact_id("con_" + str(pk).translate(str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")))
+    assert parse_contact_id(f"con_{pk}") == pk
+
+
+def test_an_answer_brain_cannot_store_is_refused_and_nothing_changes(actor, people):
+    request = dispatch_request(actor=actor, question="What is our expense limit?", contact_id=people["finance"].pk)
+    with pytest.raises(InvalidArgument, match="NUL character"):
+        record_answer(request=request, answer="500\x00 euros")
+    request.refresh_from_db()
+    assert request.status == "queued" and request.answer == ""
+
+
+def test_saving_a_request_id_that_cannot_be_one_is_not_found(actor):
+    with pytest.raises(NotFound):
+        save_answer_to_memory(actor=actor, request_id="req_\x00")

@@ -49,6 +49,20 @@ def test_ingest_without_wait_queues_for_the_worker_with_category_and_kind(admin_
     assert document.status == "queued" and document.source_kind == "wiki" and document.category.slug == "general"
 
 
+def test_ingest_skips_a_text_file_with_nul_and_loads_deep_html_and_nul_escapes(admin_org, tmp_path):
+    (tmp_path / "binary.txt").write_bytes(b"looks like text\x00but is not")
+    (tmp_path / "deep.html").write_text("<div>" * 50_000 + "Deep page about the VPN." + "</div>" * 50_000)
+    (tmp_path / "chat" / "general").mkdir(parents=True)
+    day = [{"user": "U1", "text": "The VPN moved\u0000 to vpn2.", "ts": "1705226400.0"}]
+    (tmp_path / "chat" / "general" / "2024-01-14.json").write_text(json.dumps(day))
+
+    out, err = run("ingest", str(tmp_path), "--org", admin_org.slug, "--wait", "--no-progress")
+
+    assert "2 documents, 0 unchanged, 0 skipped, 1 failed" in out and "binary.txt" in err and "NUL" in err
+    assert set(Document.objects.filter(org=admin_org).values_list("status", flat=True)) == {"ready"}
+    assert Document.objects.filter(org=admin_org, content__contains="The VPN moved to vpn2.").exists()
+
+
 def test_ingest_explains_bad_arguments(admin_org, folder):
     with pytest.raises(CommandError, match="No such file"):
         run("ingest", str(folder / "nope"), "--org", admin_org.slug)
