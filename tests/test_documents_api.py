@@ -63,3 +63,13 @@ def test_read_only_tokens_cannot_create_and_bad_filters_are_explained(org):
     assert client.post("/api/v1/documents", {"title": "t", "content": "c"}, format="json").status_code == 403
     assert client.get("/api/v1/documents?status=lost").status_code == 400
     assert client.get("/api/v1/documents/doc_x").status_code == 400
+
+
+def test_refused_document_calls_are_recorded_too(org):
+    from brain.models import ToolCall
+
+    client = client_for(make_token(org).plaintext)
+    assert client.get("/api/v1/documents/doc_999999").status_code == 404  # raised by the selector
+    assert client.post("/api/v1/documents", {"title": "t"}, format="json").status_code == 400
+    outcomes = list(ToolCall.objects.filter(org=org).order_by("pk").values_list("tool", "outcome", "error_code"))
+    assert outcomes == [("documents.get", ToolCall.REFUSED, "404"), ("documents.create", ToolCall.REFUSED, "400")]

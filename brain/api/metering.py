@@ -7,9 +7,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from brain.errors import DomainError
 from brain.models import ToolCall
 from brain.services import record_tool_call
 
@@ -21,20 +23,41 @@ def metered(name: str) -> Callable[[Callable[..., Response]], Callable[..., Resp
         @functools.wraps(method)
         def wrapper(self: Any, request: Request, *args: Any, **kwargs: Any) -> Response:
             started = time.perf_counter()
-            response = method(self, request, *args, **kwargs)
-            actor = getattr(request._request, "brain_actor", None)
-            if actor is not None:
+            status = 500  # an exception that is not a refusal: the exception handler answers 500
+            try:
+                response = method(self, request, *args, **kwargs)
                 status = response.status_code
-                outcome = ToolCall.OK if status < 400 else ToolCall.DENIED if status in (401, 403) else ToolCall.REFUSED
-                record_tool_call(
-                    actor=actor,
-                    tool=name,
-                    duration_ms=round((time.perf_counter() - started) * 1000, 2),
-                    outcome=outcome,
-                    error_code="" if status < 400 else str(status),
-                )
-            return response
+                return response
+            except DomainError as exc:  # a refusal raised by a service: the exception handler answers it
+                status = exc.status
+                raise
+            except APIException as exc:
+                status = exc.status_code
+                raise
+            finally:
+                _record(request, name, status, started)
 
         return wrapper
 
     return decorator
+
+
+def _record(request: Request, name: str, status: int, started: float) -> None:
+    actor = getattr(request._request, "brain_actor", None)
+    if actor is None:
+        return
+    if status < 400:
+        outcome = ToolCall.OK
+    elif status in (401, 403):
+        outcome = ToolCall.DENIED
+    elif status >= 500:
+        outcome = ToolCall.ERROR
+    else:
+        outcome = ToolCall.REFUSED
+    record_tool_call(
+        actor=actor,
+        tool=name,
+        duration_ms=round((time.perf_counter() - started) * 1000, 2),
+        outcome=outcome,
+        error_code="" if status < 400 else str(status),
+    )
