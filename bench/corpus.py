@@ -58,7 +58,7 @@ def chunk_count(org: Organisation) -> int:
 
 def fill(org: Organisation, actor: Actor, chunks: int, *, pool: int = 2000, seed: int = 7) -> float:
     """Add chunks (one document per 20) until the organisation holds ``chunks``; returns seconds."""
-    from memory.embedding import get_embedder
+    from memory.retrieval.embedding import get_embedder
 
     have = chunk_count(org)
     if have >= chunks:
@@ -130,7 +130,7 @@ def fact_count(org: Organisation) -> int:
 
 def fill_facts(org: Organisation, actor: Actor, facts: int, *, pool: int = 2000, seed: int = 5) -> float:
     """Add facts (with subject entities from the grammar's names) until the organisation holds ``facts``."""
-    from memory.embedding import get_embedder
+    from memory.retrieval.embedding import get_embedder
 
     have = fact_count(org)
     if have >= facts:

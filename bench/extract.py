@@ -61,7 +61,7 @@ def _warm() -> None:
 def _extract_count(text: str) -> int:
     from datetime import date
 
-    from memory.extraction import extract
+    from memory.graph.extraction.pipeline import extract
 
     return len(extract(text, document_date=date(2026, 3, 9)).facts)
 
@@ -80,9 +80,10 @@ def main() -> None:
 
     from bench.corpus import bench_org
     from brain.models import Organisation
-    from memory.extraction import extract
+    from memory.documents.ingestion import ingest_documents
+    from memory.documents.saving import add_document
+    from memory.graph.extraction.pipeline import extract
     from memory.models import Entity
-    from memory.services import add_document, ingest_documents
 
     rng = random.Random(17)
     texts = [document(rng, args.words) for _ in range(args.documents)]

@@ -44,8 +44,8 @@ def main() -> None:
     django.setup()
     from bench.corpus import bench_org, sentence
     from brain.services import create_token
+    from memory.documents.saving import add_document
     from memory.models import Document
-    from memory.services import add_document
 
     org, actor = bench_org(f"bench-ingest-{int(time.time())}")
     worker = subprocess.Popen(

@@ -24,7 +24,7 @@ from brain.inputs import text_problem
 from brain.models import Organisation
 from brain.services import resolve_activity
 from contacts.models import CHANNELS, Contact, HumanRequest
-from memory.embedding import get_embedder
+from memory.retrieval.embedding import get_embedder
 
 if TYPE_CHECKING:
     from contacts.transports import Message
@@ -320,7 +320,7 @@ def record_answer(*, request: HumanRequest, answer: str) -> HumanRequest:
 
 
 def save_answer_to_memory(*, actor: Actor, request_id: str) -> HumanRequest:
-    from memory.services import add_document
+    from memory.documents.saving import add_document
 
     request = None
     if is_random_id(request_id, "req"):

@@ -1,0 +1,19 @@
+"""Brain's memory: documents and their passages, the temporal graph, and the tools that read them.
+
+Where things live:
+
+- ``models``: Document, Chunk, Entity, Fact, Value, Mention.
+- ``access``: who may see a row and what was believed as of a day, in ORM and SQL form.
+- ``documents``: saving and versions (``saving``), ingestion with claims, leases and sweeps
+  (``ingestion``), file formats (``parsers``, ``parsing``, ``markup``, ``mail``, ``slack``),
+  ``chunking``, access changes (``placement``) and document reads (``selectors``).
+- ``retrieval``: the embedders (``embedding``), the two retrievers (``candidates``), ``fusion``,
+  passage search (``passages``) and model switches (``reembedding``).
+- ``graph``: facts written (``writes``), the time rules (``supersession``), remember and forget
+  (``memories``), entities linked (``entities``) and shown (``entity_views``), graph reads
+  (``reads``), the extraction step of ingestion (``document_facts``) with ``extraction``,
+  ``linking`` and the optional ``llm``, and the words of the graph (``vocabulary``).
+- ``code_history``: git ingestion (``git``) and ``why``.
+- ``mcp_tools``: every tool and prompt of the memory, their shared output ``shapes``.
+- ``tasks``: the Celery tasks (their names are part of queued messages, so they stay here).
+"""

@@ -14,9 +14,9 @@ from brain.admin import OrganisationAdmin, OrgScopedAdmin, admin_actor
 from brain.admin_base import SameOrganisationForm, staff_user
 from brain.errors import DomainError
 from brain.models import Organisation
+from memory.documents.ingestion import pause_ingestion, resume_ingestion, retry_document
+from memory.documents.placement import change_document_access, check_access
 from memory.models import Chunk, Document, Entity, Fact, Mention, Value
-from memory.placement import change_document_access, check_access
-from memory.services import pause_ingestion, resume_ingestion, retry_document
 
 ACCESS_FIELDS = ("category", "scope", "owner")
 

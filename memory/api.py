@@ -19,10 +19,10 @@ from brain.errors import InvalidArgument, PermissionDenied
 from brain.ids import parse_numeric_id
 from brain.inputs import INT64_MAX, refuse_unstorable, whole_number
 from brain.mcp.limits import Moment, clamp, describe_validation_error
-from memory import selectors
-from memory.markup import html_to_markdown
+from memory.documents import selectors as selectors
+from memory.documents.markup import html_to_markdown
+from memory.documents.saving import add_document
 from memory.models import Document
-from memory.services import add_document
 
 
 class DocumentIn(BaseModel):

@@ -3,7 +3,7 @@ from datetime import datetime
 from celery import Task, shared_task
 from django.conf import settings
 
-from memory.services import ingest_document, is_transient, release_worker_claims, sweep_stuck_documents
+from memory.documents.ingestion import ingest_document, is_transient, release_worker_claims, sweep_stuck_documents
 
 # Retries of a temporary failure: 10 s doubling, at most 5 minutes apart. How many times a document
 # is tried is counted on the document (BRAIN_INGEST_MAX_ATTEMPTS), so a message queued again by a

@@ -22,10 +22,11 @@ from brain.models import ApiToken, Category, Membership, Organisation
 from brain.services import actor_for_token, add_member, create_organisation, create_token, start_activity
 from contacts.models import Contact
 from contacts.services import save_contact_topics
-from memory.facts import remember
-from memory.git_history import Commit, commit_document
+from memory.code_history.git import Commit, commit_document
+from memory.documents.ingestion import ingest_documents
+from memory.documents.saving import add_document
+from memory.graph.memories import remember
 from memory.models import Chunk, Document, Entity, Fact, Mention
-from memory.services import add_document, ingest_documents
 from skills.services import approve_version, publish_skill
 
 MISSING = 9_000_000_000  # ids from here on exist nowhere

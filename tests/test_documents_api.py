@@ -2,8 +2,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from conftest import make_org, make_token
+from memory.documents.ingestion import ingest_documents
 from memory.models import Document
-from memory.services import ingest_documents
 
 pytestmark = pytest.mark.django_db
 

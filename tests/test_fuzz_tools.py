@@ -36,7 +36,7 @@ from conftest import make_actor, make_org, make_token
 from contacts.models import Contact
 from contacts.services import save_contact_topics
 from memory.api import DocumentIn, DocumentList, DocumentOut
-from memory.facts import remember
+from memory.graph.memories import remember
 from memory.models import Entity
 from memory.tests.factories import save
 from tests.conftest import McpCaller

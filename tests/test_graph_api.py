@@ -4,7 +4,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from conftest import make_actor, make_org, make_token
-from memory.facts import FactDraft, record_facts
+from memory.graph.writes import FactDraft, record_facts
 from memory.tests.factories import save
 
 pytestmark = pytest.mark.django_db

@@ -7,9 +7,10 @@ from datetime import date
 import pytest
 
 from conftest import make_actor, make_org, make_token, make_user
-from memory.facts import FactDraft, record_facts
+from memory.documents.ingestion import ingest_documents
+from memory.documents.saving import add_document
+from memory.graph.writes import FactDraft, record_facts
 from memory.models import Document, Fact
-from memory.services import add_document, ingest_documents
 from tests.conftest import call, run_mcp
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -20,8 +20,8 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from pydantic import BaseModel, ConfigDict, Field
 
 from brain.mcp.registry import PROMPTS, TOOLS, ToolOutput, mcp_tool
+from memory.documents.ingestion import ingest_documents
 from memory.models import Document, Entity, Fact, Mention
-from memory.services import ingest_documents
 from tests.conftest import run_mcp
 from tests.isolation_cases import (
     KINDS_OF_LITERALS,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import make_org, make_token
+from memory.documents.ingestion import ingest_documents
 from memory.models import Document
-from memory.services import ingest_documents
 from tests.conftest import call
 
 pytestmark = pytest.mark.django_db(transaction=True)

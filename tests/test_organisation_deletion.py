@@ -6,7 +6,7 @@ from brain.models import Organisation
 from conftest import make_actor, make_org
 from contacts.models import Contact, HumanRequest
 from contacts.services import dispatch_request
-from memory.facts import remember
+from memory.graph.memories import remember
 from memory.models import Chunk, Document, Entity, Fact
 from memory.tests.factories import save
 from skills.services import publish_skill

@@ -16,9 +16,9 @@ from django.conf import settings
 from django.db import connection
 
 from conftest import make_actor, make_org, make_token
-from memory.chunking import chunk
+from memory.documents.chunking import chunk
+from memory.documents.saving import add_document
 from memory.models import Chunk, Document
-from memory.services import add_document
 from tests.conftest import call
 
 pytestmark = pytest.mark.django_db(transaction=True)

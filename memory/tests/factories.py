@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from brain.actors import Actor
+from memory.documents.ingestion import ingest_documents
+from memory.documents.saving import add_document
 from memory.models import Document
-from memory.services import add_document, ingest_documents
 
 
 def save(actor: Actor, title: str, content: str, *, ingest: bool = True, **kw: Any) -> Document:

@@ -1,4 +1,4 @@
-from memory.chunking import MAX_CHARS, chunk
+from memory.documents.chunking import MAX_CHARS, chunk
 
 
 def test_it_keeps_headings_as_context_and_never_crosses_them():

@@ -5,7 +5,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 import numpy as np
 import pytest
 
-from memory.embedding import EmbeddingError, MiniLMEmbedder, OpenAICompatibleEmbedder
+from memory.retrieval.embedding import EmbeddingError, MiniLMEmbedder, OpenAICompatibleEmbedder
 from memory.tests.reference_minilm import reference_embed
 
 SENTENCES = [

@@ -2,7 +2,7 @@
 
 import pytest
 
-from memory import graph
+from memory.graph import reads as graph
 from memory.models import Entity, Fact, Value
 from memory.tests.factories import save
 
@@ -28,7 +28,7 @@ def test_an_ingested_document_yields_entities_facts_and_values(actor):
 
 
 def test_reingesting_rebuilds_the_documents_facts_without_duplicates(actor):
-    from memory.enrich import extract_document
+    from memory.graph.document_facts import extract_document
 
     document = save(actor, "Support handover", HANDOVER)
     before = Fact.objects.filter(document=document).count()
@@ -40,7 +40,7 @@ def test_extraction_failure_leaves_the_document_searchable(actor, monkeypatch):
     def broken(**kwargs):
         raise RuntimeError("model missing")
 
-    monkeypatch.setattr("memory.enrich.extract_document", broken)
+    monkeypatch.setattr("memory.graph.document_facts.extract_document", broken)
     document = save(actor, "Notes", "Priya Shah joined BigCo in 2024.")
     assert document.status == "ready" and document.chunk_count == 1
 
@@ -62,7 +62,7 @@ def test_dates_come_from_date_spans_and_the_document_date(actor):
 
 
 def test_a_role_changing_hands_in_documents_supersedes_the_previous_holder(actor):
-    from memory.enrich import role_of
+    from memory.graph.document_facts import role_of
 
     assert role_of("On 3 March 2026 Priya Shah became head of support.") == ("head_of", "Support")
     assert role_of("Priya likes tea.") is None
@@ -77,7 +77,7 @@ def test_a_role_changing_hands_in_documents_supersedes_the_previous_holder(actor
 
 
 def test_ask_at_high_risk_shows_the_previous_holder_as_replaced(actor):
-    from memory.ask import AskArgs, ask_company_memory_tool
+    from memory.mcp_tools.ask import AskArgs, ask_company_memory_tool
 
     save(actor, "Old org chart", "Sam Carter was head of support from January 2025.")
     save(actor, "New org chart", "On 3 March 2026 Priya Shah became head of support.")

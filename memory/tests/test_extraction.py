@@ -16,9 +16,11 @@ from typing import Any, get_args
 
 import pytest
 
-from memory.extraction import ENTITY_TYPES, FACT_KINDS, Extraction, extract
-from memory.linking import KnownEntity, link_name
-from memory.llm import EntityType, FactKind, LLMError, LLMExtractor
+from memory.graph.extraction.pipeline import extract
+from memory.graph.extraction.shapes import Extraction
+from memory.graph.linking import KnownEntity, link_name
+from memory.graph.llm import EntityType, FactKind, LLMError, LLMExtractor
+from memory.graph.vocabulary import ENTITY_TYPES, FACT_KINDS
 
 MONDAY = datetime.date(2026, 3, 9)
 COMPANY_TEXT = (

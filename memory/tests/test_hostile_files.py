@@ -7,8 +7,8 @@ import time
 from email.message import EmailMessage
 from pathlib import Path
 
-from memory.markup import html_to_markdown
-from memory.parsers import parse_file
+from memory.documents.markup import html_to_markdown
+from memory.documents.parsers import parse_file
 
 DEEP = 50_000
 

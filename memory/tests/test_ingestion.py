@@ -5,9 +5,7 @@ from django.utils import timezone
 
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.models import Organisation
-from memory.models import Chunk, Document
-from memory.services import (
-    add_document,
+from memory.documents.ingestion import (
     ingest_document,
     ingest_documents,
     pause_ingestion,
@@ -15,6 +13,8 @@ from memory.services import (
     retry_document,
     sweep_stuck_documents,
 )
+from memory.documents.saving import add_document
+from memory.models import Chunk, Document
 from memory.tests.factories import save
 
 pytestmark = pytest.mark.django_db
@@ -78,7 +78,7 @@ def test_a_failure_keeps_the_content_records_the_reason_and_can_be_retried(actor
     def broken(texts):
         raise RuntimeError("model file missing")
 
-    monkeypatch.setattr("memory.services._embed", broken)
+    monkeypatch.setattr("memory.documents.ingestion._embed", broken)
     assert ingest_document(document_id=saved.document.pk) == "failed"
     document = Document.objects.get(pk=saved.document.pk)
     assert document.status == "failed" and "model file missing" in document.error and document.content == POLICY
@@ -135,7 +135,7 @@ def test_the_first_ready_document_marks_the_memory_built(actor):
 
 def test_a_personal_only_actor_never_stores_shared_knowledge(org):
     from conftest import make_actor
-    from memory.facts import remember
+    from memory.graph.memories import remember
 
     personal = make_actor(org, scopes="read,write,personal")
     with pytest.raises(PermissionDenied, match="only store personal"):

@@ -15,13 +15,13 @@ from brain.models import Category
 from conftest import make_actor, make_user
 from contacts.models import Contact
 from contacts.services import reembed_contact_topics, save_contact_topics
-from memory import facts as fact_services
 from memory.access import believed_filter, believed_sql, readable, readable_sql
-from memory.enrich import extract_document
-from memory.graph import find_entities
+from memory.graph import memories as fact_services
+from memory.graph.document_facts import extract_document
+from memory.graph.reads import find_entities
 from memory.models import Chunk, Document, Entity, Fact
-from memory.retrieval import search_chunks
-from memory.services import reembed
+from memory.retrieval.passages import search_chunks
+from memory.retrieval.reembedding import reembed
 from memory.tests.factories import save
 
 pytestmark = pytest.mark.django_db
@@ -61,7 +61,7 @@ def test_a_fact_no_longer_extracted_is_retired_not_deleted_when_it_had_replaced_
 
 
 def test_vectors_record_their_model_and_reembed_moves_every_one(actor, monkeypatch):
-    from memory import embedding
+    from memory.retrieval import embedding as embedding
 
     save(actor, "Plan", "The zebra migration starts in May.")
     fact_services.remember(actor=actor, content="The zebra migration has a budget of 40k.")

@@ -11,16 +11,10 @@ from django.db import OperationalError, connection, transaction
 from django.utils import timezone
 
 from brain.services import mark_memory_built
-from memory.embedding import EmbeddingError
+from memory.documents.ingestion import _claim, ingest_document, release_worker_claims, sweep_stuck_documents, worker_tag
+from memory.documents.saving import add_document
 from memory.models import Document
-from memory.services import (
-    _claim,
-    add_document,
-    ingest_document,
-    release_worker_claims,
-    sweep_stuck_documents,
-    worker_tag,
-)
+from memory.retrieval.embedding import EmbeddingError
 from memory.tasks import ingest_document_task
 
 POLICY = "# Refunds\n\nEnterprise customers get a full refund within 30 days."
@@ -33,7 +27,7 @@ def endpoint_down(texts):
 @pytest.mark.django_db
 def test_a_temporary_embedding_failure_puts_the_document_back_in_the_queue(actor, monkeypatch):
     saved = add_document(actor=actor, title="Policy", content=POLICY)
-    monkeypatch.setattr("memory.services._embed", endpoint_down)
+    monkeypatch.setattr("memory.documents.ingestion._embed", endpoint_down)
     assert ingest_document(document_id=saved.document.pk) == "retry"
     document = Document.objects.get(pk=saved.document.pk)
     assert document.status == "queued" and document.claim == "" and "timed out" in document.error
@@ -45,7 +39,7 @@ def test_a_temporary_embedding_failure_puts_the_document_back_in_the_queue(actor
 @pytest.mark.django_db
 def test_the_task_retries_a_temporary_failure_with_backoff(actor, monkeypatch):
     saved = add_document(actor=actor, title="Policy", content=POLICY)
-    monkeypatch.setattr("memory.services._embed", endpoint_down)
+    monkeypatch.setattr("memory.documents.ingestion._embed", endpoint_down)
     with pytest.raises(Retry) as retry:
         ingest_document_task.apply(args=[saved.document.pk], throw=True)
     assert retry.value.when == 10
@@ -56,7 +50,7 @@ def test_the_task_retries_a_temporary_failure_with_backoff(actor, monkeypatch):
 def test_temporary_failures_fail_the_document_once_its_attempts_run_out(actor, monkeypatch, settings):
     settings.BRAIN_INGEST_MAX_ATTEMPTS = 3
     saved = add_document(actor=actor, title="Policy", content=POLICY)
-    monkeypatch.setattr("memory.services._embed", endpoint_down)
+    monkeypatch.setattr("memory.documents.ingestion._embed", endpoint_down)
     outcomes = [ingest_document(document_id=saved.document.pk) for _ in range(4)]
     assert outcomes == ["retry", "retry", "failed", "skipped"]
     document = Document.objects.get(pk=saved.document.pk)
@@ -69,7 +63,7 @@ def test_a_permanent_embedding_failure_fails_the_document_at_once(actor, monkeyp
         raise EmbeddingError("endpoint answered 401 unauthorised", transient=False)
 
     saved = add_document(actor=actor, title="Policy", content=POLICY)
-    monkeypatch.setattr("memory.services._embed", model_missing)
+    monkeypatch.setattr("memory.documents.ingestion._embed", model_missing)
     assert ingest_document(document_id=saved.document.pk) == "failed"
 
 

@@ -7,7 +7,7 @@ from django.utils import timezone
 from brain.models import Category
 from conftest import make_actor, make_user
 from memory.models import Chunk, Document
-from memory.retrieval import search_chunks
+from memory.retrieval.passages import search_chunks
 from memory.tests.factories import save
 
 pytestmark = pytest.mark.django_db

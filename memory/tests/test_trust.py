@@ -11,11 +11,11 @@ from brain.actors import Actor
 from brain.errors import InvalidArgument, NotFound
 from brain.models import Category
 from conftest import make_actor, make_user
-from memory import facts as fact_services
-from memory.facts import FactDraft, record_facts
+from memory.documents.saving import add_document
+from memory.graph import memories as fact_services
+from memory.graph.writes import FactDraft, record_facts
 from memory.models import Document, Fact
-from memory.retrieval import search_chunks
-from memory.services import add_document
+from memory.retrieval.passages import search_chunks
 from memory.tests.factories import save
 
 pytestmark = pytest.mark.django_db
@@ -167,8 +167,8 @@ def test_keyword_scores_do_not_depend_on_passages_the_caller_cannot_see(actor, b
 
 
 def test_a_personal_summary_and_type_show_only_to_their_owner(actor):
-    from memory.entity_views import entity_views
-    from memory.graph import find_entities, overview
+    from memory.graph.entity_views import entity_views
+    from memory.graph.reads import find_entities, overview
 
     owner = make_actor(actor.org)
     save(actor, "Kickoff", "Zorvex Labs joined the call.", ingest=False)
@@ -185,8 +185,8 @@ def test_a_personal_summary_and_type_show_only_to_their_owner(actor):
 
 
 def test_a_full_name_known_only_from_a_restricted_document_stays_hidden(actor, board):
-    from memory.entity_views import entity_views
-    from memory.graph import find_entities
+    from memory.graph.entity_views import entity_views
+    from memory.graph.reads import find_entities
 
     fact_services.remember(actor=actor, content="Ms Quorvane approved the budget.", subject="Ms Quorvane")
     doc = save(board, "Minutes", "Helena Quorvane resigns.", ingest=False, category="board")
@@ -203,12 +203,12 @@ def test_a_full_name_known_only_from_a_restricted_document_stays_hidden(actor, b
 
 def test_names_are_not_linked_through_what_a_documents_readers_cannot_see(actor, board):
     """A board paper links "HQ" to Helena Quorvane; open notes naming each must stay apart."""
-    from memory.entity_views import entity_views
-    from memory.graph import find_entities
+    from memory.graph.entity_views import entity_views
+    from memory.graph.reads import find_entities
 
     doc = save(board, "Minutes", "Helena Quorvane (HQ) resigns.", ingest=False, category="board")
     record_facts(document=doc, drafts=[FactDraft(statement="Helena Quorvane resigns.", subject="Helena Quorvane")])
-    from memory.entities import get_or_create_entity, mention
+    from memory.graph.entities import get_or_create_entity, mention
 
     entity = get_or_create_entity(document=doc, name="HQ")
     mention(entity=entity, document=doc, surface="HQ")
@@ -219,7 +219,7 @@ def test_names_are_not_linked_through_what_a_documents_readers_cannot_see(actor,
 
 
 def test_explore_counts_every_fact_in_reach_when_it_truncates(actor):
-    from memory.graph import explore, resolve_entity
+    from memory.graph.reads import explore, resolve_entity
 
     for n in range(7):
         fact_services.remember(actor=actor, content=f"Globex ordered part {n}.", subject="Globex")
@@ -232,7 +232,7 @@ def test_superseded_is_shown_only_from_the_day_it_was_replaced(actor):
 
     from django.utils import timezone
 
-    from memory.graph_tools import fact_outs
+    from memory.mcp_tools.shapes import fact_outs
 
     old = fact_services.remember(actor=actor, content="The office is in Lisbon.")
     fact_services.remember(actor=actor, content="The office is in Porto.", replaces_memory_id=old.pk)

@@ -10,16 +10,17 @@ from django.core.management.base import CommandError
 from django.utils import timezone
 from pydantic import ValidationError
 
-import memory.why  # noqa: F401 - registers the tool
+import memory.mcp_tools  # noqa: F401 - registers the tools
 from brain.errors import InvalidArgument
 from brain.mcp.registry import TOOLS
 from brain.models import Category
 from conftest import make_user
-from memory.git_history import GitHistoryError, extract_refs, ingest_git, read_commits
+from memory.code_history.git import GitHistoryError, extract_refs, ingest_git, read_commits
+from memory.code_history.why import choose_paths, normalise_path, why_code
+from memory.documents.ingestion import ingest_documents
+from memory.mcp_tools.code import WhyArgs, WhyOut
 from memory.models import Document
-from memory.services import ingest_documents
 from memory.tests.factories import save
-from memory.why import WhyArgs, WhyOut, choose_paths, normalise_path, why_code
 
 pytestmark = pytest.mark.django_db
 

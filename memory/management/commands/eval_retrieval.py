@@ -25,10 +25,11 @@ from django.test.utils import override_settings
 from brain.actors import Actor
 from brain.models import Category, Organisation
 from brain.services import add_member, create_organisation
-from memory.graph import search_facts
+from memory.documents.ingestion import ingest_documents
+from memory.documents.saving import content_hash
+from memory.graph.reads import search_facts
 from memory.models import Document
-from memory.retrieval import search_chunks
-from memory.services import content_hash, ingest_documents
+from memory.retrieval.passages import search_chunks
 
 BASELINE = {"any@10": 81.1, "fraction@10": 12.9}  # per-meeting BM25 over single turns, from the data's README
 

@@ -13,9 +13,11 @@ from tqdm import tqdm
 from brain.actors import Actor
 from brain.errors import DomainError
 from brain.models import Membership, Organisation
+from memory.documents.ingestion import ingest_documents
+from memory.documents.parsers import iter_documents
+from memory.documents.parsing import ParseError
+from memory.documents.saving import add_document
 from memory.models import Document
-from memory.parsers import ParseError, iter_documents
-from memory.services import add_document, ingest_documents
 
 MAX_CONTENT = 5_000_000
 

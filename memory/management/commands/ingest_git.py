@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from brain.errors import DomainError
-from memory.git_history import GitHistoryError, read_commits, store_commits
+from memory.code_history.git import GitHistoryError, read_commits, store_commits
 from memory.management.commands.ingest import Command as IngestCommand
 from memory.models import Document
 

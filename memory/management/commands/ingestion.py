@@ -5,8 +5,8 @@ from django.db.models import Count
 
 from brain.models import Membership, Organisation
 from brain.services import actor_for_user
+from memory.documents.ingestion import pause_ingestion, resume_ingestion, retry_document, sweep_stuck_documents
 from memory.models import Document
-from memory.services import pause_ingestion, resume_ingestion, retry_document, sweep_stuck_documents
 
 
 class Command(BaseCommand):

@@ -5,8 +5,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from brain.models import Organisation
 from contacts.services import reembed_contact_topics
-from memory.embedding import get_embedder
-from memory.services import reembed
+from memory.retrieval.embedding import get_embedder
+from memory.retrieval.reembedding import reembed
 
 
 class Command(BaseCommand):

@@ -16,7 +16,7 @@ from django.db.models.functions import Lower
 
 from brain.actors import Actor
 from memory.access import readable
-from memory.entities import display_name, top_type
+from memory.graph.entities import display_name, top_type
 from memory.models import Document, Entity, Mention
 
 MAX_NGRAM = 5

@@ -1,157 +1,29 @@
-"""Writes to the memory: saving documents, ingesting them, pausing, retrying and sweeping."""
+"""Ingesting saved documents: claims and leases, chunking, embedding, storing, retries, pausing and sweeps."""
 
 from __future__ import annotations
 
 import hashlib
-import logging
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 import numpy as np
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import InterfaceError, OperationalError, connection, transaction
-from django.db.models import F, Q, QuerySet
+from django.db import InterfaceError, OperationalError, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
 from brain.actors import Actor
 from brain.audit import record_audit
-from brain.errors import InvalidArgument, NotFound, PermissionDenied
-from brain.models import Category, Organisation
+from brain.errors import InvalidArgument, NotFound
+from brain.models import Organisation
 from brain.services import mark_memory_built
-from memory.access import readable, readable_category_ids
-from memory.chunking import ChunkDraft, chunk
-from memory.embedding import EmbeddingError, get_embedder
-from memory.models import Chunk, Document, Fact, Scope
+from memory.documents.chunking import ChunkDraft, chunk
+from memory.documents.saving import Status, enqueue, logger
+from memory.models import Chunk, Document
+from memory.retrieval.embedding import EmbeddingError, get_embedder
 
-logger = logging.getLogger("brain.ingest")
-Status = Document.Status
 EMBED_BATCH = 64
-
-
-def content_hash(title: str, content: str) -> str:
-    return hashlib.sha256(f"{title}\n\0{content}".encode()).hexdigest()
-
-
-def resolve_category(*, actor: Actor, slug: str | None) -> Category:
-    category = Category.objects.filter(org=actor.org, slug=slug or Category.DEFAULT_SLUG).first()
-    if category is None or category.pk not in readable_category_ids(actor=actor):
-        raise InvalidArgument(f"Unknown category {slug!r}; use one of this organisation's categories.")
-    return category
-
-
-@dataclass(frozen=True)
-class Saved:
-    document: Document
-    created: bool  # False when the same content was already saved under this external_id
-
-
-@transaction.atomic
-def add_document(
-    *,
-    actor: Actor,
-    title: str,
-    content: str,
-    content_type: str = "text/plain",
-    source_kind: str = "api",
-    source_url: str = "",
-    external_id: str = "",
-    metadata: dict[str, Any] | None = None,
-    category: str | None = None,
-    scope: str = Scope.SHARED,
-    occurred_at: datetime | None = None,
-) -> Saved:
-    """Save a document and queue its ingestion once the transaction commits.
-
-    With an ``external_id``, sending the same content again changes nothing, and changed
-    content becomes a new version that supersedes the old one when it is ready.
-    """
-    if not actor.can_write:
-        raise PermissionDenied("Saving knowledge needs a token with the write scope.")
-    if scope not in Scope.values:
-        raise InvalidArgument("scope must be 'shared' or 'personal'.")
-    if "personal" in actor.scopes and scope != Scope.PERSONAL:
-        raise PermissionDenied(
-            "This connection may only store personal memories; use remember with scope personal instead."
-        )
-    if not title.strip() or not content.strip():
-        raise InvalidArgument("Both title and content need some text.")
-    digest = content_hash(title, content)
-    chosen = resolve_category(actor=actor, slug=category) if category else None
-    previous = None
-    if external_id:
-        # One writer at a time per external id, so two equal sends never make two versions.
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT pg_advisory_xact_lock(hashtext(%s))", [f"{actor.org.pk}:{source_kind}:{external_id}"]
-            )
-        previous = _continued_version(
-            actor=actor, source_kind=source_kind, external_id=external_id, scope=scope, category=chosen
-        )
-        if previous is not None and previous.content_hash == digest:
-            return Saved(previous, created=False)
-    document = Document.objects.create(
-        org=actor.org,
-        title=title,
-        content=content,
-        content_type=content_type,
-        source_kind=source_kind,
-        source_url=source_url,
-        external_id=external_id,
-        metadata=metadata or {},
-        category=chosen or (previous.category if previous else resolve_category(actor=actor, slug=None)),
-        scope=scope,
-        owner=actor.user,
-        status=Status.WAITING if actor.org.ingestion_paused_at else Status.QUEUED,
-        content_hash=digest,
-        version=previous.version + 1 if previous else 1,
-        previous=previous,
-        occurred_at=occurred_at,
-    )
-    if previous is not None:
-        record_audit(actor=actor, action="document.version_added", target=previous.public_id,
-                     details={"by": document.public_id, "version": document.version})  # fmt: skip
-    if document.status == Status.QUEUED:
-        enqueue(document.pk)
-    return Saved(document, created=True)
-
-
-def _continued_version(
-    *, actor: Actor, source_kind: str, external_id: str, scope: str, category: Category | None
-) -> Document | None:
-    """The current document a save with this external id continues as its next version, if any.
-
-    Only a document the writer may read and that has the same audience: the same scope, the
-    same owner when personal, and the same category (the earlier one's when none is given). A
-    document under the same id that the writer cannot see, or that others see differently, is
-    left alone, and the new one starts at version 1 as if the id were fresh.
-    """
-    candidates = (
-        Document.objects.filter(readable(actor), source_kind=source_kind, external_id=external_id, scope=scope)
-        .filter(superseded_at__isnull=True)
-        .exclude(status=Status.FAILED)
-    )
-    if scope == Scope.PERSONAL:
-        candidates = candidates.filter(owner=actor.user)
-    if category is not None:
-        candidates = candidates.filter(category=category)
-    return candidates.select_related("category").order_by("-version", "-pk").first()
-
-
-def enqueue(document_id: int) -> None:
-    transaction.on_commit(lambda: _send_to_queue(document_id))
-
-
-def _send_to_queue(document_id: int) -> None:
-    from memory.tasks import ingest_document_task
-
-    try:
-        ingest_document_task.delay(document_id)
-    except Exception:  # the broker is down: the document is saved and queued; the sweep sends it later
-        logger.warning("could not queue document %s; the sweep will queue it again", document_id, exc_info=True)
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -234,7 +106,7 @@ def ingest_documents(*, document_ids: list[int], task_id: str | None = None, wor
 
 def _extract(document_id: int) -> None:
     """Facts come after the passages: a document is searchable even if extraction fails."""
-    from memory.enrich import extract_document
+    from memory.graph.document_facts import extract_document
 
     try:
         extract_document(document_id=document_id)
@@ -399,37 +271,3 @@ def release_worker_claims(*, worker: str, started_before: datetime) -> int:
         for document_id in ids:
             enqueue(document_id)
     return len(ids)
-
-
-def reembed(*, org: Organisation | None = None, batch_size: int = 256, resume: bool = False) -> dict[str, int]:
-    """Recompute every chunk's and fact's vector with the current embedder, recording its model.
-
-    With ``resume``, rows already made by the current model are skipped (to finish an interrupted
-    switch). Until a row has its new vector, vector search leaves it out (it never compares
-    vectors of two models); keyword search still finds it. Returns how many of each were done.
-    """
-    chunks = Chunk.objects.all() if org is None else Chunk.objects.filter(org=org)
-    facts = Fact.objects.all() if org is None else Fact.objects.filter(org=org)
-    return {
-        "chunks": _reembed_rows(chunks, ["title", "heading", "text"], lambda c: f"{c.title}\n{c.heading}\n{c.text}",
-                                batch_size, resume),
-        "facts": _reembed_rows(facts, ["statement"], lambda f: f.statement, batch_size, resume),
-    }  # fmt: skip
-
-
-def _reembed_rows(
-    rows: QuerySet[Any], fields: list[str], text: Callable[[Any], str], batch_size: int, resume: bool
-) -> int:
-    embedder = get_embedder()
-    model = embedder.name[:200]
-    pending = (rows.exclude(embedding_model=model) if resume else rows).order_by("pk")
-    done, last = 0, 0
-    while True:
-        batch = list(pending.filter(pk__gt=last).only("pk", *fields)[:batch_size])
-        if not batch:
-            return done
-        vectors = embedder.embed([text(row) for row in batch])  # no transaction is open here
-        for row, vector in zip(batch, vectors, strict=True):
-            row.embedding, row.embedding_model = vector, model
-        type(batch[0]).objects.bulk_update(batch, ["embedding", "embedding_model"])
-        done, last = done + len(batch), batch[-1].pk

@@ -1,95 +1,19 @@
-"""Graph tools: facts, entities, neighbourhoods, overview, episodes, timeline, values, remember, forget."""
+"""Graph tools: facts, entities, neighbourhoods, overview, episodes, timeline and values."""
 
 from __future__ import annotations
 
 import datetime as dt
 from datetime import date, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from brain.actors import Actor
-from brain.mcp.limits import Clamped, NonBlank
+from brain.mcp.limits import Clamped
 from brain.mcp.registry import ToolOutput, mcp_tool
-from memory import facts as fact_services
-from memory import graph
-from memory.access import superseded_by_then
-from memory.entity_views import EntityView, entity_views
-from memory.models import Fact
-
-# --- shared shapes ------------------------------------------------------------------------
-
-
-class EntityRef(BaseModel):
-    entity_id: str
-    name: str
-
-    @classmethod
-    def of(cls, view: EntityView) -> EntityRef:
-        return cls(entity_id=view.public_id, name=view.name)
-
-
-class FactOut(BaseModel):
-    memory_id: str
-    statement: str
-    kind: str
-    subject: EntityRef | None = None
-    object: EntityRef | None = None
-    relation: str | None = None
-    valid_from: date | None = None
-    valid_to: date | None = None
-    recorded_at: datetime
-    superseded: bool
-    superseded_at: datetime | None = None
-    superseded_by: str | None = None
-    source_document_id: str | None = None
-    source_title: str | None = None
-    score: float | None = None
-
-    @classmethod
-    def of(
-        cls, fact: Fact, views: dict[int, EntityView], *, score: float | None = None, as_of: date | None = None
-    ) -> FactOut:
-        """The fact as seen at the end of ``as_of`` (now without it); entities named by ``views``."""
-
-        def ref(entity_id: int | None) -> EntityRef | None:
-            return EntityRef.of(views[entity_id]) if entity_id in views else None
-
-        replaced = superseded_by_then(fact.superseded_at, as_of)
-        return cls(
-            memory_id=fact.public_id, statement=fact.statement, kind=fact.kind, subject=ref(fact.subject_id),
-            object=ref(fact.object_id), relation=fact.relation or None, valid_from=fact.valid_from,
-            valid_to=fact.valid_to, recorded_at=fact.recorded_at, superseded=replaced,
-            superseded_at=fact.superseded_at if replaced else None,
-            superseded_by=f"mem_{fact.superseded_by_id}" if replaced and fact.superseded_by_id else None,
-            source_document_id=f"doc_{fact.document_id}" if fact.document_id else None,
-            source_title=fact.document.title if fact.document_id and fact.document else None, score=score,
-        )  # fmt: skip
-
-    def line(self) -> str:
-        window = ""
-        if self.valid_from or self.valid_to:
-            window = f" (valid {self.valid_from or '…'} → {self.valid_to or 'now'})"
-        mark = " SUPERSEDED" if self.superseded else ""
-        ends = [f"{e.name} ({e.entity_id})" for e in (self.subject, self.object) if e]
-        entities = f"\n   Entities: {' → '.join(ends)}" if ends else ""
-        source = f"\n   Source: {self.source_title} [{self.source_document_id}]" if self.source_title else ""
-        return f"[{self.memory_id}]{mark} {self.statement}{window}{entities}{source}"
-
-
-def fact_outs(
-    actor: Actor, facts: list[Fact], *, as_of: date | None = None, scores: list[float] | None = None
-) -> list[FactOut]:
-    """Facts for output, their entities named as the caller's sources name them."""
-    views = entity_views(actor=actor, entity_ids={e for f in facts for e in (f.subject_id, f.object_id) if e})
-    return [FactOut.of(f, views, score=scores[i] if scores else None, as_of=as_of) for i, f in enumerate(facts)]
-
-
-def _lines(items: list[FactOut], empty: str) -> str:
-    return "\n".join(f"{i}. {f.line()}" for i, f in enumerate(items, 1)) or empty
-
-
-# --- search_facts -------------------------------------------------------------------------
+from memory.graph import reads as graph
+from memory.graph.entity_views import entity_views
+from memory.mcp_tools.shapes import EntityOut, EntityRef, FactOut, FactsOut, NoArgs, fact_outs
 
 
 class SearchFactsArgs(BaseModel):
@@ -98,14 +22,6 @@ class SearchFactsArgs(BaseModel):
     limit: Annotated[int, Clamped(1, 20)] = Field(5, description="How many facts, 1 to 20 (default 5).")
     as_of: date | None = Field(None, description="What Brain believed at the end of this day (YYYY-MM-DD).")
     include_superseded: bool = Field(False, description="Also facts later corrected or replaced (history).")
-
-
-class FactsOut(ToolOutput):
-    facts: list[FactOut]
-    count: int
-
-    def to_text(self) -> str:
-        return _lines(self.facts, "No facts match. Say Brain has nothing on this rather than guessing.")
 
 
 @mcp_tool("search_facts", title="Search Company Facts", args=SearchFactsArgs, output=FactsOut, idempotent=True)
@@ -122,27 +38,10 @@ def search_facts_tool(actor: Actor, args: SearchFactsArgs) -> FactsOut:
     return FactsOut(facts=items, count=len(items))
 
 
-# --- find_entity --------------------------------------------------------------------------
-
-
 class FindEntityArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(min_length=1, max_length=200, description="The name, whole or part (up to 200).")
     limit: Annotated[int, Clamped(1, 20)] = Field(10, description="How many matches, 1 to 20 (default 10).")
-
-
-class EntityOut(BaseModel):
-    entity_id: str
-    name: str
-    type: str
-    aliases: list[str]
-    connections: int
-    summary: str
-
-    @classmethod
-    def of(cls, view: EntityView, connections: int) -> EntityOut:
-        return cls(entity_id=view.public_id, name=view.name, type=view.type, aliases=view.aliases,
-                   connections=connections, summary=view.summary)  # fmt: skip
 
 
 class EntitiesOut(ToolOutput):
@@ -164,9 +63,6 @@ def find_entity_tool(actor: Actor, args: FindEntityArgs) -> EntitiesOut:
     views = entity_views(actor=actor, entity_ids=found)
     counts = graph.connection_counts(actor=actor, entity_ids=found)
     return EntitiesOut(entities=[EntityOut.of(views[e], counts.get(e, 0)) for e in found if e in views])
-
-
-# --- explore_entity -----------------------------------------------------------------------
 
 
 class ExploreArgs(BaseModel):
@@ -221,13 +117,6 @@ def explore_entity_tool(actor: Actor, args: ExploreArgs) -> ExploreOut:
         truncated=hood.truncated,
         notice=notice,
     )
-
-
-# --- get_schema and recent_episodes -------------------------------------------------------
-
-
-class NoArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 class SchemaOut(ToolOutput):
@@ -302,9 +191,6 @@ def recent_episodes_tool(actor: Actor, args: RecentArgs) -> EpisodesOut:
     )  # fmt: skip
 
 
-# --- memory_timeline ----------------------------------------------------------------------
-
-
 class TimelineArgs(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
     entity: str | None = Field(None, max_length=200, description="An entity name or id; omit for everything.")
@@ -324,9 +210,6 @@ def memory_timeline_tool(actor: Actor, args: TimelineArgs) -> FactsOut:
     rows = graph.timeline(actor=actor, entity=entity, start=args.from_, end=args.to, limit=args.limit)
     items = fact_outs(actor, rows)
     return FactsOut(facts=items, count=len(items))
-
-
-# --- lookup_values ------------------------------------------------------------------------
 
 
 class ValuesArgs(BaseModel):
@@ -387,92 +270,3 @@ def lookup_values_tool(actor: Actor, args: ValuesArgs) -> ValuesOut:
     ]  # fmt: skip
     numbers = [v.number for v in values if v.number is not None]
     return ValuesOut(values=values, total=sum(numbers) if numbers else None)
-
-
-# --- remember and forget ------------------------------------------------------------------
-
-
-class EntityIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    type: str = Field(max_length=40)
-    name: NonBlank = Field(min_length=1, max_length=200)
-    summary: str = Field("", max_length=2000)
-
-
-class RelationIn(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-    from_: NonBlank = Field(alias="from", min_length=1, max_length=200)
-    to: NonBlank = Field(min_length=1, max_length=200)
-    relation: str = Field(min_length=1, max_length=80, pattern=r"^[a-z][a-z0-9_]*$")
-
-
-class RememberArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    content: str = Field(
-        min_length=1, max_length=20_000, description="A self-contained statement, with names and dates."
-    )
-    kind: Literal["fact", "decision", "preference", "event", "procedure"] = "fact"
-    subject: NonBlank | None = Field(None, max_length=200, description="The entity it is mainly about.")
-    valid_from: date | None = None
-    valid_to: date | None = None
-    replaces_memory_id: str | None = Field(None, max_length=40, description="A memory (mem_...) this corrects.")
-    entities: list[EntityIn] = Field(default_factory=list, max_length=50)
-    relations: list[RelationIn] = Field(default_factory=list, max_length=50)
-    scope: Literal["shared", "personal"] | None = Field(
-        None,
-        description="shared: the organisation; personal: you only. Default shared (personal on a connection that "
-        "may only store personal memories).",
-    )
-    title: str = Field("", max_length=240)
-    description: str = Field("", max_length=2000, description="Where this came from.")
-
-
-class RememberedOut(ToolOutput):
-    memory_id: str
-    scope: str
-    message: str
-
-    def to_text(self) -> str:
-        return f"{self.message} ({self.memory_id}, {self.scope})"
-
-
-@mcp_tool("remember", title="Remember a Company Fact", args=RememberArgs, output=RememberedOut, scope="write")
-def remember_tool(actor: Actor, args: RememberArgs) -> RememberedOut:
-    """Store a durable fact, decision, preference, event or procedure the user states or asks
-    you to remember, as one self-contained statement with names and dates. scope shared is for
-    knowledge about the company, its customers, systems and people; personal is for the user's own
-    preferences, reminders and anything they say is just for them. If it corrects an earlier
-    memory, pass replaces_memory_id. Never use it for passing conversation state. The memory is
-    searchable at once; its passages within minutes. Returns the memory id (for forget)."""
-    replaces = graph.parse_memory_id(args.replaces_memory_id) if args.replaces_memory_id else None
-    fact = fact_services.remember(
-        actor=actor, content=args.content, kind=args.kind, subject=args.subject, valid_from=args.valid_from,
-        valid_to=args.valid_to, replaces_memory_id=replaces, entities=[e.model_dump() for e in args.entities],
-        relations=[{"from": r.from_, "to": r.to, "relation": r.relation} for r in args.relations],
-        scope=args.scope, title=args.title, description=args.description,
-    )  # fmt: skip
-    return RememberedOut(memory_id=fact.public_id, scope=fact.scope, message="Remembered.")
-
-
-class ForgetArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    memory_id: str = Field(min_length=1, max_length=40, description="The id remember returned (mem_...).")
-
-
-class ForgottenOut(ToolOutput):
-    memory_id: str
-    forgotten: str
-
-    def to_text(self) -> str:
-        return f"Forgot {self.memory_id}: {self.forgotten}"
-
-
-@mcp_tool("forget", title="Forget a Remembered Fact", args=ForgetArgs, output=ForgottenOut, scope="write",
-          destructive=True, idempotent=True, billing="free")  # fmt: skip
-def forget_tool(actor: Actor, args: ForgetArgs) -> ForgottenOut:
-    """Delete a memory you stored with remember. It only removes what was remembered by this same
-    user, never uploaded or synced documents, so source material cannot be deleted by mistake.
-    Never billed."""
-    memory_id = graph.parse_memory_id(args.memory_id)
-    statement = fact_services.forget(actor=actor, memory_id=memory_id)
-    return ForgottenOut(memory_id=f"mem_{memory_id}", forgotten=statement[:200])

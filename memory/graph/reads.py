@@ -19,10 +19,11 @@ from brain.actors import Actor
 from brain.errors import InvalidArgument, NotFound
 from brain.ids import parse_numeric_id
 from memory.access import believed_filter, end_of_day, readable
-from memory.embedding import get_embedder
-from memory.entity_views import EntityView, entities_of_type, entity_views, top_type, visible_mentions
+from memory.graph.entity_views import EntityView, entities_of_type, entity_views, top_type, visible_mentions
 from memory.models import Document, Entity, Fact, Mention, Value
-from memory.retrieval import access_and_time, fuse, keyword_candidates, vector_candidates
+from memory.retrieval.candidates import access_and_time, keyword_candidates, vector_candidates
+from memory.retrieval.embedding import get_embedder
+from memory.retrieval.fusion import fuse
 
 
 def visible_facts(*, actor: Actor) -> QuerySet[Fact]:

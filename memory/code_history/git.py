@@ -2,7 +2,7 @@
 
 Only the ``git`` executable is needed. Commits become documents with ``source_kind="git"`` whose
 metadata lists the files they touched and the pull requests and tickets their messages mention;
-``memory.why`` answers questions about a file from them.
+``memory.code_history.why`` answers questions about a file from them.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from brain.actors import Actor
-from memory.services import add_document
+from memory.documents.saving import add_document
 
 SOURCE_KIND = "git"
 GIT_TIMEOUT_SECONDS = 900

@@ -14,9 +14,9 @@ from brain.errors import InvalidArgument
 from brain.ids import parse_numeric_id
 from brain.mcp.limits import Clamped
 from brain.mcp.registry import ToolOutput, mcp_tool
-from memory import selectors
-from memory.retrieval import search_chunks
-from memory.services import add_document
+from memory.documents import selectors as selectors
+from memory.documents.saving import add_document
+from memory.retrieval.passages import search_chunks
 
 SNIPPET_CHARS = 320
 
@@ -271,7 +271,3 @@ def _passage_page(passages: list[Any], limit: int, diagnostics: bool) -> PageOut
         if diagnostics
         else None,
     )
-
-
-# The graph tools and ask_company_memory live in modules of their own; importing them registers them.
-from memory import ask, graph_tools, prompts, why  # noqa: E402, F401, I001

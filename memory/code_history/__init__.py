@@ -1,0 +1,1 @@
+"""Code history: git ingestion and why_code."""

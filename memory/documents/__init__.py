@@ -1,0 +1,1 @@
+"""Documents: saving, versions, parsing, chunking, ingestion and who may read them."""

@@ -1,0 +1,82 @@
+"""Reading mail: .eml files and .mbox archives, one document per message."""
+
+from __future__ import annotations
+
+import email
+import mailbox
+from datetime import datetime
+from email import policy
+from email.message import EmailMessage, Message
+from email.utils import getaddresses, parsedate_to_datetime
+
+from bs4 import BeautifulSoup
+
+from memory.documents.markup import soup_to_markdown
+from memory.documents.parsing import ParsedDocument, ParseError, _document, _Source, _utc
+
+
+def _parse_eml(source: _Source) -> list[ParsedDocument]:
+    return [_email_document(source, source.data, index=0)]
+
+
+def _parse_mbox(source: _Source) -> list[ParsedDocument]:
+    box = mailbox.mbox(source.path, create=False)
+    try:
+        raw_messages = [box.get_bytes(key) for key in box.iterkeys()]
+    finally:
+        box.close()
+    if not raw_messages:
+        raise ParseError(f"no messages found (not an mbox file?): {source.rel}")
+    return [_email_document(source, raw, index) for index, raw in enumerate(raw_messages)]
+
+
+def _email_document(source: _Source, raw: bytes, index: int) -> ParsedDocument:
+    message = email.message_from_bytes(raw, policy=policy.default)
+    sender, to, cc = _header(message, "From"), _addresses(message, "To"), _addresses(message, "Cc")
+    subject, date = _header(message, "Subject"), _header(message, "Date")
+    body, content_type = _email_body(message)
+    fields = [("From", sender), ("To", ", ".join(to)), ("Cc", ", ".join(cc)), ("Date", date), ("Subject", subject)]
+    head = "\n".join(f"{name}: {value}" for name, value in fields if value)
+    metadata: dict[str, object] = {"from": sender, "to": to, "cc": cc, "subject": subject}
+    if isinstance(message, EmailMessage):
+        metadata["attachments"] = [name for part in message.iter_attachments() if (name := part.get_filename())]
+    return _document(
+        source,
+        subject or "(no subject)",
+        f"{head}\n\n{body}".strip(),
+        content_type,
+        "email",
+        external_id=_header(message, "Message-ID") or f"email:{source.rel}#{index}",
+        occurred_at=_email_date(date),
+        metadata=metadata,
+    )
+
+
+def _header(message: Message, name: str) -> str:
+    return " ".join(str(message.get(name, "")).split())
+
+
+def _addresses(message: Message, name: str) -> list[str]:
+    pairs = getaddresses([str(value) for value in message.get_all(name, [])])
+    return [f"{display} <{address}>" if display else address for display, address in pairs if address]
+
+
+def _email_date(value: str) -> datetime | None:
+    try:
+        return _utc(parsedate_to_datetime(value)) if value else None
+    except (TypeError, ValueError, IndexError):
+        return None
+
+
+def _email_body(message: Message) -> tuple[str, str]:
+    part = message.get_body(preferencelist=("plain", "html")) if isinstance(message, EmailMessage) else None
+    if part is None:
+        return "", "text/plain"
+    try:
+        text = str(part.get_content())
+    except (LookupError, UnicodeError):  # unknown or lying charset declaration
+        payload = part.get_payload(decode=True)
+        text = payload.decode("latin-1") if isinstance(payload, bytes) else ""
+    if part.get_content_subtype() == "html":
+        return soup_to_markdown(BeautifulSoup(text, "html.parser")), "text/markdown"
+    return text.replace("\r\n", "\n").strip(), "text/plain"

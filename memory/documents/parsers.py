@@ -1,0 +1,133 @@
+"""Reading files and folders into documents: the walk, the formats by suffix, text, markdown, HTML, PDF."""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from datetime import datetime
+from functools import partial
+from pathlib import Path
+
+from bs4 import BeautifulSoup, Tag
+from pypdf import PdfReader
+
+from memory.documents.mail import _parse_eml, _parse_mbox
+from memory.documents.markup import soup_to_markdown
+from memory.documents.parsing import (
+    ParsedDocument,
+    ParseError,
+    _attempt,
+    _cut,
+    _decode,
+    _document,
+    _Outcome,
+    _Parser,
+    _run,
+    _Source,
+    _stem_title,
+    _utc,
+)
+from memory.documents.slack import _is_slack_export, _parse_slack_file, _walk_slack
+
+SUPPORTED_SUFFIXES = {".md", ".markdown", ".txt", ".html", ".htm", ".pdf", ".json", ".eml", ".mbox"}
+
+
+def parse_file(path: Path, *, root: Path | None = None) -> list[ParsedDocument]:
+    parser = _PARSERS.get(path.suffix.lower())
+    if parser is None:
+        raise ParseError(f"unsupported file type {path.suffix or '(no suffix)'}: {path}")
+    return _run(path, root, parser)
+
+
+def iter_documents(paths: list[Path]) -> Iterator[_Outcome]:
+    for path in paths:
+        if path.is_dir():
+            yield from _walk(path, root=path)
+        else:
+            # An explicitly named file is always attempted, so an unsupported one is reported rather than dropped.
+            yield path, _attempt(partial(parse_file, path, root=path.parent))
+
+
+def _walk(folder: Path, root: Path) -> Iterator[_Outcome]:
+    try:
+        is_slack_export, children = _is_slack_export(folder), sorted(folder.iterdir())
+    except OSError as exc:
+        yield folder, ParseError(f"cannot list folder {folder}: {exc.strerror}")
+        return
+    if is_slack_export:
+        yield from _walk_slack(folder, root)
+        return
+    for child in children:
+        if child.name.startswith("."):
+            continue
+        if child.is_dir():
+            if not child.is_symlink():  # avoid cycles through linked folders
+                yield from _walk(child, root)
+        elif child.suffix.lower() in SUPPORTED_SUFFIXES:
+            yield child, _attempt(partial(parse_file, child, root=root))
+
+
+def _parse_text(source: _Source) -> list[ParsedDocument]:
+    content = _decode(source.data).strip()
+    return [_document(source, _stem_title(source.path), content, "text/plain", "upload")] if content else []
+
+
+def _parse_markdown(source: _Source) -> list[ParsedDocument]:
+    content = _decode(source.data).strip()
+    title = _markdown_title(content) or _stem_title(source.path)
+    return [_document(source, title, content, "text/markdown", "upload")] if content else []
+
+
+def _markdown_title(text: str) -> str:
+    in_fence = False
+    for line in text.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            in_fence = not in_fence  # a '# ' line inside a code block is a shell comment, not a heading
+        elif not in_fence and (match := re.match(r"#\s+(.+?)\s*#*\s*$", line)):
+            return match.group(1)
+    return ""
+
+
+def _parse_html(source: _Source) -> list[ParsedDocument]:
+    soup = BeautifulSoup(_decode(source.data), "html.parser")
+    title = _html_title(soup) or _stem_title(source.path)
+    content = soup_to_markdown(soup)
+    return [_document(source, title, content, "text/markdown", "upload")] if content else []
+
+
+def _html_title(soup: BeautifulSoup) -> str:
+    for tag in (soup.find("title"), soup.find("h1")):
+        if isinstance(tag, Tag) and (text := _cut(tag.get_text(" "))):
+            return text
+    return ""
+
+
+def _parse_pdf(source: _Source) -> list[ParsedDocument]:
+    try:
+        reader = PdfReader(io.BytesIO(source.data))
+        pages = [(page.extract_text() or "").strip() for page in reader.pages]
+    except Exception as exc:  # pypdf has no single error type for damaged files
+        raise ParseError(f"not a readable PDF: {source.rel} ({exc})") from exc
+    content = "\n\n".join(page for page in pages if page)
+    if not content:
+        raise ParseError(f"no extractable text (scanned PDF?): {source.rel}")
+    info = reader.metadata
+    title, author = ((info.title or "").strip(), (info.author or "").strip()) if info else ("", "")
+    metadata: dict[str, object] = {"pages": len(pages), **({"author": author} if author else {})}
+    title = title or _stem_title(source.path)
+    return [_document(source, title, content, "text/plain", "upload", occurred_at=_pdf_date(reader), metadata=metadata)]
+
+
+def _pdf_date(reader: PdfReader) -> datetime | None:
+    try:
+        created = reader.metadata.creation_date if reader.metadata else None
+    except ValueError:  # malformed date strings are common in the wild
+        return None
+    return _utc(created) if created else None
+
+
+_PARSERS: dict[str, _Parser] = {
+    ".md": _parse_markdown, ".markdown": _parse_markdown, ".txt": _parse_text, ".html": _parse_html,
+    ".htm": _parse_html, ".pdf": _parse_pdf, ".json": _parse_slack_file, ".eml": _parse_eml, ".mbox": _parse_mbox,
+}  # fmt: skip

@@ -1,0 +1,143 @@
+"""Saving documents: versions under an external id, categories, and queueing for ingestion."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db import connection, transaction
+
+from brain.actors import Actor
+from brain.audit import record_audit
+from brain.errors import InvalidArgument, PermissionDenied
+from brain.models import Category
+from memory.access import readable, readable_category_ids
+from memory.models import Document, Scope
+
+logger = logging.getLogger("brain.ingest")
+Status = Document.Status
+
+
+def content_hash(title: str, content: str) -> str:
+    return hashlib.sha256(f"{title}\n\0{content}".encode()).hexdigest()
+
+
+def resolve_category(*, actor: Actor, slug: str | None) -> Category:
+    category = Category.objects.filter(org=actor.org, slug=slug or Category.DEFAULT_SLUG).first()
+    if category is None or category.pk not in readable_category_ids(actor=actor):
+        raise InvalidArgument(f"Unknown category {slug!r}; use one of this organisation's categories.")
+    return category
+
+
+@dataclass(frozen=True)
+class Saved:
+    document: Document
+    created: bool  # False when the same content was already saved under this external_id
+
+
+@transaction.atomic
+def add_document(
+    *,
+    actor: Actor,
+    title: str,
+    content: str,
+    content_type: str = "text/plain",
+    source_kind: str = "api",
+    source_url: str = "",
+    external_id: str = "",
+    metadata: dict[str, Any] | None = None,
+    category: str | None = None,
+    scope: str = Scope.SHARED,
+    occurred_at: datetime | None = None,
+) -> Saved:
+    """Save a document and queue its ingestion once the transaction commits.
+
+    With an ``external_id``, sending the same content again changes nothing, and changed
+    content becomes a new version that supersedes the old one when it is ready.
+    """
+    if not actor.can_write:
+        raise PermissionDenied("Saving knowledge needs a token with the write scope.")
+    if scope not in Scope.values:
+        raise InvalidArgument("scope must be 'shared' or 'personal'.")
+    if "personal" in actor.scopes and scope != Scope.PERSONAL:
+        raise PermissionDenied(
+            "This connection may only store personal memories; use remember with scope personal instead."
+        )
+    if not title.strip() or not content.strip():
+        raise InvalidArgument("Both title and content need some text.")
+    digest = content_hash(title, content)
+    chosen = resolve_category(actor=actor, slug=category) if category else None
+    previous = None
+    if external_id:
+        # One writer at a time per external id, so two equal sends never make two versions.
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_advisory_xact_lock(hashtext(%s))", [f"{actor.org.pk}:{source_kind}:{external_id}"]
+            )
+        previous = _continued_version(
+            actor=actor, source_kind=source_kind, external_id=external_id, scope=scope, category=chosen
+        )
+        if previous is not None and previous.content_hash == digest:
+            return Saved(previous, created=False)
+    document = Document.objects.create(
+        org=actor.org,
+        title=title,
+        content=content,
+        content_type=content_type,
+        source_kind=source_kind,
+        source_url=source_url,
+        external_id=external_id,
+        metadata=metadata or {},
+        category=chosen or (previous.category if previous else resolve_category(actor=actor, slug=None)),
+        scope=scope,
+        owner=actor.user,
+        status=Status.WAITING if actor.org.ingestion_paused_at else Status.QUEUED,
+        content_hash=digest,
+        version=previous.version + 1 if previous else 1,
+        previous=previous,
+        occurred_at=occurred_at,
+    )
+    if previous is not None:
+        record_audit(actor=actor, action="document.version_added", target=previous.public_id,
+                     details={"by": document.public_id, "version": document.version})  # fmt: skip
+    if document.status == Status.QUEUED:
+        enqueue(document.pk)
+    return Saved(document, created=True)
+
+
+def _continued_version(
+    *, actor: Actor, source_kind: str, external_id: str, scope: str, category: Category | None
+) -> Document | None:
+    """The current document a save with this external id continues as its next version, if any.
+
+    Only a document the writer may read and that has the same audience: the same scope, the
+    same owner when personal, and the same category (the earlier one's when none is given). A
+    document under the same id that the writer cannot see, or that others see differently, is
+    left alone, and the new one starts at version 1 as if the id were fresh.
+    """
+    candidates = (
+        Document.objects.filter(readable(actor), source_kind=source_kind, external_id=external_id, scope=scope)
+        .filter(superseded_at__isnull=True)
+        .exclude(status=Status.FAILED)
+    )
+    if scope == Scope.PERSONAL:
+        candidates = candidates.filter(owner=actor.user)
+    if category is not None:
+        candidates = candidates.filter(category=category)
+    return candidates.select_related("category").order_by("-version", "-pk").first()
+
+
+def enqueue(document_id: int) -> None:
+    transaction.on_commit(lambda: _send_to_queue(document_id))
+
+
+def _send_to_queue(document_id: int) -> None:
+    from memory.tasks import ingest_document_task
+
+    try:
+        ingest_document_task.delay(document_id)
+    except Exception:  # the broker is down: the document is saved and queued; the sweep sends it later
+        logger.warning("could not queue document %s; the sweep will queue it again", document_id, exc_info=True)

@@ -1,0 +1,1 @@
+"""The temporal graph: entities, facts, values, supersession, extraction and reads."""

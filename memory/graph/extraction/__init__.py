@@ -1,0 +1,1 @@
+"""Extraction of entities, facts, dates and values from text, deterministic by default."""

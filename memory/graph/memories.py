@@ -1,0 +1,133 @@
+"""Memories stated by people through remember, and forget."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from django.db import transaction
+from django.db.models import Q
+
+from brain.actors import Actor
+from brain.audit import record_audit
+from brain.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.models import Category
+from memory.graph.entities import get_or_create_entity, mention
+from memory.graph.writes import FactDraft, embed_drafts, record_facts
+from memory.models import Fact, Scope
+
+
+def replaceable_memory(*, actor: Actor, memory_id: int, scope: str) -> Fact:
+    """The memory ``remember(replaces_memory_id=...)`` may replace: one the caller sees, with the
+    audience the new memory will have (remembered memories go to the default category)."""
+    from memory.graph.reads import visible_facts
+
+    old = visible_facts(actor=actor).filter(pk=memory_id).select_related("category").first()
+    if old is None:
+        raise NotFound(f"No memory mem_{memory_id} that you can see; nothing was replaced.")
+    same_owner = scope != Scope.PERSONAL or old.owner_id == actor.user.pk
+    if old.scope != scope or old.category.slug != Category.DEFAULT_SLUG or not same_owner:
+        raise InvalidArgument(
+            f"mem_{memory_id} is seen by other people than this memory would be (its scope or category "
+            "differs), so it cannot be replaced by it. Remember the correction with the same scope as the "
+            "original, or ask an admin to correct a document's facts at their source."
+        )
+    return old
+
+
+def supersede_explicitly(*, old: Fact, new: Fact) -> None:
+    """The caller says ``old`` is wrong or out of date: it and the relations remembered with it end."""
+    replaced = Fact.objects.filter(pk=old.pk, superseded_at__isnull=True)
+    if old.source == Fact.Source.REMEMBERED and old.document_id is not None:
+        siblings = Fact.objects.filter(document_id=old.document_id, source=Fact.Source.REMEMBERED)
+        replaced = Fact.objects.filter(Q(pk=old.pk) | Q(pk__in=siblings), superseded_at__isnull=True)
+    replaced.update(superseded_at=new.recorded_at, superseded_by=new)
+
+
+def remember(
+    *,
+    actor: Actor,
+    content: str,
+    kind: str = "fact",
+    subject: str | None = None,
+    valid_from: date | None = None,
+    valid_to: date | None = None,
+    replaces_memory_id: int | None = None,
+    entities: list[dict[str, str]] | None = None,
+    relations: list[dict[str, str]] | None = None,
+    scope: str | None = None,
+    title: str = "",
+    description: str = "",
+) -> Fact:
+    """Store a stated fact now (searchable at once) and its document for passage search.
+
+    ``scope`` defaults to personal on a connection that may only store personal memories, and
+    to shared otherwise.
+    """
+    from memory.documents.saving import add_document
+
+    if not actor.can_write:
+        raise PermissionDenied("remember needs a token with the write scope.")
+    scope = scope or (Scope.PERSONAL if "personal" in actor.scopes else Scope.SHARED)
+    if "personal" in actor.scopes and scope != Scope.PERSONAL:
+        raise PermissionDenied("This connection may only store personal memories; pass scope personal.")
+    if valid_from and valid_to and valid_to < valid_from:
+        raise InvalidArgument("valid_to is before valid_from.")
+    replaced = (
+        replaceable_memory(actor=actor, memory_id=replaces_memory_id, scope=scope) if replaces_memory_id else None
+    )
+    drafts = [
+        FactDraft(statement=content, kind=kind, subject=subject, valid_from=valid_from, valid_to=valid_to,
+                  single_valued=False)
+    ]  # fmt: skip
+    drafts += [
+        FactDraft(statement=f"{r['from']} {r['relation'].replace('_', ' ')} {r['to']}.", subject=r["from"],
+                  object=r["to"], relation=r["relation"], valid_from=valid_from, valid_to=valid_to)
+        for r in relations or []
+    ]  # fmt: skip
+    vectors = embed_drafts(drafts)
+    with transaction.atomic():
+        saved = add_document(
+            actor=actor, title=title or content[:80], content=content, source_kind="remember", scope=scope,
+            metadata={"description": description} if description else {},
+        )  # fmt: skip
+        for item in entities or []:
+            # What this memory says an entity is belongs to the memory: its readers see it, no one else.
+            named = get_or_create_entity(document=saved.document, name=item["name"], type=item.get("type", "other"))
+            mention(entity=named, document=saved.document, surface=item["name"], type=item.get("type", ""),
+                    summary=item.get("summary", ""))  # fmt: skip
+        facts = record_facts(document=saved.document, drafts=drafts, source=Fact.Source.REMEMBERED,
+                             created_by_id=actor.user.pk, vectors=vectors)  # fmt: skip
+        if replaced is not None:
+            supersede_explicitly(old=replaced, new=facts[0])
+            record_audit(actor=actor, action="memory.replaced", target=replaced.public_id,
+                         details={"by": facts[0].public_id})  # fmt: skip
+    return facts[0]
+
+
+@transaction.atomic
+def forget(*, actor: Actor, memory_id: int) -> str:
+    """Delete a memory the caller stored with remember, with its document; never anything else.
+
+    A memory the caller cannot see is answered exactly as one that does not exist.
+    """
+    from memory.graph.reads import visible_facts
+
+    fact = visible_facts(actor=actor).filter(pk=memory_id).select_related("document").first()
+    if fact is None:
+        raise NotFound(f"No memory mem_{memory_id} that you can see.")
+    if fact.source != Fact.Source.REMEMBERED:
+        raise PermissionDenied(
+            f"mem_{memory_id} comes from an uploaded or synced document; forget only removes what was stored "
+            "with remember. Ask an admin to change the source instead."
+        )
+    if fact.created_by_id != actor.user.pk:
+        raise PermissionDenied(f"mem_{memory_id} was remembered by someone else; only they can forget it.")
+    statement = fact.statement
+    if fact.document is not None and fact.document.source_kind == "remember":
+        fact.document.delete()  # its chunks, facts and values go with it
+    else:
+        fact.delete()
+    record_audit(
+        actor=actor, action="memory.forgotten", target=f"mem_{memory_id}", details={"statement": statement[:200]}
+    )
+    return statement

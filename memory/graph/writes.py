@@ -1,0 +1,98 @@
+"""Writes to the graph: facts with their entities, mentions and values."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from memory.graph.entities import clean_name, get_or_create_entity, mention
+from memory.graph.supersession import apply_supersession
+from memory.models import Document, Entity, Fact, Value
+from memory.retrieval.embedding import get_embedder
+
+logger = logging.getLogger("brain.facts")
+
+
+@dataclass
+class FactDraft:
+    """A fact about to be recorded, from extraction or from remember."""
+
+    statement: str
+    kind: str = "fact"
+    subject: str | None = None
+    object: str | None = None
+    relation: str = ""
+    single_valued: bool = False
+    valid_from: date | None = None
+    valid_to: date | None = None
+    values: list[dict[str, Any]] = field(default_factory=list)  # key, number, date, text, unit
+
+
+def embed_drafts(drafts: list[FactDraft]) -> list[Any]:
+    """The drafts' vectors; called before any transaction opens, as the model may be remote."""
+    return list(get_embedder().embed([d.statement for d in drafts])) if drafts else []
+
+
+def record_facts(*, document: Document, drafts: list[FactDraft], source: str = Fact.Source.EXTRACTED,
+                 created_by_id: int | None = None, chunk_for: dict[int, int] | None = None,
+                 vectors: list[Any] | None = None) -> list[Fact]:  # fmt: skip
+    """Store facts with their entities, mentions and values, and apply supersession.
+
+    Pass ``vectors`` (from ``embed_drafts``) when calling inside a transaction.
+    """
+    if not drafts:
+        return []
+    vectors = embed_drafts(drafts) if vectors is None else vectors
+    model = get_embedder().name[:200]
+    for draft in drafts:
+        if draft.valid_from and draft.valid_to and draft.valid_to < draft.valid_from:
+            logger.info("dropping an end date before the start in %r", draft.statement[:80])
+            draft.valid_to = None  # a window that ends before it starts says nothing about the end
+    entities: dict[str, Entity] = {}
+
+    def entity(name: str | None) -> Entity | None:
+        if not name or not clean_name(name):
+            return None
+        if name not in entities:
+            entities[name] = get_or_create_entity(document=document, name=name)
+            mention(entity=entities[name], document=document, surface=name)
+        return entities[name]
+
+    stated_on = (document.occurred_at or document.recorded_at).date()
+    recorded_at = document.recorded_at if source == Fact.Source.EXTRACTED else timezone.now()
+    with transaction.atomic():
+        facts = Fact.objects.bulk_create(
+            [
+                Fact(
+                    org_id=document.org_id, statement=draft.statement,
+                    kind=draft.kind if draft.kind in Fact.Kind.values else Fact.Kind.FACT,
+                    subject=entity(draft.subject), object=entity(draft.object), relation=draft.relation[:80],
+                    value_key=(draft.values[0]["key"] if draft.values else "")[:80], single_valued=draft.single_valued,
+                    valid_from=draft.valid_from, valid_to=draft.valid_to, recorded_at=recorded_at, source=source,
+                    document=document, chunk_id=(chunk_for or {}).get(index), category_id=document.category_id,
+                    scope=document.scope, owner_id=document.owner_id, created_by_id=created_by_id, embedding=vector,
+                    embedding_model=model,
+                )
+                for index, (draft, vector) in enumerate(zip(drafts, vectors, strict=True))
+            ]
+        )  # fmt: skip
+        Value.objects.bulk_create(
+            [
+                Value(
+                    org_id=document.org_id, entity=fact.subject, fact=fact, key=value["key"][:80],
+                    number=value.get("number"), date=value.get("date"), text=str(value.get("text") or "")[:500],
+                    unit=str(value.get("unit") or "")[:20], stated_on=stated_on,
+                )
+                for fact, draft in zip(facts, drafts, strict=True)
+                if fact.subject is not None
+                for value in draft.values
+            ]
+        )  # fmt: skip
+        for fact in facts:
+            apply_supersession(fact)
+    return facts

@@ -1,0 +1,1 @@
+"""Retrieval: embedding, the passage retrievers, fusion and re-embedding."""

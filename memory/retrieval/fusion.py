@@ -1,0 +1,17 @@
+"""Weighted reciprocal-rank fusion of ranked lists."""
+
+from __future__ import annotations
+
+RRF_K = 60
+RRF_WEIGHTS = {"vector": 1.0, "keyword": 0.5}  # measured on QMSum: see docs/benchmarks.md
+
+
+def fuse(lists: dict[str, list[tuple[int, float]]]) -> tuple[dict[int, float], dict[int, dict[str, int]]]:
+    """Weighted reciprocal-rank fusion of the retrievers' ranked rows: fused scores and each row's ranks."""
+    fused: dict[int, float] = {}
+    ranks: dict[int, dict[str, int]] = {}
+    for name, rows in lists.items():
+        for rank, (row_id, _score) in enumerate(rows, start=1):
+            fused[row_id] = fused.get(row_id, 0.0) + RRF_WEIGHTS[name] / (RRF_K + rank)
+            ranks.setdefault(row_id, {})[name] = rank
+    return fused, ranks

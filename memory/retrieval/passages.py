@@ -1,0 +1,166 @@
+"""Hybrid passage search: the retrievers' candidates fused, diversified with MMR and trimmed.
+
+Access (organisation, readable categories, personal scope) and time (current or as of a day)
+are conditions of the same SQL statements that rank, never a filter applied afterwards.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
+
+import numpy as np
+from django.db import connection
+
+from brain.actors import Actor
+from memory.retrieval.candidates import access_and_time, keyword_candidates, vector_candidates
+from memory.retrieval.embedding import get_embedder
+from memory.retrieval.fusion import fuse
+
+MODES = ("auto", "vector", "keyword")
+NEAR_DUPLICATE = 0.92  # MMR only pushes down passages this alike to one already picked
+
+
+@dataclass
+class Hit:
+    chunk_id: int
+    document_id: int
+    title: str
+    heading: str
+    text: str
+    source_url: str
+    source_kind: str
+    ordinal: int
+    recorded_at: datetime
+    occurred_at: datetime | None
+    score: float
+    ranks: dict[str, int] = field(default_factory=dict)
+    scores: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class SearchResult:
+    hits: list[Hit]
+    mode: str
+    timings_ms: dict[str, float]
+    candidates: dict[str, int]
+
+
+def _mmr(order: list[int], fused: dict[int, float], vectors: dict[int, np.ndarray], k: int, weight: float) -> list[int]:
+    """Maximal marginal relevance, applied to near-duplicates only: related neighbouring passages
+    are often all needed (a discussion spans many turns), copies of one passage are not."""
+    pool = [cid for cid in order if cid in vectors]
+    if weight >= 1.0 or len(pool) <= 1:
+        return order[:k]
+    matrix = np.stack([vectors[cid] for cid in pool])
+    relevance = np.array([fused[cid] for cid in pool]) / max(fused[cid] for cid in pool)
+    likeness = np.full(len(pool), -1.0)  # highest similarity to anything chosen so far
+    available = np.ones(len(pool), dtype=bool)
+    chosen: list[int] = []
+    for _ in range(min(k, len(pool))):
+        value = weight * relevance - (1 - weight) * np.maximum(likeness, 0)
+        value[~available] = -np.inf
+        pick = int(np.argmax(value))
+        chosen.append(pool[pick])
+        available[pick] = False
+        similarity = matrix @ matrix[pick]
+        likeness = np.maximum(likeness, np.where(similarity >= NEAR_DUPLICATE, similarity, 0.0))
+    return chosen
+
+
+def search_chunks(
+    *,
+    actor: Actor,
+    query: str,
+    top_k: int = 5,
+    mode: str = "auto",
+    as_of: date | None = None,
+    candidates: int = 50,
+    diversity: float = 0.8,
+    vector: np.ndarray | None = None,
+) -> SearchResult:
+    """The one passage search every interface uses. ``diversity`` is MMR's relevance weight (1 = off);
+    ``vector`` is the query's embedding when the caller already has it."""
+    started = time.perf_counter()
+    candidates = max(candidates, top_k * 2)
+    timings: dict[str, float] = {}
+    where, params = access_and_time(actor, as_of)
+    lists: dict[str, list[tuple[int, float]]] = {}
+    if mode in ("auto", "vector"):
+        t = time.perf_counter()
+        vector = get_embedder().embed([query])[0] if vector is None else vector
+        timings["embed"] = (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
+        lists["vector"] = vector_candidates(vector, where, params, candidates)
+        timings["vector"] = (time.perf_counter() - t) * 1000
+    if mode in ("auto", "keyword"):
+        t = time.perf_counter()
+        lists["keyword"] = keyword_candidates(query, where, params, candidates)
+        timings["keyword"] = (time.perf_counter() - t) * 1000
+    t = time.perf_counter()
+    fused, ranks = fuse(lists)
+    scores: dict[int, dict[str, float]] = {}
+    for name, rows in lists.items():
+        for cid, score in rows:
+            scores.setdefault(cid, {})[name] = round(score, 4)
+    order = sorted(fused, key=lambda cid: -fused[cid])
+    pool = order[: max(top_k * 3, top_k)]
+    vectors = _vectors(pool) if diversity < 1.0 and len(pool) > top_k else {}
+    picked = _mmr(pool, fused, vectors, top_k, diversity)
+    hits = _load_hits(picked, fused, ranks, scores)
+    timings["fuse"] = (time.perf_counter() - t) * 1000
+    timings["total"] = (time.perf_counter() - started) * 1000
+    return SearchResult(
+        hits=hits,
+        mode=mode,
+        timings_ms={k: round(v, 2) for k, v in timings.items()},
+        candidates={name: len(rows) for name, rows in lists.items()},
+    )
+
+
+def _vectors(ids: list[int]) -> dict[int, np.ndarray]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT id, embedding FROM memory_chunk WHERE id = ANY(%s)", [ids])
+        return {row[0]: _parse_vector(row[1]) for row in cursor.fetchall()}
+
+
+def _parse_vector(value: Any) -> np.ndarray:
+    if isinstance(value, str):  # a raw cursor returns pgvector's text form: "[0.1,0.2,...]"
+        return np.array(value.strip("[]").split(","), dtype=np.float32)
+    return np.asarray(value, dtype=np.float32)
+
+
+def _load_hits(
+    ids: list[int], fused: dict[int, float], ranks: dict[int, dict[str, int]], scores: dict[int, dict[str, float]]
+) -> list[Hit]:
+    if not ids:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.id, c.document_id, c.title, c.heading, c.text, d.source_url, d.source_kind, c.ordinal, "
+            "c.recorded_at, d.occurred_at FROM memory_chunk c JOIN memory_document d ON d.id = c.document_id "
+            "WHERE c.id = ANY(%s)",
+            [ids],
+        )
+        rows = {row[0]: row for row in cursor.fetchall()}
+    return [
+        Hit(
+            chunk_id=cid,
+            document_id=rows[cid][1],
+            title=rows[cid][2],
+            heading=rows[cid][3],
+            text=rows[cid][4],
+            source_url=rows[cid][5],
+            source_kind=rows[cid][6],
+            ordinal=rows[cid][7],
+            recorded_at=rows[cid][8],
+            occurred_at=rows[cid][9],
+            score=round(fused[cid], 5),
+            ranks=ranks.get(cid, {}),
+            scores=scores.get(cid, {}),
+        )
+        for cid in ids
+        if cid in rows
+    ]
