@@ -263,9 +263,7 @@ CELERY_TASK_ROUTES = {
     "contacts.tasks.sweep_queued_requests_task": {"queue": "celery"},
     "memory.tasks.*": {"queue": "ingest"},
     "contacts.tasks.*": {"queue": "dispatch"},
-    "brain.jobs.tasks.*": {"queue": "jobs"},
     "brain.tasks.*": {"queue": "nightly"},
-    "registers.tasks.*": {"queue": "nightly"},
 }
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BEAT_SCHEDULE = {

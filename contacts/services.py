@@ -7,7 +7,6 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING
 
 import numpy as np
 from django.conf import settings
@@ -22,15 +21,16 @@ from brain.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.ids import is_random_id, parse_numeric_id
 from brain.inputs import text_problem
 from brain.models import Organisation
+from brain.queueing import send_now, send_on_commit
 from brain.services import resolve_activity
 from contacts.models import CHANNELS, Contact, HumanRequest
+from contacts.transports import Message, TransportError, configured_channels, is_webhook_url, transport_for
+from memory.documents.saving import add_document
 from memory.retrieval.embedding import get_embedder
-
-if TYPE_CHECKING:
-    from contacts.transports import Message
 
 logger = logging.getLogger("brain.contacts")
 SIGNING_SALT = "brain.contacts.answer"
+DELIVER_TASK = "contacts.tasks.deliver_request_task"
 Status = HumanRequest.Status
 # A temporary failure is retried six times (30 s doubling, at most 30 minutes apart), then the
 # request fails. Attempts are counted on the request, so sweeps cannot start a new count.
@@ -80,8 +80,6 @@ def reembed_contact_topics(*, org: Organisation | None = None, resume: bool = Fa
 def reachable_channels(contact: Contact, allowed: Sequence[str] | None) -> list[str]:
     """The contact's channels that have an address, are allowed for this request and configured here
     (a Slack incoming-webhook address needs no bot token)."""
-    from contacts.transports import configured_channels, is_webhook_url
-
     usable = configured_channels()
     wanted = allowed or CHANNELS
     return [
@@ -162,17 +160,8 @@ def dispatch_request(*, actor: Actor, question: str, contact_id: int, gap_analys
         question=question, gap_analysis=gap_analysis, requester_directed=requester_directed,
         activity=resolve_activity(actor=actor, activity_id=activity_id),
     )  # fmt: skip
-    transaction.on_commit(lambda: _enqueue(request.pk))
+    send_on_commit(DELIVER_TASK, request.pk, what="request")
     return request
-
-
-def _enqueue(request_id: int) -> None:
-    from contacts.tasks import deliver_request_task
-
-    try:
-        deliver_request_task.delay(request_id)
-    except Exception:  # the broker is down: the request is saved as queued; the sweep sends it later
-        logger.warning("could not queue request %s; the sweep will queue it again", request_id, exc_info=True)
 
 
 def sweep_queued_requests(*, grace_seconds: int | None = None) -> int:
@@ -189,7 +178,7 @@ def sweep_queued_requests(*, grace_seconds: int | None = None) -> int:
     due = Q(next_attempt_at__isnull=True, created_at__lte=cutoff) | Q(next_attempt_at__lte=cutoff)
     ids = list(HumanRequest.objects.filter(due, status=Status.QUEUED).values_list("pk", flat=True)[:1000])
     for request_id in ids:
-        _enqueue(request_id)
+        send_now(DELIVER_TASK, request_id, what="request")
     return len(ids)
 
 
@@ -221,8 +210,6 @@ def deliver_request(*, request_id: int) -> str:
     A temporary failure puts it back in the queue and raises ``RetryLater`` (the task retries),
     until the retries run out; a permanent one marks it failed.
     """
-    from contacts.transports import Message, TransportError, transport_for
-
     now = timezone.now()
     claimed = (
         HumanRequest.objects.filter(pk=request_id, status=Status.QUEUED)
@@ -254,8 +241,6 @@ def deliver_request(*, request_id: int) -> str:
 
 
 def _record_failure(request: HumanRequest, exc: Exception) -> str:
-    from contacts.transports import TransportError
-
     permanent = isinstance(exc, TransportError) and exc.permanent
     if permanent or request.attempts > MAX_RETRIES:
         reason = str(exc) if permanent else f"gave up after {request.attempts} attempts: {exc}"
@@ -272,8 +257,6 @@ def _record_failure(request: HumanRequest, exc: Exception) -> str:
 
 def _send_link_for_call(request: HumanRequest, message: Message) -> None:
     """A call cannot carry a link: send it in writing too, over WhatsApp or email, before calling."""
-    from contacts.transports import TransportError, configured_channels, transport_for
-
     for channel in ("whatsapp", "email"):
         address = request.contact.address_for(channel)
         if address and channel in configured_channels():
@@ -320,8 +303,6 @@ def record_answer(*, request: HumanRequest, answer: str) -> HumanRequest:
 
 
 def save_answer_to_memory(*, actor: Actor, request_id: str) -> HumanRequest:
-    from memory.documents.saving import add_document
-
     request = None
     if is_random_id(request_id, "req"):
         request = HumanRequest.objects.filter(org=actor.org, requester=actor.user, public_id=request_id).first()
@@ -342,8 +323,6 @@ def save_answer_to_memory(*, actor: Actor, request_id: str) -> HumanRequest:
 
 def send_test_message(*, contact: Contact, channel: str) -> tuple[bool, str]:
     """Send a short test over one channel now (admin action); returns whether it went and what happened."""
-    from contacts.transports import Message, TransportError, transport_for
-
     message = Message(
         to_name=contact.name, address=contact.address_for(channel), subject="Brain test message",
         text="This is a test from Brain, the company memory: you are set up as a contact.",

@@ -114,7 +114,6 @@ class EntityAdmin(OrgScopedAdmin):
     list_display = ["name", "type", "org", "created_at"]
     list_filter = ["type"]
     search_fields = ["name", "aliases"]
-    exclude = ["embedding"]
     readonly_fields = ["name", "type", "aliases", "summary", "created_at"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Entity]:

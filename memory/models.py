@@ -128,7 +128,6 @@ class Entity(models.Model):
     type = models.CharField(max_length=40, default="other")
     aliases = ArrayField(models.CharField(max_length=200), default=list, blank=True)
     summary = models.TextField(blank=True)
-    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

@@ -20,6 +20,7 @@ from brain.models import Organisation
 from brain.services import mark_memory_built
 from memory.documents.chunking import ChunkDraft, chunk
 from memory.documents.saving import Status, enqueue, logger
+from memory.graph.document_facts import extract_document
 from memory.models import Chunk, Document
 from memory.retrieval.embedding import EmbeddingError, get_embedder
 
@@ -106,8 +107,6 @@ def ingest_documents(*, document_ids: list[int], task_id: str | None = None, wor
 
 def _extract(document_id: int) -> None:
     """Facts come after the passages: a document is searchable even if extraction fails."""
-    from memory.graph.document_facts import extract_document
-
     try:
         extract_document(document_id=document_id)
     except Exception:

@@ -14,11 +14,14 @@ from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, PermissionDenied
 from brain.models import Category
+from brain.queueing import send_on_commit
 from memory.access import readable, readable_category_ids
 from memory.models import Document, Scope
 
 logger = logging.getLogger("brain.ingest")
 Status = Document.Status
+
+INGEST_TASK = "memory.tasks.ingest_document_task"
 
 
 def content_hash(title: str, content: str) -> str:
@@ -131,13 +134,4 @@ def _continued_version(
 
 
 def enqueue(document_id: int) -> None:
-    transaction.on_commit(lambda: _send_to_queue(document_id))
-
-
-def _send_to_queue(document_id: int) -> None:
-    from memory.tasks import ingest_document_task
-
-    try:
-        ingest_document_task.delay(document_id)
-    except Exception:  # the broker is down: the document is saved and queued; the sweep sends it later
-        logger.warning("could not queue document %s; the sweep will queue it again", document_id, exc_info=True)
+    send_on_commit(INGEST_TASK, document_id, what="document")

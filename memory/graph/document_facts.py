@@ -54,10 +54,11 @@ def _known_entities(document: Document, text: str) -> list[KnownEntity]:
 
 
 def _extractor():  # type: ignore[no-untyped-def]
+    # Loaded on first use: spaCy and dateparser stay out of processes that never extract (web).
     from memory.graph.extraction import pipeline as extraction
 
     if settings.BRAIN_LLM_URL:
-        from memory.graph.llm import LLMError, LLMExtractor
+        from memory.graph.llm import LLMError, LLMExtractor  # only with a model configured
 
         llm = LLMExtractor(
             base_url=settings.BRAIN_LLM_URL, model=settings.BRAIN_LLM_MODEL, api_key=settings.BRAIN_LLM_KEY

@@ -18,11 +18,10 @@ from django.db.models import Q, QuerySet
 from django.db.models.functions import Lower
 
 from memory.access import seen_by_every_reader_of
-from memory.graph.linking import HONORIFICS, KnownEntity, link_name
+from memory.graph.linking import KnownEntity, link_name
+from memory.graph.vocabulary import ENTITY_TYPES, HONORIFICS
 from memory.models import Document, Entity, Mention
 
-ENTITY_TYPES = ("person", "team", "customer", "deal", "project", "system", "product", "place", "term",
-                "organisation", "other")  # fmt: skip
 MAX_KNOWN_MENTIONS = 20000
 
 

@@ -14,6 +14,8 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz, process
 
+from memory.graph.vocabulary import HONORIFICS
+
 
 @dataclass(frozen=True)
 class KnownEntity:
@@ -26,7 +28,6 @@ class KnownEntity:
 
 
 LEGAL_SUFFIXES = {"ltd", "limited", "inc", "llc", "gmbh", "plc", "corp", "corporation", "co", "sa", "sl", "ag", "bv"}
-HONORIFICS = {"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "dame"}
 
 
 def fold(text: str) -> str:

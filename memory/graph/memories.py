@@ -11,7 +11,9 @@ from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.models import Category
+from memory.documents.saving import add_document
 from memory.graph.entities import get_or_create_entity, mention
+from memory.graph.reads import visible_facts
 from memory.graph.writes import FactDraft, embed_drafts, record_facts
 from memory.models import Fact, Scope
 
@@ -19,8 +21,6 @@ from memory.models import Fact, Scope
 def replaceable_memory(*, actor: Actor, memory_id: int, scope: str) -> Fact:
     """The memory ``remember(replaces_memory_id=...)`` may replace: one the caller sees, with the
     audience the new memory will have (remembered memories go to the default category)."""
-    from memory.graph.reads import visible_facts
-
     old = visible_facts(actor=actor).filter(pk=memory_id).select_related("category").first()
     if old is None:
         raise NotFound(f"No memory mem_{memory_id} that you can see; nothing was replaced.")
@@ -63,8 +63,6 @@ def remember(
     ``scope`` defaults to personal on a connection that may only store personal memories, and
     to shared otherwise.
     """
-    from memory.documents.saving import add_document
-
     if not actor.can_write:
         raise PermissionDenied("remember needs a token with the write scope.")
     scope = scope or (Scope.PERSONAL if "personal" in actor.scopes else Scope.SHARED)
@@ -110,8 +108,6 @@ def forget(*, actor: Actor, memory_id: int) -> str:
 
     A memory the caller cannot see is answered exactly as one that does not exist.
     """
-    from memory.graph.reads import visible_facts
-
     fact = visible_facts(actor=actor).filter(pk=memory_id).select_related("document").first()
     if fact is None:
         raise NotFound(f"No memory mem_{memory_id} that you can see.")

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
+from memory.graph.vocabulary import HELD_BY_ONE
 from memory.models import Fact, Scope
-
-# Relations whose object has one holder at a time ("X is head of support": support has one head).
-HELD_BY_ONE = {"head_of", "ceo_of", "cto_of", "cfo_of", "coo_of", "cmo_of", "director_of", "manager_of", "lead_of",
-               "president_of", "chair_of"}  # fmt: skip
 
 
 def _overlaps(a: Fact, b: Fact) -> bool:

@@ -18,7 +18,7 @@ from brain.mcp.registry import ToolOutput, mcp_tool
 from brain.services import resolve_activity, start_activity
 from memory.graph import reads as graph
 from memory.graph.entity_views import entities_named, entity_views
-from memory.graph.supersession import HELD_BY_ONE
+from memory.graph.vocabulary import HELD_BY_ONE
 from memory.mcp_tools.shapes import FactOut, fact_outs
 from memory.models import Chunk, Document, Fact
 from memory.retrieval.embedding import get_embedder

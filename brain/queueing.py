@@ -1,0 +1,27 @@
+"""Queueing background work from services, once their transaction commits.
+
+Services name the task instead of importing its module: task modules call services, never the
+reverse, so the two never import each other. The row is saved before the message is sent, and a
+broker that cannot be reached loses nothing: the row stays queued and a sweep sends it again.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from celery import current_app
+from django.db import transaction
+
+logger = logging.getLogger("brain.queue")
+
+
+def send_on_commit(task_name: str, row_id: int, *, what: str) -> None:
+    """Queue ``task_name(row_id)`` when the current transaction commits (at once outside one)."""
+    transaction.on_commit(lambda: send_now(task_name, row_id, what=what))
+
+
+def send_now(task_name: str, row_id: int, *, what: str) -> None:
+    try:
+        current_app.tasks[task_name].delay(row_id)
+    except Exception:  # the broker is down: the row is saved and queued; the sweep sends it later
+        logger.warning("could not queue %s %s; the sweep will queue it again", what, row_id, exc_info=True)
