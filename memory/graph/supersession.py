@@ -1,64 +1,131 @@
-"""When a new statement supersedes an older one (the time rules), applied to stored facts."""
+"""When a new statement supersedes an older one: the time rules as a pure decision, and their
+application to stored facts.
+
+A new fact supersedes an older one only when both are about the same thing (the same subject and
+single-valued relation or value key; for a role held by one, the same object), have the same
+audience, say something different, and their validity overlaps:
+
+- the new one starts later: the old one is closed at that date and superseded by it;
+- the new one starts earlier (it arrived late, about an earlier time): the new one is closed
+  where the old one begins, and the old one stands;
+- same start, or no dates (a correction): the old one is superseded and keeps its window.
+
+Unrelated facts are never touched, and nothing is deleted. ``decide`` holds the rules and needs
+no database; ``rivals`` is the one query for "statements about the same thing", used here and by
+``ask_company_memory`` for its conflicts.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from enum import Enum
+
+from django.db.models import Q, QuerySet
 
 from memory.graph.vocabulary import HELD_BY_ONE
 from memory.models import Fact, Scope
 
 
-def _overlaps(a: Fact, b: Fact) -> bool:
+@dataclass(frozen=True)
+class Claim:
+    """What the rules look at in a statement."""
+
+    subject_id: int | None
+    object_id: int | None
+    relation: str
+    value_key: str
+    values: tuple[tuple[object, ...], ...]  # (number, date, text) of each value, sorted
+    valid_from: date | None
+    valid_to: date | None
+
+    @classmethod
+    def of(cls, fact: Fact) -> Claim:
+        values = tuple(sorted((v.number, v.date, v.text) for v in fact.values.all())) if fact.value_key else ()
+        return cls(fact.subject_id, fact.object_id, fact.relation, fact.value_key, values, fact.valid_from,
+                   fact.valid_to)  # fmt: skip
+
+    @property
+    def is_role(self) -> bool:
+        return self.relation in HELD_BY_ONE and self.object_id is not None
+
+
+class Action(Enum):
+    NONE = "none"  # unrelated in time, or the same claim again
+    CLOSE_NEW = "close_new"  # the new one arrived late: it ends where the old one begins
+    SUPERSEDE = "supersede"  # the old one is replaced, its window kept
+    CLOSE_AND_SUPERSEDE = "close_and_supersede"  # the old one ends where the new one starts, and is replaced
+
+
+@dataclass(frozen=True)
+class Decision:
+    action: Action
+    end: date | None = None  # the valid_to the closed statement takes
+
+
+def decide(old: Claim, new: Claim) -> Decision:
+    """What a new statement does to an older one about the same thing (see the module's rules)."""
+    if not overlaps(old, new) or same_claim(old, new):
+        return Decision(Action.NONE)
+    if old.valid_from and new.valid_from and new.valid_from < old.valid_from:
+        return Decision(Action.CLOSE_NEW, end=old.valid_from)
+    if old.valid_from and new.valid_from and new.valid_from > old.valid_from and old.valid_to is None:
+        return Decision(Action.CLOSE_AND_SUPERSEDE, end=new.valid_from)
+    return Decision(Action.SUPERSEDE)
+
+
+def overlaps(a: Claim, b: Claim) -> bool:
     starts_before_end = a.valid_from is None or b.valid_to is None or a.valid_from <= b.valid_to
     ends_after_start = a.valid_to is None or b.valid_from is None or a.valid_to >= b.valid_from
     return starts_before_end and ends_after_start
 
 
-def apply_supersession(new: Fact) -> None:
-    """A new fact supersedes an older one only when both are about the same subject, state the same
-    single-valued relation or value key, say something different, and their validity overlaps.
-
-    - the new one starts later: the old one is closed at that date and superseded by it;
-    - the new one starts earlier (it arrived late, about an earlier time): the new one is closed
-      where the old one begins, and the old one stands;
-    - same start (a correction): the old one is superseded and keeps its window.
-    Unrelated facts are never touched, and nothing is deleted.
-    """
-    if not new.single_valued or new.subject_id is None or not (new.relation or new.value_key):
-        return
-    # Only statements of the same audience replace each other: across it, a reader would see a
-    # fact marked replaced by one they cannot see (or lose one for a reason they cannot know).
-    current = Fact.objects.select_for_update().filter(
-        org_id=new.org_id, single_valued=True, superseded_at__isnull=True, scope=new.scope,
-        category_id=new.category_id,
-    )  # fmt: skip
-    if new.relation in HELD_BY_ONE and new.object_id is not None:
-        # A role is single-valued on its object: support has one head at a time, whoever it is.
-        rivals = current.filter(relation=new.relation, object_id=new.object_id).exclude(subject_id=new.subject_id)
-    else:
-        rivals = current.filter(subject_id=new.subject_id, relation=new.relation, value_key=new.value_key)
-    rivals = rivals.exclude(pk=new.pk)
-    if new.scope == Scope.PERSONAL:
-        rivals = rivals.filter(owner_id=new.owner_id)
-    now = new.recorded_at  # the old belief ends when the new one was recorded
-    for old in rivals:
-        if not _overlaps(old, new) or _same_claim(old, new):
-            continue
-        if old.valid_from and new.valid_from and new.valid_from < old.valid_from:
-            new.valid_to = old.valid_from
-            new.save(update_fields=["valid_to"])
-            continue
-        if old.valid_from and new.valid_from and new.valid_from > old.valid_from and old.valid_to is None:
-            old.valid_to = new.valid_from
-        old.superseded_at, old.superseded_by = now, new
-        old.save(update_fields=["valid_to", "superseded_at", "superseded_by"])
-
-
-def _same_claim(old: Fact, new: Fact) -> bool:
-    if new.relation in HELD_BY_ONE and new.object_id is not None:
+def same_claim(old: Claim, new: Claim) -> bool:
+    if new.is_role:
         return old.subject_id == new.subject_id
     if new.relation and old.object_id != new.object_id:
         return False
     if new.value_key:
-        old_values = sorted((v.number, v.date, v.text) for v in old.values.all())
-        new_values = sorted((v.number, v.date, v.text) for v in new.values.all())
-        return old_values == new_values
+        return old.values == new.values
     return old.object_id == new.object_id
+
+
+def about_the_same_thing(fact: Fact) -> Q | None:
+    """Facts stating the same single-valued thing as ``fact`` (None when it states none)."""
+    if not fact.single_valued or fact.subject_id is None or not (fact.relation or fact.value_key):
+        return None
+    if fact.relation in HELD_BY_ONE and fact.object_id is not None:
+        # A role is single-valued on its object: support has one head at a time, whoever it is.
+        return Q(single_valued=True, relation=fact.relation, object_id=fact.object_id)
+    return Q(single_valued=True, subject_id=fact.subject_id, relation=fact.relation, value_key=fact.value_key)
+
+
+def rivals(new: Fact) -> QuerySet[Fact]:
+    """The current facts ``new`` may supersede: about the same thing, of the same audience (a reader
+    must never see a fact replaced by one they cannot see, nor lose one for a reason they cannot know)."""
+    same = about_the_same_thing(new)
+    if same is None:
+        return Fact.objects.none()
+    current = Fact.objects.filter(same, org_id=new.org_id, superseded_at__isnull=True, scope=new.scope,
+                                  category_id=new.category_id).exclude(pk=new.pk)  # fmt: skip
+    if new.relation in HELD_BY_ONE and new.object_id is not None:
+        current = current.exclude(subject_id=new.subject_id)
+    if new.scope == Scope.PERSONAL:
+        current = current.filter(owner_id=new.owner_id)
+    return current
+
+
+def apply_supersession(new: Fact) -> None:
+    """Apply the rules between ``new`` and each of its rivals, inside the caller's transaction."""
+    claim = Claim.of(new)
+    for old in rivals(new).select_for_update():
+        decision = decide(Claim.of(old), claim)
+        if decision.action is Action.CLOSE_NEW:
+            new.valid_to = decision.end
+            new.save(update_fields=["valid_to"])
+            claim = Claim.of(new)
+        elif decision.action is not Action.NONE:
+            if decision.action is Action.CLOSE_AND_SUPERSEDE:
+                old.valid_to = decision.end
+            old.superseded_at, old.superseded_by = new.recorded_at, new  # the old belief ends when the new was recorded
+            old.save(update_fields=["valid_to", "superseded_at", "superseded_by"])

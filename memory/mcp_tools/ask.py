@@ -1,14 +1,13 @@
-"""ask_company_memory: a question in, the best evidence out (excerpts, the facts behind them, sources)."""
+"""ask_company_memory: a question in, the best evidence out (excerpts, the facts behind them, sources).
+
+A thin tool over ``memory.retrieval.evidence.gather_evidence``: it parses, gathers, formats."""
 
 from __future__ import annotations
 
 import time
-from datetime import date, timedelta
+from datetime import date
 from typing import Annotated, Any, Literal
 
-import numpy as np
-from django.db.models import Q
-from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field
 
 from brain.actors import Actor
@@ -16,13 +15,9 @@ from brain.errors import InvalidArgument
 from brain.mcp.limits import Clamped
 from brain.mcp.registry import ToolOutput, mcp_tool
 from brain.services import resolve_activity, start_activity
-from memory.graph import reads as graph
-from memory.graph.entity_views import entities_named, entity_views
-from memory.graph.vocabulary import HELD_BY_ONE
+from memory.graph.entity_views import entity_views
 from memory.mcp_tools.shapes import FactOut, fact_outs
-from memory.models import Chunk, Document, Fact
-from memory.retrieval.embedding import get_embedder
-from memory.retrieval.passages import Hit, search_chunks
+from memory.retrieval.evidence import Excerpt, Question, gather_evidence
 
 GUIDANCE = {
     "answer": "Answer the question directly from the evidence, citing the page titles you used.",
@@ -65,6 +60,15 @@ class EvidenceOut(BaseModel):
     recorded_at: Any
     occurred_at: Any = None
 
+    @classmethod
+    def of(cls, excerpt: Excerpt) -> EvidenceOut:
+        document = excerpt.document
+        return cls(
+            document_id=document.public_id, title=document.title, reference=document.source_url or document.public_id,
+            external_url=document.source_url or None, excerpt=excerpt.text, truncated=excerpt.truncated,
+            chunk_ids=excerpt.chunk_ids, recorded_at=document.recorded_at, occurred_at=document.occurred_at,
+        )  # fmt: skip
+
 
 class AskOut(ToolOutput):
     activity_id: str
@@ -103,42 +107,35 @@ def ask_company_memory_tool(actor: Actor, args: AskArgs) -> AskOut:
     warnings; response_mode full adds diagnostics and is for debugging."""
     started = time.perf_counter()
     activity = _activity(actor, args)
-    vector = get_embedder().embed([args.question])[0]  # once, for passages and facts
-    hits = [] if args.retrieval_mode == "graph" else _passages(actor, args, vector)
-    named = _named_entities(actor, args.question) if args.retrieval_mode in ("auto", "graph") else []
-    graph_facts = _entity_facts(actor, named, args) if named else []
-    evidence = _evidence(actor, hits, graph_facts, args)
-    claims = _claims(actor, args, hits, graph_facts, vector)
-    if not evidence and not claims:
+    found = gather_evidence(actor=actor, question=Question(
+        text=args.question, retrieval_mode=args.retrieval_mode, top_k=args.top_k,
+        max_evidence_documents=args.max_evidence_documents, max_chars_per_document=args.max_chars_per_document,
+        max_claims=args.max_claims, as_of=args.as_of, high_risk=args.risk_level == "high",
+    ))  # fmt: skip
+    if found.empty:
         return AskOut(activity_id=activity, status="no_evidence", guidance=NO_EVIDENCE, evidence=[], claims=[])
     out = AskOut(
         activity_id=activity,
         status="evidence",
         guidance=GUIDANCE[args.desired_output] + (f" The user wants it for: {args.intent}" if args.intent else ""),
-        evidence=evidence,
-        claims=fact_outs(actor, claims, as_of=args.as_of),
+        evidence=[EvidenceOut.of(e) for e in found.excerpts],
+        claims=fact_outs(actor, found.claims, as_of=args.as_of),
     )
-    if args.risk_level == "high":
-        out.conflicts = fact_outs(actor, _conflicts(actor, claims, args.as_of), as_of=args.as_of)
-        out.warnings = _warnings(hits, evidence, claims, out.conflicts)
+    if found.conflicts is not None:
+        out.conflicts = fact_outs(actor, found.conflicts, as_of=args.as_of)
+        out.warnings = found.warnings
     if args.response_mode == "full":
+        views = entity_views(actor=actor, entity_ids=found.named)
         out.diagnostics = {
             "passages": [
-                {
-                    "chunk_id": f"chunk_{h.chunk_id}",
-                    "document_id": f"doc_{h.document_id}",
-                    "score": h.score,
-                    "ranks": h.ranks,
-                    "scores": h.scores,
-                }
-                for h in hits
-            ],  # fmt: skip
-            "entities_named": [
-                {"entity_id": v.public_id, "name": v.name} for v in entity_views(actor=actor, entity_ids=named).values()
+                {"chunk_id": f"chunk_{h.chunk_id}", "document_id": f"doc_{h.document_id}", "score": h.score,
+                 "ranks": h.ranks, "scores": h.scores}
+                for h in found.hits
             ],
-            "graph_facts": len(graph_facts),
+            "entities_named": [{"entity_id": v.public_id, "name": v.name} for v in views.values()],
+            "graph_facts": found.graph_facts,
             "elapsed_ms": round((time.perf_counter() - started) * 1000, 1),
-        }
+        }  # fmt: skip
     return out
 
 
@@ -148,110 +145,3 @@ def _activity(actor: Actor, args: AskArgs) -> str:
             raise InvalidArgument("Unknown activity_id; leave it out to start a new activity for this question.")
         return args.activity_id
     return start_activity(actor=actor, label=args.question[:200]).public_id
-
-
-def _passages(actor: Actor, args: AskArgs, vector: np.ndarray) -> list[Hit]:
-    mode = "vector" if args.retrieval_mode == "vector" else "auto"
-    return search_chunks(
-        actor=actor, query=args.question, top_k=args.top_k, mode=mode, as_of=args.as_of, vector=vector
-    ).hits
-
-
-def _named_entities(actor: Actor, question: str) -> list[int]:
-    """Entities a readable source names word for word in the question, longest names first."""
-    return entities_named(actor=actor, text=question, limit=5)
-
-
-def _entity_facts(actor: Actor, ids: list[int], args: AskArgs) -> list[Fact]:
-    facts = graph.believed(graph.visible_facts(actor=actor), as_of=args.as_of)
-    rows = facts.filter(Q(subject_id__in=ids) | Q(object_id__in=ids)).select_related("subject", "object", "document")
-    return list(rows.order_by("-recorded_at")[: args.max_claims * 3])
-
-
-def _evidence(actor: Actor, hits: list[Hit], graph_facts: list[Fact], args: AskArgs) -> list[EvidenceOut]:
-    order: list[int] = []
-    matched: dict[int, list[int]] = {}
-    for hit in hits:
-        if hit.document_id not in matched:
-            order.append(hit.document_id)
-        matched.setdefault(hit.document_id, []).append(hit.ordinal)
-    for fact in graph_facts:
-        if fact.document_id and fact.document_id not in matched:
-            order.append(fact.document_id)
-            matched[fact.document_id] = []
-    chosen = order[: args.max_evidence_documents]
-    documents = Document.objects.in_bulk(chosen)
-    return [_excerpt(documents[d], matched[d], args.max_chars_per_document) for d in chosen if d in documents]
-
-
-def _excerpt(document: Document, ordinals: list[int], budget: int) -> EvidenceOut:
-    """The matched passages in reading order, widened to their neighbours while the budget lasts."""
-    chunks = {c.ordinal: c for c in Chunk.objects.filter(document=document).only("pk", "ordinal", "text")}
-    wanted = list(dict.fromkeys(o for o in ordinals if o in chunks)) or sorted(chunks)[:1]
-    picked, used = set(wanted), sum(len(chunks[o].text) for o in wanted)
-    for step in (1, -1, 2, -2):
-        for o in list(wanted):
-            neighbour = chunks.get(o + step)
-            if neighbour and neighbour.ordinal not in picked and used + len(neighbour.text) <= budget:
-                picked.add(neighbour.ordinal)
-                used += len(neighbour.text)
-    parts, last = [], None
-    for o in sorted(picked):
-        parts.append(("" if last is None or o == last + 1 else "…\n") + chunks[o].text)
-        last = o
-    text = "\n".join(parts) or document.content
-    return EvidenceOut(
-        document_id=document.public_id, title=document.title, reference=document.source_url or document.public_id,
-        external_url=document.source_url or None, excerpt=text[:budget], truncated=len(text) > budget,
-        chunk_ids=[chunks[o].public_id for o in sorted(picked)], recorded_at=document.recorded_at,
-        occurred_at=document.occurred_at,
-    )  # fmt: skip
-
-
-def _claims(actor: Actor, args: AskArgs, hits: list[Hit], graph_facts: list[Fact], vector: np.ndarray) -> list[Fact]:
-    """Facts from the matched passages first, then the best fact matches, then the named entities' facts."""
-    believed = graph.believed(graph.visible_facts(actor=actor), as_of=args.as_of)
-    from_passages = list(
-        believed.filter(chunk_id__in=[h.chunk_id for h in hits]).select_related("subject", "object", "document")
-    )
-    rank = {h.chunk_id: i for i, h in enumerate(hits)}
-    from_passages.sort(key=lambda f: rank.get(f.chunk_id or 0, 99))
-    matched = [s.fact for s in graph.search_facts(actor=actor, query=args.question, limit=args.max_claims,
-                                                  as_of=args.as_of, vector=vector)]  # fmt: skip
-    picked: dict[int, Fact] = {}
-    for fact in [*from_passages[: args.max_claims // 2 + 1], *matched, *graph_facts, *from_passages]:
-        picked.setdefault(fact.pk, fact)
-    return list(picked.values())[: args.max_claims]
-
-
-def _conflicts(actor: Actor, claims: list[Fact], as_of: date | None) -> list[Fact]:
-    """Other statements about the same single-valued thing: replaced ones and rivals."""
-    query = Q()
-    for fact in claims:
-        if not fact.single_valued or fact.subject_id is None:
-            continue
-        if fact.relation in HELD_BY_ONE and fact.object_id is not None:
-            query |= Q(relation=fact.relation, object_id=fact.object_id)  # a role: who else held it
-        else:
-            query |= Q(subject_id=fact.subject_id, relation=fact.relation, value_key=fact.value_key)
-    if not query:
-        return []
-    facts = graph.believed(graph.visible_facts(actor=actor), as_of=as_of, include_superseded=True)
-    rivals = facts.filter(query).exclude(pk__in=[c.pk for c in claims]).select_related("subject", "object", "document")
-    return list(rivals.order_by("-recorded_at")[:10])
-
-
-def _warnings(hits: list[Hit], evidence: list[EvidenceOut], claims: list[Fact], conflicts: list[FactOut]) -> list[str]:
-    warnings = []
-    if len({e.document_id for e in evidence}) <= 1:
-        warnings.append("All the evidence comes from a single source; confirm before relying on it.")
-    if hits and max(h.scores.get("vector", 0.0) for h in hits) < 0.35:
-        warnings.append("The closest passages are only loosely related to the question; the answer may not be here.")
-    old = timezone.now() - timedelta(days=365)
-    if evidence and all(e.recorded_at < old for e in evidence):
-        warnings.append("All the evidence is more than a year old; it may be out of date.")
-    if conflicts:
-        warnings.append("Some statements about the same thing disagree or were replaced; say which one you use.")
-    if any(c.superseded_at for c in claims):
-        warnings.append("Some facts shown were superseded later; prefer the current ones.")
-    return warnings

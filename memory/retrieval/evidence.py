@@ -1,0 +1,168 @@
+"""The evidence for a question: the best pages' excerpts, the facts behind them, the statements
+that conflict with them and warnings, all under the caller's access and as of a day.
+
+The selector behind ``ask_company_memory``; it returns typed evidence and the tool formats it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+
+import numpy as np
+from django.db.models import Q
+from django.utils import timezone
+
+from brain.actors import Actor
+from memory.graph import reads as graph
+from memory.graph.entity_views import entities_named
+from memory.graph.supersession import about_the_same_thing
+from memory.models import Chunk, Document, Fact
+from memory.retrieval.embedding import get_embedder
+from memory.retrieval.passages import Hit, search_chunks
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+    retrieval_mode: str = "auto"  # auto, vector or graph
+    top_k: int = 5
+    max_evidence_documents: int = 3
+    max_chars_per_document: int = 4000
+    max_claims: int = 8
+    as_of: date | None = None
+    high_risk: bool = False
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    document: Document
+    text: str
+    truncated: bool
+    chunk_ids: list[str]
+
+
+@dataclass
+class Evidence:
+    excerpts: list[Excerpt]
+    claims: list[Fact]
+    hits: list[Hit] = field(default_factory=list)
+    named: list[int] = field(default_factory=list)  # entity ids the question names
+    graph_facts: int = 0
+    conflicts: list[Fact] | None = None  # only for high-risk questions
+    warnings: list[str] | None = None
+
+    @property
+    def empty(self) -> bool:
+        return not self.excerpts and not self.claims
+
+
+def gather_evidence(*, actor: Actor, question: Question) -> Evidence:
+    """Passages, named entities' facts and fact matches for a question, the question embedded once."""
+    vector = get_embedder().embed([question.text])[0]
+    hits = [] if question.retrieval_mode == "graph" else _passages(actor, question, vector)
+    named = entities_named(actor=actor, text=question.text, limit=5) if question.retrieval_mode != "vector" else []
+    graph_facts = _entity_facts(actor, named, question) if named else []
+    excerpts = _excerpts(hits, graph_facts, question)
+    claims = _claims(actor, question, hits, graph_facts, vector)
+    evidence = Evidence(excerpts, claims, hits=hits, named=named, graph_facts=len(graph_facts))
+    if question.high_risk and not evidence.empty:
+        evidence.conflicts = _conflicts(actor, claims, question.as_of)
+        evidence.warnings = _warnings(hits, excerpts, claims, evidence.conflicts)
+    return evidence
+
+
+def _passages(actor: Actor, question: Question, vector: np.ndarray) -> list[Hit]:
+    mode = "vector" if question.retrieval_mode == "vector" else "auto"
+    return search_chunks(
+        actor=actor, query=question.text, top_k=question.top_k, mode=mode, as_of=question.as_of, vector=vector
+    ).hits
+
+
+def _entity_facts(actor: Actor, ids: list[int], question: Question) -> list[Fact]:
+    facts = graph.believed(graph.visible_facts(actor=actor), as_of=question.as_of)
+    rows = facts.filter(Q(subject_id__in=ids) | Q(object_id__in=ids)).select_related("subject", "object", "document")
+    return list(rows.order_by("-recorded_at")[: question.max_claims * 3])
+
+
+def _excerpts(hits: list[Hit], graph_facts: list[Fact], question: Question) -> list[Excerpt]:
+    order: list[int] = []
+    matched: dict[int, list[int]] = {}
+    for hit in hits:
+        if hit.document_id not in matched:
+            order.append(hit.document_id)
+        matched.setdefault(hit.document_id, []).append(hit.ordinal)
+    for fact in graph_facts:
+        if fact.document_id and fact.document_id not in matched:
+            order.append(fact.document_id)
+            matched[fact.document_id] = []
+    chosen = order[: question.max_evidence_documents]
+    documents = Document.objects.in_bulk(chosen)
+    return [_excerpt(documents[d], matched[d], question.max_chars_per_document) for d in chosen if d in documents]
+
+
+def _excerpt(document: Document, ordinals: list[int], budget: int) -> Excerpt:
+    """The matched passages in reading order, widened to their neighbours while the budget lasts."""
+    chunks = {c.ordinal: c for c in Chunk.objects.filter(document=document).only("pk", "ordinal", "text")}
+    wanted = list(dict.fromkeys(o for o in ordinals if o in chunks)) or sorted(chunks)[:1]
+    picked, used = set(wanted), sum(len(chunks[o].text) for o in wanted)
+    for step in (1, -1, 2, -2):
+        for o in list(wanted):
+            neighbour = chunks.get(o + step)
+            if neighbour and neighbour.ordinal not in picked and used + len(neighbour.text) <= budget:
+                picked.add(neighbour.ordinal)
+                used += len(neighbour.text)
+    parts, last = [], None
+    for o in sorted(picked):
+        parts.append(("" if last is None or o == last + 1 else "…\n") + chunks[o].text)
+        last = o
+    text = "\n".join(parts) or document.content
+    return Excerpt(document, text[:budget], len(text) > budget, [chunks[o].public_id for o in sorted(picked)])
+
+
+def _claims(
+    actor: Actor, question: Question, hits: list[Hit], graph_facts: list[Fact], vector: np.ndarray
+) -> list[Fact]:
+    """Facts from the matched passages first, then the best fact matches, then the named entities' facts."""
+    believed = graph.believed(graph.visible_facts(actor=actor), as_of=question.as_of)
+    from_passages = list(
+        believed.filter(chunk_id__in=[h.chunk_id for h in hits]).select_related("subject", "object", "document")
+    )
+    rank = {h.chunk_id: i for i, h in enumerate(hits)}
+    from_passages.sort(key=lambda f: rank.get(f.chunk_id or 0, 99))
+    matched = [s.fact for s in graph.search_facts(actor=actor, query=question.text, limit=question.max_claims,
+                                                  as_of=question.as_of, vector=vector)]  # fmt: skip
+    picked: dict[int, Fact] = {}
+    for fact in [*from_passages[: question.max_claims // 2 + 1], *matched, *graph_facts, *from_passages]:
+        picked.setdefault(fact.pk, fact)
+    return list(picked.values())[: question.max_claims]
+
+
+def _conflicts(actor: Actor, claims: list[Fact], as_of: date | None) -> list[Fact]:
+    """Other statements about the same single-valued thing: replaced ones and rivals."""
+    query = Q()
+    for fact in claims:
+        same = about_the_same_thing(fact)  # the query supersession finds its rivals with
+        if same is not None:
+            query |= same
+    if not query:
+        return []
+    facts = graph.believed(graph.visible_facts(actor=actor), as_of=as_of, include_superseded=True)
+    rivals = facts.filter(query).exclude(pk__in=[c.pk for c in claims]).select_related("subject", "object", "document")
+    return list(rivals.order_by("-recorded_at")[:10])
+
+
+def _warnings(hits: list[Hit], excerpts: list[Excerpt], claims: list[Fact], conflicts: list[Fact]) -> list[str]:
+    warnings = []
+    if len({e.document.pk for e in excerpts}) <= 1:
+        warnings.append("All the evidence comes from a single source; confirm before relying on it.")
+    if hits and max(h.scores.get("vector", 0.0) for h in hits) < 0.35:
+        warnings.append("The closest passages are only loosely related to the question; the answer may not be here.")
+    old = timezone.now() - timedelta(days=365)
+    if excerpts and all(e.document.recorded_at < old for e in excerpts):
+        warnings.append("All the evidence is more than a year old; it may be out of date.")
+    if conflicts:
+        warnings.append("Some statements about the same thing disagree or were replaced; say which one you use.")
+    if any(c.superseded_at for c in claims):
+        warnings.append("Some facts shown were superseded later; prefer the current ones.")
+    return warnings

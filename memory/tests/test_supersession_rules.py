@@ -1,0 +1,47 @@
+"""The time rules of supersession, decided without a database."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from memory.graph.supersession import Action, Claim, decide
+
+ROLE = dict(object_id=10, relation="head_of", value_key="", values=())
+
+
+def claim(subject: int = 1, start: date | None = None, end: date | None = None, **kw: object) -> Claim:
+    fields: dict[str, object] = dict(subject_id=subject, object_id=None, relation="", value_key="price", values=())
+    fields.update(kw)
+    return Claim(valid_from=start, valid_to=end, **fields)  # type: ignore[arg-type]
+
+
+def test_a_later_start_closes_the_old_statement_there_and_supersedes_it():
+    old, new = claim(2, date(2025, 1, 1), **ROLE), claim(3, date(2026, 3, 1), **ROLE)
+    assert decide(old, new) == decide(old, new).__class__(Action.CLOSE_AND_SUPERSEDE, end=date(2026, 3, 1))
+
+
+def test_a_late_arrival_about_an_earlier_time_is_closed_where_the_old_one_begins():
+    old, new = (
+        claim(start=date(2025, 6, 1), values=((1.0, None, ""),)),
+        claim(start=date(2024, 1, 1), values=((2.0, None, ""),)),
+    )
+    decision = decide(old, new)
+    assert (decision.action, decision.end) == (Action.CLOSE_NEW, date(2025, 6, 1))
+
+
+def test_a_correction_with_the_same_start_supersedes_and_keeps_the_window():
+    old = claim(start=date(2026, 1, 1), values=((10.0, None, ""),))
+    new = claim(start=date(2026, 1, 1), values=((12.0, None, ""),))
+    assert decide(old, new).action is Action.SUPERSEDE
+
+
+def test_the_same_claim_again_changes_nothing():
+    same = claim(start=date(2026, 1, 1), values=((10.0, None, ""),))
+    assert decide(same, same).action is Action.NONE
+    assert decide(claim(2, **ROLE), claim(2, **ROLE)).action is Action.NONE  # the same holder of a role
+
+
+def test_windows_that_do_not_overlap_leave_each_other_alone():
+    old = claim(start=date(2024, 1, 1), end=date(2024, 12, 31), values=((10.0, None, ""),))
+    new = claim(start=date(2025, 1, 1), values=((12.0, None, ""),))
+    assert decide(old, new).action is Action.NONE
