@@ -51,55 +51,6 @@ statement carries, with a snake_case key (price, deal_value, budget, salary, amo
 growth, percent, headcount, renewal_date, date), number or ISO date, the source text, and unit (an ISO
 currency code like USD, EUR, GBP, or "%", "days", "people"). "$40k" is 40000. Never invent facts."""
 
-_NULLABLE_STRING: dict[str, Any] = {"type": ["string", "null"]}
-_NULLABLE_DATE: dict[str, Any] = {"type": ["string", "null"], "description": "ISO date YYYY-MM-DD"}
-
-
-def _object(properties: dict[str, Any]) -> dict[str, Any]:
-    # Strict structured outputs need every property required and no extra ones.
-    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
-
-
-_VALUE_SCHEMA = _object(
-    {
-        "key": {"type": "string"},
-        "number": {"type": ["number", "null"]},
-        "date": _NULLABLE_DATE,
-        "text": {"type": "string"},
-        "unit": {"type": "string"},
-    }
-)
-SCHEMA: dict[str, Any] = _object(
-    {
-        "entities": {
-            "type": "array",
-            "items": _object(
-                {
-                    "name": {"type": "string"},
-                    "type": {"type": "string", "enum": list(ENTITY_TYPES)},
-                    "aliases": {"type": "array", "items": {"type": "string"}},
-                }
-            ),
-        },
-        "facts": {
-            "type": "array",
-            "items": _object(
-                {
-                    "statement": {"type": "string"},
-                    "kind": {"type": "string", "enum": list(FACT_KINDS)},
-                    "subject": _NULLABLE_STRING,
-                    "object": _NULLABLE_STRING,
-                    "relation": _NULLABLE_STRING,
-                    "single_valued": {"type": "boolean"},
-                    "valid_from": _NULLABLE_DATE,
-                    "valid_to": _NULLABLE_DATE,
-                    "values": {"type": "array", "items": _VALUE_SCHEMA},
-                }
-            ),
-        },
-    }
-)
-
 
 class LLMError(Exception):
     """The endpoint failed or answered something unusable; fall back to ``memory.extraction.extract``."""
@@ -144,7 +95,52 @@ class _Fact(BaseModel):
         return relation
 
 
+class _Answer(BaseModel):
+    entities: list[_Entity] = []
+    facts: list[_Fact] = []
+
+
 _Model = TypeVar("_Model", bound=BaseModel)
+
+
+def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema of ``model`` in the form strict structured outputs accept: definitions
+    inlined, every property required (an optional one may be null), no other properties, and no
+    keywords the endpoint does not take (titles, defaults, patterns, lengths). Validation of those
+    stays with the pydantic models, item by item."""
+    schema = model.model_json_schema()
+    definitions = schema.pop("$defs", {})
+
+    def convert(node: Any) -> Any:
+        if isinstance(node, list):
+            return [convert(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        if "$ref" in node:
+            return convert(definitions[node["$ref"].rsplit("/", 1)[-1]])
+        if "anyOf" in node:  # X | None: a nullable X
+            kinds = [convert(option) for option in node["anyOf"]]
+            plain = [k for k in kinds if k.get("type") != "null"]
+            if len(plain) == 1 and len(kinds) == 2:
+                merged = dict(plain[0])
+                merged["type"] = [merged["type"], "null"]
+                return merged
+            return {"anyOf": kinds}
+        out = {k: convert(v) for k, v in node.items() if k not in _NOT_STRICT}
+        if "enum" in out and "type" not in out:
+            out["type"] = "string"
+        if out.get("format") == "date":
+            out.pop("format")
+            out["description"] = "ISO date YYYY-MM-DD"
+        if out.get("type") == "object" and "properties" in out:
+            out["required"] = list(out["properties"])
+            out["additionalProperties"] = False
+        return out
+
+    return convert(schema)
+
+
+_NOT_STRICT = {"title", "default", "pattern", "minLength", "maxLength"}
 
 
 def _valid(model: type[_Model], items: Any) -> list[_Model]:
@@ -156,6 +152,9 @@ def _valid(model: type[_Model], items: Any) -> list[_Model]:
         except ValidationError:
             continue
     return out
+
+
+SCHEMA: dict[str, Any] = strict_schema(_Answer)  # generated from the models that validate the answer
 
 
 class LLMExtractor:
