@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any
 
 import numpy as np
 from django.db.models import Case, Count, Exists, IntegerField, Max, Min, OuterRef, Q, QuerySet, When
@@ -160,7 +159,23 @@ def explore(
     )
 
 
-def overview(*, actor: Actor) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Overview:
+    """What the memory holds for one caller: counts, the recorded span and the main shapes."""
+
+    documents: int
+    facts: int
+    superseded_facts: int
+    entities: int
+    first_recorded: datetime | None
+    last_recorded: datetime | None
+    by_source_kind: dict[str, int]
+    top_entities: list[tuple[EntityView, int]]  # the most connected, with their current facts
+    relations: dict[str, int]
+    entity_types: dict[str, int]
+
+
+def overview(*, actor: Actor) -> Overview:
     documents = Document.objects.filter(readable(actor))
     facts = visible_facts(actor=actor).filter(superseded_at__isnull=True)
     entities = visible_entities(actor=actor)
@@ -169,22 +184,20 @@ def overview(*, actor: Actor) -> dict[str, Any]:
         facts.exclude(subject__isnull=True).values("subject").annotate(n=Count("pk")).order_by("-n", "subject")[:10]
     )
     views = entity_views(actor=actor, entity_ids=[row["subject"] for row in top_ids])
-    return {
-        "documents": documents.count(),
-        "facts": facts.count(),
-        "superseded_facts": visible_facts(actor=actor).filter(superseded_at__isnull=False).count(),
-        "entities": entities.count(),
-        "first_recorded": span["first"],
-        "last_recorded": span["last"],
-        "by_source_kind": dict(
-            documents.values_list("source_kind").annotate(n=Count("pk")).order_by("-n", "source_kind")
-        ),
-        "top_entities": [(views[row["subject"]], row["n"]) for row in top_ids if row["subject"] in views],
-        "relations": dict(
+    return Overview(
+        documents=documents.count(),
+        facts=facts.count(),
+        superseded_facts=visible_facts(actor=actor).filter(superseded_at__isnull=False).count(),
+        entities=entities.count(),
+        first_recorded=span["first"],
+        last_recorded=span["last"],
+        by_source_kind=dict(documents.values_list("source_kind").annotate(n=Count("pk")).order_by("-n", "source_kind")),
+        top_entities=[(views[row["subject"]], row["n"]) for row in top_ids if row["subject"] in views],
+        relations=dict(
             facts.exclude(relation="").values_list("relation").annotate(n=Count("pk")).order_by("-n", "relation")[:30]
         ),
-        "entity_types": entity_type_counts(actor=actor),
-    }
+        entity_types=entity_type_counts(actor=actor),
+    )
 
 
 def entity_type_counts(*, actor: Actor) -> dict[str, int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from datetime import date, datetime
 from typing import Annotated, Any
@@ -148,10 +149,8 @@ def get_schema_tool(actor: Actor, args: NoArgs) -> SchemaOut:
     the most-connected entities with their ids. Use it to orient yourself, when searches come back
     empty, or to answer "what does Brain know?"."""
     data = graph.overview(actor=actor)
-    return SchemaOut(
-        **{k: v for k, v in data.items() if k != "top_entities"},
-        top_entities=[EntityOut.of(view, n) for view, n in data["top_entities"]],
-    )
+    fields = {f.name: getattr(data, f.name) for f in dataclasses.fields(data) if f.name != "top_entities"}
+    return SchemaOut(**fields, top_entities=[EntityOut.of(view, n) for view, n in data.top_entities])
 
 
 class RecentArgs(BaseModel):

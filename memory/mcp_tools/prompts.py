@@ -51,10 +51,10 @@ def company_context(actor: Actor, arguments: dict[str, str]) -> str:
     """A broad orientation: what memory holds, the most connected entities and their key facts."""
     data = graph.overview(actor=actor)
     parts = [
-        f"Orientation on {actor.org.name}'s memory: {data['documents']} documents, {data['facts']} current facts, "
-        f"{data['entities']} entities; sources {data['by_source_kind']}.",
+        f"Orientation on {actor.org.name}'s memory: {data.documents} documents, {data.facts} current facts, "
+        f"{data.entities} entities; sources {data.by_source_kind}.",
     ]
-    for entity, _count in data["top_entities"][:6]:
+    for entity, _count in data.top_entities[:6]:
         hood = graph.explore(actor=actor, entity=entity, limit=5)
         parts.append(_facts(f"{entity.name} ({entity.type})", fact_outs(actor, hood.outgoing + hood.incoming)))
     recent = graph.recent_documents(actor=actor, limit=5)

@@ -181,7 +181,7 @@ def test_a_personal_summary_and_type_show_only_to_their_owner(actor):
         found = find_entities(actor=reader, name="Zorvex Labs")
         view = entity_views(actor=reader, entity_ids=found)[found[0]]
         assert (view.summary, view.type) == (summary, kind)
-    assert "customer" not in overview(actor=actor)["entity_types"]
+    assert "customer" not in overview(actor=actor).entity_types
 
 
 def test_a_full_name_known_only_from_a_restricted_document_stays_hidden(actor, board):
