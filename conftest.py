@@ -58,7 +58,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if any(item.get_closest_marker(tier) for tier in TIERS):
             continue
-        code = getattr(inspect.unwrap(getattr(item, "obj", None)), "__code__", None)
+        test = getattr(item, "obj", None)
+        code = getattr(inspect.unwrap(test), "__code__", None) if callable(test) else None
         tier = tier_of(
             fixtures=getattr(item, "fixturenames", ()),
             names_used=code.co_names if code else (),
