@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -16,8 +18,55 @@ from brain.services import IssuedToken, add_member, create_organisation, create_
 
 _seq = itertools.count(1)
 
+# Test tiers, most specific first; `-m "not browser and not worker"` is the fast loop.
+TIERS = ("browser", "worker", "live_server", "db", "unit")
+WORKER_FIXTURES = frozenset({"worker"})
+# Their module fixture or the test body starts the launcher (web, worker and beat) itself.
+WORKER_FILES = frozenset({"test_faults.py", "test_run_command.py"})
+LIVE_SERVER_FIXTURES = frozenset({"brain_url", "live_server"})
+DB_FIXTURES = frozenset({"db", "transactional_db", "django_db_setup"})
+BROWSER_NAMES = frozenset({"browser_page"})
+
 # Fuzz runs store no examples (database=None); Hypothesis's own caches go outside the checkout.
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "brain-hypothesis")
+
+
+def tier_of(fixtures: Iterable[str], names_used: Iterable[str], file_name: str, django_db: bool) -> str:
+    """The one tier of a test: the first of these that holds.
+
+    - browser: the test body opens headless chromium (``browser_page`` from tests/browser.py);
+    - worker: it uses the ``worker`` fixture (a real Celery worker), or it is in a file whose
+      fixtures or tests start the launcher (WORKER_FILES; no fixture name tells there);
+    - live_server: it uses ``brain_url`` (the ASGI app served on a loopback port);
+    - db: it is marked ``django_db`` or uses ``db``, ``transactional_db`` or ``django_db_setup``;
+    - unit: everything else.
+    """
+    fixtures = set(fixtures)
+    if BROWSER_NAMES & set(names_used):
+        return "browser"
+    if WORKER_FIXTURES & fixtures or file_name in WORKER_FILES:
+        return "worker"
+    if LIVE_SERVER_FIXTURES & fixtures:
+        return "live_server"
+    if django_db or DB_FIXTURES & fixtures:
+        return "db"
+    return "unit"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test with its tier (see ``tier_of``), unless it already carries one."""
+    for item in items:
+        if any(item.get_closest_marker(tier) for tier in TIERS):
+            continue
+        test = getattr(item, "obj", None)
+        code = getattr(inspect.unwrap(test), "__code__", None) if callable(test) else None
+        tier = tier_of(
+            fixtures=getattr(item, "fixturenames", ()),
+            names_used=code.co_names if code else (),
+            file_name=item.path.name,
+            django_db=item.get_closest_marker("django_db") is not None,
+        )
+        item.add_marker(getattr(pytest.mark, tier))
 
 
 def make_org(slug: str | None = None, language: str = "en") -> Organisation:
