@@ -95,7 +95,8 @@ def world() -> World:
 def assert_readable(message: str) -> None:
     assert message.strip(), "an empty refusal"
     assert not message.startswith(GENERIC), message
-    assert "Traceback" not in message and len(message) < 20_000, message[:500]
+    assert "Traceback" not in message, message[:500]
+    assert len(message) < 20_000, message[:500]
 
 
 def assert_refused(error: MCPError) -> None:
@@ -167,7 +168,8 @@ def test_no_prompt_fails_unexpectedly_on_hostile_arguments(brain_url, world, pro
             except MCPError as exc:
                 assert_refused(exc)
                 return
-            assert result.messages and result.messages[0].content.text.strip()
+            assert result.messages
+            assert result.messages[0].content.text.strip()
 
         check()
 
@@ -223,14 +225,16 @@ def assert_answered(response: httpx.Response, output: dict[str, Any]) -> None:
     assert response.headers["content-type"] == "application/json", response.text[:500]
     body = response.json()
     if response.status_code >= 400:
-        assert set(body) == {"code", "message", "details"} and body["code"] != "internal", body
+        assert set(body) == {"code", "message", "details"}, body
+        assert body["code"] != "internal", body
         assert_readable(body["message"])
     else:
         jsonschema.validate(body, output)
 
 
 def test_the_rest_api_reaches_most_tools():
-    assert len(ROUTES) >= 15 and {"search_company_memory", "remember", "forget"} <= set(ROUTES)
+    assert len(ROUTES) >= 15
+    assert {"search_company_memory", "remember", "forget"} <= set(ROUTES)
 
 
 @pytest.mark.parametrize("tool", sorted(ROUTES))

@@ -166,7 +166,8 @@ def leaky_tool() -> Any:
 def test_the_matrix_catches_a_tool_that_counts_and_names_what_its_caller_cannot_see(matrix, leaky_tool):
     cases = cases_for(tool_target(leaky_tool), matrix.pool)
     failures = [f for case in cases if (f := differential(case, matrix.a, matrix.twin))]
-    assert len(failures) == len(cases) and all("differs from the twin" in f for f in failures)
+    assert len(failures) == len(cases)
+    assert all("differs from the twin" in f for f in failures)
     assert all("\n  shows " in f for f in failures), "a hidden title went unnoticed"
 
 
@@ -265,7 +266,8 @@ def test_a_hidden_documents_external_id_gives_the_writer_a_separate_document(mat
     )
     member = matrix.worlds.a.actor("member").user
     mine = Document.objects.filter(org=matrix.worlds.a.org, owner=member, external_id=hidden.external_id).first()
-    assert mine is not None and mine.pk != hidden.pk, "no document of the writer's own was made"
+    assert mine is not None, "no document of the writer's own was made"
+    assert mine.pk != hidden.pk, "no document of the writer's own was made"
     assert (mine.version, mine.previous_id) == (1, None), f"made version {mine.version} of the hidden document"
     ingest_documents(document_ids=[mine.pk])
     hidden.refresh_from_db()

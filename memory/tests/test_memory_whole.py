@@ -45,7 +45,8 @@ def test_re_extracting_a_document_keeps_what_its_facts_had_superseded(actor):
     extract_document(document_id=new.pk)
     extract_document(document_id=new.pk)
     sam.refresh_from_db()
-    assert sam.superseded_at is not None and sam.superseded_by_id == priya.pk
+    assert sam.superseded_at is not None
+    assert sam.superseded_by_id == priya.pk
     assert Fact.objects.filter(document=new, relation="head_of").count() == 1
 
 
@@ -78,7 +79,8 @@ def test_vectors_record_their_model_and_reembed_moves_every_one(actor, monkeypat
     assert search_chunks(actor=actor, query="zebra migration", mode="vector").hits == []
     assert search_chunks(actor=actor, query="zebra migration", mode="keyword").hits
     done = reembed(org=actor.org, resume=True)
-    assert done["chunks"] >= 1 and done["facts"] >= 1
+    assert done["chunks"] >= 1
+    assert done["facts"] >= 1
     assert reembed_contact_topics(org=actor.org, resume=True) == 1
     assert reembed(org=actor.org, resume=True) == {"chunks": 0, "facts": 0}  # nothing left on the old model
     assert search_chunks(actor=actor, query="zebra migration", mode="vector").hits
@@ -109,7 +111,9 @@ def mixed(actor: Actor) -> list[Actor]:
     return [actor, insider, other]
 
 
-@pytest.mark.parametrize("table,model", [("memory_chunk", Chunk), ("memory_fact", Fact), ("memory_document", Document)])
+@pytest.mark.parametrize(
+    ("table", "model"), [("memory_chunk", Chunk), ("memory_fact", Fact), ("memory_document", Document)]
+)
 def test_the_access_and_as_of_rules_select_the_same_rows_in_the_orm_and_in_sql(mixed, table, model):
     days = (None, date.today(), date.today() - timedelta(days=2), date.today() - timedelta(days=30))
     seen_now: list[frozenset[int]] = []
@@ -127,7 +131,8 @@ def test_the_access_and_as_of_rules_select_the_same_rows_in_the_orm_and_in_sql(m
         if as_of is None and not history:
             seen_now.append(frozenset(orm))
     # Every reader sees something, and each something else: the agreement is not vacuous.
-    assert all(seen_now) and len(set(seen_now)) == len(mixed)
+    assert all(seen_now)
+    assert len(set(seen_now)) == len(mixed)
 
 
 def test_a_retrieval_clause_refuses_sql_text_that_memory_access_did_not_build():
