@@ -26,7 +26,7 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 from hypothesis import HealthCheck, given, settings
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, INVALID_REQUEST
+from mcp_types import INVALID_PARAMS, INVALID_REQUEST, TextContent
 
 from brain.mcp.invoke import GENERIC_FAILURE
 from brain.mcp.registry import PROMPTS, TOOLS, ToolSpec
@@ -169,6 +169,7 @@ def test_no_prompt_fails_unexpectedly_on_hostile_arguments(brain_url, world, pro
                 assert_refused(exc)
                 return
             assert result.messages
+            assert isinstance(result.messages[0].content, TextContent)
             assert result.messages[0].content.text.strip()
 
         check()
@@ -185,13 +186,16 @@ def rest_routes() -> dict[str, tuple[str, str]]:
         for pattern in patterns:
             if isinstance(pattern, URLResolver):
                 walk(pattern.url_patterns, prefix + str(pattern.pattern))
-            elif isinstance(pattern, URLPattern) and hasattr(
-                view := getattr(pattern.callback, "view_class", None), "tool"
-            ):
+            elif isinstance(pattern, URLPattern) and hasattr(view := _view_class(pattern), "tool"):
                 routes[view.tool] = (view.tool_method, prefix + str(pattern.pattern))
 
     walk(get_resolver().url_patterns, "/")
     return routes
+
+
+def _view_class(pattern: URLPattern) -> Any:
+    """The class-based view behind a route (None for a function view)."""
+    return getattr(pattern.callback, "view_class", None)
 
 
 ROUTES = rest_routes()

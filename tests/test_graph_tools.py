@@ -140,6 +140,7 @@ def test_remember_then_forget_and_the_rules_around_them(brain_url, company):
     assert theirs.is_error
     assert "remembered by someone else" in theirs.content[0].text
     uploaded = Fact.objects.filter(org=org, source="extracted").first()
+    assert uploaded is not None
     refused = call(brain_url, token, "forget", {"memory_id": uploaded.public_id})
     assert refused.is_error
     assert "only removes what was stored with remember" in refused.content[0].text

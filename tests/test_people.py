@@ -87,7 +87,9 @@ def test_a_user_sees_their_request_go_from_sent_to_answered(brain_url, setup):
         page.get_by_role("link", name="Who signs off budgets over 10k?").click()
         assert page.locator("#status").inner_text() == "Sent"
         assert page.locator("#answer").inner_text() == "No answer yet."
-        contact_page = page.context.browser.new_page()
+        browser = page.context.browser
+        assert browser is not None
+        contact_page = browser.new_page()
         contact_page.goto(link)
         contact_page.get_by_label("Your answer").fill("The CFO signs off anything over 10k.")
         contact_page.get_by_role("button", name="Send answer").click()
@@ -98,11 +100,14 @@ def test_a_user_sees_their_request_go_from_sent_to_answered(brain_url, setup):
         page.get_by_role("button", name="Save the answer into memory").click()
         assert page.get_by_text("Saved into memory.").is_visible()
         forged = contact_page.goto(link[:-3] + "xx/")
+        assert forged is not None
         assert forged.status == 400
         assert "not valid" in contact_page.content()
     with browser_page() as page:
         log_in(page, brain_url, "olga", "a long enough secret")
-        assert page.goto(f"{brain_url}/requests/{request.public_id}/").status == 404
+        theirs = page.goto(f"{brain_url}/requests/{request.public_id}/")
+        assert theirs is not None
+        assert theirs.status == 404
         page.goto(f"{brain_url}/requests/")
         assert "Who signs off" not in page.content()
     assert other.pk

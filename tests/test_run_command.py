@@ -44,7 +44,9 @@ def test_run_starts_everything_answers_health_and_stops_on_ctrl_c(tmp_path):
         text=True,
     )
     lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True)
+    stream = proc.stdout
+    assert stream is not None
+    reader = threading.Thread(target=lambda: lines.extend(iter(stream.readline, "")), daemon=True)
     reader.start()
     try:
         token = None

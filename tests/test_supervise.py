@@ -36,7 +36,9 @@ def test_a_child_that_dies_is_started_again_after_a_growing_pause_and_the_others
         log=lines.append,
     )
     supervisor.start_all()
-    steady_pid = supervisor.children["steady"].process.pid
+    started = supervisor.children["steady"].process
+    assert started is not None
+    steady_pid = started.pid
     try:
         run_for(supervisor, 3)
     finally:
@@ -49,6 +51,7 @@ def test_a_child_that_dies_is_started_again_after_a_growing_pause_and_the_others
     ]
     assert delays[:4] == [0.1, 0.2, 0.4, 0.4]
     assert steady.restarts == 0
+    assert steady.process is not None
     assert steady.process.pid == steady_pid
     assert steady.history == []
 

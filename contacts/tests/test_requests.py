@@ -117,6 +117,7 @@ def test_an_answer_is_recorded_the_requester_told_and_it_can_be_saved(actor, peo
     assert request.status == "answered"
     assert any("answered your question" in m.subject for m in mailoutbox)
     saved = save_answer_to_memory(actor=actor, request_id=request.public_id)
+    assert saved.saved_document is not None
     assert saved.saved_document.title.startswith("Farah Finance on:")
     assert "500 euros" in saved.saved_document.content
     colleague = make_actor(actor.org, make_user(actor.org))

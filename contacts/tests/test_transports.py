@@ -10,6 +10,7 @@ import threading
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from email import policy
+from email.message import EmailMessage
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs
 
@@ -83,6 +84,13 @@ def mailbox(settings) -> Iterator[Mailbox]:
     controller.stop()
 
 
+def content_of(received: EmailMessage, subtype: str) -> str:
+    """The text of the message's part of this subtype (plain or html)."""
+    part = received.get_body((subtype,))
+    assert part is not None
+    return part.get_content()
+
+
 def test_email_delivers_the_question_and_the_answer_link_over_smtp(mailbox):
     message_id = EmailTransport().send(make_message("zoe@acme.example"))
 
@@ -95,10 +103,10 @@ def test_email_delivers_the_question_and_the_answer_link_over_smtp(mailbox):
     assert received["Subject"] == "A question about Acme"
     assert received["To"].addresses[0].display_name == "Zoë O'Brien, CFO"
     assert received["X-Brain-Reference"] == "req-42"
-    plain = received.get_body(("plain",)).get_content()
+    plain = content_of(received, "plain")
     assert QUESTION in plain.replace("\r\n", "\n")
     assert f"Answer here: {ANSWER_URL}" in plain
-    html = received.get_body(("html",)).get_content()
+    html = content_of(received, "html")
     assert "&lt;Acme &amp; Co&gt;" in html
     assert "<Acme" not in html
     assert 'href="https://brain.example.com/answer/r42?sig=abc&amp;exp=9"' in html

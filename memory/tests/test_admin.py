@@ -120,6 +120,7 @@ def test_a_personal_document_needs_an_owner_of_the_organisation(actor, other_org
 def test_a_fact_cannot_point_at_another_organisations_entity_nor_show_its_name(actor, other_org):
     save(actor, "Support", "Priya Shah leads support at BigCo since March 2026.")
     fact = Fact.objects.filter(org=actor.org).first()
+    assert fact is not None
     theirs = Entity.objects.create(org=other_org, name="Initech Secret Project")
     form = {"kind": fact.kind, "subject": theirs.pk, "object": "", "relation": fact.relation,
             "value_key": "", "valid_from": "", "valid_to": "", "title": "", "description": ""}  # fmt: skip
@@ -135,6 +136,7 @@ def test_a_facts_statement_source_and_history_are_read_only(actor, other_org):
     save(actor, "Support", "Priya Shah leads support at BigCo since March 2026.")
     theirs = save(make_actor(other_org), "Their plans", "Initech plans to buy Globex next spring.")
     fact = Fact.objects.filter(org=actor.org).first()
+    assert fact is not None
     form = {"kind": fact.kind, "statement": "Nobody leads support.", "superseded_at_0": "2026-01-01",
             "superseded_at_1": "00:00:00", "document": theirs.pk, "relation": fact.relation, "value_key": "",
             "valid_from": "", "valid_to": "", "title": "", "description": ""}  # fmt: skip
@@ -143,6 +145,7 @@ def test_a_facts_statement_source_and_history_are_read_only(actor, other_org):
     fact.refresh_from_db()
     assert fact.statement != "Nobody leads support."
     assert fact.superseded_at is None
+    assert fact.document is not None
     assert fact.document.org == actor.org
 
 
@@ -153,6 +156,7 @@ def test_a_value_cannot_be_tied_to_another_organisations_fact_nor_to_a_personal_
     entity = Entity.objects.create(org=actor.org, name="Umbrella")
     client = logged_in(make_org_admin(actor.org))
     for fact in (Fact.objects.filter(org=other_org).first(), Fact.objects.get(org=actor.org, scope="personal")):
+        assert fact is not None
         form = {"entity": entity.pk, "fact": fact.pk, "key": "amount", "number": "1", "text": "", "unit": ""}
         page = client.post("/admin/memory/value/add/", form)
         assert page.status_code == 200

@@ -1,5 +1,7 @@
 """Extraction inside ingestion: documents become entities, facts and values; supersession follows."""
 
+from datetime import datetime
+
 import pytest
 
 from memory.graph import reads as graph
@@ -59,7 +61,7 @@ def test_dates_come_from_date_spans_and_the_document_date(actor):
     from django.utils import timezone
 
     document = save(actor, "Plan", "Priya Shah will present the Zorblax roadmap next Friday.",
-                    occurred_at=timezone.make_aware(timezone.datetime(2026, 3, 9)))  # fmt: skip
+                    occurred_at=timezone.make_aware(datetime(2026, 3, 9)))  # fmt: skip
     statements = list(Fact.objects.filter(document=document).values_list("statement", flat=True))
     assert any("2026-03-13" in s for s in statements), statements
 
@@ -76,6 +78,7 @@ def test_a_role_changing_hands_in_documents_supersedes_the_previous_holder(actor
     assert sam.superseded_by_id == priya.pk
     assert str(sam.valid_to) == "2026-03-03"
     assert priya.superseded_at is None
+    assert priya.object is not None
     assert priya.object.name == "Support"
     current = [s.fact.statement for s in graph.search_facts(actor=actor, query="who is head of support", limit=5)]
     assert priya.statement in current
@@ -91,5 +94,6 @@ def test_ask_at_high_risk_shows_the_previous_holder_as_replaced(actor):
     assert any(c.statement.startswith("On 3 March") for c in out.claims)
     assert all(not c.statement.startswith("Sam") for c in out.claims)
     assert [c.statement for c in out.conflicts or []] == ["Sam Carter was head of support from January 2025."]
+    assert out.conflicts is not None
     assert out.conflicts[0].superseded
     assert out.warnings

@@ -92,7 +92,7 @@ def test_a_new_version_keeps_the_category_of_the_one_it_continues(board):
 
 def state(actor: Actor, statement: str, **kw: object) -> Fact:
     """One document stating one single-valued role fact, in the document's audience."""
-    document = save(actor, statement[:60], statement, ingest=False, **kw)  # type: ignore[arg-type]
+    document = save(actor, statement[:60], statement, ingest=False, **kw)
     Document.objects.filter(pk=document.pk).update(status="ready")
     draft = FactDraft(statement=statement, subject=statement.split()[0], object="Support", relation="head_of",
                       single_valued=True, valid_from=date(2026, 1, 1))  # fmt: skip

@@ -208,6 +208,7 @@ def test_ingest_git_twice_adds_nothing_the_second_time(actor, loaded):
     assert again == {"commits": 4, "new": 0, "unchanged": 4}
     document = Document.objects.get(org=actor.org, source_kind="git", external_id=f"shop:{shas['fix']}")
     assert document.title == "Fix rounding (#12)"
+    assert document.occurred_at is not None
     assert document.occurred_at.date() == date(2026, 3, 1)
     assert document.metadata["refs"] == ["#12", "PROJ-142"]
     assert document.metadata["author"] == "Priya Shah"
@@ -249,7 +250,7 @@ def test_the_tool_renders_commits_conversations_and_people(actor, loaded):
 def test_tool_arguments_are_limited():
     assert WhyArgs(path="a.py", limit=500).limit == 50
     with pytest.raises(ValidationError):
-        WhyArgs(path="a.py", branch="main")
+        WhyArgs.model_validate({"path": "a.py", "branch": "main"})
     with pytest.raises(ValidationError):
         WhyArgs(path="a" * 1001)
 
@@ -300,6 +301,7 @@ def test_neither_path_nor_repo_says_what_to_pass(actor):
 
 def test_an_unknown_path_is_an_answer_not_an_error(actor, loaded):
     out = TOOLS["why_code"].fn(actor, WhyArgs(path="src/nowhere.py"))
+    assert isinstance(out, WhyOut)
     assert out.commits == []
     assert out.people == []
     assert out.to_text().startswith("No recorded commits, pull requests or conversations touch src/nowhere.py")
