@@ -28,7 +28,7 @@ from brain.models import (
     ToolCall,
 )
 
-TOKEN_PREFIX = "brn_"
+TOKEN_PREFIX = "brn_"  # noqa: S105 (a public marker at the start of every token, not a secret)
 
 
 def hash_token(plaintext: str) -> str:

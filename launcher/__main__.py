@@ -35,7 +35,7 @@ def run(argv: Sequence[str]) -> int:
     host = os.environ.get("BRAIN_HOST", "127.0.0.1")
     manage(["migrate", "--no-input", "-v", "0"], env)
     manage(["collectstatic", "--no-input", "-v", "0"], env)
-    manage(["bootstrap", "--base-url", f"http://{host if host != '0.0.0.0' else '127.0.0.1'}:{port}"], env)
+    manage(["bootstrap", "--base-url", f"http://{host if host != '0.0.0.0' else '127.0.0.1'}:{port}"], env)  # noqa: S104 (compares, binds nothing)
     commands = {
         "web": [PYTHON, "-m", "uvicorn", "brain.asgi:application", "--host", host, "--port", port,
                 "--no-access-log" if "--quiet" in argv else "--access-log"],

@@ -64,7 +64,7 @@ class Supervisor:
             start_new_session=True,
         )  # fmt: skip
         child.started_at, child.restart_at = time.monotonic(), None
-        assert child.process.stdout is not None
+        assert child.process.stdout is not None  # noqa: S101 (narrows the type: stdout=PIPE always gives one)
         threading.Thread(target=self.output, args=(child.name, child.process.stdout), daemon=True).start()
 
     def delay_after_exit(self, child: Child, ran_for: float) -> float:

@@ -7,11 +7,13 @@
 
 The ORM filters (``readable``, ``believed_filter``) and the SQL clauses of the retrieval
 statements (``readable_sql``, ``believed_sql``) are built from the same values side by side
-here, and a test checks that both forms select the same rows.
+here, and a test checks that both forms select the same rows. The SQL forms are constants; a
+``Clause`` carries one of them with its parameters, so no caller's value reaches SQL text.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from datetime import time as dtime
 from typing import TYPE_CHECKING, Any
@@ -43,18 +45,39 @@ def readable(actor: Actor, categories: list[int] | None = None) -> Q:
     return Q(org=actor.org) & Q(category_id__in=cats) & (Q(scope=SHARED) | Q(owner=actor.user))
 
 
-def readable_clause(alias: str = "c") -> str:
-    """``readable`` in SQL for rows aliased ``alias``, with the parameters org, cats and user."""
-    return (
-        f"{alias}.org_id = %(org)s AND {alias}.category_id = ANY(%(cats)s) "
-        f"AND ({alias}.scope = '{SHARED}' OR {alias}.owner_id = %(user)s)"
-    )
+# The rules in SQL, for rows aliased ``c``: fixed text whose every value is a %(name)s parameter.
+READABLE_SQL = (
+    f"c.org_id = %(org)s AND c.category_id = ANY(%(cats)s) AND (c.scope = '{SHARED}' OR c.owner_id = %(user)s)"
+)
+EVERY_RECORDED_SQL = "TRUE"
+BELIEVED_NOW_SQL = "c.superseded_at IS NULL"
+RECORDED_BY_SQL = "c.recorded_at <= %(as_of)s"
+BELIEVED_THEN_SQL = f"{RECORDED_BY_SQL} AND (c.superseded_at IS NULL OR c.superseded_at > %(as_of)s)"
+TIME_RULES_SQL = (EVERY_RECORDED_SQL, BELIEVED_NOW_SQL, RECORDED_BY_SQL, BELIEVED_THEN_SQL)
+# Every WHERE text a retrieval statement may carry: who may see a row, alone or with a time rule.
+CLAUSES = frozenset({READABLE_SQL, *(f"{READABLE_SQL} AND {rule}" for rule in TIME_RULES_SQL)})
 
 
-def readable_sql(actor: Actor, alias: str = "c", categories: list[int] | None = None) -> tuple[str, dict[str, Any]]:
-    """The same rule as ``readable``, for rows aliased ``alias`` in raw SQL."""
+@dataclass(frozen=True)
+class Clause:
+    """A WHERE clause of a retrieval statement (rows aliased ``c``) and its parameters.
+
+    Its text must be one of ``CLAUSES``, which this module builds from constants; values travel
+    only in ``params``. Any other text is refused, so nothing a caller passes becomes SQL.
+    """
+
+    sql: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.sql not in CLAUSES:
+            raise ValueError("not a clause built by memory.access")
+
+
+def readable_sql(actor: Actor, categories: list[int] | None = None) -> tuple[str, dict[str, Any]]:
+    """The same rule as ``readable``, for rows aliased ``c`` in raw SQL."""
     cats = readable_category_ids(actor=actor) if categories is None else categories
-    return readable_clause(alias), {"org": actor.org.pk, "cats": cats, "user": actor.user.pk}
+    return READABLE_SQL, {"org": actor.org.pk, "cats": cats, "user": actor.user.pk}
 
 
 def end_of_day(day: date) -> datetime:
@@ -72,14 +95,19 @@ def believed_filter(as_of: date | None, include_superseded: bool = False) -> Q:
     return known & (Q(superseded_at__isnull=True) | Q(superseded_at__gt=moment))
 
 
-def believed_sql(as_of: date | None, include_superseded: bool = False, alias: str = "c") -> tuple[str, dict[str, Any]]:
-    """The same rule as ``believed_filter``, for raw SQL (``TRUE`` when nothing is filtered)."""
+def believed_sql(as_of: date | None, include_superseded: bool = False) -> tuple[str, dict[str, Any]]:
+    """The same rule as ``believed_filter``, for rows aliased ``c`` in raw SQL (``TRUE`` when
+    nothing is filtered)."""
     if as_of is None:
-        return ("TRUE", {}) if include_superseded else (f"{alias}.superseded_at IS NULL", {})
-    sql = f"{alias}.recorded_at <= %(as_of)s"
-    if not include_superseded:
-        sql += f" AND ({alias}.superseded_at IS NULL OR {alias}.superseded_at > %(as_of)s)"
-    return sql, {"as_of": end_of_day(as_of)}
+        return (EVERY_RECORDED_SQL, {}) if include_superseded else (BELIEVED_NOW_SQL, {})
+    return (RECORDED_BY_SQL if include_superseded else BELIEVED_THEN_SQL), {"as_of": end_of_day(as_of)}
+
+
+def readable_and_believed(actor: Actor, as_of: date | None, include_superseded: bool = False) -> Clause:
+    """Both rules as one clause: what the actor may see and what was believed as of ``as_of``."""
+    access, params = readable_sql(actor)
+    time_rule, time_params = believed_sql(as_of, include_superseded)
+    return Clause(f"{access} AND {time_rule}", {**params, **time_params})
 
 
 def superseded_by_then(superseded_at: datetime | None, as_of: date | None) -> bool:

@@ -108,7 +108,8 @@ class McpCaller:
         return self
 
     def run(self, request: Callable[[ClientSession], Awaitable[T]]) -> T:
-        assert self._loop is not None and self._queue is not None
+        assert self._loop is not None
+        assert self._queue is not None
         answer: Future[T] = Future()
         self._loop.call_soon_threadsafe(self._queue.put_nowait, (request, answer))
         return answer.result(timeout=120)

@@ -118,6 +118,7 @@ class Side:
         elif target.method == "delete":
             response = client.delete(path)
         else:
+            assert target.method is not None, target.name
             response = client.generic(target.method.upper(), path, json.dumps(rest), "application/json")
         body = response.json() if response.get("Content-Type", "").startswith("application/json") else None
         code = body.get("code", "") if isinstance(body, dict) and response.status_code >= 400 else ""

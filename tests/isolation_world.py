@@ -179,7 +179,8 @@ class World:
         """Actors as a fresh request would make them (writing marked the memory built, for one)."""
         self.org.refresh_from_db()
         for role, actor in self.actors.items():
-            token = ApiToken.objects.select_related("org").get(pk=actor.token.pk if actor.token else None)
+            assert actor.token is not None, role
+            token = ApiToken.objects.select_related("org").get(pk=actor.token.pk)
             self.actors[role] = actor_for_token(token, via="mcp")
 
     def add(self, item: Item) -> None:
@@ -199,8 +200,15 @@ class World:
         found = []
         for label, value in self.items.items():
             if (label in self.hidden_labels) == hidden and isinstance(value, Document | Fact):
-                found.append(value if isinstance(value, Document) else value.document)
+                found.append(document_of(value))
         return found
+
+
+def document_of(value: Document | Fact) -> Document:
+    """A document, or the document a memory was stored in."""
+    document = value if isinstance(value, Document) else value.document
+    assert document is not None, value
+    return document
 
 
 def _save(actor: Actor, doc: Doc) -> Document:
@@ -214,6 +222,7 @@ def _save(actor: Actor, doc: Doc) -> Document:
 def _remember(actor: Actor, memory: Memory) -> Fact:
     fact = remember(actor=actor, content=memory.content, kind=memory.kind, subject=memory.subject,
                     entities=list(memory.entities), scope=memory.scope)  # fmt: skip
+    assert fact.document_id is not None
     ingest_documents(document_ids=[fact.document_id])
     return Fact.objects.select_related("document").get(pk=fact.pk)
 
@@ -322,7 +331,7 @@ class Sight:
 
 
 def visible_keys(world: World) -> dict[str, dict[Any, int]]:
-    docs = {label: v if isinstance(v, Document) else v.document for label, v in world.items.items()
+    docs = {label: document_of(v) for label, v in world.items.items()
             if label not in world.hidden_labels and isinstance(v, Document | Fact)}  # fmt: skip
     chunks = {(label, c.ordinal): c.pk for label, d in docs.items() for c in Chunk.objects.filter(document=d)}
     facts = {(label, f.statement): f.pk for label, d in docs.items() for f in Fact.objects.filter(document=d)}
@@ -374,5 +383,7 @@ def _names(hidden_docs: list[Document], hidden: dict[str, list[int]]) -> dict[tu
 def all_ids(kind: str, worlds: Worlds) -> list[int]:
     """Every id of a kind in the three organisations, for enumerating the ids around them."""
     orgs = [w.org for w in (worlds.a, worlds.twin, worlds.b)]
-    model = {"doc": Document, "chunk": Chunk, "mem": Fact, "ent": Entity, "con": Contact}[kind]
+    models: dict[str, type[Document | Chunk | Fact | Entity | Contact]]
+    models = {"doc": Document, "chunk": Chunk, "mem": Fact, "ent": Entity, "con": Contact}
+    model = models[kind]
     return list(model.objects.filter(Q(org__in=orgs)).values_list("pk", flat=True))

@@ -17,6 +17,7 @@ from brain.mcp.registry import PROMPTS, TOOLS, mcp_prompt
 from brain.models import ApiToken
 from brain.services import mark_memory_built
 from conftest import make_actor, make_token, make_user
+from memory.mcp_tools.documents import RetrieveOut
 from memory.models import Document, Fact
 from tests.conftest import McpCaller, call
 
@@ -34,7 +35,8 @@ def refusal(response, status: int = 400) -> str:
     assert response.status_code == status, response.content[:300]
     assert response["Content-Type"] == "application/json"
     body = response.json()
-    assert set(body) == {"code", "message", "details"} and body["message"]
+    assert set(body) == {"code", "message", "details"}
+    assert body["message"]
     return body["message"]
 
 
@@ -86,20 +88,23 @@ def test_an_occurred_at_past_the_calendar_in_utc_is_refused_and_the_list_stays_r
     message = refusal(client.post("/api/v1/documents", {"title": "t", "content": "c", "occurred_at": moment}, "json"))
     assert "'occurred_at': the moment is outside the calendar" in message
     edge = client.post("/api/v1/documents", {"title": "t", "content": "c", "occurred_at": "9999-12-31"}, "json")
-    assert edge.status_code == 201 and client.get("/api/v1/documents").status_code == 200
+    assert edge.status_code == 201
+    assert client.get("/api/v1/documents").status_code == 200
 
 
 @pytest.mark.django_db
 def test_html_nested_50000_deep_is_saved_as_its_text(org):
     page = "<div>" * 50_000 + "Deep page." + "</div>" * 50_000
     response = api(org).post("/api/v1/documents", {"title": "t", "content": page, "content_type": "text/html"}, "json")
-    assert response.status_code == 201 and Document.objects.get(org=org).content == "Deep page."
+    assert response.status_code == 201
+    assert Document.objects.get(org=org).content == "Deep page."
 
 
 @pytest.mark.django_db
 def test_json_nested_deeper_than_python_reads_is_a_json_400(org):
     body = b"[" * 50_000 + b"]" * 50_000
-    response = api(org).generic("POST", "/api/v1/search", body, content_type="application/json")
+    # The stubs type the body as str; the test client sends bytes as they are.
+    response = api(org).generic("POST", "/api/v1/search", body, content_type="application/json")  # type: ignore[arg-type]
     assert "nested too deeply" in refusal(response)
 
 
@@ -137,7 +142,8 @@ def test_forget_refuses_a_memory_id_in_other_digits_and_keeps_the_memory(org):
 
     for other in (pk.translate(ARABIC_INDIC), "²"):
         outcome = execute(actor, TOOLS["forget"], {"memory_id": f"mem_{other}"})
-        assert outcome.code == "invalid_argument" and "is not a memory id" in outcome.message
+        assert outcome.code == "invalid_argument"
+        assert "is not a memory id" in outcome.message
     assert Fact.objects.filter(pk=pk).exists()
 
 
@@ -152,7 +158,8 @@ def test_forget_refuses_a_memory_id_in_other_digits_and_keeps_the_memory(org):
 )
 def test_remember_refuses_names_made_of_spaces(org, arguments, field):
     outcome = execute(make_actor(org), TOOLS["remember"], {"content": "The VPN moved.", **arguments})
-    assert outcome.code == "invalid_argument" and field in outcome.message
+    assert outcome.code == "invalid_argument"
+    assert field in outcome.message
 
 
 @pytest.mark.django_db
@@ -160,7 +167,8 @@ def test_remember_refuses_names_made_of_spaces(org, arguments, field):
 def test_a_limit_written_other_than_in_ascii_digits_is_refused_not_run_past_its_range(org, top_k):
     # "1_000" once slipped past the clamp and asked PostgreSQL for hnsw.ef_search = 4000.
     outcome = execute(make_actor(org), TOOLS["search_company_memory"], {"query": "vpn", "top_k": top_k})
-    assert outcome.code == "invalid_argument" and "'top_k': must be a whole number written in ASCII" in outcome.message
+    assert outcome.code == "invalid_argument"
+    assert "'top_k': must be a whole number written in ASCII" in outcome.message
 
 
 @pytest.mark.django_db
@@ -171,7 +179,8 @@ def test_retrieve_lists_ids_in_other_digits_as_missing(org):
 
     outcome = execute(actor, TOOLS["retrieve_company_memory"], {"document_ids": [other, "doc_²"]})
 
-    assert outcome.output is not None and outcome.output.missing == [other, "doc_²"]  # type: ignore[attr-defined]
+    assert isinstance(outcome.output, RetrieveOut)
+    assert outcome.output.missing == [other, "doc_²"]
 
 
 # --- the MCP endpoint ---------------------------------------------------------------------
@@ -190,9 +199,11 @@ def test_an_mcp_body_over_the_limit_gets_a_json_rpc_413_declared_or_streamed(bra
         declared = mcp_post(brain_url, token, body)
         streamed = mcp_post(brain_url, token, iter([body[:5000], body[5000:]]))
     for response in (declared, streamed):
-        assert response.status_code == 413 and response.headers["content-type"] == "application/json"
+        assert response.status_code == 413
+        assert response.headers["content-type"] == "application/json"
         error = response.json()["error"]
-        assert error["code"] == -32600 and "larger than Brain's limit of 10,000 bytes" in error["message"]
+        assert error["code"] == -32600
+        assert "larger than Brain's limit of 10,000 bytes" in error["message"]
     assert mcp_post(brain_url, token, body).status_code == 200
 
 
@@ -203,7 +214,8 @@ UNPAIRED = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hea
 @pytest.mark.parametrize("body", [b"{nope", b"[" * 50_000 + b"]" * 50_000, b"\xff\xfe", UNPAIRED])
 def test_malformed_mcp_json_is_a_json_rpc_parse_error(brain_url, org, body):
     response = mcp_post(brain_url, make_token(org).plaintext, body)
-    assert response.status_code == 400 and response.json()["error"]["code"] == -32700
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == -32700
 
 
 @pytest.mark.django_db(transaction=True)
@@ -219,7 +231,8 @@ def test_the_largest_add_company_knowledge_passes_the_mcp_limit(brain_url, org):
 def test_a_prompt_argument_brain_cannot_store_is_an_invalid_params_error(brain_url, org):
     with McpCaller(brain_url, make_token(org).plaintext) as mcp, pytest.raises(MCPError) as info:
         mcp.run(lambda session: session.get_prompt("recall", {"topic": "VPN\x00"}))
-    assert info.value.error.code == INVALID_PARAMS and "'topic' contains a NUL character" in info.value.error.message
+    assert info.value.error.code == INVALID_PARAMS
+    assert "'topic' contains a NUL character" in info.value.error.message
 
 
 @pytest.mark.django_db(transaction=True)
@@ -234,7 +247,8 @@ def test_a_prompt_that_fails_unexpectedly_answers_the_generic_message_and_hides_
             mcp.run(lambda session: session.get_prompt("test_crashing_prompt", {}))
     finally:
         PROMPTS.pop("test_crashing_prompt")
-    assert info.value.error.code == INTERNAL_ERROR and "hunter2" not in info.value.error.message
+    assert info.value.error.code == INTERNAL_ERROR
+    assert "hunter2" not in info.value.error.message
     assert info.value.error.message.startswith("Brain hit an unexpected error while running the prompt")
 
 
@@ -259,7 +273,8 @@ def test_the_connect_form_answers_bad_fields_with_a_form_error(org, form, messag
 
     response = web.post("/connect/", {"org": org.pk, "access": "read", "expires": "", "name": "n", **form})
 
-    assert response.status_code == 400 and message in response.content.decode()
+    assert response.status_code == 400
+    assert message in response.content.decode()
     assert not ApiToken.objects.filter(user=user).exists()
 
 
@@ -282,4 +297,5 @@ def test_the_answer_page_refuses_an_answer_brain_cannot_store(org):
 
     response = Client().post(path, {"answer": "500\x00 euros"})
 
-    assert response.status_code == 400 and "NUL character" in response.content.decode()
+    assert response.status_code == 400
+    assert "NUL character" in response.content.decode()

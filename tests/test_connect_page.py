@@ -34,7 +34,8 @@ def test_a_user_creates_a_token_copies_its_configuration_and_revokes_it(brain_ur
         assert "claude mcp add --transport http brain" in page.locator("pre").first.inner_text()
         assert plaintext in page.locator("pre").first.inner_text()
         token = ApiToken.objects.get(name="Claude on my laptop")
-        assert token.scopes == ["read", "write"] and authenticate_token(plaintext) is not None
+        assert token.scopes == ["read", "write"]
+        assert authenticate_token(plaintext) is not None
         assert not call(brain_url, plaintext, "get_profile").is_error
 
         page.goto(f"{brain_url}/connect/")
@@ -56,7 +57,8 @@ def test_the_connect_page_needs_a_login_and_hides_other_users_tokens(brain_url):
         page.goto(f"{brain_url}/connect/")
         assert "/login/" in page.url
         log_in(page, brain_url, "sam", "a long enough secret")
-        assert "kim's laptop" not in page.content() and theirs.token.prefix not in page.content()
+        assert "kim's laptop" not in page.content()
+        assert theirs.token.prefix not in page.content()
         response = page.request.post(f"{brain_url}/connect/tokens/{theirs.token.pk}/revoke/")
         assert response.status in (403, 302, 200)
     assert authenticate_token(theirs.plaintext) is not None

@@ -20,17 +20,22 @@ def test_create_list_get_and_search_documents(org):
         "title": "Release notes", "content": "<h1>v2</h1><p>Dark mode ships in v2.</p><script>x()</script>",
         "content_type": "text/html", "external_id": "rel-2",
     }, format="json")  # fmt: skip
-    assert created.status_code == 201 and created.json()["status"] == "queued"
+    assert created.status_code == 201
+    assert created.json()["status"] == "queued"
     document_id = created.json()["document_id"]
     same = {"title": "Release notes", "content": Document.objects.get().content, "content_type": "text/markdown",
             "external_id": "rel-2"}  # fmt: skip
     again = client.post("/api/v1/documents", same, format="json")
-    assert again.status_code == 200 and again.json()["created"] is False
+    assert again.status_code == 200
+    assert again.json()["created"] is False
     ingest_documents(document_ids=[int(document_id.removeprefix("doc_"))])
     listed = client.get("/api/v1/documents?status=ready").json()
-    assert listed["count"] == 1 and listed["results"][0]["document_id"] == document_id
+    assert listed["count"] == 1
+    assert listed["results"][0]["document_id"] == document_id
     detail = client.get(f"/api/v1/documents/{document_id}").json()
-    assert detail["content"].startswith("# v2") and "x()" not in detail["content"] and detail["chunk_count"] == 1
+    assert detail["content"].startswith("# v2")
+    assert "x()" not in detail["content"]
+    assert detail["chunk_count"] == 1
     hits = client.post("/api/v1/search", {"query": "dark mode"}, format="json").json()
     assert hits["hits"][0]["document_id"] == document_id
     pages = client.post("/api/v1/retrieve", {"document_ids": [document_id]}, format="json").json()
@@ -55,7 +60,8 @@ def test_documents_of_another_organisation_are_not_found(org):
 )
 def test_bad_documents_are_refused_clearly(org, body, status, needle):
     response = client_for(make_token(org).plaintext).post("/api/v1/documents", body, format="json")
-    assert response.status_code == status and needle in response.json()["message"]
+    assert response.status_code == status
+    assert needle in response.json()["message"]
 
 
 def test_read_only_tokens_cannot_create_and_bad_filters_are_explained(org):

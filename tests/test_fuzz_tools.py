@@ -26,7 +26,7 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 from hypothesis import HealthCheck, given, settings
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, INVALID_REQUEST
+from mcp_types import INVALID_PARAMS, INVALID_REQUEST, TextContent
 
 from brain.mcp.invoke import GENERIC_FAILURE
 from brain.mcp.registry import PROMPTS, TOOLS, ToolSpec
@@ -95,7 +95,8 @@ def world() -> World:
 def assert_readable(message: str) -> None:
     assert message.strip(), "an empty refusal"
     assert not message.startswith(GENERIC), message
-    assert "Traceback" not in message and len(message) < 20_000, message[:500]
+    assert "Traceback" not in message, message[:500]
+    assert len(message) < 20_000, message[:500]
 
 
 def assert_refused(error: MCPError) -> None:
@@ -167,7 +168,9 @@ def test_no_prompt_fails_unexpectedly_on_hostile_arguments(brain_url, world, pro
             except MCPError as exc:
                 assert_refused(exc)
                 return
-            assert result.messages and result.messages[0].content.text.strip()
+            assert result.messages
+            assert isinstance(result.messages[0].content, TextContent)
+            assert result.messages[0].content.text.strip()
 
         check()
 
@@ -183,13 +186,16 @@ def rest_routes() -> dict[str, tuple[str, str]]:
         for pattern in patterns:
             if isinstance(pattern, URLResolver):
                 walk(pattern.url_patterns, prefix + str(pattern.pattern))
-            elif isinstance(pattern, URLPattern) and hasattr(
-                view := getattr(pattern.callback, "view_class", None), "tool"
-            ):
+            elif isinstance(pattern, URLPattern) and hasattr(view := _view_class(pattern), "tool"):
                 routes[view.tool] = (view.tool_method, prefix + str(pattern.pattern))
 
     walk(get_resolver().url_patterns, "/")
     return routes
+
+
+def _view_class(pattern: URLPattern) -> Any:
+    """The class-based view behind a route (None for a function view)."""
+    return getattr(pattern.callback, "view_class", None)
 
 
 ROUTES = rest_routes()
@@ -223,14 +229,16 @@ def assert_answered(response: httpx.Response, output: dict[str, Any]) -> None:
     assert response.headers["content-type"] == "application/json", response.text[:500]
     body = response.json()
     if response.status_code >= 400:
-        assert set(body) == {"code", "message", "details"} and body["code"] != "internal", body
+        assert set(body) == {"code", "message", "details"}, body
+        assert body["code"] != "internal", body
         assert_readable(body["message"])
     else:
         jsonschema.validate(body, output)
 
 
 def test_the_rest_api_reaches_most_tools():
-    assert len(ROUTES) >= 15 and {"search_company_memory", "remember", "forget"} <= set(ROUTES)
+    assert len(ROUTES) >= 15
+    assert {"search_company_memory", "remember", "forget"} <= set(ROUTES)
 
 
 @pytest.mark.parametrize("tool", sorted(ROUTES))

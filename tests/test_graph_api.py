@@ -27,7 +27,8 @@ def client_and_org(settings):
 def test_the_graph_reads_over_rest(client_and_org):
     client, _ = client_and_org
     asked = client.post("/api/v1/ask", {"question": "who leads support?"}, format="json").json()
-    assert asked["status"] == "evidence" and asked["claims"][0]["subject"]["name"] == "Priya Shah"
+    assert asked["status"] == "evidence"
+    assert asked["claims"][0]["subject"]["name"] == "Priya Shah"
     facts = client.post("/api/v1/facts/search", {"query": "support lead"}, format="json").json()
     assert facts["facts"][0]["statement"] == "Priya Shah leads support."
     entity = client.get("/api/v1/entities?name=priya").json()["entities"][0]
@@ -45,13 +46,15 @@ def test_remember_and_forget_over_rest(client_and_org):
     assert stored["memory_id"].startswith("mem_")
     assert client.delete(f"/api/v1/memories/{stored['memory_id']}").status_code == 200
     again = client.delete(f"/api/v1/memories/{stored['memory_id']}")
-    assert again.status_code == 404 and "No memory" in again.json()["message"]
+    assert again.status_code == 404
+    assert "No memory" in again.json()["message"]
 
 
 def test_bad_dates_and_other_organisations(client_and_org):
     client, _ = client_and_org
     bad = client.get("/api/v1/timeline?from=yesterday-ish")
-    assert bad.status_code == 400 and "'from'" in bad.json()["message"]
+    assert bad.status_code == 400
+    assert "'from'" in bad.json()["message"]
     stranger = APIClient()
     stranger.credentials(HTTP_AUTHORIZATION=f"Bearer {make_token(make_org()).plaintext}")
     assert stranger.get("/api/v1/entities?name=priya").json()["entities"] == []

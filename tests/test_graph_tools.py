@@ -40,11 +40,15 @@ def test_ask_returns_evidence_claims_sources_and_an_activity(brain_url, company)
     result = call(brain_url, token, "ask_company_memory", {"question": "Who leads support?", "top_k": 50,
                                                            "max_evidence_documents": 9, "max_claims": 0})  # fmt: skip
     out = result.structured_content
-    assert not result.is_error and out["status"] == "evidence" and out["activity_id"].startswith("act_")
+    assert not result.is_error
+    assert out["status"] == "evidence"
+    assert out["activity_id"].startswith("act_")
     page = out["evidence"][0]
-    assert page["title"] == "Support handbook" and page["reference"] == "https://wiki.example/support"
+    assert page["title"] == "Support handbook"
+    assert page["reference"] == "https://wiki.example/support"
     assert "Priya Shah leads support" in page["excerpt"]
-    assert len(out["claims"]) == 1 and out["claims"][0]["statement"] == "Priya Shah leads support."  # clamped to 1
+    assert len(out["claims"]) == 1
+    assert out["claims"][0]["statement"] == "Priya Shah leads support."
     follow = call(
         brain_url, token, "search_company_memory", {"query": "escalations", "activity_id": out["activity_id"]}
     )
@@ -54,10 +58,12 @@ def test_ask_returns_evidence_claims_sources_and_an_activity(brain_url, company)
 def test_ask_refuses_a_long_intent_and_says_when_nothing_is_found(brain_url, company):
     _, token, _ = company
     refused = call(brain_url, token, "ask_company_memory", {"question": "q", "intent": "x" * 241})
-    assert refused.is_error and "'intent' has 241 characters; the limit is 240" in refused.content[0].text
+    assert refused.is_error
+    assert "'intent' has 241 characters; the limit is 240" in refused.content[0].text
     fresh = make_token(make_org()).plaintext
     empty = call(brain_url, fresh, "ask_company_memory", {"question": "What is our refund policy?"})
-    assert empty.structured_content["status"] == "no_evidence" and "do not answer" in empty.content[0].text
+    assert empty.structured_content["status"] == "no_evidence"
+    assert "do not answer" in empty.content[0].text
 
 
 def test_ask_in_graph_mode_uses_the_entities_named_and_high_risk_adds_conflicts(brain_url, company):
@@ -71,41 +77,52 @@ def test_ask_in_graph_mode_uses_the_entities_named_and_high_risk_adds_conflicts(
     out = call(brain_url, token, "ask_company_memory", args).structured_content
     assert [c["statement"] for c in out["claims"]][0].startswith("The Globex deal is worth 61000")
     assert any("48500" in c["statement"] and c["superseded"] for c in out["conflicts"])
-    assert out["warnings"] and out["diagnostics"]["entities_named"][0]["name"] == "Globex deal"
+    assert out["warnings"]
+    assert out["diagnostics"]["entities_named"][0]["name"] == "Globex deal"
 
 
 def test_search_facts_find_entity_and_explore(brain_url, company):
     _, token, _ = company
     facts = call(brain_url, token, "search_facts", {"query": "who leads support", "limit": 99}).structured_content
     top = facts["facts"][0]
-    assert top["statement"] == "Priya Shah leads support." and top["subject"]["name"] == "Priya Shah"
-    assert top["valid_from"] == "2026-03-01" and top["superseded"] is False
+    assert top["statement"] == "Priya Shah leads support."
+    assert top["subject"]["name"] == "Priya Shah"
+    assert top["valid_from"] == "2026-03-01"
+    assert top["superseded"] is False
     found = call(brain_url, token, "find_entity", {"name": "priya"}).structured_content["entities"]
-    assert found[0]["name"] == "Priya Shah" and found[0]["connections"] == 1
+    assert found[0]["name"] == "Priya Shah"
+    assert found[0]["connections"] == 1
     explored = call(
         brain_url, token, "explore_entity", {"entity": found[0]["entity_id"], "limit": 0}
     ).structured_content
-    assert explored["outgoing"][0]["object"]["name"] == "Support" and explored["entity"]["name"] == "Priya Shah"
+    assert explored["outgoing"][0]["object"]["name"] == "Support"
+    assert explored["entity"]["name"] == "Priya Shah"
     by_name = call(brain_url, token, "explore_entity", {"entity": "Support"}).structured_content
     assert by_name["incoming"][0]["subject"]["name"] == "Priya Shah"
     missing = call(brain_url, token, "explore_entity", {"entity": "ent_999999"})
-    assert missing.is_error and "No entity ent_999999" in missing.content[0].text
+    assert missing.is_error
+    assert "No entity ent_999999" in missing.content[0].text
 
 
 def test_schema_recent_episodes_timeline_and_values(brain_url, company):
     _, token, _ = company
     schema = call(brain_url, token, "get_schema", {}).structured_content
-    assert schema["documents"] == 1 and schema["facts"] == 2 and schema["by_source_kind"] == {"api": 1}
+    assert schema["documents"] == 1
+    assert schema["facts"] == 2
+    assert schema["by_source_kind"] == {"api": 1}
     episodes = call(brain_url, token, "recent_episodes", {"limit": 500}).structured_content["episodes"]
-    assert episodes[0]["title"] == "Support handbook" and len(episodes[0]["preview"]) <= 200
+    assert episodes[0]["title"] == "Support handbook"
+    assert len(episodes[0]["preview"]) <= 200
     timeline = call(brain_url, token, "memory_timeline", {"from": "2020-01-01"}).structured_content
     assert timeline["count"] == 2
     keys = call(brain_url, token, "lookup_values", {}).structured_content
     assert keys["keys"] == [{"key": "deal_value", "count": 1}]
     values = call(brain_url, token, "lookup_values", {"key": "deal_value", "min": 40000}).structured_content
-    assert values["values"][0]["number"] == 48500.0 and values["total"] == 48500.0
+    assert values["values"][0]["number"] == 48500.0
+    assert values["total"] == 48500.0
     bad = call(brain_url, token, "memory_timeline", {"from": "*/5 * * * *"})
-    assert bad.is_error and "'from'" in bad.content[0].text
+    assert bad.is_error
+    assert "'from'" in bad.content[0].text
 
 
 def test_remember_then_forget_and_the_rules_around_them(brain_url, company):
@@ -120,14 +137,19 @@ def test_remember_then_forget_and_the_rules_around_them(brain_url, company):
     assert Fact.objects.get(pk=int(memory_id[4:])).superseded_by_id == int(corrected["memory_id"][4:])
     colleague = make_token(org, user=make_user(org)).plaintext
     theirs = call(brain_url, colleague, "forget", {"memory_id": corrected["memory_id"]})
-    assert theirs.is_error and "remembered by someone else" in theirs.content[0].text
+    assert theirs.is_error
+    assert "remembered by someone else" in theirs.content[0].text
     uploaded = Fact.objects.filter(org=org, source="extracted").first()
+    assert uploaded is not None
     refused = call(brain_url, token, "forget", {"memory_id": uploaded.public_id})
-    assert refused.is_error and "only removes what was stored with remember" in refused.content[0].text
+    assert refused.is_error
+    assert "only removes what was stored with remember" in refused.content[0].text
     gone = call(brain_url, token, "forget", {"memory_id": corrected["memory_id"]})
-    assert not gone.is_error and not Fact.objects.filter(pk=int(corrected["memory_id"][4:])).exists()
+    assert not gone.is_error
+    assert not Fact.objects.filter(pk=int(corrected["memory_id"][4:])).exists()
     again = call(brain_url, token, "forget", {"memory_id": corrected["memory_id"]})
-    assert again.is_error and "No memory" in again.content[0].text
+    assert again.is_error
+    assert "No memory" in again.content[0].text
 
 
 def test_personal_memories_stay_with_their_owner(brain_url, company):
@@ -137,7 +159,8 @@ def test_personal_memories_stay_with_their_owner(brain_url, company):
     colleague = make_token(org, user=make_user(org)).plaintext
     mine = call(brain_url, token, "search_facts", {"query": "meetings after 10am"}).structured_content
     theirs = call(brain_url, colleague, "search_facts", {"query": "meetings after 10am"}).structured_content
-    assert mine["count"] >= 1 and all("10am" not in f["statement"] for f in theirs["facts"])
+    assert mine["count"] >= 1
+    assert all("10am" not in f["statement"] for f in theirs["facts"])
     other_org = make_token(make_org()).plaintext
     assert call(brain_url, other_org, "find_entity", {"name": "Priya"}).structured_content["entities"] == []
 
@@ -147,7 +170,9 @@ def test_read_only_tokens_cannot_remember_or_forget(brain_url, company):
     names = {
         t.name for t in run_mcp(brain_url, make_token(org, scopes="read").plaintext, lambda s: s.list_tools()).tools
     }
-    assert "remember" not in names and "forget" not in names and "ask_company_memory" in names
+    assert "remember" not in names
+    assert "forget" not in names
+    assert "ask_company_memory" in names
 
 
 def test_prompts_are_listed_and_gathered_server_side(brain_url, company):

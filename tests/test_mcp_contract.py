@@ -64,12 +64,12 @@ def tool_names(url, token):
 
 def test_a_read_token_never_sees_or_runs_write_tools(brain_url, org, test_tools):
     read, write = make_token(org, scopes="read"), make_token(org, scopes="read,write")
-    assert set(tool_names(brain_url, read.plaintext)) >= CORE_TOOLS and "test_write_echo" not in tool_names(
-        brain_url, read.plaintext
-    )
+    assert set(tool_names(brain_url, read.plaintext)) >= CORE_TOOLS
+    assert "test_write_echo" not in tool_names(brain_url, read.plaintext)
     assert "test_write_echo" in tool_names(brain_url, write.plaintext)
     refused = call(brain_url, read.plaintext, "test_write_echo", {"text": "hi"})
-    assert refused.is_error and "read-only" in refused.content[0].text
+    assert refused.is_error
+    assert "read-only" in refused.content[0].text
     assert call(brain_url, write.plaintext, "test_write_echo", {"text": "hi"}).structured_content == {"text": "hi"}
 
 
@@ -77,10 +77,13 @@ def test_every_tool_has_a_title_annotations_a_description_and_schemas(brain_url,
     tools = tool_names(brain_url, make_token(org).plaintext)
     for name in CORE_TOOLS:
         tool = tools[name]
-        assert tool.title and tool.annotations.title == tool.title
-        assert tool.annotations.read_only_hint is not None and tool.annotations.destructive_hint is not None
+        assert tool.title
+        assert tool.annotations.title == tool.title
+        assert tool.annotations.read_only_hint is not None
+        assert tool.annotations.destructive_hint is not None
         assert len(tool.description) > 80
-        assert tool.input_schema["type"] == "object" and tool.output_schema["type"] == "object"
+        assert tool.input_schema["type"] == "object"
+        assert tool.output_schema["type"] == "object"
     assert tools["init"].annotations.read_only_hint is True
     assert tools["report_issue"].annotations.read_only_hint is False
     assert tools["start_company_memory_activity"].annotations.read_only_hint is True
@@ -115,18 +118,23 @@ def test_init_shows_the_collecting_notice_until_the_memory_is_built(brain_url):
     fresh = make_org()
     token = make_token(fresh).plaintext
     collecting = call(brain_url, token, "init")
-    assert collecting.structured_content["ready"] is False and "not ready" in collecting.structured_content["notice"]
-    assert collecting.structured_content["rules"] == [] and collecting.structured_content["total_count"] == 0
+    assert collecting.structured_content["ready"] is False
+    assert "not ready" in collecting.structured_content["notice"]
+    assert collecting.structured_content["rules"] == []
+    assert collecting.structured_content["total_count"] == 0
     mark_memory_built(org=fresh)
     ready = call(brain_url, token, "init").structured_content
-    assert ready["ready"] is True and ready["rules"] and ready["total_count"] == len(ready["skills"])
+    assert ready["ready"] is True
+    assert ready["rules"]
+    assert ready["total_count"] == len(ready["skills"])
 
 
 def test_get_profile_gives_an_opaque_stable_id_and_the_email(brain_url, org):
     issued = make_token(org)
     first = call(brain_url, issued.plaintext, "get_profile").structured_content
     second = call(brain_url, make_token(org, user=issued.token.user).plaintext, "get_profile").structured_content
-    assert first["profile_id"] == second["profile_id"] and first["email"] == issued.token.user.email
+    assert first["profile_id"] == second["profile_id"]
+    assert first["email"] == issued.token.user.email
     assert str(issued.token.user.pk) != first["profile_id"].removeprefix("prf_")
 
 
@@ -171,12 +179,14 @@ def test_long_report_texts_are_cut_to_their_limits_not_refused(brain_url, org):
 )
 def test_invalid_arguments_come_back_as_tool_errors_a_model_can_act_on(brain_url, org, tool, arguments, expected):
     result = call(brain_url, make_token(org).plaintext, tool, arguments)
-    assert result.is_error and expected in result.content[0].text
+    assert result.is_error
+    assert expected in result.content[0].text
 
 
 def test_unexpected_failures_are_logged_and_answered_generically(brain_url, org, test_tools):
     result = call(brain_url, make_token(org).plaintext, "test_crash", {})
-    assert result.is_error and "unexpected error" in result.content[0].text
+    assert result.is_error
+    assert "unexpected error" in result.content[0].text
     assert "hunter2" not in result.content[0].text
     assert ToolCall.objects.get(org=org, tool="test_crash").outcome == "error"
 
@@ -196,7 +206,9 @@ def test_calls_are_recorded_with_their_activity_and_outcome(brain_url, org):
         ("send_feedback", "ok", "mcp"),
         ("send_feedback", "refused", "mcp"),
     ]
-    assert calls[0].activity == activity and calls[0].token_id == issued.token.pk and calls[0].duration_ms > 0
+    assert calls[0].activity == activity
+    assert calls[0].token_id == issued.token.pk
+    assert calls[0].duration_ms > 0
 
 
 def test_another_organisations_activity_is_not_linked(brain_url, org):
@@ -246,7 +258,8 @@ def test_get_is_405_and_protocol_errors_stay_jsonrpc_errors(brain_url, org):
     token = make_token(org).plaintext
     assert httpx.get(f"{brain_url}/mcp", headers={"Authorization": f"Bearer {token}"}).status_code == 405
     malformed = post(brain_url, "{not json", token)
-    assert malformed.status_code == 400 and malformed.json()["error"]["code"] == -32700
+    assert malformed.status_code == 400
+    assert malformed.json()["error"]["code"] == -32700
     unknown = post(brain_url, '{"jsonrpc":"2.0","id":2,"method":"no/such"}', token)
     assert unknown.json()["error"]["code"] == -32601
 
@@ -256,4 +269,5 @@ def test_tokens_of_one_organisation_see_nothing_of_another(brain_url, org):
     mark_memory_built(org=other)
     mine = call(brain_url, make_token(org).plaintext, "init").structured_content
     theirs = call(brain_url, make_token(other).plaintext, "init").structured_content
-    assert mine["organisation"] == org.name and theirs["organisation"] == other.name
+    assert mine["organisation"] == org.name
+    assert theirs["organisation"] == other.name

@@ -29,14 +29,18 @@ def test_add_search_and_retrieve_through_mcp(brain_url):
         "detail": "This information will be available in a few minutes.",
         "title": "Refund policy",
     }
-    assert "doc_" not in saved.content[0].text and "wiki-7" not in saved.content[0].text
+    assert "doc_" not in saved.content[0].text
+    assert "wiki-7" not in saved.content[0].text
     ingest_all(org)
     found = call(brain_url, token, "search_company_memory", {"query": "refund for enterprise customers", "top_k": 100})
     hit = found.structured_content["hits"][0]
-    assert found.structured_content["count"] == 1 and hit["title"] == "Refund policy"
-    assert hit["external_url"] == "https://wiki.example/refunds" and hit["retrievable"] is True
+    assert found.structured_content["count"] == 1
+    assert hit["title"] == "Refund policy"
+    assert hit["external_url"] == "https://wiki.example/refunds"
+    assert hit["retrievable"] is True
     page = call(brain_url, token, "retrieve_company_memory", {"document_ids": [hit["document_id"]]}).structured_content
-    assert page["pages"][0]["content"].startswith("# Refunds") and page["pages"][0]["chunk_ids"] == [hit["chunk_id"]]
+    assert page["pages"][0]["content"].startswith("# Refunds")
+    assert page["pages"][0]["chunk_ids"] == [hit["chunk_id"]]
     passage = call(brain_url, token, "retrieve_company_memory", {"chunk_ids": [hit["chunk_id"]]}).structured_content
     assert passage["pages"][0]["content"] == "Enterprise customers get a full refund within 30 days."
 
@@ -76,7 +80,8 @@ def test_a_resend_with_the_same_external_id_is_a_no_op(brain_url):
 def test_oversized_or_malformed_knowledge_is_refused_not_cut(brain_url, args, message):
     org = make_org()
     result = call(brain_url, make_token(org).plaintext, "add_company_knowledge", args)
-    assert result.is_error and message in result.content[0].text
+    assert result.is_error
+    assert message in result.content[0].text
     assert not Document.objects.filter(org=org).exists()
 
 
@@ -91,7 +96,8 @@ def test_a_read_only_token_cannot_save(brain_url):
     result = call(
         brain_url, make_token(org, scopes="read").plaintext, "add_company_knowledge", {"title": "t", "content": "c"}
     )
-    assert result.is_error and "read-only" in result.content[0].text
+    assert result.is_error
+    assert "read-only" in result.content[0].text
 
 
 def test_retrieve_takes_at_most_three_unique_ids_or_twenty_with_diagnostics(brain_url):
@@ -103,19 +109,23 @@ def test_retrieve_takes_at_most_three_unique_ids_or_twenty_with_diagnostics(brai
     ids = [f"doc_{pk}" for pk in Document.objects.filter(org=org).order_by("pk").values_list("pk", flat=True)]
 
     four = call(brain_url, token, "retrieve_company_memory", {"document_ids": ids[:4]})
-    assert four.is_error and four.content[0].text == "Provide at most 3 unique document or chunk ids."
+    assert four.is_error
+    assert four.content[0].text == "Provide at most 3 unique document or chunk ids."
     blanks_and_repeats = {"document_ids": [ids[0], " ", ids[0], "", ids[1]], "chunk_ids": [""]}
     ok = call(brain_url, token, "retrieve_company_memory", blanks_and_repeats).structured_content
     assert [p["document_id"] for p in ok["pages"]] == ids[:2]
     wide = call(brain_url, token, "retrieve_company_memory", {"document_ids": ids, "include_diagnostics": True})
-    assert not wide.is_error and len(wide.structured_content["pages"]) == 5
+    assert not wide.is_error
+    assert len(wide.structured_content["pages"]) == 5
     sixteen_more = [f"doc_{n}" for n in range(900000, 900016)]
     too_wide = call(
         brain_url, token, "retrieve_company_memory", {"document_ids": ids + sixteen_more, "include_diagnostics": True}
     )
-    assert too_wide.is_error and too_wide.content[0].text == "Provide at most 20 unique document or chunk ids."
+    assert too_wide.is_error
+    assert too_wide.content[0].text == "Provide at most 20 unique document or chunk ids."
     nothing = call(brain_url, token, "retrieve_company_memory", {"document_ids": [" "]})
-    assert nothing.is_error and "at least one" in nothing.content[0].text
+    assert nothing.is_error
+    assert "at least one" in nothing.content[0].text
 
 
 def test_retrieve_cuts_long_pages_says_so_and_clamps_the_budget(brain_url):
@@ -126,7 +136,8 @@ def test_retrieve_cuts_long_pages_says_so_and_clamps_the_budget(brain_url):
     doc = f"doc_{Document.objects.get(org=org).pk}"
     small = call(brain_url, token, "retrieve_company_memory", {"document_ids": [doc], "max_chars_per_document": 5})
     page = small.structured_content["pages"][0]
-    assert page["truncated"] is True and len(page["content"]) == 1000  # 5 is clamped up to 1,000
+    assert page["truncated"] is True
+    assert len(page["content"]) == 1000
     whole = call(brain_url, token, "retrieve_company_memory", {"document_ids": [doc], "max_chars_per_document": 10**9})
     assert whole.structured_content["pages"][0]["truncated"] is False
 
@@ -141,7 +152,8 @@ def test_ids_of_another_organisation_are_simply_missing(brain_url):
     assert result.structured_content["pages"] == []
     assert set(result.structured_content["missing"]) == {f"doc_{their_doc.pk}", "garbage", "chunk_1"}
     search = call(brain_url, make_token(mine).plaintext, "search_company_memory", {"query": "Bluebird"})
-    assert search.structured_content["count"] == 0 and "nothing" in search.content[0].text
+    assert search.structured_content["count"] == 0
+    assert "nothing" in search.content[0].text
 
 
 def test_search_clamps_top_k_and_reports_diagnostics(brain_url):
@@ -158,7 +170,9 @@ def test_search_clamps_top_k_and_reports_diagnostics(brain_url):
     args = {"query": "billing", "top_k": 0, "include_diagnostics": True, "retrieval_mode": "keyword"}
     result = call(brain_url, token, "search_company_memory", args)
     content = result.structured_content
-    assert content["count"] == 1 and content["diagnostics"]["mode"] == "keyword"
+    assert content["count"] == 1
+    assert content["diagnostics"]["mode"] == "keyword"
     assert "keyword" in content["hits"][0]["diagnostics"]["ranks"]
     bad = call(brain_url, token, "search_company_memory", {"query": "x", "as_of": "next tuesday"})
-    assert bad.is_error and "'as_of'" in bad.content[0].text
+    assert bad.is_error
+    assert "'as_of'" in bad.content[0].text

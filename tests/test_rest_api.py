@@ -24,7 +24,8 @@ def client_for(token: str | None) -> APIClient:
 def test_profile_answers_with_the_same_opaque_id_as_mcp(org):
     issued = make_token(org)
     body = client_for(issued.plaintext).get("/api/v1/profile").json()
-    assert body["email"] == issued.token.user.email and body["profile_id"].startswith("prf_")
+    assert body["email"] == issued.token.user.email
+    assert body["profile_id"].startswith("prf_")
     assert ToolCall.objects.get(org=org).via == "api"
 
 
@@ -35,7 +36,8 @@ def test_missing_or_bad_tokens_get_401_with_a_clear_message(org, header):
         client.credentials(HTTP_AUTHORIZATION=header)
     response = client.get("/api/v1/profile")
     assert response.status_code == 401
-    assert response.json()["message"] and response["WWW-Authenticate"].startswith("Bearer")
+    assert response.json()["message"]
+    assert response["WWW-Authenticate"].startswith("Bearer")
 
 
 def test_a_revoked_token_is_refused(org):
@@ -49,9 +51,12 @@ def test_reports_are_cut_and_invalid_ones_refused_with_the_field_named(org):
     ok = client.post(
         "/api/v1/reports/issues", {"category": "wrong_answer", "observed": "o" * 3000, "expected": "e"}, format="json"
     )
-    assert ok.status_code == 200 and len(Report.objects.get(org=org).observed) == 2000
+    assert ok.status_code == 200
+    assert len(Report.objects.get(org=org).observed) == 2000
     bad = client.post("/api/v1/reports/feedback", {"summary": "x", "origin": "robot"}, format="json")
-    assert bad.status_code == 400 and bad.json()["code"] == "invalid_argument" and "'origin'" in bad.json()["message"]
+    assert bad.status_code == 400
+    assert bad.json()["code"] == "invalid_argument"
+    assert "'origin'" in bad.json()["message"]
 
 
 def test_activities_belong_to_the_callers_organisation(org):
@@ -70,10 +75,12 @@ def test_the_openapi_schema_lists_every_endpoint():
     for path in ["/api/v1/profile", "/api/v1/health", "/api/v1/init", "/api/v1/activities", "/api/v1/reports/issues"]:
         assert path in schema["paths"], path
     issue = schema["paths"]["/api/v1/reports/issues"]["post"]
-    assert issue["requestBody"] and "200" in issue["responses"]
+    assert issue["requestBody"]
+    assert "200" in issue["responses"]
 
 
 def test_the_docs_page_loads_its_assets_from_brain_not_a_cdn():
     html = APIClient().get("/api/v1/docs/").content.decode()
     assets = re.findall(r'(?:src|href)="([^"]+)"', html)
-    assert assets and all(not a.startswith(("http://", "https://", "//")) for a in assets), assets
+    assert assets, assets
+    assert all(not a.startswith(("http://", "https://", "//")) for a in assets), assets

@@ -44,7 +44,9 @@ def test_run_starts_everything_answers_health_and_stops_on_ctrl_c(tmp_path):
         text=True,
     )
     lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True)
+    stream = proc.stdout
+    assert stream is not None
+    reader = threading.Thread(target=lambda: lines.extend(iter(stream.readline, "")), daemon=True)
     reader.start()
     try:
         token = None
@@ -65,7 +67,8 @@ def test_run_starts_everything_answers_health_and_stops_on_ctrl_c(tmp_path):
             if health and health["status"] == "ok":
                 break
             time.sleep(1)
-        assert health and health["status"] == "ok", (health, "".join(lines[-40:]))
+        assert health, (health, "".join(lines[-40:]))
+        assert health["status"] == "ok", (health, "".join(lines[-40:]))
         children = psutil.Process(proc.pid).children(recursive=True)
         assert len(children) >= 3
 
@@ -75,7 +78,9 @@ def test_run_starts_everything_answers_health_and_stops_on_ctrl_c(tmp_path):
         output = "".join(lines)
         assert "brain: stopped" in output
         assert not [c for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]
-        assert "web |" in output and "worker |" in output and "beat |" in output
+        assert "web |" in output
+        assert "worker |" in output
+        assert "beat |" in output
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -40,10 +40,14 @@ def test_a_write_token_publishes_a_skill_that_waits_for_review(brain_url, org):
     result = call(brain_url, token.plaintext, "skills_publish", {**GUIDE, "tags": ["ops"], "categories": []})
     assert not result.is_error, result.content[0].text
     out = result.structured_content
-    assert out["slug"] == "deploy-guide" and out["status"] == "pending" and out["version"] == "1.0.0"
-    assert out["version_in_use"] is None and "admin" in out["message"]
+    assert out["slug"] == "deploy-guide"
+    assert out["status"] == "pending"
+    assert out["version"] == "1.0.0"
+    assert out["version_in_use"] is None
+    assert "admin" in out["message"]
     version = SkillVersion.objects.get(skill__org=org)
-    assert version.status == "pending" and version.submitted_by == token.token.user
+    assert version.status == "pending"
+    assert version.submitted_by == token.token.user
     assert [c.slug for c in version.categories.all()] == ["general"]
 
 
@@ -51,7 +55,8 @@ def test_publishing_over_an_approved_skill_says_the_approved_version_stays_in_us
     approved(org)
     token = make_token(org)
     out = call(brain_url, token.plaintext, "skills_publish", {**GUIDE, "version": "1.1.0"}).structured_content
-    assert out["status"] == "pending" and out["version_in_use"] == "1.0.0"
+    assert out["status"] == "pending"
+    assert out["version_in_use"] == "1.0.0"
     assert "1.0.0 stays in use" in out["message"]
     got = call(brain_url, token.plaintext, "skills_get", {"slug": "deploy-guide"}).structured_content
     assert got["version"] == "1.0.0"
@@ -73,24 +78,30 @@ def test_publishing_over_an_approved_skill_says_the_approved_version_stays_in_us
 )
 def test_refusals_come_back_as_errors_that_name_the_field(brain_url, org, arguments, expected):
     result = call(brain_url, make_token(org).plaintext, "skills_publish", arguments)
-    assert result.is_error and expected in result.content[0].text
+    assert result.is_error
+    assert expected in result.content[0].text
     assert not SkillVersion.objects.exists()
 
 
 def test_a_read_token_does_not_see_skills_publish(brain_url, org):
     read = make_token(org, scopes="read")
     visible = tools(brain_url, read.plaintext)
-    assert "skills_get" in visible and "skills_publish" not in visible
+    assert "skills_get" in visible
+    assert "skills_publish" not in visible
     refused = call(brain_url, read.plaintext, "skills_publish", GUIDE)
-    assert refused.is_error and not SkillVersion.objects.exists()
+    assert refused.is_error
+    assert not SkillVersion.objects.exists()
 
 
 def test_the_tools_carry_their_titles_and_marks(brain_url, org):
     visible = tools(brain_url, make_token(org).plaintext)
     get, publish = visible["skills_get"], visible["skills_publish"]
-    assert get.title == "Get Company Skill" and get.annotations.read_only_hint and not get.annotations.destructive_hint
+    assert get.title == "Get Company Skill"
+    assert get.annotations.read_only_hint
+    assert not get.annotations.destructive_hint
     assert publish.title == "Publish Company Skill"
-    assert not publish.annotations.read_only_hint and publish.annotations.destructive_hint
+    assert not publish.annotations.read_only_hint
+    assert publish.annotations.destructive_hint
     assert publish.input_schema["required"] == ["slug", "name", "content"]
     assert publish.input_schema["properties"]["name"]["maxLength"] == 240
 
@@ -145,9 +156,11 @@ def test_a_pending_only_skill_is_neither_listed_nor_gettable(brain_url, org):
     token = make_token(org)
     assert not call(brain_url, token.plaintext, "skills_publish", GUIDE).is_error
     init = call(brain_url, token.plaintext, "init").structured_content
-    assert init["skills"] == [] and init["total_count"] == 0
+    assert init["skills"] == []
+    assert init["total_count"] == 0
     missing = call(brain_url, token.plaintext, "skills_get", {"slug": "deploy-guide"})
-    assert missing.is_error and "init" in missing.content[0].text
+    assert missing.is_error
+    assert "init" in missing.content[0].text
 
 
 def test_another_organisations_skills_stay_invisible(brain_url, org):

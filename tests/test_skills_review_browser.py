@@ -57,7 +57,8 @@ def test_an_org_admin_reads_the_comparison_and_approves_the_pending_version(brai
         added = [" ".join(text.split()) for text in comparison.locator("ins.diff_add").all_inner_texts()]
         removed = [" ".join(text.split()) for text in comparison.locator("del.diff_sub").all_inner_texts()]
         assert "twice" in added  # the words added to a changed line
-        assert "Watch the dashboards for an hour." in added and "Tell the team in the channel." in removed
+        assert "Watch the dashboards for an hour." in added
+        assert "Tell the team in the channel." in removed
         assert "Build the release." not in added + removed  # unchanged lines are not marked
 
         page.get_by_role("button", name="Approve this version").click()
@@ -91,7 +92,8 @@ def test_rejecting_asks_for_a_reason_on_its_own_page_and_keeps_the_version_in_us
         expect(page.locator(".messagelist")).to_contain_text("rejected")
 
     pending.refresh_from_db()
-    assert pending.status == SkillVersion.Status.REJECTED and pending.review_note == "Keep the smoke tests as well."
+    assert pending.status == SkillVersion.Status.REJECTED
+    assert pending.review_note == "Keep the smoke tests as well."
     assert Skill.objects.get(org=org).current_version_id == first.pk
 
 
@@ -113,7 +115,8 @@ def test_an_admin_of_another_organisation_cannot_open_the_version(brain_url):
         response = page.request.post(
             f"{brain_url}/admin/skills/skillversion/{pending.pk}/approve/", headers={"X-CSRFToken": csrf}
         )
-        assert response.ok and "cannot review it" in response.text()
+        assert response.ok
+        assert "cannot review it" in response.text()
 
     pending.refresh_from_db()
     assert pending.status == SkillVersion.Status.PENDING

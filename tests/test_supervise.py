@@ -36,24 +36,31 @@ def test_a_child_that_dies_is_started_again_after_a_growing_pause_and_the_others
         log=lines.append,
     )
     supervisor.start_all()
-    steady_pid = supervisor.children["steady"].process.pid
+    started = supervisor.children["steady"].process
+    assert started is not None
+    steady_pid = started.pid
     try:
         run_for(supervisor, 3)
     finally:
         supervisor.stop_all(timeout=5)
     flaky, steady = supervisor.children["flaky"], supervisor.children["steady"]
-    assert flaky.restarts >= 3 and set(flaky.history) == {3}
+    assert flaky.restarts >= 3
+    assert set(flaky.history) == {3}
     delays = [
         float(d) for d in re.findall(r"flaky exited with status 3; starting it again in ([\d.]+) s", "\n".join(lines))
     ]
     assert delays[:4] == [0.1, 0.2, 0.4, 0.4]
-    assert steady.restarts == 0 and steady.process.pid == steady_pid and steady.history == []
+    assert steady.restarts == 0
+    assert steady.process is not None
+    assert steady.process.pid == steady_pid
+    assert steady.history == []
 
 
 def test_a_child_that_ran_steadily_before_dying_comes_back_after_the_shortest_pause(tmp_path: Path):
     supervisor = Supervisor({"web": [sys.executable, "-c", "pass"]}, env={}, cwd=tmp_path, output=drain, log=print)
     child = supervisor.children["web"]
     child.quick_exits = 4
-    assert supervisor.delay_after_exit(child, ran_for=120) == 1.0 and child.quick_exits == 0
+    assert supervisor.delay_after_exit(child, ran_for=120) == 1.0
+    assert child.quick_exits == 0
     assert supervisor.delay_after_exit(child, ran_for=0.5) == 1.0
     assert supervisor.delay_after_exit(child, ran_for=0.5) == 2.0

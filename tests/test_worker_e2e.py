@@ -45,7 +45,8 @@ def worker(tmp_path):
 
     deadline = time.monotonic() + 60
     while not app.control.broadcast("ping", reply=True, timeout=0.5, limit=1):
-        assert time.monotonic() < deadline and proc.poll() is None, (tmp_path / "worker.log").read_text()
+        assert time.monotonic() < deadline, (tmp_path / "worker.log").read_text()
+        assert proc.poll() is None, (tmp_path / "worker.log").read_text()
     yield proc
     proc.terminate()
     try:

@@ -35,7 +35,8 @@ def test_add_forms_offer_only_the_admins_organisations_users_groups_and_organisa
     assert options(category_page, "groups") == {str(mine.pk)}
     assert options(category_page, "org") == {str(org.pk)}
     contact_users = options(client.get("/admin/contacts/contact/add/"), "user")
-    assert str(member.pk) in contact_users and str(outsider.pk) not in contact_users
+    assert str(member.pk) in contact_users
+    assert str(outsider.pk) not in contact_users
     membership_users = options(client.get("/admin/brain/membership/add/"), "user")
     assert str(outsider.pk) not in membership_users
     assert theirs.name not in category_page.content.decode()
@@ -52,14 +53,16 @@ def test_operators_are_offered_everything(org, other_org):
 def test_a_crafted_group_of_another_organisation_is_a_form_error(org, other_org):
     theirs = group_of(other_org, "their-board")
     page = logged_in(make_org_admin(org)).post("/admin/brain/category/add/", category_form(org, groups=[theirs.pk]))
-    assert page.status_code == 200 and page.context["adminform"].form.errors["groups"]
+    assert page.status_code == 200
+    assert page.context["adminform"].form.errors["groups"]
     assert not Category.objects.filter(org=org, slug="board").exists()
 
 
 def test_a_crafted_user_of_another_organisation_is_a_form_error(org, other_org):
     outsider = make_user(other_org)
     page = logged_in(make_org_admin(org)).post("/admin/contacts/contact/add/", contact_form(org, user=outsider.pk))
-    assert page.status_code == 200 and page.context["adminform"].form.errors["user"]
+    assert page.status_code == 200
+    assert page.context["adminform"].form.errors["user"]
     assert not Contact.objects.filter(name="Farah").exists()
 
 
@@ -71,7 +74,8 @@ def test_an_admin_of_two_organisations_cannot_mix_their_rows(org, other_org):
     assert page.context["adminform"].form.errors["groups"] == ["Choose only rows of this organisation."]
     page = client.post("/admin/contacts/contact/add/", contact_form(org, user=only_theirs.pk))
     assert page.context["adminform"].form.errors["user"] == ["Choose only rows of this organisation."]
-    assert not Contact.objects.exists() and not Category.objects.filter(slug="board").exists()
+    assert not Contact.objects.exists()
+    assert not Category.objects.filter(slug="board").exists()
 
 
 def test_operators_cannot_mix_organisations_either(org, other_org):
@@ -91,7 +95,8 @@ def test_a_group_of_the_organisation_is_accepted_and_the_change_is_audited(org):
     assert client.post(f"/admin/brain/category/{category.pk}/change/", form).status_code == 302
     assert list(category.groups.all()) == [mine]
     changed = AuditRecord.objects.get(org=org, action="category.changed")
-    assert changed.user == admin and changed.details["fields"] == {"groups": {"from": [], "to": [mine.pk]}}
+    assert changed.user == admin
+    assert changed.details["fields"] == {"groups": {"from": [], "to": [mine.pk]}}
     assert AuditRecord.objects.filter(org=org, action="category.added", target=f"category {category.pk}").exists()
 
 
@@ -100,7 +105,8 @@ def test_a_row_never_moves_to_another_organisation(org, other_org):
     client = logged_in(make_org_admin(org, other_org))
     client.post(f"/admin/brain/category/{category.pk}/change/", category_form(other_org, name="Moved"))
     category.refresh_from_db()
-    assert category.org == org and category.name == "Moved"
+    assert category.org == org
+    assert category.name == "Moved"
 
 
 def test_a_membership_role_change_is_audited_and_the_user_stays(org):
@@ -111,7 +117,8 @@ def test_a_membership_role_change_is_audited_and_the_user_stays(org):
     form = {"role": Membership.ADMIN, "user": other.pk}
     assert logged_in(admin).post(f"/admin/brain/membership/{membership.pk}/change/", form).status_code == 302
     membership.refresh_from_db()
-    assert membership.role == Membership.ADMIN and membership.user == member
+    assert membership.role == Membership.ADMIN
+    assert membership.user == member
     record = AuditRecord.objects.get(org=org, action="membership.changed")
     assert record.details["fields"] == {"role": {"from": "member", "to": "admin"}}
 
@@ -130,7 +137,9 @@ def test_tokens_are_read_only_in_the_admin_but_their_label(org):
     }
     assert logged_in(make_org_admin(org)).post(f"/admin/brain/apitoken/{token.pk}/change/", form).status_code == 302
     token.refresh_from_db()
-    assert token.name == "renamed" and token.user != thief and token.revoked_at is not None
+    assert token.name == "renamed"
+    assert token.user != thief
+    assert token.revoked_at is not None
     assert token.scopes == ["read", "write"]
 
 
@@ -141,11 +150,14 @@ def test_an_admin_revokes_the_token_of_someone_who_left_the_organisation(org):
     page = logged_in(admin).post(
         "/admin/brain/apitoken/", {"action": "revoke", "_selected_action": [issued.token.pk]}, follow=True
     )
-    assert page.status_code == 200 and "1 token(s) revoked." in page.content.decode()
+    assert page.status_code == 200
+    assert "1 token(s) revoked." in page.content.decode()
     issued.token.refresh_from_db()
     assert issued.token.revoked_at is not None
     record = AuditRecord.objects.get(org=org, action="token.revoked")
-    assert record.user == admin and record.via == "admin" and record.details == {"user": issued.token.user.username}
+    assert record.user == admin
+    assert record.via == "admin"
+    assert record.details == {"user": issued.token.user.username}
 
 
 def test_an_admin_cannot_revoke_another_organisations_token_by_crafting_the_action(org, other_org):
@@ -193,4 +205,5 @@ def test_a_contact_saved_in_the_admin_gets_its_topics_embedded_after_the_save_co
     for callback in pending:
         callback()
     contact.refresh_from_db()
-    assert contact.topics_embedding is not None and contact.topics_embedding_model
+    assert contact.topics_embedding is not None
+    assert contact.topics_embedding_model

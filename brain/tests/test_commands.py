@@ -21,7 +21,9 @@ def test_create_token_prints_only_the_token(org):
     user = make_user(org, email="priya@example.com")
     printed = run("create_token", "--org", org.slug, "--email", "PRIYA@example.com", "--scopes", "read,write")
     token = authenticate_token(printed.strip())
-    assert printed.count("\n") == 1 and token is not None and token.user == user
+    assert printed.count("\n") == 1
+    assert token is not None
+    assert token.user == user
     assert token.scopes == ["read", "write"]
 
 
@@ -41,7 +43,8 @@ def test_revoke_token_by_value_or_prefix(org):
     second = run("create_token", "--org", org.slug, "--email", "priya@example.com", "--expires", "7").strip()
     run("revoke_token", first)
     run("revoke_token", ApiToken.objects.get(hashed__isnull=False, revoked_at__isnull=True).prefix)
-    assert authenticate_token(first) is None and authenticate_token(second) is None
+    assert authenticate_token(first) is None
+    assert authenticate_token(second) is None
     with pytest.raises(CommandError):
         run("revoke_token", "brn_unknown")
 
@@ -49,7 +52,9 @@ def test_revoke_token_by_value_or_prefix(org):
 def test_bootstrap_prints_the_token_once():
     first = run("bootstrap", "--org", "acme", "--base-url", "http://brain.test")
     again = run("bootstrap", "--org", "acme", "--base-url", "http://brain.test")
-    assert "Token:        brn_" in first and "http://brain.test/mcp" in first and "password" in first
+    assert "Token:        brn_" in first
+    assert "http://brain.test/mcp" in first
+    assert "password" in first
     assert "brn_" not in again
 
 

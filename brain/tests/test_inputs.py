@@ -36,7 +36,9 @@ def nested(depth: int) -> list[object]:
 )
 def test_it_names_the_first_value_brain_cannot_store_and_why(arguments, path, reason):
     found = first_problem(arguments)
-    assert found is not None and found[0] == path and reason in found[1]
+    assert found is not None
+    assert found[0] == path
+    assert reason in found[1]
 
 
 def test_a_refusal_reads_like_the_other_argument_errors():
@@ -50,7 +52,8 @@ def test_a_refusal_reads_like_the_other_argument_errors():
 
 def test_json_nested_50000_deep_is_refused_without_recursion():
     found = first_problem({"metadata": {"x": nested(50_000)}})
-    assert found is not None and f"more than {MAX_DEPTH} levels" in found[1]
+    assert found is not None
+    assert f"more than {MAX_DEPTH} levels" in found[1]
     assert first_problem({"metadata": {"x": nested(MAX_DEPTH - 1)}}) is None
 
 
@@ -88,15 +91,19 @@ def test_a_numeric_id_is_its_prefix_and_ascii_digits(value, expected):
     ["con_²", "con_٣", "con_١٢", "con_" + "9" * 19, "con_", "con_1\x00", "con_-1", "con_1_2", "CON_1", "doc_1", 12],
 )
 def test_anything_else_is_not_an_id(value):
-    assert parse_numeric_id(value, "con") is None and parse_numeric_id(value, "con", bare=True) is None
+    assert parse_numeric_id(value, "con") is None
+    assert parse_numeric_id(value, "con", bare=True) is None
 
 
 def test_a_bare_number_is_an_id_only_where_the_tool_accepts_one():
-    assert parse_numeric_id("12", "mem") is None and parse_numeric_id("12", "mem", bare=True) == 12
+    assert parse_numeric_id("12", "mem") is None
+    assert parse_numeric_id("12", "mem", bare=True) == 12
     assert parse_numeric_id("٣", "mem", bare=True) is None
 
 
 def test_random_ids_are_checked_for_their_shape():
     assert is_random_id("act_0123456789abcdef0123", "act")
-    assert not is_random_id("act_0123\x00", "act") and not is_random_id("req_0123456789abcdef", "act")
-    assert not is_random_id(None, "act") and not is_random_id("act_nope", "act")
+    assert not is_random_id("act_0123\x00", "act")
+    assert not is_random_id("req_0123456789abcdef", "act")
+    assert not is_random_id(None, "act")
+    assert not is_random_id("act_nope", "act")

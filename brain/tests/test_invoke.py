@@ -48,22 +48,27 @@ def test_text_brain_cannot_store_is_refused_in_every_argument_of_every_tool(acto
     outcome = execute(actor, TOOLS[tool], arguments)
 
     assert (outcome.code, outcome.status) == ("invalid_argument", 400), outcome.message
-    assert f"'{field}" in outcome.message and ("NUL" in outcome.message or "surrogate" in outcome.message)
+    assert f"'{field}" in outcome.message
+    assert "NUL" in outcome.message or "surrogate" in outcome.message
     assert ToolCall.objects.get(org=actor.org).outcome == ToolCall.REFUSED
 
 
 def test_a_nul_in_the_activity_id_still_leaves_a_call_record(actor):
     outcome = execute(actor, TOOLS["search_company_memory"], {"query": "budget", "activity_id": "act_\x00"})
 
-    assert outcome.code == "invalid_argument" and "'activity_id' contains a NUL" in outcome.message
+    assert outcome.code == "invalid_argument"
+    assert "'activity_id' contains a NUL" in outcome.message
     call = ToolCall.objects.get(org=actor.org)
-    assert call.tool == "search_company_memory" and call.outcome == ToolCall.REFUSED and call.activity is None
+    assert call.tool == "search_company_memory"
+    assert call.outcome == ToolCall.REFUSED
+    assert call.activity is None
 
 
 @pytest.mark.parametrize("activity_id", ["act_\x00", "\ud800", "x" * 500, "act_" + "0" * 20])
 def test_a_call_record_never_fails_on_an_activity_id_that_cannot_be_one(actor, activity_id):
     call = record_tool_call(actor=actor, tool="init", duration_ms=1.0, outcome=ToolCall.OK, activity_id=activity_id)
-    assert call.pk and call.activity is None
+    assert call.pk
+    assert call.activity is None
 
 
 def test_a_real_activity_is_still_linked(actor):
@@ -79,4 +84,5 @@ def test_json_nested_too_deep_is_refused_before_the_tool_runs(actor):
 
     outcome = execute(actor, TOOLS["add_company_knowledge"], {"title": "t", "content": "c", "metadata": deep})
 
-    assert outcome.code == "invalid_argument" and "nested more than 32 levels deep" in outcome.message
+    assert outcome.code == "invalid_argument"
+    assert "nested more than 32 levels deep" in outcome.message

@@ -48,8 +48,10 @@ def test_too_many_wrong_passwords_lock_the_account_everywhere_and_the_address_fo
     assert fail(page, "alice", HERE, settings.AXES_FAILURE_LIMIT - 1) == 200
     assert fail(page, "alice", HERE, 1) == 429
     locked = attempt(page, "alice", PASSWORD, HERE)
-    assert locked.status_code == 429 and "_auth_user_id" not in locked.client.session
-    assert "Too many failed logins" in locked.content.decode() and "15 minutes" in locked.content.decode()
+    assert locked.status_code == 429
+    assert "_auth_user_id" not in locked.client.session
+    assert "Too many failed logins" in locked.content.decode()
+    assert "15 minutes" in locked.content.decode()
     assert attempt(page, "alice", PASSWORD, THERE).status_code == 429  # the account, from another address
     assert attempt(page, "bob", PASSWORD, HERE).status_code == 429  # the address, for another account
     assert logged_in(attempt(page, "bob", PASSWORD, THERE))

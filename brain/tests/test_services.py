@@ -36,9 +36,12 @@ def test_it_refuses_a_duplicate_slug():
 def test_bootstrap_is_idempotent_and_prints_secrets_only_the_first_time():
     first = bootstrap(org_slug="acme", org_name="Acme", admin_username="admin", admin_email="a@example.com")
     again = bootstrap(org_slug="acme", org_name="Acme", admin_username="admin", admin_email="a@example.com")
-    assert first.admin_password and first.token
-    assert again.admin_password is None and again.token is None
-    assert first.org.pk == again.org.pk and first.admin.is_superuser
+    assert first.admin_password
+    assert first.token
+    assert again.admin_password is None
+    assert again.token is None
+    assert first.org.pk == again.org.pk
+    assert first.admin.is_superuser
 
 
 def test_profile_ids_are_opaque_and_stable_per_organisation(actor):
@@ -68,13 +71,16 @@ def test_reports_keep_who_and_which_activity_and_expire(actor):
     report = report_issue(
         actor=actor, category="tool_error", observed="x", expected="y", activity_id=activity.public_id
     )
-    assert report.activity == activity and report.user == actor.user and report.release
+    assert report.activity == activity
+    assert report.user == actor.user
+    assert report.release
     assert report.expires_at > timezone.now() + timedelta(days=80)
 
 
 def test_a_report_with_an_unknown_activity_is_still_saved(actor):
     report = send_feedback(actor=actor, summary="More sources please", origin="user", activity_id="act_nope")
-    assert report.activity is None and report.activity_ref == "act_nope"
+    assert report.activity is None
+    assert report.activity_ref == "act_nope"
 
 
 def test_it_refuses_unknown_categories_and_origins(actor):

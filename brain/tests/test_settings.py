@@ -51,4 +51,5 @@ def test_production_mode_refuses_to_start_without_a_secret_key(tmp_path):
     env.pop("BRAIN_TESTING", None)
     env.pop("SECRET_KEY", None)
     result = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True)
-    assert result.returncode != 0 and "SECRET_KEY is not set" in result.stderr
+    assert result.returncode != 0
+    assert "SECRET_KEY is not set" in result.stderr

@@ -23,7 +23,8 @@ def test_it_stores_only_a_hash_and_a_readable_prefix(org):
 def test_it_authenticates_an_active_token_and_records_the_use(org):
     issued = make_token(org)
     token = authenticate_token(issued.plaintext)
-    assert token is not None and token.pk == issued.token.pk
+    assert token is not None
+    assert token.pk == issued.token.pk
     assert ApiToken.objects.get(pk=token.pk).last_used_at is not None
 
 
@@ -112,5 +113,6 @@ def test_a_user_who_left_the_organisation_can_still_revoke_their_token_on_the_co
     client = Client()
     client.force_login(issued.token.user)
     page = client.post(f"/connect/tokens/{issued.token.pk}/revoke/", follow=True)
-    assert page.status_code == 200 and "revoked" in page.content.decode()
+    assert page.status_code == 200
+    assert "revoked" in page.content.decode()
     assert ApiToken.objects.get(pk=issued.token.pk).revoked_at is not None

@@ -55,14 +55,17 @@ def test_a_temporary_failure_keeps_the_request_queued_and_retries(actor, webhook
     with pytest.raises(Retry):
         deliver_request_task.apply(args=[request.pk], throw=True)
     request.refresh_from_db()
-    assert request.status == "queued" and request.attempts == 1 and "503" in request.last_error
+    assert request.status == "queued"
+    assert request.attempts == 1
+    assert "503" in request.last_error
 
 
 def test_a_permanent_failure_is_recorded_and_not_retried(actor, webhook):
     request = queued(actor, f"{webhook}/404")
     assert deliver_request_task.apply(args=[request.pk]).get() == "failed"
     request.refresh_from_db()
-    assert request.status == "failed" and request.last_error
+    assert request.status == "failed"
+    assert request.last_error
 
 
 def test_retries_end_in_a_recorded_failure(actor, webhook):
@@ -99,8 +102,10 @@ def test_a_failing_request_is_tried_once_and_retried_six_times_however_often_swe
         HumanRequest.objects.filter(pk=request.pk, status="queued").update(next_attempt_at=timezone.now())
     request.refresh_from_db()
     assert Webhook.hits[path] == 1 + MAX_RETRIES == request.attempts
-    assert outcomes.count("retry") == MAX_RETRIES and outcomes.count("failed") == 1
-    assert request.status == "failed" and request.last_error.startswith("gave up after 7 attempts")
+    assert outcomes.count("retry") == MAX_RETRIES
+    assert outcomes.count("failed") == 1
+    assert request.status == "failed"
+    assert request.last_error.startswith("gave up after 7 attempts")
 
 
 def test_a_request_whose_worker_died_mid_send_is_sent_again_after_the_send_lease(actor, webhook):
@@ -123,4 +128,5 @@ def test_a_request_whose_message_was_lost_is_queued_again_by_the_sweep(actor, we
     old = timezone.now() - timedelta(seconds=settings.BRAIN_QUEUED_GRACE_SECONDS + 1)
     HumanRequest.objects.filter(pk=request.pk).update(created_at=old)
     fresh = queued(actor, f"{webhook}/200")
-    assert sweep_queued_requests() == 1 and fresh.status == "queued"
+    assert sweep_queued_requests() == 1
+    assert fresh.status == "queued"

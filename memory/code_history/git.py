@@ -160,7 +160,7 @@ def _git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProc
         raise GitHistoryError("The git command is not installed or not on PATH; install git to read history.")
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "LC_ALL": "C"}
     try:
-        result = subprocess.run(
+        result = subprocess.run(  # noqa: S603 (no shell; caller values only inside --name=value options)
             [executable, "-C", str(root), "-c", "log.showSignature=false", *args],
             capture_output=True,
             env=env,

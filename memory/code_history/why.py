@@ -200,8 +200,9 @@ def _candidate_paths(documents: QuerySet[Document], path: str) -> list[str]:
     except EmptyResultSet:  # the actor may read no category at all
         return []
     files = "CASE WHEN jsonb_typeof(d.metadata -> 'files') = 'array' THEN d.metadata -> 'files' ELSE '[]' END"
+    # The inner statement is the ORM's own compiled SQL (its values in ``params``); the rest is fixed.
     query = (
-        f"SELECT DISTINCT f.path FROM ({sql}) d, jsonb_array_elements_text({files}) f(path) "
+        f"SELECT DISTINCT f.path FROM ({sql}) d, jsonb_array_elements_text({files}) f(path) "  # noqa: S608
         "WHERE f.path = %s OR right(%s, length(f.path) + 1) = '/' || f.path "
         "OR right(f.path, length(%s) + 1) = '/' || %s ORDER BY f.path LIMIT %s"
     )

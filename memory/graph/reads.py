@@ -54,13 +54,13 @@ def search_facts(
 ) -> list[ScoredFact]:  # fmt: skip
     """Hybrid search over facts with the passage search's retrievers (HNSW neighbours, BM25),
     fused by reciprocal rank. Access and time are part of the SQL."""
-    where, params = access_and_time(actor, as_of, include_superseded)
+    where = access_and_time(actor, as_of, include_superseded)
     candidates = max(40, limit * 4)
     vector = get_embedder().embed([query])[0] if vector is None else vector
     fused, ranks = fuse(
         {
-            "vector": vector_candidates(vector, where, params, candidates, table="memory_fact"),
-            "keyword": keyword_candidates(query, where, params, candidates, table="memory_fact"),
+            "vector": vector_candidates(vector, where, candidates, table="memory_fact"),
+            "keyword": keyword_candidates(query, where, candidates, table="memory_fact"),
         }
     )
     top = sorted(fused, key=lambda fid: -fused[fid])[:limit]

@@ -8,31 +8,41 @@ import hashlib
 import math
 from datetime import date
 from itertools import combinations
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 from django.core.cache import cache
 from django.db import connection, transaction
 
 from brain.actors import Actor
-from memory.access import believed_sql, readable_clause, readable_sql
+from memory.access import READABLE_SQL, Clause, readable_and_believed
 from memory.retrieval.embedding import get_embedder
 
 BM25_K1, BM25_B = 1.2, 0.75
 STATS_SECONDS = 900
 GATHER_TERMS, DENSE_MATCHES, MAX_SCORED = 8, 3000, 5000
 
+# The statements below write a table name and a WHERE clause into their text; nothing else is
+# interpolated. The table is one of TABLES, the clause a ``memory.access.Clause`` (its text one
+# of that module's constants), and every value a caller gives is a %(name)s parameter.
+Table = Literal["memory_chunk", "memory_fact"]
+TABLES = frozenset(get_args(Table))
 
-def access_and_time(actor: Actor, as_of: date | None, include_superseded: bool = False) -> tuple[str, dict[str, Any]]:
+
+def _table(name: Table) -> str:
+    if name not in TABLES:
+        raise ValueError(f"not a table the retrievers read: {name!r}")
+    return name
+
+
+def access_and_time(actor: Actor, as_of: date | None, include_superseded: bool = False) -> Clause:
     """The WHERE clause (rows aliased ``c``) every retriever runs under: who may see it and what
     was believed then (``memory.access``)."""
-    access, params = readable_sql(actor)
-    time_rule, time_params = believed_sql(as_of, include_superseded)
-    return f"{access} AND {time_rule}", {**params, **time_params}
+    return readable_and_believed(actor, as_of, include_superseded)
 
 
 def vector_candidates(
-    vector: np.ndarray, where: str, params: dict[str, Any], limit: int, table: str = "memory_chunk"
+    vector: np.ndarray, where: Clause, limit: int, table: Table = "memory_chunk"
 ) -> list[tuple[int, float]]:
     # Only vectors of the query's model are compared: during a switch of models, rows not yet
     # re-embedded are left to the keyword arm.
@@ -41,18 +51,16 @@ def vector_candidates(
         cursor.execute("SET LOCAL hnsw.ef_search = %s", [max(40, limit * 2)])
         cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         cursor.execute(
-            f"SELECT c.id, c.embedding <=> %(vec)s::vector AS distance FROM {table} c WHERE {where} "
+            f"SELECT c.id, c.embedding <=> %(vec)s::vector AS distance FROM {_table(table)} c WHERE {where.sql} "  # noqa: S608 (see Table)
             "AND c.embedding_model = %(model)s ORDER BY c.embedding <=> %(vec)s::vector LIMIT %(limit)s",
-            {**params, "vec": "[" + ",".join(f"{x:.6f}" for x in vector) + "]", "limit": limit, "model": model},
+            {**where.params, "vec": "[" + ",".join(f"{x:.6f}" for x in vector) + "]", "limit": limit, "model": model},
         )
         rows = cursor.fetchall()
     rows.sort(key=lambda row: row[1])  # relaxed_order may return neighbours slightly out of order
     return [(row[0], 1.0 - float(row[1])) for row in rows]
 
 
-def keyword_candidates(
-    query: str, where: str, params: dict[str, Any], limit: int, table: str = "memory_chunk"
-) -> list[tuple[int, float]]:
+def keyword_candidates(query: str, where: Clause, limit: int, table: Table = "memory_chunk") -> list[tuple[int, float]]:
     """BM25 over the chunks' tsvectors: Postgres stems and drops stop words, we weigh the terms.
 
     A chunk matches when it holds any query term; each term counts by its inverse document
@@ -64,7 +72,7 @@ def keyword_candidates(
         lexemes: list[str] = cursor.fetchone()[0] or []
     if not lexemes:
         return []
-    total, average, frequencies = _term_statistics(params, lexemes, table)
+    total, average, frequencies = _term_statistics(where, lexemes, table)
     weighted = [(lx, _idf(total, frequencies[lx])) for lx in lexemes if frequencies.get(lx)]
     if not weighted:
         return []
@@ -82,12 +90,12 @@ def keyword_candidates(
     # At most MAX_SCORED matching rows are scored: on a very large organisation whose question
     # terms are everywhere, the keyword arm stays fast and the vector arm carries the ranking.
     sql = (
-        f"SELECT id, score FROM (SELECT c.id, ({presence}) * %(k1p1)s / (1 + %(k1)s * (1 - %(b)s + %(b)s * "
-        f"length(c.search) / %(avg)s)) AS score FROM {table} c WHERE {where} "
+        f"SELECT id, score FROM (SELECT c.id, ({presence}) * %(k1p1)s / (1 + %(k1)s * (1 - %(b)s + %(b)s * "  # noqa: S608 (see Table)
+        f"length(c.search) / %(avg)s)) AS score FROM {_table(table)} c WHERE {where.sql} "
         "AND c.search @@ to_tsquery('simple', %(any)s) LIMIT %(scan)s) scored ORDER BY score DESC LIMIT %(limit)s"
     )
-    values = {**params, **terms, **idfs, "k1": BM25_K1, "k1p1": BM25_K1 + 1, "b": BM25_B, "avg": max(average, 1.0),
-              "limit": limit, "scan": MAX_SCORED}  # fmt: skip
+    values = {**where.params, **terms, **idfs, "k1": BM25_K1, "k1p1": BM25_K1 + 1, "b": BM25_B,
+              "avg": max(average, 1.0), "limit": limit, "scan": MAX_SCORED}  # fmt: skip
     # Where many chunks hold the terms, the best BM25 scores are among chunks holding all of the
     # rarest terms, then two of them: score those first, widening only when they are too few.
     dense = len(gather) >= 2 and sum(frequencies[lx] for lx in gather) > DENSE_MATCHES
@@ -123,27 +131,27 @@ def common_cap(total: int) -> int:
     return max(300, min(2000, total // 10))
 
 
-def _term_statistics(params: dict[str, Any], lexemes: list[str], table: str) -> tuple[int, float, dict[str, int]]:
+def _term_statistics(clause: Clause, lexemes: list[str], table: Table) -> tuple[int, float, dict[str, int]]:
     """Row count, average length and per-term document frequency over the rows the caller may
-    see (``readable_sql``'s parameters in ``params``), cached for a few minutes per audience:
-    ranking needs their proportions, not the last chunk ingested."""
-    access = {k: params[k] for k in ("org", "cats", "user")}
-    where = readable_clause("c")
-    audience = hashlib.md5(f"{access['org']}:{sorted(access['cats'])}:{access['user']}".encode()).hexdigest()
-    key = f"bm25:{table}:{audience}"
+    see (``READABLE_SQL`` with ``readable_sql``'s parameters, taken from ``clause``), cached for a
+    few minutes per audience: ranking needs their proportions, not the last chunk ingested."""
+    access = Clause(READABLE_SQL, {k: clause.params[k] for k in ("org", "cats", "user")})
+    where, source = access.sql, _table(table)
+    audience = f"{access.params['org']}:{sorted(access.params['cats'])}:{access.params['user']}"
+    key = f"bm25:{source}:{_digest(audience)}"
     totals = cache.get(key)
     if totals is None:
         with connection.cursor() as cursor:
             # The count comes from the organisation index; the average length from a sample.
             cursor.execute(
-                f"SELECT (SELECT count(*) FROM {table} c WHERE {where}), coalesce((SELECT avg(length(search)) "
-                f"FROM (SELECT c.search FROM {table} c WHERE {where} LIMIT 2000) sample), 1)",
-                access,
+                f"SELECT (SELECT count(*) FROM {source} c WHERE {where}), coalesce((SELECT avg(length(search)) "  # noqa: S608 (see Table)
+                f"FROM (SELECT c.search FROM {source} c WHERE {where} LIMIT 2000) sample), 1)",
+                access.params,
             )
             count, average = cursor.fetchone()
         totals = (int(count), float(average))
         cache.set(key, totals, STATS_SECONDS)
-    keys = {lx: f"{key}:{hashlib.md5(lx.encode()).hexdigest()}" for lx in lexemes}
+    keys = {lx: f"{key}:{_digest(lx)}" for lx in lexemes}
     cached = cache.get_many(list(keys.values()))
     frequencies = {lx: cached[k] for lx, k in keys.items() if k in cached}
     missing = [lx for lx in lexemes if lx not in frequencies]
@@ -152,12 +160,17 @@ def _term_statistics(params: dict[str, Any], lexemes: list[str], table: str) -> 
             # Counting stops at common_cap(): past it a term is common, its weight is small
             # either way, and an exact count would read much of the table.
             cursor.execute(
-                f"SELECT q.lexeme, (SELECT count(*) FROM (SELECT 1 FROM {table} c WHERE {where} "
+                f"SELECT q.lexeme, (SELECT count(*) FROM (SELECT 1 FROM {source} c WHERE {where} "  # noqa: S608 (see Table)
                 "AND c.search @@ to_tsquery('simple', quote_literal(q.lexeme)) LIMIT %(cap)s) hits) "
                 "FROM unnest(%(missing)s::text[]) AS q(lexeme)",
-                {**access, "cap": common_cap(totals[0]), "missing": missing},
+                {**access.params, "cap": common_cap(totals[0]), "missing": missing},
             )
             found = dict(cursor.fetchall())
         frequencies.update(found)
         cache.set_many({keys[lx]: n for lx, n in found.items()}, STATS_SECONDS)
     return totals[0], totals[1], frequencies
+
+
+def _digest(text: str) -> str:
+    """A short stable cache-key part (not a security measure)."""
+    return hashlib.md5(text.encode(), usedforsecurity=False).hexdigest()

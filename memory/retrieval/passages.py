@@ -86,18 +86,18 @@ def search_chunks(
     started = time.perf_counter()
     candidates = max(candidates, top_k * 2)
     timings: dict[str, float] = {}
-    where, params = access_and_time(actor, as_of)
+    where = access_and_time(actor, as_of)
     lists: dict[str, list[tuple[int, float]]] = {}
     if mode in ("auto", "vector"):
         t = time.perf_counter()
         vector = get_embedder().embed([query])[0] if vector is None else vector
         timings["embed"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
-        lists["vector"] = vector_candidates(vector, where, params, candidates)
+        lists["vector"] = vector_candidates(vector, where, candidates)
         timings["vector"] = (time.perf_counter() - t) * 1000
     if mode in ("auto", "keyword"):
         t = time.perf_counter()
-        lists["keyword"] = keyword_candidates(query, where, params, candidates)
+        lists["keyword"] = keyword_candidates(query, where, candidates)
         timings["keyword"] = (time.perf_counter() - t) * 1000
     t = time.perf_counter()
     fused, ranks = fuse(lists)

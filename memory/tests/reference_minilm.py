@@ -61,7 +61,7 @@ def _layer_norm(x: np.ndarray, w: dict[str, np.ndarray], prefix: str) -> np.ndar
 
 def _gelu(x: np.ndarray) -> np.ndarray:
     """Exact (erf-based) GELU, as BERT's ``hidden_act: gelu``."""
-    return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)).astype(np.float64))
+    return 0.5 * x * (1.0 + np.asarray(_erf(x / math.sqrt(2.0)), dtype=np.float64))
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:

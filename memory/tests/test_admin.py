@@ -35,7 +35,8 @@ def test_personal_documents_and_their_chunks_are_hidden_from_admins_and_operator
     for staff in (make_org_admin(actor.org), make_operator()):
         client = logged_in(staff)
         listing = client.get("/admin/memory/document/").content.decode()
-        assert "Handbook" in listing and "My diary" not in listing
+        assert "Handbook" in listing
+        assert "My diary" not in listing
         assert client.get(f"/admin/memory/document/{personal.pk}/change/").status_code == 302
         assert client.get(f"/admin/memory/document/{shared.pk}/change/").status_code == 200
         assert "Bluebird" not in client.get("/admin/memory/chunk/").content.decode()
@@ -69,8 +70,10 @@ def test_moving_a_document_to_a_restricted_category_hides_it_from_search_at_once
     assert set(Chunk.objects.filter(document=document).values_list("category", flat=True)) == {board.pk}
     assert set(Fact.objects.filter(document=document).values_list("category", flat=True)) <= {board.pk}
     record = AuditRecord.objects.get(org=actor.org, action="document.access_changed")
-    assert record.user == admin and record.target == document.public_id
-    assert record.details["from"]["category"] == "general" and record.details["to"]["category"] == "board"
+    assert record.user == admin
+    assert record.target == document.public_id
+    assert record.details["from"]["category"] == "general"
+    assert record.details["to"]["category"] == "board"
 
 
 def test_moving_a_document_moves_its_facts_out_of_fact_search(actor):
@@ -96,7 +99,8 @@ def test_a_crafted_category_of_another_organisation_is_a_form_error(actor, other
     page = logged_in(make_org_admin(actor.org)).post(
         f"/admin/memory/document/{document.pk}/change/", access_form(theirs)
     )
-    assert page.status_code == 200 and page.context["adminform"].form.errors["category"]
+    assert page.status_code == 200
+    assert page.context["adminform"].form.errors["category"]
     document.refresh_from_db()
     assert document.category.org == actor.org
 
@@ -116,11 +120,13 @@ def test_a_personal_document_needs_an_owner_of_the_organisation(actor, other_org
 def test_a_fact_cannot_point_at_another_organisations_entity_nor_show_its_name(actor, other_org):
     save(actor, "Support", "Priya Shah leads support at BigCo since March 2026.")
     fact = Fact.objects.filter(org=actor.org).first()
+    assert fact is not None
     theirs = Entity.objects.create(org=other_org, name="Initech Secret Project")
     form = {"kind": fact.kind, "subject": theirs.pk, "object": "", "relation": fact.relation,
             "value_key": "", "valid_from": "", "valid_to": "", "title": "", "description": ""}  # fmt: skip
     page = logged_in(make_org_admin(actor.org)).post(f"/admin/memory/fact/{fact.pk}/change/", form)
-    assert page.status_code == 200 and page.context["adminform"].form.errors["subject"]
+    assert page.status_code == 200
+    assert page.context["adminform"].form.errors["subject"]
     assert "Initech" not in page.content.decode()
     fact.refresh_from_db()
     assert fact.subject_id != theirs.pk
@@ -130,13 +136,16 @@ def test_a_facts_statement_source_and_history_are_read_only(actor, other_org):
     save(actor, "Support", "Priya Shah leads support at BigCo since March 2026.")
     theirs = save(make_actor(other_org), "Their plans", "Initech plans to buy Globex next spring.")
     fact = Fact.objects.filter(org=actor.org).first()
+    assert fact is not None
     form = {"kind": fact.kind, "statement": "Nobody leads support.", "superseded_at_0": "2026-01-01",
             "superseded_at_1": "00:00:00", "document": theirs.pk, "relation": fact.relation, "value_key": "",
             "valid_from": "", "valid_to": "", "title": "", "description": ""}  # fmt: skip
     url = f"/admin/memory/fact/{fact.pk}/change/"
     assert logged_in(make_org_admin(actor.org)).post(url, form).status_code == 302
     fact.refresh_from_db()
-    assert fact.statement != "Nobody leads support." and fact.superseded_at is None
+    assert fact.statement != "Nobody leads support."
+    assert fact.superseded_at is None
+    assert fact.document is not None
     assert fact.document.org == actor.org
 
 
@@ -147,8 +156,10 @@ def test_a_value_cannot_be_tied_to_another_organisations_fact_nor_to_a_personal_
     entity = Entity.objects.create(org=actor.org, name="Umbrella")
     client = logged_in(make_org_admin(actor.org))
     for fact in (Fact.objects.filter(org=other_org).first(), Fact.objects.get(org=actor.org, scope="personal")):
+        assert fact is not None
         form = {"entity": entity.pk, "fact": fact.pk, "key": "amount", "number": "1", "text": "", "unit": ""}
         page = client.post("/admin/memory/value/add/", form)
-        assert page.status_code == 200 and page.context["adminform"].form.errors["fact"]
+        assert page.status_code == 200
+        assert page.context["adminform"].form.errors["fact"]
         assert fact.statement[:30] not in page.content.decode()
     assert not Value.objects.filter(key="amount", number=1).exists()

@@ -78,10 +78,12 @@ def stub_url():
 def test_the_openai_compatible_embedder_speaks_the_embeddings_protocol(stub_url):
     embedder = OpenAICompatibleEmbedder(base_url=stub_url, model="text-embedding-3-small", api_key="sk-test")
     vectors = embedder.embed(["one", "two"])
-    assert vectors.shape == (2, 384) and np.allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-5)
+    assert vectors.shape == (2, 384)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-5)
     assert np.allclose(vectors[0], embedder.embed(["one"])[0], atol=1e-6)  # rows come back in input order
     sent = EmbeddingsStub.requests[-1]
-    assert sent["body"]["dimensions"] == 384 and sent["auth"] == "Bearer sk-test"
+    assert sent["body"]["dimensions"] == 384
+    assert sent["auth"] == "Bearer sk-test"
 
 
 def test_an_endpoint_failure_is_an_embedding_error(stub_url):
@@ -93,4 +95,5 @@ def test_the_model_health_check_embeds_for_real():
     from brain.health import run_checks
 
     [result] = run_checks(["model"])
-    assert result.ok and "MiniLM" in result.detail
+    assert result.ok
+    assert "MiniLM" in result.detail

@@ -1,5 +1,7 @@
 """Extraction inside ingestion: documents become entities, facts and values; supersession follows."""
 
+from datetime import datetime
+
 import pytest
 
 from memory.graph import reads as graph
@@ -18,12 +20,14 @@ HANDOVER = (
 def test_an_ingested_document_yields_entities_facts_and_values(actor):
     document = save(actor, "Support handover", HANDOVER, occurred_at=None)
     facts = Fact.objects.filter(document=document)
-    assert facts.count() >= 2 and all(f.chunk_id for f in facts)
+    assert facts.count() >= 2
+    assert all(f.chunk_id for f in facts)
     names = set(Entity.objects.filter(org=actor.org).values_list("name", flat=True))
     assert {"Priya Shah", "Sam Carter"} <= names
     assert not {"BigCo", "BigCo Ltd"} <= names  # one entity for both spellings
     money = Value.objects.filter(org=actor.org, number=48500.0).first()
-    assert money is not None and money.unit == "USD"
+    assert money is not None
+    assert money.unit == "USD"
     assert graph.search_facts(actor=actor, query="who is head of support at BigCo?", limit=3)
 
 
@@ -42,7 +46,8 @@ def test_extraction_failure_leaves_the_document_searchable(actor, monkeypatch):
 
     monkeypatch.setattr("memory.graph.document_facts.extract_document", broken)
     document = save(actor, "Notes", "Priya Shah joined BigCo in 2024.")
-    assert document.status == "ready" and document.chunk_count == 1
+    assert document.status == "ready"
+    assert document.chunk_count == 1
 
 
 def test_entities_from_other_documents_are_linked_not_duplicated(actor):
@@ -56,7 +61,7 @@ def test_dates_come_from_date_spans_and_the_document_date(actor):
     from django.utils import timezone
 
     document = save(actor, "Plan", "Priya Shah will present the Zorblax roadmap next Friday.",
-                    occurred_at=timezone.make_aware(timezone.datetime(2026, 3, 9)))  # fmt: skip
+                    occurred_at=timezone.make_aware(datetime(2026, 3, 9)))  # fmt: skip
     statements = list(Fact.objects.filter(document=document).values_list("statement", flat=True))
     assert any("2026-03-13" in s for s in statements), statements
 
@@ -70,10 +75,14 @@ def test_a_role_changing_hands_in_documents_supersedes_the_previous_holder(actor
     save(actor, "New org chart", "On 3 March 2026 Priya Shah became head of support.")
     sam = Fact.objects.get(org=actor.org, statement__startswith="Sam Carter")
     priya = Fact.objects.get(org=actor.org, statement__startswith="On 3 March")
-    assert sam.superseded_by_id == priya.pk and str(sam.valid_to) == "2026-03-03"
-    assert priya.superseded_at is None and priya.object.name == "Support"
+    assert sam.superseded_by_id == priya.pk
+    assert str(sam.valid_to) == "2026-03-03"
+    assert priya.superseded_at is None
+    assert priya.object is not None
+    assert priya.object.name == "Support"
     current = [s.fact.statement for s in graph.search_facts(actor=actor, query="who is head of support", limit=5)]
-    assert priya.statement in current and sam.statement not in current
+    assert priya.statement in current
+    assert sam.statement not in current
 
 
 def test_ask_at_high_risk_shows_the_previous_holder_as_replaced(actor):
@@ -85,4 +94,6 @@ def test_ask_at_high_risk_shows_the_previous_holder_as_replaced(actor):
     assert any(c.statement.startswith("On 3 March") for c in out.claims)
     assert all(not c.statement.startswith("Sam") for c in out.claims)
     assert [c.statement for c in out.conflicts or []] == ["Sam Carter was head of support from January 2025."]
-    assert out.conflicts[0].superseded and out.warnings
+    assert out.conflicts is not None
+    assert out.conflicts[0].superseded
+    assert out.warnings

@@ -57,10 +57,13 @@ def test_money_is_a_value_never_a_date():
     deal = fact_about(result, "enterprise plan")
     assert deal.subject == "BigCo Ltd"
     money = [v for v in deal.values if v.number == 48500]
-    assert len(money) == 1 and money[0].unit == "USD" and money[0].key in ("price", "deal_value")
+    assert len(money) == 1
+    assert money[0].unit == "USD"
+    assert money[0].key in ("price", "deal_value")
     assert money[0].date is None
     assert not any(v.date for v in deal.values)  # "$48,500" is not the year 48500 or any date
-    assert deal.valid_from is None and deal.valid_to is None
+    assert deal.valid_from is None
+    assert deal.valid_to is None
     assert deal.single_valued  # a price holds one value at a time
 
 
@@ -104,7 +107,8 @@ def test_relative_dates_resolve_against_the_document_date():
     text = "We will meet Globex next Friday. The Initech pilot runs until end of Q3."
     result = extract(text, document_date=MONDAY)  # Monday 9 March 2026
     meeting = fact_about(result, "Globex")
-    assert "on 2026-03-13" in meeting.statement and "next Friday" not in meeting.statement
+    assert "on 2026-03-13" in meeting.statement
+    assert "next Friday" not in meeting.statement
     assert any(v.date == datetime.date(2026, 3, 13) for v in meeting.values)
     pilot = fact_about(result, "pilot")
     assert pilot.valid_to == datetime.date(2026, 9, 30)
@@ -125,7 +129,8 @@ def test_quarters_and_validity_bounds():
 
 def test_durations_are_not_dates():
     fact = extract("Initech agreed to a notice period of 30 days.", document_date=MONDAY).facts[0]
-    assert fact.valid_from is None and fact.valid_to is None
+    assert fact.valid_from is None
+    assert fact.valid_to is None
     assert [(v.key, v.number, v.unit, v.date) for v in fact.values] == [("notice_period", 30, "days", None)]
 
 
@@ -159,7 +164,9 @@ def test_one_entity_per_company_whatever_the_suffix():
     )
     result = extract(text, document_date=MONDAY, known=[KnownEntity("BigCo", "customer")])
     bigco = [e for e in result.entities if e.name == "BigCo"]
-    assert len(bigco) == 1 and bigco[0].known and bigco[0].type == "customer"
+    assert len(bigco) == 1
+    assert bigco[0].known
+    assert bigco[0].type == "customer"
     assert {"BigCo", "BigCo Ltd", "Bigco Inc."} <= set(bigco[0].aliases)
     assert not any("bigco" in e.name.lower() and e.name != "BigCo" for e in result.entities)
 
@@ -168,7 +175,8 @@ def test_known_aliases_name_the_canonical_entity():
     known = [KnownEntity("Initech", "customer", ("Initech Systems", "ITS")), KnownEntity("Priya Patel", "person")]
     result = extract("Priya Patel leads the sales team at ITS.", document_date=MONDAY, known=known)
     entities = {e.name: e for e in result.entities}
-    assert entities["Initech"].known and entities["Initech"].aliases == ["ITS"]
+    assert entities["Initech"].known
+    assert entities["Initech"].aliases == ["ITS"]
     assert entities["Initech"].type == "customer"
     fact = result.facts[0]
     assert (fact.subject, fact.object) == ("Priya Patel", "Initech")
@@ -179,7 +187,8 @@ def test_two_priyas_stay_two_people():
     result = extract(text, document_date=MONDAY, known=[KnownEntity("Priya Shah", "person")])
     people = {e.name: e for e in result.entities if e.type == "person"}
     assert set(people) == {"Priya Shah", "Priya Patel"}
-    assert people["Priya Shah"].known and not people["Priya Patel"].known
+    assert people["Priya Shah"].known
+    assert not people["Priya Patel"].known
     assert fact_about(result, "met").object == "Priya Patel"
 
 
@@ -189,7 +198,9 @@ def test_the_entity_ruler_finds_known_names_spacy_misreads():
     assert alone.get("Zorblax") != "product"  # the small model alone does not know what Zorblax is
     result = extract(text, document_date=MONDAY, known=[KnownEntity("Zorblax", "product")])
     zorblax = [e for e in result.entities if e.name == "Zorblax"]
-    assert len(zorblax) == 1 and zorblax[0].type == "product" and zorblax[0].known
+    assert len(zorblax) == 1
+    assert zorblax[0].type == "product"
+    assert zorblax[0].known
     assert [f.subject for f in result.facts] == ["Zorblax", "Zorblax"]
 
 
@@ -287,26 +298,33 @@ def test_llm_client_speaks_chat_completions_and_validates_the_answer(stub):
     assert request.path == "/v1/chat/completions"
     assert request.headers["Authorization"] == "Bearer sk-test"
     body = request.body
-    assert body["model"] == "test-model" and body["temperature"] == 0
+    assert body["model"] == "test-model"
+    assert body["temperature"] == 0
     assert [m["role"] for m in body["messages"]] == ["system", "user"]
-    assert COMPANY_TEXT in body["messages"][1]["content"] and "2026-03-09" in body["messages"][1]["content"]
+    assert COMPANY_TEXT in body["messages"][1]["content"]
+    assert "2026-03-09" in body["messages"][1]["content"]
     assert "BigCo | customer" in body["messages"][1]["content"]
     assert "Unrelated Corp" not in body["messages"][1]["content"]  # only known entities the text mentions
     response_format = body["response_format"]
     assert response_format["type"] == "json_schema"
-    assert response_format["json_schema"]["name"] == "extraction" and response_format["json_schema"]["strict"]
+    assert response_format["json_schema"]["name"] == "extraction"
+    assert response_format["json_schema"]["strict"]
     assert set(response_format["json_schema"]["schema"]["properties"]) == {"entities", "facts"}
 
     entities = {e.name: e for e in result.entities}
     assert set(entities) == {"Priya Shah", "BigCo"}
-    assert entities["BigCo"].known and entities["BigCo"].type == "customer"
+    assert entities["BigCo"].known
+    assert entities["BigCo"].type == "customer"
     assert len(result.facts) == 2
     role, price = result.facts
     assert (role.subject, role.relation, role.object) == ("Priya Shah", "head_of", "BigCo")
-    assert role.valid_from == datetime.date(2026, 3, 3) and [v.key for v in role.values] == ["date"]
+    assert role.valid_from == datetime.date(2026, 3, 3)
+    assert [v.key for v in role.values] == ["date"]
     assert COMPANY_TEXT[role.char_start : role.char_end] == role.statement
     assert (price.char_start, price.char_end) == (0, 0)  # not verbatim in the text
-    assert price.subject == "BigCo" and price.values[0].number == 48500 and price.values[0].unit == "USD"
+    assert price.subject == "BigCo"
+    assert price.values[0].number == 48500
+    assert price.values[0].unit == "USD"
 
 
 @pytest.mark.parametrize(
@@ -340,5 +358,6 @@ def test_names_that_differ_in_their_numbers_never_link():
 
 def test_a_span_of_hours_is_a_length_not_a_date():
     fact = extract("The fix must ship within 4 hours.", document_date=MONDAY).facts[0]
-    assert fact.valid_from is None and fact.valid_to is None
+    assert fact.valid_from is None
+    assert fact.valid_to is None
     assert [(v.number, v.unit) for v in fact.values] == [(4, "hours")]

@@ -23,7 +23,9 @@ def test_deeply_nested_lists_stop_indenting_and_keep_every_item():
 
     lines = html_to_markdown(page).split("\n")
 
-    assert len(lines) == DEEP + 1 and lines[0] == "- item" and lines[1] == "  - item"
+    assert len(lines) == DEEP + 1
+    assert lines[0] == "- item"
+    assert lines[1] == "  - item"
     assert lines[-1] == "                - last"  # eight levels of indentation at most
 
 
@@ -32,7 +34,8 @@ def test_tables_nested_in_cells_are_read_once_each_not_once_per_level():
 
     text = html_to_markdown("<table>" + "<tr><td>" * DEEP + "cell")
 
-    assert text == "cell" and time.perf_counter() - started < 20
+    assert text == "cell"
+    assert time.perf_counter() - started < 20
 
 
 def test_the_shape_of_ordinary_html_is_kept():
@@ -60,7 +63,8 @@ def test_nul_and_broken_characters_from_a_chat_export_are_made_storable(tmp_path
 
     (document,) = parse_file(path, root=tmp_path)
 
-    assert "\x00" not in document.content and "hello world \ufffd!" in document.content
+    assert "\x00" not in document.content
+    assert "hello world \ufffd!" in document.content
     assert "\x00" not in json.dumps(document.metadata)
 
 

@@ -24,10 +24,13 @@ POLICY = "# Refunds\n\nEnterprise customers get a full refund within 30 days.\n\
 
 def test_a_saved_document_is_queued_then_ingested_into_chunks(actor):
     saved = add_document(actor=actor, title="Refund policy", content=POLICY, content_type="text/markdown")
-    assert saved.created and saved.document.status == "queued"
+    assert saved.created
+    assert saved.document.status == "queued"
     assert ingest_document(document_id=saved.document.pk) == "ready"
     document = Document.objects.get(pk=saved.document.pk)
-    assert document.status == "ready" and document.chunk_count == 2 and document.attempts == 1
+    assert document.status == "ready"
+    assert document.chunk_count == 2
+    assert document.attempts == 1
     assert list(Chunk.objects.filter(document=document).values_list("heading", flat=True).order_by("ordinal")) == [
         "Refunds",
         "Refunds > Exceptions",
@@ -44,7 +47,8 @@ def test_ingesting_twice_changes_nothing(actor):
 def test_the_same_external_id_and_content_is_a_no_op(actor):
     first = save(actor, "Policy", POLICY, external_id="policy-1")
     again = add_document(actor=actor, title="Policy", content=POLICY, external_id="policy-1")
-    assert not again.created and again.document.pk == first.pk
+    assert not again.created
+    assert again.document.pk == first.pk
     assert Document.objects.filter(org=actor.org).count() == 1
 
 
@@ -52,10 +56,13 @@ def test_changed_content_becomes_a_version_that_supersedes_the_old_one_when_read
     first = save(actor, "Policy", POLICY, external_id="policy-1")
     second = add_document(actor=actor, title="Policy", content=POLICY + "\n\nUpdated.", external_id="policy-1")
     first.refresh_from_db()
-    assert second.created and second.document.version == 2 and first.superseded_at is None  # old one still serves
+    assert second.created
+    assert second.document.version == 2
+    assert first.superseded_at is None
     ingest_documents(document_ids=[second.document.pk])
     first.refresh_from_db()
-    assert first.superseded_by_id == second.document.pk and first.superseded_at is not None
+    assert first.superseded_by_id == second.document.pk
+    assert first.superseded_at is not None
     assert not Chunk.objects.filter(document=first, superseded_at__isnull=True).exists()
     assert Document.objects.filter(org=actor.org).count() == 2  # nothing deleted
 
@@ -81,7 +88,9 @@ def test_a_failure_keeps_the_content_records_the_reason_and_can_be_retried(actor
     monkeypatch.setattr("memory.documents.ingestion._embed", broken)
     assert ingest_document(document_id=saved.document.pk) == "failed"
     document = Document.objects.get(pk=saved.document.pk)
-    assert document.status == "failed" and "model file missing" in document.error and document.content == POLICY
+    assert document.status == "failed"
+    assert "model file missing" in document.error
+    assert document.content == POLICY
     monkeypatch.undo()
     retry_document(actor=actor, document_id=document.pk)
     assert ingest_document(document_id=document.pk) == "ready"
@@ -143,9 +152,11 @@ def test_a_personal_only_actor_never_stores_shared_knowledge(org):
     with pytest.raises(PermissionDenied, match="only store personal"):
         remember(actor=personal, content="The office moves in May.", scope="shared")
     fact = remember(actor=personal, content="I take Fridays off.", scope="personal")
-    assert fact.scope == "personal" and fact.owner_id == personal.user.pk
+    assert fact.scope == "personal"
+    assert fact.owner_id == personal.user.pk
     unscoped = remember(actor=personal, content="I start at nine.")  # no scope: personal, not refused
-    assert unscoped.scope == "personal" and unscoped.owner_id == personal.user.pk
+    assert unscoped.scope == "personal"
+    assert unscoped.owner_id == personal.user.pk
 
 
 def test_a_broker_outage_at_commit_loses_nothing(actor, monkeypatch, django_capture_on_commit_callbacks):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from datetime import date, timedelta
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import Group
@@ -15,11 +16,12 @@ from brain.models import Category
 from conftest import make_actor, make_user
 from contacts.models import Contact
 from contacts.services import reembed_contact_topics, save_contact_topics
-from memory.access import believed_filter, believed_sql, readable, readable_sql
+from memory.access import READABLE_SQL, Clause, believed_filter, believed_sql, readable, readable_sql
 from memory.graph import memories as fact_services
 from memory.graph.document_facts import extract_document
 from memory.graph.reads import find_entities
 from memory.models import Chunk, Document, Entity, Fact
+from memory.retrieval.candidates import access_and_time, keyword_candidates
 from memory.retrieval.passages import search_chunks
 from memory.retrieval.reembedding import reembed
 from memory.tests.factories import save
@@ -43,7 +45,8 @@ def test_re_extracting_a_document_keeps_what_its_facts_had_superseded(actor):
     extract_document(document_id=new.pk)
     extract_document(document_id=new.pk)
     sam.refresh_from_db()
-    assert sam.superseded_at is not None and sam.superseded_by_id == priya.pk
+    assert sam.superseded_at is not None
+    assert sam.superseded_by_id == priya.pk
     assert Fact.objects.filter(document=new, relation="head_of").count() == 1
 
 
@@ -76,7 +79,8 @@ def test_vectors_record_their_model_and_reembed_moves_every_one(actor, monkeypat
     assert search_chunks(actor=actor, query="zebra migration", mode="vector").hits == []
     assert search_chunks(actor=actor, query="zebra migration", mode="keyword").hits
     done = reembed(org=actor.org, resume=True)
-    assert done["chunks"] >= 1 and done["facts"] >= 1
+    assert done["chunks"] >= 1
+    assert done["facts"] >= 1
     assert reembed_contact_topics(org=actor.org, resume=True) == 1
     assert reembed(org=actor.org, resume=True) == {"chunks": 0, "facts": 0}  # nothing left on the old model
     assert search_chunks(actor=actor, query="zebra migration", mode="vector").hits
@@ -107,7 +111,9 @@ def mixed(actor: Actor) -> list[Actor]:
     return [actor, insider, other]
 
 
-@pytest.mark.parametrize("table,model", [("memory_chunk", Chunk), ("memory_fact", Fact), ("memory_document", Document)])
+@pytest.mark.parametrize(
+    ("table", "model"), [("memory_chunk", Chunk), ("memory_fact", Fact), ("memory_document", Document)]
+)
 def test_the_access_and_as_of_rules_select_the_same_rows_in_the_orm_and_in_sql(mixed, table, model):
     days = (None, date.today(), date.today() - timedelta(days=2), date.today() - timedelta(days=30))
     seen_now: list[frozenset[int]] = []
@@ -118,10 +124,24 @@ def test_the_access_and_as_of_rules_select_the_same_rows_in_the_orm_and_in_sql(m
         access, params = readable_sql(reader)
         when, more = believed_sql(as_of, history)
         with connection.cursor() as cursor:
-            cursor.execute(f"SELECT c.id FROM {table} c WHERE {access} AND {when}", {**params, **more})
+            # The table comes from the parametrize list above, the clauses from memory.access.
+            cursor.execute(f"SELECT c.id FROM {table} c WHERE {access} AND {when}", {**params, **more})  # noqa: S608
             sql = {row[0] for row in cursor.fetchall()}
         assert orm == sql, (reader.user.username, as_of, history)
         if as_of is None and not history:
             seen_now.append(frozenset(orm))
     # Every reader sees something, and each something else: the agreement is not vacuous.
-    assert all(seen_now) and len(set(seen_now)) == len(mixed)
+    assert all(seen_now)
+    assert len(set(seen_now)) == len(mixed)
+
+
+def test_a_retrieval_clause_refuses_sql_text_that_memory_access_did_not_build():
+    assert Clause(READABLE_SQL, {"org": 1}).sql == READABLE_SQL
+    with pytest.raises(ValueError, match="not a clause built by memory.access"):
+        Clause(f"{READABLE_SQL} OR TRUE")
+
+
+def test_the_retrievers_refuse_a_table_outside_their_fixed_set(actor):
+    other_table: Any = "auth_user"  # what the type checker would refuse, tried at run time
+    with pytest.raises(ValueError, match="not a table the retrievers read"):
+        keyword_candidates("refund policy", access_and_time(actor, None), 5, table=other_table)

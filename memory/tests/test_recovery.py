@@ -30,7 +30,9 @@ def test_a_temporary_embedding_failure_puts_the_document_back_in_the_queue(actor
     monkeypatch.setattr("memory.documents.ingestion._embed", endpoint_down)
     assert ingest_document(document_id=saved.document.pk) == "retry"
     document = Document.objects.get(pk=saved.document.pk)
-    assert document.status == "queued" and document.claim == "" and "timed out" in document.error
+    assert document.status == "queued"
+    assert document.claim == ""
+    assert "timed out" in document.error
     monkeypatch.undo()
     assert ingest_document(document_id=saved.document.pk) == "ready"
     assert Document.objects.get(pk=saved.document.pk).error == ""
@@ -54,7 +56,8 @@ def test_temporary_failures_fail_the_document_once_its_attempts_run_out(actor, m
     outcomes = [ingest_document(document_id=saved.document.pk) for _ in range(4)]
     assert outcomes == ["retry", "retry", "failed", "skipped"]
     document = Document.objects.get(pk=saved.document.pk)
-    assert document.status == "failed" and document.attempts == 3
+    assert document.status == "failed"
+    assert document.attempts == 3
 
 
 @pytest.mark.django_db
@@ -94,7 +97,8 @@ def test_a_document_whose_worker_keeps_dying_is_failed_by_the_sweep(actor, setti
     )
     assert sweep_stuck_documents() == 0
     document = Document.objects.get(pk=saved.document.pk)
-    assert document.status == "failed" and "attempts" in document.error
+    assert document.status == "failed"
+    assert "attempts" in document.error
 
 
 @pytest.mark.django_db

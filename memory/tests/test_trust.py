@@ -92,7 +92,7 @@ def test_a_new_version_keeps_the_category_of_the_one_it_continues(board):
 
 def state(actor: Actor, statement: str, **kw: object) -> Fact:
     """One document stating one single-valued role fact, in the document's audience."""
-    document = save(actor, statement[:60], statement, ingest=False, **kw)  # type: ignore[arg-type]
+    document = save(actor, statement[:60], statement, ingest=False, **kw)
     Document.objects.filter(pk=document.pk).update(status="ready")
     draft = FactDraft(statement=statement, subject=statement.split()[0], object="Support", relation="head_of",
                       single_valued=True, valid_from=date(2026, 1, 1))  # fmt: skip
@@ -241,7 +241,8 @@ def test_superseded_is_shown_only_from_the_day_it_was_replaced(actor):
     [before] = fact_outs(actor, [old], as_of=yesterday)
     [now] = fact_outs(actor, [old])
     assert (before.superseded, before.superseded_by) == (False, None)
-    assert now.superseded and now.superseded_by
+    assert now.superseded
+    assert now.superseded_by
 
 
 def test_replacing_a_memory_also_ends_the_relations_remembered_with_it(actor):
@@ -267,4 +268,5 @@ def test_replacing_writes_an_audit_record(actor):
     fact_services.remember(actor=actor, content="The office is in Porto.", replaces_memory_id=old.pk)
     fact_services.forget(actor=actor, memory_id=old.pk)
     actions = list(AuditRecord.objects.filter(org=actor.org).values_list("action", "target"))
-    assert ("memory.replaced", old.public_id) in actions and ("memory.forgotten", old.public_id) in actions
+    assert ("memory.replaced", old.public_id) in actions
+    assert ("memory.forgotten", old.public_id) in actions

@@ -119,9 +119,12 @@ def test_read_commits_gives_authors_dates_files_renames_and_refs(repo):
     commits = read_commits(path)
     assert [c.sha for c in commits] == [shas["move"], shas["fix"], shas["round"], shas["add"]]
     move, fix, rounding, _ = commits
-    assert move.files == ["README.md", "docs/README.md"] and move.refs == ["acme/infra#7", "!45"]
-    assert fix.subject == "Fix rounding (#12)" and fix.body.startswith("PROJ-142: finance")
-    assert fix.refs == ["#12", "PROJ-142"] and set(fix.files) == {"src/checkout/total.ts", "src/checkout/tax.ts"}
+    assert move.files == ["README.md", "docs/README.md"]
+    assert move.refs == ["acme/infra#7", "!45"]
+    assert fix.subject == "Fix rounding (#12)"
+    assert fix.body.startswith("PROJ-142: finance")
+    assert fix.refs == ["#12", "PROJ-142"]
+    assert set(fix.files) == {"src/checkout/total.ts", "src/checkout/tax.ts"}
     assert (rounding.author_name, rounding.author_email) == TOM
     assert rounding.authored_at.isoformat() == "2026-02-05T10:00:00+01:00"
     assert {c.repo_name for c in commits} == {"shop"}
@@ -151,7 +154,8 @@ def test_a_merged_pull_request_lists_the_files_it_brought_in(repo):
         when="2026-03-04T08:00:00+00:00",
     )
     merge = read_commits(path, max_count=1)[0]
-    assert merge.refs == ["#31"] and merge.files == ["src/checkout/coupon.ts"]
+    assert merge.refs == ["#31"]
+    assert merge.files == ["src/checkout/coupon.ts"]
 
 
 def test_a_folder_that_is_not_a_repository_is_refused(tmp_path):
@@ -203,17 +207,22 @@ def test_ingest_git_twice_adds_nothing_the_second_time(actor, loaded):
     assert first == {"commits": 4, "new": 4, "unchanged": 0}
     assert again == {"commits": 4, "new": 0, "unchanged": 4}
     document = Document.objects.get(org=actor.org, source_kind="git", external_id=f"shop:{shas['fix']}")
-    assert document.title == "Fix rounding (#12)" and document.occurred_at.date() == date(2026, 3, 1)
-    assert document.metadata["refs"] == ["#12", "PROJ-142"] and document.metadata["author"] == "Priya Shah"
+    assert document.title == "Fix rounding (#12)"
+    assert document.occurred_at is not None
+    assert document.occurred_at.date() == date(2026, 3, 1)
+    assert document.metadata["refs"] == ["#12", "PROJ-142"]
+    assert document.metadata["author"] == "Priya Shah"
     assert document.content.endswith("Files:\nsrc/checkout/tax.ts\nsrc/checkout/total.ts")
 
 
 def test_why_code_explains_a_file_from_a_stack_trace(actor, loaded):
     _, _, shas = loaded
     result = why_code(actor=actor, path=TRACE)
-    assert result.path == "app/src/checkout/total.ts" and result.matched_paths == ["src/checkout/total.ts"]
+    assert result.path == "app/src/checkout/total.ts"
+    assert result.matched_paths == ["src/checkout/total.ts"]
     assert [c.sha for c in result.commits] == [shas["fix"], shas["round"], shas["add"]]
-    assert result.total_commits == 3 and result.commits[0].refs == ["#12", "PROJ-142"]
+    assert result.total_commits == 3
+    assert result.commits[0].refs == ["#12", "PROJ-142"]
     assert [(c.title, c.refs) for c in result.conversations] == [("Payments standup", ["PROJ-142"])]
     assert "banker's rounding" in result.conversations[0].snippet
     assert [(p.name, p.commits) for p in result.people] == [("Priya Shah", 2), ("Tom Lee", 1)]
@@ -222,7 +231,9 @@ def test_why_code_explains_a_file_from_a_stack_trace(actor, loaded):
 def test_the_tool_renders_commits_conversations_and_people(actor, loaded):
     _, _, shas = loaded
     spec = TOOLS["why_code"]
-    assert spec.read_only and spec.idempotent and spec.scope == "read"
+    assert spec.read_only
+    assert spec.idempotent
+    assert spec.scope == "read"
     out = spec.fn(actor, WhyArgs(path=TRACE, limit=2))
     assert isinstance(out, WhyOut)
     jsonschema.validate(out.model_dump(mode="json"), spec.output_schema())
@@ -230,7 +241,8 @@ def test_the_tool_renders_commits_conversations_and_people(actor, loaded):
     text = out.to_text()
     assert f"- 2026-03-01 {shas['fix'][:7]} Priya Shah: Fix rounding (#12, PROJ-142)" in text
     assert f"- 2026-02-05 {shas['round'][:7]} Tom Lee: Round totals to cents (PROJ-142)" in text
-    assert "2 of 3 recorded commits" in text and "Payments standup" in text
+    assert "2 of 3 recorded commits" in text
+    assert "Payments standup" in text
     assert "People: Priya Shah (2 commits), Tom Lee (1 commit)" in text
     assert "not a judgement" in text
 
@@ -238,20 +250,22 @@ def test_the_tool_renders_commits_conversations_and_people(actor, loaded):
 def test_tool_arguments_are_limited():
     assert WhyArgs(path="a.py", limit=500).limit == 50
     with pytest.raises(ValidationError):
-        WhyArgs(path="a.py", branch="main")
+        WhyArgs.model_validate({"path": "a.py", "branch": "main"})
     with pytest.raises(ValidationError):
         WhyArgs(path="a" * 1001)
 
 
 def test_a_suffix_of_a_recorded_path_finds_it(actor, loaded):
     result = why_code(actor=actor, path="tax.ts")
-    assert result.matched_paths == ["src/checkout/tax.ts"] and len(result.commits) == 1
+    assert result.matched_paths == ["src/checkout/tax.ts"]
+    assert len(result.commits) == 1
 
 
 def test_repo_alone_lists_its_latest_commits(actor, loaded):
     _, _, shas = loaded
     result = why_code(actor=actor, repo="shop", limit=2)
-    assert [c.sha for c in result.commits] == [shas["move"], shas["fix"]] and result.total_commits == 4
+    assert [c.sha for c in result.commits] == [shas["move"], shas["fix"]]
+    assert result.total_commits == 4
     assert why_code(actor=actor, repo="elsewhere").commits == []
 
 
@@ -273,7 +287,9 @@ def test_a_reader_of_no_category_gets_an_empty_answer(actor, loaded):
 def test_another_organisation_sees_nothing(loaded, other_org_actor):
     save(other_org_actor, "Their standup", "PROJ-142 is theirs too.", source_kind="chat")
     result = why_code(actor=other_org_actor, path=TRACE)
-    assert result.commits == [] and result.conversations == [] and result.people == []
+    assert result.commits == []
+    assert result.conversations == []
+    assert result.people == []
 
 
 def test_neither_path_nor_repo_says_what_to_pass(actor):
@@ -285,7 +301,9 @@ def test_neither_path_nor_repo_says_what_to_pass(actor):
 
 def test_an_unknown_path_is_an_answer_not_an_error(actor, loaded):
     out = TOOLS["why_code"].fn(actor, WhyArgs(path="src/nowhere.py"))
-    assert out.commits == [] and out.people == []
+    assert isinstance(out, WhyOut)
+    assert out.commits == []
+    assert out.people == []
     assert out.to_text().startswith("No recorded commits, pull requests or conversations touch src/nowhere.py")
 
 

@@ -37,7 +37,8 @@ def test_it_lowercases_the_slug(actor):
 def test_a_mixed_case_slug_reaches_the_same_skill(actor):
     first = publish(actor, "deploy-guide")
     second = publish(actor, "DEPLOY-guide", version="1.1.0")
-    assert first.skill_id == second.skill_id and Skill.objects.filter(org=actor.org).count() == 1
+    assert first.skill_id == second.skill_id
+    assert Skill.objects.filter(org=actor.org).count() == 1
 
 
 @pytest.mark.parametrize("slug", ["-deploy", "deploy guide", "deploy_guide", "déploy", "deploy/guide", ""])
@@ -146,7 +147,9 @@ def test_a_personal_only_connection_cannot_publish_shared_skills(org):
 
 def test_a_new_version_arrives_pending_and_nobody_can_use_it(actor):
     version = publish_skill(actor=actor, slug="deploy-guide", name="Deploy guide", content="Build, then ship.")
-    assert version.status == Status.PENDING and version.version == "1.0.0" and version.submitted_by == actor.user
+    assert version.status == Status.PENDING
+    assert version.version == "1.0.0"
+    assert version.submitted_by == actor.user
     assert version.skill.current_version is None
     assert list(usable_skills(actor=actor)) == []
     with pytest.raises(NotFound):
@@ -158,7 +161,9 @@ def test_approving_makes_it_the_version_in_use(actor):
     admin = admin_of(actor.org)
     approve_version(actor=admin, version_id=version.pk)
     version.refresh_from_db()
-    assert version.status == Status.APPROVED and version.reviewed_by == admin.user and version.reviewed_at
+    assert version.status == Status.APPROVED
+    assert version.reviewed_by == admin.user
+    assert version.reviewed_at
     assert get_skill(actor=actor, slug="deploy-guide").pk == version.pk
     assert [s.slug for s in usable_skills(actor=actor)] == ["deploy-guide"]
 
@@ -172,7 +177,8 @@ def test_the_approved_version_stays_in_use_until_the_new_one_is_approved(actor):
     approve_version(actor=admin_of(actor.org), version_id=second.pk)
     assert get_skill(actor=actor, slug="deploy-guide").pk == second.pk
     first.refresh_from_db()
-    assert first.status == Status.APPROVED and not first.is_current  # kept as history, no longer in use
+    assert first.status == Status.APPROVED
+    assert not first.is_current
 
 
 def test_rejecting_needs_a_reason_and_keeps_the_version_in_use(actor):
@@ -183,7 +189,8 @@ def test_rejecting_needs_a_reason_and_keeps_the_version_in_use(actor):
         reject_version(actor=admin, version_id=second.pk, reason="   ")
     reject_version(actor=admin, version_id=second.pk, reason="Step 2 skips the tests.")
     second.refresh_from_db()
-    assert second.status == Status.REJECTED and second.review_note == "Step 2 skips the tests."
+    assert second.status == Status.REJECTED
+    assert second.review_note == "Step 2 skips the tests."
     assert get_skill(actor=actor, slug="deploy-guide").pk == first.pk
 
 
@@ -200,7 +207,8 @@ def test_only_a_pending_version_can_be_decided(actor):
 def test_approving_the_version_in_use_again_changes_nothing(actor):
     version = published_and_approved(actor)
     again = approve_version(actor=admin_of(actor.org), version_id=version.pk)
-    assert again.pk == version.pk and again.reviewed_at == version.reviewed_at
+    assert again.pk == version.pk
+    assert again.reviewed_at == version.reviewed_at
 
 
 def test_a_member_who_is_not_an_admin_cannot_review(actor):
@@ -279,11 +287,13 @@ def test_the_author_is_emailed_once_the_approval_commits(actor, mailoutbox, djan
     version = publish(actor)
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         approve_version(actor=admin_of(actor.org), version_id=version.pk)
-    assert mailoutbox == [] and len(callbacks) == 1  # nothing is sent before the commit
+    assert mailoutbox == []
+    assert len(callbacks) == 1
     callbacks[0]()
     [mail] = mailoutbox
     assert mail.to == [actor.user.email]
-    assert "approved" in mail.subject and "deploy-guide" in mail.body
+    assert "approved" in mail.subject
+    assert "deploy-guide" in mail.body
 
 
 def test_the_author_is_emailed_the_reason_for_a_rejection(actor, mailoutbox, django_capture_on_commit_callbacks):
@@ -291,8 +301,10 @@ def test_the_author_is_emailed_the_reason_for_a_rejection(actor, mailoutbox, dja
     with django_capture_on_commit_callbacks(execute=True):
         reject_version(actor=admin_of(actor.org), version_id=version.pk, reason="Add a rollback step.")
     [mail] = mailoutbox
-    assert mail.to == [actor.user.email] and "not approved" in mail.subject
-    assert "rejected" in mail.body and "Reason: Add a rollback step." in mail.body
+    assert mail.to == [actor.user.email]
+    assert "not approved" in mail.subject
+    assert "rejected" in mail.body
+    assert "Reason: Add a rollback step." in mail.body
 
 
 def test_a_refused_decision_sends_no_email(actor, mailoutbox, django_capture_on_commit_callbacks):
