@@ -17,6 +17,7 @@ from typing import Any, Literal, TypeVar
 import httpx
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from brain.errors import Outage
 from memory.graph.extraction.shapes import ExtractedEntity, ExtractedFact, ExtractedValue, Extraction
 from memory.graph.linking import KnownEntity, link_name
 from memory.graph.vocabulary import ENTITY_TYPES, FACT_KINDS
@@ -101,8 +102,10 @@ SCHEMA: dict[str, Any] = _object(
 )
 
 
-class LLMError(Exception):
+class LLMError(Outage):
     """The endpoint failed or answered something unusable; fall back to ``memory.extraction.extract``."""
+
+    dependency = "its language model"
 
 
 class _Value(BaseModel):
