@@ -1,4 +1,7 @@
-"""One error hierarchy for every interface. MCP, REST, admin and commands translate it."""
+"""One error hierarchy for every interface. MCP, REST, admin and commands translate it.
+
+``Outage`` is apart from it: not a refusal but a model or service Brain needs that did not answer.
+The modules that call such a model raise their own subclass; tool runs answer it as ``Unavailable``."""
 
 from __future__ import annotations
 
@@ -30,3 +33,9 @@ class PermissionDenied(DomainError):
 
 class Unavailable(DomainError):
     code, status, retryable = "unavailable", 503, True
+
+
+class Outage(Exception):  # noqa: N818 -- not a refusal: something Brain depends on did not answer
+    """A model or service Brain needs could not be used right now. ``dependency`` names it for people."""
+
+    dependency: str = "a service it depends on"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -35,11 +36,18 @@ Status = HumanRequest.Status
 # A temporary failure is retried six times (30 s doubling, at most 30 minutes apart), then the
 # request fails. Attempts are counted on the request, so sweeps cannot start a new count.
 MAX_RETRIES = 6
+# A provider's Retry-After is honoured up to a day: past that a typo or a hostile answer would park
+# the request for good, and the retries still run out after MAX_RETRIES.
+MAX_RETRY_AFTER = 86_400
 
 
-def retry_delay(attempts: int) -> int:
-    """Seconds before the next try, after ``attempts`` tries that failed for now."""
-    return int(min(30 * 2 ** max(attempts - 1, 0), 1800))
+def retry_delay(attempts: int, *, retry_after: float | None = None) -> int:
+    """Seconds before the next try, after ``attempts`` tries that failed for now: the backoff, or
+    the provider's ``retry_after`` when it asked for a longer wait."""
+    backoff = int(min(30 * 2 ** max(attempts - 1, 0), 1800))
+    if retry_after is None:
+        return backoff
+    return max(backoff, math.ceil(min(retry_after, MAX_RETRY_AFTER)))
 
 
 class RetryLater(Exception):  # noqa: N818 -- a signal to the task, not an error
@@ -248,7 +256,8 @@ def _record_failure(request: HumanRequest, exc: Exception) -> str:
             status=Status.FAILED, last_error=reason[:2000], next_attempt_at=None
         )
         return "failed"
-    seconds = retry_delay(request.attempts)
+    retry_after = exc.retry_after if isinstance(exc, TransportError) else None
+    seconds = retry_delay(request.attempts, retry_after=retry_after)
     HumanRequest.objects.filter(pk=request.pk).update(
         status=Status.QUEUED, last_error=str(exc)[:2000], next_attempt_at=timezone.now() + timedelta(seconds=seconds)
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import httpx
@@ -14,6 +15,7 @@ from brain.mcp.registry import TOOLS, ToolOutput, mcp_tool
 from brain.models import ApiToken, Report, ToolCall
 from brain.services import mark_memory_built, revoke_token, start_activity
 from conftest import make_actor, make_org, make_token
+from memory.retrieval.embedding import EmbeddingError, get_embedder
 from tests.conftest import call, run_mcp
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -271,3 +273,29 @@ def test_tokens_of_one_organisation_see_nothing_of_another(brain_url, org):
     theirs = call(brain_url, make_token(other).plaintext, "init").structured_content
     assert mine["organisation"] == org.name
     assert theirs["organisation"] == other.name
+
+
+def error_of(result):
+    """The error as JSON, after the message the model reads."""
+    return json.loads(result.content[1].text)["error"]
+
+
+def test_an_mcp_error_carries_its_code_and_details_after_the_message(brain_url, org):
+    token = make_token(org).plaintext
+    refused = call(brain_url, token, "skills_publish", {"slug": "not a slug!", "name": "n", "content": "c"})
+    assert refused.is_error
+    assert "not valid" in refused.content[0].text
+    assert error_of(refused) == {"code": "invalid_argument", "details": {"field": "slug"}, "retryable": False}
+    read_only = call(brain_url, make_token(org, scopes="read").plaintext, "remember", {"content": "x"})
+    assert error_of(read_only) == {"code": "permission_denied", "details": {"scope": "write"}, "retryable": False}
+
+
+def test_an_unreachable_embedder_is_a_retryable_unavailable_error_over_mcp(brain_url, org, monkeypatch):
+    def down(texts):
+        raise EmbeddingError("embedding endpoint timed out", transient=True)
+
+    monkeypatch.setattr(get_embedder(), "embed", down)
+    result = call(brain_url, make_token(org).plaintext, "search_company_memory", {"query": "budget"})
+    assert result.is_error
+    assert "embedding model" in result.content[0].text
+    assert error_of(result) == {"code": "unavailable", "details": {}, "retryable": True}

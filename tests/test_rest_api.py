@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 from brain.models import Report, ToolCall
 from brain.services import revoke_token
 from conftest import make_actor, make_org, make_token
+from memory.retrieval.embedding import EmbeddingError, get_embedder
 
 pytestmark = pytest.mark.django_db
 
@@ -84,3 +85,29 @@ def test_the_docs_page_loads_its_assets_from_brain_not_a_cdn():
     assets = re.findall(r'(?:src|href)="([^"]+)"', html)
     assert assets, assets
     assert all(not a.startswith(("http://", "https://", "//")) for a in assets), assets
+
+
+def test_a_write_tool_answers_a_read_token_with_the_same_refusal_as_mcp_and_its_details(org):
+    response = client_for(make_token(org, scopes="read").plaintext).post(
+        "/api/v1/memories", {"content": "The office moved to Leeds."}, format="json"
+    )
+    body = response.json()
+    assert response.status_code == 403
+    assert body["code"] == "permission_denied"
+    assert "read-only" in body["message"]
+    assert body["details"] == {"scope": "write"}
+    assert ToolCall.objects.get(org=org).outcome == ToolCall.DENIED
+
+
+def test_an_unreachable_embedder_answers_503_unavailable_with_a_retry_after(org, monkeypatch):
+    def down(texts):
+        raise EmbeddingError("embedding endpoint timed out", transient=True)
+
+    monkeypatch.setattr(get_embedder(), "embed", down)
+    response = client_for(make_token(org).plaintext).post("/api/v1/search", {"query": "budget"}, format="json")
+    body = response.json()
+    assert response.status_code == 503
+    assert body["code"] == "unavailable"
+    assert "embedding model" in body["message"]
+    assert set(body) == {"code", "message", "details"}
+    assert response["Retry-After"].isdigit()

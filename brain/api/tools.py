@@ -12,8 +12,9 @@ from rest_framework.views import APIView
 
 from brain.actors import Actor
 from brain.mcp.invoke import execute
-from brain.mcp.registry import TOOLS, ToolSpec, is_visible
-from brain.selectors import enabled_features
+from brain.mcp.registry import TOOLS, ToolSpec
+
+RETRY_AFTER_SECONDS = 60  # what a retryable refusal (an outage) suggests, in a Retry-After header
 
 
 class ErrorBody(BaseModel):
@@ -24,12 +25,11 @@ class ErrorBody(BaseModel):
 
 def _run(request: Request, spec: ToolSpec, arguments: dict[str, Any]) -> Response:
     actor: Actor = request._request.brain_actor  # type: ignore[attr-defined]
-    if not is_visible(spec, scopes=actor.scopes, features=enabled_features(actor=actor)):
-        needs = "the write scope" if spec.scope not in actor.scopes else "a feature switched on"
-        return Response({"code": "permission_denied", "message": f"{spec.name} needs {needs}.", "details": {}}, 403)
     outcome = execute(actor, spec, arguments)
     if outcome.output is None:
-        return Response({"code": outcome.code, "message": outcome.message, "details": {}}, status=outcome.status)
+        body = {"code": outcome.code, "message": outcome.message, "details": outcome.details}
+        headers = {"Retry-After": str(RETRY_AFTER_SECONDS)} if outcome.retryable else None
+        return Response(body, status=outcome.status, headers=headers)
     return Response(outcome.output.model_dump(mode="json"))
 
 
@@ -40,9 +40,10 @@ def tool_view(tool: str, method: str, *, summary: str = "") -> type[APIView]:
     errors = {
         400: OpenApiResponse(ErrorBody, description="Invalid arguments or a refusal"),
         401: OpenApiResponse(ErrorBody, description="Missing, unknown, revoked or expired token"),
-        403: OpenApiResponse(ErrorBody, description="The token lacks the scope"),
+        403: OpenApiResponse(ErrorBody, description="The token lacks the scope, or the tool is switched off"),
         404: OpenApiResponse(ErrorBody, description="Not found in this organisation"),
         413: OpenApiResponse(ErrorBody, description="The body is over BRAIN_MAX_REQUEST_BYTES"),
+        503: OpenApiResponse(ErrorBody, description="A model Brain needs is unreachable; retry later"),
     }
     docs = extend_schema(
         operation_id=tool,

@@ -1,20 +1,23 @@
-"""Run one registered tool for an actor: validate, call, record. Shared by MCP and REST."""
+"""Run one registered tool for an actor: authorise, validate, call, record. Shared by MCP and REST.
+
+Every rule about running a tool lives here, so the interfaces only translate the ``Outcome``."""
 
 from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
 
 from brain.actors import Actor
-from brain.errors import DomainError
+from brain.errors import DomainError, Outage, PermissionDenied, Unavailable
 from brain.inputs import refuse_unstorable
 from brain.mcp.limits import describe_validation_error
-from brain.mcp.registry import ToolOutput, ToolSpec
+from brain.mcp.registry import ToolOutput, ToolSpec, is_visible
 from brain.models import ToolCall
+from brain.selectors import enabled_features
 from brain.services import record_tool_call
 
 logger = logging.getLogger("brain.calls")
@@ -22,6 +25,10 @@ logger = logging.getLogger("brain.calls")
 GENERIC_FAILURE = (
     "Brain hit an unexpected error while running {tool}. It has been logged. Carry on without this "
     "result, or try once more later; do not retry in a loop."
+)
+OUTAGE = (
+    "{tool} could not run: Brain cannot reach {dependency} right now. Try again in a few minutes; if "
+    "it still fails, carry on without this result and tell the user Brain's model is unavailable."
 )
 
 
@@ -31,23 +38,51 @@ class Outcome:
     message: str = ""
     code: str = ""
     status: int = 200
+    details: dict[str, Any] = field(default_factory=dict)
+    retryable: bool = False
+
+    @classmethod
+    def refused(cls, exc: DomainError) -> Outcome:
+        return cls(None, exc.message, exc.code, exc.status, dict(exc.details), exc.retryable)
+
+
+def authorise(actor: Actor, spec: ToolSpec) -> None:
+    """Raise ``PermissionDenied`` unless the actor may see ``spec``: its scope, and its feature if any."""
+    features = enabled_features(actor=actor) if spec.feature else set()
+    if is_visible(spec, scopes=actor.scopes, features=features):
+        return
+    if spec.scope not in actor.scopes:
+        raise PermissionDenied(
+            f"{spec.name} changes Brain and this token is read-only. Ask the user for a token with the "
+            "write scope, or carry on without writing.",
+            scope=spec.scope,
+        )
+    raise PermissionDenied(
+        f"{spec.name} is switched off for this organisation; an admin can turn it on.", feature=spec.feature
+    )
 
 
 def execute(actor: Actor, spec: ToolSpec, arguments: dict[str, Any]) -> Outcome:
     """Never raises: every failure becomes an Outcome with a message a model can act on.
 
-    Arguments Brain cannot store (NUL, unpaired surrogates, JSON nested too deep; see
-    ``brain.inputs``) are refused here, before validation, for MCP and REST alike."""
+    A tool the actor may not see is refused first (``authorise``). Arguments Brain cannot store
+    (NUL, unpaired surrogates, JSON nested too deep; see ``brain.inputs``) are refused before
+    validation. A model Brain needs that does not answer (an ``Outage``) is ``unavailable`` and
+    retryable, not an unexpected error. All of it for MCP and REST alike."""
     started = time.perf_counter()
     outcome = Outcome(output=None, message=GENERIC_FAILURE.format(tool=spec.name), code="internal", status=500)
     try:
+        authorise(actor, spec)
         refuse_unstorable(arguments, what=spec.name)
         args = spec.args.model_validate(arguments)
         outcome = Outcome(output=spec.fn(actor, args))
     except ValidationError as exc:
         outcome = Outcome(None, describe_validation_error(spec.name, exc), "invalid_argument", 400)
     except DomainError as exc:
-        outcome = Outcome(None, exc.message, exc.code, exc.status)
+        outcome = Outcome.refused(exc)
+    except Outage as exc:
+        logger.warning("tool %s: %s unavailable: %s", spec.name, exc.dependency, exc)
+        outcome = Outcome.refused(Unavailable(OUTAGE.format(tool=spec.name, dependency=exc.dependency)))
     except Exception:
         logger.exception("tool %s failed", spec.name)
     finally:
@@ -61,7 +96,7 @@ def _record(actor: Actor, spec: ToolSpec, arguments: dict[str, Any], outcome: Ou
         activity_id = arguments.get(spec.activity_arg)
     if outcome.output is not None:
         result = ToolCall.OK
-    elif outcome.code == "internal":
+    elif outcome.code in ("internal", Unavailable.code):  # an outage is still a failed call
         result = ToolCall.ERROR
     elif outcome.code == "permission_denied":
         result = ToolCall.DENIED

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -25,7 +26,7 @@ from brain.errors import DomainError
 from brain.inputs import refuse_unstorable
 from brain.mcp.auth import ApiTokenVerifier, current_caller
 from brain.mcp.invoke import GENERIC_FAILURE, execute
-from brain.mcp.registry import PROMPTS, TOOLS, ToolSpec, is_visible, visible_tools
+from brain.mcp.registry import PROMPTS, TOOLS, ToolSpec, visible_tools
 
 T = TypeVar("T")
 logger = logging.getLogger("brain.calls")
@@ -54,8 +55,17 @@ def _tool_definition(spec: ToolSpec) -> types.Tool:
     )
 
 
-def _error_result(message: str) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
+def _error_result(
+    message: str, *, code: str = "", details: dict[str, Any] | None = None, retryable: bool = False
+) -> types.CallToolResult:
+    """The message first, for the model; then, when there is a code, the error as JSON for programs.
+
+    Not in ``structuredContent``: a client may check that against the tool's output schema."""
+    content = [types.TextContent(text=message)]
+    if code:
+        error = {"code": code, "details": details or {}, "retryable": retryable}
+        content.append(types.TextContent(text=json.dumps({"error": error}, ensure_ascii=False, default=str)))
+    return types.CallToolResult(content=content, is_error=True)
 
 
 def in_worker_thread(fn: Callable[..., T]) -> Callable[..., Awaitable[T]]:
@@ -74,7 +84,7 @@ def in_worker_thread(fn: Callable[..., T]) -> Callable[..., Awaitable[T]]:
 def run_tool(actor: Actor, spec: ToolSpec, arguments: dict[str, Any]) -> types.CallToolResult:
     outcome = execute(actor, spec, arguments)
     if outcome.output is None:
-        return _error_result(outcome.message)
+        return _error_result(outcome.message, code=outcome.code, details=outcome.details, retryable=outcome.retryable)
     return types.CallToolResult(
         content=[types.TextContent(text=outcome.output.to_text())],
         structured_content=outcome.output.model_dump(mode="json"),
@@ -106,17 +116,10 @@ async def list_tools(
 
 
 async def call_tool(ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> types.CallToolResult:
-    actor, features = current_caller()
+    actor, _ = current_caller()
     spec = TOOLS.get(params.name)
     if spec is None:
         return _error_result(f"There is no tool named {params.name!r}. Call tools/list to see the tools you can use.")
-    if not is_visible(spec, scopes=actor.scopes, features=features):
-        if spec.scope not in actor.scopes:
-            return _error_result(
-                f"{params.name} changes Brain and this token is read-only. Ask the user for a token with "
-                "the write scope, or carry on without writing."
-            )
-        return _error_result(f"{params.name} is switched off for this organisation; an admin can turn it on.")
     actor = dataclasses.replace(actor, client=_client_info(ctx))
     return await in_worker_thread(run_tool)(actor, spec, params.arguments or {})
 

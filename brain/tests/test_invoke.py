@@ -1,15 +1,20 @@
-"""execute, the one door MCP and REST share: text Brain cannot store is refused there, and recorded."""
+"""execute, the one door MCP and REST share: tools the caller may not see, text Brain cannot store and
+outages of the models Brain needs are answered there, and recorded."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
+from pydantic import BaseModel, ConfigDict
 
 from brain.mcp.invoke import execute
-from brain.mcp.registry import TOOLS
+from brain.mcp.registry import TOOLS, ToolOutput, mcp_tool
 from brain.models import ToolCall
 from brain.services import record_tool_call, start_activity
+from conftest import make_actor
+from memory.graph.llm import LLMError
+from memory.retrieval.embedding import EmbeddingError, get_embedder
 
 pytestmark = pytest.mark.django_db
 
@@ -86,3 +91,82 @@ def test_json_nested_too_deep_is_refused_before_the_tool_runs(actor):
 
     assert outcome.code == "invalid_argument"
     assert "nested more than 32 levels deep" in outcome.message
+
+
+class NoArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class NoOut(ToolOutput):
+    pass
+
+
+@pytest.fixture
+def gated_tools():
+    """A tool behind a feature nobody has switched on, and one whose language model is down."""
+
+    @mcp_tool("test_gated", title="Gated", args=NoArgs, output=NoOut, feature="test_never_on")
+    def gated(actor, args):
+        """Runs only with the feature on."""
+        return NoOut()
+
+    @mcp_tool("test_llm_down", title="LLM down", args=NoArgs, output=NoOut)
+    def llm_down(actor, args):
+        """Always meets an unreachable language model."""
+        raise LLMError("LLM request failed: connection refused")
+
+    yield
+    TOOLS.pop("test_gated")
+    TOOLS.pop("test_llm_down")
+
+
+@pytest.fixture
+def embedder_down(monkeypatch):
+    def down(texts):
+        raise EmbeddingError("embedding endpoint http://127.0.0.1:9/v1 failed: connection refused", transient=True)
+
+    monkeypatch.setattr(get_embedder(), "embed", down)
+
+
+def test_a_write_tool_is_refused_to_a_read_only_actor_by_execute_and_recorded_as_denied(org):
+    reader = make_actor(org, scopes="read")
+
+    outcome = execute(reader, TOOLS["remember"], {"content": "The office moved to Leeds."})
+
+    assert (outcome.output, outcome.code, outcome.status) == (None, "permission_denied", 403)
+    assert "read-only" in outcome.message
+    assert outcome.details == {"scope": "write"}
+    assert ToolCall.objects.get(org=org).outcome == ToolCall.DENIED
+
+
+def test_a_tool_behind_a_feature_that_is_off_is_refused_by_execute(actor, gated_tools):
+    outcome = execute(actor, TOOLS["test_gated"], {})
+
+    assert (outcome.code, outcome.status) == ("permission_denied", 403)
+    assert "switched off" in outcome.message
+    assert outcome.details == {"feature": "test_never_on"}
+
+
+def test_a_refusal_carries_its_details_in_the_outcome(actor):
+    outcome = execute(actor, TOOLS["skills_publish"], {"slug": "not a slug!", "name": "n", "content": "c"})
+
+    assert outcome.code == "invalid_argument"
+    assert outcome.details == {"field": "slug"}
+
+
+def test_an_unreachable_embedder_answers_unavailable_and_retryable_not_an_unexpected_error(actor, embedder_down):
+    outcome = execute(actor, TOOLS["search_company_memory"], {"query": "budget"})
+
+    assert (outcome.output, outcome.code, outcome.status, outcome.retryable) == (None, "unavailable", 503, True)
+    assert "embedding model" in outcome.message
+    assert "try again" in outcome.message.lower()
+    assert "127.0.0.1" not in outcome.message  # the endpoint stays in the log
+    call = ToolCall.objects.get(org=actor.org)
+    assert (call.outcome, call.error_code) == (ToolCall.ERROR, "unavailable")
+
+
+def test_an_unreachable_language_model_answers_unavailable_too(actor, gated_tools):
+    outcome = execute(actor, TOOLS["test_llm_down"], {})
+
+    assert (outcome.code, outcome.status, outcome.retryable) == ("unavailable", 503, True)
+    assert "language model" in outcome.message

@@ -12,7 +12,15 @@ from celery.exceptions import Retry
 from django.utils import timezone
 
 from contacts.models import Contact, HumanRequest
-from contacts.services import MAX_RETRIES, RetryLater, deliver_request, dispatch_request, sweep_queued_requests
+from contacts.services import (
+    MAX_RETRIES,
+    MAX_RETRY_AFTER,
+    RetryLater,
+    deliver_request,
+    dispatch_request,
+    retry_delay,
+    sweep_queued_requests,
+)
 from contacts.tasks import deliver_request_task
 
 pytestmark = pytest.mark.django_db
@@ -29,6 +37,8 @@ class Webhook(BaseHTTPRequestHandler):
         status = int(self.path.rsplit("/", 1)[1])
         body = b"ok" if status == 200 else b"no_service"
         self.send_response(status)
+        if status == 429:  # a rate limit that asks for a wait longer than the first backoff
+            self.send_header("Retry-After", "120")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -130,3 +140,29 @@ def test_a_request_whose_message_was_lost_is_queued_again_by_the_sweep(actor, we
     fresh = queued(actor, f"{webhook}/200")
     assert sweep_queued_requests() == 1
     assert fresh.status == "queued"
+
+
+def test_a_rate_limited_request_is_not_tried_again_before_the_providers_retry_after(actor, webhook):
+    request = queued(actor, f"{webhook}/429")
+    before = timezone.now()
+    with pytest.raises(RetryLater) as later:
+        deliver_request(request_id=request.pk)
+    request.refresh_from_db()
+    assert later.value.seconds == 120
+    assert request.status == "queued"
+    assert request.next_attempt_at >= before + timedelta(seconds=120)
+    HumanRequest.objects.filter(pk=request.pk).update(next_attempt_at=timezone.now() + timedelta(seconds=60))
+    assert deliver_request(request_id=request.pk) == "skipped"  # past the backoff, not yet past Retry-After
+
+
+def test_the_delivery_task_retries_no_sooner_than_the_providers_retry_after(actor, webhook):
+    request = queued(actor, f"{webhook}/429")
+    with pytest.raises(Retry) as retry:
+        deliver_request_task.apply(args=[request.pk], throw=True)
+    assert retry.value.when == 120
+
+
+def test_a_retry_after_shorter_than_the_backoff_keeps_the_backoff_and_an_absurd_one_is_capped():
+    assert retry_delay(3, retry_after=5) == 120
+    assert retry_delay(1, retry_after=45.2) == 46
+    assert retry_delay(1, retry_after=1e12) == MAX_RETRY_AFTER

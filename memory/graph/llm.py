@@ -17,6 +17,7 @@ from typing import Any, Literal, TypeVar
 import httpx
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from brain.errors import Outage
 from memory.graph.extraction.shapes import ExtractedEntity, ExtractedFact, ExtractedValue, Extraction
 from memory.graph.linking import KnownEntity, link_name
 from memory.graph.vocabulary import ENTITY_TYPES, FACT_KINDS
@@ -52,8 +53,10 @@ growth, percent, headcount, renewal_date, date), number or ISO date, the source 
 currency code like USD, EUR, GBP, or "%", "days", "people"). "$40k" is 40000. Never invent facts."""
 
 
-class LLMError(Exception):
+class LLMError(Outage):
     """The endpoint failed or answered something unusable; fall back to ``memory.extraction.extract``."""
+
+    dependency = "its language model"
 
 
 class _Value(BaseModel):

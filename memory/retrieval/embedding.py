@@ -17,6 +17,7 @@ import httpx
 import numpy as np
 from django.conf import settings
 
+from brain.errors import Outage
 from memory.models import EMBEDDING_DIMENSIONS
 
 MAX_TOKENS = 256
@@ -31,12 +32,15 @@ class Embedder(Protocol):
         ...
 
 
-class EmbeddingError(Exception):
-    """The embedder could not produce vectors (model files missing, endpoint down).
+class EmbeddingError(Outage):
+    """The embedder could not produce vectors (model files missing, endpoint down). A tool run
+    that meets one answers ``unavailable`` (see ``brain.mcp.invoke``).
 
     ``transient`` says whether trying again later can succeed (the endpoint was unreachable,
     timed out, was overloaded or failed on its side), so ingestion retries instead of failing.
     """
+
+    dependency = "its embedding model"
 
     def __init__(self, message: str, *, transient: bool = False) -> None:
         super().__init__(message)

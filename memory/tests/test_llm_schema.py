@@ -71,4 +71,5 @@ def test_every_object_requires_all_its_properties_and_takes_no_others():
         return [o for item in node for o in objects(item)] if isinstance(node, list) else []
 
     for item in objects(SCHEMA):
-        assert item["required"] == list(item["properties"]) and item["additionalProperties"] is False
+        assert item["required"] == list(item["properties"])
+        assert item["additionalProperties"] is False

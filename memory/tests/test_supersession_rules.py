@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from datetime import date
+from typing import Any
 
 from memory.graph.supersession import Action, Claim, decide
 
-ROLE = dict(object_id=10, relation="head_of", value_key="", values=())
+ROLE: dict[str, Any] = {"object_id": 10, "relation": "head_of", "value_key": "", "values": ()}
 
 
-def claim(subject: int = 1, start: date | None = None, end: date | None = None, **kw: object) -> Claim:
-    fields: dict[str, object] = dict(subject_id=subject, object_id=None, relation="", value_key="price", values=())
+def claim(subject: int = 1, start: date | None = None, end: date | None = None, **kw: Any) -> Claim:
+    fields: dict[str, Any] = {"subject_id": subject, "object_id": None, "relation": "", "value_key": "price",
+                              "values": ()}  # fmt: skip
     fields.update(kw)
-    return Claim(valid_from=start, valid_to=end, **fields)  # type: ignore[arg-type]
+    return Claim(valid_from=start, valid_to=end, **fields)
 
 
 def test_a_later_start_closes_the_old_statement_there_and_supersedes_it():

@@ -1,0 +1,48 @@
+"""A small organisation with what every tool needs to find something: for contract tests and query budgets."""
+
+from __future__ import annotations
+
+from brain.actors import Actor
+from brain.models import Membership, Organisation
+from brain.services import mark_memory_built
+from conftest import make_actor, make_org, make_user
+from contacts.models import Contact
+from contacts.services import save_contact_topics
+from memory.graph.memories import remember
+from memory.models import Entity
+from memory.tests.factories import save
+from skills.services import approve_version, publish_skill
+
+DOCUMENTS = {
+    "Travel policy": "Flights over six hours may be booked in premium economy. Hotels are capped at 180 EUR a night.",
+    "Deploy runbook": "Deploys run from the main branch every Tuesday. Roll back with the deploy tool's undo command.",
+    "Office move": "The Leeds office moves to Wellington Street on 1 March 2025. Parking stays on the old site.",
+}
+MEMORIES = [
+    ("Atlas is owned by the platform team.", "Atlas"),
+    ("The platform team is led by Priya Shah.", "Platform team"),
+    ("The travel budget for 2025 is 40,000 EUR.", "Travel budget"),
+]
+
+
+def small_organisation() -> tuple[Organisation, Actor, dict[str, str]]:
+    """An organisation with three ingested documents, three remembered facts, an approved skill
+    and a contact; returns its member actor and the ids tools need."""
+    org = make_org()
+    mark_memory_built(org=org)
+    admin = make_actor(org, make_user(org, role=Membership.ADMIN))
+    actor = make_actor(org)
+    documents = [save(actor, title, content) for title, content in DOCUMENTS.items()]
+    memories = [remember(actor=actor, content=content, subject=subject) for content, subject in MEMORIES]
+    version = publish_skill(actor=actor, slug="deploy-guide", name="Deploy guide", content="Deploy on Tuesdays.")
+    approve_version(actor=admin, version_id=version.pk)
+    contact = Contact.objects.create(
+        org=org, name="Sam Ops", topics="deploys, runbooks", email="sam@example.com", channels=["email"]
+    )
+    save_contact_topics(contact)
+    known = {
+        "document_id": documents[0].public_id,
+        "memory_id": memories[-1].public_id,
+        "entity": Entity.objects.filter(org=org).order_by("pk").values_list("name", flat=True)[0],
+    }
+    return org, actor, known

@@ -1,0 +1,39 @@
+"""How many SQL queries the hot tools make, on the small organisation of the contract test.
+
+Each budget is the count measured when it was set plus a small margin. A change that needs more
+must say why in its commit and raise the number here; a count that grows unnoticed is how a
+query per row (N+1) gets in."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from brain.mcp.invoke import execute
+from brain.mcp.registry import TOOLS
+from tests.small_org import small_organisation
+
+pytestmark = pytest.mark.django_db
+
+# tool: (arguments, budget). Measured when set: init 4, search_company_memory 10, ask_company_memory 30
+# (the call record included), one warm call each. A change that needs more queries says why in its
+# commit and updates both the measured count and the budget.
+BUDGETS: dict[str, tuple[dict[str, Any], int]] = {
+    "init": ({}, 4 + 2),
+    "search_company_memory": ({"query": "When do deploys run?"}, 10 + 3),
+    "ask_company_memory": ({"question": "When do deploys run?"}, 30 + 5),
+}
+
+
+@pytest.mark.parametrize("tool", sorted(BUDGETS))
+def test_a_hot_tool_stays_within_its_query_budget(tool):
+    _, actor, _ = small_organisation()
+    arguments, budget = BUDGETS[tool]
+    execute(actor, TOOLS[tool], arguments)  # once first: per-process caches are not the tool's cost
+    with CaptureQueriesContext(connection) as queries:
+        outcome = execute(actor, TOOLS[tool], arguments)
+    assert outcome.output is not None, outcome.message
+    assert len(queries) <= budget, "\n".join(q["sql"][:200] for q in queries.captured_queries)

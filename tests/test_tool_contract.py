@@ -1,0 +1,72 @@
+"""Every registered tool, run through execute on a small organisation, answers what its output schema says.
+
+The arguments are built from each tool's input schema (the required fields, with a value of their
+type), so a new tool is covered the day it is registered; a tool that needs a real id or some
+setup gets it in ``NEEDS``. A tool missing from the walk fails the test."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jsonschema
+import pytest
+
+from brain.mcp.invoke import execute
+from brain.mcp.registry import TOOLS
+from tests.small_org import small_organisation
+
+pytestmark = pytest.mark.django_db
+
+
+def needs(known: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """Arguments a tool needs beyond a value of the right type: real ids, valid slugs, a question the data answers."""
+    return {
+        "retrieve_company_memory": {"document_ids": [known["document_id"]]},
+        "explore_entity": {"entity": known["entity"]},
+        "find_entity": {"name": known["entity"]},
+        "forget": {"memory_id": known["memory_id"]},
+        "skills_get": {"slug": "deploy-guide"},
+        "skills_publish": {"slug": "travel-guide", "name": "Travel guide", "content": "Book early."},
+        "ask_company_memory": {"question": "When do deploys run?"},
+        "search_company_memory": {"query": "deploy branch"},
+        "request_human_info": {"question": "Who approves a rollback of a deploy?"},
+        "why_code": {"repo": "acme/shop"},
+    }
+
+
+def value_for(schema: dict[str, Any]) -> Any:
+    """A plain valid value for one property schema."""
+    if "enum" in schema:
+        return schema["enum"][0]
+    kinds = [schema, *schema.get("anyOf", [])]
+    kind = next((k for k in kinds if k.get("type") not in (None, "null")), {"type": "string"})
+    return {"string": "hello", "integer": 1, "number": 1.0, "boolean": False, "array": [], "object": {}}[kind["type"]]
+
+
+def minimal_arguments(name: str, known: dict[str, str]) -> dict[str, Any]:
+    schema = TOOLS[name].input_schema()
+    arguments = {field: value_for(schema["properties"][field]) for field in schema.get("required", [])}
+    return {**arguments, **needs(known).get(name, {})}
+
+
+def test_every_tool_answers_structured_output_that_matches_its_output_schema():
+    _, actor, known = small_organisation()
+    tested, failed = set(), {}
+    for name in sorted(TOOLS, key=lambda n: n == "forget"):  # forget last: it removes a memory others may read
+        spec = TOOLS[name]
+        outcome = execute(actor, spec, minimal_arguments(name, known))
+        if outcome.output is None:
+            failed[name] = f"{outcome.code}: {outcome.message}"
+            continue
+        try:
+            jsonschema.validate(outcome.output.model_dump(mode="json"), spec.output_schema())
+        except jsonschema.ValidationError as exc:
+            failed[name] = f"does not match its output schema: {exc.message}"
+            continue
+        tested.add(name)
+    assert failed == {}
+    assert tested == set(TOOLS)
+
+
+def test_the_extra_arguments_name_only_registered_tools():
+    assert set(needs({"document_id": "", "memory_id": "", "entity": ""})) <= set(TOOLS)
