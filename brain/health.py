@@ -10,6 +10,8 @@ import redis
 from django.conf import settings
 from django.db import connection
 
+from brain.celery import app as celery_app
+
 CheckFn = Callable[[], str]
 _CHECKS: dict[str, CheckFn] = {}
 
@@ -61,9 +63,7 @@ def _queue() -> str:
     now = time.monotonic()
     if _worker_cache and now - _worker_cache[0] < 10:
         return _worker_cache[1]
-    from brain.celery import app
-
-    replies = app.control.broadcast("ping", reply=True, timeout=1.0, limit=1)
+    replies = celery_app.control.broadcast("ping", reply=True, timeout=1.0, limit=1)
     if not replies:
         raise RuntimeError("no Celery worker answered; start one (./brainctl run does)")
     detail = f"{len(replies)} worker(s) answering"
