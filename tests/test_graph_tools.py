@@ -9,6 +9,7 @@ import pytest
 from conftest import make_actor, make_org, make_token, make_user
 from memory.documents.ingestion import ingest_documents
 from memory.documents.saving import add_document
+from memory.graph.extraction.shapes import ExtractedValue
 from memory.graph.writes import FactDraft, record_facts
 from memory.models import Document, Fact
 from tests.conftest import call, run_mcp
@@ -30,7 +31,7 @@ def company(settings):
         FactDraft(statement="Priya Shah leads support.", subject="Priya Shah", object="Support", relation="leads",
                   single_valued=True, valid_from=date(2026, 3, 1)),
         FactDraft(statement="The Globex deal is worth 48500 USD.", subject="Globex deal", single_valued=True,
-                  values=[{"key": "deal_value", "number": 48500.0, "unit": "USD"}]),
+                  values=[ExtractedValue("deal_value", number=48500.0, unit="USD")]),
     ])  # fmt: skip
     return org, issued.plaintext, actor
 
@@ -71,7 +72,7 @@ def test_ask_in_graph_mode_uses_the_entities_named_and_high_risk_adds_conflicts(
     document = Document.objects.get(org=org)
     record_facts(document=document, drafts=[FactDraft(
         statement="The Globex deal is worth 61000 USD after the upsell.", subject="Globex deal", single_valued=True,
-        values=[{"key": "deal_value", "number": 61000.0, "unit": "USD"}])])  # fmt: skip
+        values=[ExtractedValue("deal_value", number=61000.0, unit="USD")])])  # fmt: skip
     args = {"question": "How much is the Globex deal worth?", "retrieval_mode": "graph", "risk_level": "high",
             "response_mode": "full"}  # fmt: skip
     out = call(brain_url, token, "ask_company_memory", args).structured_content

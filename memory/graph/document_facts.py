@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import asdict
 
 from django.conf import settings
 from django.db import transaction
@@ -95,7 +94,7 @@ def extract_document(*, document_id: int) -> int:
         draft = FactDraft(
             statement=fact.statement, kind=fact.kind, subject=fact.subject, object=fact.object,
             relation=fact.relation or "", single_valued=fact.single_valued, valid_from=fact.valid_from,
-            valid_to=fact.valid_to, values=[asdict(v) for v in fact.values if v.key != "date"],
+            valid_to=fact.valid_to, values=[v for v in fact.values if v.key != "date"],
         )  # fmt: skip
         role = role_of(fact.statement) if fact.subject else None
         if role is not None:

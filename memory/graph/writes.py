@@ -11,6 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memory.graph.entities import clean_name, get_or_create_entity, mention
+from memory.graph.extraction.shapes import ExtractedValue
 from memory.graph.supersession import apply_supersession
 from memory.models import Document, Entity, Fact, Value
 from memory.retrieval.embedding import get_embedder
@@ -30,7 +31,7 @@ class FactDraft:
     single_valued: bool = False
     valid_from: date | None = None
     valid_to: date | None = None
-    values: list[dict[str, Any]] = field(default_factory=list)  # key, number, date, text, unit
+    values: list[ExtractedValue] = field(default_factory=list)
 
 
 def embed_drafts(drafts: list[FactDraft]) -> list[Any]:
@@ -72,7 +73,7 @@ def record_facts(*, document: Document, drafts: list[FactDraft], source: str = F
                     org_id=document.org_id, statement=draft.statement,
                     kind=draft.kind if draft.kind in Fact.Kind.values else Fact.Kind.FACT,
                     subject=entity(draft.subject), object=entity(draft.object), relation=draft.relation[:80],
-                    value_key=(draft.values[0]["key"] if draft.values else "")[:80], single_valued=draft.single_valued,
+                    value_key=(draft.values[0].key if draft.values else "")[:80], single_valued=draft.single_valued,
                     valid_from=draft.valid_from, valid_to=draft.valid_to, recorded_at=recorded_at, source=source,
                     document=document, chunk_id=(chunk_for or {}).get(index), category_id=document.category_id,
                     scope=document.scope, owner_id=document.owner_id, created_by_id=created_by_id, embedding=vector,
@@ -84,9 +85,9 @@ def record_facts(*, document: Document, drafts: list[FactDraft], source: str = F
         Value.objects.bulk_create(
             [
                 Value(
-                    org_id=document.org_id, entity=fact.subject, fact=fact, key=value["key"][:80],
-                    number=value.get("number"), date=value.get("date"), text=str(value.get("text") or "")[:500],
-                    unit=str(value.get("unit") or "")[:20], stated_on=stated_on,
+                    org_id=document.org_id, entity=fact.subject, fact=fact, key=value.key[:80],
+                    number=value.number, date=value.date, text=value.text[:500], unit=value.unit[:20],
+                    stated_on=stated_on,
                 )
                 for fact, draft in zip(facts, drafts, strict=True)
                 if fact.subject is not None

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from brain.actors import Actor
 from memory.graph import reads as graph
+from memory.graph.extraction.shapes import ExtractedValue
 from memory.graph.writes import FactDraft, record_facts
 from memory.models import Document, Fact
 from memory.tests.factories import save
@@ -40,15 +41,15 @@ def history(actor):
     sam = state(actor, day(0), "Sam is head of support.", subject="Sam", valid_from=date(2025, 1, 1), **role)
     priya = state(actor, day(60), "Priya is head of support.", subject="Priya", valid_from=date(2026, 3, 1), **role)
     price = dict(subject="Starter plan", single_valued=True)
-    ten, twelve = [{"key": "price", "number": 10.0, "unit": "EUR"}], [{"key": "price", "number": 12.0, "unit": "EUR"}]
+    ten, twelve = [ExtractedValue("price", number=10.0, unit="EUR")], [ExtractedValue("price", number=12.0, unit="EUR")]
     wrong = state(actor, day(10), "The starter plan costs 10 euros.", values=ten, valid_from=date(2026, 1, 1), **price)
     right = state(actor, day(12), "Correction: the starter plan costs 12 euros.", values=twelve,
                   valid_from=date(2026, 1, 1), **price)  # fmt: skip
     deal = dict(subject="Globex deal", single_valued=True)
     first_value = state(actor, day(20), "The Globex deal is worth 40000 USD.",
-                        values=[{"key": "deal_value", "number": 40000.0, "unit": "USD"}], **deal)  # fmt: skip
+                        values=[ExtractedValue("deal_value", number=40000.0, unit="USD")], **deal)  # fmt: skip
     restated = state(actor, day(40), "The Globex deal is worth 55000 USD after the upsell.",
-                     values=[{"key": "deal_value", "number": 55000.0, "unit": "USD"}], **deal)  # fmt: skip
+                     values=[ExtractedValue("deal_value", number=55000.0, unit="USD")], **deal)  # fmt: skip
     office = dict(subject="Acme", relation="office_in", single_valued=True)
     lisbon = state(
         actor, day(30), "Acme's office is in Lisbon.", object="Lisbon", valid_from=date(2025, 6, 1), **office
