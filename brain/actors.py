@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -28,3 +31,27 @@ class Actor:
     @property
     def is_admin(self) -> bool:
         return self.role == "admin"
+
+
+T = TypeVar("T")
+_CALL_MEMO: ContextVar[dict[tuple[Any, ...], Any] | None] = ContextVar("brain_call_memo", default=None)
+
+
+@contextmanager
+def one_call() -> Iterator[None]:
+    """Inside it, ``worked_out_once`` keeps what it computes: one tool call works out who the caller
+    is (their readable categories) once, however many reads it makes. Outside, nothing is kept."""
+    token = _CALL_MEMO.set({})
+    try:
+        yield
+    finally:
+        _CALL_MEMO.reset(token)
+
+
+def worked_out_once(key: tuple[Any, ...], compute: Callable[[], T]) -> T:
+    memo = _CALL_MEMO.get()
+    if memo is None:
+        return compute()
+    if key not in memo:
+        memo[key] = compute()
+    return memo[key]  # type: ignore[no-any-return]

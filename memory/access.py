@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Q
 
-from brain.actors import Actor
+from brain.actors import Actor, worked_out_once
 from brain.models import Category
 
 if TYPE_CHECKING:
@@ -30,13 +30,16 @@ SHARED, PERSONAL = "shared", "personal"
 
 
 def readable_category_ids(*, actor: Actor) -> list[int]:
-    groups = actor.user.groups.values_list("pk", flat=True)
-    return list(
-        Category.objects.filter(org=actor.org)
-        .filter(Q(restricted=False) | Q(groups__in=groups))
-        .values_list("pk", flat=True)
-        .distinct()
-    )
+    def compute() -> list[int]:
+        groups = actor.user.groups.values_list("pk", flat=True)
+        return list(
+            Category.objects.filter(org=actor.org)
+            .filter(Q(restricted=False) | Q(groups__in=groups))
+            .values_list("pk", flat=True)
+            .distinct()
+        )
+
+    return list(worked_out_once(("readable_categories", actor.org.pk, actor.user.pk), compute))
 
 
 def readable(actor: Actor, categories: list[int] | None = None) -> Q:

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from brain.actors import Actor
+from brain.actors import Actor, one_call
 from brain.errors import DomainError, Outage, PermissionDenied, Unavailable
 from brain.inputs import refuse_unstorable
 from brain.mcp.limits import describe_validation_error
@@ -75,7 +75,8 @@ def execute(actor: Actor, spec: ToolSpec, arguments: dict[str, Any]) -> Outcome:
         authorise(actor, spec)
         refuse_unstorable(arguments, what=spec.name)
         args = spec.args.model_validate(arguments)
-        outcome = Outcome(output=spec.fn(actor, args))
+        with one_call():
+            outcome = Outcome(output=spec.fn(actor, args))
     except ValidationError as exc:
         outcome = Outcome(None, describe_validation_error(spec.name, exc), "invalid_argument", 400)
     except DomainError as exc:

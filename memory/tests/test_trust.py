@@ -6,11 +6,14 @@ from datetime import date
 
 import pytest
 from django.contrib.auth.models import Group
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
-from brain.actors import Actor
+from brain.actors import Actor, one_call
 from brain.errors import InvalidArgument, NotFound
 from brain.models import Category
 from conftest import make_actor, make_user
+from memory.access import readable_category_ids
 from memory.documents.saving import add_document
 from memory.graph import memories as fact_services
 from memory.graph.writes import FactDraft, record_facts
@@ -270,3 +273,21 @@ def test_replacing_writes_an_audit_record(actor):
     actions = list(AuditRecord.objects.filter(org=actor.org).values_list("action", "target"))
     assert ("memory.replaced", old.public_id) in actions
     assert ("memory.forgotten", old.public_id) in actions
+
+
+# --- one call ---------------------------------------------------------------------------------
+
+
+def test_a_call_works_out_readable_categories_once_and_the_next_call_sees_a_change_of_groups(actor, board):
+    board_category = Category.objects.get(org=actor.org, slug="board")
+    with one_call(), CaptureQueriesContext(connection) as queries:
+        first = readable_category_ids(actor=actor)
+        assert readable_category_ids(actor=actor) == first
+    assert len(queries) == 1
+    assert board_category.pk not in first
+    actor.user.groups.add(*board.user.groups.all())
+    with one_call():
+        assert board_category.pk in readable_category_ids(actor=actor)
+    Category.objects.filter(pk=board_category.pk).update(restricted=True)
+    actor.user.groups.clear()
+    assert board_category.pk not in readable_category_ids(actor=actor)  # outside a call nothing is kept
