@@ -54,4 +54,4 @@ def worked_out_once(key: tuple[Any, ...], compute: Callable[[], T]) -> T:
         return compute()
     if key not in memo:
         memo[key] = compute()
-    return memo[key]  # type: ignore[no-any-return]
+    return memo[key]
