@@ -37,6 +37,9 @@ class DocumentIn(BaseModel):
     category: str | None = Field(None, max_length=64, description="Category slug (default: general)")
     scope: Literal["shared", "personal"] = "shared"
     occurred_at: Moment | None = None
+    speaker: str = Field("", max_length=200, description="Who said it, when the document is one message or turn")
+    conversation: str = Field("", max_length=240, description="The conversation the message belongs to")
+    session: str = Field("", max_length=240, description="The sitting of that conversation (a day, a meeting)")
 
 
 class DocumentOut(BaseModel):
@@ -53,6 +56,9 @@ class DocumentOut(BaseModel):
     chunk_count: int
     recorded_at: datetime
     occurred_at: datetime | None
+    speaker: str = ""
+    conversation: str = ""
+    session: str = ""
     processed_at: datetime | None
     superseded_at: datetime | None
     created: bool | None = None
@@ -74,6 +80,9 @@ class DocumentOut(BaseModel):
             chunk_count=document.chunk_count,
             recorded_at=document.recorded_at,
             occurred_at=document.occurred_at,
+            speaker=document.speaker,
+            conversation=document.conversation,
+            session=document.session,
             processed_at=document.processed_at,
             superseded_at=document.superseded_at,
             created=created,

@@ -52,6 +52,11 @@ class Document(models.Model):
     )
     recorded_at = models.DateTimeField(default=timezone.now)
     occurred_at = models.DateTimeField(null=True, blank=True, help_text="When the content speaks from.")
+    # A document that is one message or turn of a conversation says who spoke and in which
+    # conversation and session (a chat channel and day, a meeting); its time is occurred_at.
+    speaker = models.CharField(max_length=200, blank=True, help_text="Who said it, when it is one message.")
+    conversation = models.CharField(max_length=240, blank=True, help_text="The conversation it belongs to.")
+    session = models.CharField(max_length=240, blank=True, help_text="The sitting of that conversation.")
     processed_at = models.DateTimeField(null=True, blank=True)
     superseded_at = models.DateTimeField(null=True, blank=True)
     superseded_by = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
@@ -86,8 +91,12 @@ class Chunk(models.Model):
     char_end = models.PositiveIntegerField()
     embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS)
     embedding_model = models.CharField(max_length=200, blank=True, help_text="The model that computed the vector.")
+    # A passage that is one speaker's turn: who spoke and when (both also in its embedded text).
+    speaker = models.CharField(max_length=200, blank=True)
+    said_at = models.DateTimeField(null=True, blank=True)
     search = models.GeneratedField(
         expression=SearchVector("title", weight="A", config="english")
+        + SearchVector("speaker", weight="A", config="english")
         + SearchVector("heading", weight="B", config="english")
         + SearchVector("text", weight="C", config="english"),
         output_field=SearchVectorField(),
@@ -110,6 +119,10 @@ class Chunk(models.Model):
             ),
             GinIndex(fields=["search"], name="chunk_search_gin"),
             models.Index(fields=["org", "document", "ordinal"], name="chunk_org_document"),
+            models.Index(fields=["org", "speaker"], name="chunk_org_speaker", condition=~models.Q(speaker="")),
+            models.Index(
+                fields=["org", "said_at"], name="chunk_org_said_at", condition=models.Q(said_at__isnull=False)
+            ),
         ]
 
     def __str__(self) -> str:

@@ -3,6 +3,10 @@
 Passages hold up to ``MAX_CHARS`` characters (about 200 word pieces, inside the embedder's
 256-token window together with the title and heading it is embedded with). A passage never
 crosses a heading; a paragraph longer than the limit is split between sentences.
+
+A conversation (a chat export, a transcript: most paragraphs are turns, and speakers come back)
+is cut one turn a passage, each with its speaker and the time written beside the name, so a
+message is what is found and cited.
 """
 
 from __future__ import annotations
@@ -15,7 +19,11 @@ MIN_CHARS = 200
 
 HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 # "Priya: ..." or "**Priya Shah** (10:02): ..." at the start of a line: one speaker turn.
-SPEAKER = re.compile(r"^\s*(\*\*[^*\n]{1,80}\*\*(\s*\([^)\n]{1,20}\))?|[A-Z][\w .'’-]{0,40}):\s")
+TURN = re.compile(
+    r"^\s*(?:\*\*(?P<bold>[^*\n]{1,80})\*\*|(?P<plain>[A-Z][\w .'’-]{0,40}?))"
+    r"(?:\s*\((?P<time>[^)\n]{1,20})\))?:\s"
+)
+CONVERSATION_SHARE = 0.6  # of paragraphs that are turns
 SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 EMPHASIS = re.compile(r"(\*\*|__|`+|~~)")
@@ -37,6 +45,8 @@ class ChunkDraft:
     heading: str
     char_start: int
     char_end: int
+    speaker: str = ""
+    said: str = ""  # the time written beside the speaker's name ("10:02"), if any
 
 
 def clean_inline(text: str) -> str:
@@ -76,7 +86,7 @@ def _blocks(content: str, markdown: bool) -> list[Block]:
             if not in_fence:
                 flush()
             continue
-        if SPEAKER.match(stripped) and not in_fence:
+        if TURN.match(stripped) and not in_fence:
             flush()
         current.append((start, start + len(stripped), stripped))
     flush()
@@ -109,8 +119,30 @@ def _sentences(text: str) -> list[str]:
     return out
 
 
+def turn_of(text: str) -> tuple[str, str] | None:
+    """(speaker, time as written) when the text opens with a speaker turn."""
+    match = TURN.match(text)
+    if match is None:
+        return None
+    return clean_inline(match["bold"] or match["plain"] or "").strip(), (match["time"] or "").strip()
+
+
+def is_conversation(blocks: list[Block]) -> bool:
+    """Most paragraphs are turns, there are several, and speakers come back (a list of
+    "Note: ..." and "Owner: ..." lines is not a conversation)."""
+    speakers = [turn[0] for b in blocks if (turn := turn_of(b.text))]
+    return (
+        len(speakers) >= 4
+        and len(speakers) >= CONVERSATION_SHARE * len(blocks)
+        and len(set(speakers)) <= len(speakers) / 2
+    )
+
+
 def chunk(content: str, content_type: str = "text/plain") -> list[ChunkDraft]:
     markdown = content_type == "text/markdown"
+    blocks = _blocks(content, markdown)
+    if is_conversation(blocks):
+        return _turns(blocks, markdown)
     drafts: list[ChunkDraft] = []
     group: list[Block] = []
 
@@ -121,7 +153,7 @@ def chunk(content: str, content_type: str = "text/plain") -> list[ChunkDraft]:
                 drafts.append(ChunkDraft(text, group[0].heading, group[0].start, group[-1].end))
             group.clear()
 
-    for block in _blocks(content, markdown):
+    for block in blocks:
         for piece in _split_long(block):
             size = sum(len(b.text) + 1 for b in group)
             if group and (piece.heading != group[0].heading or size + len(piece.text) > MAX_CHARS):
@@ -129,6 +161,27 @@ def chunk(content: str, content_type: str = "text/plain") -> list[ChunkDraft]:
             group.append(piece)
     emit()
     return _merge_tiny_tail(drafts)
+
+
+def _turns(blocks: list[Block], markdown: bool) -> list[ChunkDraft]:
+    """One passage a turn (a long turn in pieces, each with its speaker); text before the first
+    turn, and paragraphs between turns, join the turn before them or stand alone."""
+    drafts: list[ChunkDraft] = []
+    speaker = said = ""
+    for block in blocks:
+        turn = turn_of(block.text)
+        if turn is not None:
+            speaker, said = turn
+        elif drafts and drafts[-1].heading == block.heading and len(drafts[-1].text) + len(block.text) < MAX_CHARS:
+            last = drafts.pop()
+            text = last.text + "\n" + (clean_inline(block.text) if markdown else block.text.strip())
+            drafts.append(ChunkDraft(text, last.heading, last.char_start, block.end, last.speaker, last.said))
+            continue
+        for piece in _split_long(block):
+            text = clean_inline(piece.text) if markdown else piece.text.strip()
+            if text:
+                drafts.append(ChunkDraft(text, piece.heading, piece.start, piece.end, speaker, said))
+    return drafts
 
 
 def _merge_tiny_tail(drafts: list[ChunkDraft]) -> list[ChunkDraft]:

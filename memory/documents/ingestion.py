@@ -20,6 +20,7 @@ from brain.models import Organisation
 from brain.services import mark_memory_built
 from memory.documents.chunking import ChunkDraft, chunk
 from memory.documents.saving import Status, enqueue, logger
+from memory.documents.turns import chunk_fields, embedded_texts
 from memory.graph.document_facts import extract_document
 from memory.models import Chunk, Document
 from memory.retrieval.embedding import EmbeddingError, get_embedder
@@ -91,7 +92,7 @@ def ingest_documents(*, document_ids: list[int], task_id: str | None = None, wor
             work.append((document, claim, chunk(document.content, document.content_type)))
         except Exception as exc:
             outcome[document_id] = _fail(document_id, claim, exc)
-    texts = [f"{doc.title}\n{d.heading}\n{d.text}" for doc, _, drafts in work for d in drafts]
+    texts = [text for doc, _, drafts in work for text in embedded_texts(doc, drafts)]
     try:
         vectors = iter(_embed(texts))
     except Exception as exc:
@@ -163,6 +164,7 @@ def _store(document_id: int, claim: str, drafts: list[ChunkDraft], vectors: list
                     owner_id=current.owner_id,
                     recorded_at=current.recorded_at,
                     superseded_at=current.superseded_at,
+                    **chunk_fields(current, draft),
                 )
                 for ordinal, (draft, vector) in enumerate(zip(drafts, vectors, strict=True))
             ],

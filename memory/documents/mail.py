@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import email
 import mailbox
+import re
 from datetime import datetime
 from email import policy
 from email.message import EmailMessage, Message
@@ -49,7 +50,26 @@ def _email_document(source: _Source, raw: bytes, index: int) -> ParsedDocument:
         external_id=_header(message, "Message-ID") or f"email:{source.rel}#{index}",
         occurred_at=_email_date(date),
         metadata=metadata,
+        speaker=_sender_name(sender),
+        conversation=_thread(message, subject),
     )
+
+
+def _sender_name(sender: str) -> str:
+    pairs = getaddresses([sender])
+    name, address = pairs[0] if pairs else ("", "")
+    return name or address or sender
+
+
+def _thread(message: Message, subject: str) -> str:
+    """The thread a message belongs to, named by its first message: the first one it refers to,
+    or itself; without ids, its subject without "Re:" and "Fwd:" in front."""
+    first = (_header(message, "References").split() or _header(message, "In-Reply-To").split() or [""])[0]
+    first = first or _header(message, "Message-ID")
+    if first:
+        return f"mail:{first}"
+    topic = re.sub(r"^(\s*(re|fwd?|aw|wg)\s*:\s*)+", "", subject, flags=re.I).strip().lower()
+    return f"mail:{topic}" if topic else ""
 
 
 def _header(message: Message, name: str) -> str:

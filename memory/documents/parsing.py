@@ -24,6 +24,9 @@ class ParsedDocument:
     occurred_at: datetime | None
     metadata: dict[str, object] = field(default_factory=dict)
     source_url: str = ""
+    speaker: str = ""  # who wrote it, when it is one message (an e-mail)
+    conversation: str = ""  # the thread or channel it belongs to
+    session: str = ""  # the sitting within it (a channel's day)
 
 
 class ParseError(Exception):
@@ -114,6 +117,9 @@ def _document(
     external_id: str = "",
     occurred_at: datetime | None = None,
     metadata: dict[str, object] | None = None,
+    speaker: str = "",
+    conversation: str = "",
+    session: str = "",
 ) -> ParsedDocument:
     # What a parser extracted may hold NUL or broken surrogates (PDF text, JSON escapes, email
     # bytes); nobody can fix that in the file, so it is made storable here (brain.inputs).
@@ -125,4 +131,7 @@ def _document(
         external_id=storable(external_id or source.rel)[:MAX_LENGTH],
         occurred_at=occurred_at,
         metadata=storable_json({"path": source.rel, **(metadata or {})}),
+        speaker=_cut(storable(speaker))[:200],
+        conversation=storable(conversation)[:240],
+        session=storable(session)[:240],
     )

@@ -55,11 +55,17 @@ def add_document(
     category: str | None = None,
     scope: str = Scope.SHARED,
     occurred_at: datetime | None = None,
+    speaker: str = "",
+    conversation: str = "",
+    session: str = "",
 ) -> Saved:
     """Save a document and queue its ingestion once the transaction commits.
 
     With an ``external_id``, sending the same content again changes nothing, and changed
-    content becomes a new version that supersedes the old one when it is ready.
+    content becomes a new version that supersedes the old one when it is ready. A document that
+    is one message of a conversation names its ``speaker``, ``conversation`` and ``session``
+    (and its time as ``occurred_at``): its passage is found by who said it and when, and is
+    embedded with the message before it.
     """
     if not actor.can_write:
         raise PermissionDenied("Saving knowledge needs a token with the write scope.")
@@ -102,6 +108,9 @@ def add_document(
         version=previous.version + 1 if previous else 1,
         previous=previous,
         occurred_at=occurred_at,
+        speaker=speaker.strip()[:200],
+        conversation=conversation.strip()[:240],
+        session=session.strip()[:240],
     )
     if previous is not None:
         record_audit(actor=actor, action="document.version_added", target=previous.public_id,

@@ -89,6 +89,8 @@ def _parse_slack_day(source: _Source, *, users: dict[str, str]) -> list[ParsedDo
             external_id=external_id,
             occurred_at=first,
             metadata=metadata,
+            conversation=f"slack:{channel}",
+            session=day,
         )
     ]
 

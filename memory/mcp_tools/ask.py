@@ -59,6 +59,7 @@ class EvidenceOut(BaseModel):
     chunk_ids: list[str]
     recorded_at: Any
     occurred_at: Any = None
+    speaker: str | None = Field(None, description="Who said it, when the page is one message or turn.")
 
     @classmethod
     def of(cls, excerpt: Excerpt) -> EvidenceOut:
@@ -67,6 +68,7 @@ class EvidenceOut(BaseModel):
             document_id=document.public_id, title=document.title, reference=document.source_url or document.public_id,
             external_url=document.source_url or None, excerpt=excerpt.text, truncated=excerpt.truncated,
             chunk_ids=excerpt.chunk_ids, recorded_at=document.recorded_at, occurred_at=document.occurred_at,
+            speaker=document.speaker or None,
         )  # fmt: skip
 
 

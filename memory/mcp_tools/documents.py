@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
 from django.utils import translation
@@ -110,6 +110,8 @@ class SearchHitOut(BaseModel):
     external_url: str | None
     snippet: str
     retrievable: bool
+    speaker: str | None = Field(None, description="Who said it, when the passage is a message or a turn.")
+    said_at: datetime | None = Field(None, description="When it was said or written, if known.")
     diagnostics: dict[str, Any] | None = None
 
 
@@ -124,7 +126,10 @@ class SearchOut(ToolOutput):
             return "No matching passages. Say that Brain has nothing on this rather than guessing."
         lines = [f"{self.count} passages:"]
         for hit in self.hits:
-            lines.append(f"- [{hit.chunk_id} in {hit.document_id}] {hit.title}: {hit.snippet}")
+            who = ", ".join(part for part in (hit.speaker, hit.said_at and f"{hit.said_at:%Y-%m-%d %H:%M}") if part)
+            lines.append(
+                f"- [{hit.chunk_id} in {hit.document_id}] {hit.title}{f' ({who})' if who else ''}: {hit.snippet}"
+            )
         return "\n".join(lines)
 
 
@@ -150,6 +155,8 @@ def search_company_memory_tool(actor: Actor, args: SearchArgs) -> SearchOut:
             external_url=hit.source_url or None,
             snippet=snippet(hit.text),
             retrievable=True,
+            speaker=hit.speaker or None,
+            said_at=hit.said_at,
             diagnostics={"score": hit.score, "ranks": hit.ranks, "scores": hit.scores, "heading": hit.heading}
             if args.include_diagnostics
             else None,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from dataclasses import dataclass, field
 from datetime import date
 from itertools import combinations
 from typing import Any, Literal, get_args
@@ -35,6 +36,24 @@ def _table(name: Table) -> str:
     return name
 
 
+# Narrowings an arm may add to its clause (passages, aliased ``c``): by speaker, by when said.
+SPEAKER_SQL = "c.speaker = ANY(%(speakers)s)"
+SAID_BETWEEN_SQL = "c.said_at >= %(said_from)s AND c.said_at < %(said_to)s"
+NARROWINGS = frozenset({SPEAKER_SQL, SAID_BETWEEN_SQL})
+
+
+@dataclass(frozen=True)
+class Narrowing:
+    """A further condition on passages: one of ``NARROWINGS``, its values only in ``params``."""
+
+    sql: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.sql not in NARROWINGS:
+            raise ValueError("not a narrowing built by memory.retrieval.candidates")
+
+
 def access_and_time(actor: Actor, as_of: date | None, include_superseded: bool = False) -> Clause:
     """The WHERE clause (rows aliased ``c``) every retriever runs under: who may see it and what
     was believed then (``memory.access``)."""
@@ -42,18 +61,26 @@ def access_and_time(actor: Actor, as_of: date | None, include_superseded: bool =
 
 
 def vector_candidates(
-    vector: np.ndarray, where: Clause, limit: int, table: Table = "memory_chunk"
+    vector: np.ndarray, where: Clause, limit: int, table: Table = "memory_chunk", narrowing: Narrowing | None = None
 ) -> list[tuple[int, float]]:
     # Only vectors of the query's model are compared: during a switch of models, rows not yet
     # re-embedded are left to the keyword arm.
     model = get_embedder().name[:200]
+    narrow = f" AND {narrowing.sql}" if narrowing is not None else ""
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL hnsw.ef_search = %s", [max(40, limit * 2)])
         cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         cursor.execute(
-            f"SELECT c.id, c.embedding <=> %(vec)s::vector AS distance FROM {_table(table)} c WHERE {where.sql} "  # noqa: S608 (see Table)
-            "AND c.embedding_model = %(model)s ORDER BY c.embedding <=> %(vec)s::vector LIMIT %(limit)s",
-            {**where.params, "vec": "[" + ",".join(f"{x:.6f}" for x in vector) + "]", "limit": limit, "model": model},
+            f"SELECT c.id, c.embedding <=> %(vec)s::vector AS distance FROM {_table(table)} c "  # noqa: S608 (see Table)
+            f"WHERE {where.sql}{narrow} AND c.embedding_model = %(model)s "
+            "ORDER BY c.embedding <=> %(vec)s::vector LIMIT %(limit)s",
+            {
+                **where.params,
+                **(narrowing.params if narrowing else {}),
+                "limit": limit,
+                "model": model,
+                "vec": "[" + ",".join(f"{x:.6f}" for x in vector) + "]",
+            },  # fmt: skip
         )
         rows = cursor.fetchall()
     rows.sort(key=lambda row: row[1])  # relaxed_order may return neighbours slightly out of order

@@ -13,11 +13,23 @@ from typing import Any
 
 import numpy as np
 from django.db import connection
+from django.utils import timezone
 
 from brain.actors import Actor
-from memory.retrieval.candidates import access_and_time, keyword_candidates, vector_candidates
+from memory.access import Clause
+from memory.retrieval.candidates import (
+    SAID_BETWEEN_SQL,
+    SPEAKER_SQL,
+    Narrowing,
+    access_and_time,
+    keyword_candidates,
+    vector_candidates,
+)
 from memory.retrieval.embedding import get_embedder
 from memory.retrieval.fusion import fuse
+from memory.retrieval.neighbours import with_neighbours
+from memory.retrieval.speakers import known_speakers, speakers_named
+from memory.retrieval.when import window
 
 MODES = ("auto", "vector", "keyword")
 NEAR_DUPLICATE = 0.92  # MMR only pushes down passages this alike to one already picked
@@ -35,6 +47,8 @@ class Hit:
     ordinal: int
     recorded_at: datetime
     occurred_at: datetime | None
+    speaker: str
+    said_at: datetime | None
     score: float
     ranks: dict[str, int] = field(default_factory=dict)
     scores: dict[str, float] = field(default_factory=dict)
@@ -95,12 +109,16 @@ def search_chunks(
         t = time.perf_counter()
         lists["vector"] = vector_candidates(vector, where, candidates)
         timings["vector"] = (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
+        lists.update(_conversation_arms(query, vector, where, candidates, as_of))
+        timings["conversation"] = (time.perf_counter() - t) * 1000
     if mode in ("auto", "keyword"):
         t = time.perf_counter()
         lists["keyword"] = keyword_candidates(query, where, candidates)
         timings["keyword"] = (time.perf_counter() - t) * 1000
     t = time.perf_counter()
     fused, ranks = fuse(lists)
+    fused = with_neighbours(fused)
     scores: dict[int, dict[str, float]] = {}
     for name, rows in lists.items():
         for cid, score in rows:
@@ -118,6 +136,23 @@ def search_chunks(
         timings_ms={k: round(v, 2) for k, v in timings.items()},
         candidates={name: len(rows) for name, rows in lists.items()},
     )
+
+
+def _conversation_arms(
+    query: str, vector: np.ndarray, where: Clause, limit: int, as_of: date | None
+) -> dict[str, list[tuple[int, float]]]:
+    """Nearest passages among the turns of the people the question names, and among those said
+    in the time it speaks of; each a further ranked list for the fusion."""
+    arms: dict[str, list[tuple[int, float]]] = {}
+    named = speakers_named(query, known_speakers(where))
+    if named:
+        arms["speaker"] = vector_candidates(vector, where, limit, narrowing=Narrowing(SPEAKER_SQL, {"speakers": named}))
+    span = window(query, as_of or timezone.localdate())
+    if span is not None:
+        start, end = span.moments()
+        narrowing = Narrowing(SAID_BETWEEN_SQL, {"said_from": start, "said_to": end})
+        arms["time"] = vector_candidates(vector, where, limit, narrowing=narrowing)
+    return arms
 
 
 def _vectors(ids: list[int]) -> dict[int, np.ndarray]:
@@ -140,8 +175,8 @@ def _load_hits(
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT c.id, c.document_id, c.title, c.heading, c.text, d.source_url, d.source_kind, c.ordinal, "
-            "c.recorded_at, d.occurred_at FROM memory_chunk c JOIN memory_document d ON d.id = c.document_id "
-            "WHERE c.id = ANY(%s)",
+            "c.recorded_at, d.occurred_at, c.speaker, c.said_at FROM memory_chunk c "
+            "JOIN memory_document d ON d.id = c.document_id WHERE c.id = ANY(%s)",
             [ids],
         )
         rows = {row[0]: row for row in cursor.fetchall()}
@@ -157,6 +192,8 @@ def _load_hits(
             ordinal=rows[cid][7],
             recorded_at=rows[cid][8],
             occurred_at=rows[cid][9],
+            speaker=rows[cid][10],
+            said_at=rows[cid][11],
             score=round(fused[cid], 5),
             ranks=ranks.get(cid, {}),
             scores=scores.get(cid, {}),

@@ -1,11 +1,12 @@
 """Measure retrieval quality on JSONL data laid out like shared/eval/qmsum-test.
 
-docs.jsonl: one document a line: doc_id, corpus, text, and optionally speaker, title, timestamp.
-queries.jsonl: qid, corpus, query, gold_doc_ids, and optionally category.
+docs.jsonl: one document a line: doc_id, corpus, text, and optionally speaker, title, timestamp
+(ISO 8601) and session. queries.jsonl: qid, corpus, query, gold_doc_ids, and optionally category.
 
 Each corpus is loaded into a throwaway organisation of its own (deleted afterwards unless
---keep), ingested with the production pipeline, and every query runs through the same selector
-as search_company_memory. Scores: recall_any@k (any gold document in the top k) and
+--keep) through add_document, as one conversation: each line a message with its speaker, time
+and session, in the order of the file. It is ingested with the production pipeline, and every
+query runs through the same selector as search_company_memory. Scores: recall_any@k (any gold document in the top k) and
 fraction-recall@k (share of the gold documents in the top k), overall and per category.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,15 +23,17 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 from django.test.utils import override_settings
+from django.utils import timezone
 
 from brain.actors import Actor
-from brain.models import Category, Organisation
+from brain.models import Organisation
 from brain.services import add_member, create_organisation
 from memory.documents.ingestion import ingest_documents
-from memory.documents.saving import content_hash
+from memory.documents.saving import add_document
 from memory.graph.reads import search_facts
 from memory.models import Document
 from memory.retrieval.passages import search_chunks
+from memory.retrieval.when import parse_moment
 
 BASELINE = {"any@10": 81.1, "fraction@10": 12.9}  # per-meeting BM25 over single turns, from the data's README
 
@@ -96,24 +100,37 @@ class Command(BaseCommand):
         org = create_organisation(slug=f"eval-{suffix}", name=f"eval {corpus}")
         user = User.objects.create_user(f"eval-{suffix}")
         add_member(org=org, user=user, role="admin")
-        general = Category.objects.get(org=org, slug="general")
+        writer = Actor(org=org, user=user, scopes=frozenset({"read", "write"}), via="command", role="admin")
+        # Saved while ingestion is paused (nothing is queued for a worker), then ingested here in batches.
+        Organisation.objects.filter(pk=org.pk).update(ingestion_paused_at=timezone.now())
+        org.refresh_from_db()
+        unread = sum(1 for row in rows if row.get("timestamp") and moment(row["timestamp"]) is None)
+        if unread:
+            self.stderr.write(f"{corpus}: {unread} timestamps could not be read and are left empty")
+        ids = []
+        empty = [row for row in rows if not str(row["text"]).strip()]
+        if empty:  # a document needs some text; these can be nobody's answer
+            self.stderr.write(f"{corpus}: {len(empty)} lines without text are left out")
         with transaction.atomic():
-            created = Document.objects.bulk_create(
-                [
-                    Document(
-                        org=org,
-                        title=str(row.get("title") or row.get("speaker") or corpus)[:240],
+            for row in rows:
+                if row in empty:
+                    continue
+                speaker = str(row.get("speaker") or "")
+                ids.append(
+                    add_document(
+                        actor=writer,
+                        title=str(row.get("title") or speaker or corpus)[:240],
                         content=row["text"],
                         source_kind="eval",
                         external_id=str(row["doc_id"])[:240],
-                        category=general,
-                        content_hash=content_hash(str(row.get("speaker") or ""), row["text"]),
-                    )
-                    for row in rows
-                ],
-                batch_size=1000,
-            )
-        ids = [d.pk for d in created]
+                        occurred_at=moment(row.get("timestamp")),
+                        speaker=speaker,
+                        conversation=corpus,
+                        session=str(row.get("session") or ""),
+                    ).document.pk
+                )
+        Organisation.objects.filter(pk=org.pk).update(ingestion_paused_at=None)
+        Document.objects.filter(pk__in=ids).update(status=Document.Status.QUEUED)
         for start in range(0, len(ids), 256):
             ingest_documents(document_ids=ids[start : start + 256])
         self.stderr.write(f"loaded {corpus}: {len(ids)} documents")
@@ -153,6 +170,12 @@ class Command(BaseCommand):
                 f"{BASELINE['fraction@10']}): any@10 {any10 - BASELINE['any@10']:+.1f} points, "
                 f"fraction@10 {frac10 - BASELINE['fraction@10']:+.1f} points"
             )
+
+
+def moment(value: Any) -> datetime | None:
+    """A line's timestamp (ISO 8601, or a written date such as "1:56 pm on 8 May, 2023"; UTC
+    when no zone is given), or None when there is none or it cannot be read."""
+    return parse_moment(str(value)) if value else None
 
 
 def fuse(rankings: list[list[int]], k: int = 60) -> list[int]:

@@ -1,0 +1,99 @@
+"""Passages as they are indexed: who spoke and when, and the turn before.
+
+A passage is returned and cited as it is, but it is embedded with a header ("Priya Shah
+(May 2026)") and the turn before it: "yes, Friday" means little alone. (Measured on the chat
+dev set: context for every turn beat context for short turns only, and before the turn beat
+after it; see docs/benchmarks.md.) The turn before comes from the same document or, for a document that is one
+message, from the message before it in the same conversation, and only when that message has
+the same audience (category, scope, owner): a vector must not depend on what some of its
+readers cannot see.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, time
+
+from django.db.models import Q
+
+from memory.documents.chunking import TURN, ChunkDraft
+from memory.models import Document
+
+CONTEXT_CHARS = 300  # of the turn before: with a turn of up to 900, inside the model's window
+_CLOCK = re.compile(r"^(\d{1,2}):(\d{2})(?::\d{2})?$")
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What a passage is indexed with besides its text."""
+
+    speaker: str
+    said_at: datetime | None
+    body: str  # the text without the speaker's name in front
+
+
+def turn_of(document: Document, draft: ChunkDraft) -> Turn:
+    speaker = (draft.speaker or document.speaker)[:200]
+    body = TURN.sub("", draft.text, count=1) if draft.speaker else draft.text
+    return Turn(speaker, _said_at(document, draft.said), body.strip() or draft.text)
+
+
+def _said_at(document: Document, said: str) -> datetime | None:
+    """The turn's own time on the document's day when one is written beside the name, else the
+    document's time."""
+    moment = document.occurred_at
+    clock = _CLOCK.match(said)
+    if moment is None or clock is None or int(clock[1]) > 23 or int(clock[2]) > 59:
+        return moment
+    day = moment.astimezone(UTC).date()
+    return datetime.combine(day, time(int(clock[1]), int(clock[2])), tzinfo=UTC)
+
+
+def header(turn: Turn) -> str:
+    """Who and when, short: a full date in every vector pulls them together and costs recall."""
+    when = f"({turn.said_at:%B %Y})" if turn.said_at else ""
+    return " ".join(part for part in (turn.speaker, when) if part)
+
+
+def embedded_texts(document: Document, drafts: list[ChunkDraft]) -> list[str]:
+    """The text each passage's vector is computed from."""
+    turns = [turn_of(document, draft) for draft in drafts]
+    before = previous_message(document) if drafts else ""
+    texts = []
+    for index, (draft, turn) in enumerate(zip(drafts, turns, strict=True)):
+        if index > 0:
+            earlier = turns[index - 1]
+            before = f"{earlier.speaker}: {earlier.body}" if earlier.speaker else earlier.body
+        context = f"(after: {before[-CONTEXT_CHARS:]})" if before else ""
+        lines = [document.title, draft.heading, context, header(turn), turn.body]
+        texts.append("\n".join(line for line in lines if line))
+    return texts
+
+
+def previous_message(document: Document) -> str:
+    """The message before a one-message document in its conversation, if it has the same audience."""
+    if not document.conversation or not document.speaker:
+        return ""
+    same = Document.objects.filter(
+        org_id=document.org_id, conversation=document.conversation, category_id=document.category_id,
+        scope=document.scope, owner_id=document.owner_id, superseded_at__isnull=True,
+    ).exclude(pk=document.pk)  # fmt: skip
+    # Messages of one session may share a time: then the order they were saved in decides.
+    if document.occurred_at is not None:
+        at = document.occurred_at
+        earlier = same.filter(Q(occurred_at__lt=at) | Q(occurred_at=at, pk__lt=document.pk))
+        earlier = earlier.order_by("-occurred_at", "-pk")
+    else:
+        earlier = same.filter(occurred_at__isnull=True, pk__lt=document.pk).order_by("-pk")
+    found = earlier.values_list("speaker", "content").first()
+    if found is None:
+        return ""
+    speaker, content = found
+    return f"{speaker}: {content}" if speaker else content
+
+
+def chunk_fields(document: Document, draft: ChunkDraft) -> dict[str, object]:
+    """The passage's own columns for speaker and time."""
+    turn = turn_of(document, draft)
+    return {"speaker": turn.speaker, "said_at": turn.said_at}

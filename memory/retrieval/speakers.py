@@ -1,0 +1,58 @@
+"""The people a question names among those who speak in the caller's conversations.
+
+"What did Priya say about the pilot?" names Priya; when Priya is a speaker in passages the
+caller may read, search adds an arm of her turns. The speakers are read from the rows the
+caller may see only, so the arm never depends on a hidden passage, and kept for a few minutes
+per audience like the keyword statistics.
+"""
+
+from __future__ import annotations
+
+import re
+
+from django.core.cache import cache
+from django.db import connection
+
+from memory.access import READABLE_SQL, Clause
+from memory.retrieval.candidates import STATS_SECONDS, _digest
+
+MAX_SPEAKERS = 2000
+_WORD = re.compile(r"[\w'’-]+")
+
+
+def known_speakers(clause: Clause) -> list[str]:
+    access = Clause(READABLE_SQL, {k: clause.params[k] for k in ("org", "cats", "user")})
+    audience = f"{access.params['org']}:{sorted(access.params['cats'])}:{access.params['user']}"
+    key = f"speakers:{_digest(audience)}"
+    names = cache.get(key)
+    if names is None:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT DISTINCT c.speaker FROM memory_chunk c WHERE {access.sql} AND c.speaker <> '' "  # noqa: S608 (a memory.access clause)
+                "LIMIT %(most)s",
+                {**access.params, "most": MAX_SPEAKERS},
+            )
+            names = sorted(row[0] for row in cursor.fetchall())
+        cache.set(key, names, STATS_SECONDS)
+    return list(names)
+
+
+def speakers_named(question: str, speakers: list[str]) -> list[str]:
+    """Speakers whose whole name the question holds (any case), or a part of it written with a
+    capital that no other speaker's name shares ("Priya" for Priya Shah)."""
+    lowered = f" {' '.join(_WORD.findall(question.lower()))} "
+    words = set(_WORD.findall(question))
+    parts: dict[str, set[str]] = {}
+    for name in speakers:
+        for part in _WORD.findall(name):
+            parts.setdefault(part, set()).add(name)
+    named = []
+    for name in speakers:
+        whole = " ".join(_WORD.findall(name.lower()))
+        if whole and f" {whole} " in lowered:
+            named.append(name)
+            continue
+        own = [p for p in _WORD.findall(name) if len(p) >= 3 and p[0].isupper() and parts[p] == {name}]
+        if any(part in words for part in own):
+            named.append(name)
+    return named

@@ -1,0 +1,178 @@
+"""The time a question speaks of: "in May", "last week", "on 8 May 2026", "in 2025".
+
+``window`` reads it as a span of days relative to a reference day (the question's ``as_of``, or
+today); search then favours passages said inside it. Only plain English expressions are read;
+anything else leaves the question without a window, which changes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+
+MONTHS = {
+    name: number
+    for number, names in enumerate(
+        [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
+         ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
+         ("november", "nov"), ("december", "dec")],
+        start=1,
+    )
+    for name in names
+}  # fmt: skip
+_MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
+_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?,?(?:\s+(\d{{4}}))?\b", re.I)
+_MONTH_DAY = re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}}))?", re.I)
+# "in May", "May 2026", "during March of 2025"; a bare "may" is a verb unless a year or "in" says otherwise.
+_MONTH_ONLY = re.compile(
+    rf"\b(?:(in|during|since|by|early|late|mid)[\s-]+)?({_MONTH})\b\.?(?:\s+(?:of\s+)?(\d{{4}}))?", re.I
+)
+_YEAR = re.compile(r"\b(?:in|during)\s+((?:19|20)\d{2})\b", re.I)
+_AGO = re.compile(r"\b(\d+|a|an|one|two|three|four|five|six)\s+(day|week|month|year)s?\s+ago\b", re.I)
+_RELATIVE = re.compile(r"\b(yesterday|today|(?:last|this|past)\s+(?:week|month|year|weekend))\b", re.I)
+_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
+@dataclass(frozen=True)
+class Window:
+    """Days from ``start`` up to but not including ``end``."""
+
+    start: date
+    end: date
+
+    def moments(self) -> tuple[datetime, datetime]:
+        return datetime.combine(self.start, time.min, tzinfo=UTC), datetime.combine(self.end, time.min, tzinfo=UTC)
+
+
+def window(question: str, today: date) -> Window | None:
+    """The first time expression in the question as a window of days, or None."""
+    for reader in (_iso, _day_month, _month_day, _relative, _ago, _month, _year):
+        found = reader(question, today)
+        if found is not None:
+            return found
+    return None
+
+
+def _day(year: int, month: int, day: int) -> Window | None:
+    try:
+        moment = date(year, month, day)
+    except ValueError:
+        return None
+    return Window(moment, moment + timedelta(days=1))
+
+
+def _iso(question: str, today: date) -> Window | None:
+    match = _ISO.search(question)
+    return _day(int(match[1]), int(match[2]), int(match[3])) if match else None
+
+
+def _latest_year(month: int, today: date) -> int:
+    """A month without a year is the most recent one (this year's, unless it is still to come)."""
+    return today.year if month <= today.month else today.year - 1
+
+
+def _day_month(question: str, today: date) -> Window | None:
+    match = _DAY_MONTH.search(question)
+    if not match:
+        return None
+    month = MONTHS[match[2].lower()]
+    return _day(int(match[3]) if match[3] else _latest_year(month, today), month, int(match[1]))
+
+
+def _month_day(question: str, today: date) -> Window | None:
+    match = _MONTH_DAY.search(question)
+    if not match or int(match[2]) > 31:
+        return None
+    month = MONTHS[match[1].lower()]
+    return _day(int(match[3]) if match[3] else _latest_year(month, today), month, int(match[2]))
+
+
+def _month(question: str, today: date) -> Window | None:
+    for match in _MONTH_ONLY.finditer(question):
+        word, year = match[2], match[3]
+        if word.lower() == "may" and not (match[1] or year or word == "May"):
+            continue  # "what may happen": the verb
+        if word == "May" and not (match[1] or year) and match.start(2) == 0:
+            continue  # "May we ...": a question that opens with the verb
+        month = MONTHS[word.lower()]
+        start = date(int(year) if year else _latest_year(month, today), month, 1)
+        end = date(start.year + (month == 12), month % 12 + 1, 1)
+        return Window(start, end)
+    return None
+
+
+def _year(question: str, today: date) -> Window | None:
+    match = _YEAR.search(question)
+    return Window(date(int(match[1]), 1, 1), date(int(match[1]) + 1, 1, 1)) if match else None
+
+
+def _relative(question: str, today: date) -> Window | None:
+    match = _RELATIVE.search(question)
+    if not match:
+        return None
+    phrase = " ".join(match[1].lower().split())
+    monday = today - timedelta(days=today.weekday())
+    first = today.replace(day=1)
+    spans = {
+        "yesterday": (today - timedelta(days=1), today),
+        "today": (today, today + timedelta(days=1)),
+        "this week": (monday, today + timedelta(days=1)),
+        "last week": (monday - timedelta(days=7), monday),
+        "past week": (today - timedelta(days=7), today + timedelta(days=1)),
+        "last weekend": (monday - timedelta(days=2), monday),
+        "this weekend": (monday + timedelta(days=5), monday + timedelta(days=7)),
+        "this month": (first, today + timedelta(days=1)),
+        "last month": ((first - timedelta(days=1)).replace(day=1), first),
+        "past month": (today - timedelta(days=31), today + timedelta(days=1)),
+        "this year": (date(today.year, 1, 1), today + timedelta(days=1)),
+        "last year": (date(today.year - 1, 1, 1), date(today.year, 1, 1)),
+        "past year": (today - timedelta(days=366), today + timedelta(days=1)),
+    }
+    start, end = spans.get(phrase, (None, None))
+    return Window(start, end) if start and end else None
+
+
+def _ago(question: str, today: date) -> Window | None:
+    match = _AGO.search(question)
+    if not match:
+        return None
+    count = min(_COUNTS.get(match[1].lower()) or int(match[1][:4]), 100)
+    days = {"day": 1, "week": 7, "month": 30, "year": 365}[match[2].lower()] * count
+    centre = today - timedelta(days=days)
+    slack = max(1, days // 4)  # "three weeks ago" is roughly then
+    return Window(centre - timedelta(days=slack), centre + timedelta(days=slack + 1))
+
+
+_CLOCK = re.compile(r"\b(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([ap])?\.?m?\.?\b", re.I)
+
+
+def parse_moment(text: str) -> datetime | None:
+    """A date and time as people and exports write them: ISO 8601 ("2026-05-08T13:56:00+02:00"),
+    or a day with a written month and a year, with or without a clock time ("1:56 pm on 8 May,
+    2026", "May 8, 2026 13:56"). A time without a zone is UTC; None when no date is found."""
+    text = text.strip()
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        parsed = None
+    if parsed is None:
+        day = _DAY_MONTH.search(text)
+        found = (int(day[3]), MONTHS[day[2].lower()], int(day[1])) if day and day[3] else None
+        if found is None and (day := _MONTH_DAY.search(text)) and day[3]:
+            found = (int(day[3]), MONTHS[day[1].lower()], int(day[2]))
+        if found is None:
+            return None
+        hour = minute = 0
+        if clock := _CLOCK.search(text):
+            hour, minute = int(clock[1]), int(clock[2])
+            if clock[4] and clock[4].lower() == "p" and hour < 12:
+                hour += 12
+            elif clock[4] and clock[4].lower() == "a" and hour == 12:
+                hour = 0
+        try:
+            parsed = datetime(found[0], found[1], found[2], hour, minute)
+        except ValueError:
+            return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)

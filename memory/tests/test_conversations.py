@@ -1,0 +1,223 @@
+"""Conversations stored as conversations: who said each turn and when, found by both."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import pytest
+from django.contrib.auth.models import Group
+
+from brain.actors import Actor
+from brain.models import Category
+from conftest import make_actor, make_user
+from memory.documents.chunking import chunk, is_conversation
+from memory.documents.turns import embedded_texts
+from memory.models import Chunk, Document
+from memory.retrieval.passages import search_chunks
+from memory.retrieval.speakers import known_speakers, speakers_named
+from memory.retrieval.when import Window, parse_moment, window
+from memory.tests.factories import save
+
+TODAY = date(2026, 12, 1)
+SLACK_DAY = (
+    "**Priya Shah** (09:02): morning! the BigCo pilot kicks off on 12 January\n\n"
+    "**Sam Okoro** (09:05): great, who owns the kickoff deck?\n\n"
+    "**Priya Shah** (09:06): I do, I'll send it Friday\n\n"
+    "**Sam Okoro** (09:10): ok"
+)
+
+
+def said(actor: Actor, speaker: str, text: str, at: datetime, conversation: str = "team", **kw: object) -> Document:
+    return save(actor, speaker, text, speaker=speaker, occurred_at=at, conversation=conversation, **kw)
+
+
+# --- chunking and indexing -------------------------------------------------------------------
+
+
+def test_a_chat_day_is_cut_one_turn_a_passage_with_its_speaker_and_written_time():
+    drafts = chunk(SLACK_DAY, "text/markdown")
+    assert [(d.speaker, d.said) for d in drafts] == [
+        ("Priya Shah", "09:02"), ("Sam Okoro", "09:05"), ("Priya Shah", "09:06"), ("Sam Okoro", "09:10"),
+    ]  # fmt: skip
+    assert drafts[2].text == "Priya Shah (09:06): I do, I'll send it Friday"
+
+
+def test_a_list_of_labelled_lines_is_not_a_conversation():
+    notes = "Decision: ship in May\n\nOwner: Priya\n\nDue: Friday\n\nRisk: the scanners"
+    assert not is_conversation([])
+    assert all(d.speaker == "" for d in chunk(notes))
+
+
+@pytest.mark.django_db
+def test_turns_keep_speaker_and_time_and_are_embedded_with_the_turn_before(actor):
+    document = save(actor, "#sales 2026-01-05", SLACK_DAY, content_type="text/markdown",
+                    occurred_at=datetime(2026, 1, 5, 9, 2, tzinfo=UTC))  # fmt: skip
+    chunks = list(Chunk.objects.filter(document=document).order_by("ordinal"))
+    assert [(c.speaker, c.said_at) for c in chunks][2] == ("Priya Shah", datetime(2026, 1, 5, 9, 6, tzinfo=UTC))
+    texts = embedded_texts(document, chunk(document.content, document.content_type))
+    assert texts[3] == "#sales 2026-01-05\n(after: Priya Shah: I do, I'll send it Friday)\nSam Okoro (January 2026)\nok"
+
+
+@pytest.mark.django_db
+def test_a_one_message_document_is_embedded_after_the_message_before_it_in_its_conversation(actor):
+    at = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
+    said(actor, "Maya", "Are you flying to Lisbon on Thursday?", at)
+    said(actor, "Maya", "Unrelated chatter elsewhere", at, conversation="other")
+    answer = said(actor, "Tom", "Yes, the 7am flight", at.replace(minute=5))
+    assert embedded_texts(answer, chunk(answer.content))[0].startswith(
+        "Tom\n(after: Maya: Are you flying to Lisbon on Thursday?)\nTom (March 2026)"
+    )
+
+
+@pytest.mark.django_db
+def test_messages_of_one_session_sharing_a_time_follow_the_order_they_were_saved_in(actor):
+    at = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    said(actor, "Caroline", "first", at)
+    said(actor, "Melanie", "second", at)
+    third = said(actor, "Caroline", "third", at)
+    assert "(after: Melanie: second)" in embedded_texts(third, chunk(third.content))[0]
+
+
+@pytest.fixture
+def insider(actor: Actor) -> Actor:
+    """A member of the restricted 'board' category; ``actor`` is not."""
+    board = Category.objects.create(org=actor.org, slug="board", name="Board", restricted=True)
+    group = Group.objects.create(name=f"board-{actor.org.pk}")
+    board.groups.add(group)
+    member = make_actor(actor.org, make_user(actor.org))
+    member.user.groups.add(group)
+    return member
+
+
+@pytest.mark.django_db
+def test_a_message_the_next_ones_readers_cannot_all_see_is_never_its_context(actor, insider):
+    at = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
+    said(actor, "Maya", "Visible question about the office move?", at)
+    said(insider, "Helena", "The Quorvane acquisition closes in June.", at.replace(minute=1), category="board")
+    said(actor, "Maya", "Personal aside", at.replace(minute=2), scope="personal")
+    reply = said(actor, "Tom", "Yes", at.replace(minute=3))
+    text = embedded_texts(reply, chunk(reply.content))[0]
+    assert "Quorvane" not in text
+    assert "Personal aside" not in text
+    assert "(after: Maya: Visible question about the office move?)" in text
+
+
+# --- who: speakers named by a question ---------------------------------------------------
+
+
+def test_a_question_names_a_speaker_by_full_name_or_by_a_part_no_one_else_shares():
+    speakers = ["Priya Shah", "Priya Raman", "Sam Okoro", "Grad A", "Grad B", "Project Manager"]
+    assert speakers_named("What did Sam say about the outage?", speakers) == ["Sam Okoro"]
+    assert speakers_named("what did grad b think of the belief net", speakers) == ["Grad B"]
+    assert speakers_named("What did Priya promise?", speakers) == []  # two Priyas: neither is meant
+    assert speakers_named("What did Shah promise?", speakers) == ["Priya Shah"]
+    assert speakers_named("the project timeline", speakers) == []  # a word, not the Project Manager
+    assert speakers_named("What did the project manager decide?", speakers) == ["Project Manager"]
+
+
+@pytest.mark.django_db
+def test_a_question_naming_a_speaker_favours_what_that_speaker_said(actor):
+    at = datetime(2026, 2, 2, 9, 0, tzinfo=UTC)
+    said(actor, "Sam Okoro", "I think the pilot should start in March, the scanners need updating.", at)
+    said(actor, "Priya Shah", "My view: the pilot starts in January once the contract is signed.", at)
+    said(actor, "Diego", "The pilot timeline depends on the warehouse scanners and the contract.", at)
+    hits = search_chunks(actor=actor, query="When did Priya think the pilot would start?", top_k=3).hits
+    assert hits[0].speaker == "Priya Shah"
+    assert "speaker" in hits[0].ranks
+
+
+@pytest.mark.django_db
+def test_speakers_are_known_only_from_passages_the_caller_may_read(actor, insider):
+    at = datetime(2026, 2, 2, 9, 0, tzinfo=UTC)
+    said(actor, "Maya", "The office moves in May.", at)
+    said(insider, "Helena Quorvane", "The acquisition closes in June.", at, category="board")
+    said(actor, "Ravi", "My own note.", at, scope="personal")
+    member = make_actor(actor.org, make_user(actor.org))
+    clause = search_access(member)
+    assert known_speakers(clause) == ["Maya"]
+    assert known_speakers(search_access(insider)) == ["Helena Quorvane", "Maya"]
+    hits = search_chunks(actor=member, query="What did Helena say about the acquisition?", top_k=5).hits
+    assert all(h.speaker != "Helena Quorvane" for h in hits)
+    assert all("speaker" not in h.ranks for h in hits)
+
+
+def search_access(actor: Actor):
+    from memory.retrieval.candidates import access_and_time
+
+    return access_and_time(actor, None)
+
+
+# --- when: the time a question speaks of -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("What did Maya say in May?", Window(date(2026, 5, 1), date(2026, 6, 1))),
+        ("What was decided in December?", Window(date(2026, 12, 1), date(2027, 1, 1))),  # this month
+        ("plans for March 2025", Window(date(2025, 3, 1), date(2025, 4, 1))),
+        ("what happened on 8 May 2023", Window(date(2023, 5, 8), date(2023, 5, 9))),
+        ("the deploy of 2026-05-04", Window(date(2026, 5, 4), date(2026, 5, 5))),
+        ("March 3rd plans", Window(date(2026, 3, 3), date(2026, 3, 4))),
+        ("What broke last week?", Window(date(2026, 11, 23), date(2026, 11, 30))),
+        ("What did we say yesterday?", Window(date(2026, 11, 30), date(2026, 12, 1))),
+        ("the budget during 2025", Window(date(2025, 1, 1), date(2026, 1, 1))),
+        ("what may happen next", None),
+        ("May we ship it?", None),
+        ("What is the refund policy?", None),
+    ],
+)
+def test_the_time_a_question_speaks_of_is_read_as_a_window_of_days(question, expected):
+    assert window(question, TODAY) == expected
+
+
+def test_a_month_still_to_come_this_year_means_last_years():
+    assert window("What was decided in December?", date(2026, 3, 1)) == Window(date(2025, 12, 1), date(2026, 1, 1))
+
+
+def test_absurd_counts_and_dates_never_fail():
+    assert window("99999999999 years ago", TODAY) is not None
+    assert parse_moment("31 February 2023") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2023-05-08T13:56:00+02:00", datetime.fromisoformat("2023-05-08T13:56:00+02:00")),
+        ("2023-05-08", datetime(2023, 5, 8, tzinfo=UTC)),
+        ("1:56 pm on 8 May, 2023", datetime(2023, 5, 8, 13, 56, tzinfo=UTC)),
+        ("12:30 am on 2 June, 2023", datetime(2023, 6, 2, 0, 30, tzinfo=UTC)),
+        ("May 8, 2023 1:56 PM", datetime(2023, 5, 8, 13, 56, tzinfo=UTC)),
+        ("sometime", None),
+    ],
+)
+def test_timestamps_are_read_as_exports_write_them(text, expected):
+    assert parse_moment(text) == expected
+
+
+@pytest.mark.django_db
+def test_a_question_about_a_month_favours_what_was_said_in_it(actor):
+    said(actor, "Maya", "The price for the starter plan is under review.", datetime(2026, 3, 10, tzinfo=UTC))
+    said(actor, "Maya", "We discussed the starter plan price again.", datetime(2026, 5, 12, tzinfo=UTC))
+    hits = search_chunks(actor=actor, query="What did we say about the starter plan price in May?", top_k=2).hits
+    assert hits[0].said_at == datetime(2026, 5, 12, tzinfo=UTC)
+    assert "time" in hits[0].ranks
+
+
+# --- neighbours --------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_answer_right_after_a_matching_question_is_lifted_by_it(actor):
+    at = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
+    for minute in range(8):
+        said(
+            actor,
+            "Ben",
+            f"Filler chatter number {minute} about lunch plans and the weather.",
+            at.replace(minute=minute),
+        )
+    said(actor, "Noor", "When is the onboarding redesign review with the design agency?", at.replace(minute=10))
+    said(actor, "Ines", "Thursday at 3, in the big room.", at.replace(minute=11))
+    hits = search_chunks(actor=actor, query="When is the onboarding redesign review?", top_k=3).hits
+    assert "Thursday at 3, in the big room." in [h.text for h in hits]
