@@ -4,8 +4,9 @@ from __future__ import annotations
 
 RRF_K = 60
 # Measured on QMSum and the chat dev set: see docs/benchmarks.md. "speaker" and "time" are the
-# vector arm narrowed to the people a question names and to the time it speaks of.
-RRF_WEIGHTS = {"vector": 1.0, "keyword": 0.5, "speaker": 1.0, "time": 0.5}
+# vector arm narrowed to the people a question names and to the time it speaks of; "graph" the
+# keyword arm for the people the graph says a question describes.
+RRF_WEIGHTS = {"vector": 1.0, "keyword": 0.5, "speaker": 1.0, "time": 0.5, "graph": 0.5}
 
 
 def fuse(lists: dict[str, list[tuple[int, float]]]) -> tuple[dict[int, float], dict[int, dict[str, int]]]:

@@ -26,6 +26,7 @@ from memory.retrieval.candidates import (
     vector_candidates,
 )
 from memory.retrieval.embedding import get_embedder
+from memory.retrieval.expansion import people_behind
 from memory.retrieval.fusion import fuse
 from memory.retrieval.neighbours import with_neighbours
 from memory.retrieval.speakers import known_speakers, speakers_named
@@ -110,7 +111,7 @@ def search_chunks(
         lists["vector"] = vector_candidates(vector, where, candidates)
         timings["vector"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
-        lists.update(_conversation_arms(query, vector, where, candidates, as_of))
+        lists.update(_conversation_arms(actor, query, vector, where, candidates, as_of))
         timings["conversation"] = (time.perf_counter() - t) * 1000
     if mode in ("auto", "keyword"):
         t = time.perf_counter()
@@ -139,12 +140,18 @@ def search_chunks(
 
 
 def _conversation_arms(
-    query: str, vector: np.ndarray, where: Clause, limit: int, as_of: date | None
+    actor: Actor, query: str, vector: np.ndarray, where: Clause, limit: int, as_of: date | None
 ) -> dict[str, list[tuple[int, float]]]:
-    """Nearest passages among the turns of the people the question names, and among those said
-    in the time it speaks of; each a further ranked list for the fusion."""
+    """Nearest passages among the turns of the people the question names (or describes: "the
+    person who leads support", from the graph), and among those said in the time it speaks of;
+    each a further ranked list for the fusion."""
     arms: dict[str, list[tuple[int, float]]] = {}
-    named = speakers_named(query, known_speakers(where))
+    speakers = known_speakers(where)
+    named = speakers_named(query, speakers)
+    people = people_behind(actor=actor, question=query)
+    if people:
+        arms["graph"] = keyword_candidates(" ".join(people), where, limit)
+        named = list(dict.fromkeys([*named, *speakers_named(" ".join(people), speakers)]))
     if named:
         arms["speaker"] = vector_candidates(vector, where, limit, narrowing=Narrowing(SPEAKER_SQL, {"speakers": named}))
     span = window(query, as_of or timezone.localdate())

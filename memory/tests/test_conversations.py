@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import Group
@@ -12,7 +13,9 @@ from brain.models import Category
 from conftest import make_actor, make_user
 from memory.documents.chunking import chunk, is_conversation
 from memory.documents.turns import embedded_texts
+from memory.graph.writes import FactDraft, record_facts
 from memory.models import Chunk, Document
+from memory.retrieval.expansion import people_behind
 from memory.retrieval.passages import search_chunks
 from memory.retrieval.speakers import known_speakers, speakers_named
 from memory.retrieval.when import Window, parse_moment, window
@@ -27,7 +30,7 @@ SLACK_DAY = (
 )
 
 
-def said(actor: Actor, speaker: str, text: str, at: datetime, conversation: str = "team", **kw: object) -> Document:
+def said(actor: Actor, speaker: str, text: str, at: datetime, conversation: str = "team", **kw: Any) -> Document:
     return save(actor, speaker, text, speaker=speaker, occurred_at=at, conversation=conversation, **kw)
 
 
@@ -221,3 +224,36 @@ def test_the_answer_right_after_a_matching_question_is_lifted_by_it(actor):
     said(actor, "Ines", "Thursday at 3, in the big room.", at.replace(minute=11))
     hits = search_chunks(actor=actor, query="When is the onboarding redesign review?", top_k=3).hits
     assert "Thursday at 3, in the big room." in [h.text for h in hits]
+
+
+# --- multi-hop: a person described by a role -----------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_question_describing_someone_by_their_role_finds_what_the_role_holder_said(actor):
+    org_chart = save(actor, "Org chart", "Priya Shah is head of Support.")
+    role = FactDraft(statement=org_chart.content, subject="Priya Shah", object="Support", relation="head_of")
+    record_facts(document=org_chart, drafts=[role])
+    at = datetime(2026, 2, 2, 9, 0, tzinfo=UTC)
+    said(actor, "Sam Okoro", "The outage on Tuesday came from the payment gateway timing out.", at)
+    said(actor, "Priya Shah", "For the outage, customers mostly complained about missing receipts.", at)
+    said(actor, "Diego", "Outage retro is booked; the gateway vendor will join.", at)
+    question = "What did the person who leads Support say about the outage?"
+    hits = search_chunks(actor=actor, query=question, top_k=3).hits
+    assert hits[0].speaker == "Priya Shah"
+    assert {"graph", "speaker"} <= set(hits[0].ranks)
+
+
+@pytest.mark.django_db
+def test_a_role_known_only_from_a_hidden_source_expands_nothing(actor, insider):
+    page = save(actor, "Support page", "Support answers within a day.")
+    record_facts(document=page, drafts=[FactDraft(statement=page.content, subject="Support")])
+    minutes = save(insider, "Board minutes", "Helena Quorvane is head of Support.", category="board")
+    role = FactDraft(statement=minutes.content, subject="Helena Quorvane", object="Support", relation="head_of")
+    record_facts(document=minutes, drafts=[role])
+    said(actor, "Maya", "The outage hit Support hard.", datetime(2026, 2, 2, tzinfo=UTC))
+    question = "What did the head of Support say about the outage?"
+    assert people_behind(actor=insider, question=question) == ["Helena Quorvane"]
+    assert people_behind(actor=actor, question=question) == []
+    hits = search_chunks(actor=actor, query=question, top_k=5).hits
+    assert all("graph" not in h.ranks for h in hits)
