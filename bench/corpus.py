@@ -62,6 +62,7 @@ def fill(org: Organisation, actor: Actor, chunks: int, *, pool: int = 2000, seed
 
     have = chunk_count(org)
     if have >= chunks:
+        give_speakers(org)  # organisations filled before passages had speakers
         return 0.0
     started = time.perf_counter()
     rng = random.Random(seed + have)
@@ -97,9 +98,22 @@ def fill(org: Organisation, actor: Actor, chunks: int, *, pool: int = 2000, seed
             " embedding_model, category_id, scope, owner_id, recorded_at) FROM STDIN"
         ) as copy:
             copy.write(buffer.read())
+    give_speakers(org)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE memory_chunk")
     return time.perf_counter() - started
+
+
+def give_speakers(org: Organisation) -> None:
+    """Every passage a speaker of PEOPLE and a day in 2021-2026, so the conversation arms (a
+    question naming a person or a month) run as they would on chat exports."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE memory_chunk SET speaker = (%s::text[])[1 + id %% %s], "
+            "said_at = '2021-01-01'::timestamptz + (id %% 2000) * interval '1 day' "
+            "WHERE org_id = %s AND speaker = ''",
+            [PEOPLE, len(PEOPLE), org.pk],
+        )
 
 
 def questions(count: int, seed: int = 11) -> list[str]:
@@ -109,6 +123,7 @@ def questions(count: int, seed: int = 11) -> list[str]:
         "what did {team} decide about {obj}",
         "{person} {customer} {obj}",
         "when was {obj} {verb} for {customer}",
+        "what did {person} say about {obj} in {month} {year}?",
     ]
     return [
         rng.choice(forms).format(
@@ -117,6 +132,8 @@ def questions(count: int, seed: int = 11) -> list[str]:
             customer=rng.choice(CUSTOMERS),
             team=rng.choice(TEAMS),
             person=rng.choice(PEOPLE),
+            month=rng.choice(["January", "March", "May", "September"]),
+            year=rng.randint(2021, 2026),
         )  # fmt: skip
         for _ in range(count)
     ]

@@ -54,9 +54,13 @@ class Document(models.Model):
     occurred_at = models.DateTimeField(null=True, blank=True, help_text="When the content speaks from.")
     # A document that is one message or turn of a conversation says who spoke and in which
     # conversation and session (a chat channel and day, a meeting); its time is occurred_at.
-    speaker = models.CharField(max_length=200, blank=True, help_text="Who said it, when it is one message.")
-    conversation = models.CharField(max_length=240, blank=True, help_text="The conversation it belongs to.")
-    session = models.CharField(max_length=240, blank=True, help_text="The sitting of that conversation.")
+    speaker = models.CharField(
+        max_length=200, blank=True, db_default="", help_text="Who said it, when it is one message."
+    )
+    conversation = models.CharField(
+        max_length=240, blank=True, db_default="", help_text="The conversation it belongs to."
+    )
+    session = models.CharField(max_length=240, blank=True, db_default="", help_text="The sitting of that conversation.")
     processed_at = models.DateTimeField(null=True, blank=True)
     superseded_at = models.DateTimeField(null=True, blank=True)
     superseded_by = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
@@ -92,7 +96,7 @@ class Chunk(models.Model):
     embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS)
     embedding_model = models.CharField(max_length=200, blank=True, help_text="The model that computed the vector.")
     # A passage that is one speaker's turn: who spoke and when (both also in its embedded text).
-    speaker = models.CharField(max_length=200, blank=True)
+    speaker = models.CharField(max_length=200, blank=True, db_default="")
     said_at = models.DateTimeField(null=True, blank=True)
     search = models.GeneratedField(
         expression=SearchVector("title", weight="A", config="english")

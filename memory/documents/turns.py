@@ -18,7 +18,7 @@ from datetime import UTC, datetime, time
 from django.db.models import Q
 
 from memory.documents.chunking import TURN, ChunkDraft
-from memory.models import Document
+from memory.models import Chunk, Document
 
 CONTEXT_CHARS = 300  # of the turn before: with a turn of up to 900, inside the model's window
 _CLOCK = re.compile(r"^(\d{1,2}):(\d{2})(?::\d{2})?$")
@@ -58,15 +58,28 @@ def header(turn: Turn) -> str:
 
 def embedded_texts(document: Document, drafts: list[ChunkDraft]) -> list[str]:
     """The text each passage's vector is computed from."""
-    turns = [turn_of(document, draft) for draft in drafts]
-    before = previous_message(document) if drafts else ""
+    return _texts(document, [(draft.heading, turn_of(document, draft)) for draft in drafts])
+
+
+def stored_texts(document: Document, chunks: list[Chunk]) -> list[str]:
+    """The same texts for stored passages (in order), for re-embedding them."""
+    turns = []
+    for chunk in chunks:
+        opening = TURN.match(chunk.text) if chunk.speaker else None
+        body = chunk.text[opening.end() :].strip() if opening else chunk.text
+        turns.append((chunk.heading, Turn(chunk.speaker, chunk.said_at, body or chunk.text)))
+    return _texts(document, turns)
+
+
+def _texts(document: Document, turns: list[tuple[str, Turn]]) -> list[str]:
+    before = previous_message(document) if turns else ""
     texts = []
-    for index, (draft, turn) in enumerate(zip(drafts, turns, strict=True)):
+    for index, (heading, turn) in enumerate(turns):
         if index > 0:
-            earlier = turns[index - 1]
+            earlier = turns[index - 1][1]
             before = f"{earlier.speaker}: {earlier.body}" if earlier.speaker else earlier.body
         context = f"(after: {before[-CONTEXT_CHARS:]})" if before else ""
-        lines = [document.title, draft.heading, context, header(turn), turn.body]
+        lines = [document.title, heading, context, header(turn), turn.body]
         texts.append("\n".join(line for line in lines if line))
     return texts
 

@@ -8,7 +8,8 @@ from typing import Any
 from django.db.models import QuerySet
 
 from brain.models import Organisation
-from memory.models import Chunk, Fact
+from memory.documents.turns import stored_texts
+from memory.models import Chunk, Document, Fact
 from memory.retrieval.embedding import get_embedder
 
 
@@ -22,10 +23,35 @@ def reembed(*, org: Organisation | None = None, batch_size: int = 256, resume: b
     chunks = Chunk.objects.all() if org is None else Chunk.objects.filter(org=org)
     facts = Fact.objects.all() if org is None else Fact.objects.filter(org=org)
     return {
-        "chunks": _reembed_rows(chunks, ["title", "heading", "text"], lambda c: f"{c.title}\n{c.heading}\n{c.text}",
-                                batch_size, resume),
+        "chunks": _reembed_chunks(chunks, batch_size, resume),
         "facts": _reembed_rows(facts, ["statement"], lambda f: f.statement, batch_size, resume),
-    }  # fmt: skip
+    }
+
+
+def _reembed_chunks(chunks: QuerySet[Chunk], batch_size: int, resume: bool) -> int:
+    """Passages document by document, each embedded from the same text ingestion uses (its
+    speaker, time and the turn before; ``memory.documents.turns``)."""
+    embedder = get_embedder()
+    model = embedder.name[:200]
+    pending = chunks.exclude(embedding_model=model) if resume else chunks
+    documents = list(pending.order_by("document_id").values_list("document_id", flat=True).distinct())
+    done = 0
+    for start in range(0, len(documents), max(1, batch_size // 8)):
+        batch = Document.objects.filter(pk__in=documents[start : start + max(1, batch_size // 8)])
+        rows: list[Chunk] = []
+        texts: list[str] = []
+        for document in batch:
+            passages = list(chunks.filter(document=document).order_by("ordinal"))  # whole, for the context
+            rows += passages
+            texts += stored_texts(document, passages)
+        if not rows:
+            continue
+        vectors = embedder.embed(texts)  # no transaction is open here
+        for row, vector in zip(rows, vectors, strict=True):
+            row.embedding, row.embedding_model = vector, model
+        Chunk.objects.bulk_update(rows, ["embedding", "embedding_model"], batch_size=500)
+        done += len(rows)
+    return done
 
 
 def _reembed_rows(

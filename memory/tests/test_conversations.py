@@ -257,3 +257,21 @@ def test_a_role_known_only_from_a_hidden_source_expands_nothing(actor, insider):
     assert people_behind(actor=actor, question=question) == []
     hits = search_chunks(actor=actor, query=question, top_k=5).hits
     assert all("graph" not in h.ranks for h in hits)
+
+
+@pytest.mark.django_db
+def test_re_embedding_computes_each_passage_from_the_same_text_as_ingestion(actor):
+    from memory.retrieval.embedding import get_embedder
+    from memory.retrieval.reembedding import reembed
+
+    document = save(actor, "#sales 2026-01-05", SLACK_DAY, content_type="text/markdown",
+                    occurred_at=datetime(2026, 1, 5, 9, 2, tzinfo=UTC))  # fmt: skip
+    before = {c.pk: list(c.embedding) for c in Chunk.objects.filter(document=document)}
+    Chunk.objects.filter(document=document).update(embedding=[0.0] * 383 + [1.0], embedding_model="old")
+    assert reembed(org=actor.org, resume=True)["chunks"] == len(before)
+    after = {c.pk: c for c in Chunk.objects.filter(document=document)}
+    expected = get_embedder().embed(embedded_texts(document, chunk(document.content, document.content_type)))
+    for row, vector in zip(sorted(after.values(), key=lambda c: c.ordinal), expected, strict=True):
+        assert row.embedding_model == get_embedder().name
+        assert float(sum(a * b for a, b in zip(row.embedding, vector, strict=True))) > 0.999
+        assert float(sum(a * b for a, b in zip(row.embedding, before[row.pk], strict=True))) > 0.999
