@@ -1,6 +1,11 @@
 """Ingestion throughput with a real Celery worker, and the resident memory of web and worker.
 
     .venv/bin/python -m bench.ingest --documents 200 --words 300
+    .venv/bin/python -m bench.ingest --documents 1000 --chat
+
+With ``--chat`` each document is one chat message (speaker, conversation, session, time) of
+about 25 words, as a chat export loaded message by message: one passage each, each embedded
+after the message before it.
 
 Saves documents through the same service as add_company_knowledge (ingestion queued on
 commit), runs one Celery worker as ./brainctl run does (2 pool processes), and times until all
@@ -15,6 +20,7 @@ import random
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import psutil
@@ -36,13 +42,14 @@ def main() -> None:
     parser.add_argument("--words", type=int, default=300)
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--port", type=int, default=8767)
+    parser.add_argument("--chat", action="store_true", help="One short chat message a document")
     args = parser.parse_args()
     env = setup_environment()
     subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
     import django
 
     django.setup()
-    from bench.corpus import bench_org, sentence
+    from bench.corpus import PEOPLE, bench_org, sentence
     from brain.services import create_token
     from memory.documents.saving import add_document
     from memory.models import Document
@@ -61,12 +68,20 @@ def main() -> None:
     texts = []
     for _ in range(args.documents):
         words: list[str] = []
-        while len(words) < args.words:
+        while len(words) < (25 if args.chat else args.words):
             words += sentence(rng).split()
         paragraphs = [" ".join(words[i : i + 60]) for i in range(0, len(words), 60)]
         texts.append("\n\n".join(paragraphs))
     started = time.perf_counter()
-    ids = [add_document(actor=actor, title=f"Doc {i}", content=t).document.pk for i, t in enumerate(texts)]
+    if args.chat:
+        begin = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+        ids = [
+            add_document(actor=actor, title=PEOPLE[i % 4], content=t, speaker=PEOPLE[i % 4], conversation="bench",
+                         session=f"day {i // 100}", occurred_at=begin + timedelta(minutes=i)).document.pk
+            for i, t in enumerate(texts)
+        ]  # fmt: skip
+    else:
+        ids = [add_document(actor=actor, title=f"Doc {i}", content=t).document.pk for i, t in enumerate(texts)]
     pending = Document.objects.filter(pk__in=ids).exclude(status__in=["ready", "failed"])
     while pending.exists():
         time.sleep(0.2)

@@ -28,7 +28,7 @@ from memory.retrieval.candidates import (
 from memory.retrieval.embedding import get_embedder
 from memory.retrieval.expansion import people_behind
 from memory.retrieval.fusion import fuse
-from memory.retrieval.neighbours import with_neighbours
+from memory.retrieval.rerank import rerank
 from memory.retrieval.speakers import known_speakers, speakers_named
 from memory.retrieval.when import window
 
@@ -119,7 +119,7 @@ def search_chunks(
         timings["keyword"] = (time.perf_counter() - t) * 1000
     t = time.perf_counter()
     fused, ranks = fuse(lists)
-    fused = with_neighbours(fused)
+    fused = rerank(query, fused)
     scores: dict[int, dict[str, float]] = {}
     for name, rows in lists.items():
         for cid, score in rows:

@@ -1,0 +1,65 @@
+"""Learning-free reranking of the fused candidates, from what a passage is and where it sits.
+
+- Neighbours: a discussion spans several turns, and an answer often sits in the turn after the
+  question ("when do you fly?" / "Thursday"). A passage gains a share of the best score of the
+  passages right before and after it: the next or previous passage of the same document, or,
+  for documents that are one message each, the message before or after it in the same
+  conversation.
+- Dates for "when": a question asking when favours passages that say a time (a date, a
+  weekday, "tomorrow", "next week", a clock time).
+
+Only candidates take part, and all of them are passages the caller may read.
+"""
+
+from __future__ import annotations
+
+import re
+
+from django.db import connection
+
+NEIGHBOUR_SHARE = 0.4  # measured: see docs/benchmarks.md
+WHEN_BONUS = 0.0
+WHEN_QUESTION = re.compile(r"^\s*(when|what (date|day|time|month|year)|how long ago|since when)\b", re.I)
+SAYS_A_TIME = re.compile(
+    r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tonight|tomorrow|yesterday|"
+    r"weekend|last (night|week|month|year)|next (week|month|year)|this (week|month|morning|afternoon|evening)|"
+    r"january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"\d{1,2}(:\d{2})?\s*(am|pm)|\d{1,2}:\d{2}|\d{4}-\d{2}-\d{2}|\d{1,2}(st|nd|rd|th)|(in|ago) \w+ (days|weeks))\b",
+    re.I,
+)
+
+
+def rerank(question: str, fused: dict[int, float]) -> dict[int, float]:
+    when = WHEN_BONUS > 0 and bool(WHEN_QUESTION.search(question))
+    if len(fused) < 2 or (NEIGHBOUR_SHARE <= 0 and not when):
+        return fused
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.id, c.document_id, c.ordinal, d.conversation, d.chunk_count, c.text FROM memory_chunk c "
+            "JOIN memory_document d ON d.id = c.document_id WHERE c.id = ANY(%s)",
+            [list(fused)],
+        )
+        rows = cursor.fetchall()
+    scores = _with_neighbours(fused, rows) if NEIGHBOUR_SHARE > 0 else dict(fused)
+    if when:
+        for cid, *_, text in rows:
+            if SAYS_A_TIME.search(text):
+                scores[cid] *= 1 + WHEN_BONUS
+    return scores
+
+
+def _with_neighbours(fused: dict[int, float], rows: list[tuple]) -> dict[int, float]:
+    at: dict[tuple[object, ...], int] = {}
+    for cid, document, ordinal, conversation, count, _ in rows:
+        at[("doc", document, ordinal)] = cid
+        if conversation and count == 1:
+            at[("conv", conversation, document)] = cid
+    boosted = dict(fused)
+    for cid, document, ordinal, conversation, count, _ in rows:
+        near = [at.get(("doc", document, ordinal - 1)), at.get(("doc", document, ordinal + 1))]
+        if conversation and count == 1:
+            near += [at.get(("conv", conversation, document - 1)), at.get(("conv", conversation, document + 1))]
+        lent = [fused[n] for n in near if n is not None and n != cid]
+        if lent:
+            boosted[cid] = fused[cid] + NEIGHBOUR_SHARE * max(lent)
+    return boosted
