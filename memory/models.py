@@ -71,6 +71,12 @@ class Document(models.Model):
             models.Index(fields=["org", "status"], name="document_org_status"),
             models.Index(fields=["org", "-recorded_at"], name="document_org_recorded"),
             models.Index(fields=["org", "source_kind", "external_id"], name="document_external_id"),
+            # The message before a message in its conversation (memory.documents.turns).
+            models.Index(
+                fields=["org", "conversation", "occurred_at", "id"],
+                name="document_conversation",
+                condition=~models.Q(conversation=""),
+            ),
         ]
 
     def __str__(self) -> str:
