@@ -1,13 +1,14 @@
-"""Passages as they are indexed: who spoke and when, and the turn before.
+"""Passages as they are indexed: for a turn of a conversation, who spoke and when, and the turn
+before it.
 
-A passage is returned and cited as it is, but it is embedded with a header ("Priya Shah
-(May 2026)") and the turn before it: "yes, Friday" means little alone. (Measured on the chat
-dev set: context for every turn beat context for short turns only, and before the turn beat
-after it; see docs/benchmarks.md.) The turn before comes from the same document or, for a document that is one
-message, from the message before it in the same conversation, and only when that message has
-the same audience (category, scope, owner): a vector must not depend on what some of its
-readers cannot see.
-"""
+A turn is returned and cited as it is, but embedded with a header ("Priya Shah (May 2026)")
+and the turn before it: "yes, Friday" means little alone. Measured on the chat dev set
+(docs/benchmarks.md): context for every turn beat context for short turns only, and context
+before the turn beat context after it. The turn before comes from the same document or, for a
+document that is one message, from the message before it in the same conversation, and only
+when that message has the same audience (category, scope, owner): a vector must not depend on
+what some of its readers cannot see. Passages of pages (no speaker) are embedded with their
+title and heading, as before."""
 
 from __future__ import annotations
 
@@ -72,14 +73,17 @@ def stored_texts(document: Document, chunks: list[Chunk]) -> list[str]:
 
 
 def _texts(document: Document, turns: list[tuple[str, Turn]]) -> list[str]:
-    before = previous_message(document) if turns else ""
+    before = previous_message(document) if turns and turns[0][1].speaker else ""
     texts = []
     for index, (heading, turn) in enumerate(turns):
         if index > 0:
             earlier = turns[index - 1][1]
             before = f"{earlier.speaker}: {earlier.body}" if earlier.speaker else earlier.body
-        context = f"(after: {before[-CONTEXT_CHARS:]})" if before else ""
-        lines = [document.title, heading, context, header(turn), turn.body]
+        if turn.speaker:  # a turn of a conversation
+            context = f"(after: {before[-CONTEXT_CHARS:]})" if before else ""
+            lines = [document.title, heading, context, header(turn), turn.body]
+        else:  # a passage of a page: its title and heading say enough
+            lines = [document.title, heading, turn.body]
         texts.append("\n".join(line for line in lines if line))
     return texts
 
