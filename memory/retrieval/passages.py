@@ -110,16 +110,17 @@ def search_chunks(
         t = time.perf_counter()
         lists["vector"] = vector_candidates(vector, where, candidates)
         timings["vector"] = (time.perf_counter() - t) * 1000
-        t = time.perf_counter()
-        lists.update(_conversation_arms(actor, query, vector, where, candidates, as_of))
-        timings["conversation"] = (time.perf_counter() - t) * 1000
+        if mode == "auto":  # the single-retriever modes stay pure, for investigating a search
+            t = time.perf_counter()
+            lists.update(_conversation_arms(actor, query, vector, where, candidates, as_of))
+            timings["conversation"] = (time.perf_counter() - t) * 1000
     if mode in ("auto", "keyword"):
         t = time.perf_counter()
         lists["keyword"] = keyword_candidates(query, where, candidates)
         timings["keyword"] = (time.perf_counter() - t) * 1000
     t = time.perf_counter()
     fused, ranks = fuse(lists)
-    fused = rerank(query, fused)
+    fused = rerank(query, fused) if mode == "auto" else fused
     scores: dict[int, dict[str, float]] = {}
     for name, rows in lists.items():
         for cid, score in rows:

@@ -5,8 +5,9 @@
   passages right before and after it: the next or previous passage of the same document, or,
   for documents that are one message each, the message before or after it in the same
   conversation.
-- Dates for "when": a question asking when favours passages that say a time (a date, a
-  weekday, "tomorrow", "next week", a clock time).
+- Dates for "when": a question asking when favours turns of a conversation that say a time (a
+  date, a weekday, "tomorrow", "next week", a clock time). Pages are full of dates, so the rule
+  is for turns only.
 
 Only candidates take part, and all of them are passages the caller may read.
 """
@@ -18,7 +19,7 @@ import re
 from django.db import connection
 
 NEIGHBOUR_SHARE = 0.4  # measured: see docs/benchmarks.md
-WHEN_BONUS = 0.0
+WHEN_BONUS = 0.5  # measured on the chat dev set: see docs/benchmarks.md
 WHEN_QUESTION = re.compile(r"^\s*(when|what (date|day|time|month|year)|how long ago|since when)\b", re.I)
 SAYS_A_TIME = re.compile(
     r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tonight|tomorrow|yesterday|"
@@ -35,27 +36,28 @@ def rerank(question: str, fused: dict[int, float]) -> dict[int, float]:
         return fused
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT c.id, c.document_id, c.ordinal, d.conversation, d.chunk_count, c.text FROM memory_chunk c "
+            "SELECT c.id, c.document_id, c.ordinal, d.conversation, d.chunk_count, c.speaker, c.text "
+            "FROM memory_chunk c "
             "JOIN memory_document d ON d.id = c.document_id WHERE c.id = ANY(%s)",
             [list(fused)],
         )
         rows = cursor.fetchall()
     scores = _with_neighbours(fused, rows) if NEIGHBOUR_SHARE > 0 else dict(fused)
     if when:
-        for cid, *_, text in rows:
-            if SAYS_A_TIME.search(text):
+        for cid, *_, speaker, text in rows:
+            if speaker and SAYS_A_TIME.search(text):
                 scores[cid] *= 1 + WHEN_BONUS
     return scores
 
 
 def _with_neighbours(fused: dict[int, float], rows: list[tuple]) -> dict[int, float]:
     at: dict[tuple[object, ...], int] = {}
-    for cid, document, ordinal, conversation, count, _ in rows:
+    for cid, document, ordinal, conversation, count, *_ in rows:
         at[("doc", document, ordinal)] = cid
         if conversation and count == 1:
             at[("conv", conversation, document)] = cid
     boosted = dict(fused)
-    for cid, document, ordinal, conversation, count, _ in rows:
+    for cid, document, ordinal, conversation, count, *_ in rows:
         near = [at.get(("doc", document, ordinal - 1)), at.get(("doc", document, ordinal + 1))]
         if conversation and count == 1:
             near += [at.get(("conv", conversation, document - 1)), at.get(("conv", conversation, document + 1))]

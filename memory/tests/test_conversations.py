@@ -275,3 +275,12 @@ def test_re_embedding_computes_each_passage_from_the_same_text_as_ingestion(acto
         assert row.embedding_model == get_embedder().name
         assert float(sum(a * b for a, b in zip(row.embedding, vector, strict=True))) > 0.999
         assert float(sum(a * b for a, b in zip(row.embedding, before[row.pk], strict=True))) > 0.999
+
+
+@pytest.mark.django_db
+def test_a_question_asking_when_favours_the_turn_that_says_a_time(actor):
+    at = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
+    said(actor, "Maya", "The Lisbon trip is for the warehouse audit with the client.", at, conversation="a")
+    said(actor, "Maya", "I fly to Lisbon on Thursday for the audit.", at.replace(minute=5), conversation="b")
+    hits = search_chunks(actor=actor, query="When does Maya fly to Lisbon for the warehouse audit?", top_k=2).hits
+    assert hits[0].text == "I fly to Lisbon on Thursday for the audit."

@@ -35,6 +35,7 @@ from memory.models import Document
 from memory.retrieval.passages import search_chunks
 from memory.retrieval.when import parse_moment
 
+SHALLOW = 10  # the cut-off scored as a caller asking for that many passages sees it
 BASELINE = {"any@10": 81.1, "fraction@10": 12.9}  # per-meeting BM25 over single turns, from the data's README
 
 
@@ -143,8 +144,12 @@ class Command(BaseCommand):
             external.update(dict(Document.objects.filter(org=actor.org).values_list("pk", "external_id")))
         for query in queries:
             actor = actors[query["corpus"]]
-            result = search_chunks(actor=actor, query=query["query"], top_k=depth, mode=mode.split("+")[0])
-            documents = [hit.document_id for hit in result.hits]
+            # The first ten are what a caller asking for ten gets (a deeper search gathers more
+            # candidates, which reorders them a little); deeper cut-offs continue from a deep search.
+            documents = []
+            for top_k in dict.fromkeys([min(SHALLOW, depth), depth]):
+                result = search_chunks(actor=actor, query=query["query"], top_k=top_k, mode=mode.split("+")[0])
+                documents += [hit.document_id for hit in result.hits if hit.document_id not in documents]
             if mode == "auto+facts":
                 facts = search_facts(actor=actor, query=query["query"], limit=depth)
                 documents = fuse([documents, [f.fact.document_id for f in facts if f.fact.document_id]])
