@@ -27,7 +27,7 @@ def test_a_process_that_never_imported_the_task_module_queues_the_task_on_its_ro
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "brain.settings"}
     subprocess.run([sys.executable, "-c", SEND], cwd=ROOT, env=env, check=True, timeout=60)  # noqa: S603 (our own interpreter)
     raw = broker.lpop("ingest")
-    assert raw is not None, "nothing was queued on the ingest queue"
+    assert isinstance(raw, bytes), "nothing was queued on the ingest queue"
     message = json.loads(raw)
     assert message["headers"]["task"] == "memory.tasks.ingest_document_task"
     assert json.loads(base64.b64decode(message["body"]))[0] == [987654]

@@ -88,7 +88,8 @@ class Command(BaseCommand):
         finally:
             if not opts["keep"]:
                 Organisation.objects.filter(pk__in=[a.org.pk for a in actors.values()]).delete()
-                User.objects.filter(username__startswith="eval-").delete()
+                # Only its own users: another evaluation may be running beside this one.
+                User.objects.filter(pk__in=[a.user.pk for a in actors.values()]).delete()
         self._report(runs, queries, cutoffs, len(corpora), load_seconds)
         if opts["out"]:
             with opts["out"].open("w") as handle:
