@@ -1,4 +1,5 @@
 import json
+from datetime import UTC, datetime
 from io import StringIO
 
 import pytest
@@ -115,3 +116,28 @@ def test_eval_retrieval_scores_any_data_in_the_layout(tmp_path):
     assert {r["qid"] for r in ranked} == {"q1", "q2"}
     assert all("m2:0" not in r["ranked"] for r in ranked)
     assert not Organisation.objects.filter(slug__startswith="eval-").exists()
+
+
+def test_eval_retrieval_saves_each_line_as_a_message_with_its_speaker_time_and_session(tmp_path):
+    docs = [
+        {"doc_id": "c1:0", "corpus": "c1", "speaker": "Caroline", "text": "I went to a support group yesterday.",
+         "timestamp": "1:56 pm on 8 May, 2023", "session": "session_1"},
+        {"doc_id": "c1:1", "corpus": "c1", "speaker": "Melanie", "text": "That sounds powerful.",
+         "timestamp": "2023-05-08T13:57:00", "session": "session_1"},
+        {"doc_id": "c1:2", "corpus": "c1", "speaker": "Melanie", "text": "   ", "timestamp": "whenever"},
+    ]  # fmt: skip
+    queries = [{"qid": "q1", "corpus": "c1", "query": "When did Caroline go to the support group?",
+                "gold_doc_ids": ["c1:0"]}]  # fmt: skip
+    (tmp_path / "d.jsonl").write_text("\n".join(json.dumps(d) for d in docs))
+    (tmp_path / "q.jsonl").write_text("\n".join(json.dumps(q) for q in queries))
+    out, err = run("eval_retrieval", "--docs", str(tmp_path / "d.jsonl"), "--queries", str(tmp_path / "q.jsonl"),
+                   "--k", "1", "--modes", "auto", "--keep")  # fmt: skip
+    assert "auto     overall        1   100.0   100.0" in out
+    assert "1 lines without text are left out" in err
+    assert "1 timestamps could not be read" in err
+    saved = {d.external_id: d for d in Document.objects.filter(source_kind="eval")}
+    assert set(saved) == {"c1:0", "c1:1"}
+    first = saved["c1:0"]
+    assert (first.speaker, first.conversation, first.session) == ("Caroline", "c1", "session_1")
+    assert first.occurred_at == datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    assert Chunk.objects.get(document=saved["c1:1"]).speaker == "Melanie"
