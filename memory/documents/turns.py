@@ -93,9 +93,13 @@ def previous_message(document: Document) -> str:
     if not document.conversation or not document.speaker:
         return ""
     same = Document.objects.filter(
-        org_id=document.org_id, conversation=document.conversation, category_id=document.category_id,
-        scope=document.scope, owner_id=document.owner_id, superseded_at__isnull=True,
-    ).exclude(pk=document.pk)  # fmt: skip
+        org_id=document.org_id,
+        conversation=document.conversation,
+        category_id=document.category_id,
+        scope=document.scope,
+        owner_id=document.owner_id,
+        superseded_at__isnull=True,
+    ).exclude(pk__in=[document.pk, document.previous_id or 0])  # fmt: skip  (not its own earlier version)
     # Messages of one session may share a time: then the order they were saved in decides.
     if document.occurred_at is not None:
         at = document.occurred_at

@@ -284,3 +284,13 @@ def test_a_question_asking_when_favours_the_turn_that_says_a_time(actor):
     said(actor, "Maya", "I fly to Lisbon on Thursday for the audit.", at.replace(minute=5), conversation="b")
     hits = search_chunks(actor=actor, query="When does Maya fly to Lisbon for the warehouse audit?", top_k=2).hits
     assert hits[0].text == "I fly to Lisbon on Thursday for the audit."
+
+
+@pytest.mark.django_db
+def test_an_edited_message_is_not_embedded_after_its_own_earlier_version(actor):
+    at = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
+    said(actor, "Maya", "Who books the venue?", at)
+    first = said(actor, "Tom", "I booked the venu", at.replace(minute=1), external_id="m2")
+    edited = said(actor, "Tom", "I booked the venue", at.replace(minute=1), external_id="m2")
+    assert edited.previous_id == first.pk
+    assert "(after: Maya: Who books the venue?)" in embedded_texts(edited, chunk(edited.content))[0]

@@ -64,6 +64,8 @@ class Command(BaseCommand):
         )  # fmt: skip
 
     def handle(self, *args: Any, **opts: Any) -> None:
+        self.created: list[str] = []
+        self.users: list[int] = []
         cutoffs = sorted({int(k) for k in opts["k"].split(",") if k.strip()})
         modes = [m.strip() for m in opts["modes"].split(",") if m.strip()]
         if opts["facts"] and "auto+facts" not in modes:
@@ -87,9 +89,11 @@ class Command(BaseCommand):
             runs = {mode: self._run(actors, queries, mode, max(cutoffs)) for mode in modes}
         finally:
             if not opts["keep"]:
+                # Also an organisation whose load failed half way (it has no actor yet).
+                Organisation.objects.filter(slug__in=self.created).delete()
                 Organisation.objects.filter(pk__in=[a.org.pk for a in actors.values()]).delete()
                 # Only its own users: another evaluation may be running beside this one.
-                User.objects.filter(pk__in=[a.user.pk for a in actors.values()]).delete()
+                User.objects.filter(pk__in=self.users).delete()
         self._report(runs, queries, cutoffs, len(corpora), load_seconds)
         if opts["out"]:
             with opts["out"].open("w") as handle:
@@ -100,7 +104,9 @@ class Command(BaseCommand):
     def _load(self, corpus: str, rows: list[dict[str, Any]]) -> Actor:
         suffix = secrets.token_hex(3)
         org = create_organisation(slug=f"eval-{suffix}", name=f"eval {corpus}")
+        self.created.append(org.slug)
         user = User.objects.create_user(f"eval-{suffix}")
+        self.users.append(user.pk)
         add_member(org=org, user=user, role="admin")
         writer = Actor(org=org, user=user, scopes=frozenset({"read", "write"}), via="command", role="admin")
         # Saved while ingestion is paused (nothing is queued for a worker), then ingested here in batches.
