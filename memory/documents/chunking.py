@@ -119,7 +119,7 @@ def _sentences(text: str) -> list[str]:
     return out
 
 
-def turn_of(text: str) -> tuple[str, str] | None:
+def opening_turn(text: str) -> tuple[str, str] | None:
     """(speaker, time as written) when the text opens with a speaker turn."""
     match = TURN.match(text)
     if match is None:
@@ -130,7 +130,7 @@ def turn_of(text: str) -> tuple[str, str] | None:
 def is_conversation(blocks: list[Block]) -> bool:
     """Most paragraphs are turns, there are several, and speakers come back (a list of
     "Note: ..." and "Owner: ..." lines is not a conversation)."""
-    speakers = [turn[0] for b in blocks if (turn := turn_of(b.text))]
+    speakers = [turn[0] for b in blocks if (turn := opening_turn(b.text))]
     return (
         len(speakers) >= 4
         and len(speakers) >= CONVERSATION_SHARE * len(blocks)
@@ -169,7 +169,7 @@ def _turns(blocks: list[Block], markdown: bool) -> list[ChunkDraft]:
     drafts: list[ChunkDraft] = []
     speaker = said = ""
     for block in blocks:
-        turn = turn_of(block.text)
+        turn = opening_turn(block.text)
         if turn is not None:
             speaker, said = turn
         elif drafts and drafts[-1].heading == block.heading and len(drafts[-1].text) + len(block.text) < MAX_CHARS:

@@ -34,7 +34,7 @@ class Turn:
     body: str  # the text without the speaker's name in front
 
 
-def turn_of(document: Document, draft: ChunkDraft) -> Turn:
+def indexed_turn(document: Document, draft: ChunkDraft) -> Turn:
     speaker = (draft.speaker or document.speaker)[:200]
     body = TURN.sub("", draft.text, count=1) if draft.speaker else draft.text
     return Turn(speaker, _said_at(document, draft.said), body.strip() or draft.text)
@@ -59,7 +59,7 @@ def header(turn: Turn) -> str:
 
 def embedded_texts(document: Document, drafts: list[ChunkDraft]) -> list[str]:
     """The text each passage's vector is computed from."""
-    return _texts(document, [(draft.heading, turn_of(document, draft)) for draft in drafts])
+    return _texts(document, [(draft.heading, indexed_turn(document, draft)) for draft in drafts])
 
 
 def stored_texts(document: Document, chunks: list[Chunk]) -> list[str]:
@@ -116,5 +116,5 @@ def previous_message(document: Document) -> str:
 
 def chunk_fields(document: Document, draft: ChunkDraft) -> dict[str, object]:
     """The passage's own columns for speaker and time."""
-    turn = turn_of(document, draft)
+    turn = indexed_turn(document, draft)
     return {"speaker": turn.speaker, "said_at": turn.said_at}

@@ -158,14 +158,21 @@ def common_cap(total: int) -> int:
     return max(300, min(2000, total // 10))
 
 
+def audience_of(clause: Clause) -> tuple[Clause, str]:
+    """The access part of a retrieval clause (who may see a row, without the time rule), and a
+    short key naming that audience, for what is cached per audience."""
+    access = Clause(READABLE_SQL, {k: clause.params[k] for k in ("org", "cats", "user")})
+    audience = f"{access.params['org']}:{sorted(access.params['cats'])}:{access.params['user']}"
+    return access, _digest(audience)
+
+
 def _term_statistics(clause: Clause, lexemes: list[str], table: Table) -> tuple[int, float, dict[str, int]]:
     """Row count, average length and per-term document frequency over the rows the caller may
     see (``READABLE_SQL`` with ``readable_sql``'s parameters, taken from ``clause``), cached for a
     few minutes per audience: ranking needs their proportions, not the last chunk ingested."""
-    access = Clause(READABLE_SQL, {k: clause.params[k] for k in ("org", "cats", "user")})
+    access, audience = audience_of(clause)
     where, source = access.sql, _table(table)
-    audience = f"{access.params['org']}:{sorted(access.params['cats'])}:{access.params['user']}"
-    key = f"bm25:{source}:{_digest(audience)}"
+    key = f"bm25:{source}:{audience}"
     totals = cache.get(key)
     if totals is None:
         with connection.cursor() as cursor:

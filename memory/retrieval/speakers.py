@@ -13,17 +13,16 @@ import re
 from django.core.cache import cache
 from django.db import connection
 
-from memory.access import READABLE_SQL, Clause
-from memory.retrieval.candidates import STATS_SECONDS, _digest
+from memory.access import Clause
+from memory.retrieval.candidates import STATS_SECONDS, audience_of
 
 MAX_SPEAKERS = 2000
 _WORD = re.compile(r"[\w'’-]+")
 
 
 def known_speakers(clause: Clause) -> list[str]:
-    access = Clause(READABLE_SQL, {k: clause.params[k] for k in ("org", "cats", "user")})
-    audience = f"{access.params['org']}:{sorted(access.params['cats'])}:{access.params['user']}"
-    key = f"speakers:{_digest(audience)}"
+    access, audience = audience_of(clause)
+    key = f"speakers:{audience}"
     names = cache.get(key)
     if names is None:
         with connection.cursor() as cursor:
