@@ -47,9 +47,13 @@ class Window:
 
 
 def window(question: str, today: date) -> Window | None:
-    """The first time expression in the question as a window of days, or None."""
+    """The first time expression in the question as a window of days, or None. A time at the
+    edge of the calendar ("9999-12-31", "May 0000") has no window: it is no time to search in."""
     for reader in (_iso, _day_month, _month_day, _relative, _ago, _month, _year):
-        found = reader(question, today)
+        try:
+            found = reader(question, today)
+        except (ValueError, OverflowError):
+            continue
         if found is not None:
             return found
     return None

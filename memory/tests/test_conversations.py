@@ -178,6 +178,18 @@ def test_a_month_still_to_come_this_year_means_last_years():
     assert window("What was decided in December?", date(2026, 3, 1)) == Window(date(2025, 12, 1), date(2026, 1, 1))
 
 
+@pytest.mark.parametrize("question", ["deploy of 9999-12-31", "in December 9999", "on 31 December 9999", "in May 0000"])
+def test_a_time_at_the_edge_of_the_calendar_is_no_window(question):
+    assert window(question, TODAY) is None
+
+
+@pytest.mark.django_db
+def test_a_search_for_a_time_at_the_edge_of_the_calendar_answers_like_any_other(actor):
+    said(actor, "Maya", "The deploy freeze starts in December.", datetime(2026, 12, 1, tzinfo=UTC))
+    hits = search_chunks(actor=actor, query="What happens on 31 December 9999 with the deploy freeze?", top_k=3).hits
+    assert [h.speaker for h in hits] == ["Maya"]
+
+
 def test_absurd_counts_and_dates_never_fail():
     assert window("99999999999 years ago", TODAY) is not None
     assert parse_moment("31 February 2023") is None
