@@ -5,6 +5,10 @@ filters on one row; values and entity mentions follow their fact or document. A 
 access therefore rewrites the document, every version of it (an older version read "as of" a
 past day must not keep the old access) and all their chunks and facts, in one transaction, and
 leaves an audit record. Content never changes here: knowledge changes by saving a new version.
+
+A message of a conversation is embedded after the message before it when both have the same
+readers (``memory.documents.turns``). Moving one changes who reads it, so it and the message
+after it are ingested again: no vector keeps text its readers may no longer see.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.models import Category, Membership, Organisation
+from memory.documents.saving import enqueue
+from memory.documents.turns import next_message_id
 from memory.models import Chunk, Document, Fact, Scope
 
 
@@ -51,6 +57,7 @@ def change_document_access(
     Document.objects.filter(pk__in=versions).update(**placement)
     Chunk.objects.filter(document_id__in=versions).update(**placement)
     Fact.objects.filter(document_id__in=versions).update(**placement)
+    _embed_again([document.pk, next_message_id(document)])
     record_audit(
         actor=actor,
         action="document.access_changed",
@@ -59,6 +66,14 @@ def change_document_access(
     )
     document.refresh_from_db()
     return document
+
+
+def _embed_again(document_ids: list[int | None]) -> None:
+    """Ingest ready documents again (their passages stay searchable until the new ones replace them)."""
+    ready = Document.objects.filter(pk__in=[pk for pk in document_ids if pk], status=Document.Status.READY)
+    for pk in list(ready.values_list("pk", flat=True)):
+        Document.objects.filter(pk=pk).update(status=Document.Status.QUEUED)
+        enqueue(pk)
 
 
 def _versions(document: Document) -> list[int]:

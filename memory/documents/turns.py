@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, time
 
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 
 from memory.documents.chunking import TURN, ChunkDraft
 from memory.models import Chunk, Document
@@ -90,28 +90,36 @@ def _texts(document: Document, turns: list[tuple[str, Turn]]) -> list[str]:
 
 def previous_message(document: Document) -> str:
     """The message before a one-message document in its conversation, if it has the same audience."""
-    if not document.conversation or not document.speaker:
-        return ""
-    same = Document.objects.filter(
-        org_id=document.org_id,
-        conversation=document.conversation,
-        category_id=document.category_id,
-        scope=document.scope,
-        owner_id=document.owner_id,
-        superseded_at__isnull=True,
-    ).exclude(pk__in=[document.pk, document.previous_id or 0])  # fmt: skip  (not its own earlier version)
-    # Messages of one session may share a time: then the order they were saved in decides.
-    if document.occurred_at is not None:
-        at = document.occurred_at
-        earlier = same.filter(Q(occurred_at__lt=at) | Q(occurred_at=at, pk__lt=document.pk))
-        earlier = earlier.order_by("-occurred_at", "-pk")
-    else:
-        earlier = same.filter(occurred_at__isnull=True, pk__lt=document.pk).order_by("-pk")
-    found = earlier.values_list("speaker", "content").first()
+    found = _around(document, same_audience=True, before=True).values_list("speaker", "content").first()
     if found is None:
         return ""
     speaker, content = found
     return f"{speaker}: {content}" if speaker else content
+
+
+def next_message_id(document: Document) -> int | None:
+    """The message after a one-message document in its conversation, whoever may read it: the one
+    whose vector may have been computed after this one."""
+    return _around(document, same_audience=False, before=False).values_list("pk", flat=True).first()
+
+
+def _around(document: Document, *, same_audience: bool, before: bool) -> QuerySet[Document]:
+    if not document.conversation or not document.speaker:
+        return Document.objects.none()
+    same = Document.objects.filter(
+        org_id=document.org_id, conversation=document.conversation, superseded_at__isnull=True
+    ).exclude(pk__in=[document.pk, document.previous_id or 0])  # not its own earlier version
+    if same_audience:
+        same = same.filter(category_id=document.category_id, scope=document.scope, owner_id=document.owner_id)
+    # Messages of one session may share a time: then the order they were saved in decides.
+    at, pk = document.occurred_at, document.pk
+    if before:
+        if at is None:
+            return same.filter(occurred_at__isnull=True, pk__lt=pk).order_by("-pk")
+        return same.filter(Q(occurred_at__lt=at) | Q(occurred_at=at, pk__lt=pk)).order_by("-occurred_at", "-pk")
+    if at is None:
+        return same.filter(occurred_at__isnull=True, pk__gt=pk).order_by("pk")
+    return same.filter(Q(occurred_at__gt=at) | Q(occurred_at=at, pk__gt=pk)).order_by("occurred_at", "pk")
 
 
 def chunk_fields(document: Document, draft: ChunkDraft) -> dict[str, object]:

@@ -306,3 +306,28 @@ def test_an_edited_message_is_not_embedded_after_its_own_earlier_version(actor):
     edited = said(actor, "Tom", "I booked the venue", at.replace(minute=1), external_id="m2")
     assert edited.previous_id == first.pk
     assert "(after: Maya: Who books the venue?)" in embedded_texts(edited, chunk(edited.content))[0]
+
+
+@pytest.mark.django_db
+def test_moving_a_message_to_other_readers_embeds_it_and_the_next_one_again_without_it(actor, insider):
+    from memory.documents.ingestion import ingest_documents
+    from memory.documents.placement import change_document_access
+    from memory.retrieval.embedding import get_embedder
+
+    at = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
+    said(actor, "Maya", "Anyone for lunch?", at)
+    secret = said(actor, "Helena", "The Quorvane acquisition closes in June.", at.replace(minute=1))
+    reply = said(actor, "Tom", "Yes", at.replace(minute=2))
+    assert "Quorvane" in embedded_texts(reply, chunk(reply.content))[0]
+    admin = Actor(org=actor.org, user=insider.user, scopes=frozenset({"read", "write"}), role="admin")
+    board = Category.objects.get(slug="board", org=actor.org)
+    change_document_access(actor=admin, document_id=secret.pk, category=board, scope="shared", owner=None)
+    assert set(Document.objects.filter(pk__in=[secret.pk, reply.pk]).values_list("status", flat=True)) == {"queued"}
+    ingest_documents(document_ids=[secret.pk, reply.pk])
+    reply.refresh_from_db()
+    text = embedded_texts(reply, chunk(reply.content))[0]
+    assert "Quorvane" not in text
+    assert "(after: Maya: Anyone for lunch?)" in text
+    stored = Chunk.objects.get(document=reply).embedding
+    expected = get_embedder().embed([text])[0]
+    assert float(sum(a * b for a, b in zip(stored, expected, strict=True))) > 0.999
