@@ -19,8 +19,8 @@ from brain.errors import InvalidArgument, NotFound
 from brain.models import Organisation
 from brain.services import mark_memory_built
 from memory.documents.chunking import ChunkDraft, chunk
-from memory.documents.saving import Status, enqueue, logger
-from memory.documents.turns import chunk_fields, embedded_texts
+from memory.documents.saving import Status, enqueue, ingest_again, logger
+from memory.documents.turns import chunk_fields, embedded_texts, next_message_id
 from memory.graph.document_facts import extract_document
 from memory.models import Chunk, Document
 from memory.retrieval.embedding import EmbeddingError, get_embedder
@@ -176,6 +176,8 @@ def _store(document_id: int, claim: str, drafts: list[ChunkDraft], vectors: list
         )
         if current.previous_id:
             _supersede(current.previous_id, by=current.pk, at=now)
+            # The message after an edited one was embedded after its earlier text.
+            ingest_again([next_message_id(current)])
         if current.org.memory_built_at is None:
             mark_memory_built(org=current.org)
     return "ready"

@@ -20,7 +20,7 @@ from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.models import Category, Membership, Organisation
-from memory.documents.saving import enqueue
+from memory.documents.saving import ingest_again
 from memory.documents.turns import next_message_id
 from memory.models import Chunk, Document, Fact, Scope
 
@@ -57,7 +57,7 @@ def change_document_access(
     Document.objects.filter(pk__in=versions).update(**placement)
     Chunk.objects.filter(document_id__in=versions).update(**placement)
     Fact.objects.filter(document_id__in=versions).update(**placement)
-    _embed_again([document.pk, next_message_id(document)])
+    ingest_again([document.pk, next_message_id(document)])
     record_audit(
         actor=actor,
         action="document.access_changed",
@@ -66,14 +66,6 @@ def change_document_access(
     )
     document.refresh_from_db()
     return document
-
-
-def _embed_again(document_ids: list[int | None]) -> None:
-    """Ingest ready documents again (their passages stay searchable until the new ones replace them)."""
-    ready = Document.objects.filter(pk__in=[pk for pk in document_ids if pk], status=Document.Status.READY)
-    for pk in list(ready.values_list("pk", flat=True)):
-        Document.objects.filter(pk=pk).update(status=Document.Status.QUEUED)
-        enqueue(pk)
 
 
 def _versions(document: Document) -> list[int]:

@@ -144,3 +144,12 @@ def _continued_version(
 
 def enqueue(document_id: int) -> None:
     send_on_commit(INGEST_TASK, document_id, what="document")
+
+
+def ingest_again(document_ids: list[int | None]) -> None:
+    """Queue ready documents for ingestion again (their passages stay searchable until the new
+    ones replace them); used when what a passage was embedded with has changed."""
+    ready = Document.objects.filter(pk__in=[pk for pk in document_ids if pk], status=Status.READY)
+    for pk in list(ready.values_list("pk", flat=True)):
+        if Document.objects.filter(pk=pk, status=Status.READY).update(status=Status.QUEUED):
+            enqueue(pk)

@@ -331,3 +331,14 @@ def test_moving_a_message_to_other_readers_embeds_it_and_the_next_one_again_with
     stored = Chunk.objects.get(document=reply).embedding
     expected = get_embedder().embed([text])[0]
     assert float(sum(a * b for a, b in zip(stored, expected, strict=True))) > 0.999
+
+
+@pytest.mark.django_db
+def test_the_message_after_an_edited_one_is_embedded_again_after_the_new_text(actor):
+    at = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
+    said(actor, "Maya", "The offsite is in Porto", at, external_id="m1")
+    reply = said(actor, "Tom", "Great", at.replace(minute=1))
+    said(actor, "Maya", "The offsite is in Lisbon", at, external_id="m1")
+    reply.refresh_from_db()
+    assert reply.status == "queued"
+    assert "Lisbon" in embedded_texts(reply, chunk(reply.content))[0]
