@@ -40,8 +40,9 @@ class OrganisationAdmin(OrgScopedAdmin):
     org_field = "pk"
     list_display = ["name", "slug", "language", "memory_built_at", "created_at"]
     search_fields = ["name", "slug"]
-    # Built and paused change through the actions, which run the services (resuming queues work).
-    readonly_fields = ["memory_built_at", "ingestion_paused_at", "created_at"]
+    # Built and paused change through the actions, which run the services (resuming queues work);
+    # the embedder only through `manage.py reembed --to`, which moves the vectors with it.
+    readonly_fields = ["memory_built_at", "ingestion_paused_at", "embedder", "embedder_next", "created_at"]
     inlines = [FeaturesInline]
     actions = ["mark_memory_built"]
 

@@ -13,8 +13,16 @@ from django.db import models
 from django.utils import timezone
 
 
+def default_embedder() -> str:
+    return str(settings.BRAIN_EMBEDDER)
+
+
 class Organisation(models.Model):
     LANGUAGES = [("en", "English"), ("es", "Spanish")]
+    EMBEDDERS = [
+        ("minilm", "all-MiniLM-L6-v2 on this machine"),
+        ("openai", "the configured OpenAI-compatible endpoint"),
+    ]
 
     slug = models.SlugField(max_length=64, unique=True)
     name = models.CharField(max_length=200)
@@ -26,6 +34,21 @@ class Organisation(models.Model):
     )
     ingestion_paused_at = models.DateTimeField(
         null=True, blank=True, help_text="While set, new documents wait instead of being ingested."
+    )
+    # Which model's vectors serve this organisation's searches, and the one a switch is moving it to
+    # (``manage.py reembed --to``; memory.retrieval.serving). Changing BRAIN_EMBEDDER moves no one.
+    embedder = models.CharField(
+        max_length=16,
+        choices=EMBEDDERS,
+        default=default_embedder,
+        help_text="The model whose vectors serve searches; switch it with manage.py reembed --to.",
+    )
+    embedder_next = models.CharField(
+        max_length=16,
+        choices=EMBEDDERS,
+        blank=True,
+        help_text="While set, vectors of this model are being computed beside the serving ones; "
+        "the old ones serve until all are done.",
     )
     created_at = models.DateTimeField(default=timezone.now)
 

@@ -46,6 +46,11 @@ class Contact(models.Model):
         return self.name
 
     @property
+    def topics_text(self) -> str:
+        """What the topic vector is made from."""
+        return f"{self.name}: {self.topics}" if self.topics else self.name
+
+    @property
     def public_id(self) -> str:
         return f"con_{self.pk}"
 

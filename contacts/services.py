@@ -28,6 +28,7 @@ from contacts.models import CHANNELS, Contact, HumanRequest
 from contacts.transports import Message, TransportError, configured_channels, is_webhook_url, transport_for
 from memory.documents.saving import add_document
 from memory.retrieval.embedding import get_embedder
+from memory.retrieval.serving import query_vector
 
 logger = logging.getLogger("brain.contacts")
 SIGNING_SALT = "brain.contacts.answer"
@@ -63,25 +64,25 @@ class RetryLater(Exception):  # noqa: N818 -- a signal to the task, not an error
 
 def save_contact_topics(contact: Contact) -> None:
     """Embed what the contact can answer, for routing, and record the model that did it."""
-    text = f"{contact.name}: {contact.topics}" if contact.topics else contact.name
-    embedder = get_embedder()
-    contact.topics_embedding, contact.topics_embedding_model = embedder.embed([text])[0], embedder.name[:200]
+    embedder = get_embedder(Organisation.objects.values_list("embedder", flat=True).get(pk=contact.org_id))
+    vector = embedder.embed([contact.topics_text])[0]
+    contact.topics_embedding, contact.topics_embedding_model = vector, embedder.name[:200]
     Contact.objects.filter(pk=contact.pk).update(
         topics_embedding=contact.topics_embedding, topics_embedding_model=contact.topics_embedding_model
     )
 
 
 def reembed_contact_topics(*, org: Organisation | None = None, resume: bool = False) -> int:
-    """Re-embed every contact's topics (with ``resume``, only those made by another model)."""
-    contacts = Contact.objects.all()
-    if resume:
-        contacts = contacts.exclude(topics_embedding_model=get_embedder().name[:200])
-    if org is not None:
-        contacts = contacts.filter(org=org)
+    """Re-embed every contact's topics with its organisation's model (with ``resume``, only those
+    made by another model)."""
     done = 0
-    for contact in contacts.iterator():
-        save_contact_topics(contact)
-        done += 1
+    for each in [org] if org is not None else Organisation.objects.order_by("pk"):
+        contacts = Contact.objects.filter(org=each)
+        if resume:
+            contacts = contacts.exclude(topics_embedding_model=get_embedder(each.embedder).name[:200])
+        for contact in contacts.iterator():
+            save_contact_topics(contact)
+            done += 1
     return done
 
 
@@ -126,15 +127,13 @@ def route(
     if not reachable:
         over = ", ".join(allowed) if allowed else "any configured channel"
         raise InvalidArgument(f"No configured contact can be reached over {over}; nothing was sent.")
-    vector = get_embedder().embed([question])[0]
+    vector = query_vector(actor.org, question)
     scored = []
     for contact, channels in reachable:
         # A vector from another model is not comparable with the question's: route on channels alone.
-        comparable = (
-            contact.topics_embedding is not None and contact.topics_embedding_model == get_embedder().name[:200]
-        )
+        comparable = contact.topics_embedding is not None and contact.topics_embedding_model == vector.model
         topics = np.asarray(contact.topics_embedding, dtype=np.float32) if comparable else None
-        scored.append(Route(contact, channels[0], float(topics @ vector) if topics is not None else 0.0))
+        scored.append(Route(contact, channels[0], float(topics @ vector.values) if topics is not None else 0.0))
     return max(scored, key=lambda r: r.score)
 
 

@@ -79,7 +79,7 @@ class ChunkAdmin(OrgScopedAdmin):
     search_fields = ["text", "title"]
     readonly_fields = ["document", "ordinal", "title", "heading", "text", "char_start", "char_end", "category",
                        "scope", "owner", "recorded_at", "superseded_at"]  # fmt: skip
-    exclude = ["embedding"]
+    exclude = ["embedding", "next_embedding"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -132,7 +132,7 @@ class FactAdmin(OrgScopedAdmin):
                     "superseded_at", "source"]  # fmt: skip
     list_filter = ["kind", "source"]
     search_fields = ["statement"]
-    exclude = ["embedding"]
+    exclude = ["embedding", "next_embedding"]
     shared_only = "scope"  # personal memories belong to their owners, even in the admin
     readonly_fields = ["statement", "source", "document", "chunk", "category", "scope", "owner", "created_by",
                        "recorded_at", "superseded_at", "superseded_by"]  # fmt: skip

@@ -101,6 +101,9 @@ class Chunk(models.Model):
     char_end = models.PositiveIntegerField()
     embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS)
     embedding_model = models.CharField(max_length=200, blank=True, help_text="The model that computed the vector.")
+    # During a switch of models, the upcoming model's vector (memory.retrieval.serving); empty otherwise.
+    next_embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
+    next_embedding_model = models.CharField(max_length=200, blank=True, db_default="")
     # A passage that is one speaker's turn: who spoke and when (both also in its embedded text).
     speaker = models.CharField(max_length=200, blank=True, db_default="")
     said_at = models.DateTimeField(null=True, blank=True)
@@ -216,6 +219,9 @@ class Fact(models.Model):
     )
     embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS)
     embedding_model = models.CharField(max_length=200, blank=True, help_text="The model that computed the vector.")
+    # During a switch of models, the upcoming model's vector (memory.retrieval.serving); empty otherwise.
+    next_embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
+    next_embedding_model = models.CharField(max_length=200, blank=True, db_default="")
     search = models.GeneratedField(
         expression=SearchVector("statement", config="english"), output_field=SearchVectorField(), db_persist=True
     )

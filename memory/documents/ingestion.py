@@ -6,7 +6,6 @@ import hashlib
 import uuid
 from datetime import datetime, timedelta
 
-import numpy as np
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import InterfaceError, OperationalError, transaction
@@ -23,7 +22,8 @@ from memory.documents.saving import Status, enqueue, ingest_again, logger
 from memory.documents.turns import chunk_fields, embedded_texts, next_message_id
 from memory.graph.document_facts import extract_document
 from memory.models import Chunk, Document
-from memory.retrieval.embedding import EmbeddingError, get_embedder
+from memory.retrieval.embedding import EmbeddingError
+from memory.retrieval.serving import Models, Vectors, confirm, embed_with, models_of
 
 EMBED_BATCH = 64
 
@@ -92,15 +92,15 @@ def ingest_documents(*, document_ids: list[int], task_id: str | None = None, wor
             work.append((document, claim, chunk(document.content, document.content_type)))
         except Exception as exc:
             outcome[document_id] = _fail(document_id, claim, exc)
-    texts = [text for doc, _, drafts in work for text in embedded_texts(doc, drafts)]
+    texts = {doc.pk: embedded_texts(doc, drafts) for doc, _, drafts in work}
     try:
-        vectors = iter(_embed(texts))
+        vectors = _embed([doc for doc, _, _ in work], texts)
     except Exception as exc:
         for document, claim, _ in work:
             outcome[document.pk] = _fail(document.pk, claim, exc)
         return outcome
     for document, claim, drafts in work:
-        outcome[document.pk] = _store(document.pk, claim, drafts, [next(vectors) for _ in drafts])
+        outcome[document.pk] = _store(document.pk, claim, drafts, texts[document.pk], vectors[document.pk])
         if outcome[document.pk] == "ready" and settings.BRAIN_EXTRACT_FACTS:
             _extract(document.pk)
     return outcome
@@ -114,12 +114,19 @@ def _extract(document_id: int) -> None:
         logger.exception("extracting facts from document %s failed; its passages are searchable", document_id)
 
 
-def _embed(texts: list[str]) -> list[np.ndarray]:
-    embedder = get_embedder()
-    vectors: list[np.ndarray] = []
-    for start in range(0, len(texts), EMBED_BATCH):
-        vectors.extend(embedder.embed(texts[start : start + EMBED_BATCH]))
-    return vectors
+def _embed(documents: list[Document], texts: dict[int, list[str]]) -> dict[int, Vectors]:
+    """Each document's passage vectors, in shared batches per organisation's models."""
+    groups: dict[Models, list[Document]] = {}
+    for document in documents:
+        groups.setdefault(models_of(document.org), []).append(document)
+    out: dict[int, Vectors] = {}
+    for models, group in groups.items():
+        vectors = embed_with(models, [text for document in group for text in texts[document.pk]], EMBED_BATCH)
+        start = 0
+        for document in group:
+            out[document.pk] = vectors.pick(range(start, start + len(texts[document.pk])))
+            start += len(texts[document.pk])
+    return out
 
 
 def _fail(document_id: int, claim: str, exc: Exception) -> str:
@@ -139,12 +146,12 @@ def _fail(document_id: int, claim: str, exc: Exception) -> str:
     return "failed"
 
 
-def _store(document_id: int, claim: str, drafts: list[ChunkDraft], vectors: list[np.ndarray]) -> str:
-    model = get_embedder().name[:200]
+def _store(document_id: int, claim: str, drafts: list[ChunkDraft], texts: list[str], vectors: Vectors) -> str:
     with transaction.atomic():
         current = Document.objects.select_for_update(of=("self",)).select_related("org").filter(pk=document_id).first()
         if current is None or current.claim != claim or current.status != Status.PROCESSING:
             return "lost"  # another worker took over after our lease ran out; its result stands
+        vectors = confirm(vectors, current.org_id, texts)
         Chunk.objects.filter(document_id=document_id).delete()
         Chunk.objects.bulk_create(
             [
@@ -157,8 +164,7 @@ def _store(document_id: int, claim: str, drafts: list[ChunkDraft], vectors: list
                     text=draft.text,
                     char_start=draft.char_start,
                     char_end=draft.char_end,
-                    embedding=vector,
-                    embedding_model=model,
+                    **vectors.fields(ordinal),
                     category_id=current.category_id,
                     scope=current.scope,
                     owner_id=current.owner_id,
@@ -166,7 +172,7 @@ def _store(document_id: int, claim: str, drafts: list[ChunkDraft], vectors: list
                     superseded_at=current.superseded_at,
                     **chunk_fields(current, draft),
                 )
-                for ordinal, (draft, vector) in enumerate(zip(drafts, vectors, strict=True))
+                for ordinal, draft in enumerate(drafts)
             ],
             batch_size=500,
         )

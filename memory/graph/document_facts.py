@@ -103,7 +103,7 @@ def extract_document(*, document_id: int) -> int:
         owner = max((i for i, start in enumerate(starts) if start <= fact.char_start), default=0)
         if chunks:
             chunk_for[len(drafts) - 1] = chunks[owner][0]
-    vectors = embed_drafts(drafts)  # before the transaction: the model may be remote
+    vectors = embed_drafts(document.org_id, drafts)  # before the transaction: the model may be remote
     with transaction.atomic():
         Mention.objects.filter(document=document).delete()
         for entity in result.entities:
@@ -114,7 +114,7 @@ def extract_document(*, document_id: int) -> int:
         fresh = sorted(_keep_unchanged(document, drafts, chunk_for))
         record_facts(document=document, drafts=[drafts[i] for i in fresh],
                      chunk_for={n: chunk_for[i] for n, i in enumerate(fresh) if i in chunk_for},
-                     vectors=[vectors[i] for i in fresh])  # fmt: skip
+                     vectors=vectors.pick(fresh))  # fmt: skip
     return len(drafts)
 
 

@@ -82,7 +82,7 @@ def remember(
                   object=r["to"], relation=r["relation"], valid_from=valid_from, valid_to=valid_to)
         for r in relations or []
     ]  # fmt: skip
-    vectors = embed_drafts(drafts)
+    vectors = embed_drafts(actor.org.pk, drafts)
     with transaction.atomic():
         saved = add_document(
             actor=actor, title=title or content[:80], content=content, source_kind="remember", scope=scope,

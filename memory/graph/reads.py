@@ -10,7 +10,6 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import date, datetime
 
-import numpy as np
 from django.db.models import Case, Count, Exists, IntegerField, Max, Min, OuterRef, Q, QuerySet, When
 from django.db.models.functions import Lower
 
@@ -21,8 +20,8 @@ from memory.access import believed_filter, end_of_day, readable
 from memory.graph.entity_views import EntityView, entities_of_type, entity_views, top_type, visible_mentions
 from memory.models import Document, Entity, Fact, Mention, Value
 from memory.retrieval.candidates import access_and_time, keyword_candidates, vector_candidates
-from memory.retrieval.embedding import get_embedder
 from memory.retrieval.fusion import fuse
+from memory.retrieval.serving import QueryVector, query_vector
 
 
 def visible_facts(*, actor: Actor) -> QuerySet[Fact]:
@@ -50,13 +49,13 @@ class ScoredFact:
 
 def search_facts(
     *, actor: Actor, query: str, limit: int = 5, as_of: date | None = None, include_superseded: bool = False,
-    vector: np.ndarray | None = None,
+    vector: QueryVector | None = None,
 ) -> list[ScoredFact]:  # fmt: skip
     """Hybrid search over facts with the passage search's retrievers (HNSW neighbours, BM25),
     fused by reciprocal rank. Access and time are part of the SQL."""
     where = access_and_time(actor, as_of, include_superseded)
     candidates = max(40, limit * 4)
-    vector = get_embedder().embed([query])[0] if vector is None else vector
+    vector = query_vector(actor.org, query) if vector is None else vector
     fused, ranks = fuse(
         {
             "vector": vector_candidates(vector, where, candidates, table="memory_fact"),

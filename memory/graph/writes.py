@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -14,7 +13,7 @@ from memory.graph.entities import clean_name, get_or_create_entity, mention
 from memory.graph.extraction.shapes import ExtractedValue
 from memory.graph.supersession import apply_supersession
 from memory.models import Document, Entity, Fact, Value
-from memory.retrieval.embedding import get_embedder
+from memory.retrieval.serving import Vectors, confirm, embed_for
 
 logger = logging.getLogger("brain.facts")
 
@@ -34,22 +33,22 @@ class FactDraft:
     values: list[ExtractedValue] = field(default_factory=list)
 
 
-def embed_drafts(drafts: list[FactDraft]) -> list[Any]:
-    """The drafts' vectors; called before any transaction opens, as the model may be remote."""
-    return list(get_embedder().embed([d.statement for d in drafts])) if drafts else []
+def embed_drafts(org_id: int, drafts: list[FactDraft]) -> Vectors:
+    """The drafts' vectors of the organisation's models; called before any transaction opens, as
+    the model may be remote."""
+    return embed_for(org_id, [d.statement for d in drafts])
 
 
 def record_facts(*, document: Document, drafts: list[FactDraft], source: str = Fact.Source.EXTRACTED,
                  created_by_id: int | None = None, chunk_for: dict[int, int] | None = None,
-                 vectors: list[Any] | None = None) -> list[Fact]:  # fmt: skip
+                 vectors: Vectors | None = None) -> list[Fact]:  # fmt: skip
     """Store facts with their entities, mentions and values, and apply supersession.
 
     Pass ``vectors`` (from ``embed_drafts``) when calling inside a transaction.
     """
     if not drafts:
         return []
-    vectors = embed_drafts(drafts) if vectors is None else vectors
-    model = get_embedder().name[:200]
+    vectors = embed_drafts(document.org_id, drafts) if vectors is None else vectors
     for draft in drafts:
         if draft.valid_from and draft.valid_to and draft.valid_to < draft.valid_from:
             logger.info("dropping an end date before the start in %r", draft.statement[:80])
@@ -67,6 +66,7 @@ def record_facts(*, document: Document, drafts: list[FactDraft], source: str = F
     stated_on = (document.occurred_at or document.recorded_at).date()
     recorded_at = document.recorded_at if source == Fact.Source.EXTRACTED else timezone.now()
     with transaction.atomic():
+        vectors = confirm(vectors, document.org_id, [d.statement for d in drafts])
         facts = Fact.objects.bulk_create(
             [
                 Fact(
@@ -76,10 +76,10 @@ def record_facts(*, document: Document, drafts: list[FactDraft], source: str = F
                     value_key=(draft.values[0].key if draft.values else "")[:80], single_valued=draft.single_valued,
                     valid_from=draft.valid_from, valid_to=draft.valid_to, recorded_at=recorded_at, source=source,
                     document=document, chunk_id=(chunk_for or {}).get(index), category_id=document.category_id,
-                    scope=document.scope, owner_id=document.owner_id, created_by_id=created_by_id, embedding=vector,
-                    embedding_model=model,
+                    scope=document.scope, owner_id=document.owner_id, created_by_id=created_by_id,
+                    **vectors.fields(index),
                 )
-                for index, (draft, vector) in enumerate(zip(drafts, vectors, strict=True))
+                for index, draft in enumerate(drafts)
             ]
         )  # fmt: skip
         Value.objects.bulk_create(

@@ -11,13 +11,12 @@ from datetime import date
 from itertools import combinations
 from typing import Any, Literal, get_args
 
-import numpy as np
 from django.core.cache import cache
 from django.db import connection, transaction
 
 from brain.actors import Actor
 from memory.access import READABLE_SQL, Clause, readable_and_believed
-from memory.retrieval.embedding import get_embedder
+from memory.retrieval.serving import QueryVector
 
 BM25_K1, BM25_B = 1.2, 0.75
 STATS_SECONDS = 900
@@ -61,11 +60,9 @@ def access_and_time(actor: Actor, as_of: date | None, include_superseded: bool =
 
 
 def vector_candidates(
-    vector: np.ndarray, where: Clause, limit: int, table: Table = "memory_chunk", narrowing: Narrowing | None = None
+    vector: QueryVector, where: Clause, limit: int, table: Table = "memory_chunk", narrowing: Narrowing | None = None
 ) -> list[tuple[int, float]]:
-    # Only vectors of the query's model are compared: during a switch of models, rows not yet
-    # re-embedded are left to the keyword arm.
-    model = get_embedder().name[:200]
+    # Only vectors of the query's model are compared (memory.retrieval.serving).
     narrow = f" AND {narrowing.sql}" if narrowing is not None else ""
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL hnsw.ef_search = %s", [max(40, limit * 2)])
@@ -78,8 +75,8 @@ def vector_candidates(
                 **where.params,
                 **(narrowing.params if narrowing else {}),
                 "limit": limit,
-                "model": model,
-                "vec": "[" + ",".join(f"{x:.6f}" for x in vector) + "]",
+                "model": vector.model,
+                "vec": "[" + ",".join(f"{x:.6f}" for x in vector.values) + "]",
             },  # fmt: skip
         )
         rows = cursor.fetchall()

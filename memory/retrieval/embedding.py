@@ -149,13 +149,27 @@ def _threads() -> int:
     return max(1, settings.BRAIN_EMBED_THREADS)
 
 
+EMBEDDERS = ("minilm", "openai")
+
+
+def get_embedder(kind: str | None = None) -> Embedder:
+    """The embedder of that kind (``minilm`` or ``openai``), one per process; by default the one
+    ``BRAIN_EMBEDDER`` names, which new organisations start with. An organisation's searches use
+    its own (``memory.retrieval.serving``)."""
+    kind = kind or settings.BRAIN_EMBEDDER
+    return _embedder(kind, settings.BRAIN_EMBEDDINGS_URL if kind == "openai" else "")
+
+
 @cache
-def get_embedder() -> Embedder:
-    """The process-wide embedder chosen by ``BRAIN_EMBEDDER`` (``minilm`` or ``openai``)."""
-    if settings.BRAIN_EMBEDDER == "openai":
+def _embedder(kind: str, url: str) -> Embedder:
+    if kind == "openai":
+        if not url:
+            raise EmbeddingError("the openai embedder needs BRAIN_EMBEDDINGS_URL set")
         return OpenAICompatibleEmbedder(
-            base_url=settings.BRAIN_EMBEDDINGS_URL,
+            base_url=url,
             model=settings.BRAIN_EMBEDDINGS_MODEL,
             api_key=settings.BRAIN_EMBEDDINGS_KEY,
         )
+    if kind != "minilm":
+        raise EmbeddingError(f"no embedder called {kind!r}; there are {', '.join(EMBEDDERS)}")
     return MiniLMEmbedder(threads=_threads())

@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-import numpy as np
 from django.db.models import Q
 from django.utils import timezone
 
@@ -18,8 +17,8 @@ from memory.graph import reads as graph
 from memory.graph.entity_views import entities_named
 from memory.graph.supersession import about_the_same_thing
 from memory.models import Chunk, Document, Fact
-from memory.retrieval.embedding import get_embedder
 from memory.retrieval.passages import Hit, search_chunks
+from memory.retrieval.serving import QueryVector, query_vector
 
 
 @dataclass(frozen=True)
@@ -59,7 +58,7 @@ class Evidence:
 
 def gather_evidence(*, actor: Actor, question: Question) -> Evidence:
     """Passages, named entities' facts and fact matches for a question, the question embedded once."""
-    vector = get_embedder().embed([question.text])[0]
+    vector = query_vector(actor.org, question.text)
     hits = [] if question.retrieval_mode == "graph" else _passages(actor, question, vector)
     named = entities_named(actor=actor, text=question.text, limit=5) if question.retrieval_mode != "vector" else []
     graph_facts = _entity_facts(actor, named, question) if named else []
@@ -72,7 +71,7 @@ def gather_evidence(*, actor: Actor, question: Question) -> Evidence:
     return evidence
 
 
-def _passages(actor: Actor, question: Question, vector: np.ndarray) -> list[Hit]:
+def _passages(actor: Actor, question: Question, vector: QueryVector) -> list[Hit]:
     mode = "vector" if question.retrieval_mode == "vector" else "auto"
     return search_chunks(
         actor=actor, query=question.text, top_k=question.top_k, mode=mode, as_of=question.as_of, vector=vector
@@ -121,7 +120,7 @@ def _excerpt(document: Document, ordinals: list[int], budget: int) -> Excerpt:
 
 
 def _claims(
-    actor: Actor, question: Question, hits: list[Hit], graph_facts: list[Fact], vector: np.ndarray
+    actor: Actor, question: Question, hits: list[Hit], graph_facts: list[Fact], vector: QueryVector
 ) -> list[Fact]:
     """Facts from the matched passages first, then the best fact matches, then the named entities' facts."""
     believed = graph.believed(graph.visible_facts(actor=actor), as_of=question.as_of)

@@ -25,10 +25,10 @@ from memory.retrieval.candidates import (
     keyword_candidates,
     vector_candidates,
 )
-from memory.retrieval.embedding import get_embedder
 from memory.retrieval.expansion import people_behind
 from memory.retrieval.fusion import fuse
 from memory.retrieval.rerank import rerank
+from memory.retrieval.serving import QueryVector, query_vector
 from memory.retrieval.speakers import known_speakers, speakers_named
 from memory.retrieval.when import window
 
@@ -94,7 +94,7 @@ def search_chunks(
     as_of: date | None = None,
     candidates: int = 50,
     diversity: float = 0.8,
-    vector: np.ndarray | None = None,
+    vector: QueryVector | None = None,
 ) -> SearchResult:
     """The one passage search every interface uses. ``diversity`` is MMR's relevance weight (1 = off);
     ``vector`` is the query's embedding when the caller already has it."""
@@ -105,7 +105,7 @@ def search_chunks(
     lists: dict[str, list[tuple[int, float]]] = {}
     if mode in ("auto", "vector"):
         t = time.perf_counter()
-        vector = get_embedder().embed([query])[0] if vector is None else vector
+        vector = query_vector(actor.org, query) if vector is None else vector
         timings["embed"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         lists["vector"] = vector_candidates(vector, where, candidates)
@@ -141,7 +141,7 @@ def search_chunks(
 
 
 def _conversation_arms(
-    actor: Actor, query: str, vector: np.ndarray, where: Clause, limit: int, as_of: date | None
+    actor: Actor, query: str, vector: QueryVector, where: Clause, limit: int, as_of: date | None
 ) -> dict[str, list[tuple[int, float]]]:
     """Nearest passages among the turns of the people the question names (or describes: "the
     person who leads support", from the graph), and among those said in the time it speaks of;

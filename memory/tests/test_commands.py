@@ -93,7 +93,7 @@ def test_reembed_rewrites_every_vector(admin_org, folder):
     run("ingest", str(folder), "--org", admin_org.slug, "--wait", "--no-progress")
     Chunk.objects.update(embedding=[0.0] * 383 + [1.0])
     out, _ = run("reembed", "--org", admin_org.slug)
-    assert out.startswith("re-embedded 2 chunks")
+    assert "re-embedded 2 chunks" in out
     assert all(abs(v[-1]) < 0.9 for v in Chunk.objects.values_list("embedding", flat=True))
 
 

@@ -1,11 +1,8 @@
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
-
 import numpy as np
 import pytest
 
 from memory.retrieval.embedding import EmbeddingError, MiniLMEmbedder, OpenAICompatibleEmbedder
+from memory.tests.embedding_stub import EmbeddingsStub, stub_url  # noqa: F401 (a fixture)
 from memory.tests.reference_minilm import reference_embed
 
 SENTENCES = [
@@ -38,41 +35,6 @@ def test_vectors_are_unit_length_and_batching_does_not_change_them(embedder):
 def test_similar_sentences_are_closer_than_unrelated_ones(embedder):
     food, bread, horse = embedder.embed(["A man is eating food.", "A man eats bread.", "A man rides a horse."])
     assert food @ bread > food @ horse + 0.2
-
-
-class EmbeddingsStub(BaseHTTPRequestHandler):
-    """Speaks OpenAI's POST /embeddings; a deterministic vector per input."""
-
-    requests: list[dict] = []
-
-    def do_POST(self):  # noqa: N802
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        EmbeddingsStub.requests.append({"body": body, "auth": self.headers.get("Authorization")})
-        if body["input"] == ["fail"]:
-            self.send_response(500)
-            self.end_headers()
-            return
-        data = []
-        for i, text in enumerate(body["input"]):
-            rng = np.random.default_rng(abs(hash(text)) % 2**32)
-            data.append({"object": "embedding", "index": i, "embedding": rng.normal(size=body["dimensions"]).tolist()})
-        payload = json.dumps({"object": "list", "data": list(reversed(data)), "model": body["model"]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture
-def stub_url():
-    server = HTTPServer(("127.0.0.1", 0), EmbeddingsStub)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}/v1"
-    server.shutdown()
 
 
 def test_the_openai_compatible_embedder_speaks_the_embeddings_protocol(stub_url):

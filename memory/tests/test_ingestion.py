@@ -82,7 +82,7 @@ def test_unknown_categories_are_refused(actor):
 def test_a_failure_keeps_the_content_records_the_reason_and_can_be_retried(actor, monkeypatch):
     saved = add_document(actor=actor, title="Policy", content=POLICY)
 
-    def broken(texts):
+    def broken(documents, texts):
         raise RuntimeError("model file missing")
 
     monkeypatch.setattr("memory.documents.ingestion._embed", broken)

@@ -20,7 +20,7 @@ from memory.tasks import ingest_document_task
 POLICY = "# Refunds\n\nEnterprise customers get a full refund within 30 days."
 
 
-def endpoint_down(texts):
+def endpoint_down(documents, texts):
     raise EmbeddingError("embedding endpoint timed out", transient=True)
 
 
@@ -62,7 +62,7 @@ def test_temporary_failures_fail_the_document_once_its_attempts_run_out(actor, m
 
 @pytest.mark.django_db
 def test_a_permanent_embedding_failure_fails_the_document_at_once(actor, monkeypatch):
-    def model_missing(texts):
+    def model_missing(documents, texts):
         raise EmbeddingError("endpoint answered 401 unauthorised", transient=False)
 
     saved = add_document(actor=actor, title="Policy", content=POLICY)

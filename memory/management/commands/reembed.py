@@ -5,31 +5,50 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from brain.models import Organisation
 from contacts.services import reembed_contact_topics
-from memory.retrieval.embedding import get_embedder
-from memory.retrieval.reembedding import reembed
+from memory.retrieval.embedding import EMBEDDERS, EmbeddingError
+from memory.retrieval.reembedding import cancel_switch, describe, reembed, switch
 
 
 class Command(BaseCommand):
     help = (
-        "Recompute every vector (passages, facts, contact topics) with the configured embedder, "
-        "after changing BRAIN_EMBEDDER; stop at any time and finish with --resume."
+        "Recompute vectors. With --to, move organisations to another embedder while their old "
+        "vectors keep serving searches until the new ones are all made; without it, recompute "
+        "every vector with each organisation's own embedder. Stop at any time; run again to finish."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--org", help="Only this organisation")
+        parser.add_argument("--org", help="Only this organisation (by default every one)")
+        parser.add_argument("--to", choices=EMBEDDERS, help="Switch to this embedder without downtime")
+        parser.add_argument("--cancel", action="store_true", help="Stop a switch under way and drop its vectors")
         parser.add_argument(
-            "--resume", action="store_true", help="Skip vectors the configured model already made (finish a switch)"
+            "--resume", action="store_true", help="Without --to: skip vectors the organisation's model already made"
         )
+        parser.add_argument("--status", action="store_true", help="Only say which embedder serves each organisation")
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        org = None
+        orgs = list(Organisation.objects.order_by("pk"))
         if opts["org"]:
-            org = Organisation.objects.filter(slug=opts["org"]).first()
-            if org is None:
+            orgs = [o for o in orgs if o.slug == opts["org"]]
+            if not orgs:
                 raise CommandError(f"No organisation with slug {opts['org']!r}.")
-        started = time.perf_counter()
-        done = reembed(org=org, resume=opts["resume"])
-        done["contact topics"] = reembed_contact_topics(org=org, resume=opts["resume"])
-        seconds = time.perf_counter() - started
-        counts = ", ".join(f"{n} {kind}" for kind, n in done.items())
-        self.stdout.write(f"re-embedded {counts} with {get_embedder().name} in {seconds:.1f} s")
+        if opts["status"]:
+            for org in orgs:
+                self.stdout.write(describe(org))
+            return
+        for org in orgs:
+            started = time.perf_counter()
+            try:
+                if opts["cancel"]:
+                    stopped = cancel_switch(org=org)
+                    self.stdout.write(f"{org.slug}: " + ("switch cancelled" if stopped else "no switch under way"))
+                    continue
+                if opts["to"]:
+                    done = switch(org=org, to=opts["to"])
+                else:
+                    done = reembed(org=org, resume=opts["resume"])
+                    done["contact topics"] = reembed_contact_topics(org=org, resume=opts["resume"])
+            except EmbeddingError as exc:
+                raise CommandError(f"{org.slug}: {exc}; nothing was switched, the old vectors still serve.") from exc
+            seconds = time.perf_counter() - started
+            counts = ", ".join(f"{n} {kind}" for kind, n in done.items())
+            self.stdout.write(f"{describe(org)}; re-embedded {counts} in {seconds:.1f} s")
