@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin, messages
+from django.db import transaction
 from django.db.models import Exists, OuterRef, QuerySet
 from django.http import HttpRequest
 
@@ -15,7 +16,7 @@ from brain.admin_base import SameOrganisationForm, staff_user
 from brain.errors import DomainError
 from brain.models import Organisation
 from memory.documents.ingestion import pause_ingestion, resume_ingestion, retry_document
-from memory.documents.placement import change_document_access, check_access
+from memory.documents.placement import change_document_access, check_access, delete_documents
 from memory.models import Chunk, Document, Entity, Fact, Mention, Value
 
 ACCESS_FIELDS = ("category", "scope", "owner")
@@ -59,6 +60,18 @@ class DocumentAdmin(OrgScopedAdmin):
             actor=admin_actor(request, obj.org), document_id=obj.pk, category=data["category"],
             scope=data["scope"], owner=data.get("owner"),
         )  # fmt: skip
+
+    def delete_model(self, request: HttpRequest, obj: Document) -> None:
+        with transaction.atomic():
+            self.audit_deletion(request, obj)
+            delete_documents([obj])
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
+        with transaction.atomic():
+            documents = list(queryset)
+            for document in documents:
+                self.audit_deletion(request, document)
+            delete_documents(documents)
 
     @admin.action(description="Retry the selected failed documents")
     def retry(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:

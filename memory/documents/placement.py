@@ -8,7 +8,8 @@ leaves an audit record. Content never changes here: knowledge changes by saving 
 
 A message of a conversation is embedded after the message before it when both have the same
 readers (``memory.documents.turns``). Moving one changes who reads it, so it and the message
-after it are ingested again: no vector keeps text its readers may no longer see.
+after it are ingested again, and deleting one ingests the message after it again: no vector
+keeps text its readers may no longer see.
 """
 
 from __future__ import annotations
@@ -35,6 +36,16 @@ def check_access(*, org: Organisation, category: Category, scope: str, owner: Us
         raise InvalidArgument("The owner must be a member of this organisation.")
     if scope == Scope.PERSONAL and owner is None:
         raise InvalidArgument("A personal document needs an owner: nobody else may read it.")
+
+
+@transaction.atomic
+def delete_documents(documents: list[Document]) -> None:
+    """Delete documents with their passages and facts. The message after a deleted one was embedded
+    after its text, so it is ingested again."""
+    gone = {document.pk for document in documents}
+    after = [next_message_id(document) for document in documents]
+    Document.objects.filter(pk__in=gone).delete()
+    ingest_again([pk for pk in after if pk not in gone])
 
 
 @transaction.atomic

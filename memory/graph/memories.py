@@ -11,6 +11,7 @@ from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.models import Category
+from memory.documents.placement import delete_documents
 from memory.documents.saving import add_document
 from memory.graph.entities import get_or_create_entity, mention
 from memory.graph.reads import visible_facts
@@ -120,7 +121,7 @@ def forget(*, actor: Actor, memory_id: int) -> str:
         raise PermissionDenied(f"mem_{memory_id} was remembered by someone else; only they can forget it.")
     statement = fact.statement
     if fact.document is not None and fact.document.source_kind == "remember":
-        fact.document.delete()  # its chunks, facts and values go with it
+        delete_documents([fact.document])  # its chunks, facts and values go with it
     else:
         fact.delete()
     record_audit(

@@ -342,3 +342,22 @@ def test_the_message_after_an_edited_one_is_embedded_again_after_the_new_text(ac
     reply.refresh_from_db()
     assert reply.status == "queued"
     assert "Lisbon" in embedded_texts(reply, chunk(reply.content))[0]
+
+
+@pytest.mark.django_db
+def test_deleting_a_message_in_the_admin_embeds_the_next_one_again_without_it(actor):
+    from brain.tests.admin_client import logged_in, make_org_admin
+
+    at = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
+    said(actor, "Maya", "Anyone for lunch?", at)
+    secret = said(actor, "Helena", "The Quorvane acquisition closes in June.", at.replace(minute=1))
+    reply = said(actor, "Tom", "Yes", at.replace(minute=2))
+    admin = logged_in(make_org_admin(actor.org))
+    url = f"/admin/memory/document/{secret.pk}/delete/"
+    assert admin.post(url, {"post": "yes"}).status_code == 302
+    assert not Document.objects.filter(pk=secret.pk).exists()
+    reply.refresh_from_db()
+    assert reply.status == "queued"
+    text = embedded_texts(reply, chunk(reply.content))[0]
+    assert "Quorvane" not in text
+    assert "(after: Maya: Anyone for lunch?)" in text

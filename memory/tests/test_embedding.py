@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from memory.retrieval.embedding import EmbeddingError, MiniLMEmbedder, OpenAICompatibleEmbedder
-from memory.tests.embedding_stub import EmbeddingsStub, stub_url  # noqa: F401 (a fixture)
+from memory.tests.embedding_stub import EmbeddingsStub
 from memory.tests.reference_minilm import reference_embed
 
 SENTENCES = [

@@ -17,14 +17,14 @@ from memory.models import Chunk, Fact
 from memory.retrieval.embedding import get_embedder
 from memory.retrieval.passages import search_chunks
 from memory.retrieval.reembedding import begin_switch, cancel_switch, complete_switch, fill_upcoming, switch
-from memory.tests.embedding_stub import EmbeddingsStub, stub_url  # noqa: F401 (a fixture)
+from memory.tests.embedding_stub import EmbeddingsStub
 from memory.tests.factories import save
 
 MINILM = "all-MiniLM-L6-v2 (onnx int8)"
 
 
 @pytest.fixture
-def remote(settings, stub_url) -> str:  # noqa: F811 (the fixture)
+def remote(settings, stub_url) -> str:
     """The openai embedder pointed at the loopback stub; its model name."""
     settings.BRAIN_EMBEDDINGS_URL = stub_url
     return get_embedder("openai").name
