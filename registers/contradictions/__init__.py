@@ -1,0 +1,1 @@
+"""The contradictions register: what the organisation believes twice, differently."""

@@ -1,0 +1,1 @@
+"""The glossary: the organisation's own words, found in its text and defined by people."""
