@@ -8,7 +8,11 @@ audience, say something different, and their validity overlaps:
 - the new one starts later: the old one is closed at that date and superseded by it;
 - the new one starts earlier (it arrived late, about an earlier time): the new one is closed
   where the old one begins, and the old one stands;
-- same start, or no dates (a correction): the old one is superseded and keeps its window.
+- same start, or no dates: from the same source (the same document or a version of it, or the
+  same person remembering), a correction: the old one is superseded and keeps its window; from
+  two sources, a contradiction unless the new one says the world changed ("is now", "took over",
+  ``CHANGE_WORDS``): both stay current and the pair is for the contradictions register. Brain
+  never picks a winner between two sources for the same period; a person's answer does.
 
 Unrelated facts are never touched, and nothing is deleted. ``decide`` holds the rules and needs
 no database; ``rivals`` is the one query for "statements about the same thing", used here and by
@@ -23,7 +27,7 @@ from enum import Enum
 
 from django.db.models import Q, QuerySet
 
-from memory.graph.vocabulary import HELD_BY_ONE
+from memory.graph.vocabulary import CHANGE_WORDS, HELD_BY_ONE
 from memory.models import Fact, Scope
 
 
@@ -38,20 +42,35 @@ class Claim:
     values: tuple[tuple[object, ...], ...]  # (number, date, text) of each value, sorted
     valid_from: date | None
     valid_to: date | None
+    source: tuple[object, ...] = ()  # who or what says it (``source_of``); () when unknown
+    says_change: bool = False  # its words say the world changed
 
     @classmethod
     def of(cls, fact: Fact) -> Claim:
         values = tuple(sorted((v.number, v.date, v.text) for v in fact.values.all())) if fact.value_key else ()
         return cls(fact.subject_id, fact.object_id, fact.relation, fact.value_key, values, fact.valid_from,
-                   fact.valid_to)  # fmt: skip
+                   fact.valid_to, source_of(fact), bool(CHANGE_WORDS.search(fact.statement)))  # fmt: skip
 
     @property
     def is_role(self) -> bool:
         return self.relation in HELD_BY_ONE and self.object_id is not None
 
 
+def source_of(fact: Fact) -> tuple[object, ...]:
+    """Who says a fact: the person for what they remembered, else its document with all its versions."""
+    if fact.source == Fact.Source.REMEMBERED:
+        return ("person", fact.created_by_id)
+    document = fact.document
+    if document is None:
+        return ("fact", fact.pk)
+    if document.external_id:
+        return ("document", document.source_kind, document.external_id)
+    return ("document", document.pk)
+
+
 class Action(Enum):
     NONE = "none"  # unrelated in time, or the same claim again
+    CONTRADICT = "contradict"  # two sources disagree about the same period: both stand, for the register
     CLOSE_NEW = "close_new"  # the new one arrived late: it ends where the old one begins
     SUPERSEDE = "supersede"  # the old one is replaced, its window kept
     CLOSE_AND_SUPERSEDE = "close_and_supersede"  # the old one ends where the new one starts, and is replaced
@@ -71,6 +90,8 @@ def decide(old: Claim, new: Claim) -> Decision:
         return Decision(Action.CLOSE_NEW, end=old.valid_from)
     if old.valid_from and new.valid_from and new.valid_from > old.valid_from and old.valid_to is None:
         return Decision(Action.CLOSE_AND_SUPERSEDE, end=new.valid_from)
+    if old.source and new.source and old.source != new.source and not new.says_change:
+        return Decision(Action.CONTRADICT)
     return Decision(Action.SUPERSEDE)
 
 
@@ -118,13 +139,13 @@ def rivals(new: Fact) -> QuerySet[Fact]:
 def apply_supersession(new: Fact) -> None:
     """Apply the rules between ``new`` and each of its rivals, inside the caller's transaction."""
     claim = Claim.of(new)
-    for old in rivals(new).select_for_update():
+    for old in rivals(new).select_related("document").select_for_update(of=("self",)):
         decision = decide(Claim.of(old), claim)
         if decision.action is Action.CLOSE_NEW:
             new.valid_to = decision.end
             new.save(update_fields=["valid_to"])
             claim = Claim.of(new)
-        elif decision.action is not Action.NONE:
+        elif decision.action not in (Action.NONE, Action.CONTRADICT):
             if decision.action is Action.CLOSE_AND_SUPERSEDE:
                 old.valid_to = decision.end
             old.superseded_at, old.superseded_by = new.recorded_at, new  # the old belief ends when the new was recorded

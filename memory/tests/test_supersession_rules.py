@@ -47,3 +47,31 @@ def test_windows_that_do_not_overlap_leave_each_other_alone():
     old = claim(start=date(2024, 1, 1), end=date(2024, 12, 31), values=((10.0, None, ""),))
     new = claim(start=date(2025, 1, 1), values=((12.0, None, ""),))
     assert decide(old, new).action is Action.NONE
+
+
+def test_two_sources_disagreeing_about_the_same_period_are_a_contradiction_not_a_change():
+    old = claim(values=((48.0, None, ""),), source=("document", 1))
+    new = claim(values=((52.0, None, ""),), source=("document", 2))
+    assert decide(old, new).action is Action.CONTRADICT
+    dated_old = claim(start=date(2026, 1, 1), values=((48.0, None, ""),), source=("person", 7))
+    dated_new = claim(start=date(2026, 1, 1), values=((52.0, None, ""),), source=("document", 2))
+    assert decide(dated_old, dated_new).action is Action.CONTRADICT
+
+
+def test_the_same_source_correcting_itself_or_a_statement_that_says_the_world_changed_supersedes():
+    old = claim(values=((48.0, None, ""),), source=("document", "upload", "price-list"))
+    again = claim(values=((52.0, None, ""),), source=("document", "upload", "price-list"))  # its next version
+    assert decide(old, again).action is Action.SUPERSEDE
+    changed = claim(values=((52.0, None, ""),), source=("document", 9), says_change=True)
+    assert decide(old, changed).action is Action.SUPERSEDE
+    later = claim(start=date(2026, 3, 1), values=((52.0, None, ""),), source=("document", 9))
+    dated = claim(start=date(2026, 1, 1), values=((48.0, None, ""),), source=("document", 1))
+    assert decide(dated, later).action is Action.CLOSE_AND_SUPERSEDE  # a new validity start is a change
+
+
+def test_change_words_are_found_in_statements():
+    from memory.graph.vocabulary import CHANGE_WORDS
+
+    assert CHANGE_WORDS.search("The enterprise plan is now $52,000 a year.")
+    assert CHANGE_WORDS.search("Priya took over the BigCo account.")
+    assert not CHANGE_WORDS.search("The enterprise plan costs $48,500 a year.")

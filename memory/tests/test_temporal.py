@@ -48,7 +48,7 @@ def history(actor):
     deal = dict(subject="Globex deal", single_valued=True)
     first_value = state(actor, day(20), "The Globex deal is worth 40000 USD.",
                         values=[ExtractedValue("deal_value", number=40000.0, unit="USD")], **deal)  # fmt: skip
-    restated = state(actor, day(40), "The Globex deal is worth 55000 USD after the upsell.",
+    restated = state(actor, day(40), "The Globex deal is now worth 55000 USD after the upsell.",
                      values=[ExtractedValue("deal_value", number=55000.0, unit="USD")], **deal)  # fmt: skip
     office = dict(subject="Acme", relation="office_in", single_valued=True)
     lisbon = state(

@@ -118,9 +118,18 @@ def test_a_restricted_statement_does_not_supersede_an_open_fact(actor, board):
 
 def test_statements_of_the_same_audience_still_supersede(actor):
     old = state(actor, "Sam is head of support.")
-    new = state(make_actor(actor.org), "Priya is head of support.")
+    new = state(make_actor(actor.org), "Priya is now head of support.")
     old.refresh_from_db()
     assert old.superseded_by_id == new.pk
+
+
+def test_two_documents_disagreeing_for_the_same_period_both_stand(actor):
+    old = state(actor, "Sam is head of support.")
+    new = state(make_actor(actor.org), "Priya is head of support.")
+    old.refresh_from_db()
+    new.refresh_from_db()
+    assert old.superseded_at is None
+    assert new.superseded_at is None
 
 
 def test_replacing_a_memory_of_another_audience_is_refused(actor):
