@@ -5,12 +5,21 @@ from __future__ import annotations
 import secrets
 import uuid
 from datetime import timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.conf import settings
 from django.contrib.auth.models import Group
 from django.contrib.postgres.fields import ArrayField
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
+
+
+def validate_time_zone(value: str) -> None:
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ValidationError(f"{value!r} is not an IANA time zone; write one like Europe/Madrid or UTC.") from exc
 
 
 def default_embedder() -> str:
@@ -37,6 +46,12 @@ class Organisation(models.Model):
     )
     # Which model's vectors serve this organisation's searches, and the one a switch is moving it to
     # (``manage.py reembed --to``; memory.retrieval.serving). Changing BRAIN_EMBEDDER moves no one.
+    time_zone = models.CharField(
+        max_length=64,
+        default="UTC",
+        validators=[validate_time_zone],
+        help_text="An IANA time zone (Europe/Madrid): when nightly work runs, and its days.",
+    )
     embedder = models.CharField(
         max_length=16,
         choices=EMBEDDERS,
@@ -141,10 +156,22 @@ class Features(models.Model):
     """Per-organisation switches; the registers and jobs tools appear only when switched on."""
 
     org = models.OneToOneField(Organisation, on_delete=models.CASCADE, related_name="features")
-    commitments = models.BooleanField(default=False)
-    contradictions = models.BooleanField(default=False)
-    glossary = models.BooleanField(default=False)
-    jobs = models.BooleanField(default=False)
+    commitments = models.BooleanField(
+        default=False,
+        help_text="Who promised what by when: read nightly from meeting notes and chat, with a nightly look "
+        "for evidence that each promise landed; the commitment tools appear to assistants.",
+    )
+    contradictions = models.BooleanField(
+        default=False,
+        help_text="Pairs of current statements from different sources that cannot both be true, found nightly "
+        "and answered by people (here in the admin or by an assistant); the contradiction tools appear.",
+    )
+    glossary = models.BooleanField(
+        default=False,
+        help_text="The organisation's own words (acronyms, product and process names, terms of art), found "
+        "nightly in shared text and defined by people; the glossary tools appear.",
+    )
+    jobs = models.BooleanField(default=False, help_text="Scheduled jobs that run as their owner; the job tools appear.")
 
     class Meta:
         verbose_name_plural = "features"

@@ -264,6 +264,7 @@ CELERY_TASK_ROUTES = {
     "memory.tasks.*": {"queue": "ingest"},
     "contacts.tasks.*": {"queue": "dispatch"},
     "brain.tasks.*": {"queue": "nightly"},
+    "registers.tasks.*": {"queue": "nightly"},
 }
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BEAT_SCHEDULE = {

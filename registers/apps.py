@@ -1,6 +1,15 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_save
 
 
 class RegistersConfig(AppConfig):
     name = "registers"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from brain.models import Features, Organisation
+        from registers.schedule import on_features_saved, on_organisation_saved
+
+        # The nightly entry follows the switches and the time zone (registers.schedule).
+        post_save.connect(on_features_saved, sender=Features, dispatch_uid="registers-features")
+        post_save.connect(on_organisation_saved, sender=Organisation, dispatch_uid="registers-organisation")

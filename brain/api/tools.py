@@ -74,9 +74,9 @@ def tool_view(tool: str, method: str, *, summary: str = "") -> type[APIView]:
 
         class PostView(APIView):
             @docs
-            def post(self, request: Request) -> Response:
+            def post(self, request: Request, **path: str) -> Response:
                 data = request.data if isinstance(request.data, dict) else {}
-                return _run(request, spec, dict(data))
+                return _run(request, spec, {**dict(data), **path})
 
         view = PostView
     view.__name__ = view.__qualname__ = "".join(p.title() for p in tool.split("_")) + "View"

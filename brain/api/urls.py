@@ -11,6 +11,7 @@ urlpatterns = [
     path("reports/issues", tool_view("report_issue", "post").as_view(), name="api-report-issue"),
     path("reports/feedback", tool_view("send_feedback", "post").as_view(), name="api-feedback"),
     path("", include("memory.urls")),
+    path("", include("registers.urls")),
     path("search", tool_view("search_company_memory", "post").as_view(), name="api-search"),
     path("retrieve", tool_view("retrieve_company_memory", "post").as_view(), name="api-retrieve"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),

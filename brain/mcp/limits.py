@@ -4,6 +4,7 @@
 - ``Cut(n)``: text longer than ``n`` characters is cut to ``n``.
 - ``Field(max_length=n)``: text longer than ``n`` is refused with a message naming the field.
 - ``NonBlank``: text that is more than spaces (a name, an entity); blank is refused.
+- ``IsoDay``: a calendar day written YYYY-MM-DD; other shapes (timestamps, "30 June") are refused.
 - ``Moment``: a date and time that Python, Django and PostgreSQL can all hold once in UTC
   (``9999-12-31T23:59:59-12:00`` is already year 10000 there, so it is refused); naive means UTC.
 
@@ -15,7 +16,8 @@ client that validates against ``minimum``/``maximum`` would refuse what Brain cl
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import re
+from datetime import UTC, date, datetime
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, ValidationError
@@ -72,6 +74,18 @@ def _within_calendar(value: datetime) -> datetime:
 
 
 Moment = Annotated[datetime, AfterValidator(_within_calendar)]
+
+
+def _iso_day(value: Any) -> Any:
+    if isinstance(value, str) and not _ISO_DAY.fullmatch(value):
+        raise ValueError("must be an ISO date, YYYY-MM-DD")
+    if not isinstance(value, str | date) or isinstance(value, datetime):
+        raise ValueError("must be an ISO date written as text, YYYY-MM-DD")
+    return value
+
+
+_ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
+IsoDay = Annotated[date, BeforeValidator(_iso_day)]
 
 
 def _not_blank(value: str) -> str:

@@ -64,12 +64,15 @@ def embedded_texts(document: Document, drafts: list[ChunkDraft]) -> list[str]:
 
 def stored_texts(document: Document, chunks: list[Chunk]) -> list[str]:
     """The same texts for stored passages (in order), for re-embedding them."""
-    turns = []
-    for chunk in chunks:
-        opening = TURN.match(chunk.text) if chunk.speaker else None
-        body = chunk.text[opening.end() :].strip() if opening else chunk.text
-        turns.append((chunk.heading, Turn(chunk.speaker, chunk.said_at, body or chunk.text)))
+    turns = [(chunk.heading, Turn(chunk.speaker, chunk.said_at, spoken_text(chunk))) for chunk in chunks]
     return _texts(document, turns)
+
+
+def spoken_text(chunk: Chunk) -> str:
+    """What a stored passage says without its "Name (time):" opening when it is a turn."""
+    opening = TURN.match(chunk.text) if chunk.speaker else None
+    body = chunk.text[opening.end() :].strip() if opening else chunk.text
+    return body or chunk.text
 
 
 def _texts(document: Document, turns: list[tuple[str, Turn]]) -> list[str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 
 from django.db import transaction
 from django.db.models import Q
@@ -35,13 +35,14 @@ def replaceable_memory(*, actor: Actor, memory_id: int, scope: str) -> Fact:
     return old
 
 
-def supersede_explicitly(*, old: Fact, new: Fact) -> None:
-    """The caller says ``old`` is wrong or out of date: it and the relations remembered with it end."""
+def supersede_explicitly(*, old: Fact, new: Fact, at: datetime | None = None) -> None:
+    """The caller says ``old`` is wrong or out of date: it and the relations remembered with it end
+    (when ``new`` was recorded, or at ``at``: a person's answer ends the belief when it is given)."""
     replaced = Fact.objects.filter(pk=old.pk, superseded_at__isnull=True)
     if old.source == Fact.Source.REMEMBERED and old.document_id is not None:
         siblings = Fact.objects.filter(document_id=old.document_id, source=Fact.Source.REMEMBERED)
         replaced = Fact.objects.filter(Q(pk=old.pk) | Q(pk__in=siblings), superseded_at__isnull=True)
-    replaced.update(superseded_at=new.recorded_at, superseded_by=new)
+    replaced.update(superseded_at=at or new.recorded_at, superseded_by=new)
 
 
 def remember(

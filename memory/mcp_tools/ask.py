@@ -18,6 +18,9 @@ from brain.services import resolve_activity, start_activity
 from memory.graph.entity_views import entity_views
 from memory.mcp_tools.shapes import FactOut, fact_outs
 from memory.retrieval.evidence import Excerpt, Question, gather_evidence
+from registers.ask import for_question
+from registers.mcp_tools.contradictions import ContradictionOut
+from registers.mcp_tools.contradictions import shown as shown_contradiction
 
 GUIDANCE = {
     "answer": "Answer the question directly from the evidence, citing the page titles you used.",
@@ -72,6 +75,12 @@ class EvidenceOut(BaseModel):
         )  # fmt: skip
 
 
+class DefinitionOut(BaseModel):
+    id: str
+    term: str
+    definition: str
+
+
 class AskOut(ToolOutput):
     activity_id: str
     status: Literal["evidence", "no_evidence"]
@@ -80,6 +89,10 @@ class AskOut(ToolOutput):
     claims: list[FactOut]
     conflicts: list[FactOut] | None = None
     warnings: list[str] | None = None
+    definitions: list[DefinitionOut] | None = Field(None, description="The glossary's definitions of words used.")
+    open_contradictions: list[ContradictionOut] | None = Field(
+        None, description="With risk_level high: open contradictions touching the evidence."
+    )
     diagnostics: dict[str, Any] | None = None
 
     def to_text(self) -> str:
@@ -94,6 +107,18 @@ class AskOut(ToolOutput):
             parts.append("Conflicting or replaced statements:\n" + "\n".join(f"- {c.line()}" for c in self.conflicts))
         if self.warnings:
             parts.append("Warnings:\n" + "\n".join(f"- {w}" for w in self.warnings))
+        if self.definitions:
+            parts.append(
+                "This organisation's words:\n" + "\n".join(f"- {d.term}: {d.definition}" for d in self.definitions)
+            )
+        if self.open_contradictions:
+            parts.append(
+                "Open contradictions (unanswered; do not pick a side):\n"
+                + "\n".join(
+                    f"- {c.id} {c.about}: a) {c.a.claim} ({c.a.source}) / b) {c.b.claim} ({c.b.source})"
+                    for c in self.open_contradictions
+                )
+            )
         return "\n\n".join(parts)
 
 
@@ -126,6 +151,15 @@ def ask_company_memory_tool(actor: Actor, args: AskArgs) -> AskOut:
     if found.conflicts is not None:
         out.conflicts = fact_outs(actor, found.conflicts, as_of=args.as_of)
         out.warnings = found.warnings
+    pages = [e.document for e in found.excerpts]
+    extra = for_question(actor=actor, question=args.question, claims=found.claims, documents=pages,
+                         high_risk=args.risk_level == "high")  # fmt: skip
+    if extra.definitions:
+        out.definitions = [
+            DefinitionOut(id=t.public_id, term=t.term, definition=t.definition) for t in extra.definitions
+        ]
+    if extra.contradictions:
+        out.open_contradictions = [shown_contradiction(c) for c in extra.contradictions]
     if args.response_mode == "full":
         views = entity_views(actor=actor, entity_ids=found.named)
         out.diagnostics = {

@@ -1,0 +1,95 @@
+"""Admin of the registers: commitments and glossary to browse and filter, contradictions to
+answer side by side. Answers and settlements go through the same services as the tools."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+
+from brain.admin import OrgScopedAdmin, admin_actor
+from brain.errors import DomainError
+from registers.contradictions.services import ANSWERS, answer_contradiction
+from registers.models import Commitment, Contradiction, Term, Verdict
+
+
+class VerdictInline(admin.TabularInline):
+    model = Verdict
+    extra = 0
+    can_delete = False
+    fields = ["checked_at", "summary", "looked_for", "found"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Commitment)
+class CommitmentAdmin(OrgScopedAdmin):
+    list_display = ["what", "owner_name", "state", "due_on", "promised_on", "origin", "org"]
+    list_filter = ["state", "origin", "due_on"]
+    search_fields = ["what", "owner_name", "quote"]
+    shared_only = "scope"
+    readonly_fields = ["document", "chunk", "quote", "origin", "fingerprint", "settled_by", "settled_at",
+                       "created_by", "category", "scope", "owner", "owner_entity"]  # fmt: skip
+    inlines = [VerdictInline]
+
+
+class AnswerForm(forms.Form):
+    answer = forms.ChoiceField(choices=[(a, Contradiction.Answer(a).label) for a in ANSWERS], widget=forms.RadioSelect)
+    note = forms.CharField(max_length=500, help_text="What the answer rests on: the system checked, or who said so.")
+
+
+@admin.register(Contradiction)
+class ContradictionAdmin(OrgScopedAdmin):
+    list_display = ["about", "severity", "state", "claim_a", "claim_b", "created_at", "org"]
+    list_filter = ["state", "severity"]
+    search_fields = ["about", "subject", "claim_a", "claim_b"]
+    ordering = ["state", "severity", "-pk"]
+    readonly_fields = [f.name for f in Contradiction._meta.fields if f.name not in ("id", "severity")]
+
+    def get_queryset(self, request: HttpRequest) -> Any:
+        # Personal memories stay their owner's: a pair touching one is not an admin's to read.
+        return super().get_queryset(request).exclude(fact_a__scope="personal").exclude(fact_b__scope="personal")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # raised by the nightly scan and by raise_contradiction
+
+    def get_urls(self) -> list[URLPattern]:
+        answer = path("<int:pk>/answer/", self.admin_site.admin_view(self.answer_view), name="registers_answer")
+        return [answer, *super().get_urls()]
+
+    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None) -> Any:
+        return HttpResponseRedirect(reverse("admin:registers_answer", args=[object_id]))
+
+    def answer_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        entry = get_object_or_404(self.get_queryset(request), pk=pk)
+        form = AnswerForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                answer_contradiction(actor=admin_actor(request, entry.org), contradiction_id=entry.public_id,
+                                     answer=form.cleaned_data["answer"], note=form.cleaned_data["note"])  # fmt: skip
+            except DomainError as exc:
+                form.add_error(None, exc.message)
+            else:
+                self.message_user(request, f"{entry.public_id} answered.", messages.SUCCESS)
+                return HttpResponseRedirect(reverse("admin:registers_contradiction_changelist"))
+        context = {**self.admin_site.each_context(request), "entry": entry, "form": form, "opts": self.model._meta,
+                   "title": f"Contradiction: {entry.about}"}  # fmt: skip
+        return TemplateResponse(request, "registers/answer_contradiction.html", context)
+
+
+@admin.register(Term)
+class TermAdmin(OrgScopedAdmin):
+    list_display = ["term", "state", "kind", "senses", "uses", "definition", "org"]
+    list_filter = ["state", "kind", "senses"]
+    search_fields = ["term", "definition", "suggestion"]
+    readonly_fields = ["key", "kind", "uses", "examples", "suggestion", "senses", "memory", "defined_by", "defined_at"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # found nightly, or defined with define_term (which makes its memory)

@@ -1,0 +1,226 @@
+"""The commitment register's nightly work: read new meeting notes and chat for promises, then
+look in memory for evidence that each open one landed.
+
+Both are safe to run twice: a promise read again finds its fingerprint and is not stored twice,
+and the scan resumes after the last passage it read. A verdict only ever reports; nothing is
+marked missed, and a promise with no evidence stays open with a verdict saying what was searched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from itertools import groupby
+
+from django.contrib.postgres.search import SearchQuery
+from django.db.models import Q
+from django.utils import timezone
+
+from brain.models import Organisation
+from memory.access import seen_by_every_reader_of
+from memory.documents.turns import spoken_text
+from memory.models import Chunk, Document, Entity, Mention, Scope
+from registers.commitments.extraction import Utterance, extract_commitments
+from registers.common import document_audience, local_day
+from registers.models import Commitment, Scan, Verdict
+
+# Documents whose passages are read for promises, besides any passage that is a speaker's turn.
+CONVERSATION_SOURCES = ("slack", "mail", "email", "transcript", "meeting", "chat")
+BATCH = 500
+# Words that say something was carried out.
+COMPLETION = re.compile(
+    r"\b(?:done|finished|completed|complete|shipped|sent|delivered|landed|merged|released|launched|migrated|"
+    r"published|signed|closed|resolved|fixed|submitted|deployed|handed over|went out|is out|are out|live now)\b",
+    re.IGNORECASE,
+)
+STOP = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "to",
+        "of",
+        "for",
+        "and",
+        "or",
+        "in",
+        "on",
+        "at",
+        "by",
+        "with",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "can",
+        "could",
+        "i",
+        "we",
+        "you",
+        "he",
+        "she",
+        "they",
+        "it",
+        "this",
+        "that",
+        "their",
+        "them",
+        "his",
+        "her",
+        "our",
+        "my",
+        "be",
+        "is",
+        "are",
+        "was",
+        "were",
+        "have",
+        "has",
+        "had",
+        "do",
+        "does",
+        "did",
+        "get",
+        "send",
+        "make",
+        "next",
+        "week",
+        "month",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "tomorrow",
+        "today",
+        "end",
+    ]
+)
+
+
+def scan_commitments(org: Organisation, progress: Callable[[int], None] | None = None) -> int:
+    """Read the passages added since the last scan; returns how many promises were stored."""
+    scan, _ = Scan.objects.get_or_create(org=org, register="commitments")
+    stored = 0
+    while True:
+        batch = list(
+            Chunk.objects.filter(org=org, pk__gt=scan.last_id, superseded_at__isnull=True)
+            .filter(Q(speaker__gt="") | Q(document__source_kind__in=CONVERSATION_SOURCES))
+            .select_related("document")
+            .order_by("pk")[:BATCH]
+        )
+        if not batch:
+            break
+        for _, chunks in groupby(sorted(batch, key=lambda c: (c.document_id, c.ordinal)), key=lambda c: c.document_id):
+            stored += _store(org, list(chunks))
+        scan.last_id = batch[-1].pk
+        scan.save(update_fields=["last_id"])
+        if progress:
+            progress(len(batch))
+    scan.finished_at = timezone.now()
+    scan.save(update_fields=["finished_at"])
+    return stored
+
+
+def _store(org: Organisation, chunks: list[Chunk]) -> int:
+    document = chunks[0].document
+    said_on = local_day(org, document.occurred_at or document.recorded_at)
+    utterances = [
+        Utterance(speaker=c.speaker or document.speaker, text=spoken_text(c), said_on=said_on, ref=c.pk) for c in chunks
+    ]
+    entities = _document_entities(document)
+    teams = [name for name, kind in entities.items() if kind.type == "team"]
+    drafts = extract_commitments(utterances, teams=teams)
+    rows = [
+        Commitment(
+            org=org,
+            owner_name=d.owner[:200],
+            owner_entity=entities.get(d.owner.lower()),
+            what=d.what[:300],
+            due_on=d.due_on,
+            promised_on=d.promised_on,
+            document=document,
+            chunk_id=d.ref,
+            quote=d.quote[:2000],
+            origin=Commitment.Origin.EXTRACTED,
+            fingerprint=_fingerprint(document, d.what),
+            **document_audience(document),
+        )  # fmt: skip
+        for d in drafts
+    ]
+    return len(Commitment.objects.bulk_create(rows, ignore_conflicts=True)) if rows else 0
+
+
+def _document_entities(document: Document) -> dict[str, Entity]:
+    """Entities named in the document itself, by lower-case name (an owner is linked only to an
+    entity its own text names, so no reader learns of one from elsewhere)."""
+    mentions = Mention.objects.filter(document=document).select_related("entity")
+    return {m.surface.lower(): m.entity for m in mentions}
+
+
+def _fingerprint(document: Document, what: str) -> str:
+    """The same promise read from any version of a document has one key."""
+    source = f"{document.source_kind}:{document.external_id}" if document.external_id else f"doc:{document.pk}"
+    return hashlib.sha256(f"{source}|{' '.join(what.lower().split())}".encode()).hexdigest()
+
+
+def check_commitments(org: Organisation, progress: Callable[[int], None] | None = None) -> int:
+    """A verdict for every open commitment: passages said after it was promised, readable by
+    everyone who may read the commitment, naming its owner or its object with a word of completion."""
+    done = 0
+    for commitment in Commitment.objects.filter(org=org, state=Commitment.State.OPEN).select_related("document"):
+        words = _object_words(commitment)
+        looked_for = f"passages since {commitment.promised_on} by or naming {commitment.owner_name} about " + (
+            " ".join(words) or commitment.what
+        )
+        found = _evidence(commitment, words)
+        Verdict.objects.create(
+            commitment=commitment, looked_for=looked_for[:500], found=found, suggests_landed=bool(found),
+            summary=(f"{len(found)} passage(s) suggest it landed; check them before saying so." if found
+                     else "No evidence yet that it landed; it stays open."),
+        )  # fmt: skip
+        done += 1
+        if progress:
+            progress(1)
+    return done
+
+
+def _object_words(commitment: Commitment) -> list[str]:
+    owner = {w.lower() for w in re.findall(r"\w+", commitment.owner_name)}
+    words = [w for w in re.findall(r"[A-Za-z][\w-]+", commitment.what) if w.lower() not in STOP | owner]
+    return list(dict.fromkeys(words))[:8]
+
+
+def _evidence(commitment: Commitment, words: list[str]) -> list[dict[str, object]]:
+    if not words:
+        return []
+    if commitment.document is not None:
+        readers = seen_by_every_reader_of(commitment.document)
+    else:
+        readers = Q(org_id=commitment.org_id, scope=Scope.SHARED, category__restricted=False)
+    query = SearchQuery(" OR ".join(words), search_type="websearch", config="english")
+    candidates = (
+        Chunk.objects.filter(org_id=commitment.org_id, superseded_at__isnull=True, search=query)
+        .filter(document__in=Document.objects.filter(readers))
+        .filter(
+            Q(said_at__date__gte=commitment.promised_on)
+            | Q(said_at__isnull=True, recorded_at__date__gte=commitment.promised_on)
+        )
+        .exclude(pk=commitment.chunk_id or 0)
+        .select_related("document")
+        .order_by("pk")[:50]
+    )
+    owner = commitment.owner_name.split()[0].lower() if commitment.owner_name else ""
+    found = []
+    for chunk in candidates:
+        text = spoken_text(chunk)
+        about_owner = owner and (owner in chunk.speaker.lower() or owner in text.lower())
+        if COMPLETION.search(text) and about_owner:
+            found.append({"document": chunk.document.public_id, "passage": chunk.pk, "title": chunk.title,
+                          "said_at": (chunk.said_at or chunk.recorded_at).isoformat(), "text": text[:300]})  # fmt: skip
+        if len(found) >= 3:
+            break
+    return found

@@ -1,0 +1,83 @@
+"""What the three registers share: the organisation's day, ids, text rules and the audience of
+what an entry was taken from."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from zoneinfo import ZoneInfo
+
+from django.db.models import Q
+from django.utils import timezone
+
+from brain.actors import Actor
+from brain.errors import InvalidArgument, NotFound
+from brain.ids import parse_numeric_id
+from brain.inputs import text_problem
+from brain.models import Category, Features, Organisation
+from memory.access import readable
+from memory.models import Document, Scope
+
+REGISTERS = ("commitments", "contradictions", "glossary")
+
+
+def switched_on(org: Organisation) -> set[str]:
+    """The registers the organisation has switched on."""
+    features = Features.objects.filter(org=org).first()
+    return {name for name in REGISTERS if features is not None and getattr(features, name)}
+
+
+def local_today(org: Organisation) -> date:
+    """The organisation's calendar day now (its time zone)."""
+    return timezone.now().astimezone(ZoneInfo(org.time_zone)).date()
+
+
+def local_day(org: Organisation, moment: datetime) -> date:
+    return moment.astimezone(ZoneInfo(org.time_zone)).date()
+
+
+def entry_id(value: str, prefix: str, noun: str) -> int:
+    """The number in ``cmt_12``; an id of another shape is "not found", like an id of another
+    organisation, so the answer says nothing about what exists."""
+    number = parse_numeric_id(value, prefix, bare=True)
+    if number is None:
+        raise NotFound(f"No {noun} {value!r}; pass an id as the list returns it ({prefix}_...).")
+    return number
+
+
+def clean(value: str | None, field: str, limit: int, *, required: bool = False) -> str:
+    """A text argument trimmed, checked storable and within its limit; '' when absent."""
+    text = (value or "").strip()
+    if required and not text:
+        raise InvalidArgument(f"{field} is required and cannot be blank.")
+    problem = text_problem(text)
+    if problem:
+        raise InvalidArgument(f"{field}: {problem}")
+    if len(text) > limit:
+        raise InvalidArgument(f"{field} is {len(text)} characters; at most {limit}.")
+    return text
+
+
+def one_of(value: str | None, field: str, allowed: tuple[str, ...], default: str) -> str:
+    chosen = default if value is None else value
+    if chosen not in allowed:
+        raise InvalidArgument(f"{field} must be one of {', '.join(allowed)}; got {chosen!r}.")
+    return chosen
+
+
+def general_category(org: Organisation) -> Category:
+    return Category.objects.get(org=org, slug=Category.DEFAULT_SLUG)
+
+
+def readable_entries(actor: Actor) -> Q:
+    """Register entries (with category, scope and owner) the actor may read: the memory's rule."""
+    return readable(actor)
+
+
+def document_audience(document: Document) -> dict[str, object]:
+    """The audience an entry taken from ``document`` keeps."""
+    return {"category_id": document.category_id, "scope": document.scope, "owner_id": document.owner_id}
+
+
+def shared_audience(org: Organisation) -> dict[str, object]:
+    """The audience of an entry a person records for the organisation."""
+    return {"category_id": general_category(org).pk, "scope": Scope.SHARED, "owner_id": None}

@@ -1,0 +1,117 @@
+"""The nightly contradiction scan: pairs of current facts that cannot both hold.
+
+Two current facts contradict when they state the same single-valued thing (the same subject
+and relation or value key; for a role one person holds, the same role of the same object),
+their validity overlaps, they say something different, and they come from different sources
+(``memory.graph.supersession``: the same source correcting itself supersedes instead). The scan
+is incremental: only groups with a fact added since the last run are read, in one statement, and
+a pair is never raised twice, answered or not.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from itertools import combinations
+
+from django.db import connection
+from django.utils import timezone
+
+from brain.models import Organisation
+from memory.graph.supersession import Claim, overlaps, same_claim
+from memory.graph.vocabulary import HELD_BY_ONE
+from memory.models import Fact
+from registers.models import Contradiction, Scan
+
+# Value keys and relations where acting on the wrong one costs money or a customer today.
+HIGH = ("price", "cost", "fee", "rate", "discount", "budget", "salary", "contract", "renewal", "sla", "term", "deal")
+MEDIUM = ("owner", "head", "lead", "manager", "account", "office", "date", "deadline")
+
+_GROUPS = """
+WITH current AS (
+    SELECT id, subject_id, object_id, relation, value_key,
+           CASE WHEN relation = ANY(%(roles)s) AND object_id IS NOT NULL
+                THEN 'role:' || relation || ':' || object_id
+                ELSE 'thing:' || subject_id || ':' || relation || ':' || value_key END AS thing
+    FROM memory_fact
+    WHERE org_id = %(org)s AND superseded_at IS NULL AND single_valued AND subject_id IS NOT NULL
+      AND (relation <> '' OR value_key <> '')
+), touched AS (
+    SELECT thing FROM current GROUP BY thing HAVING count(*) > 1 AND max(id) > %(after)s
+)
+SELECT current.id, current.thing FROM current JOIN touched USING (thing)
+"""
+
+
+def scan_contradictions(org: Organisation, progress: Callable[[int], None] | None = None) -> int:
+    """Raise every new pair; returns how many were raised."""
+    scan, _ = Scan.objects.get_or_create(org=org, register="contradictions")
+    with connection.cursor() as cursor:
+        cursor.execute(_GROUPS, {"roles": sorted(HELD_BY_ONE), "org": org.pk, "after": scan.last_id})
+        rows = cursor.fetchall()
+    groups: dict[str, list[int]] = defaultdict(list)
+    for fact_id, thing in rows:
+        groups[thing].append(fact_id)
+    facts = (
+        Fact.objects.filter(pk__in=[fid for fid, _ in rows])
+        .select_related("document", "subject", "created_by")
+        .prefetch_related("values")
+        .in_bulk()
+    )
+    raised = 0
+    for ids in groups.values():
+        pairs = [
+            _entry(org, facts[a], facts[b])
+            for a, b in combinations(sorted(ids), 2)
+            if max(a, b) > scan.last_id and _contradict(facts[a], facts[b])
+        ]
+        raised += len(Contradiction.objects.bulk_create(pairs, ignore_conflicts=True)) if pairs else 0
+        if progress:
+            progress(len(ids))
+    newest = Fact.objects.filter(org=org).order_by("-pk").values_list("pk", flat=True).first()
+    scan.last_id, scan.finished_at = max(scan.last_id, newest or 0), timezone.now()
+    scan.save(update_fields=["last_id", "finished_at"])
+    return raised
+
+
+def _contradict(a: Fact, b: Fact) -> bool:
+    first, second = Claim.of(a), Claim.of(b)
+    return overlaps(first, second) and not same_claim(first, second) and first.source != second.source
+
+
+def _entry(org: Organisation, a: Fact, b: Fact) -> Contradiction:
+    thing = (a.value_key or a.relation).replace("_", " ")
+    subject = a.subject.name if a.subject else ""
+    about = " ".join(f"{subject} {thing}".split()[:6])[:80]
+    return Contradiction(
+        org=org, about=about, subject=subject[:200],
+        question=f"Which is right: {a.statement!r} or {b.statement!r}?"[:500],
+        claim_a=a.statement[:1000], source_a=_source(a), date_a=_day(a), fact_a=a,
+        claim_b=b.statement[:1000], source_b=_source(b), date_b=_day(b), fact_b=b,
+        severity=_severity(thing), pair=f"{a.pk}:{b.pk}",
+    )  # fmt: skip
+
+
+def _source(fact: Fact) -> str:
+    if fact.source == Fact.Source.REMEMBERED and fact.created_by is not None:
+        return f"remembered by {fact.created_by.get_full_name() or fact.created_by.get_username()}"[:300]
+    if fact.document is not None:
+        return f"{fact.document.title} ({fact.document.public_id})"[:300]
+    return "memory"
+
+
+def _day(fact: Fact) -> object:
+    if fact.valid_from:
+        return fact.valid_from
+    document = fact.document
+    moment = (document.occurred_at or document.recorded_at) if document is not None else fact.recorded_at
+    return moment.date()
+
+
+def _severity(thing: str) -> str:
+    words = thing.lower()
+    if any(word in words for word in HIGH):
+        return Contradiction.Severity.HIGH
+    if any(word in words for word in MEDIUM):
+        return Contradiction.Severity.MEDIUM
+    return Contradiction.Severity.LOW

@@ -1,0 +1,124 @@
+"""The contradiction register as people and assistants use it: list, raise, answer.
+
+A contradiction shows its two statements, so a reader sees it only if they may read each fact
+behind it: one rule here (``visible_contradictions``) for the tools, the REST API, the admin's
+answer page and the member page.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from brain.actors import Actor
+from brain.audit import record_audit
+from brain.errors import InvalidArgument, NotFound
+from memory.graph.memories import supersede_explicitly
+from memory.graph.reads import parse_memory_id, visible_facts
+from memory.models import Fact
+from registers.common import clean, entry_id, one_of
+from registers.models import Contradiction
+
+STATES = ("open", "resolved", "dismissed", "all")
+SEVERITIES = ("high", "medium", "low")
+ANSWERS = ("a", "b", "both", "neither")
+LIMITS = {"question": 500, "about": 80, "claim": 1000, "source": 300, "subject": 200, "note": 500}
+LIST_LIMIT = 100
+
+
+def visible_contradictions(*, actor: Actor) -> QuerySet[Contradiction]:
+    facts = visible_facts(actor=actor).values("pk")
+    return Contradiction.objects.filter(org=actor.org).filter(
+        Q(fact_a__isnull=True) | Q(fact_a__in=facts), Q(fact_b__isnull=True) | Q(fact_b__in=facts)
+    )
+
+
+def list_contradictions(*, actor: Actor, state: str | None = None, severity: str | None = None,
+                        limit: int = 20) -> list[Contradiction]:  # fmt: skip
+    """Open ones by default, the most severe first."""
+    chosen = one_of(state, "state", STATES, "open")
+    rows = visible_contradictions(actor=actor).select_related("fact_a", "fact_b")
+    if chosen != "all":
+        rows = rows.filter(state=chosen)
+    if severity is not None:
+        rows = rows.filter(severity=one_of(severity, "severity", SEVERITIES, "medium"))
+    order = {"high": 0, "medium": 1, "low": 2}
+    picked = list(rows.order_by("-pk")[: max(1, min(limit, LIST_LIMIT)) * 3])
+    picked.sort(key=lambda c: (order[c.severity], -c.pk))
+    return picked[: max(1, min(limit, LIST_LIMIT))]
+
+
+def _memory(actor: Actor, value: str | None, field: str) -> Fact | None:
+    if not value:
+        return None
+    fact = visible_facts(actor=actor).filter(pk=parse_memory_id(value)).first()
+    if fact is None:
+        raise NotFound(f"{field}: no memory {value} that you can see.")
+    return fact
+
+
+@transaction.atomic
+def raise_contradiction(*, actor: Actor, question: str, about: str, claim_a: str, source_a: str, claim_b: str,
+                        source_b: str, memory_id_a: str | None = None, memory_id_b: str | None = None,
+                        severity: str | None = None, subject: str | None = None) -> Contradiction:  # fmt: skip
+    fact_a, fact_b = _memory(actor, memory_id_a, "memory_id_a"), _memory(actor, memory_id_b, "memory_id_b")
+    if fact_a is not None and fact_a == fact_b:
+        raise InvalidArgument("memory_id_a and memory_id_b are the same memory; a contradiction needs two.")
+    words = len(clean(about, "about", LIMITS["about"], required=True).split())
+    if not 1 <= words <= 8:
+        raise InvalidArgument(f"about is {words} words; say what it is about in three to six words.")
+    entry = Contradiction.objects.create(
+        org=actor.org, question=clean(question, "question", LIMITS["question"], required=True),
+        about=clean(about, "about", LIMITS["about"], required=True),
+        claim_a=clean(claim_a, "claim_a", LIMITS["claim"], required=True),
+        source_a=clean(source_a, "source_a", LIMITS["source"], required=True),
+        claim_b=clean(claim_b, "claim_b", LIMITS["claim"], required=True),
+        source_b=clean(source_b, "source_b", LIMITS["source"], required=True),
+        fact_a=fact_a, fact_b=fact_b, date_a=_day(fact_a), date_b=_day(fact_b),
+        severity=one_of(severity, "severity", SEVERITIES, "medium"),
+        subject=clean(subject, "subject", LIMITS["subject"]), raised_by=actor.user,
+        pair=_pair(fact_a, fact_b),
+    )  # fmt: skip
+    record_audit(actor=actor, action="contradiction.raised", target=entry.public_id, details={"about": entry.about})
+    return entry
+
+
+def _day(fact: Fact | None) -> object:
+    if fact is None:
+        return None
+    return fact.valid_from or fact.recorded_at.date()
+
+
+def _pair(a: Fact | None, b: Fact | None) -> str:
+    """The key of a pair of memories, so the nightly scan never raises it again; '' without both."""
+    if a is None or b is None:
+        return ""
+    first, second = sorted((a.pk, b.pk))
+    return f"{first}:{second}"
+
+
+@transaction.atomic
+def answer_contradiction(*, actor: Actor, contradiction_id: str, answer: str, note: str) -> Contradiction:
+    """a or b: that statement stands and the other is superseded in memory; both or neither close
+    it and leave memory as it is. A note is required."""
+    number = entry_id(contradiction_id, "ctr", "contradiction")
+    entry = visible_contradictions(actor=actor).select_for_update(of=("self",)).filter(pk=number).first()
+    if entry is None:
+        raise NotFound(f"No contradiction {contradiction_id} that you can see.")
+    chosen = one_of(answer, "answer", ANSWERS, "")
+    reason = clean(note, "note", LIMITS["note"], required=True)
+    if entry.state != Contradiction.State.OPEN:
+        raise InvalidArgument(f"{entry.public_id} was already answered ({entry.answer}); it is {entry.state}.")
+    superseded = ""
+    if chosen in ("a", "b"):
+        stands, loses = (entry.fact_a, entry.fact_b) if chosen == "a" else (entry.fact_b, entry.fact_a)
+        if stands is not None and loses is not None and loses.superseded_at is None:
+            supersede_explicitly(old=loses, new=stands, at=timezone.now())
+            superseded = loses.public_id
+    entry.answer, entry.note, entry.answered_by, entry.answered_at = chosen, reason, actor.user, timezone.now()
+    entry.state = Contradiction.State.DISMISSED if chosen == "neither" else Contradiction.State.RESOLVED
+    entry.save()
+    record_audit(actor=actor, action="contradiction.answered", target=entry.public_id,
+                 details={"answer": chosen, "note": reason, "superseded": superseded})  # fmt: skip
+    return entry

@@ -1,0 +1,133 @@
+"""list_contradictions, raise_contradiction, answer_contradiction."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from brain.actors import Actor
+from brain.mcp.limits import Clamped
+from brain.mcp.registry import ToolOutput, mcp_tool
+from registers.contradictions import services
+from registers.models import Contradiction
+
+FEATURE = "contradictions"
+
+
+class SideOut(BaseModel):
+    claim: str
+    source: str
+    date: date | None
+    memory_id: str | None
+
+
+class ContradictionOut(BaseModel):
+    id: str
+    about: str
+    question: str
+    subject: str
+    severity: str
+    state: str
+    a: SideOut
+    b: SideOut
+    answer: str = ""
+    note: str = ""
+
+
+def shown(entry: Contradiction) -> ContradictionOut:
+    return ContradictionOut(
+        id=entry.public_id, about=entry.about, question=entry.question, subject=entry.subject,
+        severity=entry.severity, state=entry.state, answer=entry.answer, note=entry.note,
+        a=SideOut(claim=entry.claim_a, source=entry.source_a, date=entry.date_a,
+                  memory_id=f"mem_{entry.fact_a_id}" if entry.fact_a_id else None),
+        b=SideOut(claim=entry.claim_b, source=entry.source_b, date=entry.date_b,
+                  memory_id=f"mem_{entry.fact_b_id}" if entry.fact_b_id else None),
+    )  # fmt: skip
+
+
+class ListContradictionsArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    state: Literal["open", "resolved", "dismissed", "all"] = Field(
+        "open", description="Default open: not answered yet."
+    )
+    severity: Literal["high", "medium", "low"] | None = Field(
+        None, description="high: someone could act wrongly on it today."
+    )
+    limit: Annotated[int, Clamped(1, 100)] = Field(20, description="1 to 100; default 20.")
+
+
+class ContradictionsOut(ToolOutput):
+    contradictions: list[ContradictionOut]
+
+
+@mcp_tool("list_contradictions", title="List Contradictions", args=ListContradictionsArgs, output=ContradictionsOut,
+          feature=FEATURE)  # fmt: skip
+def list_contradictions_tool(actor: Actor, args: ListContradictionsArgs) -> ContradictionsOut:
+    """What this organisation believes twice, differently: pairs of current statements from
+    different sources that cannot both be true, found nightly or raised by people, each with the
+    source and date of both sides. Use it for "where do we disagree with ourselves?", "is anything
+    we tell customers out of date?" and before answering where two sources might differ. These
+    are remembered statements, not a live check: before saying which side is right, look in the
+    system that would settle it, say which you checked, then record the answer with
+    answer_contradiction."""
+    rows = services.list_contradictions(actor=actor, state=args.state, severity=args.severity, limit=args.limit)
+    return ContradictionsOut(contradictions=[shown(entry) for entry in rows])
+
+
+class RaiseContradictionArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    question: str = Field(max_length=500, description="One sentence with both sides, asking which is right.")
+    about: str = Field(max_length=80, description="What it is about, three to six words.")
+    claim_a: str = Field(max_length=1000, description="The first statement, as it is believed.")
+    source_a: str = Field(max_length=300, description="Where it came from: a system, a document, or who said it.")
+    claim_b: str = Field(max_length=1000, description="The second statement.")
+    source_b: str = Field(max_length=300, description="Where the second came from.")
+    memory_id_a: str | None = Field(None, max_length=40, description="The memory behind the first (mem_...), if known.")
+    memory_id_b: str | None = Field(None, max_length=40, description="The memory behind the second, if known.")
+    severity: Literal["high", "medium", "low"] = Field(
+        "medium",
+        description="high: someone could act wrongly on it today (a price, a contract term, a customer claim).",
+    )
+    subject: str | None = Field(None, max_length=200, description="The person, company or thing both are about.")
+
+
+class ContradictionResult(ToolOutput):
+    contradiction: ContradictionOut
+    message: str
+
+
+@mcp_tool("raise_contradiction", title="Raise a Contradiction", args=RaiseContradictionArgs,
+          output=ContradictionResult, scope="write", feature=FEATURE)  # fmt: skip
+def raise_contradiction_tool(actor: Actor, args: RaiseContradictionArgs) -> ContradictionResult:
+    """Put on the register two things the organisation believes that cannot both be true, when
+    you find them while answering something else or somebody points them out. Pairs of stored
+    statements are found nightly; do not copy those. Give the memory ids where you have them
+    (search_facts returns them): they let the answer supersede the statement that loses."""
+    entry = services.raise_contradiction(actor=actor, **args.model_dump())
+    return ContradictionResult(contradiction=shown(entry), message=f"Raised as {entry.public_id}.")
+
+
+class AnswerContradictionArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(max_length=40, description="The contradiction id list_contradictions returns (ctr_...).")
+    answer: Literal["a", "b", "both", "neither"] = Field(
+        description="a or b: that one stands and the other is superseded; both: both true; neither: no contradiction."
+    )
+    note: str = Field(
+        max_length=500, description="What the answer rests on: the system checked, or who said so and when."
+    )
+
+
+@mcp_tool("answer_contradiction", title="Answer a Contradiction", args=AnswerContradictionArgs,
+          output=ContradictionResult, scope="write", feature=FEATURE)  # fmt: skip
+def answer_contradiction_tool(actor: Actor, args: AnswerContradictionArgs) -> ContradictionResult:
+    """Say which of two statements stands. a or b supersedes the other statement in memory, so
+    search and ask stop returning it as current; both (different periods or parts of the
+    business) and neither (they never disagreed) close it and leave memory as it is. Answer only
+    from something checked or something a person said in this conversation, never from your own
+    inference, and say in your reply what the answer rests on."""
+    entry = services.answer_contradiction(actor=actor, contradiction_id=args.id, answer=args.answer, note=args.note)
+    effect = {"a": "b is superseded", "b": "a is superseded"}.get(entry.answer, "memory is unchanged")
+    return ContradictionResult(contradiction=shown(entry), message=f"{entry.public_id} is {entry.state}; {effect}.")
