@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from brain import views
+from registers.views import registers_page
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -11,6 +12,7 @@ urlpatterns = [
     path("connect/", views.connect, name="connect"),
     path("connect/tokens/<int:token_id>/revoke/", views.revoke, name="revoke-token"),
     path("", include("contacts.urls")),
+    path("registers/", registers_page, name="registers"),
     path("admin/", admin.site.urls),
     path("api/v1/", include("brain.api.urls")),
 ]

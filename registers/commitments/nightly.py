@@ -151,7 +151,14 @@ def _store(org: Organisation, chunks: list[Chunk]) -> int:
         )  # fmt: skip
         for d in drafts
     ]
-    return len(Commitment.objects.bulk_create(rows, ignore_conflicts=True)) if rows else 0
+    known = set(
+        Commitment.objects.filter(org=org, fingerprint__in=[r.fingerprint for r in rows]).values_list(
+            "fingerprint", flat=True
+        )
+    )
+    fresh = list({r.fingerprint: r for r in rows if r.fingerprint not in known}.values())
+    Commitment.objects.bulk_create(fresh, ignore_conflicts=True)  # one read meanwhile elsewhere stays as it is
+    return len(fresh)
 
 
 def _document_entities(document: Document) -> dict[str, Entity]:

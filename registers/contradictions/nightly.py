@@ -60,12 +60,16 @@ def scan_contradictions(org: Organisation, progress: Callable[[int], None] | Non
     )
     raised = 0
     for ids in groups.values():
-        pairs = [
-            _entry(org, facts[a], facts[b])
+        pairs = {
+            f"{a}:{b}": (facts[a], facts[b])
             for a, b in combinations(sorted(ids), 2)
             if max(a, b) > scan.last_id and _contradict(facts[a], facts[b])
-        ]
-        raised += len(Contradiction.objects.bulk_create(pairs, ignore_conflicts=True)) if pairs else 0
+        }
+        known = set(Contradiction.objects.filter(org=org, pair__in=list(pairs)).values_list("pair", flat=True))
+        fresh = [_entry(org, a, b) for key, (a, b) in pairs.items() if key not in known]
+        # A pair raised meanwhile by a person or another run is left as it is (the unique pair).
+        Contradiction.objects.bulk_create(fresh, ignore_conflicts=True)
+        raised += len(fresh)
         if progress:
             progress(len(ids))
     newest = Fact.objects.filter(org=org).order_by("-pk").values_list("pk", flat=True).first()

@@ -1,0 +1,123 @@
+"""The contradiction register: two sources that disagree stay current and are raised once; an
+answer supersedes in memory; nobody sees a pair with a side they may not read."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Group
+
+from brain.errors import InvalidArgument, NotFound
+from brain.models import Category
+from conftest import make_actor, make_user
+from memory.graph import reads as graph
+from registers.contradictions.nightly import scan_contradictions
+from registers.contradictions.services import answer_contradiction, list_contradictions, raise_contradiction
+from registers.models import Contradiction
+from registers.tests.helpers import stated, switch_on
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def prices(actor):
+    switch_on(actor.org, "contradictions")
+    a = stated(actor, "Price list", "The enterprise plan costs 48500 USD a year.", number=48500)
+    b = stated(actor, "Sales deck", "The enterprise plan costs 52000 USD a year.", number=52000)
+    return a, b
+
+
+def test_two_sources_disagreeing_on_a_price_are_raised_once_with_both_sides(actor, prices):
+    a, b = prices
+    assert scan_contradictions(actor.org) == 1
+    assert scan_contradictions(actor.org) == 0  # nothing new: the same pair never twice
+    [entry] = list_contradictions(actor=actor)
+    assert {entry.claim_a, entry.claim_b} == {a.statement, b.statement}
+    assert entry.severity == "high"
+    assert "Price list" in entry.source_a
+    assert entry.date_a is not None
+    a.refresh_from_db()
+    b.refresh_from_db()
+    assert a.superseded_at is None
+    assert b.superseded_at is None
+
+
+def test_answering_a_supersedes_b_in_search_facts_and_the_timeline(actor, prices):
+    a, b = prices
+    scan_contradictions(actor.org)
+    [entry] = list_contradictions(actor=actor)
+    stands = entry.fact_a
+    answered = answer_contradiction(actor=actor, contradiction_id=entry.public_id, answer="a",
+                                    note="Checked the billing system: 48500.")  # fmt: skip
+    assert answered.state == "resolved"
+    loses = entry.fact_b
+    loses.refresh_from_db()
+    assert loses.superseded_by_id == stands.pk
+    current = [s.fact.pk for s in graph.search_facts(actor=actor, query="enterprise plan price", limit=10)]
+    assert stands.pk in current
+    assert loses.pk not in current
+    history = graph.timeline(actor=actor, entity=graph.resolve_entity(actor=actor, ref="Enterprise plan"))
+    assert [f.pk for f in history if f.superseded_by_id == stands.pk] == [loses.pk]
+    with pytest.raises(InvalidArgument, match="already answered"):
+        answer_contradiction(actor=actor, contradiction_id=entry.public_id, answer="b", note="changed my mind")
+    scan_contradictions(actor.org)
+    assert Contradiction.objects.filter(org=actor.org).count() == 1  # an answered pair never comes back
+
+
+@pytest.mark.parametrize("answer", ["both", "neither"])
+def test_both_and_neither_close_it_without_touching_memory(actor, prices, answer):
+    scan_contradictions(actor.org)
+    [entry] = list_contradictions(actor=actor)
+    closed = answer_contradiction(actor=actor, contradiction_id=entry.public_id, answer=answer, note="Two plans.")
+    assert closed.state == ("dismissed" if answer == "neither" else "resolved")
+    assert all(f.superseded_at is None for f in (entry.fact_a, entry.fact_b))
+    assert list_contradictions(actor=actor) == []
+    assert list_contradictions(actor=actor, state="all") == [closed]
+
+
+def test_an_answer_needs_a_note_a_known_answer_and_an_id_of_this_organisation(actor, other_org_actor, prices):
+    scan_contradictions(actor.org)
+    [entry] = list_contradictions(actor=actor)
+    with pytest.raises(InvalidArgument, match="note is required"):
+        answer_contradiction(actor=actor, contradiction_id=entry.public_id, answer="a", note="  ")
+    with pytest.raises(InvalidArgument, match="answer must be one of a, b, both, neither"):
+        answer_contradiction(actor=actor, contradiction_id=entry.public_id, answer="c", note="x")
+    for wrong in (f"ctr_{entry.pk}", "ctr_999999", "cmt_1", "ctr_²", "nonsense"):
+        with pytest.raises(NotFound):
+            answer_contradiction(actor=other_org_actor, contradiction_id=wrong, answer="a", note="x")
+
+
+def test_a_pair_with_a_side_the_reader_may_not_read_is_not_shown_to_them(actor, prices):
+    group = Group.objects.create(name=f"finance-{actor.org.pk}")
+    finance = Category.objects.create(org=actor.org, slug="finance", name="Finance", restricted=True)
+    finance.groups.add(group)
+    insider = make_actor(actor.org, make_user(actor.org))
+    insider.user.groups.add(group)
+    stated(insider, "Board pack", "The enterprise plan costs 61000 USD a year.", number=61000, category="finance")
+    scan_contradictions(actor.org)
+    assert len(list_contradictions(actor=insider)) == 3
+    seen = list_contradictions(actor=actor)
+    assert len(seen) == 1
+    assert all("61000" not in c.claim_a + c.claim_b for c in seen)
+    hidden = (
+        Contradiction.objects.filter(claim_b__contains="61000").first()
+        or Contradiction.objects.filter(claim_a__contains="61000").first()
+    )
+    with pytest.raises(NotFound):
+        answer_contradiction(actor=actor, contradiction_id=hidden.public_id, answer="a", note="x")
+
+
+def test_raising_one_checks_the_memories_and_the_words(actor, other_org_actor, prices):
+    a, b = prices
+    base = {"question": "Is it 48500 or 52000?", "about": "enterprise plan price", "claim_a": a.statement,
+            "source_a": "price list", "claim_b": b.statement, "source_b": "sales deck"}  # fmt: skip
+    entry = raise_contradiction(actor=actor, memory_id_a=a.public_id, memory_id_b=b.public_id, **base)
+    assert entry.pair == f"{a.pk}:{b.pk}"
+    assert scan_contradictions(actor.org) == 0  # raised by hand: the scan does not raise it again
+    with pytest.raises(NotFound, match="memory_id_a"):
+        raise_contradiction(actor=other_org_actor, memory_id_a=a.public_id, **base)
+    with pytest.raises(InvalidArgument, match="severity must be one of"):
+        raise_contradiction(actor=actor, severity="urgent", **base)
+    with pytest.raises(InvalidArgument, match="three to six words"):
+        raise_contradiction(actor=actor, **{**base, "about": " ".join(["word"] * 12)})
+    with pytest.raises(InvalidArgument, match="claim_b"):
+        raise_contradiction(actor=actor, **{**base, "claim_b": "x\x00"})

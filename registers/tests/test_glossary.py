@@ -1,0 +1,69 @@
+"""The glossary: a definition is a memory; correcting replaces it, withdrawing removes it,
+dismissing keeps the word out for good."""
+
+from __future__ import annotations
+
+import pytest
+
+from brain.errors import InvalidArgument, NotFound
+from memory.graph import reads as graph
+from memory.models import Fact
+from registers.glossary.services import define_term, definitions_in, glossary, update_term
+from registers.models import Term
+
+pytestmark = pytest.mark.django_db
+
+
+def found(actor, query: str) -> list[str]:
+    return [s.fact.statement for s in graph.search_facts(actor=actor, query=query, limit=5)]
+
+
+def test_a_definition_becomes_a_memory_and_a_correction_replaces_it(actor):
+    entry = define_term(actor=actor, term="MID", definition="The acquirer's merchant identifier for a shop.")
+    assert entry.state == "defined"
+    assert found(actor, "MID merchant identifier")[0] == "MID: The acquirer's merchant identifier for a shop."
+    first = entry.memory
+    corrected = update_term(actor=actor, term_id=entry.public_id,
+                            definition="The merchant identifier an acquirer gives each shop or terminal group.")  # fmt: skip
+    first.refresh_from_db()
+    assert first.superseded_by_id == corrected.memory_id
+    assert found(actor, "MID merchant identifier")[0].startswith("MID: The merchant identifier an acquirer")
+    assert [t.term for t in glossary(actor=actor)] == ["MID"]
+    assert [t.term for t in glossary(actor=actor, term="mid")] == ["MID"]
+    assert [t.term for t in definitions_in(actor=actor, text="What is the MID of the Lisbon shop?")] == ["MID"]
+    assert definitions_in(actor=actor, text="a midsize shop") == []
+
+
+def test_reopening_withdraws_the_definition_and_its_memory(actor):
+    entry = define_term(actor=actor, term="the pod", definition="The on-call team of the week.")
+    memory_id = entry.memory_id
+    reopened = update_term(actor=actor, term_id=entry.public_id, state="open", note="Wrong: it is the squad.")
+    assert (reopened.state, reopened.definition, reopened.memory) == ("open", "", None)
+    assert not Fact.objects.filter(pk=memory_id).exists()
+    assert glossary(actor=actor) == []
+    assert [t.term for t in glossary(actor=actor, state="open")] == ["the pod"]
+
+
+def test_an_open_entry_is_answered_by_its_id_and_only_for_its_own_word(actor):
+    entry = Term.objects.create(org=actor.org, term="SLA", key="sla", suggestion="service level agreement")
+    with pytest.raises(InvalidArgument, match="is the entry for 'SLA'"):
+        define_term(actor=actor, term="SLO", definition="x", term_id=entry.public_id)
+    answered = define_term(actor=actor, term="SLA", definition="Our promise to a customer on uptime and response.",
+                           term_id=entry.public_id)  # fmt: skip
+    assert answered.pk == entry.pk
+    assert answered.state == "defined"
+
+
+def test_bad_input_is_refused_with_the_allowed_values(actor, other_org_actor):
+    entry = define_term(actor=actor, term="MID", definition="The merchant identifier.")
+    with pytest.raises(InvalidArgument, match="state must be one of defined, dismissed, open"):
+        update_term(actor=actor, term_id=entry.public_id, state="deleted")
+    with pytest.raises(InvalidArgument, match="contradict each other"):
+        update_term(actor=actor, term_id=entry.public_id, state="open", definition="x")
+    with pytest.raises(InvalidArgument, match="state must be one of defined, open, all"):
+        glossary(actor=actor, state="dismissed")
+    with pytest.raises(InvalidArgument, match="definition is required"):
+        define_term(actor=actor, term="MID", definition=" ")
+    for wrong in (entry.public_id, "term_0", "term_x", "cmt_1"):
+        with pytest.raises(NotFound):
+            update_term(actor=other_org_actor, term_id=wrong, state="open")
