@@ -23,8 +23,8 @@ def test_a_definition_becomes_a_memory_and_a_correction_replaces_it(actor):
     assert entry.state == "defined"
     assert found(actor, "MID merchant identifier")[0] == "MID: The acquirer's merchant identifier for a shop."
     first = entry.memory
-    corrected = update_term(actor=actor, term_id=entry.public_id,
-                            definition="The merchant identifier an acquirer gives each shop or terminal group.")  # fmt: skip
+    wider = "The merchant identifier an acquirer gives each shop or terminal group."
+    corrected = update_term(actor=actor, term_id=entry.public_id, definition=wider)
     first.refresh_from_db()
     assert first.superseded_by_id == corrected.memory_id
     assert found(actor, "MID merchant identifier")[0].startswith("MID: The merchant identifier an acquirer")
