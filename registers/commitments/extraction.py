@@ -86,6 +86,8 @@ def extract_commitments(utterances: Sequence[Utterance], *, teams: Collection[st
     docs = _nlp().pipe((c.cleaned for c in candidates), batch_size=BATCH)
     for candidate, doc in zip(candidates, docs, strict=True):
         for promise in find_promises(doc, speaker=candidate.utterance.speaker.strip(), teams=team_names):
+            if rejection(candidate.cleaned, upto=promise.end_char) is not None:
+                continue
             draft = _draft(candidate, doc, promise)
             key = (draft.ref, draft.owner.casefold(), draft.what.casefold())
             if key not in seen:  # a turn that repeats itself promises once

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from registers.commitments.extraction_rules import (
     ACTION_ITEM_RE,
     ACTION_PREFIX_RE,
+    DELIVERY_LEMMAS,
     LEAVE_IT_WITH_ME_RE,
     LET_ME_VERBS,
     MEETING_ADVERBS,
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 _WILL = frozenset({"will", "'ll", "ll", "shall"})
 _PRESENT_BE = frozenset({"am", "'m", "is", "'s", "are", "'re", "m", "s", "re"})
 _GOING = frozenset({"going", "gon"})
+_WH = frozenset({"WP", "WRB", "WDT"})
 _TRAILING = frozenset({"and", "but", "so", "or", "then", "because", "cause", "'cause"})
 
 
@@ -89,8 +91,14 @@ def _is_action(verb: Token) -> bool:
     if lemma == "come":  # "I'll come back to you on that", not "I'll come back to that point"
         targets = [g for p in kids if p.lower_ == "to" for g in p.children if g.dep_ == "pobj"]
         return any(c.lower_ == "back" for c in kids) and any(t.lower_ in PERSON_OBJECTS or t.tag_ == "NNP" for t in targets)
-    if lemma == "get":
-        return any(c.dep_ == "prt" and c.lower_ == "back" for c in kids) or bool(objects)
+    if verb.dep_ in ("relcl", "acl") or _children(verb, "auxpass") or any(c.tag_ in _WH for c in kids):
+        return False  # "the example I'll give you", "it will be given", "what we're going to do"
+    if lemma == "get":  # "I'll get back to you", "I'll get the report to them", not "I'll get three pairs"
+        return any(c.dep_ == "prt" and c.lower_ == "back" for c in kids) or (bool(objects) and bool(_children(verb, "prep")))
+    if lemma == "have" and not any(c.lower_ == "the" for o in objects for c in o.children if c.dep_ == "det"):
+        return False  # "we'll have the report to them", not "we'll have a discussion", "our meetings"
+    if lemma == "give" and not any(o.dep_ == "dobj" for o in objects):
+        return False
     if lemma in ("have", "give") and (
         _children(verb, "xcomp") or any(o.lemma_.lower() in NOT_DELIVERABLE_OBJECTS for o in objects)
     ):
@@ -101,6 +109,10 @@ def _is_action(verb: Token) -> bool:
         return False
     if lemma == "ask" and any(o.lower_ == "you" or o.lemma_ == "question" for o in objects):
         return False
+    if lemma == "tell" and not any(o.tag_ == "NNP" or o.lower_ in PERSON_OBJECTS - {"you"} for o in objects):
+        return False  # "I'll tell you a bit about the plan" narrates; "I'll tell Sam" promises
+    if lemma == "do" and all(o.lower_ in PRONOUNS for o in objects):
+        return False  # "I will do that" mid-meeting is whatever is being done at the table
     if lemma == "try":
         return bool(_children(verb, "xcomp"))
     return lemma not in NON_ACTION_LEMMAS
@@ -117,13 +129,23 @@ def _team_in(text: str, teams: Sequence[str]) -> str | None:
 
 def _named(subject: Token) -> str | None:
     """The subject's name when it is a person or a named role ("Sam", "The Industrial Designer")."""
-    if subject.lower_ in PRONOUNS or not (subject.tag_ in ("NNP", "NNPS") or subject.ent_type_ == "PERSON"):
+    if subject.lower_ in PRONOUNS or subject.is_stop or not subject.text[:1].isupper() or not (subject.tag_ in ("NNP", "NNPS") or subject.ent_type_ == "PERSON"):
         return None
     parts = [c for c in subject.children if c.dep_ in ("compound", "flat") and c.i < subject.i] + [subject]
     words = [t.text for t in sorted(parts, key=lambda t: t.i)]
     while words and words[0].lower() in ("the", "a", "an"):
         words = words[1:]
     return " ".join(words) or None
+
+
+def _hands_over(verb: Token, doc: Doc) -> bool:
+    """A delivery: a handing-over verb, a recipient ("to them", "send you") or a date in the promise."""
+    recipient = any(c.dep_ == "dative" for c in verb.children) or any(
+        p.lower_ == "to" and any(g.lower_ in PERSON_OBJECTS or g.tag_ == "NNP" for g in p.children)
+        for p in verb.subtree
+    )
+    dated = any(e.label_ == "DATE" and verb.left_edge.i <= e.start <= verb.right_edge.i for e in doc.ents)
+    return verb.lemma_.lower() in DELIVERY_LEMMAS or recipient or dated
 
 
 def _owner(found: _Undertaking, doc: Doc, speaker: str, teams: Sequence[str]) -> str | None:
@@ -133,7 +155,10 @@ def _owner(found: _Undertaking, doc: Doc, speaker: str, teams: Sequence[str]) ->
     if subject is None:
         return None
     if subject.lower_ == "we":
-        return _team_in(doc.text[: found.modal.idx], teams) or speaker or None
+        team = _team_in(doc.text[: found.modal.idx], teams)
+        if team is not None:
+            return team
+        return speaker if speaker and _hands_over(found.verb, doc) else None
     span = doc[subject.left_edge.i : subject.right_edge.i + 1].text
     team = _team_in(span, teams)
     if team is not None and len(span.split()) <= len(team.split()) + 1:
@@ -146,10 +171,13 @@ def _predicate_tokens(found: _Undertaking) -> list[Token]:
     if found.subject is not None:
         skip |= {t.i for t in found.subject.subtree}
     for conj in _children(verb, "conj"):
-        if _children(conj, "nsubj", "nsubjpass"):  # "... and they can try it": a clause of its own
+        cc = [c.lower_ for c in _children(verb, "cc") if c.i < conj.i]
+        if _children(conj, "nsubj", "nsubjpass") or cc[-1:] in (["but"], ["or"]):  # a clause of its own
             skip |= {t.i for t in conj.subtree} | {c.i for c in _children(verb, "cc") if c.i < conj.i}
     skip |= {c.i for c in _children(verb, "aux") if c.tag_ == "TO" or c.lower_ == "na"}
-    tokens = [t for t in verb.subtree if t.i > found.modal.i and t.i not in skip and not t.is_space]
+    tokens = [t for t in verb.subtree if t.i > found.modal.i and t.i not in skip and not t.is_space and t.pos_ != "INTJ"]
+    while tokens and tokens[0].is_punct:
+        tokens.pop(0)
     while tokens and (tokens[-1].is_punct or tokens[-1].lower_ in _TRAILING):
         tokens.pop()
     return tokens
@@ -160,7 +188,7 @@ def _third_person(tokens: list[Token], owner: str) -> str:
     for t in tokens:
         word = owner if t.text == "I" else THIRD_PERSON.get(t.lower_, t.text)
         words.append(word + t.whitespace_)
-    return "".join(words).strip()
+    return re.sub(r"\s+([,;:])", r"\1", "".join(words)).strip(" ,;:")
 
 
 def _action_item(doc: Doc, speaker: str) -> Promise | None:
@@ -172,6 +200,10 @@ def _action_item(doc: Doc, speaker: str) -> Promise | None:
     owner = match["owner"].strip()
     first = next((t for t in doc if t.idx >= match.start("rest")), None)
     if first is None or first.tag_ != "VB" or owner.lower() in PRONOUNS or first.lemma_ in NON_ACTION_LEMMAS:
+        return None
+    person = any(e.label_ == "PERSON" and e.start_char <= match.start("owner") < e.end_char for e in doc.ents)
+    finite = any(t.tag_ in ("VBZ", "VBP", "VBD", "MD") for t in doc if t.idx > match.start("rest"))
+    if not ACTION_PREFIX_RE.match(text) and (not person or finite):  # "Paper to note 1 is a letter ..."
         return None
     tokens = [t for t in doc if t.idx >= match.start("rest")]
     while tokens and tokens[-1].is_punct:

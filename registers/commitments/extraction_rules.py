@@ -27,13 +27,17 @@ QUESTION_START_RE = re.compile(
     r"(?:will|shall|can|could|would|should|do|did|does|are|is|am|was|were|won't|have|has)\s+"
     r"(?:you|we|i|they|he|she|it|someone|anyone|somebody|anybody)\b"
 )
+SENTENCE_REJECTS = ("question", "conditional", "decision")
 REJECT_RES = {
     "conditional": re.compile(
-        r"\b(?:if|unless|once|provided|providing|assuming|in case|as soon as|depending|otherwise|worst comes)\b"
+        r"\b(?:if|unless|once|provided|providing|assuming|in case|soon as|depending|otherwise|worst comes)\b"
+        r"|\bwhen (?:we|i|you|they|it|he|she)\b"
     ),
+    "habit": re.compile(r"\b(?:typically|usually|generally|normally|often|sometimes|whenever|in which case)\b"),
     "hedge": re.compile(
         r"\b(?:maybe|perhaps|probably|possibly|hopefully|hope|hoping|wish|might|could|should|would|"
-        r"i think|i guess|i suppose|i reckon|i imagine|i expect|not sure|wonder|try and see|sort of|kind of)\b"
+        r"i think|i guess|i suppose|i reckon|i imagine|i expect|not sure|wonder|try and see|sort of|kind of|"
+        r"would like|'d like|(?:we|you|they) can)\b"
     ),
     "decision": re.compile(r"\b(?:decided|agreed that|we agreed|we've agreed|resolved|voted)\b"),
     "negation": re.compile(r"\b(?:won't|wont|will not|shan't|not going to|not gonna|never|no one|nobody)\b|n't\b"),
@@ -52,6 +56,12 @@ NON_ACTION_LEMMAS = frozenset(
 )
 NOT_DELIVERABLE_OBJECTS = frozenset("example try go idea overview flavour flavor sense bit chance word question".split())
 MEETING_ADVERBS = frozenset({"now", "first", "here"})
+# An unqualified "we" is the speaker's own promise only when it hands something over; "we'll discuss",
+# "we're going to do some training" is the group's plan, with no one in particular owning it.
+DELIVERY_LEMMAS = frozenset(
+    "send issue deliver share publish provide ship submit circulate email mail forward return give get have "
+    "pay refund release hand post upload report confirm".split()
+)
 PERSON_OBJECTS = frozenset({"you", "them", "him", "her", "everyone", "everybody", "all"})
 # "Let me ..." is a promise only for work done after the conversation, not "let me see" or "let me ask".
 LET_ME_VERBS = frozenset(
@@ -79,9 +89,17 @@ def clean(sentence: str) -> str:
     return " ".join(text.split())
 
 
-def rejection(cleaned: str) -> str | None:
-    """Why this sentence holds no promise, whatever its verbs say; None when it may hold one."""
+def rejection(cleaned: str, *, upto: int | None = None) -> str | None:
+    """Why this sentence holds no promise, whatever its verbs say; None when it may hold one.
+
+    Without ``upto`` only what spoils the whole sentence counts (a question, a condition, a decision);
+    with it, also hedges, habits, negations and filler in the text up to the end of the promise, so
+    "I'll give it to Brian and they can try it" keeps its promise.
+    """
     text = cleaned.lower().strip()
     if text.endswith("?") or QUESTION_START_RE.match(text):
         return "question"
-    return next((name for name, pattern in REJECT_RES.items() if pattern.search(text)), None)
+    if upto is not None:
+        text, head = cleaned.lower(), cleaned[:upto].lower()
+        return next((n for n, p in REJECT_RES.items() if p.search(text if n in SENTENCE_REJECTS else head)), None)
+    return next((n for n, p in REJECT_RES.items() if n in SENTENCE_REJECTS and p.search(text)), None)
