@@ -65,7 +65,11 @@ def _undertaking(verb: Token) -> _Undertaking | None:
     for aux in _children(verb, "aux"):
         if aux.lower_ in _WILL:
             return _Undertaking(verb, aux, _subject(verb))
-        if aux.lower_ == "can" and verb.lemma_ == "take" and any(c.lower_ in ("that", "this", "it", "care") for c in verb.children):
+        if (
+            aux.lower_ == "can"
+            and verb.lemma_ == "take"
+            and any(c.lower_ in ("that", "this", "it", "care") for c in verb.children)
+        ):
             return _Undertaking(verb, aux, _subject(verb))
     head = verb.head
     if verb.dep_ not in ("xcomp", "ccomp") or head.i == verb.i:
@@ -78,7 +82,11 @@ def _undertaking(verb: Token) -> _Undertaking | None:
     if head.lemma_ == "agree" and head.tag_ in ("VBD", "VBN", "VBZ"):
         subject = _subject(head)
         return _Undertaking(verb, head, subject) if subject is not None and subject.lower_ != "we" else None
-    if head.lower_ == "let" and any(c.lower_ == "me" for c in (*head.children, *verb.children)) and verb.lemma_ in LET_ME_VERBS:
+    if (
+        head.lower_ == "let"
+        and any(c.lower_ == "me" for c in (*head.children, *verb.children))
+        and verb.lemma_ in LET_ME_VERBS
+    ):
         return _Undertaking(verb, head, None, first_person=True)
     return None
 
@@ -90,11 +98,15 @@ def _is_action(verb: Token) -> bool:
         return False
     if lemma == "come":  # "I'll come back to you on that", not "I'll come back to that point"
         targets = [g for p in kids if p.lower_ == "to" for g in p.children if g.dep_ == "pobj"]
-        return any(c.lower_ == "back" for c in kids) and any(t.lower_ in PERSON_OBJECTS or t.tag_ == "NNP" for t in targets)
+        return any(c.lower_ == "back" for c in kids) and any(
+            t.lower_ in PERSON_OBJECTS or t.tag_ == "NNP" for t in targets
+        )
     if verb.dep_ in ("relcl", "acl") or _children(verb, "auxpass") or any(c.tag_ in _WH for c in kids):
         return False  # "the example I'll give you", "it will be given", "what we're going to do"
     if lemma == "get":  # "I'll get back to you", "I'll get the report to them", not "I'll get three pairs"
-        return any(c.dep_ == "prt" and c.lower_ == "back" for c in kids) or (bool(objects) and bool(_children(verb, "prep")))
+        return any(c.dep_ == "prt" and c.lower_ == "back" for c in kids) or (
+            bool(objects) and bool(_children(verb, "prep"))
+        )
     if lemma == "have" and not any(c.lower_ == "the" for o in objects for c in o.children if c.dep_ == "det"):
         return False  # "we'll have the report to them", not "we'll have a discussion", "our meetings"
     if lemma == "give" and not any(o.dep_ == "dobj" for o in objects):
@@ -129,7 +141,12 @@ def _team_in(text: str, teams: Sequence[str]) -> str | None:
 
 def _named(subject: Token) -> str | None:
     """The subject's name when it is a person or a named role ("Sam", "The Industrial Designer")."""
-    if subject.lower_ in PRONOUNS or subject.is_stop or not subject.text[:1].isupper() or not (subject.tag_ in ("NNP", "NNPS") or subject.ent_type_ == "PERSON"):
+    if (
+        subject.lower_ in PRONOUNS
+        or subject.is_stop
+        or not subject.text[:1].isupper()
+        or not (subject.tag_ in ("NNP", "NNPS") or subject.ent_type_ == "PERSON")
+    ):
         return None
     parts = [c for c in subject.children if c.dep_ in ("compound", "flat") and c.i < subject.i] + [subject]
     words = [t.text for t in sorted(parts, key=lambda t: t.i)]
@@ -175,7 +192,11 @@ def _predicate_tokens(found: _Undertaking) -> list[Token]:
         if _children(conj, "nsubj", "nsubjpass") or cc[-1:] in (["but"], ["or"]):  # a clause of its own
             skip |= {t.i for t in conj.subtree} | {c.i for c in _children(verb, "cc") if c.i < conj.i}
     skip |= {c.i for c in _children(verb, "aux") if c.tag_ == "TO" or c.lower_ == "na"}
-    tokens = [t for t in verb.subtree if t.i > found.modal.i and t.i not in skip and not t.is_space and t.pos_ != "INTJ"]
+    if found.first_person:  # "let me check": "me" is the owner, not part of the promise
+        skip |= {c.i for c in _children(verb, "nsubj", "dobj") if c.lower_ == "me"}
+    tokens = [
+        t for t in verb.subtree if t.i > found.modal.i and t.i not in skip and not t.is_space and t.pos_ != "INTJ"
+    ]
     while tokens and tokens[0].is_punct:
         tokens.pop(0)
     while tokens and (tokens[-1].is_punct or tokens[-1].lower_ in _TRAILING):

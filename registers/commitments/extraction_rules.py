@@ -49,28 +49,173 @@ REJECT_RES = {
 
 # A verb that narrates talk or the meeting itself, or is no action at all.
 NON_ACTION_LEMMAS = frozenset(
-    "be say admit bet guess see stop start begin go carry continue move pass hand turn draw read use talk speak "
-    "answer mention explain repeat summarise summarize agree remember think sit stand wrap finish close list "
-    "keep skip need want like love hate leave echo pick jump return stick chat focus touch refer point "
-    "introduce elaborate clarify sum open present demonstrate hear listen wait rephrase".split()
+    [
+        "be",
+        "say",
+        "admit",
+        "bet",
+        "guess",
+        "see",
+        "stop",
+        "start",
+        "begin",
+        "go",
+        "carry",
+        "continue",
+        "move",
+        "pass",
+        "hand",
+        "turn",
+        "draw",
+        "read",
+        "use",
+        "talk",
+        "speak",
+        "answer",
+        "mention",
+        "explain",
+        "repeat",
+        "summarise",
+        "summarize",
+        "agree",
+        "remember",
+        "think",
+        "sit",
+        "stand",
+        "wrap",
+        "finish",
+        "close",
+        "list",
+        "keep",
+        "skip",
+        "need",
+        "want",
+        "like",
+        "love",
+        "hate",
+        "leave",
+        "echo",
+        "pick",
+        "jump",
+        "return",
+        "stick",
+        "chat",
+        "focus",
+        "touch",
+        "refer",
+        "point",
+        "introduce",
+        "elaborate",
+        "clarify",
+        "sum",
+        "open",
+        "present",
+        "demonstrate",
+        "hear",
+        "listen",
+        "wait",
+        "rephrase",
+    ]
 )
-NOT_DELIVERABLE_OBJECTS = frozenset("example try go idea overview flavour flavor sense bit chance word question".split())
+NOT_DELIVERABLE_OBJECTS = frozenset(
+    ["example", "try", "go", "idea", "overview", "flavour", "flavor", "sense", "bit", "chance", "word", "question"]
+)
 MEETING_ADVERBS = frozenset({"now", "first", "here"})
 # An unqualified "we" is the speaker's own promise only when it hands something over; "we'll discuss",
 # "we're going to do some training" is the group's plan, with no one in particular owning it.
 DELIVERY_LEMMAS = frozenset(
-    "send issue deliver share publish provide ship submit circulate email mail forward return give get have "
-    "pay refund release hand post upload report confirm".split()
+    [
+        "send",
+        "issue",
+        "deliver",
+        "share",
+        "publish",
+        "provide",
+        "ship",
+        "submit",
+        "circulate",
+        "email",
+        "mail",
+        "forward",
+        "return",
+        "give",
+        "get",
+        "have",
+        "pay",
+        "refund",
+        "release",
+        "hand",
+        "post",
+        "upload",
+        "report",
+        "confirm",
+    ]
 )
 PERSON_OBJECTS = frozenset({"you", "them", "him", "her", "everyone", "everybody", "all"})
 # "Let me ..." is a promise only for work done after the conversation, not "let me see" or "let me ask".
 LET_ME_VERBS = frozenset(
-    "check find get look follow send sort chase confirm dig email mail forward circulate draft fix write "
-    "investigate review update arrange book schedule organise organize set call ping contact".split()
+    [
+        "check",
+        "find",
+        "get",
+        "look",
+        "follow",
+        "send",
+        "sort",
+        "chase",
+        "confirm",
+        "dig",
+        "email",
+        "mail",
+        "forward",
+        "circulate",
+        "draft",
+        "fix",
+        "write",
+        "investigate",
+        "review",
+        "update",
+        "arrange",
+        "book",
+        "schedule",
+        "organise",
+        "organize",
+        "set",
+        "call",
+        "ping",
+        "contact",
+    ]
 )
 PRONOUNS = frozenset(
-    "i me we us you he him she her it they them this that these those who someone somebody anyone anybody "
-    "everyone everybody nobody something everything one".split()
+    [
+        "i",
+        "me",
+        "we",
+        "us",
+        "you",
+        "he",
+        "him",
+        "she",
+        "her",
+        "it",
+        "they",
+        "them",
+        "this",
+        "that",
+        "these",
+        "those",
+        "who",
+        "someone",
+        "somebody",
+        "anyone",
+        "anybody",
+        "everyone",
+        "everybody",
+        "nobody",
+        "something",
+        "everything",
+        "one",
+    ]
 )
 # First-person words in the promise, rewritten to the third person ("send you my notes" -> "their notes").
 THIRD_PERSON = {"my": "their", "mine": "theirs", "me": "them", "myself": "themselves", "our": "their"}

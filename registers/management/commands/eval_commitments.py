@@ -10,6 +10,7 @@ import datetime
 import json
 import re
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,9 @@ FIXED_DATE = datetime.date(2025, 6, 4)
 _MARKUP_RE = re.compile(r"\{(?:disfmarker|vocalsound|nonvocalsound|gap|pause|comment)\}")
 _SPLIT_CONTRACTION_RE = re.compile(r"\s+(n't|'ll|'s|'re|'ve|'m|'d)\b", re.I)
 _SPACE_BEFORE_PUNCT_RE = re.compile(r"\s+([.,?!;:])")
-_STOP = frozenset("the a an to of and will be it that this on in for with so".split())
+_STOP = frozenset(
+    ["the", "a", "an", "to", "of", "and", "will", "be", "it", "that", "this", "on", "in", "for", "with", "so"]
+)
 
 
 @dataclass(frozen=True)
@@ -41,20 +44,23 @@ def plain_text(text: str) -> str:
     return " ".join(text.split())
 
 
-def load_labels(path: Path) -> tuple[set[str], list[Label]]:
-    """The labelled meetings, and their commitments (a meeting with none has one line with doc_id null)."""
-    meetings, labels = set(), []
+def load_labels(path: Path) -> tuple[dict[str, str], list[Label]]:
+    """Each labelled meeting's split ("tuning" unless marked "held-out"), and the commitments labelled
+    (a meeting with none has one line with doc_id null)."""
+    meetings: dict[str, str] = {}
+    labels = []
     for line in path.read_text().splitlines():
         if line.strip():
             row = json.loads(line)
-            meetings.add(row["meeting"])
+            meetings[row["meeting"]] = row.get("split", "tuning")
             if row.get("doc_id"):
                 labels.append(Label(row["doc_id"], row["owner"], row["what"]))
     return meetings, labels
 
 
-def load_turns(path: Path, meetings: set[str]) -> tuple[list[Utterance], dict[int, str]]:
-    utterances, doc_ids = [], {}
+def load_turns(path: Path, meetings: Collection[str]) -> tuple[list[Utterance], dict[int, str]]:
+    utterances: list[Utterance] = []
+    doc_ids: dict[int, str] = {}
     with path.open() as lines:
         for line in lines:
             row = json.loads(line)
@@ -105,14 +111,11 @@ class Command(BaseCommand):
         seconds = time.perf_counter() - started
         drafts = [(doc_ids[d.ref], d) for d in found if d.ref is not None]
         hits, false, missed = score(drafts, labels)
-        precision = len(hits) / len(drafts) if drafts else 0.0
-        recall = (len(labels) - len(missed)) / len(labels) if labels else 0.0
         out = self.stdout.write
-        out(f"meetings: {', '.join(sorted(meetings))}")
-        out(f"turns: {len(utterances)}  labels: {len(labels)}  extracted: {len(drafts)}")
-        out(f"true positives: {len(hits)}  false positives: {len(false)}  misses: {len(missed)}")
-        out(f"precision: {precision:.3f}  recall: {recall:.3f}")
-        out(f"throughput: {len(utterances) / seconds:.0f} turns/s ({seconds:.2f} s)")
+        out(f"turns: {len(utterances)}  throughput: {len(utterances) / seconds:.0f} turns/s ({seconds:.2f} s)")
+        for split in sorted(set(meetings.values()), reverse=True):
+            names = sorted(m for m, s in meetings.items() if s == split)
+            self._summary(split, names, drafts, hits, missed, labels)
         for title, rows in (("true positives", hits), ("false positives", false)):
             out(f"\n{title}:")
             for doc_id, d in rows:
@@ -120,3 +123,23 @@ class Command(BaseCommand):
         out("\nmisses:")
         for label in missed:
             out(f"  {label.doc_id}  [{label.owner}] {label.what}")
+
+    def _summary(
+        self,
+        split: str,
+        names: list[str],
+        drafts: list[tuple[str, CommitmentDraft]],
+        hits: list[tuple[str, CommitmentDraft]],
+        missed: list[Label],
+        labels: list[Label],
+    ) -> None:
+        def inside(doc_id: str) -> bool:
+            return doc_id.split(":")[0] in names
+
+        n_drafts, n_hits = sum(inside(d) for d, _ in drafts), sum(inside(d) for d, _ in hits)
+        n_labels, n_missed = sum(inside(lb.doc_id) for lb in labels), sum(inside(lb.doc_id) for lb in missed)
+        precision = n_hits / n_drafts if n_drafts else 0.0
+        recall = (n_labels - n_missed) / n_labels if n_labels else 0.0
+        self.stdout.write(f"\n[{split}] meetings: {', '.join(names)}")
+        self.stdout.write(f"  labels: {n_labels}  extracted: {n_drafts}  true positives: {n_hits}  misses: {n_missed}")
+        self.stdout.write(f"  precision: {precision:.3f}  recall: {recall:.3f}")
