@@ -1,0 +1,96 @@
+"""Deterministic commitment extraction: who undertook what, by when, from speaker turns and notes.
+
+Pure: no database, no network. Sentences with a promise cue are parsed with the spaCy model the
+memory extraction loads; a sentence yields a draft only when a named owner undertakes an action
+(first person resolves to the speaker, "we" to a team only when the sentence names it), and nothing
+in it hedges, asks, sets a condition, reports a decision or negates. Deadlines are read only from
+the promise itself, against the utterance's date.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from memory.graph.extraction.pipeline import _nlp
+from registers.commitments.extraction_dates import due_date
+from registers.commitments.extraction_phrasing import Promise, find_promises
+from registers.commitments.extraction_rules import CUE_RE, SENTENCE_END_RE, clean, rejection
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc
+
+MAX_WHAT = 300
+BATCH = 64
+
+
+@dataclass(frozen=True)
+class Utterance:
+    speaker: str  # who said it, '' when unknown (a page of meeting notes)
+    text: str  # one turn or one passage
+    said_on: datetime.date  # the date relative dates resolve against (the document's date)
+    ref: int | None = None  # opaque id passed through
+
+
+@dataclass(frozen=True)
+class CommitmentDraft:
+    owner: str  # the person or team who undertook it, as the text names them
+    what: str  # one line, third person: "Priya will send the revised quote to BigCo"
+    due_on: datetime.date | None  # only when the text gives a deadline
+    promised_on: datetime.date  # the utterance's said_on
+    quote: str  # the sentence it came from, verbatim
+    ref: int | None
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    utterance: Utterance
+    quote: str
+    cleaned: str
+
+
+def _candidates(utterances: Sequence[Utterance]) -> Iterator[_Candidate]:
+    for utterance in utterances:
+        for sentence in SENTENCE_END_RE.split(utterance.text):
+            quote = sentence.strip()
+            if not quote or not CUE_RE.search(quote):
+                continue
+            cleaned = clean(quote)
+            if cleaned and CUE_RE.search(cleaned) and rejection(cleaned) is None:
+                yield _Candidate(utterance, quote, cleaned)
+
+
+def _draft(candidate: _Candidate, doc: Doc, promise: Promise) -> CommitmentDraft:
+    utterance = candidate.utterance
+    sent = doc[:]
+    due = due_date(sent, list(doc.ents), utterance.said_on, promise.start_char, promise.end_char)
+    what = " ".join(f"{promise.owner} will {promise.predicate}".split())
+    return CommitmentDraft(
+        owner=promise.owner,
+        what=what if len(what) <= MAX_WHAT else what[: MAX_WHAT - 1].rsplit(" ", 1)[0] + "…",
+        due_on=due,
+        promised_on=utterance.said_on,
+        quote=candidate.quote,
+        ref=utterance.ref,
+    )
+
+
+def extract_commitments(utterances: Sequence[Utterance], *, teams: Collection[str] = ()) -> list[CommitmentDraft]:
+    """The promises made in ``utterances``, in order; ``teams`` are the team names "we" may resolve to."""
+    team_names = tuple(t.strip() for t in teams if t.strip())
+    candidates = list(_candidates(utterances))
+    drafts: list[CommitmentDraft] = []
+    seen: set[tuple[int | None, str, str]] = set()
+    docs = _nlp().pipe((c.cleaned for c in candidates), batch_size=BATCH)
+    for candidate, doc in zip(candidates, docs, strict=True):
+        for promise in find_promises(doc, speaker=candidate.utterance.speaker.strip(), teams=team_names):
+            if rejection(candidate.cleaned, upto=promise.end_char) is not None:
+                continue
+            draft = _draft(candidate, doc, promise)
+            key = (draft.ref, draft.owner.casefold(), draft.what.casefold())
+            if key not in seen:  # a turn that repeats itself promises once
+                seen.add(key)
+                drafts.append(draft)
+    return drafts

@@ -1,0 +1,76 @@
+"""Deadlines of a promise: the memory extraction's date reading, pointed at the future.
+
+``memory.graph.extraction.dates`` reads a date phrase as the nearest such day, before or after the
+document's date, which suits facts ("left on Friday"). A promise looks ahead: "by Friday" said on a
+Wednesday is two days later, "by 3 May" said in June is next May, "next week" is due by the end of
+that week. It also leaves "end of the month", "end of the week" and "today" unread; they are read here.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime
+import re
+from typing import TYPE_CHECKING
+
+from memory.graph.extraction.dates import _dates
+
+if TYPE_CHECKING:
+    from spacy.tokens import Span
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAY_RE = re.compile(r"\b(" + "|".join(_WEEKDAYS) + r")\b", re.I)
+_YEAR_RE = re.compile(r"\b(19|20)\d\d\b")
+_WEEK_RE = re.compile(r"\bweek\b", re.I)
+_OWN_PHRASES = re.compile(
+    r"\b(?:(?P<today>today|tonight|this (?:morning|afternoon|evening)|(?:the )?end of (?:the )?day|eod)"
+    r"|(?P<week>(?:the )?end of (?:the |this )?week)"
+    r"|(?P<month>(?:the )?end of (?:the |this )?month))\b",
+    re.I,
+)
+_FRIDAY = 4
+
+
+def _friday_of(day: datetime.date) -> datetime.date:
+    return day + datetime.timedelta(days=_FRIDAY - day.weekday())
+
+
+def _own_phrase(text: str, said_on: datetime.date) -> datetime.date | None:
+    m = _OWN_PHRASES.search(text)
+    if m is None:
+        return None
+    if m["today"]:
+        return said_on
+    if m["week"]:
+        return max(_friday_of(said_on), said_on)
+    return said_on.replace(day=calendar.monthrange(said_on.year, said_on.month)[1])
+
+
+def _ahead(phrase: str, day: datetime.date, said_on: datetime.date) -> datetime.date:
+    """The reading of ``phrase`` that lies on or after ``said_on``."""
+    weekday = _WEEKDAY_RE.search(phrase)
+    if weekday and "last" not in phrase.lower():
+        wanted = _WEEKDAYS.index(weekday[1].lower())
+        day = said_on + datetime.timedelta(days=(wanted - said_on.weekday()) % 7 or 7)
+        return day + datetime.timedelta(days=7) if re.search(r"\bnext\b", phrase, re.I) else day
+    if _WEEK_RE.search(phrase):  # a week is promised by its last working day
+        day = _friday_of(day)
+    if day < said_on and not _YEAR_RE.search(phrase):
+        try:
+            day = day.replace(year=day.year + 1)
+        except ValueError:  # 29 February
+            day = day.replace(year=day.year + 1, day=28)
+    return day
+
+
+def due_date(sent: Span, ents: list[Span], said_on: datetime.date, start: int, end: int) -> datetime.date | None:
+    """The deadline a date phrase in ``sent.text[start:end]`` (the promise's predicate) gives, if any."""
+    text = sent.text[start:end]
+    own = _own_phrase(text, said_on)
+    if own is not None:
+        return own
+    hits, _ = _dates(sent, ents, said_on)
+    for hit in hits:
+        if start <= hit.start < end:
+            return _ahead(sent.text[hit.start : hit.end], hit.date, said_on)
+    return None

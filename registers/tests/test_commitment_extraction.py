@@ -1,0 +1,157 @@
+"""The deterministic commitment extraction, on single sentences and a disfluent transcript (no database)."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+
+from registers.commitments.extraction import CommitmentDraft, Utterance, extract_commitments
+from registers.management.commands.eval_commitments import Label, plain_text, score
+
+WEDNESDAY = datetime.date(2025, 6, 4)
+TEAMS = ("support", "the billing team")
+
+
+def drafts(text: str, speaker: str = "Priya", said_on: datetime.date = WEDNESDAY) -> list[CommitmentDraft]:
+    return extract_commitments([Utterance(speaker, text, said_on, ref=7)], teams=TEAMS)
+
+
+def only(text: str, speaker: str = "Priya", said_on: datetime.date = WEDNESDAY) -> CommitmentDraft:
+    found = drafts(text, speaker, said_on)
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_a_first_person_promise_belongs_to_the_speaker_in_the_third_person():
+    draft = only("I'll send the revised quote to BigCo by Friday.")
+    assert draft.owner == "Priya"
+    assert draft.what == "Priya will send the revised quote to BigCo by Friday"
+    assert draft.quote == "I'll send the revised quote to BigCo by Friday."
+    assert (draft.promised_on, draft.ref) == (WEDNESDAY, 7)
+
+
+def test_by_friday_is_the_coming_friday_not_the_last_one():
+    assert only("I'll send the revised quote to BigCo by Friday.").due_on == datetime.date(2025, 6, 6)
+
+
+def test_a_named_person_undertakes_in_the_third_person_and_next_week_is_due_by_its_friday():
+    draft = only("Sam will migrate the billing database next week.", speaker="Ben")
+    assert (draft.owner, draft.what) == ("Sam", "Sam will migrate the billing database next week")
+    assert draft.due_on == datetime.date(2025, 6, 13)
+
+
+def test_we_without_a_named_team_is_the_speaker_and_keeps_the_date_words():
+    draft = only("we'll have the SOC 2 report to them by 30 June", speaker="Ana")
+    assert (draft.owner, draft.what) == ("Ana", "Ana will have the SOC 2 report to them by 30 June")
+    assert draft.due_on == datetime.date(2025, 6, 30)
+
+
+def test_we_resolves_to_a_team_only_when_the_sentence_names_it():
+    assert only("We in support will fix the login bug by the end of the week.", speaker="Ana").owner == "support"
+    assert only("The billing team will refund the customer tomorrow.", speaker="Ana").owner == "the billing team"
+
+
+def test_relative_dates_resolve_against_the_utterance_date():
+    assert only("I'll call the customer tomorrow.").due_on == datetime.date(2025, 6, 5)
+    assert only("I'll call the customer tomorrow.", said_on=datetime.date(2025, 1, 31)).due_on == datetime.date(
+        2025, 2, 1
+    )
+    assert only("Action: Sam to send the minutes by end of the month.").due_on == datetime.date(2025, 6, 30)
+    assert only("I'll renew the certificate by 3 May.").due_on == datetime.date(2026, 5, 3)
+
+
+def test_due_on_stays_empty_when_the_text_gives_no_deadline():
+    assert only("I'll send the revised quote to BigCo.").due_on is None
+
+
+@pytest.mark.parametrize(
+    ("text", "owner", "what"),
+    [
+        ("I'm going to draft the retention policy.", "Priya", "Priya will draft the retention policy"),
+        ("I'll make sure the invoices go out.", "Priya", "Priya will make sure the invoices go out"),
+        ("I can take that.", "Priya", "Priya will take that"),
+        ("Leave it with me.", "Priya", "Priya will take care of it"),
+        ("Let me check with legal.", "Priya", "Priya will check with legal"),
+        ("Sam is going to book the venue.", "Sam", "Sam will book the venue"),
+        ("Sam has agreed to review the contract.", "Sam", "Sam will review the contract"),
+        ("Action: Priya to send the notes to the board.", "Priya", "Priya will send the notes to the board"),
+        ("I will send you my notes.", "Priya", "Priya will send you their notes"),
+    ],
+)
+def test_each_way_of_undertaking_is_read(text, owner, what):
+    draft = only(text, speaker="Priya")
+    assert (draft.owner, draft.what) == (owner, what)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Will you send it?",
+        "Shall I send it to them",
+        "If we get budget I'll hire a contractor.",
+        "I hope to finish the report.",
+        "Hopefully I'll finish the report.",
+        "We could move the launch.",
+        "Maybe we should move the launch.",
+        "I think we should move the launch.",
+        "We decided to launch in May.",
+        "We agreed that the launch is in May.",
+        "I sent it yesterday.",
+        "I was going to send it.",
+        "I won't send it.",
+        "It will rain tomorrow.",
+        "The price will go up.",
+        "The system will send a reminder.",
+        "It will be done by Friday.",
+        "I'll be honest, it is late.",
+        "I'll say this about the plan.",
+        "I will tell you what, it works.",
+        "I'll be there.",
+        "I'll just put the lid on.",
+        "I'll go first.",
+        "We'll discuss the budget later.",
+    ],
+)
+def test_what_is_no_promise_gives_nothing(text):
+    assert drafts(text) == []
+
+
+def test_first_person_with_no_speaker_has_no_owner():
+    assert drafts("I'll send the revised quote to BigCo by Friday.", speaker="") == []
+    assert only("Action: Priya to send the notes.", speaker="").owner == "Priya"
+
+
+def test_a_disfluent_transcript_gives_its_promises_once_and_cleanly():
+    turns = [
+        Utterance("Project Manager", "Um, okay. I'll I'll um send you the uh the deck -- by Monday.", WEDNESDAY, 1),
+        Utterance("Marketing", "I'll just -- I'll just hold it. Yeah, yeah.", WEDNESDAY, 2),
+        Utterance("Designer", "I will say, uh, it's gonna be tight. Um, I'll I'll be honest.", WEDNESDAY, 3),
+        Utterance(
+            "Project Manager", "So, um, we -- we're gonna send them one more sample, and they can try it.", WEDNESDAY, 4
+        ),
+    ]
+    found = extract_commitments(turns)
+    assert [(d.ref, d.owner, d.what) for d in found] == [
+        (1, "Project Manager", "Project Manager will send you the deck by Monday"),
+        (4, "Project Manager", "Project Manager will send them one more sample"),
+    ]
+    assert found[0].due_on == datetime.date(2025, 6, 9)
+
+
+def test_what_is_one_line_of_at_most_300_characters():
+    draft = only("I'll send " + " and ".join(f"the report number {n}" for n in range(40)) + " to BigCo.")
+    assert len(draft.what) <= 300
+    assert "\n" not in draft.what
+
+
+def test_the_eval_reads_qmsum_turns_as_plain_transcript_text():
+    assert plain_text("I 'll send it {disfmarker} we do n't know .") == "I'll send it -- we don't know."
+
+
+def test_the_eval_matches_a_draft_to_a_label_by_turn_owner_and_words():
+    draft = only("I'll send the revised quote to BigCo.")
+    hits, false, missed = score(
+        [("m:1", draft), ("m:2", draft)], [Label("m:1", "Priya", "Priya will send the revised quote to BigCo")]
+    )
+    assert (len(hits), len(false), missed) == (1, 1, [])
