@@ -72,7 +72,10 @@ COMBINED = "Zorblatt Vexmoor Labs Kelpfire Helena Quorvane Nightjar Ostrava This
 REST_PROBES = (COMBINED, "Helena Quorvane", ANCHOR, "src/billing/totals.py")
 
 NUMBERED = {"document_id": "doc", "document_ids": "doc", "chunk_id": "chunk", "chunk_ids": "chunk",
-            "memory_id": "mem", "entity": "ent", "entity_id": "ent", "contact_id": "con"}  # fmt: skip
+            "memory_id": "mem", "memory_id_a": "mem", "memory_id_b": "mem", "entity": "ent", "entity_id": "ent",
+            "contact_id": "con"}  # fmt: skip
+# A field called just ``id`` points at an entry of the register its tool or route belongs to.
+REGISTER_IDS = {"commitment": "cmt", "contradiction": "ctr", "term": "term", "glossary": "term"}
 LITERAL = {"external_id": "ext", "activity_id": "act", "slug": "slug", "path": "path", "repo": "repo",
            "category": "category", "categories": "category"}  # fmt: skip
 KINDS_OF_LITERALS = ("ext", "ext-source", "title", "content", "act", "slug", "path", "repo", "category")
@@ -82,8 +85,12 @@ PATTERN_HINTS = {"relation": "head_of", "source_kind": "api"}
 LOOKS_LIKE_ID = re.compile(r"(^|_)ids?$")
 
 
-def id_kind(name: str) -> tuple[str, str] | None:
+def id_kind(name: str, where: str = "") -> tuple[str, str] | None:
     """("numbered" | "literal", kind) for a field that carries an id or a name of something."""
+    if name == "id":
+        for word, kind in REGISTER_IDS.items():
+            if word in where:
+                return "numbered", kind
     for table, family in ((NUMBERED, "numbered"), (LITERAL, "literal")):
         for suffix, kind in table.items():
             if name == suffix or name.endswith("_" + suffix):
@@ -155,7 +162,7 @@ def args_of(schema: dict[str, Any], root: dict[str, Any], where: str) -> list[Ar
             if resolved.get("type") == "array":
                 resolved = {**resolved, "items": resolve(resolved.get("items", {}), root)}
             shape = shape_of(name, resolved, root)
-            family_kind = id_kind(name) if shape in ("text", "list-text") else None  # a choice is not an id
+            family_kind = id_kind(name, where) if shape in ("text", "list-text") else None  # a choice is not an id
             found.append(Arg(name=name, schema=resolved, required=name in schema.get("required", []),
                              shape=shape, family=family_kind and family_kind[0],
                              kind=family_kind and family_kind[1], default=resolved.get("default", OMIT)))  # fmt: skip

@@ -18,7 +18,7 @@ from django.contrib.auth.models import Group, User
 from django.db.models import Q
 
 from brain.actors import Actor
-from brain.models import ApiToken, Category, Membership, Organisation
+from brain.models import ApiToken, Category, Features, Membership, Organisation
 from brain.services import actor_for_token, add_member, create_organisation, create_token, start_activity
 from contacts.models import Contact
 from contacts.services import save_contact_topics
@@ -27,10 +27,16 @@ from memory.documents.ingestion import ingest_documents
 from memory.documents.saving import add_document
 from memory.graph.memories import remember
 from memory.models import Chunk, Document, Entity, Fact, Mention
+from registers.commitments.services import record_commitment
+from registers.common import document_audience
+from registers.contradictions.services import raise_contradiction
+from registers.glossary.services import define_term
+from registers.models import Commitment, Contradiction, Term
 from skills.services import approve_version, publish_skill
 
 MISSING = 9_000_000_000  # ids from here on exist nowhere
-KINDS = ("doc", "chunk", "mem", "ent", "con")  # numbered ids: <kind>_<pk>
+KINDS = ("doc", "chunk", "mem", "ent", "con", "cmt", "ctr", "term")  # numbered ids: <kind>_<pk>
+REGISTER_KINDS = ("cmt", "ctr", "term")
 LITERAL_KINDS = ("ext", "slug", "path", "repo", "category", "act")  # hidden names, ids and slugs
 
 
@@ -171,6 +177,8 @@ class World:
     tokens: dict[str, str]
     items: dict[str, Any] = field(default_factory=dict)  # label -> Document, Fact, Skill slug or Contact
     hidden_labels: set[str] = field(default_factory=set)
+    entries: dict[str, dict[str, int]] = field(default_factory=dict)  # register kind -> label -> pk, visible
+    hidden_entries: dict[str, list[int]] = field(default_factory=dict)  # register kind -> pks its member may not see
 
     def actor(self, role: str) -> Actor:
         return self.actors[role]
@@ -259,6 +267,80 @@ def _world(slug: str, name: str, roles: tuple[str, ...]) -> World:
     return World(org=org, actors=actors, tokens=tokens)
 
 
+# --- register entries: alike in A and its twin where the member may read them ----------------------
+
+
+def _switch_registers_on(world: World) -> None:
+    Features.objects.filter(org=world.org).update(commitments=True, contradictions=True, glossary=True)
+
+
+def _pair(actor: Actor, about: str, a: Fact, b: Fact) -> int:
+    return raise_contradiction(actor=actor, question=f"Which holds: {a.statement} or {b.statement}?", about=about,
+                               claim_a=a.statement, source_a="memory", claim_b=b.statement, source_b="memory",
+                               memory_id_a=a.public_id, memory_id_b=b.public_id).pk  # fmt: skip
+
+
+def _definition(term: Term) -> Fact:
+    """The memory a definition became, ingested like every other memory of the world."""
+    assert term.memory is not None and term.memory.document_id is not None
+    ingest_documents(document_ids=[term.memory.document_id])
+    return Fact.objects.select_related("document").get(pk=term.memory_id)
+
+
+def add_visible_entries(world: World) -> None:
+    _switch_registers_on(world)
+    colleague = world.actor("colleague")
+    promise = record_commitment(
+        actor=colleague, owner="Omar", what="Omar will send the loading dock plan to Priya Shah"
+    )
+    words = raise_contradiction(actor=colleague, question="Does the loading dock open at 7 or at 8?",
+                                about="loading dock opening hours", claim_a="The loading dock opens at 7.",
+                                source_a="Support handbook", claim_b="The loading dock opens at 8.",
+                                source_b="Brackwater Mill project notes")  # fmt: skip
+    facts = _pair(colleague, "Brackwater Mill and the office", world.items["mill-budget"], world.items["office"])
+    term = define_term(actor=colleague, term="loading dock", definition="The north gate of Brackwater Mill.")
+    world.items["dock-term-memory"] = _definition(term)
+    world.entries = {"cmt": {"dock-promise": promise.pk}, "ctr": {"dock-hours": words.pk, "mill-office": facts},
+                     "term": {"dock-term": term.pk}}  # fmt: skip
+
+
+def add_hidden_entries(world: World) -> None:
+    """In A only: a promise read from a board memo and one from a colleague's diary, and pairs with a
+    board fact or a colleague's personal memory on one side."""
+    memo, diary = world.items["board-memo"], world.items["diary"]
+    made = [
+        Commitment.objects.create(org=world.org, owner_name="Helena Quorvane", promised_on=memo.recorded_at.date(),
+                                  what="Helena Quorvane will sign the Zorblatt offer", document=memo,
+                                  origin="extracted", **document_audience(memo)),
+        Commitment.objects.create(org=world.org, owner_name="Omar", promised_on=diary.recorded_at.date(),
+                                  what="Omar will answer Thistlewood Partners", document=diary, origin="extracted",
+                                  **document_audience(diary)),
+    ]  # fmt: skip
+    board_fact = Fact.objects.filter(document=memo).order_by("pk").first()
+    assert board_fact is not None, "the board memo gives facts"
+    pairs = [
+        _pair(world.actor("reader"), "Zorblatt and the mill budget", board_fact, world.items["mill-budget"]),
+        _pair(world.actor("colleague"), "Saltmarsh desk and the office", world.items["desk"], world.items["office"]),
+    ]
+    world.hidden_entries = {"cmt": [c.pk for c in made], "ctr": pairs}
+
+
+def add_entries_of_b(world: World) -> None:
+    _switch_registers_on(world)
+    stranger = world.actor("stranger")
+    promise = record_commitment(
+        actor=stranger, owner="Wrenfield Ostby", what="Wrenfield Ostby will send the Quillmarsh quote"
+    )
+    words = raise_contradiction(actor=stranger, question="Is Quillmarsh $77,000 or $79,000?",
+                                about="Quillmarsh plan price",
+                                claim_a="Quillmarsh costs $77,000.", source_a="Quillmarsh pricing",
+                                claim_b="Quillmarsh costs $79,000.", source_b="Ferrovane call")  # fmt: skip
+    term = define_term(actor=stranger, term="Quillmarsh", definition="Ferrovane's platform plan.")
+    world.items["b-term-memory"] = _definition(term)
+    world.hidden_labels.add("b-term-memory")
+    world.hidden_entries = {"cmt": [promise.pk], "ctr": [words.pk], "term": [term.pk]}
+
+
 @dataclass
 class Worlds:
     a: World
@@ -293,6 +375,10 @@ def build_worlds() -> Worlds:
         a.add(item)
         if not item.hidden:
             twin.add(item)
+    for world in (a, twin):
+        add_visible_entries(world)
+    add_hidden_entries(a)
+    add_entries_of_b(b)
     activity = start_activity(actor=b.actor("stranger"), label="Quillmarsh renewal").public_id
     for world in (a, twin, b):
         world.refresh()
@@ -337,7 +423,8 @@ def visible_keys(world: World) -> dict[str, dict[Any, int]]:
     facts = {(label, f.statement): f.pk for label, d in docs.items() for f in Fact.objects.filter(document=d)}
     contacts = {label: v.pk for label, v in world.items.items() if isinstance(v, Contact)}
     return {"doc": {label: d.pk for label, d in docs.items()}, "chunk": chunks, "mem": facts,
-            "ent": visible_entity_keys(world), "con": contacts}  # fmt: skip
+            "ent": visible_entity_keys(world), "con": contacts,
+            **{kind: dict(world.entries.get(kind, {})) for kind in REGISTER_KINDS}}  # fmt: skip
 
 
 def sight_of(worlds: Worlds, world: World) -> Sight:
@@ -351,6 +438,7 @@ def sight_of(worlds: Worlds, world: World) -> Sight:
         "ent": list(Entity.objects.filter(org__in=[a.org, b.org]).exclude(pk__in=seen_entities).order_by("pk")
                     .values_list("pk", flat=True)),
         "con": [v.pk for v in b.items.values() if isinstance(v, Contact)],
+        **{kind: [*a.hidden_entries.get(kind, []), *b.hidden_entries.get(kind, [])] for kind in REGISTER_KINDS},
     }  # fmt: skip
     replayable = [d for d in hidden_docs if d.external_id]
     literals = {
@@ -383,7 +471,8 @@ def _names(hidden_docs: list[Document], hidden: dict[str, list[int]]) -> dict[tu
 def all_ids(kind: str, worlds: Worlds) -> list[int]:
     """Every id of a kind in the three organisations, for enumerating the ids around them."""
     orgs = [w.org for w in (worlds.a, worlds.twin, worlds.b)]
-    models: dict[str, type[Document | Chunk | Fact | Entity | Contact]]
-    models = {"doc": Document, "chunk": Chunk, "mem": Fact, "ent": Entity, "con": Contact}
+    models: dict[str, Any]
+    models = {"doc": Document, "chunk": Chunk, "mem": Fact, "ent": Entity, "con": Contact, "cmt": Commitment,
+              "ctr": Contradiction, "term": Term}  # fmt: skip
     model = models[kind]
     return list(model.objects.filter(Q(org__in=orgs)).values_list("pk", flat=True))

@@ -43,8 +43,9 @@ def test_a_promise_recorded_listed_and_settled_over_mcp(brain_url):
     org = make_org()
     switch_on(org, "commitments")
     token = make_token(org).plaintext
-    recorded = call(brain_url, token, "record_commitment", {"owner": "Priya", "what": "Priya will send the quote",
-                                                            "due_on": "2031-01-09", "from": "a call with Baltic"})  # fmt: skip
+    promise = {"owner": "Priya", "what": "Priya will send the quote", "due_on": "2031-01-09"}
+    promise["from"] = "a call with Baltic"
+    recorded = call(brain_url, token, "record_commitment", promise)
     assert not recorded.is_error, recorded.content[0].text
     entry = recorded.structured_content["commitment"]
     assert (entry["owner"], entry["due_on"], entry["made_in"]) == ("Priya", "2031-01-09", "a call with Baltic")

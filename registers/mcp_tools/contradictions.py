@@ -129,5 +129,8 @@ def answer_contradiction_tool(actor: Actor, args: AnswerContradictionArgs) -> Co
     from something checked or something a person said in this conversation, never from your own
     inference, and say in your reply what the answer rests on."""
     entry = services.answer_contradiction(actor=actor, contradiction_id=args.id, answer=args.answer, note=args.note)
-    effect = {"a": "b is superseded", "b": "a is superseded"}.get(entry.answer, "memory is unchanged")
+    backed = entry.fact_a_id is not None and entry.fact_b_id is not None
+    effect = {"a": "b is superseded in memory", "b": "a is superseded in memory"}.get(entry.answer, "")
+    if not effect or not backed:
+        effect = "memory is unchanged" + ("" if backed or not effect else " (no memory ids were behind the statements)")
     return ContradictionResult(contradiction=shown(entry), message=f"{entry.public_id} is {entry.state}; {effect}.")
