@@ -282,7 +282,8 @@ def _pair(actor: Actor, about: str, a: Fact, b: Fact) -> int:
 
 def _definition(term: Term) -> Fact:
     """The memory a definition became, ingested like every other memory of the world."""
-    assert term.memory is not None and term.memory.document_id is not None
+    assert term.memory is not None
+    assert term.memory.document_id is not None
     ingest_documents(document_ids=[term.memory.document_id])
     return Fact.objects.select_related("document").get(pk=term.memory_id)
 
