@@ -16,7 +16,8 @@ from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound
 from memory.graph.memories import supersede_explicitly
 from memory.graph.reads import parse_memory_id, visible_facts
-from memory.models import Fact
+from memory.access import seen_by_every_reader_of
+from memory.models import Document, Fact
 from registers.common import clean, entry_id, one_of
 from registers.models import Contradiction
 
@@ -84,6 +85,14 @@ def raise_contradiction(*, actor: Actor, question: str, about: str, claim_a: str
     return entry
 
 
+def _seen_by_readers_of(loses: Fact, stands: Fact) -> bool:
+    """Whether everyone who may read ``loses`` may read ``stands``: nobody loses a statement to one
+    they cannot see (the rule supersession keeps, ``memory.graph.supersession.rivals``)."""
+    if loses.document is None or stands.document_id is None:
+        return loses.category_id == stands.category_id and loses.scope == stands.scope
+    return Document.objects.filter(seen_by_every_reader_of(loses.document), pk=stands.document_id).exists()
+
+
 def _day(fact: Fact | None) -> object:
     if fact is None:
         return None
@@ -114,6 +123,12 @@ def answer_contradiction(*, actor: Actor, contradiction_id: str, answer: str, no
     if chosen in ("a", "b"):
         stands, loses = (entry.fact_a, entry.fact_b) if chosen == "a" else (entry.fact_b, entry.fact_a)
         if stands is not None and loses is not None and loses.superseded_at is None:
+            if not _seen_by_readers_of(loses, stands):
+                raise InvalidArgument(
+                    f"The statement that would stand ({chosen}) is hidden from some people who read the other one, "
+                    "so it cannot replace it for them. Answer both or neither, or correct the other statement at "
+                    "its source."
+                )
             supersede_explicitly(old=loses, new=stands, at=timezone.now())
             superseded = loses.public_id
     entry.answer, entry.note, entry.answered_by, entry.answered_at = chosen, reason, actor.user, timezone.now()

@@ -106,6 +106,28 @@ def test_a_pair_with_a_side_the_reader_may_not_read_is_not_shown_to_them(actor, 
         answer_contradiction(actor=actor, contradiction_id=hidden.public_id, answer="a", note="x")
 
 
+def test_a_statement_some_readers_cannot_see_never_replaces_one_they_can(actor, prices):
+    group = Group.objects.create(name=f"finance-{actor.org.pk}")
+    finance = Category.objects.create(org=actor.org, slug="finance", name="Finance", restricted=True)
+    finance.groups.add(group)
+    insider = make_actor(actor.org, make_user(actor.org))
+    insider.user.groups.add(group)
+    board = stated(
+        insider, "Board pack", "The enterprise plan costs 61000 USD a year.", number=61000, category="finance"
+    )
+    a, _ = prices
+    entry = raise_contradiction(actor=insider, question="61000 or 48500?", about="enterprise plan price",
+                                claim_a=board.statement, source_a="board pack", claim_b=a.statement,
+                                source_b="price list", memory_id_a=board.public_id, memory_id_b=a.public_id)  # fmt: skip
+    with pytest.raises(InvalidArgument, match="hidden from some people"):
+        answer_contradiction(actor=insider, contradiction_id=entry.public_id, answer="a", note="board says so")
+    a.refresh_from_db()
+    assert a.superseded_at is None
+    answer_contradiction(actor=insider, contradiction_id=entry.public_id, answer="b", note="price list wins")
+    board.refresh_from_db()
+    assert board.superseded_by_id == a.pk  # everyone who reads the board pack reads the price list too
+
+
 def test_raising_one_checks_the_memories_and_the_words(actor, other_org_actor, prices):
     a, b = prices
     base = {"question": "Is it 48500 or 52000?", "about": "enterprise plan price", "claim_a": a.statement,
