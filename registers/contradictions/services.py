@@ -14,9 +14,9 @@ from django.utils import timezone
 from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound
+from memory.access import seen_by_every_reader_of
 from memory.graph.memories import supersede_explicitly
 from memory.graph.reads import parse_memory_id, visible_facts
-from memory.access import seen_by_every_reader_of
 from memory.models import Document, Fact
 from registers.common import clean, entry_id, one_of
 from registers.models import Contradiction
