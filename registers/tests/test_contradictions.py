@@ -116,9 +116,9 @@ def test_a_statement_some_readers_cannot_see_never_replaces_one_they_can(actor, 
         insider, "Board pack", "The enterprise plan costs 61000 USD a year.", number=61000, category="finance"
     )
     a, _ = prices
+    sides = {"claim_a": board.statement, "source_a": "board pack", "claim_b": a.statement, "source_b": "price list"}
     entry = raise_contradiction(actor=insider, question="61000 or 48500?", about="enterprise plan price",
-                                claim_a=board.statement, source_a="board pack", claim_b=a.statement,
-                                source_b="price list", memory_id_a=board.public_id, memory_id_b=a.public_id)  # fmt: skip
+                                memory_id_a=board.public_id, memory_id_b=a.public_id, **sides)  # fmt: skip
     with pytest.raises(InvalidArgument, match="hidden from some people"):
         answer_contradiction(actor=insider, contradiction_id=entry.public_id, answer="a", note="board says so")
     a.refresh_from_db()
