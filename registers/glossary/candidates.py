@@ -18,13 +18,14 @@ Pure: passages in, candidates out, the same ones every time for the same passage
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
 from registers.glossary.candidates_checks import Embed, clip_around, pattern_for, sense_groups, usage_shares
 from registers.glossary.candidates_defs import Definition, definitions_in
-from registers.glossary.candidates_text import Scan, Tally, scan
+from registers.glossary.candidates_text import Scan, Tally, scan, stop_words
 
 MAX_EXAMPLES = 3
 # Zipf frequencies (log10 of uses per billion words): "the" is 7.7, "meeting" 5.2, "sprint" 4.0.
@@ -32,6 +33,13 @@ COMMON_ZIPF = 4.5  # an acronym or name this common in English ("OK", "TV", "Joh
 ORDINARY_ZIPF = 4.8  # a word more common than this is too ordinary to be a term of art
 ENGLISH_FLOOR = 1e-7  # words wordfreq has never seen count as this rare
 MIN_LIFT = {"acronym": 5.0, "name": 10.0, "term_of_art": 20.0}
+# Words English uses often rank lower even when this text uses them more: "speaker" below "endpoint".
+RARE_ZIPF = 5.0
+SPREAD_STRETCHES = 10
+RARITY_FLOOR = 0.3
+# A short word English hardly knows is a fragment or a filler ("nnn", "iness"), not a term.
+SHORT_WORD, SHORT_MIN_ZIPF = 5, 3.0
+PAIR_SHARE = 0.4  # of a word's uses inside a pair, for the pair to be a compound and the word not alone
 CAPITALISED_SHARE = 0.7  # of mid-sentence uses, for a word to count as a name
 MIN_NOUN_SHARE = 0.5
 MAX_OTHER_SHARE = 0.5  # of checked uses read as a person, place, date or number
@@ -114,12 +122,25 @@ def _drafts(found: Scan, definitions: dict[str, Definition], min_count: int) -> 
     for key, tally in found.runs.items():
         if not any(word in _CALENDAR for word in key.split()):
             drafts.append(_draft(key, "name", tally, found, definitions))
+    pairs = {k: t for k, t in found.pairs.items() if t.count >= min_count and _is_compound(k, t, found)}
+    for key, tally in pairs.items():
+        drafts.append(_draft(key, "term_of_art", tally, found, definitions))
+    inside: Counter[str] = Counter()
+    for key, tally in pairs.items():
+        inside.update({word: tally.count for word in set(key.split(" "))})
     for key, tally in found.words.items():
         kind = _word_kind(key, tally)
-        if kind:
+        if kind and inside[key] < PAIR_SHARE * tally.count:
             drafts.append(_draft(key, kind, tally, found, definitions))
     kept = [d for d in drafts if d.tally.count >= min_count and d.score > 0]
     return sorted(kept, key=lambda d: (-d.score, d.key))
+
+
+def _is_compound(key: str, tally: Tally, found: Scan) -> bool:
+    """Two words that mostly come together when either is used: "belief net", not "next week"."""
+    alone = min((found.words[w].count for w in key.split(" ") if w in found.words), default=0)
+    return tally.count >= PAIR_SHARE * alone
+
 
 
 def _word_kind(key: str, tally: Tally) -> str:
@@ -128,25 +149,36 @@ def _word_kind(key: str, tally: Tally) -> str:
         return ""
     if tally.capital_mid >= CAPITALISED_SHARE * mid:
         return "name" if _zipf(key) < COMMON_ZIPF else ""
-    if len(key) < 3 or key in _stop_words() or _zipf(key) > ORDINARY_ZIPF:
+    zipf = _zipf(key)
+    if len(key) < 3 or key in stop_words() or zipf > ORDINARY_ZIPF or (len(key) <= SHORT_WORD and zipf < SHORT_MIN_ZIPF):
         return ""
     return "term_of_art"
 
 
 def _draft(key: str, kind: str, tally: Tally, found: Scan, definitions: dict[str, Definition]) -> _Draft:
     definition = definitions.get(key.lower())
-    score = _score(kind, tally, found.total_words, definition is not None, key)
+    score = _score(kind, tally, found, definition is not None, key)
     return _Draft(key=key, kind=kind, tally=tally, score=score, definition=definition)
 
 
-def _score(kind: str, tally: Tally, total_words: int, defined: bool, key: str) -> float:
-    """How often, how far above English, how widely spread; zero below the kind's lift."""
+def _score(kind: str, tally: Tally, found: Scan, defined: bool, key: str) -> float:
+    """How often, how far above English, how evenly over the text; zero below the kind's lift."""
     english = max(_frequency(key.lower()), ENGLISH_FLOOR)
-    lift = tally.count / max(total_words, 1) / english
+    lift = tally.count / max(found.total_words, 1) / english
     if lift < MIN_LIFT[kind]:
         return 0.0
-    spread = min(1.0, len(tally.passages) / 3) ** 0.5
-    return math.log2(1 + tally.count) * math.log10(lift) * spread * (DEFINED_BONUS if defined else 1.0)
+    spread = _spread(tally, len(found.passages)) ** 0.5
+    rarity = min(1.0, max(RARITY_FLOOR, (RARE_ZIPF - _zipf(key.lower())) / 2))
+    return math.log2(1 + tally.count) * math.log10(lift) * spread * rarity * (DEFINED_BONUS if defined else 1.0)
+
+
+def _spread(tally: Tally, passages: int) -> float:
+    """The share of the text's stretches (tenths, in passage order) the term is used in, against
+    what its number of uses allows: a word the text talks about in one stretch only is a topic
+    of the day, a term of the organisation's is used throughout."""
+    stretches = min(SPREAD_STRETCHES, passages)
+    used = {p * stretches // passages for p in tally.passages}
+    return len(used) / min(stretches, len(tally.passages))
 
 
 def _second_look(drafts: list[_Draft], found: Scan) -> list[_Draft]:
@@ -235,13 +267,6 @@ def _frequency(phrase: str) -> float:
 def _zipf(word: str) -> float:
     frequency = _frequency(word)
     return math.log10(frequency * 1e9) if frequency > 0 else 0.0
-
-
-@cache
-def _stop_words() -> frozenset[str]:
-    from spacy.lang.en.stop_words import STOP_WORDS
-
-    return frozenset(STOP_WORDS)
 
 
 def _default_embed() -> Embed:

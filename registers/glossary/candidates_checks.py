@@ -24,12 +24,19 @@ MAX_SENTENCE = 300
 # People, places, dates and amounts are not the organisation's vocabulary.
 NOT_TERMS = frozenset({"PERSON", "GPE", "LOC", "NORP", "FAC", "DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY"})
 NOUNS = frozenset({"NOUN", "PROPN"})
-# Two senses need enough uses to tell, two groups that each hold together, and little between them.
+INNER = NOUNS | {"ADJ"}
+_CONNECTORS = frozenset({"of", "for", "&"})
+# Two senses need enough uses with enough words around them to tell; the two groups must be less
+# alike than two sentences of the text at random by SENSE_APART, and each group more alike within
+# than across by SENSE_TIGHT (cosine similarities of the sentence embedder). Set on meeting
+# transcripts so that no word there was split, while "pod" as a team and as a container is.
 SENSE_MIN_USES = 8
 SENSE_USES = 24
+SENSE_MIN_WORDS = 6
 SENSE_MIN_GROUP = 3
-SENSE_TIGHT = 0.45
-SENSE_APART = 0.25
+SENSE_APART = 0.14
+SENSE_TIGHT = 0.1
+SENSE_REFERENCE = 100
 
 
 def spread(uses: Sequence[int], n: int) -> list[int]:
@@ -70,7 +77,9 @@ def _reading(doc: Doc, pattern: re.Pattern[str]) -> tuple[bool, bool] | None:
     span = doc.char_span(match.start(), match.end(), alignment_mode="expand") if match else None
     if span is None or not len(span):
         return None
-    is_noun = span[-1].pos_ in NOUNS
+    # A compound is nouns and adjectives ending in a noun ("belief net", not "including digits").
+    inner = span[:-1]
+    is_noun = span[-1].pos_ in NOUNS and all(t.pos_ in INNER or t.lower_ in _CONNECTORS or t.is_punct for t in inner)
     is_other = any(token.ent_type_ in NOT_TERMS for token in span)
     return is_noun, is_other
 
@@ -95,24 +104,51 @@ def clip_around(sentence: str, match: re.Match[str] | None, limit: int = MAX_SEN
 
 
 def sense_groups(tallies: Sequence[Tally], scan: Scan, embed: Embed) -> list[list[list[int]] | None]:
-    """For each tally, its sampled uses split into two groups when they form two tight groups far
-    apart (two senses), else ``None``. Tallies with few uses are not tried."""
-    jobs = [(n, spread(t.uses, SENSE_USES)) for n, t in enumerate(tallies) if len(set(t.uses)) >= SENSE_MIN_USES]
-    texts = [_clip(scan.sentence(s), pattern_for(tallies[n])) for n, uses in jobs for s in uses]
-    vectors = embed(texts) if texts else np.zeros((0, 1), dtype=np.float32)
+    """For each tally, its sampled uses split in two when they fall into two groups that are each
+    coherent and less alike than two sentences of this text taken at random (two senses), else
+    ``None``. Each use is its sentence with the term blanked, so only the context speaks."""
+    jobs = []
+    for n, tally in enumerate(tallies):
+        pattern = pattern_for(tally)
+        contexts = [(s, pattern.sub(" ", _clip(scan.sentence(s), pattern))) for s in spread(tally.uses, SENSE_USES)]
+        contexts = [(s, text) for s, text in contexts if len(text.split()) >= SENSE_MIN_WORDS]
+        if len(contexts) >= SENSE_MIN_USES:
+            jobs.append((n, contexts))
     out: list[list[list[int]] | None] = [None] * len(tallies)
+    if not jobs:
+        return out
+    vectors = embed([text for _, contexts in jobs for _, text in contexts] + _reference_sentences(scan))
+    reference = _mean_similarity(vectors[sum(len(c) for _, c in jobs) :])
     row = 0
-    for n, uses in jobs:
-        groups = two_groups(vectors[row : row + len(uses)])
-        row += len(uses)
+    for n, contexts in jobs:
+        groups = two_groups(vectors[row : row + len(contexts)], reference)
+        row += len(contexts)
         if groups is not None:
-            out[n] = [[uses[i] for i in group] for group in groups]
+            out[n] = [[contexts[i][0] for i in group] for group in groups]
     return out
 
 
-def two_groups(vectors: np.ndarray) -> tuple[list[int], list[int]] | None:
-    """Two groups by 2-means seeded with the two least similar vectors; kept only when each group
-    is big enough, holds together (mean similarity to its centre) and the centres are far apart."""
+def _reference_sentences(scan: Scan) -> list[str]:
+    """Up to SENSE_REFERENCE sentences evenly spaced over the text, to say how alike two of its
+    sentences are by chance."""
+    step = max(1, len(scan.sentences) // (4 * SENSE_REFERENCE))
+    picked = [scan.sentence(i) for i in range(0, len(scan.sentences), step)]
+    picked = [s[:MAX_SENTENCE] for s in picked if len(s.split()) >= SENSE_MIN_WORDS]
+    return [picked[i] for i in spread(range(len(picked)), SENSE_REFERENCE)]
+
+
+def _mean_similarity(vectors: np.ndarray) -> float:
+    n = len(vectors)
+    if n < 2:
+        return 0.0
+    total = vectors.sum(axis=0)
+    return float((total @ total - n) / (n * (n - 1)))
+
+
+def two_groups(vectors: np.ndarray, reference: float) -> tuple[list[int], list[int]] | None:
+    """Two groups by 2-means seeded with the two least alike uses; kept only when both are big
+    enough, the uses across the groups are clearly less alike than ``reference`` (two sentences
+    of the text at random), and each group holds together well above that."""
     if len(vectors) < 2 * SENSE_MIN_GROUP:
         return None
     similarity = vectors @ vectors.T
@@ -127,9 +163,9 @@ def two_groups(vectors: np.ndarray) -> tuple[list[int], list[int]] | None:
     groups = [np.flatnonzero(labels == k) for k in (0, 1)]
     if min(len(g) for g in groups) < max(SENSE_MIN_GROUP, len(vectors) // 5):
         return None
-    tight = min(float(np.mean(vectors[g] @ centres[k])) for k, g in enumerate(groups))
-    apart = float(centres[0] @ centres[1])
-    if tight < SENSE_TIGHT or tight - apart < SENSE_APART:
+    between = float(similarity[np.ix_(groups[0], groups[1])].mean())
+    within = min(_mean_similarity(vectors[g]) for g in groups)
+    if between > reference - SENSE_APART or within < between + SENSE_TIGHT:
         return None
     return [int(i) for i in groups[0]], [int(i) for i in groups[1]]
 

@@ -2,7 +2,8 @@
 
 Two kinds: an acronym next to its expanded form in brackets, either way round, whose letters
 must match ("SLA (service level agreement)", "service level agreement (SLA)"); and a defining
-sentence ("a MID is a ...", "X means ...", "by X we mean ...", "X stands for ..."). Stronger
+sentence ("a MID is a ...", "X means ...", "by X we mean ...", "X stands for ..."; "X refers to" is left
+out, as people say it of what a passage mentions). Stronger
 kinds win when a term has several: an expansion, then an explicit "means", then "is a".
 """
 
@@ -19,12 +20,13 @@ _PHRASE = r"[A-Za-z][\w&-]*(?: [A-Za-z][\w&-]*){0,3}"
 _ACRONYM_THEN_LONG = re.compile(r"\b([A-Z][A-Za-z0-9&]*[A-Z0-9]s?)\s*\(([^()]{3,80})\)")
 _LONG_THEN_ACRONYM = re.compile(r"\(\s*([A-Z][A-Za-z0-9&]*[A-Z0-9]s?)\s*\)")
 _WE_MEAN = re.compile(rf"(?i)\bby (?:an? |the )?({_PHRASE}),? we mean (.+)")
-_EXPLICIT = re.compile(rf"({_PHRASE}),? (?:stands for|means|refers to|is short for) (.+)")
 _LEADS = r"(?:(?:so|well|okay|ok|and|but|now|right)\W+)*"
+_STANDS_FOR = re.compile(rf"({_PHRASE}),? (?:stands for|is short for) (.+)")
+_MEANS = re.compile(rf"(?i)^{_LEADS}(?:(?:a|an|the|our)\s+)?({_PHRASE}),? means (.+)")
 _COPULA = re.compile(rf"(?i)^{_LEADS}(?:(?:a|an|the|our)\s+)?({_PHRASE}) (?:is|are) ((?:basically |just )?(?:a|an|the) .+)")
 _WORD = re.compile(r"[A-Za-z0-9][\w&-]*")
 _SMALL_WORDS = frozenset({"of", "and", "the", "for", "to", "in", "on", "a", "an", "&"})
-_TRIGGERS = ("(", " is ", " are ", "mean", "stands for", "refers to", "short for")
+_TRIGGERS = ("(", " is ", " are ", "mean", "stands for", "short for")
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,7 @@ def definitions_in(sentence: str, index: int) -> list[Definition]:
     if not any(trigger in sentence for trigger in _TRIGGERS):
         return []
     found = _expansions(sentence, index)
-    for pattern, strength in ((_WE_MEAN, EXPLICIT), (_EXPLICIT, EXPLICIT), (_COPULA, COPULA)):
+    for pattern, strength in ((_WE_MEAN, EXPLICIT), (_STANDS_FOR, EXPLICIT), (_MEANS, EXPLICIT), (_COPULA, COPULA)):
         for match in pattern.finditer(sentence):
             text = _clip(match.group(2))
             if len(text.split()) >= 2:

@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 from memory.graph.vocabulary import HONORIFICS
 
@@ -87,7 +88,9 @@ class Scan:
     acronyms: dict[str, Tally] = field(default_factory=dict)
     runs: dict[str, Tally] = field(default_factory=dict)
     words: dict[str, Tally] = field(default_factory=dict)
+    pairs: dict[str, Tally] = field(default_factory=dict)
     total_words: int = 0
+    _first_pairs: dict[str, tuple[str, int, int]] = field(default_factory=dict)
     _initial_runs: list[tuple[list[str], int, int]] = field(default_factory=list)
 
     def sentence(self, index: int) -> str:
@@ -105,8 +108,10 @@ def scan(passages: Sequence[str]) -> Scan:
             result.sentences.append((p, start, end))
             _scan_sentence(result, text[start:end], len(result.sentences) - 1, p)
     _resolve_initial_runs(result)
+    result._first_pairs.clear()
     _merge_plurals(result.words)
     _merge_plurals(result.runs)
+    _merge_plurals(result.pairs)
     return result
 
 
@@ -141,7 +146,7 @@ def _scan_sentence(result: Scan, text: str, sentence: int, passage: int) -> None
     text = _MARKUP.sub(lambda m: " " * len(m.group()), text)
     tokens = [(_POSSESSIVE.sub("", m.group()), m.start(), m.end()) for m in _WORD.finditer(text)]
     result.total_words += len(tokens)
-    i = 0
+    i, previous = 0, -1
     while i < len(tokens):
         token, start, _ = tokens[i]
         initial = i == 0 or text[:start].rstrip()[-1:] in _OPENERS
@@ -163,6 +168,9 @@ def _scan_sentence(result: Scan, text: str, sentence: int, passage: int) -> None
                 tally = result.words.setdefault(token.lower(), Tally())
                 tally.add(token, sentence, passage)
                 tally.lower_mid += 1
+                if previous == i - 1 and text[tokens[previous][2] : start] == " ":
+                    _add_pair(result, tokens[previous][0], token, sentence, passage)
+                previous = i if len(token) > 2 and token.lower() not in stop_words() else -1
             i += 1
 
 
@@ -206,6 +214,24 @@ def _add_run(result: Scan, words: list[str], sentence: int, passage: int) -> Tal
     return tally
 
 
+def _add_pair(result: Scan, first: str, second: str, sentence: int, passage: int) -> None:
+    """Two ordinary words side by side ("belief net"); a tally starts at the second use, so the
+    many pairs seen once cost a dictionary entry each and no more."""
+    if len(second) <= 2 or second.lower() in stop_words():
+        return
+    surface = f"{first} {second}"
+    key = surface.lower()
+    tally = result.pairs.get(key)
+    if tally is None:
+        seen = result._first_pairs.pop(key, None)
+        if seen is None:
+            result._first_pairs[key] = (surface, sentence, passage)
+            return
+        tally = result.pairs[key] = Tally()
+        tally.add(*seen)
+    tally.add(surface, sentence, passage)
+
+
 def _count_cues(tally: Tally, text: str, tokens: list[tuple[str, int, int]], start: int, end: int) -> None:
     before = tokens[start - 1][0].lower() if start > 0 else ""
     after = tokens[end][0].lower() if end < len(tokens) else ""
@@ -229,6 +255,13 @@ def _resolve_initial_runs(result: Scan) -> None:
             tally.add(words[1], sentence, passage)
             tally.capital_mid += 1
     result._initial_runs.clear()
+
+
+@cache
+def stop_words() -> frozenset[str]:
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return frozenset(STOP_WORDS)
 
 
 def _merge_plurals(tallies: dict[str, Tally]) -> None:
