@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable
+from datetime import date
 from itertools import groupby
 
 from django.contrib.postgres.search import SearchQuery
@@ -19,6 +20,7 @@ from django.utils import timezone
 
 from brain.models import Organisation
 from memory.access import seen_by_every_reader_of
+from memory.documents.chunking import TURN, opening_turn
 from memory.documents.turns import spoken_text
 from memory.models import Chunk, Document, Entity, Mention, Scope
 from registers.commitments.extraction import Utterance, extract_commitments
@@ -34,71 +36,13 @@ COMPLETION = re.compile(
     r"published|signed|closed|resolved|fixed|submitted|deployed|handed over|went out|is out|are out|live now)\b",
     re.IGNORECASE,
 )
-STOP = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "to",
-        "of",
-        "for",
-        "and",
-        "or",
-        "in",
-        "on",
-        "at",
-        "by",
-        "with",
-        "will",
-        "would",
-        "shall",
-        "should",
-        "can",
-        "could",
-        "i",
-        "we",
-        "you",
-        "he",
-        "she",
-        "they",
-        "it",
-        "this",
-        "that",
-        "their",
-        "them",
-        "his",
-        "her",
-        "our",
-        "my",
-        "be",
-        "is",
-        "are",
-        "was",
-        "were",
-        "have",
-        "has",
-        "had",
-        "do",
-        "does",
-        "did",
-        "get",
-        "send",
-        "make",
-        "next",
-        "week",
-        "month",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "tomorrow",
-        "today",
-        "end",
-    ]
-)
+STOP = frozenset({
+    "a", "an", "the", "to", "of", "for", "and", "or", "in", "on", "at", "by", "with", "will", "would", "shall",
+    "should", "can", "could", "i", "we", "you", "he", "she", "they", "it", "this", "that", "their", "them", "his",
+    "her", "our", "my", "be", "is", "are", "was", "were", "have", "has", "had", "do", "does", "did", "get", "send",
+    "make", "next", "week", "month", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+    "tomorrow", "today", "end",
+})  # fmt: skip
 
 
 def scan_commitments(org: Organisation, progress: Callable[[int], None] | None = None) -> int:
@@ -128,9 +72,7 @@ def scan_commitments(org: Organisation, progress: Callable[[int], None] | None =
 def _store(org: Organisation, chunks: list[Chunk]) -> int:
     document = chunks[0].document
     said_on = local_day(org, document.occurred_at or document.recorded_at)
-    utterances = [
-        Utterance(speaker=c.speaker or document.speaker, text=spoken_text(c), said_on=said_on, ref=c.pk) for c in chunks
-    ]
+    utterances = [u for c in chunks for u in _utterances(c, document, said_on)]
     entities = _document_entities(document)
     teams = [name for name, kind in entities.items() if kind.type == "team"]
     drafts = extract_commitments(utterances, teams=teams)
@@ -159,6 +101,20 @@ def _store(org: Organisation, chunks: list[Chunk]) -> int:
     fresh = list({r.fingerprint: r for r in rows if r.fingerprint not in known}.values())
     Commitment.objects.bulk_create(fresh, ignore_conflicts=True)  # one read meanwhile elsewhere stays as it is
     return len(fresh)
+
+
+def _utterances(chunk: Chunk, document: Document, said_on: date) -> list[Utterance]:
+    """A turn is one utterance; in a passage of notes, a line that is a "Name: ..." turn is one
+    (pasted minutes), and other lines speak for the document's speaker, if any."""
+    if chunk.speaker:
+        return [Utterance(speaker=chunk.speaker, text=spoken_text(chunk), said_on=said_on, ref=chunk.pk)]
+    found = []
+    for line in chunk.text.splitlines():
+        turn = opening_turn(line)
+        speaker, text = (turn[0], TURN.sub("", line, count=1)) if turn else (document.speaker, line)
+        if text.strip():
+            found.append(Utterance(speaker=speaker, text=text.strip(), said_on=said_on, ref=chunk.pk))
+    return found
 
 
 def _document_entities(document: Document) -> dict[str, Entity]:

@@ -48,9 +48,49 @@ THING_CUE_SHARE = 0.3  # of uses after a determiner: "the Falcon Console" is a t
 DEFINED_BONUS = 1.3
 CHECK_MARGIN = 2
 _CALENDAR = frozenset(
-    "january february march april may june july august september october november december "
-    "jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday "
-    "saturday sunday mon tue tues wed thu thur thurs fri sat sun".split()
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "mon",
+        "tue",
+        "tues",
+        "wed",
+        "thu",
+        "thur",
+        "thurs",
+        "fri",
+        "sat",
+        "sun",
+    ]
 )
 
 
@@ -142,7 +182,6 @@ def _is_compound(key: str, tally: Tally, found: Scan) -> bool:
     return tally.count >= PAIR_SHARE * alone
 
 
-
 def _word_kind(key: str, tally: Tally) -> str:
     mid = tally.capital_mid + tally.lower_mid
     if key in _CALENDAR or not mid:
@@ -150,7 +189,12 @@ def _word_kind(key: str, tally: Tally) -> str:
     if tally.capital_mid >= CAPITALISED_SHARE * mid:
         return "name" if _zipf(key) < COMMON_ZIPF else ""
     zipf = _zipf(key)
-    if len(key) < 3 or key in stop_words() or zipf > ORDINARY_ZIPF or (len(key) <= SHORT_WORD and zipf < SHORT_MIN_ZIPF):
+    if (
+        len(key) < 3
+        or key in stop_words()
+        or zipf > ORDINARY_ZIPF
+        or (len(key) <= SHORT_WORD and zipf < SHORT_MIN_ZIPF)
+    ):
         return ""
     return "term_of_art"
 

@@ -23,7 +23,9 @@ _WE_MEAN = re.compile(rf"(?i)\bby (?:an? |the )?({_PHRASE}),? we mean (.+)")
 _LEADS = r"(?:(?:so|well|okay|ok|and|but|now|right)\W+)*"
 _STANDS_FOR = re.compile(rf"({_PHRASE}),? (?:stands for|is short for) (.+)")
 _MEANS = re.compile(rf"(?i)^{_LEADS}(?:(?:a|an|the|our)\s+)?({_PHRASE}),? means (.+)")
-_COPULA = re.compile(rf"(?i)^{_LEADS}(?:(?:a|an|the|our)\s+)?({_PHRASE}) (?:is|are) ((?:basically |just )?(?:a|an|the) .+)")
+_COPULA = re.compile(
+    rf"(?i)^{_LEADS}(?:(?:a|an|the|our)\s+)?({_PHRASE}) (?:is|are) ((?:basically |just )?(?:a|an|the) .+)"
+)
 _WORD = re.compile(r"[A-Za-z0-9][\w&-]*")
 _SMALL_WORDS = frozenset({"of", "and", "the", "for", "to", "in", "on", "a", "an", "&"})
 _TRIGGERS = ("(", " is ", " are ", "mean", "stands for", "short for")

@@ -29,13 +29,59 @@ _OPENERS = frozenset(':"“‘(•*[')
 _CONNECTORS = frozenset({"of", "for", "&"})
 # What is said around a name that tells a person ("Priya said", "ask Srini", "... but he") from a
 # thing ("the Falcon Console"), counted over every use.
-_PERSON_BEFORE = frozenset("ask asked tell told thank thanks hi hey dear cc ping pinged met meet emailed call called".split())
+_PERSON_BEFORE = frozenset(
+    [
+        "ask",
+        "asked",
+        "tell",
+        "told",
+        "thank",
+        "thanks",
+        "hi",
+        "hey",
+        "dear",
+        "cc",
+        "ping",
+        "pinged",
+        "met",
+        "meet",
+        "emailed",
+        "call",
+        "called",
+    ]
+)
 _PERSON_AFTER = frozenset(
-    "said says asked asks told tells thinks thought mentioned suggested agreed wants wanted wrote replied explained "
-    "knows knew feels felt noted promised complained complaining gonna reckons".split()
+    [
+        "said",
+        "says",
+        "asked",
+        "asks",
+        "told",
+        "tells",
+        "thinks",
+        "thought",
+        "mentioned",
+        "suggested",
+        "agreed",
+        "wants",
+        "wanted",
+        "wrote",
+        "replied",
+        "explained",
+        "knows",
+        "knew",
+        "feels",
+        "felt",
+        "noted",
+        "promised",
+        "complained",
+        "complaining",
+        "gonna",
+        "reckons",
+    ]
 )
 _PRONOUNS = re.compile(r"(?i)\b(?:he|she|him|her|his|hers)\b")
-_DETERMINERS = frozenset("the a an our their your this that its my".split())
+_DETERMINERS = frozenset(["the", "a", "an", "our", "their", "your", "this", "that", "its", "my"])
 
 
 @dataclass

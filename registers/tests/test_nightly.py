@@ -1,0 +1,119 @@
+"""The nightly work on a scripted company history: a promise made in a meeting, followed up in
+chat and landed; two sources disagreeing on a price and on who heads an account; a house acronym
+used and later explained. Each scan is safe to run twice and runs only for switched-on registers."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import pytest
+from django_celery_beat.models import PeriodicTask
+
+from brain.actors import Actor
+from brain.models import Features
+from memory.graph.writes import FactDraft, record_facts
+from memory.models import Document
+from memory.tests.factories import save
+from registers.commitments.services import list_commitments
+from registers.contradictions.services import list_contradictions
+from registers.glossary.services import glossary
+from registers.nightly import run_nightly
+from registers.schedule import task_name
+from registers.tests.helpers import stated, switch_on
+
+pytestmark = pytest.mark.django_db
+
+
+def said(actor: Actor, conversation: str, speaker: str, text: str, at: datetime, **kw: object) -> Document:
+    return save(actor, f"{conversation} {at:%d %b}", f"{speaker}: {text}", speaker=speaker, conversation=conversation,
+                occurred_at=at, source_kind="slack", **kw)  # fmt: skip
+
+
+def role(actor: Actor, title: str, holder: str) -> None:
+    document = save(actor, title, f"{holder} heads the BigCo account.", ingest=False)
+    Document.objects.filter(pk=document.pk).update(status="ready")
+    document.refresh_from_db()
+    draft = FactDraft(statement=f"{holder} heads the BigCo account.", subject=holder, object="BigCo account",
+                      relation="head_of", single_valued=True)  # fmt: skip
+    record_facts(document=document, drafts=[draft])
+
+
+@pytest.fixture
+def history(actor, settings):
+    settings.BRAIN_EXTRACT_FACTS = False
+    meeting = (
+        "Priya: Thanks all. I'll send the revised quote to BigCo by Friday.\n\n"
+        "Sam: Maybe we could look at the discount later.\n\n"
+        "Ana: I sent the contract last week.\n\n"
+        "Sam: Will you join the call?\n\n"
+        "Priya: The MID for the BigCo shops is still missing."
+    )
+    save(actor, "BigCo meeting", meeting, occurred_at=datetime(2026, 3, 2, 10, tzinfo=UTC), source_kind="transcript")
+    said(actor, "sales", "Sam", "Priya, did the revised quote go to BigCo?", datetime(2026, 3, 4, 9, tzinfo=UTC))
+    said(actor, "sales", "Priya", "Yes, the revised quote for BigCo went out this morning, sent and confirmed.",
+         datetime(2026, 3, 5, 9, tzinfo=UTC))  # fmt: skip
+    for day, text in ((6, "We need the MID before the BigCo shops go live."),
+                      (9, "The MID request is with the acquirer."),
+                      (10, "A MID is the merchant identifier the acquirer gives each BigCo shop.")):  # fmt: skip
+        said(actor, "payments", "Ana", text, datetime(2026, 3, day, 9, tzinfo=UTC))
+    stated(actor, "Price list", "The enterprise plan costs 48500 USD a year.", number=48500)
+    stated(actor, "Sales deck", "The enterprise plan costs 52000 USD a year.", number=52000)
+    role(actor, "Account plan", "Ana")
+    role(actor, "CRM export", "Ben")
+    return actor
+
+
+def test_nothing_runs_for_registers_that_are_off(history):
+    assert run_nightly(history.org) == {}
+    assert list_commitments(actor=history, state="all") == []
+
+
+def test_the_promise_is_found_followed_and_shown_as_likely_landed(history):
+    switch_on(history.org, "commitments")
+    done = run_nightly(history.org)
+    assert done["commitments found"] == 1
+    [item] = list_commitments(actor=history)
+    promise = item.commitment
+    assert (promise.owner_name, promise.due_on, promise.promised_on) == ("Priya", date(2026, 3, 6), date(2026, 3, 2))
+    assert promise.what.startswith("Priya will send the revised quote to BigCo")
+    assert item.verdict is not None
+    assert item.verdict.suggests_landed
+    assert "went out this morning" in item.verdict.found[0]["text"]
+    assert promise.state == "open"  # a verdict reports; people settle
+    again = run_nightly(history.org)
+    assert again["commitments found"] == 0  # read once, never twice
+    assert len(list_commitments(actor=history)) == 1
+    assert promise.verdicts.count() == 2  # one verdict a night
+
+
+def test_both_disagreements_are_raised_and_both_statements_stay_current(history):
+    switch_on(history.org, "contradictions")
+    assert run_nightly(history.org)["contradictions raised"] == 2
+    raised = {c.about: c for c in list_contradictions(actor=history)}
+    assert set(raised) == {"Enterprise plan price", "Ben head of"} or len(raised) == 2
+    assert {c.severity for c in raised.values()} == {"high", "medium"}
+    assert run_nightly(history.org)["contradictions raised"] == 0
+
+
+def test_the_nightly_entry_follows_the_switches_and_the_time_zone(history):
+    name = task_name(history.org)
+    assert not PeriodicTask.objects.filter(name=name).exists()
+    switch_on(history.org, "glossary")
+    task = PeriodicTask.objects.get(name=name)
+    assert (task.task, task.queue, str(task.crontab.timezone)) == ("registers.tasks.nightly_task", "nightly", "UTC")
+    history.org.time_zone = "Europe/Madrid"
+    history.org.save()
+    assert str(PeriodicTask.objects.get(name=name).crontab.timezone) == "Europe/Madrid"
+    features = Features.objects.get(org=history.org)
+    features.glossary = False
+    features.save()
+    assert not PeriodicTask.objects.filter(name=name).exists()
+
+
+def test_the_house_acronym_is_found_with_the_explanation_as_a_suggestion(history):
+    switch_on(history.org, "glossary")
+    run_nightly(history.org)
+    [mid] = [t for t in glossary(actor=history, state="open") if t.term == "MID"]
+    assert "merchant identifier" in mid.suggestion
+    assert mid.definition == ""  # a suggestion is not a definition
+    assert 1 <= len(mid.examples) <= 3
