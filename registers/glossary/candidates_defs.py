@@ -23,9 +23,12 @@ _WE_MEAN = re.compile(rf"(?i)\bby (?:an? |the )?({_PHRASE}),? we mean (.+)")
 _LEADS = r"(?:(?:so|well|okay|ok|and|but|now|right)\W+)*"
 _STANDS_FOR = re.compile(rf"({_PHRASE}),? (?:stands for|is short for) (.+)")
 _MEANS = re.compile(rf"(?i)^{_LEADS}(?:(?:a|an|the|our)\s+)?({_PHRASE}),? means (.+)")
-_COPULA = re.compile(rf"(?i)^{_LEADS}(?:(?:a|an|the|our)\s+)?({_PHRASE}) (?:is|are) ((?:basically |just )?(?:a|an|the) .+)")
+_COPULA = re.compile(
+    rf"(?i)^{_LEADS}(?:(?:a|an|the|our)\s+)?({_PHRASE}) (?:is|are) ((?:basically |just )?(?:a|an|the) .+)"
+)
 _WORD = re.compile(r"[A-Za-z0-9][\w&-]*")
 _SMALL_WORDS = frozenset({"of", "and", "the", "for", "to", "in", "on", "a", "an", "&"})
+_ASIDES = frozenset({"see", "seen", "so", "sic", "since", "say"})  # "SLA (see the list above)" is no expansion
 _TRIGGERS = ("(", " is ", " are ", "mean", "stands for", "short for")
 
 
@@ -80,7 +83,7 @@ def letters_match(short: str, long: str) -> bool:
     letters left over may come from inside a word ("eXtensible Markup Language") or from a small
     word's initial ("Department of Defense")."""
     words = [w.lower() for w in _WORD.findall(long)]
-    if not 2 <= len(words) <= len(short) + 3 or words[0][0] != short[0].lower():
+    if not 2 <= len(words) <= len(short) + 3 or words[0][0] != short[0].lower() or words[0] in _ASIDES:
         return False
     letters = [c.lower() for c in short if c.isalnum()]
     content_left = sum(w not in _SMALL_WORDS for w in words)
