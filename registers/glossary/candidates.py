@@ -25,7 +25,7 @@ from functools import cache
 
 from registers.glossary.candidates_checks import Embed, clip_around, pattern_for, sense_groups, usage_shares
 from registers.glossary.candidates_defs import Definition, definitions_in
-from registers.glossary.candidates_text import Scan, Tally, scan, stop_words
+from registers.glossary.candidates_text import Scan, Tally, scan, stop_words, words_of
 
 MAX_EXAMPLES = 3
 # Zipf frequencies (log10 of uses per billion words): "the" is 7.7, "meeting" 5.2, "sprint" 4.0.
@@ -47,6 +47,7 @@ PERSON_CUE_SHARE = 0.15  # of uses with a person's cue: "Priya said", "ask Srini
 THING_CUE_SHARE = 0.3  # of uses after a determiner: "the Falcon Console" is a thing, whatever spaCy says
 DEFINED_BONUS = 1.3
 CHECK_MARGIN = 2
+<<<<<<< HEAD
 _CALENDAR = frozenset(
     [
         "january",
@@ -91,6 +92,12 @@ _CALENDAR = frozenset(
         "sat",
         "sun",
     ]
+=======
+_CALENDAR = words_of(
+    "january february march april may june july august september october november december jan feb "
+    "mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday "
+    "sunday mon tue tues wed thu thur thurs fri sat sun"
+>>>>>>> reg-gloss
 )
 
 

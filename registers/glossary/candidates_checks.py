@@ -19,8 +19,9 @@ if TYPE_CHECKING:
 
 Embed = Callable[[list[str]], np.ndarray]
 
-CHECKED_USES = 5
+CHECKED_USES = 6
 MAX_SENTENCE = 300
+CONTEXT = 160  # characters around a use that the checks read: enough for its phrase, and cheap
 # People, places, dates and amounts are not the organisation's vocabulary.
 NOT_TERMS = frozenset({"PERSON", "GPE", "LOC", "NORP", "FAC", "DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY"})
 NOUNS = frozenset({"NOUN", "PROPN"})
@@ -31,7 +32,7 @@ _CONNECTORS = frozenset({"of", "for", "&"})
 # than across by SENSE_TIGHT (cosine similarities of the sentence embedder). Set on meeting
 # transcripts so that no word there was split, while "pod" as a team and as a container is.
 SENSE_MIN_USES = 8
-SENSE_USES = 24
+SENSE_USES = 16
 SENSE_MIN_WORDS = 6
 SENSE_MIN_GROUP = 3
 SENSE_APART = 0.14
@@ -85,7 +86,7 @@ def _reading(doc: Doc, pattern: re.Pattern[str]) -> tuple[bool, bool] | None:
 
 
 def _clip(sentence: str, pattern: re.Pattern[str]) -> str:
-    return clip_around(sentence, pattern.search(sentence))
+    return clip_around(sentence, pattern.search(sentence), CONTEXT)
 
 
 def clip_around(sentence: str, match: re.Match[str] | None, limit: int = MAX_SENTENCE) -> str:
@@ -133,7 +134,7 @@ def _reference_sentences(scan: Scan) -> list[str]:
     sentences are by chance."""
     step = max(1, len(scan.sentences) // (4 * SENSE_REFERENCE))
     picked = [scan.sentence(i) for i in range(0, len(scan.sentences), step)]
-    picked = [s[:MAX_SENTENCE] for s in picked if len(s.split()) >= SENSE_MIN_WORDS]
+    picked = [s[:CONTEXT] for s in picked if len(s.split()) >= SENSE_MIN_WORDS]
     return [picked[i] for i in spread(range(len(picked)), SENSE_REFERENCE)]
 
 

@@ -28,6 +28,7 @@ _COPULA = re.compile(
 )
 _WORD = re.compile(r"[A-Za-z0-9][\w&-]*")
 _SMALL_WORDS = frozenset({"of", "and", "the", "for", "to", "in", "on", "a", "an", "&"})
+_ASIDES = frozenset({"see", "seen", "so", "sic", "since", "say"})  # "SLA (see the list above)" is no expansion
 _TRIGGERS = ("(", " is ", " are ", "mean", "stands for", "short for")
 
 
@@ -82,7 +83,7 @@ def letters_match(short: str, long: str) -> bool:
     letters left over may come from inside a word ("eXtensible Markup Language") or from a small
     word's initial ("Department of Defense")."""
     words = [w.lower() for w in _WORD.findall(long)]
-    if not 2 <= len(words) <= len(short) + 3 or words[0][0] != short[0].lower():
+    if not 2 <= len(words) <= len(short) + 3 or words[0][0] != short[0].lower() or words[0] in _ASIDES:
         return False
     letters = [c.lower() for c in short if c.isalnum()]
     content_left = sum(w not in _SMALL_WORDS for w in words)

@@ -16,6 +16,11 @@ from functools import cache
 
 from memory.graph.vocabulary import HONORIFICS
 
+
+def words_of(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 # Sentences are kept as offsets into their passage; a tally keeps a thinned sample of its uses.
 KEPT_USES = 64
 MAX_RUN = 4
@@ -29,59 +34,13 @@ _OPENERS = frozenset(':"“‘(•*[')
 _CONNECTORS = frozenset({"of", "for", "&"})
 # What is said around a name that tells a person ("Priya said", "ask Srini", "... but he") from a
 # thing ("the Falcon Console"), counted over every use.
-_PERSON_BEFORE = frozenset(
-    [
-        "ask",
-        "asked",
-        "tell",
-        "told",
-        "thank",
-        "thanks",
-        "hi",
-        "hey",
-        "dear",
-        "cc",
-        "ping",
-        "pinged",
-        "met",
-        "meet",
-        "emailed",
-        "call",
-        "called",
-    ]
-)
-_PERSON_AFTER = frozenset(
-    [
-        "said",
-        "says",
-        "asked",
-        "asks",
-        "told",
-        "tells",
-        "thinks",
-        "thought",
-        "mentioned",
-        "suggested",
-        "agreed",
-        "wants",
-        "wanted",
-        "wrote",
-        "replied",
-        "explained",
-        "knows",
-        "knew",
-        "feels",
-        "felt",
-        "noted",
-        "promised",
-        "complained",
-        "complaining",
-        "gonna",
-        "reckons",
-    ]
+_PERSON_BEFORE = words_of("ask asked tell told thank thanks hi hey dear cc ping pinged met meet emailed call called")
+_PERSON_AFTER = words_of(
+    "said says asked asks told tells thinks thought mentioned suggested agreed wants wanted wrote "
+    "replied explained knows knew feels felt noted promised complained complaining gonna reckons"
 )
 _PRONOUNS = re.compile(r"(?i)\b(?:he|she|him|her|his|hers)\b")
-_DETERMINERS = frozenset(["the", "a", "an", "our", "their", "your", "this", "that", "its", "my"])
+_DETERMINERS = words_of("the a an our their your this that its my")
 
 
 @dataclass

@@ -73,6 +73,12 @@ def test_an_acronym_is_found_with_the_expansion_that_comes_before_it(team_terms)
     assert mttr.suggestion == "mean time to recovery"
 
 
+def test_brackets_that_do_not_spell_the_acronym_are_no_suggestion():
+    texts = ["The QBR (quarterly review) is on Monday.", "Send the QBR deck (see the list above).", "The QBR ran long."]
+    qbr = next(c for c in find_terms(passages(texts)) if c.term == "QBR")
+    assert qbr.suggestion == ""
+
+
 def test_a_capitalised_product_name_is_found_as_a_name(team_terms):
     assert team_terms["Falcon Console"].kind == "name"
     assert team_terms["Falcon Console"].count == 4
