@@ -47,57 +47,10 @@ PERSON_CUE_SHARE = 0.15  # of uses with a person's cue: "Priya said", "ask Srini
 THING_CUE_SHARE = 0.3  # of uses after a determiner: "the Falcon Console" is a thing, whatever spaCy says
 DEFINED_BONUS = 1.3
 CHECK_MARGIN = 2
-<<<<<<< HEAD
-_CALENDAR = frozenset(
-    [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-        "jan",
-        "feb",
-        "mar",
-        "apr",
-        "jun",
-        "jul",
-        "aug",
-        "sep",
-        "sept",
-        "oct",
-        "nov",
-        "dec",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "mon",
-        "tue",
-        "tues",
-        "wed",
-        "thu",
-        "thur",
-        "thurs",
-        "fri",
-        "sat",
-        "sun",
-    ]
-=======
 _CALENDAR = words_of(
     "january february march april may june july august september october november december jan feb "
     "mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday "
     "sunday mon tue tues wed thu thur thurs fri sat sun"
->>>>>>> reg-gloss
 )
 
 
