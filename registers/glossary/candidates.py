@@ -117,7 +117,8 @@ def _definitions(found: Scan) -> dict[str, Definition]:
 def _drafts(found: Scan, definitions: dict[str, Definition], min_count: int) -> list[_Draft]:
     drafts = []
     for key, tally in found.acronyms.items():
-        if _zipf(key.lower()) < COMMON_ZIPF and key.lower() not in _CALENDAR:
+        # A common word in capitals ("OK", "US") is no term, unless the text says what it stands for.
+        if (_zipf(key.lower()) < COMMON_ZIPF or key.lower() in definitions) and key.lower() not in _CALENDAR:
             drafts.append(_draft(key, "acronym", tally, found, definitions))
     for key, tally in found.runs.items():
         if not any(word in _CALENDAR for word in key.split()):

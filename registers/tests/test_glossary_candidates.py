@@ -152,3 +152,11 @@ def test_the_same_passages_give_the_same_candidates():
 
 def test_no_passages_give_no_candidates():
     assert find_terms([]) == []
+
+
+def test_a_capitalised_common_word_is_a_term_when_the_text_says_what_it_stands_for():
+    texts = ["We need the MID before the shops go live.", "The MID request is with the acquirer.",
+             "A MID is the merchant identifier the acquirer gives each shop.", "The MID is still missing."]  # fmt: skip
+    found = {c.term: c for c in find_terms([Passage(t, i) for i, t in enumerate(texts)])}
+    assert "merchant identifier" in found["MID"].suggestion
+    assert "OK" not in {c.term for c in find_terms([Passage("OK, that is OK. OK then.", 1)] * 3)}
