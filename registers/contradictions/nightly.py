@@ -27,6 +27,15 @@ from registers.models import Contradiction, Scan
 HIGH = ("price", "cost", "fee", "rate", "discount", "budget", "salary", "contract", "renewal", "sla", "term", "deal")
 MEDIUM = ("owner", "head", "lead", "manager", "account", "office", "date", "deadline")
 
+READ_BATCH = 5000
+# What the rules and an entry need of a fact: never its vectors or its document's text.
+FACT_FIELDS = (
+    "statement", "subject_id", "object_id", "relation", "value_key", "valid_from", "valid_to", "source",
+    "recorded_at", "created_by_id", "document_id", "subject__name", "document__title", "document__external_id",
+    "document__source_kind", "document__occurred_at", "document__recorded_at", "created_by__username",
+    "created_by__first_name", "created_by__last_name",
+)  # fmt: skip
+
 _GROUPS = """
 WITH current AS (
     SELECT id, subject_id, object_id, relation, value_key,
@@ -52,12 +61,16 @@ def scan_contradictions(org: Organisation, progress: Callable[[int], None] | Non
     groups: dict[str, list[int]] = defaultdict(list)
     for fact_id, thing in rows:
         groups[thing].append(fact_id)
-    facts = (
-        Fact.objects.filter(pk__in=[fid for fid, _ in rows])
-        .select_related("document", "subject", "created_by")
-        .prefetch_related("values")
-        .in_bulk()
-    )
+    facts: dict[int, Fact] = {}
+    ids = [fid for fid, _ in rows]
+    for start in range(0, len(ids), READ_BATCH):
+        facts.update(
+            Fact.objects.filter(pk__in=ids[start : start + READ_BATCH])
+            .select_related("document", "subject", "created_by")
+            .only(*FACT_FIELDS)
+            .prefetch_related("values")
+            .in_bulk()
+        )
     raised = 0
     for ids in groups.values():
         pairs = {
