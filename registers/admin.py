@@ -22,7 +22,7 @@ class VerdictInline(admin.TabularInline):
     model = Verdict
     extra = 0
     can_delete = False
-    fields = ["checked_at", "summary", "looked_for", "found"]
+    fields = ("checked_at", "summary", "looked_for", "found")
     readonly_fields = fields
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:

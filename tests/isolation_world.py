@@ -285,7 +285,7 @@ def _definition(term: Term) -> Fact:
     assert term.memory is not None
     assert term.memory.document_id is not None
     ingest_documents(document_ids=[term.memory.document_id])
-    return Fact.objects.select_related("document").get(pk=term.memory_id)
+    return Fact.objects.select_related("document").get(pk=term.memory.pk)
 
 
 def add_visible_entries(world: World) -> None:

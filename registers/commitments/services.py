@@ -52,7 +52,7 @@ def list_commitments(*, actor: Actor, owner: str | None = None, state: str | Non
         rows = rows.filter(owner_name__icontains=who)
     latest = Prefetch("verdicts", queryset=Verdict.objects.order_by("-checked_at", "-pk"), to_attr="latest")
     picked = rows.order_by("due_on", "promised_on", "pk").prefetch_related(latest)[: max(1, min(limit, LIST_LIMIT))]
-    return [Listed(c, c.is_overdue(today), (c.latest or [None])[0]) for c in picked]  # type: ignore[attr-defined]
+    return [Listed(c, c.is_overdue(today), next(iter(getattr(c, "latest", [])), None)) for c in picked]
 
 
 def owner_entity(actor: Actor, name: str) -> Entity | None:

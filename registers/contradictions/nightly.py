@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from datetime import date
 from itertools import combinations
 
 from django.db import connection
@@ -117,7 +118,7 @@ def _source(fact: Fact) -> str:
     return "memory"
 
 
-def _day(fact: Fact) -> object:
+def _day(fact: Fact) -> date:
     if fact.valid_from:
         return fact.valid_from
     document = fact.document

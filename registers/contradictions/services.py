@@ -7,6 +7,8 @@ answer page and the member page.
 
 from __future__ import annotations
 
+from datetime import date
+
 from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
@@ -93,7 +95,7 @@ def _seen_by_readers_of(loses: Fact, stands: Fact) -> bool:
     return Document.objects.filter(seen_by_every_reader_of(loses.document), pk=stands.document_id).exists()
 
 
-def _day(fact: Fact | None) -> object:
+def _day(fact: Fact | None) -> date | None:
     if fact is None:
         return None
     return fact.valid_from or fact.recorded_at.date()

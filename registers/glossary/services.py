@@ -106,7 +106,7 @@ def update_term(*, actor: Actor, term_id: str, definition: str | None = None, st
         entry.memory = _remember(actor, entry, text)
     else:
         _withdraw(entry)
-        entry.state, entry.definition = chosen, ""
+        entry.state, entry.definition = chosen or Term.State.OPEN, ""
         entry.defined_by = entry.defined_at = None
     if reason:
         entry.note = reason

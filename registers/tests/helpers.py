@@ -20,7 +20,7 @@ def switch_on(org: Organisation, *names: str) -> None:
 
 def stated(actor: Actor, title: str, statement: str, *, key: str = "price", number: float, **kw: object) -> Fact:
     """A document (one source) stating one single-valued value of ``subject``."""
-    document = save(actor, title, statement, ingest=False, **kw)  # type: ignore[arg-type]
+    document = save(actor, title, statement, ingest=False, **kw)
     Document.objects.filter(pk=document.pk).update(status="ready")
     document.refresh_from_db()
     draft = FactDraft(statement=statement, subject="Enterprise plan", single_valued=True,

@@ -45,11 +45,12 @@ def test_answering_a_supersedes_b_in_search_facts_and_the_timeline(actor, prices
     a, b = prices
     scan_contradictions(actor.org)
     [entry] = list_contradictions(actor=actor)
-    stands = entry.fact_a
+    stands, loses = entry.fact_a, entry.fact_b
+    assert stands is not None
+    assert loses is not None
     answered = answer_contradiction(actor=actor, contradiction_id=entry.public_id, answer="a",
                                     note="Checked the billing system: 48500.")  # fmt: skip
     assert answered.state == "resolved"
-    loses = entry.fact_b
     loses.refresh_from_db()
     assert loses.superseded_by_id == stands.pk
     current = [s.fact.pk for s in graph.search_facts(actor=actor, query="enterprise plan price", limit=10)]
@@ -69,7 +70,7 @@ def test_both_and_neither_close_it_without_touching_memory(actor, prices, answer
     [entry] = list_contradictions(actor=actor)
     closed = answer_contradiction(actor=actor, contradiction_id=entry.public_id, answer=answer, note="Two plans.")
     assert closed.state == ("dismissed" if answer == "neither" else "resolved")
-    assert all(f.superseded_at is None for f in (entry.fact_a, entry.fact_b))
+    assert all(f is not None and f.superseded_at is None for f in (entry.fact_a, entry.fact_b))
     assert list_contradictions(actor=actor) == []
     assert list_contradictions(actor=actor, state="all") == [closed]
 
@@ -102,6 +103,7 @@ def test_a_pair_with_a_side_the_reader_may_not_read_is_not_shown_to_them(actor, 
         Contradiction.objects.filter(claim_b__contains="61000").first()
         or Contradiction.objects.filter(claim_a__contains="61000").first()
     )
+    assert hidden is not None
     with pytest.raises(NotFound):
         answer_contradiction(actor=actor, contradiction_id=hidden.public_id, answer="a", note="x")
 

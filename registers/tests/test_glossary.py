@@ -23,6 +23,7 @@ def test_a_definition_becomes_a_memory_and_a_correction_replaces_it(actor):
     assert entry.state == "defined"
     assert found(actor, "MID merchant identifier")[0] == "MID: The acquirer's merchant identifier for a shop."
     first = entry.memory
+    assert first is not None
     wider = "The merchant identifier an acquirer gives each shop or terminal group."
     corrected = update_term(actor=actor, term_id=entry.public_id, definition=wider)
     first.refresh_from_db()
@@ -39,6 +40,7 @@ def test_reopening_withdraws_the_definition_and_its_memory(actor):
     memory_id = entry.memory_id
     reopened = update_term(actor=actor, term_id=entry.public_id, state="open", note="Wrong: it is the squad.")
     assert (reopened.state, reopened.definition, reopened.memory) == ("open", "", None)
+    assert memory_id is not None
     assert not Fact.objects.filter(pk=memory_id).exists()
     assert glossary(actor=actor) == []
     assert [t.term for t in glossary(actor=actor, state="open")] == ["the pod"]

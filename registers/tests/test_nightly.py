@@ -24,9 +24,9 @@ from registers.tests.helpers import stated, switch_on
 pytestmark = pytest.mark.django_db
 
 
-def said(actor: Actor, conversation: str, speaker: str, text: str, at: datetime, **kw: object) -> Document:
+def said(actor: Actor, conversation: str, speaker: str, text: str, at: datetime) -> Document:
     return save(actor, f"{conversation} {at:%d %b}", f"{speaker}: {text}", speaker=speaker, conversation=conversation,
-                occurred_at=at, source_kind="slack", **kw)  # fmt: skip
+                occurred_at=at, source_kind="slack")  # fmt: skip
 
 
 def role(actor: Actor, title: str, holder: str) -> None:
