@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from brain.actors import Actor
-from brain.models import Membership, Organisation
+from brain.models import Features, Membership, Organisation
 from brain.services import mark_memory_built
 from conftest import make_actor, make_org, make_user
 from contacts.models import Contact
@@ -11,6 +11,9 @@ from contacts.services import save_contact_topics
 from memory.graph.memories import remember
 from memory.models import Entity
 from memory.tests.factories import save
+from registers.commitments.services import record_commitment
+from registers.contradictions.services import raise_contradiction
+from registers.glossary.services import define_term
 from skills.services import approve_version, publish_skill
 
 DOCUMENTS = {
@@ -40,7 +43,16 @@ def small_organisation() -> tuple[Organisation, Actor, dict[str, str]]:
         org=org, name="Sam Ops", topics="deploys, runbooks", email="sam@example.com", channels=["email"]
     )
     save_contact_topics(contact)
+    Features.objects.filter(org=org).update(commitments=True, contradictions=True, glossary=True)
+    org.refresh_from_db()
+    promise = record_commitment(actor=actor, owner="Priya Shah", what="Priya Shah will review the deploy runbook")
+    pair = raise_contradiction(actor=actor, question="Mondays or Tuesdays?", about="deploy day", claim_a="Tuesdays",
+                               source_a="runbook", claim_b="Mondays", source_b="chat")  # fmt: skip
+    term = define_term(actor=actor, term="Atlas", definition="The platform team's deploy service.")
     known = {
+        "commitment_id": promise.public_id,
+        "contradiction_id": pair.public_id,
+        "term_id": term.public_id,
         "document_id": documents[0].public_id,
         "memory_id": memories[-1].public_id,
         "entity": Entity.objects.filter(org=org).order_by("pk").values_list("name", flat=True)[0],

@@ -31,6 +31,9 @@ def needs(known: dict[str, str]) -> dict[str, dict[str, Any]]:
         "search_company_memory": {"query": "deploy branch"},
         "request_human_info": {"question": "Who approves a rollback of a deploy?"},
         "why_code": {"repo": "acme/shop"},
+        "update_commitment": {"id": known["commitment_id"], "status": "open"},
+        "answer_contradiction": {"id": known["contradiction_id"], "answer": "both", "note": "Both hold."},
+        "update_term": {"id": known["term_id"], "state": "open"},
     }
 
 
@@ -69,4 +72,5 @@ def test_every_tool_answers_structured_output_that_matches_its_output_schema():
 
 
 def test_the_extra_arguments_name_only_registered_tools():
-    assert set(needs({"document_id": "", "memory_id": "", "entity": ""})) <= set(TOOLS)
+    assert set(needs({"document_id": "", "memory_id": "", "entity": "", "commitment_id": "", "contradiction_id": "",
+                      "term_id": ""})) <= set(TOOLS)  # fmt: skip

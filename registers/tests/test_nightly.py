@@ -117,3 +117,18 @@ def test_the_house_acronym_is_found_with_the_explanation_as_a_suggestion(history
     assert "merchant identifier" in mid.suggestion
     assert mid.definition == ""  # a suggestion is not a definition
     assert 1 <= len(mid.examples) <= 3
+
+
+def test_the_scan_command_runs_the_switched_on_registers_and_refuses_the_rest(history, capsys):
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="switched off"):
+        call_command("registers", "scan", "--org", history.org.slug, "--no-progress")
+    switch_on(history.org, "commitments", "contradictions")
+    call_command("registers", "scan", "--org", history.org.slug, "--only", "contradictions", "--no-progress")
+    assert "2 contradictions raised" in capsys.readouterr().out
+    with pytest.raises(CommandError, match="glossary is switched off"):
+        call_command("registers", "scan", "--org", history.org.slug, "--only", "glossary")
+    with pytest.raises(CommandError, match="No organisation"):
+        call_command("registers", "scan", "--org", "nope")
