@@ -51,10 +51,17 @@ def main() -> None:
             "WHERE org_id = %s AND id %% 5 = 0 AND text NOT LIKE '%%send the contract to Acme%%'",
             [org.pk],
         )
-        cursor.execute(
-            "UPDATE memory_fact SET single_valued = true, value_key = 'k' || (id %% %s) WHERE org_id = %s",
-            [max(1, args.facts // 4), org.pk],
-        )
+
+    def group_facts() -> None:
+        """Facts in groups of four single-valued statements about the same thing."""
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "UPDATE memory_fact SET single_valued = true, value_key = 'k' || (id %% %s) WHERE org_id = %s "
+                "AND NOT single_valued",
+                [max(1, args.facts // 4), org.pk],
+            )
+
+    group_facts()
     documents = chunk_count(org)  # one passage a turn: a document of its own in a chat export
     print(f"cores={os.cpu_count()} passages={documents} facts={fact_count(org)}")
 
@@ -82,12 +89,7 @@ def main() -> None:
     seconds = time.perf_counter() - started
     print(f"contradictions: first night over {fact_count(org)} facts, {raised} raised, {seconds:.1f} s")
     fill_facts(org, actor, fact_count(org) + 1000, seed=99)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "UPDATE memory_fact SET single_valued = true, value_key = 'k' || (id %% %s) WHERE org_id = %s "
-            "AND NOT single_valued",
-            [max(1, args.facts // 4), org.pk],
-        )
+    group_facts()
     started = time.perf_counter()
     raised = scan_contradictions(org)
     seconds = time.perf_counter() - started

@@ -3,10 +3,12 @@ what an entry was taken from."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from datetime import date, datetime
+from typing import Any
 from zoneinfo import ZoneInfo
 
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from brain.actors import Actor
@@ -16,6 +18,7 @@ from brain.inputs import text_problem
 from brain.models import Category, Features, Organisation
 from memory.access import readable
 from memory.models import Document, Scope
+from registers.models import Scan
 
 REGISTERS = ("commitments", "contradictions", "glossary")
 
@@ -81,3 +84,18 @@ def document_audience(document: Document) -> dict[str, object]:
 def shared_audience(org: Organisation) -> dict[str, object]:
     """The audience of an entry a person records for the organisation."""
     return {"category_id": general_category(org).pk, "scope": Scope.SHARED, "owner_id": None}
+
+
+def batches_after_mark(org: Organisation, register: str, rows: Callable[[int], QuerySet[Any]], size: int,
+                       progress: Callable[[int], None] | None = None) -> Iterator[list[Any]]:  # fmt: skip
+    """Batches of rows (by id) after where the register's last scan stopped. The mark moves past a
+    batch only once the caller has handled it, so an interrupted scan resumes where it failed."""
+    scan, _ = Scan.objects.get_or_create(org=org, register=register)
+    while batch := list(rows(scan.last_id)[:size]):
+        yield batch
+        scan.last_id = batch[-1].pk
+        scan.save(update_fields=["last_id"])
+        if progress:
+            progress(len(batch))
+    scan.finished_at = timezone.now()
+    scan.save(update_fields=["finished_at"])

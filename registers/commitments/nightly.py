@@ -15,8 +15,7 @@ from datetime import date
 from itertools import groupby
 
 from django.contrib.postgres.search import SearchQuery
-from django.db.models import Q
-from django.utils import timezone
+from django.db.models import Q, QuerySet
 
 from brain.models import Organisation
 from memory.access import seen_by_every_reader_of
@@ -24,8 +23,8 @@ from memory.documents.chunking import TURN, opening_turn
 from memory.documents.turns import spoken_text
 from memory.models import Chunk, Document, Entity, Mention, Scope
 from registers.commitments.extraction import Utterance, extract_commitments
-from registers.common import document_audience, local_day
-from registers.models import Commitment, Scan, Verdict
+from registers.common import batches_after_mark, document_audience, local_day
+from registers.models import Commitment, Verdict
 
 # Documents whose passages are read for promises, besides any passage that is a speaker's turn.
 CONVERSATION_SOURCES = ("slack", "mail", "email", "transcript", "meeting", "chat")
@@ -47,25 +46,19 @@ STOP = frozenset({
 
 def scan_commitments(org: Organisation, progress: Callable[[int], None] | None = None) -> int:
     """Read the passages added since the last scan; returns how many promises were stored."""
-    scan, _ = Scan.objects.get_or_create(org=org, register="commitments")
-    stored = 0
-    while True:
-        batch = list(
-            Chunk.objects.filter(org=org, pk__gt=scan.last_id, superseded_at__isnull=True)
+
+    def rows(after: int) -> QuerySet[Chunk]:
+        return (
+            Chunk.objects.filter(org=org, pk__gt=after, superseded_at__isnull=True)
             .filter(Q(speaker__gt="") | Q(document__source_kind__in=CONVERSATION_SOURCES))
             .select_related("document")
-            .order_by("pk")[:BATCH]
+            .order_by("pk")
         )
-        if not batch:
-            break
+
+    stored = 0
+    for batch in batches_after_mark(org, "commitments", rows, BATCH, progress):
         for _, chunks in groupby(sorted(batch, key=lambda c: (c.document_id, c.ordinal)), key=lambda c: c.document_id):
             stored += _store(org, list(chunks))
-        scan.last_id = batch[-1].pk
-        scan.save(update_fields=["last_id"])
-        if progress:
-            progress(len(batch))
-    scan.finished_at = timezone.now()
-    scan.save(update_fields=["finished_at"])
     return stored
 
 

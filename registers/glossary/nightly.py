@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.db import transaction
-from django.utils import timezone
+from django.db.models import QuerySet
 
 from brain.models import Organisation
 from memory.documents.turns import spoken_text
 from memory.models import Chunk, Scope
+from registers.common import batches_after_mark
 from registers.glossary.candidates import Passage, TermCandidate, find_terms
-from registers.models import Scan, Term
+from registers.models import Term
 
 WINDOW = 5000  # passages read together: terms of art are judged by their frequency in the window
 EXAMPLES = 3
@@ -25,24 +26,14 @@ EXAMPLES = 3
 
 def scan_glossary(org: Organisation, progress: Callable[[int], None] | None = None) -> int:
     """Read the new passages; returns how many terms were added or gained uses."""
-    scan, _ = Scan.objects.get_or_create(org=org, register="glossary")
+
+    def rows(after: int) -> QuerySet[Chunk]:
+        readable_by_all = {"scope": Scope.SHARED, "category__restricted": False}
+        return Chunk.objects.filter(org=org, pk__gt=after, superseded_at__isnull=True, **readable_by_all).order_by("pk")
+
     touched = 0
-    while True:
-        chunks = list(
-            Chunk.objects.filter(
-                org=org, pk__gt=scan.last_id, superseded_at__isnull=True, scope=Scope.SHARED, category__restricted=False
-            ).order_by("pk")[:WINDOW]  # fmt: skip
-        )
-        if not chunks:
-            break
-        found = find_terms([Passage(text=spoken_text(c), ref=c.pk) for c in chunks])
-        touched += _merge(org, found)
-        scan.last_id = chunks[-1].pk
-        scan.save(update_fields=["last_id"])
-        if progress:
-            progress(len(chunks))
-    scan.finished_at = timezone.now()
-    scan.save(update_fields=["finished_at"])
+    for chunks in batches_after_mark(org, "glossary", rows, WINDOW, progress):
+        touched += _merge(org, find_terms([Passage(text=spoken_text(c), ref=c.pk) for c in chunks]))
     return touched
 
 

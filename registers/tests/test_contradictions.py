@@ -87,12 +87,18 @@ def test_an_answer_needs_a_note_a_known_answer_and_an_id_of_this_organisation(ac
             answer_contradiction(actor=other_org_actor, contradiction_id=wrong, answer="a", note="x")
 
 
-def test_a_pair_with_a_side_the_reader_may_not_read_is_not_shown_to_them(actor, prices):
+@pytest.fixture
+def insider(actor):
+    """A member who reads the restricted finance category."""
     group = Group.objects.create(name=f"finance-{actor.org.pk}")
     finance = Category.objects.create(org=actor.org, slug="finance", name="Finance", restricted=True)
     finance.groups.add(group)
-    insider = make_actor(actor.org, make_user(actor.org))
-    insider.user.groups.add(group)
+    reader = make_actor(actor.org, make_user(actor.org))
+    reader.user.groups.add(group)
+    return reader
+
+
+def test_a_pair_with_a_side_the_reader_may_not_read_is_not_shown_to_them(actor, prices, insider):
     stated(insider, "Board pack", "The enterprise plan costs 61000 USD a year.", number=61000, category="finance")
     scan_contradictions(actor.org)
     assert len(list_contradictions(actor=insider)) == 3
@@ -108,12 +114,7 @@ def test_a_pair_with_a_side_the_reader_may_not_read_is_not_shown_to_them(actor, 
         answer_contradiction(actor=actor, contradiction_id=hidden.public_id, answer="a", note="x")
 
 
-def test_a_statement_some_readers_cannot_see_never_replaces_one_they_can(actor, prices):
-    group = Group.objects.create(name=f"finance-{actor.org.pk}")
-    finance = Category.objects.create(org=actor.org, slug="finance", name="Finance", restricted=True)
-    finance.groups.add(group)
-    insider = make_actor(actor.org, make_user(actor.org))
-    insider.user.groups.add(group)
+def test_a_statement_some_readers_cannot_see_never_replaces_one_they_can(actor, prices, insider):
     board = stated(
         insider, "Board pack", "The enterprise plan costs 61000 USD a year.", number=61000, category="finance"
     )
