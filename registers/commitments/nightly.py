@@ -28,6 +28,8 @@ from registers.models import Commitment, Verdict
 
 # Documents whose passages are read for promises, besides any passage that is a speaker's turn.
 CONVERSATION_SOURCES = ("slack", "mail", "email", "transcript", "meeting", "chat")
+# Uploaded pages whose title says they record a meeting are read too ("Weekly sync notes").
+MEETING_TITLE = r"\m(minutes|meeting|notes|stand-?up|retro|retrospective|transcript|sync|call|action items)\M"
 BATCH = 500
 # Words that say something was carried out.
 COMPLETION = re.compile(
@@ -50,7 +52,11 @@ def scan_commitments(org: Organisation, progress: Callable[[int], None] | None =
     def rows(after: int) -> QuerySet[Chunk]:
         return (
             Chunk.objects.filter(org=org, pk__gt=after, superseded_at__isnull=True)
-            .filter(Q(speaker__gt="") | Q(document__source_kind__in=CONVERSATION_SOURCES))
+            .filter(
+                Q(speaker__gt="")
+                | Q(document__source_kind__in=CONVERSATION_SOURCES)
+                | Q(document__title__iregex=MEETING_TITLE)
+            )
             .select_related("document")
             .order_by("pk")
         )

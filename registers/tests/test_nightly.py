@@ -132,3 +132,16 @@ def test_the_scan_command_runs_the_switched_on_registers_and_refuses_the_rest(hi
         call_command("registers", "scan", "--org", history.org.slug, "--only", "glossary")
     with pytest.raises(CommandError, match="No organisation"):
         call_command("registers", "scan", "--org", "nope")
+
+
+def test_uploaded_meeting_notes_are_read_and_a_handbook_is_not(actor, settings):
+    settings.BRAIN_EXTRACT_FACTS = False
+    switch_on(actor.org, "commitments")
+    save(actor, "Weekly sync notes", "Sam will migrate the billing database next week.", source_kind="upload",
+         occurred_at=datetime(2026, 3, 2, 10, tzinfo=UTC))  # fmt: skip
+    save(actor, "Billing handbook", "Sam will migrate the billing database next week.", source_kind="upload")
+    run_nightly(actor.org)
+    [item] = list_commitments(actor=actor)
+    assert (item.commitment.owner_name, item.commitment.due_on) == ("Sam", date(2026, 3, 13))  # that week's Friday
+    assert item.commitment.document is not None
+    assert item.commitment.document.title == "Weekly sync notes"
