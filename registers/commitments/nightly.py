@@ -21,7 +21,7 @@ from brain.models import Organisation
 from memory.access import seen_by_every_reader_of
 from memory.documents.chunking import TURN, opening_turn
 from memory.documents.turns import spoken_text
-from memory.models import Chunk, Document, Entity, Mention, Scope
+from memory.models import Chunk, Document, Entity, Fact, Mention, Scope
 from registers.commitments.extraction import Utterance, extract_commitments
 from registers.common import batches_after_mark, document_audience, local_day
 from registers.models import Commitment, Verdict
@@ -185,4 +185,17 @@ def _evidence(commitment: Commitment, words: list[str]) -> list[dict[str, object
                           "said_at": (chunk.said_at or chunk.recorded_at).isoformat(), "text": text[:300]})  # fmt: skip
         if len(found) >= 3:
             break
+    facts = (
+        Fact.objects.filter(org_id=commitment.org_id, superseded_at__isnull=True, search=query,
+                            recorded_at__date__gte=commitment.promised_on)
+        .filter(document__in=Document.objects.filter(readers))
+        .only("pk", "statement", "recorded_at")
+        .order_by("pk")[:50]
+    )  # fmt: skip
+    for fact in facts:
+        if len(found) >= 3:
+            break
+        if COMPLETION.search(fact.statement) and owner and owner in fact.statement.lower():
+            found.append({"memory": fact.public_id, "statement": fact.statement[:300],
+                          "recorded_at": fact.recorded_at.isoformat()})  # fmt: skip
     return found

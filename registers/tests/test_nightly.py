@@ -145,3 +145,26 @@ def test_uploaded_meeting_notes_are_read_and_a_handbook_is_not(actor, settings):
     assert (item.commitment.owner_name, item.commitment.due_on) == ("Sam", date(2026, 3, 13))  # that week's Friday
     assert item.commitment.document is not None
     assert item.commitment.document.title == "Weekly sync notes"
+
+
+def test_a_remembered_fact_is_evidence_too_and_a_promise_without_any_stays_open(actor, settings):
+    settings.BRAIN_EXTRACT_FACTS = False
+    switch_on(actor.org, "commitments")
+    from memory.graph.memories import remember
+    from registers.commitments.services import record_commitment
+
+    kept = record_commitment(actor=actor, owner="Priya", what="Priya will send the revised quote to BigCo",
+                             promised_on=date(2026, 3, 2))  # fmt: skip
+    quiet = record_commitment(actor=actor, owner="Sam", what="Sam will migrate the billing database",
+                              promised_on=date(2026, 3, 2))  # fmt: skip
+    remember(actor=actor, content="Priya sent the revised quote to BigCo on 5 March.", subject="Priya")
+    run_nightly(actor.org)
+    landed = kept.verdicts.get()
+    assert landed.suggests_landed
+    assert landed.found[0]["statement"].startswith("Priya sent the revised quote")
+    silent = quiet.verdicts.get()
+    assert not silent.suggests_landed
+    assert "billing database" in silent.looked_for
+    assert "stays open" in silent.summary
+    quiet.refresh_from_db()
+    assert quiet.state == "open"  # never marked missed
