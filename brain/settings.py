@@ -104,6 +104,7 @@ INSTALLED_APPS = [
     "skills",
     "contacts",
     "registers",
+    "jobs",
 ]
 
 MIDDLEWARE = [
@@ -265,6 +266,7 @@ CELERY_TASK_ROUTES = {
     "contacts.tasks.*": {"queue": "dispatch"},
     "brain.tasks.*": {"queue": "nightly"},
     "registers.tasks.*": {"queue": "nightly"},
+    "jobs.tasks.*": {"queue": "jobs"},
 }
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BEAT_SCHEDULE = {

@@ -75,7 +75,7 @@ NUMBERED = {"document_id": "doc", "document_ids": "doc", "chunk_id": "chunk", "c
             "memory_id": "mem", "memory_id_a": "mem", "memory_id_b": "mem", "entity": "ent", "entity_id": "ent",
             "contact_id": "con"}  # fmt: skip
 # A field called just ``id`` points at an entry of the register its tool or route belongs to.
-REGISTER_IDS = {"commitment": "cmt", "contradiction": "ctr", "term": "term", "glossary": "term"}
+REGISTER_IDS = {"commitment": "cmt", "contradiction": "ctr", "term": "term", "glossary": "term", "job": "job"}
 LITERAL = {"external_id": "ext", "activity_id": "act", "slug": "slug", "path": "path", "repo": "repo",
            "category": "category", "categories": "category"}  # fmt: skip
 KINDS_OF_LITERALS = ("ext", "ext-source", "title", "content", "act", "slug", "path", "repo", "category")

@@ -25,7 +25,7 @@ from tests.isolation_world import KINDS, MISSING, SECRET_WORDS, Sight, World
 
 VOLATILE = {"timings_ms", "elapsed_ms", "ms"}
 TIME = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?")
-PUBLIC_ID = re.compile(r"\b(?:(doc|chunk|mem|ent|con|cmt|ctr|term)_\d+|(act|prf|req)_[0-9a-f]{8,})\b")
+PUBLIC_ID = re.compile(r"\b(?:(doc|chunk|mem|ent|con|cmt|ctr|term|job)_\d+|(act|prf|req)_[0-9a-f]{8,})\b")
 NOWHERE = MISSING + 999_000  # the missing id every refusal is compared with
 
 

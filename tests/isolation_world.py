@@ -22,6 +22,8 @@ from brain.models import ApiToken, Category, Features, Membership, Organisation
 from brain.services import actor_for_token, add_member, create_organisation, create_token, start_activity
 from contacts.models import Contact
 from contacts.services import save_contact_topics
+from jobs.models import Job
+from jobs.services import schedule_job
 from memory.code_history.git import Commit, commit_document
 from memory.documents.ingestion import ingest_documents
 from memory.documents.saving import add_document
@@ -35,8 +37,8 @@ from registers.models import Commitment, Contradiction, Term
 from skills.services import approve_version, publish_skill
 
 MISSING = 9_000_000_000  # ids from here on exist nowhere
-KINDS = ("doc", "chunk", "mem", "ent", "con", "cmt", "ctr", "term")  # numbered ids: <kind>_<pk>
-REGISTER_KINDS = ("cmt", "ctr", "term")
+KINDS = ("doc", "chunk", "mem", "ent", "con", "cmt", "ctr", "term", "job")  # numbered ids: <kind>_<pk>
+REGISTER_KINDS = ("cmt", "ctr", "term", "job")  # entries made by tools rather than content
 LITERAL_KINDS = ("ext", "slug", "path", "repo", "category", "act")  # hidden names, ids and slugs
 
 
@@ -271,7 +273,7 @@ def _world(slug: str, name: str, roles: tuple[str, ...]) -> World:
 
 
 def _switch_registers_on(world: World) -> None:
-    Features.objects.filter(org=world.org).update(commitments=True, contradictions=True, glossary=True)
+    Features.objects.filter(org=world.org).update(commitments=True, contradictions=True, glossary=True, jobs=True)
 
 
 def _pair(actor: Actor, about: str, a: Fact, b: Fact) -> int:
@@ -301,8 +303,10 @@ def add_visible_entries(world: World) -> None:
     facts = _pair(colleague, "Brackwater Mill and the office", world.items["mill-budget"], world.items["office"])
     term = define_term(actor=colleague, term="loading dock", definition="The north gate of Brackwater Mill.")
     world.items["dock-term-memory"] = _definition(term)
+    shared_job = schedule_job(actor=colleague, name="Dock digest", prompt="What changed about the loading dock?",
+                              schedule="0 9 * * 1", scope="shared").job  # fmt: skip
     world.entries = {"cmt": {"dock-promise": promise.pk}, "ctr": {"dock-hours": words.pk, "mill-office": facts},
-                     "term": {"dock-term": term.pk}}  # fmt: skip
+                     "term": {"dock-term": term.pk}, "job": {"dock-digest": shared_job.pk}}  # fmt: skip
 
 
 def add_hidden_entries(world: World) -> None:
@@ -323,7 +327,10 @@ def add_hidden_entries(world: World) -> None:
         _pair(world.actor("reader"), "Zorblatt and the mill budget", board_fact, world.items["mill-budget"]),
         _pair(world.actor("colleague"), "Saltmarsh desk and the office", world.items["desk"], world.items["office"]),
     ]
-    world.hidden_entries = {"cmt": [c.pk for c in made], "ctr": pairs}
+    reminder = "Remind me to answer Thistlewood Partners about the 95,000 GBP offer."
+    private = schedule_job(actor=world.actor("colleague"), name="Thistlewood reply", schedule="0 8 * * 2",
+                           prompt=reminder).job  # fmt: skip
+    world.hidden_entries = {"cmt": [c.pk for c in made], "ctr": pairs, "job": [private.pk]}
 
 
 def add_entries_of_b(world: World) -> None:
@@ -339,7 +346,9 @@ def add_entries_of_b(world: World) -> None:
     term = define_term(actor=stranger, term="Quillmarsh", definition="Ferrovane's platform plan.")
     world.items["b-term-memory"] = _definition(term)
     world.hidden_labels.add("b-term-memory")
-    world.hidden_entries = {"cmt": [promise.pk], "ctr": [words.pk], "term": [term.pk]}
+    job = schedule_job(actor=stranger, name="Quillmarsh renewals", prompt="Chase Ferrovane about Quillmarsh.",
+                       schedule="0 9 * * 3", scope="shared").job  # fmt: skip
+    world.hidden_entries = {"cmt": [promise.pk], "ctr": [words.pk], "term": [term.pk], "job": [job.pk]}
 
 
 @dataclass
@@ -474,6 +483,6 @@ def all_ids(kind: str, worlds: Worlds) -> list[int]:
     orgs = [w.org for w in (worlds.a, worlds.twin, worlds.b)]
     models: dict[str, Any]
     models = {"doc": Document, "chunk": Chunk, "mem": Fact, "ent": Entity, "con": Contact, "cmt": Commitment,
-              "ctr": Contradiction, "term": Term}  # fmt: skip
+              "ctr": Contradiction, "term": Term, "job": Job}  # fmt: skip
     model = models[kind]
     return list(model.objects.filter(Q(org__in=orgs)).values_list("pk", flat=True))

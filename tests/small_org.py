@@ -8,6 +8,7 @@ from brain.services import mark_memory_built
 from conftest import make_actor, make_org, make_user
 from contacts.models import Contact
 from contacts.services import save_contact_topics
+from jobs.services import schedule_job
 from memory.graph.memories import remember
 from memory.models import Entity
 from memory.tests.factories import save
@@ -43,13 +44,15 @@ def small_organisation() -> tuple[Organisation, Actor, dict[str, str]]:
         org=org, name="Sam Ops", topics="deploys, runbooks", email="sam@example.com", channels=["email"]
     )
     save_contact_topics(contact)
-    Features.objects.filter(org=org).update(commitments=True, contradictions=True, glossary=True)
+    Features.objects.filter(org=org).update(commitments=True, contradictions=True, glossary=True, jobs=True)
     org.refresh_from_db()
     promise = record_commitment(actor=actor, owner="Priya Shah", what="Priya Shah will review the deploy runbook")
     pair = raise_contradiction(actor=actor, question="Mondays or Tuesdays?", about="deploy day", claim_a="Tuesdays",
                                source_a="runbook", claim_b="Mondays", source_b="chat")  # fmt: skip
     term = define_term(actor=actor, term="Atlas", definition="The platform team's deploy service.")
+    job = schedule_job(actor=actor, name="Deploy digest", prompt="What changed about deploys?", schedule="0 9 * * 1")
     known = {
+        "job_id": job.job.public_id,
         "commitment_id": promise.public_id,
         "contradiction_id": pair.public_id,
         "term_id": term.public_id,

@@ -34,6 +34,9 @@ def needs(known: dict[str, str]) -> dict[str, dict[str, Any]]:
         "update_commitment": {"id": known["commitment_id"], "status": "open"},
         "answer_contradiction": {"id": known["contradiction_id"], "answer": "both", "note": "Both hold."},
         "update_term": {"id": known["term_id"], "state": "open"},
+        "schedule_once": {"at": "2031-01-09T09:00"},
+        "schedule_job": {"schedule": "0 9 * * 1-5"},
+        "update_job": {"id": known["job_id"], "enabled": False},
     }
 
 
@@ -73,4 +76,4 @@ def test_every_tool_answers_structured_output_that_matches_its_output_schema():
 
 def test_the_extra_arguments_name_only_registered_tools():
     assert set(needs({"document_id": "", "memory_id": "", "entity": "", "commitment_id": "", "contradiction_id": "",
-                      "term_id": ""})) <= set(TOOLS)  # fmt: skip
+                      "term_id": "", "job_id": ""})) <= set(TOOLS)  # fmt: skip

@@ -12,6 +12,7 @@ urlpatterns = [
     path("reports/feedback", tool_view("send_feedback", "post").as_view(), name="api-feedback"),
     path("", include("memory.urls")),
     path("", include("registers.urls")),
+    path("", include("jobs.urls")),
     path("search", tool_view("search_company_memory", "post").as_view(), name="api-search"),
     path("retrieve", tool_view("retrieve_company_memory", "post").as_view(), name="api-retrieve"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),

@@ -1,0 +1,58 @@
+"""Admin of jobs and their runs: to see what runs when and how it went. Jobs are made and changed
+by their owners through the tools (which keep beat in step), so the admin only pauses them."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from brain.admin import OrgScopedAdmin, admin_actor
+from brain.errors import DomainError
+from jobs.models import Job, Run
+from jobs.services import update_job
+
+
+@admin.register(Job)
+class JobAdmin(OrgScopedAdmin):
+    list_display = ["name", "owner", "kind", "cron", "time_zone", "scope", "enabled", "next_run_at", "last_status"]
+    list_filter = ["kind", "scope", "enabled", "last_status", "mode"]
+    search_fields = ["name", "prompt"]
+    readonly_fields = [f.name for f in Job._meta.fields if f.name != "id"]
+    actions = ["pause"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Job]:
+        # A personal job's prompt is its owner's: admins see the shared ones and their own.
+        rows = super().get_queryset(request)
+        return rows if request.user.is_superuser else rows.filter(scope="shared") | rows.filter(owner=request.user)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.action(description="Pause the selected jobs")
+    def pause(self, request: HttpRequest, queryset: QuerySet[Job]) -> None:
+        for job in queryset.select_related("org"):
+            try:
+                update_job(actor=admin_actor(request, job.org), job_id=job.public_id, enabled=False)
+            except DomainError as exc:
+                self.message_user(request, f"{job}: {exc.message}", messages.WARNING)
+
+
+@admin.register(Run)
+class RunAdmin(OrgScopedAdmin):
+    org_field = "chat__org"
+    list_display = ["chat", "scheduled_for", "status", "started_at", "finished_at"]
+    list_filter = ["status"]
+    search_fields = ["report", "error"]
+    readonly_fields = [f.name for f in Run._meta.fields if f.name != "id"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Run]:
+        rows = super().get_queryset(request)
+        return (
+            rows
+            if request.user.is_superuser
+            else rows.filter(chat__shared=True) | rows.filter(chat__owner=request.user)
+        )
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

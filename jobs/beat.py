@@ -1,0 +1,46 @@
+"""A job's entry in django-celery-beat: a crontab in the job's time zone, or a clocked one-off.
+
+Beat only wakes a job up (``jobs.tasks.tick_task`` on the ``jobs`` queue); which moment is due,
+and whether it already ran, is decided by ``jobs.runs``, so a second beat or a redelivered tick
+never runs a moment twice.
+"""
+
+from __future__ import annotations
+
+from django_celery_beat.models import ClockedSchedule, CrontabSchedule, PeriodicTask
+
+from brain.queueing import send_on_commit
+from jobs.models import Job
+
+
+def task_name(job: Job) -> str:
+    return f"job {job.pk}"
+
+
+def sync(job: Job) -> None:
+    """Create or change the job's beat entry to match it (enabled, schedule, time zone)."""
+    defaults: dict[str, object] = {"task": "jobs.tasks.tick_task", "args": f"[{job.pk}]", "queue": "jobs",
+                                   "enabled": job.enabled and job.next_run_at is not None}  # fmt: skip
+    if job.kind == Job.Kind.ONCE:
+        if job.at is None:
+            raise ValueError(f"one-off job {job.pk} has no moment")
+        clocked, _ = ClockedSchedule.objects.get_or_create(clocked_time=job.at)
+        defaults.update(clocked=clocked, crontab=None, one_off=True)
+    else:
+        minute, hour, day, month, weekday = job.cron.split()
+        crontab, _ = CrontabSchedule.objects.get_or_create(
+            minute=minute, hour=hour, day_of_month=day, month_of_year=month, day_of_week=weekday,
+            timezone=job.time_zone,
+        )  # fmt: skip
+        defaults.update(crontab=crontab, clocked=None, one_off=False)
+    PeriodicTask.objects.update_or_create(name=task_name(job), defaults=defaults)
+
+
+def remove(job: Job) -> None:
+    PeriodicTask.objects.filter(name=task_name(job)).delete()
+
+
+def run_now(job: Job) -> None:
+    """A run within the next minute, on top of the schedule (queued once the change commits; two
+    asks in one minute make one run)."""
+    send_on_commit("jobs.tasks.run_now_task", job.pk, what="job")

@@ -1,0 +1,159 @@
+"""schedule_once, schedule_job, list_jobs, update_job: visible only while the jobs switch is on."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from brain.actors import Actor
+from brain.mcp.registry import ToolOutput, mcp_tool
+from jobs import services
+from jobs.services import Scheduled
+
+FEATURE = "jobs"
+CRON_HELP = (
+    'Five fields: minute hour day-of-month month day-of-week, e.g. "0 9 * * 1-5" (weekdays 09:00), '
+    '"0 * * * *" (hourly), "30 17 * * 5" (Fridays 17:30), "0 9 1 * *" (the 1st of each month). '
+    "Nothing more often than every 5 minutes."
+)
+
+
+class JobOut(BaseModel):
+    id: str
+    name: str
+    kind: str
+    schedule: str = Field(description="The schedule in words, with the next run.")
+    cron: str
+    at: datetime | None
+    timezone: str
+    scope: str
+    mode: str
+    model: str
+    memory: str
+    enabled: bool
+    paused_reason: str
+    next_run_at: datetime | None
+    last_run_at: datetime | None
+    last_status: str
+    owner: str
+
+
+def shown(item: Scheduled) -> JobOut:
+    job = item.job
+    owner = job.owner.get_full_name() or job.owner.get_username()
+    return JobOut(
+        id=job.public_id, name=job.name, kind=job.kind, schedule=item.schedule, cron=job.cron, at=job.at,
+        timezone=job.time_zone, scope=job.scope, mode=job.mode, model=job.model, memory=job.memory,
+        enabled=job.enabled, paused_reason=job.paused_reason, next_run_at=job.next_run_at,
+        last_run_at=job.last_run_at, last_status=job.last_status, owner=owner,
+    )  # fmt: skip
+
+
+class Common(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(max_length=120, description="A short name, e.g. 'Chase the Baltic invoice'.")
+    prompt: str = Field(max_length=8000, description="Complete instructions for a future assistant with no memory of "
+                        "this conversation: names, systems, filters, what the report should hold.")  # fmt: skip
+    timezone: str | None = Field(None, max_length=64, description="IANA time zone, e.g. Europe/Madrid (default UTC).")
+    scope: Literal["personal", "shared"] = Field(
+        "personal", description="shared: visible to and managed by the organisation, still run as you."
+    )
+    mode: Literal["agent", "chat"] = Field("agent", description="agent: several steps (default); chat: one reply.")
+    model: str | None = Field(None, max_length=100, description="A configured model id, or 'auto' (default).")
+    memory: Literal["org", "personal", "off"] | None = Field(
+        None, description="Where facts learned in a run are stored; defaults to the scope."
+    )
+
+
+class ScheduleOnceArgs(Common):
+    at: str = Field(max_length=40, description="ISO date and time in the time zone, e.g. 2026-10-19T09:00; a date "
+                    "alone means 09:00 that day. It must be in the future.")  # fmt: skip
+
+
+class ScheduleJobArgs(Common):
+    schedule: str = Field(max_length=120, description=CRON_HELP)
+
+
+class JobResult(ToolOutput):
+    job: JobOut
+    message: str
+
+
+@mcp_tool("schedule_once", title="Schedule a One-off Job", args=ScheduleOnceArgs, output=JobResult, scope="write",
+          feature=FEATURE)  # fmt: skip
+def schedule_once_tool(actor: Actor, args: ScheduleOnceArgs) -> JobResult:
+    """Schedule a task for one future moment ("remind me in a week to...", "on Friday afternoon
+    check whether X landed"). It runs once as this user, reports into a chat, then deletes itself
+    (the chat stays). Prefer it to schedule_job whenever the user means once. Work the moment out
+    from today's date and pass it as an ISO date and time; write the prompt for a reader with no
+    memory of this conversation. Read the schedule back to the user in the words returned."""
+    made = services.schedule_once(actor=actor, name=args.name, prompt=args.prompt, at=args.at,
+                                  time_zone=args.timezone, scope=args.scope, mode=args.mode, model=args.model,
+                                  memory=args.memory)  # fmt: skip
+    return JobResult(job=shown(made), message=f"Scheduled {made.schedule}.")
+
+
+@mcp_tool("schedule_job", title="Schedule a Recurring Job", args=ScheduleJobArgs, output=JobResult, scope="write",
+          feature=FEATURE)  # fmt: skip
+def schedule_job_tool(actor: Actor, args: ScheduleJobArgs) -> JobResult:
+    """Create a recurring job: a task carried out on a five-field cron schedule with the same
+    tools, as this user, each run's report saved to the job's chat ("every morning...", "each
+    Friday..."). Write the prompt for a future assistant with no memory of this conversation, and
+    read the schedule back to the user in the words returned."""
+    made = services.schedule_job(actor=actor, name=args.name, prompt=args.prompt, schedule=args.schedule,
+                                 time_zone=args.timezone, scope=args.scope, mode=args.mode, model=args.model,
+                                 memory=args.memory)  # fmt: skip
+    return JobResult(job=shown(made), message=f"Scheduled {made.schedule}.")
+
+
+class ListJobsArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class JobsOut(ToolOutput):
+    jobs: list[JobOut]
+
+
+@mcp_tool("list_jobs", title="List Scheduled Jobs", args=ListJobsArgs, output=JobsOut, feature=FEATURE)
+def list_jobs_tool(actor: Actor, args: ListJobsArgs) -> JobsOut:
+    """This user's scheduled jobs and the organisation's shared ones: schedule in words, next and
+    last run, and the last run's status."""
+    return JobsOut(jobs=[shown(item) for item in services.list_jobs(actor=actor)])
+
+
+class UpdateJobArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(max_length=40, description="The job id list_jobs returns (job_...).")
+    name: str | None = Field(None, max_length=120)
+    prompt: str | None = Field(None, max_length=8000)
+    schedule: str | None = Field(None, max_length=120, description=CRON_HELP)
+    timezone: str | None = Field(None, max_length=64)
+    enabled: bool | None = Field(None, description="false pauses the job, true resumes it.")
+    mode: Literal["agent", "chat"] | None = None
+    model: str | None = Field(None, max_length=100)
+    memory: Literal["org", "personal", "off"] | None = None
+    run_now: bool = Field(False, description="Queue a run within the next minute, on top of the schedule.")
+    delete: bool = Field(False, description="Delete the job; its past runs stay in its chat.")
+
+
+class UpdatedJob(ToolOutput):
+    job: JobOut | None
+    message: str
+
+
+@mcp_tool("update_job", title="Update a Scheduled Job", args=UpdateJobArgs, output=UpdatedJob, scope="write",
+          feature=FEATURE)  # fmt: skip
+def update_job_tool(actor: Actor, args: UpdateJobArgs) -> UpdatedJob:
+    """Rename, re-prompt, reschedule, move to another time zone, pause (enabled false), resume,
+    run now or delete a job, by the id list_jobs gives. A personal job is changed by its owner; a
+    shared one by any member who may write; admins may change every job."""
+    changed = services.update_job(actor=actor, job_id=args.id, name=args.name, prompt=args.prompt,
+                                  schedule=args.schedule, time_zone=args.timezone, enabled=args.enabled,
+                                  mode=args.mode, model=args.model, memory=args.memory, run_now=args.run_now,
+                                  delete=args.delete)  # fmt: skip
+    if changed is None:
+        return UpdatedJob(job=None, message=f"Deleted {args.id}; its past runs stay in its chat.")
+    queued = " A run is queued within the next minute." if args.run_now else ""
+    return UpdatedJob(job=shown(changed), message=f"{changed.job.public_id}: {changed.schedule}.{queued}")

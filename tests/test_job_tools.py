@@ -1,0 +1,45 @@
+"""The job tools through the MCP SDK client and REST: hidden while jobs are off, read and write
+tokens see what they may, schedules come back in words and bad ones are refused with why."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from brain.models import Features
+from conftest import make_org, make_token
+from tests.conftest import call, run_mcp
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TOOLS = {"schedule_once", "schedule_job", "list_jobs", "update_job"}
+
+
+def names(url: str, token: str) -> set[str]:
+    return {t.name for t in run_mcp(url, token, lambda s: s.list_tools()).tools}
+
+
+def test_job_tools_appear_only_while_jobs_are_on_and_speak_in_words(brain_url):
+    org = make_org()
+    reader, writer = make_token(org, scopes="read").plaintext, make_token(org).plaintext
+    assert not TOOLS & names(brain_url, writer)
+    Features.objects.filter(org=org).update(jobs=True)
+    assert TOOLS & names(brain_url, reader) == {"list_jobs"}
+    assert TOOLS & names(brain_url, writer) == TOOLS
+    weekly = {"name": "BigCo weekly", "prompt": "What changed about BigCo?", "schedule": "30 17 * * 5"}
+    made = call(brain_url, writer, "schedule_job", {**weekly, "timezone": "America/New_York"})
+    assert not made.is_error, made.content[0].text
+    job = made.structured_content["job"]
+    assert job["schedule"].startswith("Fridays at 17:30, America/New_York; next run ")
+    too_often = call(brain_url, writer, "schedule_job", {"name": "x", "prompt": "y", "schedule": "* * * * *"})
+    assert too_often.is_error
+    assert "5 minutes" in too_often.content[0].text
+    listed = call(brain_url, reader, "list_jobs", {}).structured_content["jobs"]
+    assert [j["id"] for j in listed] == [job["id"]]
+    client = Client(headers={"Authorization": f"Bearer {writer}"})
+    paused = client.post(f"/api/v1/jobs/{job['id']}", {"enabled": False}, content_type="application/json")
+    assert paused.status_code == 200, paused.content
+    assert paused.json()["job"]["enabled"] is False
+    gone = client.post(f"/api/v1/jobs/{job['id']}", {"delete": True}, content_type="application/json").json()
+    assert gone["job"] is None
+    assert client.get("/api/v1/jobs").json()["jobs"] == []
