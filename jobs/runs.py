@@ -81,7 +81,8 @@ def finish(job: Job, run: Run) -> None:
         beat.remove(job)
         job.delete()  # a one-off job deletes itself after its run; its chat stays
         return
-    job.next_run_at = next_run(parse_cron(job.cron), zone(job.time_zone), timezone.now())
+    after = max(timezone.now(), run.scheduled_for)  # never the moment that just ran
+    job.next_run_at = next_run(parse_cron(job.cron), zone(job.time_zone), after)
     job.save(update_fields=["last_run_at", "last_status", "next_run_at", "updated_at"])
 
 

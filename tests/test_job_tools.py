@@ -21,7 +21,9 @@ def names(url: str, token: str) -> set[str]:
 
 def test_job_tools_appear_only_while_jobs_are_on_and_speak_in_words(brain_url):
     org = make_org()
-    reader, writer = make_token(org, scopes="read").plaintext, make_token(org).plaintext
+    issued = make_token(org)
+    writer = issued.plaintext
+    reader = make_token(org, user=issued.token.user, scopes="read").plaintext  # the same person, read only
     assert not TOOLS & names(brain_url, writer)
     Features.objects.filter(org=org).update(jobs=True)
     assert TOOLS & names(brain_url, reader) == {"list_jobs"}
