@@ -57,7 +57,7 @@ class Job(models.Model):
     next_run_at = models.DateTimeField(null=True, blank=True)
     last_run_at = models.DateTimeField(null=True, blank=True)
     last_status = models.CharField(max_length=16, blank=True)
-    chat = models.ForeignKey(Chat, on_delete=models.PROTECT, related_name="+")
+    chat = models.ForeignKey(Chat, on_delete=models.RESTRICT, related_name="+")  # the chat outlives the job
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
 

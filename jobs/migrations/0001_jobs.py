@@ -48,7 +48,7 @@ class Migration(migrations.Migration):
                 ('last_status', models.CharField(blank=True, max_length=16)),
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
                 ('updated_at', models.DateTimeField(auto_now=True)),
-                ('chat', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='jobs.chat')),
+                ('chat', models.ForeignKey(on_delete=django.db.models.deletion.RESTRICT, related_name='+', to='jobs.chat')),
                 ('org', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='brain.organisation')),
                 ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
             ],
