@@ -40,7 +40,7 @@ def test_a_recurring_job_is_confirmed_in_words_and_gets_a_beat_entry_in_its_time
 def test_a_bad_schedule_is_refused_with_what_is_wrong(actor, schedule, zone, words):
     with pytest.raises(InvalidArgument, match=words):
         schedule_job(actor=actor, name="x", prompt="y", schedule=schedule, time_zone=zone)
-    assert not Job.objects.exists()
+    assert not Job.objects.filter(org=actor.org).exists()
 
 
 def test_a_one_off_in_the_past_is_refused_with_the_time_now_and_a_date_alone_means_nine(actor):
