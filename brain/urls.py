@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from brain import views
+from jobs import views as jobs_views
 from registers.views import registers_page
 
 urlpatterns = [
@@ -13,6 +14,9 @@ urlpatterns = [
     path("connect/tokens/<int:token_id>/revoke/", views.revoke, name="revoke-token"),
     path("", include("contacts.urls")),
     path("registers/", registers_page, name="registers"),
+    path("jobs/", jobs_views.jobs_page, name="jobs"),
+    path("jobs/<int:job_id>/<str:action>/", jobs_views.job_action, name="job-action"),
+    path("jobs/chats/<int:chat_id>/", jobs_views.chat_page, name="job-chat"),
     path("admin/", admin.site.urls),
     path("api/v1/", include("brain.api.urls")),
 ]

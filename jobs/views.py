@@ -1,0 +1,73 @@
+"""The members' Jobs page: their jobs and the shared ones, with pause, resume, run now and delete,
+and each job's chat (its prompt, then each run's report, rendered as markdown without raw HTML)."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.db.models import Q
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_POST
+from markdown_it import MarkdownIt
+
+from brain.errors import DomainError
+from brain.models import Features, Organisation
+from brain.services import actor_for_user
+from jobs.models import Chat, Job
+from jobs.services import list_jobs, update_job
+
+MARKDOWN = MarkdownIt("commonmark", {"html": False, "linkify": False})
+ACTIONS: dict[str, dict[str, Any]] = {
+    "pause": {"enabled": False},
+    "resume": {"enabled": True},
+    "run": {"run_now": True},
+    "delete": {"delete": True},
+}
+
+
+def _orgs(user: User) -> list[Organisation]:
+    on = Features.objects.filter(jobs=True).values("org_id")
+    return list(Organisation.objects.filter(memberships__user=user, pk__in=on).order_by("name"))
+
+
+@login_required
+def jobs_page(request: HttpRequest) -> HttpResponse:
+    user = cast(User, request.user)
+    sections = [(org, list_jobs(actor=actor_for_user(org=org, user=user, via="web"))) for org in _orgs(user)]
+    return render(request, "jobs/jobs.html", {"sections": sections})
+
+
+@login_required
+@require_POST
+def job_action(request: HttpRequest, job_id: int, action: str) -> HttpResponseRedirect:
+    user = cast(User, request.user)
+    job = Job.objects.filter(pk=job_id, org__in=_orgs(user)).select_related("org").first()
+    if job is None or action not in ACTIONS:
+        raise Http404("No such job of yours.")
+    try:
+        update_job(actor=actor_for_user(org=job.org, user=user, via="web"), job_id=job.public_id, **ACTIONS[action])
+        done = {"pause": "paused", "resume": "resumed", "run": "queued to run within a minute", "delete": "deleted"}
+        messages.success(request, f"{job.name}: {done[action]}.")
+    except DomainError as exc:
+        messages.error(request, exc.message)
+    return HttpResponseRedirect(reverse("jobs"))
+
+
+@login_required
+def chat_page(request: HttpRequest, chat_id: int) -> HttpResponse:
+    user = cast(User, request.user)
+    mine_or_shared = Q(owner=user) | Q(shared=True)
+    chat = Chat.objects.filter(mine_or_shared, pk=chat_id, org__in=_orgs(user)).first()
+    if chat is None:
+        raise Http404("No such chat of yours.")
+    rows = [
+        {"message": m, "html": mark_safe(MARKDOWN.render(m.text)), "run": m.run}  # noqa: S308 (raw HTML is off)
+        for m in chat.messages.select_related("run")
+    ]
+    return render(request, "jobs/chat.html", {"chat": chat, "rows": rows})

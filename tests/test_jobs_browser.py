@@ -1,0 +1,57 @@
+"""The Jobs page in a real browser: a member sees the schedule in words, pauses a job, and reads a
+run's report in its chat, where markdown renders and raw HTML does not."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from playwright.sync_api import Dialog, expect
+
+from brain.models import Features
+from conftest import make_actor, make_org, make_user
+from jobs.models import Job
+from jobs.runs import tick
+from jobs.services import schedule_job
+from tests.browser import browser_page, log_in
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PASSWORD = "a long enough secret"
+
+
+@pytest.fixture(autouse=True)
+def orm_beside_playwright(monkeypatch):
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+def test_a_member_pauses_a_job_and_reads_its_report_safely(brain_url):
+    org = make_org()
+    Features.objects.filter(org=org).update(jobs=True)
+    member = make_user(org, username="mira", password=PASSWORD)
+    actor = make_actor(org, member)
+    job = schedule_job(actor=actor, name="Friday digest <script>alert(1)</script>", schedule="30 17 * * 5",
+                       prompt="What changed about BigCo? <img src=x onerror=alert(1)>").job  # fmt: skip
+    tick(job.pk, now=datetime(2026, 12, 4, 17, 30, 10, tzinfo=UTC))
+    dialogs: list[str] = []
+
+    def refuse(dialog: Dialog) -> None:  # a script that ran would open one
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    with browser_page() as page:
+        page.on("dialog", refuse)
+        page.set_viewport_size({"width": 375, "height": 800})
+        log_in(page, brain_url, "mira", PASSWORD)
+        page.wait_for_url(f"{brain_url}/connect/")
+        page.get_by_role("link", name="Jobs").click()
+        expect(page.get_by_text("Fridays at 17:30, UTC; next run")).to_be_visible()
+        page.get_by_role("button", name="Pause").click()
+        expect(page.get_by_text("paused.")).to_be_visible()
+        expect(page.get_by_role("button", name="Resume")).to_be_visible()
+        page.get_by_role("link", name="Friday digest").click()
+        expect(page.get_by_role("heading", name="What memory holds")).to_be_visible()  # markdown headings
+        expect(page.get_by_text("No language model wrote this")).to_be_visible()
+        expect(page.get_by_text("<img src=x onerror=alert(1)>")).to_be_visible()  # shown as text, never run
+    assert dialogs == []
+    assert not Job.objects.get(pk=job.pk).enabled
