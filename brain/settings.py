@@ -60,6 +60,10 @@ BRAIN_EXTRACT_FACTS = env_bool("BRAIN_EXTRACT_FACTS", True)
 BRAIN_LLM_URL = env_str("BRAIN_LLM_URL")
 BRAIN_LLM_MODEL = env_str("BRAIN_LLM_MODEL", "gpt-4o-mini")
 BRAIN_LLM_KEY = env_str("BRAIN_LLM_KEY")
+# Bounds of a job's agent run (jobs.agent): model steps, seconds and tokens.
+BRAIN_JOB_MAX_STEPS = env_int("BRAIN_JOB_MAX_STEPS", 8, minimum=1, maximum=50)
+BRAIN_JOB_MAX_SECONDS = env_int("BRAIN_JOB_MAX_SECONDS", 120, minimum=5, maximum=3600)
+BRAIN_JOB_MAX_TOKENS = env_int("BRAIN_JOB_MAX_TOKENS", 50_000, minimum=1000, maximum=2_000_000)
 # A document claimed longer ago than this is taken to be lost with its worker and is re-queued.
 BRAIN_INGEST_LEASE_SECONDS = env_int("BRAIN_INGEST_LEASE_SECONDS", 600, minimum=5)
 # An ingestion task is stopped (soft limit: the document fails with the reason) and then killed

@@ -9,8 +9,8 @@ A run acts as the owner with the owner's access at run time, through the same ``
 as MCP (access rules, limits, call records), under an activity of its own. Without a language
 model configured, a run is an evidence digest: the prompt goes to ``ask_company_memory`` and
 ``memory_timeline`` since the last run, and the report lists what memory holds and what changed,
-saying that no language model wrote it. Any failure ends the run as failed with a readable
-report; a run is never left running.
+saying that no language model wrote it; with one, ``jobs.agent`` runs the job's agent or chat
+mode. Any failure ends the run as failed with a readable report; a run is never left running.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from brain.mcp.invoke import execute
 from brain.mcp.registry import TOOLS
 from brain.models import Membership
 from brain.services import start_activity
-from jobs import beat
+from jobs import agent, beat
 from jobs.models import Job, Message, Run
 from jobs.schedule import next_run, parse_cron, runs_between, zone
 
@@ -95,7 +95,10 @@ def perform(job: Job, run: Run) -> tuple[str, list[dict[str, Any]]]:
     actor = Actor(org=job.org, user=job.owner, scopes=frozenset({"read", "write"}), via="job", role=membership.role)
     run.activity = start_activity(actor=actor, label=f"job {job.name}"[:200])
     run.save(update_fields=["activity"])
-    return digest(actor, job, run)
+    if not agent.configured():
+        return digest(actor, job, run)
+    runner = agent.agent_run if job.mode == Job.Mode.AGENT else agent.chat_run
+    return runner(actor, job, run.activity.public_id)
 
 
 def _call(actor: Actor, run: Run, tool: str, arguments: dict[str, Any], calls: list[dict[str, Any]]) -> Any:
