@@ -18,6 +18,7 @@ import os
 import subprocess
 import sys
 import time
+from typing import Any
 
 from bench.mcp_calls import ROOT, setup_environment
 
@@ -65,28 +66,18 @@ def main() -> None:
     documents = chunk_count(org)  # one passage a turn: a document of its own in a chat export
     print(f"cores={os.cpu_count()} passages={documents} facts={fact_count(org)}")
 
-    def fresh(register: str) -> None:
+    def timed_from_nothing(register: str, entries: Any, scan: Any) -> tuple[int, float]:
+        """The register's scan over everything, its entries and progress cleared first."""
         Scan.objects.filter(org=org, register=register).delete()
+        entries.objects.filter(org=org).delete()
+        started = time.perf_counter()
+        return scan(org), time.perf_counter() - started
 
-    fresh("commitments")
-    Commitment.objects.filter(org=org).delete()
-    started = time.perf_counter()
-    found = scan_commitments(org)
-    seconds = time.perf_counter() - started
+    found, seconds = timed_from_nothing("commitments", Commitment, scan_commitments)
     print(f"commitments: {found} found in {documents} turns, {seconds:.1f} s, {documents / seconds:.0f} documents/s")
-
-    fresh("glossary")
-    Term.objects.filter(org=org).delete()
-    started = time.perf_counter()
-    terms = scan_glossary(org)
-    seconds = time.perf_counter() - started
+    terms, seconds = timed_from_nothing("glossary", Term, scan_glossary)
     print(f"glossary: {terms} terms from {documents} passages, {seconds:.1f} s, {documents / seconds:.0f} documents/s")
-
-    fresh("contradictions")
-    Contradiction.objects.filter(org=org).delete()
-    started = time.perf_counter()
-    raised = scan_contradictions(org)
-    seconds = time.perf_counter() - started
+    raised, seconds = timed_from_nothing("contradictions", Contradiction, scan_contradictions)
     print(f"contradictions: first night over {fact_count(org)} facts, {raised} raised, {seconds:.1f} s")
     fill_facts(org, actor, fact_count(org) + 1000, seed=99)
     group_facts()
