@@ -33,6 +33,7 @@ class JobOut(BaseModel):
     model: str
     memory: str
     enabled: bool
+    notify: bool
     paused_reason: str
     next_run_at: datetime | None
     last_run_at: datetime | None
@@ -46,7 +47,7 @@ def shown(item: Scheduled) -> JobOut:
     return JobOut(
         id=job.public_id, name=job.name, kind=job.kind, schedule=item.schedule, cron=job.cron, at=job.at,
         timezone=job.time_zone, scope=job.scope, mode=job.mode, model=job.model, memory=job.memory,
-        enabled=job.enabled, paused_reason=job.paused_reason, next_run_at=job.next_run_at,
+        enabled=job.enabled, notify=job.notify, paused_reason=job.paused_reason, next_run_at=job.next_run_at,
         last_run_at=job.last_run_at, last_status=job.last_status, owner=owner,
     )  # fmt: skip
 
@@ -65,6 +66,7 @@ class Common(BaseModel):
     memory: Literal["org", "personal", "off"] | None = Field(
         None, description="Where facts learned in a run are stored; defaults to the scope."
     )
+    notify: bool = Field(False, description="Also mail the user each run's report.")
 
 
 class ScheduleOnceArgs(Common):
@@ -91,7 +93,7 @@ def schedule_once_tool(actor: Actor, args: ScheduleOnceArgs) -> JobResult:
     memory of this conversation. Read the schedule back to the user in the words returned."""
     made = services.schedule_once(actor=actor, name=args.name, prompt=args.prompt, at=args.at,
                                   time_zone=args.timezone, scope=args.scope, mode=args.mode, model=args.model,
-                                  memory=args.memory)  # fmt: skip
+                                  memory=args.memory, notify=args.notify)  # fmt: skip
     return JobResult(job=shown(made), message=f"Scheduled {made.schedule}.")
 
 
@@ -104,7 +106,7 @@ def schedule_job_tool(actor: Actor, args: ScheduleJobArgs) -> JobResult:
     read the schedule back to the user in the words returned."""
     made = services.schedule_job(actor=actor, name=args.name, prompt=args.prompt, schedule=args.schedule,
                                  time_zone=args.timezone, scope=args.scope, mode=args.mode, model=args.model,
-                                 memory=args.memory)  # fmt: skip
+                                 memory=args.memory, notify=args.notify)  # fmt: skip
     return JobResult(job=shown(made), message=f"Scheduled {made.schedule}.")
 
 
@@ -136,6 +138,7 @@ class UpdateJobArgs(BaseModel):
     memory: Literal["org", "personal", "off"] | None = None
     run_now: bool = Field(False, description="Queue a run within the next minute, on top of the schedule.")
     delete: bool = Field(False, description="Delete the job; its past runs stay in its chat.")
+    notify: bool | None = Field(None, description="true mails the user each run's report; false stops it.")
 
 
 class UpdatedJob(ToolOutput):
@@ -152,7 +155,7 @@ def update_job_tool(actor: Actor, args: UpdateJobArgs) -> UpdatedJob:
     changed = services.update_job(actor=actor, job_id=args.id, name=args.name, prompt=args.prompt,
                                   schedule=args.schedule, time_zone=args.timezone, enabled=args.enabled,
                                   mode=args.mode, model=args.model, memory=args.memory, run_now=args.run_now,
-                                  delete=args.delete)  # fmt: skip
+                                  delete=args.delete, notify=args.notify)  # fmt: skip
     if changed is None:
         return UpdatedJob(job=None, message=f"Deleted {args.id}; its past runs stay in its chat.")
     queued = " A run is queued within the next minute." if args.run_now else ""

@@ -53,6 +53,7 @@ class Job(models.Model):
     model = models.CharField(max_length=100, default="auto")
     memory = models.CharField(max_length=16, choices=Memory.choices)
     enabled = models.BooleanField(default=True)
+    notify = models.BooleanField(default=False, help_text="Mail the owner each run's report.")
     paused_reason = models.CharField(max_length=300, blank=True)
     next_run_at = models.DateTimeField(null=True, blank=True)
     last_run_at = models.DateTimeField(null=True, blank=True)

@@ -19,6 +19,8 @@ import logging
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
+from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -76,6 +78,8 @@ def finish(job: Job, run: Run) -> None:
     run.finished_at = timezone.now()
     run.save()
     Message.objects.create(chat=run.chat, role=Message.Role.REPORT, text=run.report, run=run)
+    if job.notify:
+        tell_owner(job, run)
     job.last_run_at, job.last_status = run.finished_at, run.status
     if job.kind == Job.Kind.ONCE:
         beat.remove(job)
@@ -84,6 +88,16 @@ def finish(job: Job, run: Run) -> None:
     after = max(timezone.now(), run.scheduled_for)  # never the moment that just ran
     job.next_run_at = next_run(parse_cron(job.cron), zone(job.time_zone), after)
     job.save(update_fields=["last_run_at", "last_status", "next_run_at", "updated_at"])
+
+
+def tell_owner(job: Job, run: Run) -> None:
+    """Mail the report to the owner (the configured mail); a mail that fails is logged, not retried."""
+    if not job.owner.email:
+        return
+    try:
+        send_mail(f"[Brain] {job.name}: {run.status}", run.report, settings.DEFAULT_FROM_EMAIL, [job.owner.email])
+    except Exception:
+        logger.warning("could not mail the report of job %s run %s", job.pk, run.pk, exc_info=True)
 
 
 def perform(job: Job, run: Run) -> tuple[str, list[dict[str, Any]]]:

@@ -88,7 +88,8 @@ def words(job: Job) -> str:
 
 
 def _create(actor: Actor, *, name: str, prompt: str, kind: str, time_zone: str, scope: str | None,
-            mode: str | None, model: str | None, memory: str | None, **when: object) -> Job:  # fmt: skip
+            mode: str | None, model: str | None, memory: str | None, notify: bool = False,
+            **when: object) -> Job:  # fmt: skip
     if Job.objects.filter(org=actor.org, owner=actor.user).count() >= JOBS_PER_USER:
         raise InvalidArgument(f"You have {JOBS_PER_USER} jobs, the most one person may have; delete one first.")
     chosen_scope = scope or Job.Scope.PERSONAL
@@ -104,7 +105,7 @@ def _create(actor: Actor, *, name: str, prompt: str, kind: str, time_zone: str, 
     job = Job.objects.create(
         org=actor.org, owner=actor.user, name=title, prompt=instructions, kind=kind, time_zone=time_zone,
         scope=chosen_scope, mode=chosen_mode, model=_model(model), memory=_memory(memory, chosen_scope), chat=chat,
-        **when,
+        notify=notify, **when,
     )  # fmt: skip
     beat.sync(job)
     record_audit(actor=actor, action="job.created", target=job.public_id, details={"name": title, "kind": kind})
@@ -114,23 +115,23 @@ def _create(actor: Actor, *, name: str, prompt: str, kind: str, time_zone: str, 
 @transaction.atomic
 def schedule_once(*, actor: Actor, name: str, prompt: str, at: str, time_zone: str | None = None,
                   scope: str | None = None, mode: str | None = None, model: str | None = None,
-                  memory: str | None = None) -> Scheduled:  # fmt: skip
+                  memory: str | None = None, notify: bool = False) -> Scheduled:  # fmt: skip
     tz = _checked(zone, time_zone or "UTC")
     moment = _checked(parse_moment, at, tz, timezone.now())
     job = _create(actor, name=name, prompt=prompt, kind=Job.Kind.ONCE, time_zone=tz.key, scope=scope, mode=mode,
-                  model=model, memory=memory, at=moment, next_run_at=moment)  # fmt: skip
+                  model=model, memory=memory, notify=notify, at=moment, next_run_at=moment)  # fmt: skip
     return Scheduled(job, words(job))
 
 
 @transaction.atomic
 def schedule_job(*, actor: Actor, name: str, prompt: str, schedule: str, time_zone: str | None = None,
                  scope: str | None = None, mode: str | None = None, model: str | None = None,
-                 memory: str | None = None) -> Scheduled:  # fmt: skip
+                 memory: str | None = None, notify: bool = False) -> Scheduled:  # fmt: skip
     tz = _checked(zone, time_zone or "UTC")
     cron = _checked(parse_cron, schedule)
     _checked(check_interval, cron, tz)
     job = _create(actor, name=name, prompt=prompt, kind=Job.Kind.RECURRING, time_zone=tz.key, scope=scope,
-                  mode=mode, model=model, memory=memory, cron=cron.expression,
+                  mode=mode, model=model, memory=memory, notify=notify, cron=cron.expression,
                   next_run_at=next_run(cron, tz, timezone.now()))  # fmt: skip
     return Scheduled(job, words(job))
 
@@ -159,7 +160,8 @@ def _manageable(actor: Actor, job_id: str) -> Job:
 def update_job(*, actor: Actor, job_id: str, name: str | None = None, prompt: str | None = None,
                schedule: str | None = None, time_zone: str | None = None, enabled: bool | None = None,
                mode: str | None = None, model: str | None = None, memory: str | None = None,
-               run_now: bool = False, delete: bool = False) -> Scheduled | None:  # fmt: skip
+               run_now: bool = False, delete: bool = False,
+               notify: bool | None = None) -> Scheduled | None:  # fmt: skip
     """Change a job; None when it was deleted (its chat and past runs stay)."""
     job = _manageable(actor, job_id)
     if delete:
@@ -187,6 +189,8 @@ def update_job(*, actor: Actor, job_id: str, name: str | None = None, prompt: st
         cron = _checked(parse_cron, schedule)
         _checked(check_interval, cron, zone(job.time_zone))
         job.kind, job.cron, job.at = Job.Kind.RECURRING, cron.expression, None
+    if notify is not None:
+        job.notify = notify
     if enabled is not None:
         job.enabled = enabled
         job.paused_reason = "" if enabled else job.paused_reason

@@ -115,3 +115,15 @@ def test_a_job_whose_owner_left_pauses_with_the_reason_and_the_run_fails_readabl
     assert "no longer a member" in run.report
     job.refresh_from_db()
     assert (job.enabled, job.paused_reason) == (False, "Its owner is no longer a member.")
+
+
+def test_an_owner_who_asked_is_mailed_each_report(actor, mailoutbox):
+    job = schedule_job(actor=actor, name="Digest", prompt="What changed?", schedule="0 9 * * *", notify=True).job
+    tick(job.pk, now=datetime(2026, 12, 2, 9, 0, 1, tzinfo=UTC))
+    [mail] = mailoutbox
+    assert (mail.subject, mail.to) == ("[Brain] Digest: ok", [actor.user.email])
+    assert "No language model wrote this" in mail.body
+    quiet = update_job(actor=actor, job_id=job.public_id, notify=False)
+    assert quiet is not None
+    tick(job.pk, now=datetime(2026, 12, 3, 9, 0, 1, tzinfo=UTC))
+    assert len(mailoutbox) == 1
