@@ -1,11 +1,13 @@
-"""Jobs with a real Celery worker and a real beat: a one-off created for the next minute runs and
-its report lands in the chat; run_now runs on top of the schedule."""
+"""Jobs with a real Celery worker and two real beats: a one-off created for the next minute runs once
+and its report lands in the chat, a paused one and a deleted one do not run; run_now runs on top
+of the schedule."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+import time
 from datetime import timedelta
 
 import pytest
@@ -22,34 +24,46 @@ from tests.test_worker_e2e import ROOT, wait_for, worker  # noqa: F401 (the work
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def beat(tmp_path, worker):  # noqa: F811 (the fixture above)
+def start_beat(tmp_path, name: str) -> subprocess.Popen[bytes]:
     db = connection.settings_dict
     env = dict(os.environ, DATABASE_URL=f"postgresql://{db['USER']}@{db['HOST'].replace('/', '%2F')}/{db['NAME']}",
                REDIS_URL=settings.REDIS_URL, BRAIN_DATA_DIR=str(tmp_path))  # fmt: skip
-    log = (tmp_path / "beat.log").open("w")
-    proc = subprocess.Popen([sys.executable, "-m", "celery", "-A", "brain", "beat", "-l", "info", "--max-interval", "5",
-                             "-s", str(tmp_path / "beat-schedule")], cwd=ROOT, env=env, stdout=log,
+    log = (tmp_path / f"{name}.log").open("w")
+    return subprocess.Popen([sys.executable, "-m", "celery", "-A", "brain", "beat", "-l", "info", "--max-interval",
+                             "5", "-s", str(tmp_path / f"{name}-schedule")], cwd=ROOT, env=env, stdout=log,
                             stderr=subprocess.STDOUT)  # fmt: skip
-    yield proc
-    proc.terminate()
-    proc.wait(20)
-    log.close()
 
 
-def test_a_job_for_the_next_minute_runs_once_and_reports_into_its_chat(brain_url, beat, tmp_path):
+@pytest.fixture
+def beats(tmp_path, worker):  # noqa: F811 (the fixture above)
+    """Two beats at once, as a careless deployment would run them."""
+    procs = [start_beat(tmp_path, "beat-1"), start_beat(tmp_path, "beat-2")]
+    yield procs
+    for proc in procs:
+        proc.terminate()
+        proc.wait(20)
+
+
+def test_a_job_for_the_next_minute_runs_once_under_two_beats_and_paused_or_deleted_ones_do_not(
+    brain_url, beats, tmp_path
+):
     org = make_org()
     Features.objects.filter(org=org).update(jobs=True)
     token = make_token(org).plaintext
     soon = (timezone.now() + timedelta(minutes=1)).replace(second=0, microsecond=0)
-    made = call(brain_url, token, "schedule_once", {"name": "Chase", "prompt": "What do we know about Baltic?",
-                                                    "at": soon.strftime("%Y-%m-%dT%H:%M")})  # fmt: skip
-    assert not made.is_error, made.content[0].text
-    assert wait_for(lambda: Run.objects.filter(chat__org=org, status="ok").exists(), seconds=150), (
-        tmp_path / "beat.log"
-    ).read_text()[-3000:]
-    run = Run.objects.get(chat__org=org)
-    assert run.scheduled_for == soon
+    ids = {}
+    for name in ("Chase", "Paused", "Deleted"):
+        made = call(brain_url, token, "schedule_once", {"name": name, "prompt": "What do we know about Baltic?",
+                                                        "at": soon.strftime("%Y-%m-%dT%H:%M")})  # fmt: skip
+        assert not made.is_error, made.content[0].text
+        ids[name] = made.structured_content["job"]["id"]
+    call(brain_url, token, "update_job", {"id": ids["Paused"], "enabled": False})
+    call(brain_url, token, "update_job", {"id": ids["Deleted"], "delete": True})
+    ran = wait_for(lambda: Run.objects.filter(chat__org=org, status="ok").exists(), seconds=150)
+    assert ran, (tmp_path / "beat-1.log").read_text()[-3000:]
+    time.sleep(12)  # both beats have woken up more than once since
+    [run] = Run.objects.filter(chat__org=org)
+    assert (run.scheduled_for, run.chat.title) == (soon, "Chase")
     assert Message.objects.filter(chat=run.chat, role="report", run=run).exists()
 
 

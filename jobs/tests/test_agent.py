@@ -116,3 +116,24 @@ def test_a_model_failure_ends_the_run_failed_with_a_readable_report(actor, model
     assert "model endpoint failed" in run.report
     job.refresh_from_db()
     assert job.last_status == "failed"
+
+
+@pytest.mark.parametrize(("memory", "scope"), [("personal", "personal"), ("org", "shared"), ("off", None)])
+def test_what_a_run_remembers_goes_where_the_job_says(actor, model, memory, scope):
+    from memory.models import Fact
+
+    model.script = [
+        tool_call("remember", {"content": "BigCo's renewal is due in March.", "scope": "shared"}, 1),
+        {"role": "assistant", "content": "Noted the renewal."},
+    ]
+    job = schedule_job(actor=actor, name="Notes", prompt="Note the renewal", schedule="30 17 * * 5", memory=memory).job
+    run = tick(job.pk, now=FRIDAY)
+    assert run is not None
+    offered = {t["function"]["name"] for t in model.received[0]["tools"]}
+    stored = Fact.objects.filter(org=actor.org, statement__startswith="BigCo's renewal")
+    if scope is None:
+        assert "remember" not in offered
+        assert not stored.exists()
+    else:
+        assert "remember" in offered
+        assert stored.get().scope == scope  # the job's memory, whatever the model asked for
