@@ -123,3 +123,16 @@ def whole_number(text: str) -> int | None:
         return None
     sign, digits = -1 if match.group(1) == "-" else 1, match.group(2)
     return sign * (10**_TOO_MANY_DIGITS if len(digits) > _TOO_MANY_DIGITS else int(digits))
+
+
+def checked_text(value: str | None, field: str, limit: int, *, required: bool = False) -> str:
+    """A text argument of a service, trimmed, storable and within its limit; '' when absent and
+    not ``required``. Refusals name the field."""
+    text = (value or "").strip()
+    if required and not text:
+        raise InvalidArgument(f"{field} is required and cannot be blank.")
+    if problem := text_problem(text):
+        raise InvalidArgument(f"{field}: {problem}")
+    if len(text) > limit:
+        raise InvalidArgument(f"{field} is {len(text)} characters; at most {limit}.")
+    return text

@@ -17,7 +17,7 @@ from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.ids import parse_numeric_id
-from brain.inputs import text_problem
+from brain.inputs import checked_text
 from jobs import beat
 from jobs.models import Chat, Job, Message
 from jobs.schedule import (
@@ -40,17 +40,6 @@ JOBS_PER_USER = 50  # a user's own jobs, personal and shared
 class Scheduled:
     job: Job
     schedule: str  # the schedule in words, with the next run, for the assistant to read back
-
-
-def _text(value: str | None, field: str, limit: int) -> str:
-    text = (value or "").strip()
-    if not text:
-        raise InvalidArgument(f"{field} is required and cannot be blank.")
-    if problem := text_problem(text):
-        raise InvalidArgument(f"{field}: {problem}")
-    if len(text) > limit:
-        raise InvalidArgument(f"{field} is {len(text)} characters; at most {limit}.")
-    return text
 
 
 def _model(value: str | None) -> str:
@@ -98,8 +87,8 @@ def _create(actor: Actor, *, name: str, prompt: str, kind: str, time_zone: str, 
     chosen_mode = mode or Job.Mode.AGENT
     if chosen_mode not in Job.Mode.values:
         raise InvalidArgument(f"mode must be agent or chat; got {chosen_mode!r}.")
-    title = _text(name, "name", NAME_LIMIT)
-    instructions = _text(prompt, "prompt", PROMPT_LIMIT)
+    title = checked_text(name, "name", NAME_LIMIT, required=True)
+    instructions = checked_text(prompt, "prompt", PROMPT_LIMIT, required=True)
     chat = Chat.objects.create(org=actor.org, owner=actor.user, title=title, shared=chosen_scope == Job.Scope.SHARED)
     Message.objects.create(chat=chat, role=Message.Role.PROMPT, text=instructions)
     job = Job.objects.create(
@@ -171,9 +160,9 @@ def update_job(*, actor: Actor, job_id: str, name: str | None = None, prompt: st
         record_audit(actor=actor, action="job.deleted", target=gone)
         return None
     if name is not None:
-        job.name = _text(name, "name", NAME_LIMIT)
+        job.name = checked_text(name, "name", NAME_LIMIT, required=True)
     if prompt is not None:
-        job.prompt = _text(prompt, "prompt", PROMPT_LIMIT)
+        job.prompt = checked_text(prompt, "prompt", PROMPT_LIMIT, required=True)
         Message.objects.create(chat=job.chat, role=Message.Role.PROMPT, text=job.prompt)
     if mode is not None:
         if mode not in Job.Mode.values:

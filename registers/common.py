@@ -14,7 +14,6 @@ from django.utils import timezone
 from brain.actors import Actor
 from brain.errors import InvalidArgument, NotFound
 from brain.ids import parse_numeric_id
-from brain.inputs import text_problem
 from brain.models import Category, Features, Organisation
 from memory.access import readable
 from memory.models import Document, Scope
@@ -45,19 +44,6 @@ def entry_id(value: str, prefix: str, noun: str) -> int:
     if number is None:
         raise NotFound(f"No {noun} {value!r}; pass an id as the list returns it ({prefix}_...).")
     return number
-
-
-def clean(value: str | None, field: str, limit: int, *, required: bool = False) -> str:
-    """A text argument trimmed, checked storable and within its limit; '' when absent."""
-    text = (value or "").strip()
-    if required and not text:
-        raise InvalidArgument(f"{field} is required and cannot be blank.")
-    problem = text_problem(text)
-    if problem:
-        raise InvalidArgument(f"{field}: {problem}")
-    if len(text) > limit:
-        raise InvalidArgument(f"{field} is {len(text)} characters; at most {limit}.")
-    return text
 
 
 def one_of(value: str | None, field: str, allowed: tuple[str, ...], default: str) -> str:

@@ -12,9 +12,10 @@ from django.utils import timezone
 from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound
+from brain.inputs import checked_text
 from memory.graph.reads import find_entities
 from memory.models import Entity
-from registers.common import clean, entry_id, local_today, one_of, readable_entries, shared_audience
+from registers.common import entry_id, local_today, one_of, readable_entries, shared_audience
 from registers.models import Commitment, Verdict
 
 STATES = ("open", "overdue", "landed", "cancelled", "all")
@@ -47,7 +48,7 @@ def list_commitments(*, actor: Actor, owner: str | None = None, state: str | Non
             rows = rows.filter(due_on__lt=today)
     elif chosen != "all":
         rows = rows.filter(state=chosen)
-    who = clean(owner, "owner", OWNER_LIMIT)
+    who = checked_text(owner, "owner", OWNER_LIMIT)
     if who:
         rows = rows.filter(owner_name__icontains=who)
     latest = Prefetch("verdicts", queryset=Verdict.objects.order_by("-checked_at", "-pk"), to_attr="latest")
@@ -65,9 +66,9 @@ def owner_entity(actor: Actor, name: str) -> Entity | None:
 def record_commitment(*, actor: Actor, owner: str, what: str, due_on: date | None = None,
                       promised_on: date | None = None, made_in: str = "") -> Commitment:  # fmt: skip
     """A promise a person tells about; shared with the organisation."""
-    name = clean(owner, "owner", OWNER_LIMIT, required=True)
-    text = clean(what, "what", WHAT_LIMIT, required=True)
-    where = clean(made_in, "from", MADE_IN_LIMIT)
+    name = checked_text(owner, "owner", OWNER_LIMIT, required=True)
+    text = checked_text(what, "what", WHAT_LIMIT, required=True)
+    where = checked_text(made_in, "from", MADE_IN_LIMIT)
     promised = promised_on or local_today(actor.org)
     if due_on is not None and due_on < promised:
         raise InvalidArgument(f"due_on {due_on} is before the day it was promised ({promised}).")
@@ -90,7 +91,7 @@ def update_commitment(*, actor: Actor, commitment_id: str, status: str | None = 
         raise NotFound(f"No commitment {commitment_id} that you can see.")
     if status is None and note is None and due_on is None and what is None:
         raise InvalidArgument("Pass what to change: status, due_on or what (and a note to settle it).")
-    text = clean(note, "note", NOTE_LIMIT)
+    text = checked_text(note, "note", NOTE_LIMIT)
     changes: dict[str, object] = {}
     if status is not None:
         if status not in SETTLE:
@@ -113,7 +114,7 @@ def update_commitment(*, actor: Actor, commitment_id: str, status: str | None = 
             raise InvalidArgument(f"due_on {due_on} is before the day it was promised ({commitment.promised_on}).")
         commitment.due_on, changes["due_on"] = due_on, due_on.isoformat()
     if what is not None:
-        commitment.what = changes["what"] = clean(what, "what", WHAT_LIMIT, required=True)
+        commitment.what = changes["what"] = checked_text(what, "what", WHAT_LIMIT, required=True)
     commitment.save()
     record_audit(actor=actor, action="commitment.updated", target=commitment.public_id,
                  details={**changes, "note": text})  # fmt: skip

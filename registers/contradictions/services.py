@@ -16,11 +16,12 @@ from django.utils import timezone
 from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound
+from brain.inputs import checked_text
 from memory.access import seen_by_every_reader_of
 from memory.graph.memories import supersede_explicitly
 from memory.graph.reads import parse_memory_id, visible_facts
 from memory.models import Document, Fact
-from registers.common import clean, entry_id, one_of
+from registers.common import entry_id, one_of
 from registers.models import Contradiction
 
 STATES = ("open", "resolved", "dismissed", "all")
@@ -68,19 +69,19 @@ def raise_contradiction(*, actor: Actor, question: str, about: str, claim_a: str
     fact_a, fact_b = _memory(actor, memory_id_a, "memory_id_a"), _memory(actor, memory_id_b, "memory_id_b")
     if fact_a is not None and fact_a == fact_b:
         raise InvalidArgument("memory_id_a and memory_id_b are the same memory; a contradiction needs two.")
-    words = len(clean(about, "about", LIMITS["about"], required=True).split())
+    words = len(checked_text(about, "about", LIMITS["about"], required=True).split())
     if not 1 <= words <= 8:
         raise InvalidArgument(f"about is {words} words; say what it is about in three to six words.")
     entry = Contradiction.objects.create(
-        org=actor.org, question=clean(question, "question", LIMITS["question"], required=True),
-        about=clean(about, "about", LIMITS["about"], required=True),
-        claim_a=clean(claim_a, "claim_a", LIMITS["claim"], required=True),
-        source_a=clean(source_a, "source_a", LIMITS["source"], required=True),
-        claim_b=clean(claim_b, "claim_b", LIMITS["claim"], required=True),
-        source_b=clean(source_b, "source_b", LIMITS["source"], required=True),
+        org=actor.org, question=checked_text(question, "question", LIMITS["question"], required=True),
+        about=checked_text(about, "about", LIMITS["about"], required=True),
+        claim_a=checked_text(claim_a, "claim_a", LIMITS["claim"], required=True),
+        source_a=checked_text(source_a, "source_a", LIMITS["source"], required=True),
+        claim_b=checked_text(claim_b, "claim_b", LIMITS["claim"], required=True),
+        source_b=checked_text(source_b, "source_b", LIMITS["source"], required=True),
         fact_a=fact_a, fact_b=fact_b, date_a=_day(fact_a), date_b=_day(fact_b),
         severity=one_of(severity, "severity", SEVERITIES, "medium"),
-        subject=clean(subject, "subject", LIMITS["subject"]), raised_by=actor.user,
+        subject=checked_text(subject, "subject", LIMITS["subject"]), raised_by=actor.user,
         pair=_pair(fact_a, fact_b),
     )  # fmt: skip
     record_audit(actor=actor, action="contradiction.raised", target=entry.public_id, details={"about": entry.about})
@@ -118,7 +119,7 @@ def answer_contradiction(*, actor: Actor, contradiction_id: str, answer: str, no
     if entry is None:
         raise NotFound(f"No contradiction {contradiction_id} that you can see.")
     chosen = one_of(answer, "answer", ANSWERS, "")
-    reason = clean(note, "note", LIMITS["note"], required=True)
+    reason = checked_text(note, "note", LIMITS["note"], required=True)
     if entry.state != Contradiction.State.OPEN:
         raise InvalidArgument(f"{entry.public_id} was already answered ({entry.answer}); it is {entry.state}.")
     superseded = ""

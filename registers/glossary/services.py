@@ -14,10 +14,11 @@ from django.utils import timezone
 from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound
+from brain.inputs import checked_text
 from memory.documents.placement import delete_documents
 from memory.graph.memories import remember
 from memory.models import Fact, Scope
-from registers.common import clean, entry_id, one_of
+from registers.common import entry_id, one_of
 from registers.models import Term
 
 STATES = ("defined", "open", "all")
@@ -31,7 +32,7 @@ def glossary(*, actor: Actor, term: str | None = None, state: str | None = None,
     rows: QuerySet[Term] = Term.objects.filter(org=actor.org).exclude(state=Term.State.DISMISSED)
     if chosen != "all":
         rows = rows.filter(state=chosen)
-    wanted = clean(term, "term", TERM_LIMIT).lower()
+    wanted = checked_text(term, "term", TERM_LIMIT).lower()
     if wanted:
         exact = list(rows.filter(key=wanted))
         rows = rows.filter(Q(key__contains=wanted) | Q(definition__icontains=wanted)).exclude(key=wanted)
@@ -67,8 +68,8 @@ def _withdraw(entry: Term) -> None:
 @transaction.atomic
 def define_term(*, actor: Actor, term: str, definition: str, term_id: str | None = None) -> Term:
     """Record what a word points at; answers the open entry ``term_id`` when given."""
-    text = clean(definition, "definition", DEFINITION_LIMIT, required=True)
-    word = clean(term, "term", TERM_LIMIT, required=True)
+    text = checked_text(definition, "definition", DEFINITION_LIMIT, required=True)
+    word = checked_text(term, "term", TERM_LIMIT, required=True)
     if term_id:
         entry = _term(actor, term_id)
         if entry.key != word.lower():
@@ -92,14 +93,14 @@ def update_term(*, actor: Actor, term_id: str, definition: str | None = None, st
     """Correct or widen a definition (it replaces the old memory), dismiss the word for good, or
     reopen it (the definition and its memory are withdrawn)."""
     entry = _term(actor, term_id)
-    reason = clean(note, "note", NOTE_LIMIT)
+    reason = checked_text(note, "note", NOTE_LIMIT)
     chosen = one_of(state, "state", UPDATE_STATES, "defined") if state is not None else None
     if definition is None and chosen is None:
         raise InvalidArgument("Pass a definition, or a state: dismissed or open.")
     if definition is not None and chosen in ("dismissed", "open"):
         raise InvalidArgument(f"A definition and state {chosen} contradict each other; pass one of them.")
     if definition is not None or chosen == "defined":
-        text = clean(definition if definition is not None else entry.definition, "definition", DEFINITION_LIMIT,
+        text = checked_text(definition if definition is not None else entry.definition, "definition", DEFINITION_LIMIT,
                      required=True)  # fmt: skip
         entry.definition, entry.state = text, Term.State.DEFINED
         entry.defined_by, entry.defined_at = actor.user, timezone.now()
