@@ -15,6 +15,8 @@ from brain.health import run_checks
 from brain.mcp.limits import Cut
 from brain.mcp.registry import TOOLS, ToolOutput, mcp_tool, visible_tools
 from brain.selectors import enabled_features, get_profile
+from usage.selectors import get_usage
+from usage.shapes import UsageOut
 
 
 class NoArgs(BaseModel):
@@ -92,7 +94,7 @@ def _usable_skills(actor: Actor) -> list[SkillSummary]:
     return skills
 
 
-@mcp_tool("init", title="Initialize Company Brain", args=NoArgs, output=InitOut, idempotent=True)
+@mcp_tool("init", title="Initialize Company Brain", args=NoArgs, output=InitOut, idempotent=True, billing="free")
 def init_tool(actor: Actor, args: NoArgs) -> InitOut:
     """Call this first in every conversation. Returns the rules for using Brain and the list of
     skills (reusable instructions) you may load with skills_get, with total_count. While the
@@ -126,7 +128,8 @@ class HealthOut(ToolOutput):
         return f"Brain {self.version}: {self.status}. " + "; ".join(parts)
 
 
-@mcp_tool("health", title="Check Company Brain Health", args=NoArgs, output=HealthOut, idempotent=True)
+@mcp_tool("health", title="Check Company Brain Health", args=NoArgs, output=HealthOut, idempotent=True,
+          billing="free")  # fmt: skip
 def health_tool(actor: Actor, args: NoArgs) -> HealthOut:
     """Check whether Brain and the parts it depends on (database, queue, model) are reachable.
     Use it when other Brain tools fail or seem stuck, before reporting an issue."""
@@ -146,18 +149,26 @@ class ProfileOut(ToolOutput):
     email: str
     name: str
     organisation: str
+    usage: UsageOut = Field(description="The organisation's plan and this month's use of it.")
 
     def to_text(self) -> str:
-        return f"{self.name} <{self.email}> in {self.organisation} (profile {self.profile_id})"
+        return f"{self.name} <{self.email}> in {self.organisation} (profile {self.profile_id})\n{self.usage.to_text()}"
 
 
-@mcp_tool("get_profile", title="Get Signed-in Profile", args=NoArgs, output=ProfileOut, idempotent=True)
+@mcp_tool("get_profile", title="Get Signed-in Profile", args=NoArgs, output=ProfileOut, idempotent=True,
+          billing="free")  # fmt: skip
 def get_profile_tool(actor: Actor, args: NoArgs) -> ProfileOut:
     """Return the account this connection is signed in with: an opaque profile id and the email
-    address. Use it to label the connected account; it says nothing about company knowledge."""
+    address, and the organisation's plan and usage this month (reads, free reads and credits
+    left, when they renew). Use it to label the connected account or when the user asks about
+    usage; it says nothing about company knowledge. Never billed."""
     profile = get_profile(actor=actor)
     return ProfileOut(
-        profile_id=profile.profile_id, email=profile.email, name=profile.name, organisation=profile.organisation
+        profile_id=profile.profile_id,
+        email=profile.email,
+        name=profile.name,
+        organisation=profile.organisation,
+        usage=UsageOut.of(get_usage(org=actor.org)),
     )
 
 
@@ -184,6 +195,7 @@ class ActivityOut(ToolOutput):
     title="Start Company Memory Activity",
     args=StartActivityArgs,
     output=ActivityOut,
+    billing="free",
 )
 def start_activity_tool(actor: Actor, args: StartActivityArgs) -> ActivityOut:
     """Create an activity id that groups the calls made to answer one question. Rarely needed:

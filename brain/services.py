@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
@@ -27,6 +28,7 @@ from brain.models import (
     Report,
     ToolCall,
 )
+from usage.models import Account, Plan, get_plan
 
 TOKEN_PREFIX = "brn_"  # noqa: S105 (a public marker at the start of every token, not a secret)
 
@@ -37,12 +39,18 @@ def hash_token(plaintext: str) -> str:
 
 
 @transaction.atomic
-def create_organisation(*, slug: str, name: str, language: str = "en") -> Organisation:
+def create_organisation(*, slug: str, name: str, language: str = "en", plan: str | None = None) -> Organisation:
+    """A new organisation with its default category, its switches and an account on ``plan``
+    (``BRAIN_DEFAULT_PLAN`` when not given)."""
     if Organisation.objects.filter(slug=slug).exists():
         raise InvalidArgument(f"An organisation with the slug {slug!r} already exists.")
+    chosen = get_plan(plan)
+    if chosen is None:
+        raise InvalidArgument(f"No plan {plan or settings.BRAIN_DEFAULT_PLAN!r}.")
     org = Organisation.objects.create(slug=slug, name=name, language=language)
     Category.objects.create(org=org, slug=Category.DEFAULT_SLUG, name="General")
     Features.objects.create(org=org)
+    Account.objects.create(org=org, plan=chosen)
     return org
 
 
@@ -297,7 +305,10 @@ class Bootstrap:
 @transaction.atomic
 def bootstrap(*, org_slug: str, org_name: str, admin_username: str, admin_email: str) -> Bootstrap:
     """Make sure a first organisation, its admin and a read-write token exist. Safe to run again."""
-    org = Organisation.objects.filter(slug=org_slug).first() or create_organisation(slug=org_slug, name=org_name)
+    # A new install never surprises its owner with a limit: the first organisation is unlimited.
+    org = Organisation.objects.filter(slug=org_slug).first() or create_organisation(
+        slug=org_slug, name=org_name, plan=Plan.UNLIMITED
+    )
     password: str | None = None
     admin = User.objects.filter(username=admin_username).first()
     if admin is None:

@@ -84,6 +84,12 @@ BRAIN_QUEUED_GRACE_SECONDS = env_int("BRAIN_QUEUED_GRACE_SECONDS", 300, minimum=
 # A request being sent for longer than this was interrupted (its worker died) and is queued again.
 BRAIN_SEND_LEASE_SECONDS = env_int("BRAIN_SEND_LEASE_SECONDS", 300, minimum=5, maximum=86400)
 BRAIN_REPORT_RETENTION_DAYS = env_int("BRAIN_REPORT_RETENTION_DAYS", 90, minimum=1, maximum=3650)
+# Usage (usage.prices): with metering off nothing is charged or refused, for any plan; calls are still
+# counted. New organisations start on BRAIN_DEFAULT_PLAN (a Plan slug: free or unlimited built in).
+# Questions that found no evidence are kept this many days for the admins' overview.
+BRAIN_METERING = env_bool("BRAIN_METERING", True)
+BRAIN_DEFAULT_PLAN = env_str("BRAIN_DEFAULT_PLAN", "free")
+BRAIN_MISS_RETENTION_DAYS = env_int("BRAIN_MISS_RETENTION_DAYS", 30, minimum=1, maximum=3650)
 # One size limit for request bodies, REST and /mcp alike (413 past it). The default holds the
 # largest REST document (2,000,000 characters: 8 MB of UTF-8, 12 MB as JSON \u escapes); the
 # minimum still holds a 200,000-character add_company_knowledge with every character escaped.
@@ -109,6 +115,7 @@ INSTALLED_APPS = [
     "contacts",
     "registers",
     "jobs",
+    "usage",
 ]
 
 MIDDLEWARE = [

@@ -23,6 +23,7 @@ from memory.documents import selectors as selectors
 from memory.documents.markup import html_to_markdown
 from memory.documents.saving import add_document
 from memory.models import Document
+from usage.prices import KNOWLEDGE
 
 
 class DocumentIn(BaseModel):
@@ -109,7 +110,7 @@ class DocumentsView(APIView):
         responses={201: DocumentOut, 200: DocumentOut, 400: ErrorBody, 403: ErrorBody, 413: ErrorBody},
         tags=["documents"],
     )
-    @metered("documents.create")
+    @metered("documents.create", billing=KNOWLEDGE)
     def post(self, request: Request) -> Response:
         data = request.data if isinstance(request.data, dict) else {}
         try:

@@ -1,4 +1,4 @@
-"""Record REST calls that are not tool runs, like the tool runs are recorded."""
+"""Record and charge REST calls that are not tool runs, as tool runs are recorded and charged."""
 
 from __future__ import annotations
 
@@ -14,17 +14,25 @@ from rest_framework.response import Response
 from brain.errors import DomainError
 from brain.models import ToolCall
 from brain.services import record_tool_call
+from usage.metering import Charge, charge, refund
+from usage.prices import CALL, of_call
 
 
-def metered(name: str) -> Callable[[Callable[..., Response]], Callable[..., Response]]:
-    """Wrap an APIView method: one ToolCall row per call, with its outcome from the status code."""
+def metered(name: str, billing: str = CALL) -> Callable[[Callable[..., Response]], Callable[..., Response]]:
+    """Wrap an APIView method: charged as ``billing`` says (``usage.prices``), given back when it
+    does not succeed, and one ToolCall row per call with its outcome from the status code."""
+    price = of_call(billing)
 
     def decorator(method: Callable[..., Response]) -> Callable[..., Response]:
         @functools.wraps(method)
         def wrapper(self: Any, request: Request, *args: Any, **kwargs: Any) -> Response:
             started = time.perf_counter()
             status = 500  # an exception that is not a refusal: the exception handler answers 500
+            spent: Charge | None = None
             try:
+                actor = getattr(request._request, "brain_actor", None)
+                if price is not None and actor is not None:
+                    spent = charge(org=actor.org, price=price, what=name)
                 response = method(self, request, *args, **kwargs)
                 status = response.status_code
                 return response
@@ -35,14 +43,17 @@ def metered(name: str) -> Callable[[Callable[..., Response]], Callable[..., Resp
                 status = exc.status_code
                 raise
             finally:
-                _record(request, name, status, started)
+                if spent is not None and status >= 400:
+                    refund(spent)
+                    spent = None
+                _record(request, name, status, started, spent)
 
         return wrapper
 
     return decorator
 
 
-def _record(request: Request, name: str, status: int, started: float) -> None:
+def _record(request: Request, name: str, status: int, started: float, spent: Charge | None) -> None:
     actor = getattr(request._request, "brain_actor", None)
     if actor is None:
         return
@@ -60,4 +71,5 @@ def _record(request: Request, name: str, status: int, started: float) -> None:
         duration_ms=round((time.perf_counter() - started) * 1000, 2),
         outcome=outcome,
         error_code="" if status < 400 else str(status),
+        credits=spent.credits if spent is not None else 0,
     )

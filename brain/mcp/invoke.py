@@ -19,6 +19,8 @@ from brain.mcp.registry import ToolOutput, ToolSpec, is_visible
 from brain.models import ToolCall
 from brain.selectors import enabled_features
 from brain.services import record_tool_call
+from usage.metering import Charge, charge, refund
+from usage.prices import of_call
 
 logger = logging.getLogger("brain.calls")
 
@@ -71,10 +73,12 @@ def execute(actor: Actor, spec: ToolSpec, arguments: dict[str, Any]) -> Outcome:
     retryable, not an unexpected error. All of it for MCP and REST alike."""
     started = time.perf_counter()
     outcome = Outcome(output=None, message=GENERIC_FAILURE.format(tool=spec.name), code="internal", status=500)
+    spent: Charge | None = None
     try:
         authorise(actor, spec)
         refuse_unstorable(arguments, what=spec.name)
         args = spec.args.model_validate(arguments)
+        spent = _charge(actor, spec)
         with one_call():
             outcome = Outcome(output=spec.fn(actor, args))
     except ValidationError as exc:
@@ -87,11 +91,32 @@ def execute(actor: Actor, spec: ToolSpec, arguments: dict[str, Any]) -> Outcome:
     except Exception:
         logger.exception("tool %s failed", spec.name)
     finally:
-        _record(actor, spec, arguments, outcome, time.perf_counter() - started)
+        if spent is not None and outcome.output is None:
+            spent = _refund(spent)
+        _record(actor, spec, arguments, outcome, time.perf_counter() - started, spent)
     return outcome
 
 
-def _record(actor: Actor, spec: ToolSpec, arguments: dict[str, Any], outcome: Outcome, seconds: float) -> None:
+def _charge(actor: Actor, spec: ToolSpec) -> Charge | None:
+    """Pay for the call before it runs (``OutOfCredits`` refuses it); free tools take nothing."""
+    price = of_call(spec.billing)
+    return None if price is None else charge(org=actor.org, price=price, what=spec.name)
+
+
+def _refund(spent: Charge) -> Charge | None:
+    """A call that did not succeed is not paid for; answers what stays charged (None, unless the
+    refund itself failed)."""
+    try:
+        refund(spent)
+    except Exception:
+        logger.exception("could not give back the charge of a failed call: %s", spent)
+        return spent
+    return None
+
+
+def _record(
+    actor: Actor, spec: ToolSpec, arguments: dict[str, Any], outcome: Outcome, seconds: float, spent: Charge | None
+) -> None:
     activity_id = getattr(outcome.output, "activity_id", None)
     if activity_id is None and spec.activity_arg:
         activity_id = arguments.get(spec.activity_arg)
@@ -111,6 +136,7 @@ def _record(actor: Actor, spec: ToolSpec, arguments: dict[str, Any], outcome: Ou
             outcome=result,
             error_code=outcome.code,
             activity_id=activity_id if isinstance(activity_id, str) else None,
+            credits=spent.credits if spent is not None else 0,
         )
     except Exception:  # a lost call record must not turn a good answer into an error
         logger.exception("could not record the call to %s", spec.name)

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from brain.actors import Actor
+from usage.prices import BILLINGS, CALL
 
 
 class ToolOutput(BaseModel):
@@ -39,7 +40,7 @@ class ToolSpec:
     destructive: bool
     idempotent: bool
     open_world: bool
-    billing: str  # "read", "write" or "free"
+    billing: str  # what a call costs: one of usage.prices.BILLINGS
     activity_arg: str | None  # the argument that carries an activity id, for call records
 
     def input_schema(self) -> dict[str, Any]:
@@ -74,10 +75,13 @@ def mcp_tool(
 
     ``scope`` decides who sees the tool (a read-only token never sees a write tool); ``read_only``
     is the hint clients get, and defaults to ``scope == "read"``. Tools that only record a note
-    (reports, feedback) need the read scope but are not read-only.
+    (reports, feedback) need the read scope but are not read-only. ``billing`` is what a call
+    costs (``usage.prices``): a metered call unless said otherwise.
     """
     if scope not in ("read", "write"):
         raise ValueError(f"scope must be read or write, not {scope!r}")
+    if billing is not None and billing not in BILLINGS:
+        raise ValueError(f"billing must be one of {', '.join(BILLINGS)}, not {billing!r}")
 
     def decorator(fn: Callable[[Actor, ArgsT], OutT]) -> Callable[[Actor, ArgsT], OutT]:
         if name in TOOLS:
@@ -98,7 +102,7 @@ def mcp_tool(
             destructive=destructive,
             idempotent=idempotent,
             open_world=open_world,
-            billing=billing or scope,
+            billing=billing or CALL,
             activity_arg="activity_id" if "activity_id" in args.model_fields else None,
         )
         return fn

@@ -24,6 +24,8 @@ from memory.graph.document_facts import extract_document
 from memory.models import Chunk, Document
 from memory.retrieval.embedding import EmbeddingError
 from memory.retrieval.serving import Models, Vectors, confirm, embed_with, models_of
+from usage.metering import OutOfCredits, can_pay, charge
+from usage.prices import of_ingestion
 
 EMBED_BATCH = 64
 
@@ -57,7 +59,7 @@ def _claim(document_id: int, claim: str) -> Document | None:
         )
         if document.status not in (Status.QUEUED, Status.WAITING) and not reclaimable:
             return None
-        if document.org.ingestion_paused_at:
+        if document.org.ingestion_paused_at or not _paid(document):
             document.status = Status.WAITING
             document.save(update_fields=["status"])
             return None
@@ -66,6 +68,21 @@ def _claim(document_id: int, claim: str) -> Document | None:
         document.save(update_fields=["status", "claim", "claimed_at", "attempts"])
         document.refresh_from_db()
         return document
+
+
+def _paid(document: Document) -> bool:
+    """Charge a document's ingestion the first time a worker takes it; False when it cannot be paid.
+
+    Knowledge stored by ``remember`` was paid for by that call."""
+    if document.charged_at is not None or document.source_kind == "remember":
+        return True
+    try:
+        charge(org=document.org, price=of_ingestion(len(document.content)), what="ingestion")
+    except OutOfCredits:
+        return False
+    document.charged_at = timezone.now()
+    document.save(update_fields=["charged_at"])
+    return True
 
 
 def ingest_document(*, document_id: int, task_id: str | None = None, worker: str = "") -> str:
@@ -224,15 +241,24 @@ def resume_ingestion(*, actor: Actor | User | None, org: Organisation) -> int:
         resumed = Organisation.objects.filter(pk=org.pk, ingestion_paused_at__isnull=False).update(
             ingestion_paused_at=None
         )
+        org.refresh_from_db()
+        queued = queue_waiting_documents(org=org)
+        if resumed:
+            record_audit(actor=actor, org=org, action="ingestion.resumed", target=org.slug, details={"queued": queued})
+    return queued
+
+
+def queue_waiting_documents(*, org: Organisation) -> int:
+    """Queue the documents that wait, unless ingestion is paused; returns how many.
+
+    Those that still cannot be paid for go back to waiting when a worker takes them."""
+    with transaction.atomic():
+        if Organisation.objects.filter(pk=org.pk, ingestion_paused_at__isnull=False).exists():
+            return 0
         waiting = list(Document.objects.filter(org=org, status=Status.WAITING).values_list("pk", flat=True))
-        Document.objects.filter(pk__in=waiting).update(status=Status.QUEUED)
+        Document.objects.filter(pk__in=waiting, status=Status.WAITING).update(status=Status.QUEUED)
         for document_id in waiting:
             enqueue(document_id)
-        if resumed:
-            record_audit(
-                actor=actor, org=org, action="ingestion.resumed", target=org.slug, details={"queued": len(waiting)}
-            )
-    org.refresh_from_db()
     return len(waiting)
 
 
@@ -243,7 +269,8 @@ def sweep_stuck_documents(*, queued_grace_seconds: int | None = None) -> int:
       after ``BRAIN_INGEST_MAX_ATTEMPTS`` such deaths the document is marked failed instead;
     - queued, and neither saved nor tried within the grace: the message never reached the
       broker, or the broker lost it;
-    - waiting while the organisation is no longer paused.
+    - waiting while the organisation is no longer paused and its ingestion can be paid for (a
+      new month's allowance, or credits added some other way than ``add_credits``).
     """
     grace = settings.BRAIN_QUEUED_GRACE_SECONDS if queued_grace_seconds is None else queued_grace_seconds
     now = timezone.now()
@@ -259,12 +286,18 @@ def sweep_stuck_documents(*, queued_grace_seconds: int | None = None) -> int:
     lost = Q(status=Status.QUEUED, recorded_at__lt=quiet_since)
     lost &= Q(claimed_at__isnull=True) | Q(claimed_at__lt=quiet_since)
     unpaused = Q(status=Status.WAITING, org__ingestion_paused_at__isnull=True)
+    unpaused &= Q(org__in=[org for org in _orgs_waiting() if can_pay(org, of_ingestion(1))])
     ids = list(Document.objects.filter(stale | lost | unpaused).values_list("pk", flat=True)[:1000])
     with transaction.atomic():
         Document.objects.filter(pk__in=ids, status=Status.WAITING).update(status=Status.QUEUED)
         for document_id in ids:
             enqueue(document_id)
     return len(ids)
+
+
+def _orgs_waiting() -> list[Organisation]:
+    ids = Document.objects.filter(status=Status.WAITING, org__ingestion_paused_at__isnull=True).values("org_id")
+    return list(Organisation.objects.filter(pk__in=ids.distinct()))
 
 
 def release_worker_claims(*, worker: str, started_before: datetime) -> int:

@@ -13,10 +13,12 @@ from django.db import connection, transaction
 from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, PermissionDenied
-from brain.models import Category
+from brain.models import Category, Organisation
 from brain.queueing import send_on_commit
 from memory.access import readable, readable_category_ids
 from memory.models import Document, Scope
+from usage.metering import can_pay
+from usage.prices import of_ingestion
 
 logger = logging.getLogger("brain.ingest")
 Status = Document.Status
@@ -103,7 +105,7 @@ def add_document(
         category=chosen or (previous.category if previous else resolve_category(actor=actor, slug=None)),
         scope=scope,
         owner=actor.user,
-        status=Status.WAITING if actor.org.ingestion_paused_at else Status.QUEUED,
+        status=Status.WAITING if must_wait(actor.org, len(content), source_kind) else Status.QUEUED,
         content_hash=digest,
         version=previous.version + 1 if previous else 1,
         previous=previous,
@@ -153,3 +155,10 @@ def ingest_again(document_ids: list[int | None]) -> None:
     for pk in list(ready.values_list("pk", flat=True)):
         if Document.objects.filter(pk=pk, status=Status.READY).update(status=Status.QUEUED):
             enqueue(pk)
+
+
+def must_wait(org: Organisation, characters: int, source_kind: str) -> bool:
+    """Whether a document saved now waits instead of being queued: paused, or not payable."""
+    if org.ingestion_paused_at:
+        return True
+    return source_kind != "remember" and not can_pay(org, of_ingestion(characters))

@@ -6,7 +6,7 @@ from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
 from django.utils import translation
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from brain.actors import Actor
@@ -16,6 +16,7 @@ from brain.mcp.limits import Clamped
 from brain.mcp.registry import ToolOutput, mcp_tool
 from memory.documents import selectors as selectors
 from memory.documents.saving import add_document
+from memory.models import Document
 from memory.retrieval.passages import search_chunks
 
 SNIPPET_CHARS = 320
@@ -53,6 +54,13 @@ class AddKnowledgeOut(ToolOutput):
         return f"{self.message} {self.detail}\n{self.title}"
 
 
+SOON = gettext_noop("This information will be available in a few minutes.")
+WAITING = gettext_noop(
+    "It is saved but waiting: this organisation's usage has run out or its ingestion is paused, so it "
+    "becomes searchable once an admin adds credits or resumes ingestion, or the free reads renew."
+)
+
+
 @mcp_tool(
     "add_company_knowledge",
     title="Add Company Knowledge",
@@ -60,6 +68,7 @@ class AddKnowledgeOut(ToolOutput):
     output=AddKnowledgeOut,
     scope="write",
     idempotent=True,
+    billing="knowledge",
 )
 def add_company_knowledge_tool(actor: Actor, args: AddKnowledgeArgs) -> AddKnowledgeOut:
     """Save a durable company fact or note into Brain's memory. Use it only when the user asks
@@ -68,9 +77,10 @@ def add_company_knowledge_tool(actor: Actor, args: AddKnowledgeArgs) -> AddKnowl
     240 characters and content up to 200,000 (longer is refused, not cut); content_type
     text/plain or text/markdown. With external_id, sending the same content again changes nothing
     and changed content replaces the earlier version. The answer is a fixed confirmation with the
-    saved title: relay it without ids or backend details. It becomes searchable within minutes
-    (later while the organisation's ingestion is paused)."""
-    add_document(
+    saved title: relay it without ids or backend details. It becomes searchable within minutes, or
+    waits (and the confirmation says so) while the organisation's usage has run out or its
+    ingestion is paused."""
+    saved = add_document(
         actor=actor,
         title=args.title,
         content=args.content,
@@ -83,7 +93,7 @@ def add_company_knowledge_tool(actor: Actor, args: AddKnowledgeArgs) -> AddKnowl
     with translation.override(actor.org.language):
         return AddKnowledgeOut(
             message=gettext("Done."),
-            detail=gettext("This information will be available in a few minutes."),
+            detail=gettext(WAITING if saved.document.status == Document.Status.WAITING else SOON),
             title=args.title,
         )
 

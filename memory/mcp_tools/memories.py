@@ -58,7 +58,8 @@ class RememberedOut(ToolOutput):
         return f"{self.message} ({self.memory_id}, {self.scope})"
 
 
-@mcp_tool("remember", title="Remember a Company Fact", args=RememberArgs, output=RememberedOut, scope="write")
+@mcp_tool("remember", title="Remember a Company Fact", args=RememberArgs, output=RememberedOut, scope="write",
+          billing="remember")  # fmt: skip
 def remember_tool(actor: Actor, args: RememberArgs) -> RememberedOut:
     """Store a durable fact, decision, preference, event or procedure the user states or asks
     you to remember, as one self-contained statement with names and dates. scope shared is for

@@ -1,0 +1,158 @@
+"""Charging for work, exactly, under any number of concurrent callers.
+
+Each charge is one conditional update: the month's free allowance grows only while it stays
+within the plan (an upsert whose update has a ``WHERE``), and the balance shrinks only while it
+stays at or above zero (an ``UPDATE ... WHERE credits >= n``). PostgreSQL re-checks the
+condition on the row it locked, so fifty callers at the edge never take more than there is,
+and a call is charged at most once because only ``charge`` takes and only ``refund`` gives back
+what that one charge took. Callers charge outside long transactions: the month row is locked
+only for the instant of the update.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from brain.errors import DomainError
+from brain.models import Organisation
+from usage.models import Account, Month, Plan, default_plan_id
+from usage.prices import Price
+
+COUNTERS = ("reads", "ingested_units")  # the Month columns a price may count in
+
+
+class OutOfCredits(DomainError):
+    code, status = "out_of_credits", 402
+
+
+@dataclass(frozen=True)
+class Charge:
+    """What one charge took, so that exactly that can be given back."""
+
+    org_id: int
+    month: date
+    price: Price
+    free: int = 0
+    credits: int = 0
+
+
+def month_of(org: Organisation, now: datetime | None = None) -> date:
+    """Day 1 of the calendar month ``now`` falls in, in the organisation's time zone."""
+    return timezone.localtime(now or timezone.now(), ZoneInfo(org.time_zone)).date().replace(day=1)
+
+
+def renews_at(org: Organisation, now: datetime | None = None) -> datetime:
+    """When the free allowance starts again: midnight of next month's first day, local time."""
+    first = month_of(org, now)
+    following = (first + timedelta(days=32)).replace(day=1)
+    return datetime.combine(following, time.min, tzinfo=ZoneInfo(org.time_zone))
+
+
+def get_account(org: Organisation) -> Account:
+    """The organisation's account, created on the default plan the first time it is needed."""
+    account = Account.objects.select_related("plan").filter(org=org).first()
+    if account is None:
+        Account.objects.get_or_create(org=org, defaults={"plan_id": default_plan_id()})
+        account = Account.objects.select_related("plan").get(org=org)
+    return account
+
+
+def is_charging(plan: Plan) -> bool:
+    return settings.BRAIN_METERING and not plan.unlimited
+
+
+def charge(*, org: Organisation, price: Price, what: str = "this call", now: datetime | None = None) -> Charge:
+    """Take ``price`` from the month's allowance or the balance, or raise ``OutOfCredits``.
+
+    On a plan that charges nothing the work is only counted."""
+    account = get_account(org)
+    month = month_of(org, now)
+    plan = account.plan
+    if not is_charging(plan):
+        _count(org.pk, month, price)
+        return Charge(org.pk, month, price)
+    fits = price.from_allowance and price.units <= plan.monthly_free_reads
+    if fits and _count(org.pk, month, price, free=price.units, free_limit=plan.monthly_free_reads):
+        return Charge(org.pk, month, price, free=price.units)
+    with transaction.atomic():
+        paid = Account.objects.filter(org_id=org.pk, credits__gte=price.units).update(
+            credits=F("credits") - price.units
+        )
+        if paid:
+            _count(org.pk, month, price, credits=price.units)
+            return Charge(org.pk, month, price, credits=price.units)
+    raise OutOfCredits(out_of_credits_message(org, plan, what=what, now=now), renews_at=renews_at(org, now).isoformat())
+
+
+def refund(spent: Charge) -> None:
+    """Give back exactly what ``spent`` took (a call that did not succeed is not paid for)."""
+    counter = _counter(spent.price.counts_as)
+    with transaction.atomic():
+        if spent.credits:
+            Account.objects.filter(org_id=spent.org_id).update(credits=F("credits") + spent.credits)
+        Month.objects.filter(org_id=spent.org_id, month=spent.month).update(
+            **{counter: F(counter) - spent.price.count},
+            free_used=F("free_used") - spent.free,
+            credits_spent=F("credits_spent") - spent.credits,
+        )
+
+
+def can_pay(org: Organisation, price: Price, now: datetime | None = None) -> bool:
+    """Whether ``charge`` would succeed now. Advisory: another caller may take it first."""
+    account = get_account(org)
+    if not is_charging(account.plan):
+        return True
+    if account.credits >= price.units:
+        return True
+    if not price.from_allowance or price.units > account.plan.monthly_free_reads:
+        return False
+    used = Month.objects.filter(org=org, month=month_of(org, now)).values_list("free_used", flat=True).first() or 0
+    return used + price.units <= account.plan.monthly_free_reads
+
+
+def out_of_credits_message(org: Organisation, plan: Plan, *, what: str, now: datetime | None = None) -> str:
+    renewal = renews_at(org, now)
+    return (
+        f"Brain cannot run {what}: {org.name} has used the {plan.monthly_free_reads:,} free reads of its "
+        f"{plan.name} plan for this month and has no credits left. Tell the user so. An operator can add "
+        f"credits in Brain's admin (Usage, Accounts) or with 'manage.py credits --org {org.slug} add N'; "
+        f"otherwise the free reads start again on {renewal:%Y-%m-%d} ({org.time_zone}). Do not retry before then."
+    )
+
+
+def _counter(name: str) -> str:
+    if name not in COUNTERS:
+        raise ValueError(f"unknown counter {name!r}")
+    return name
+
+
+def _count(
+    org_id: int, month: date, price: Price, *, free: int = 0, credits: int = 0, free_limit: int | None = None
+) -> bool:
+    """Count one charge in the month's row, creating it. With ``free_limit``, only while the free
+    units stay within it; answers whether the row was written."""
+    column = _counter(price.counts_as)
+    reads, ingested = (price.count, 0) if column == "reads" else (0, price.count)
+    guard = "WHERE usage_month.free_used + %(free)s <= %(limit)s" if free_limit is not None else ""
+    sql = f"""
+        INSERT INTO usage_month (org_id, month, reads, free_used, credits_spent, ingested_units)
+        VALUES (%(org)s, %(month)s, %(reads)s, %(free)s, %(credits)s, %(ingested)s)
+        ON CONFLICT (org_id, month) DO UPDATE SET
+            {column} = usage_month.{column} + %(count)s,
+            free_used = usage_month.free_used + %(free)s,
+            credits_spent = usage_month.credits_spent + %(credits)s
+        {guard}
+        RETURNING 1
+    """  # noqa: S608 -- the column comes from COUNTERS, never from input
+    params: dict[str, int | date | None] = {"org": org_id, "month": month, "reads": reads, "free": free,
+        "credits": credits, "ingested": ingested, "count": price.count, "limit": free_limit}  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone() is not None
