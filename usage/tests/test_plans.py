@@ -44,7 +44,8 @@ def run(actor: Any, tool: str, arguments: dict[str, Any] | None = None) -> Any:
 def test_a_new_organisation_is_on_the_free_plan_with_a_thousand_free_reads(org):
     usage = get_usage(org=org)
     assert (usage.plan, usage.monthly_free_reads, usage.credits, usage.free_left) == ("free", 1000, 0, 1000)
-    assert not usage.unlimited and not usage.out_of_credits
+    assert not usage.unlimited
+    assert not usage.out_of_credits
 
 
 def test_the_first_organisation_bootstrap_makes_is_unlimited(db):
@@ -90,7 +91,8 @@ def test_never_billed_tools_run_at_zero_credits(actor, tool):
 
 def test_every_tool_has_a_known_price_and_only_remember_and_saving_knowledge_differ():
     marks = {name: spec.billing for name, spec in TOOLS.items()}
-    assert marks["remember"] == REMEMBER and marks["add_company_knowledge"] == KNOWLEDGE
+    assert marks["remember"] == REMEMBER
+    assert marks["add_company_knowledge"] == KNOWLEDGE
     assert all(of_call(mark) is None or mark in ("call", "remember") for mark in marks.values())
     assert set(NEVER_BILLED) <= {name for name, mark in marks.items() if mark == FREE}
 
@@ -101,7 +103,8 @@ def test_remember_costs_two_credits_and_never_comes_from_the_allowance(actor):
     first = run(actor, "remember", {"content": "Our fiscal year starts in April."})
     second = run(actor, "remember", {"content": "The office closes at six."})
 
-    assert first.code == "" and second.code == "out_of_credits"
+    assert first.code == ""
+    assert second.code == "out_of_credits"
     usage = get_usage(org=actor.org)
     assert (usage.credits, usage.free_left) == (1, 500)
     assert list(ToolCall.objects.filter(tool="remember").order_by("pk").values_list("credits", flat=True)) == [2, 0]
@@ -113,7 +116,8 @@ def test_a_call_that_fails_is_not_charged(actor):
     invalid = run(actor, "search_company_memory", {"query": ""})
     refused = run(actor, "skills_get", {"slug": "no-such-skill"})
 
-    assert invalid.code == "invalid_argument" and refused.output is None
+    assert invalid.code == "invalid_argument"
+    assert refused.output is None
     assert get_usage(org=actor.org).credits == 5
     assert set(ToolCall.objects.filter(org=actor.org).values_list("credits", flat=True)) == {0}
 
@@ -173,7 +177,8 @@ def test_knowledge_saved_while_out_of_credits_waits_and_says_so_then_queues_when
     outcome = run(actor, "add_company_knowledge", {"title": "Holidays", "content": "We close in August."})
 
     assert outcome.code == ""
-    assert "waiting" in outcome.output.detail and "few minutes" not in outcome.output.detail
+    assert "waiting" in outcome.output.detail
+    assert "few minutes" not in outcome.output.detail
     document = Document.objects.get(org=actor.org, title="Holidays")
     assert document.status == Document.Status.WAITING
     add_credits(actor=None, org=actor.org, amount=10)
@@ -211,7 +216,8 @@ def test_the_credits_command_adds_and_shows(org, capsys):
     call_command("credits", "--org", org.slug, "add", "250")
     call_command("credits", "--org", org.slug, "show")
     out = capsys.readouterr().out
-    assert "250" in out and "free" in out.lower()
+    assert "250" in out
+    assert "free" in out.lower()
     assert get_usage(org=org).credits == 250
 
 
