@@ -55,8 +55,15 @@ def renews_at(org: Organisation, now: datetime | None = None) -> datetime:
     return datetime.combine(following, time.min, tzinfo=ZoneInfo(org.time_zone))
 
 
-def get_account(org: Organisation) -> Account:
-    """The organisation's account, created on the default plan the first time it is needed."""
+def get_account(org: Organisation, *, fresh: bool = False) -> Account:
+    """The organisation's account, created on the default plan the first time it is needed.
+
+    Unless ``fresh``, an account loaded with the organisation (token authentication does) is used
+    as it is: its plan is as old as the request, and its balance is never trusted for a charge."""
+    if not fresh and Organisation.account.is_cached(org):  # type: ignore[attr-defined]
+        cached = getattr(org, "account", None)
+        if cached is not None:
+            return cached
     account = Account.objects.select_related("plan").filter(org=org).first()
     if account is None:
         Account.objects.get_or_create(org=org, defaults={"plan_id": default_plan_id()})

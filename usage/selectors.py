@@ -40,7 +40,7 @@ class Usage:
 
 
 def get_usage(*, org: Organisation, now: datetime | None = None) -> Usage:
-    account = get_account(org)
+    account = get_account(org, fresh=True)
     month = month_of(org, now)
     row = Month.objects.filter(org=org, month=month).first() or Month(org=org, month=month)
     return Usage(
