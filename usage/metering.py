@@ -23,9 +23,7 @@ from django.utils import timezone
 from brain.errors import DomainError
 from brain.models import Organisation
 from usage.models import Account, Month, Plan, default_plan_id
-from usage.prices import Price
-
-COUNTERS = ("reads", "ingested_units")  # the Month columns a price may count in
+from usage.prices import READ, Price
 
 
 class OutOfCredits(DomainError):
@@ -100,20 +98,19 @@ def charge(*, org: Organisation, price: Price, what: str = "this call", now: dat
 
 def refund(spent: Charge) -> None:
     """Give back exactly what ``spent`` took (a call that did not succeed is not paid for)."""
-    counter = _counter(spent.price.counts_as)
     with transaction.atomic():
         if spent.credits:
             Account.objects.filter(org_id=spent.org_id).update(credits=F("credits") + spent.credits)
         Month.objects.filter(org_id=spent.org_id, month=spent.month).update(
-            **{counter: F(counter) - spent.price.count},
+            reads=F("reads") - 1,
             free_used=F("free_used") - spent.free,
             credits_spent=F("credits_spent") - spent.credits,
         )
 
 
-def can_pay(org: Organisation, price: Price, now: datetime | None = None) -> bool:
+def can_pay(org: Organisation, price: Price = READ, now: datetime | None = None) -> bool:
     """Whether ``charge`` would succeed now. Advisory: another caller may take it first."""
-    account = get_account(org)
+    account = get_account(org, fresh=True)
     if not is_charging(account.plan):
         return True
     if account.credits >= price.units:
@@ -134,32 +131,24 @@ def out_of_credits_message(org: Organisation, plan: Plan, *, what: str, now: dat
     )
 
 
-def _counter(name: str) -> str:
-    if name not in COUNTERS:
-        raise ValueError(f"unknown counter {name!r}")
-    return name
-
-
 def _count(
     org_id: int, month: date, price: Price, *, free: int = 0, credits: int = 0, free_limit: int | None = None
 ) -> bool:
-    """Count one charge in the month's row, creating it. With ``free_limit``, only while the free
+    """Count one call in the month's row, creating it. With ``free_limit``, only while the free
     units stay within it; answers whether the row was written."""
-    column = _counter(price.counts_as)
-    reads, ingested = (price.count, 0) if column == "reads" else (0, price.count)
     guard = "WHERE usage_month.free_used + %(free)s <= %(limit)s" if free_limit is not None else ""
     sql = f"""
-        INSERT INTO usage_month (org_id, month, reads, free_used, credits_spent, ingested_units)
-        VALUES (%(org)s, %(month)s, %(reads)s, %(free)s, %(credits)s, %(ingested)s)
+        INSERT INTO usage_month (org_id, month, reads, free_used, credits_spent)
+        VALUES (%(org)s, %(month)s, 1, %(free)s, %(credits)s)
         ON CONFLICT (org_id, month) DO UPDATE SET
-            {column} = usage_month.{column} + %(count)s,
+            reads = usage_month.reads + 1,
             free_used = usage_month.free_used + %(free)s,
             credits_spent = usage_month.credits_spent + %(credits)s
         {guard}
         RETURNING 1
-    """  # noqa: S608 -- the column comes from COUNTERS, never from input
-    params: dict[str, int | date | None] = {"org": org_id, "month": month, "reads": reads, "free": free,
-        "credits": credits, "ingested": ingested, "count": price.count, "limit": free_limit}  # fmt: skip
+    """  # noqa: S608 -- the guard is one of two fixed texts
+    params: dict[str, int | date | None] = {"org": org_id, "month": month, "free": free, "credits": credits,
+                                            "limit": free_limit}  # fmt: skip
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchone() is not None

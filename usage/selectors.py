@@ -26,7 +26,6 @@ class Usage:
     free_used: int
     credits: int
     credits_spent: int
-    ingested_units: int
     renews_at: datetime
 
     @property
@@ -53,7 +52,6 @@ def get_usage(*, org: Organisation, now: datetime | None = None) -> Usage:
         free_used=row.free_used,
         credits=account.credits,
         credits_spent=row.credits_spent,
-        ingested_units=row.ingested_units,
         renews_at=renews_at(org, now),
     )
 
