@@ -93,7 +93,8 @@ def charge(*, org: Organisation, price: Price, what: str = "this call", now: dat
         if paid:
             _count(org.pk, month, price, credits=price.units)
             return Charge(org.pk, month, price, credits=price.units)
-    raise OutOfCredits(out_of_credits_message(org, plan, what=what, now=now), renews_at=renews_at(org, now).isoformat())
+    message = out_of_credits_message(org, plan, what=what, price=price, now=now)
+    raise OutOfCredits(message, renews_at=renews_at(org, now).isoformat())
 
 
 def refund(spent: Charge) -> None:
@@ -121,13 +122,23 @@ def can_pay(org: Organisation, price: Price = READ, now: datetime | None = None)
     return used + price.units <= account.plan.monthly_free_reads
 
 
-def out_of_credits_message(org: Organisation, plan: Plan, *, what: str, now: datetime | None = None) -> str:
+def out_of_credits_message(
+    org: Organisation, plan: Plan, *, what: str, price: Price = READ, now: datetime | None = None
+) -> str:
     renewal = renews_at(org, now)
+    how = (
+        f"An operator can add credits in Brain's admin (Usage, Accounts) or with "
+        f"'manage.py credits --org {org.slug} add N'"
+    )
+    if not price.from_allowance:
+        return (
+            f"Brain cannot run {what}: it costs {price.units} credits and {org.name} has fewer left. Tell the "
+            f"user so. {how}. Reading and forgetting still work while free reads last."
+        )
     return (
         f"Brain cannot run {what}: {org.name} has used the {plan.monthly_free_reads:,} free reads of its "
-        f"{plan.name} plan for this month and has no credits left. Tell the user so. An operator can add "
-        f"credits in Brain's admin (Usage, Accounts) or with 'manage.py credits --org {org.slug} add N'; "
-        f"otherwise the free reads start again on {renewal:%Y-%m-%d} ({org.time_zone}). Do not retry before then."
+        f"{plan.name} plan for this month and has no credits left. Tell the user so. {how}; otherwise the "
+        f"free reads start again on {renewal:%Y-%m-%d} ({org.time_zone}). Do not retry before then."
     )
 
 

@@ -106,6 +106,7 @@ def test_remember_costs_two_credits_and_never_comes_from_the_allowance(actor):
 
     assert first.code == ""
     assert second.code == "out_of_credits"
+    assert "costs 2 credits" in second.message
     usage = get_usage(org=actor.org)
     assert (usage.credits, usage.free_left) == (1, 500)
     assert list(ToolCall.objects.filter(tool="remember").order_by("pk").values_list("credits", flat=True)) == [2, 0]
