@@ -102,6 +102,7 @@ def test_knowledge_saved_out_of_credits_waits_then_the_worker_ingests_it_once_cr
     org = make_org()
     token = make_token(org).plaintext
     Month.objects.create(org=org, month=month_of(org), free_used=1000)  # this month's free reads are spent
+    Account.objects.filter(org=org).update(credits=0)  # and there are no credits
 
     saved = call(brain_url, token, "add_company_knowledge", {"title": "Parking", "content": "Level -2 is ours."})
 
