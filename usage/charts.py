@@ -20,7 +20,8 @@ LEFT, RIGHT, TOP = 38, 14, 16
 PLOT_HEIGHT = 130
 AXIS_LABELS = 18  # the day labels under the plot
 LEGEND_ROW, LEGEND_COLUMN = 16, (WIDTH - LEFT) // 2
-LEGEND_NAME_MAX = 24
+LEGEND_NAME_MAX = 44  # one name to a row: what fits the width
+LEGEND_SIDE_BY_SIDE = 14  # names up to this long fit two to a row
 FONT = 11
 GRID_LINES = 4
 # Told apart by people with the common colour blindnesses (Okabe and Ito); grey is "other".
@@ -62,7 +63,7 @@ def stacked_bar_chart(
     """Bars per label, each split by series (bottom first), with a legend of the series."""
     n = len(labels)
     totals = [sum(s.values[i] or 0 for s in series) for i in range(n)]
-    top, step = nice_scale(max(totals, default=0))
+    top, step = nice_scale(max(totals, default=0), whole=True)
     parts = _frame(labels, top, step, unit)
     slot = _slot(n)
     for i, label in enumerate(labels):
@@ -80,7 +81,7 @@ def stacked_bar_chart(
             base += value
     if not any(totals):
         parts.append(_empty_note(f"No {unit} in these days."))
-    return _svg(chart_id, title, _summary(labels, totals, unit), parts, _legend(series) if legend else [])
+    return _svg(chart_id, title, _summary(labels, totals, unit), parts, series if legend else [])
 
 
 def bar_chart(
@@ -121,34 +122,38 @@ def line_chart(*, chart_id: str, title: str, labels: Sequence[str], series: Sequ
     highest = [f"highest {s.name} {_number(max(v for v in s.values if v is not None))} {unit}" for s in series
                if any(v is not None for v in s.values)]  # fmt: skip
     summary = f"{n} days; " + ("; ".join(highest) if highest else "no values") + "."
-    return _svg(chart_id, title, summary, parts, _legend(series))
+    return _svg(chart_id, title, summary, parts, series)
 
 
-def nice_scale(maximum: float) -> tuple[float, float]:
+def nice_scale(maximum: float, *, whole: bool = False) -> tuple[float, float]:
     """The top of the axis and the gap between its grid lines: a round step (1, 2, 2.5 or 5 times
-    a power of ten) such that ``GRID_LINES`` steps reach ``maximum``."""
+    a power of ten) such that ``GRID_LINES`` steps reach ``maximum``; a whole number when
+    ``whole`` (counts have no half calls)."""
     if maximum <= 0:
         return float(GRID_LINES), 1.0
     raw = maximum / GRID_LINES
     power = 10 ** math.floor(math.log10(raw))
-    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+    steps = [m * power for m in (1, 2, 2.5, 5, 10)]
+    if whole:
+        steps = [step for step in steps if step >= 1 and step == int(step)] or [1.0]
+    step = next(step for step in steps if step >= raw)
     return step * GRID_LINES, step
 
 
 # --- drawing ------------------------------------------------------------------------------------
 
 
-def _svg(chart_id: str, title: str, summary: str, parts: list[str], legend: list[str]) -> str:
-    legend_rows = math.ceil(len(legend) / 2)
+def _svg(chart_id: str, title: str, summary: str, parts: list[str], legend: Sequence[Series]) -> str:
+    legend_rows = math.ceil(len(legend) / _legend_columns(legend))
     height = TOP + PLOT_HEIGHT + AXIS_LABELS + (legend_rows * LEGEND_ROW + 6 if legend else 0)
     ident = escape(chart_id)
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {WIDTH} {height}" role="img" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" id="{ident}" viewBox="0 0 {WIDTH} {height}" role="img" '
         f'aria-labelledby="{ident}-title" aria-describedby="{ident}-desc" font-size="{FONT}" '
         f'font-family="system-ui, sans-serif">'
         f'<title id="{ident}-title">{escape(title)}</title><desc id="{ident}-desc">{escape(summary)}</desc>'
         + "".join(parts)
-        + "".join(legend)
+        + "".join(_legend(legend))
         + "</svg>"
     )
 
@@ -172,11 +177,17 @@ def _frame(labels: Sequence[str], top: float, step: float, unit: str) -> list[st
     return parts
 
 
+def _legend_columns(series: Sequence[Series]) -> int:
+    """Two names to a row when every one is short, else one: long tool names must not overlap."""
+    return 2 if all(len(s.name) <= LEGEND_SIDE_BY_SIDE for s in series) else 1
+
+
 def _legend(series: Sequence[Series]) -> list[str]:
     parts = []
     base = TOP + PLOT_HEIGHT + AXIS_LABELS + 4
+    columns = _legend_columns(series)
     for k, s in enumerate(series):
-        x, y = LEFT + (k % 2) * LEGEND_COLUMN, base + (k // 2) * LEGEND_ROW
+        x, y = LEFT + (k % columns) * LEGEND_COLUMN, base + (k // columns) * LEGEND_ROW
         name = s.name if len(s.name) <= LEGEND_NAME_MAX else s.name[: LEGEND_NAME_MAX - 1] + "…"
         dash = ' stroke-dasharray="5 3"' if s.dashed else ""
         colour = escape(s.colour)

@@ -74,15 +74,29 @@ def test_tool_names_and_labels_are_escaped():
 
 
 def test_the_legend_names_every_series_and_shortens_long_names_with_the_full_name_on_hover():
-    long_name = "retrieve_company_memory_with_a_long_suffix"
+    long_name = "retrieve_company_memory_" * 3
     root = calls_chart([Series("search", [1, 0, 0], "#000"), Series(long_name, [0, 1, 0], "#111")])
     items = [g for g in root.iter(f"{{{NS['svg']}}}g") if g.get("class") == "legend-item"]
     shown = [g.findtext("svg:text", namespaces=NS) for g in items]
     assert shown[0] == "search"
     assert shown[1] is not None
     assert shown[1].endswith("…")
-    assert len(shown[1]) <= 24
+    assert len(shown[1]) <= 44
     assert items[1].findtext("svg:title", namespaces=NS) == long_name
+
+
+def legend_places(root: ET.Element) -> list[tuple[str, str]]:
+    texts = [g.find("svg:text", namespaces=NS) for g in root.iter(f"{{{NS['svg']}}}g")]
+    return [(t.get("x", ""), t.get("y", "")) for t in texts if t is not None]
+
+
+def test_short_names_sit_two_to_a_row_and_long_ones_one_to_a_row():
+    short = calls_chart([Series(name, [1, 1, 1], "#000") for name in ("search", "ask", "remember")])
+    long = calls_chart([Series(name, [1, 1, 1], "#000") for name in ("search", "retrieve_company_memory")])
+    (x1, y1), (x2, y2), (x3, y3) = legend_places(short)
+    assert (y1 == y2, x1 == x3, y3 > y1) == (True, True, True)
+    (x1, y1), (x2, y2) = legend_places(long)
+    assert (x1 == x2, y2 > y1) == (True, True)
 
 
 def test_a_single_measure_bar_chart_has_no_legend_and_says_its_unit():
@@ -121,6 +135,15 @@ def test_top_and_other_keeps_the_busiest_tools_and_adds_up_the_rest():
 
 def test_top_and_other_adds_no_other_when_every_tool_fits():
     assert [s.name for s in top_and_other([{"a": 1}, {"b": 2}], keep=5)] == ["b", "a"]
+
+
+def test_a_count_axis_steps_by_whole_numbers():
+    assert nice_scale(1, whole=True) == (4, 1)
+    assert nice_scale(9, whole=True) == (20, 5)
+    assert nice_scale(90, whole=True) == (100, 25)
+    root = parsed(bar_chart(chart_id="e", title="Errors", labels=DAYS, values=[1, 0, 0], unit="errors", colour="#a00"))
+    axis = [t.text for t in root.iter(f"{{{NS['svg']}}}text") if t.get("text-anchor") == "end"]
+    assert axis == ["0", "1", "2", "3", "4"]
 
 
 def test_the_axis_rounds_up_to_a_round_step():

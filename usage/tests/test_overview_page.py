@@ -160,7 +160,7 @@ def test_the_page_shows_counts_charts_top_users_and_misses(org):
 
     html = page_of(logged_in(make_org_admin(org)))
 
-    assert html.count('<svg xmlns="http://www.w3.org/2000/svg" class="chart"') == 4
+    assert html.count('<svg xmlns="http://www.w3.org/2000/svg" class="chart" id="chart-') == 4
     assert 'class="bar"' in html
     assert "Ana Ruiz" in html
     assert "Who approves travel over 2000 EUR?" in html
