@@ -15,6 +15,7 @@ from hypothesis.configuration import set_hypothesis_home_dir
 from brain.actors import Actor
 from brain.models import Membership, Organisation
 from brain.services import IssuedToken, add_member, create_organisation, create_token
+from usage.models import Account
 
 _seq = itertools.count(1)
 
@@ -69,9 +70,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         item.add_marker(getattr(pytest.mark, tier))
 
 
-def make_org(slug: str | None = None, language: str = "en") -> Organisation:
+def make_org(slug: str | None = None, language: str = "en", credits: int = 1000) -> Organisation:
+    """An organisation on the default (free) plan. It has ``credits`` so that tests of other things
+    can call ``remember`` (two credits a call); the tests of plans set the balance they need."""
     n = next(_seq)
-    return create_organisation(slug=slug or f"org-{n}", name=f"Org {n}", language=language)
+    org = create_organisation(slug=slug or f"org-{n}", name=f"Org {n}", language=language)
+    Account.objects.filter(org=org).update(credits=credits)
+    return org
 
 
 def make_user(org: Organisation | None = None, role: str = Membership.MEMBER, **extra: str) -> User:

@@ -43,7 +43,7 @@ def passage(rng: random.Random) -> str:
 
 
 def bench_org(slug: str) -> tuple[Organisation, Actor]:
-    org = Organisation.objects.filter(slug=slug).first() or create_organisation(slug=slug, name=slug)
+    org = Organisation.objects.filter(slug=slug).first() or create_organisation(slug=slug, name=slug, plan="unlimited")
     mark_memory_built(org=org)
     user = User.objects.filter(username=slug).first() or User.objects.create_user(slug, f"{slug}@example.com")
     add_member(org=org, user=user, role="admin")

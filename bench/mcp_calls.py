@@ -45,7 +45,9 @@ def issue_token() -> str:
     from brain.models import Organisation
     from brain.services import add_member, create_organisation, create_token, mark_memory_built
 
-    org = Organisation.objects.filter(slug="bench").first() or create_organisation(slug="bench", name="Bench")
+    org = Organisation.objects.filter(slug="bench").first() or create_organisation(
+        slug="bench", name="Bench", plan="unlimited"
+    )
     mark_memory_built(org=org)
     user = User.objects.filter(username="bench").first() or User.objects.create_user("bench", "bench@example.com")
     add_member(org=org, user=user)

@@ -120,7 +120,8 @@ def authenticate_token(plaintext: str) -> ApiToken | None:
     if not plaintext.startswith(TOKEN_PREFIX) or len(plaintext) > 200:
         return None
     token = (
-        ApiToken.objects.select_related("org", "user")
+        # The account and its plan come along: metering needs them on every call (usage.metering).
+        ApiToken.objects.select_related("org", "org__account__plan", "user")
         .filter(hashed=hash_token(plaintext), revoked_at__isnull=True, user__is_active=True)
         .first()
     )

@@ -278,6 +278,7 @@ CELERY_TASK_ROUTES = {
     "contacts.tasks.*": {"queue": "dispatch"},
     "brain.tasks.*": {"queue": "nightly"},
     "registers.tasks.*": {"queue": "nightly"},
+    "usage.tasks.*": {"queue": "nightly"},
     "jobs.tasks.*": {"queue": "jobs"},
 }
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
@@ -293,6 +294,10 @@ CELERY_BEAT_SCHEDULE = {
     "purge-expired-reports": {
         "task": "brain.tasks.purge_expired_reports_task",
         "schedule": crontab(hour=3, minute=15),
+    },
+    "purge-old-misses": {
+        "task": "usage.tasks.purge_old_misses_task",
+        "schedule": crontab(hour=3, minute=25),
     },
 }
 CELERY_TIMEZONE = "UTC"

@@ -62,9 +62,6 @@ class Document(models.Model):
     )
     session = models.CharField(max_length=240, blank=True, db_default="", help_text="The sitting of that conversation.")
     processed_at = models.DateTimeField(null=True, blank=True)
-    charged_at = models.DateTimeField(
-        null=True, blank=True, help_text="When its ingestion was paid for (usage.prices); it is never charged twice."
-    )
     superseded_at = models.DateTimeField(null=True, blank=True)
     superseded_by = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     chunk_count = models.PositiveIntegerField(default=0)

@@ -91,3 +91,26 @@ def test_a_worker_killed_mid_document_still_leaves_it_ready_exactly_once(worker)
     ordinals = list(Chunk.objects.filter(document=document).values_list("ordinal", flat=True))
     assert document.attempts == 2
     assert len(ordinals) == len(set(ordinals)) == document.chunk_count == len(chunk(content))
+
+
+def test_knowledge_saved_out_of_credits_waits_then_the_worker_ingests_it_once_credits_arrive(brain_url, worker):
+    from django.core.management import call_command
+
+    from usage.metering import month_of
+    from usage.models import Account, Month
+
+    org = make_org()
+    token = make_token(org).plaintext
+    Month.objects.create(org=org, month=month_of(org), free_used=1000)  # this month's free reads are spent
+
+    saved = call(brain_url, token, "add_company_knowledge", {"title": "Parking", "content": "Level -2 is ours."})
+
+    assert "waiting" in saved.structured_content["detail"]
+    time.sleep(3)  # the worker is running: nothing may ingest it before credits arrive
+    assert Document.objects.get(org=org).status == "waiting"
+    call_command("credits", "--org", org.slug, "add", "5")
+    assert wait_for(lambda: Document.objects.get(org=org).status == "ready")
+    assert Account.objects.get(org=org).credits == 4  # one unit for a short document, charged once
+    hits = call(brain_url, token, "search_company_memory", {"query": "where do we park?"}).structured_content
+    assert hits["hits"][0]["title"] == "Parking"
+    assert Account.objects.get(org=org).credits == 3

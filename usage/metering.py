@@ -23,9 +23,7 @@ from django.utils import timezone
 from brain.errors import DomainError
 from brain.models import Organisation
 from usage.models import Account, Month, Plan, default_plan_id
-from usage.prices import Price
-
-COUNTERS = ("reads", "ingested_units")  # the Month columns a price may count in
+from usage.prices import READ, Price
 
 
 class OutOfCredits(DomainError):
@@ -55,8 +53,15 @@ def renews_at(org: Organisation, now: datetime | None = None) -> datetime:
     return datetime.combine(following, time.min, tzinfo=ZoneInfo(org.time_zone))
 
 
-def get_account(org: Organisation) -> Account:
-    """The organisation's account, created on the default plan the first time it is needed."""
+def get_account(org: Organisation, *, fresh: bool = False) -> Account:
+    """The organisation's account, created on the default plan the first time it is needed.
+
+    Unless ``fresh``, an account loaded with the organisation (token authentication does) is used
+    as it is: its plan is as old as the request, and its balance is never trusted for a charge."""
+    if not fresh and Organisation.account.is_cached(org):  # type: ignore[attr-defined]
+        cached = getattr(org, "account", None)
+        if cached is not None:
+            return cached
     account = Account.objects.select_related("plan").filter(org=org).first()
     if account is None:
         Account.objects.get_or_create(org=org, defaults={"plan_id": default_plan_id()})
@@ -88,25 +93,25 @@ def charge(*, org: Organisation, price: Price, what: str = "this call", now: dat
         if paid:
             _count(org.pk, month, price, credits=price.units)
             return Charge(org.pk, month, price, credits=price.units)
-    raise OutOfCredits(out_of_credits_message(org, plan, what=what, now=now), renews_at=renews_at(org, now).isoformat())
+    message = out_of_credits_message(org, plan, what=what, price=price, now=now)
+    raise OutOfCredits(message, renews_at=renews_at(org, now).isoformat())
 
 
 def refund(spent: Charge) -> None:
     """Give back exactly what ``spent`` took (a call that did not succeed is not paid for)."""
-    counter = _counter(spent.price.counts_as)
     with transaction.atomic():
         if spent.credits:
             Account.objects.filter(org_id=spent.org_id).update(credits=F("credits") + spent.credits)
         Month.objects.filter(org_id=spent.org_id, month=spent.month).update(
-            **{counter: F(counter) - spent.price.count},
+            reads=F("reads") - 1,
             free_used=F("free_used") - spent.free,
             credits_spent=F("credits_spent") - spent.credits,
         )
 
 
-def can_pay(org: Organisation, price: Price, now: datetime | None = None) -> bool:
+def can_pay(org: Organisation, price: Price = READ, now: datetime | None = None) -> bool:
     """Whether ``charge`` would succeed now. Advisory: another caller may take it first."""
-    account = get_account(org)
+    account = get_account(org, fresh=True)
     if not is_charging(account.plan):
         return True
     if account.credits >= price.units:
@@ -117,42 +122,44 @@ def can_pay(org: Organisation, price: Price, now: datetime | None = None) -> boo
     return used + price.units <= account.plan.monthly_free_reads
 
 
-def out_of_credits_message(org: Organisation, plan: Plan, *, what: str, now: datetime | None = None) -> str:
+def out_of_credits_message(
+    org: Organisation, plan: Plan, *, what: str, price: Price = READ, now: datetime | None = None
+) -> str:
     renewal = renews_at(org, now)
+    how = (
+        f"An operator can add credits in Brain's admin (Usage, Accounts) or with "
+        f"'manage.py credits --org {org.slug} add N'"
+    )
+    if not price.from_allowance:
+        return (
+            f"Brain cannot run {what}: it costs {price.units} credits and {org.name} has fewer left. Tell the "
+            f"user so. {how}. Reading and forgetting still work while free reads last."
+        )
     return (
         f"Brain cannot run {what}: {org.name} has used the {plan.monthly_free_reads:,} free reads of its "
-        f"{plan.name} plan for this month and has no credits left. Tell the user so. An operator can add "
-        f"credits in Brain's admin (Usage, Accounts) or with 'manage.py credits --org {org.slug} add N'; "
-        f"otherwise the free reads start again on {renewal:%Y-%m-%d} ({org.time_zone}). Do not retry before then."
+        f"{plan.name} plan for this month and has no credits left. Tell the user so. {how}; otherwise the "
+        f"free reads start again on {renewal:%Y-%m-%d} ({org.time_zone}). Do not retry before then."
     )
-
-
-def _counter(name: str) -> str:
-    if name not in COUNTERS:
-        raise ValueError(f"unknown counter {name!r}")
-    return name
 
 
 def _count(
     org_id: int, month: date, price: Price, *, free: int = 0, credits: int = 0, free_limit: int | None = None
 ) -> bool:
-    """Count one charge in the month's row, creating it. With ``free_limit``, only while the free
+    """Count one call in the month's row, creating it. With ``free_limit``, only while the free
     units stay within it; answers whether the row was written."""
-    column = _counter(price.counts_as)
-    reads, ingested = (price.count, 0) if column == "reads" else (0, price.count)
     guard = "WHERE usage_month.free_used + %(free)s <= %(limit)s" if free_limit is not None else ""
     sql = f"""
-        INSERT INTO usage_month (org_id, month, reads, free_used, credits_spent, ingested_units)
-        VALUES (%(org)s, %(month)s, %(reads)s, %(free)s, %(credits)s, %(ingested)s)
+        INSERT INTO usage_month (org_id, month, reads, free_used, credits_spent)
+        VALUES (%(org)s, %(month)s, 1, %(free)s, %(credits)s)
         ON CONFLICT (org_id, month) DO UPDATE SET
-            {column} = usage_month.{column} + %(count)s,
+            reads = usage_month.reads + 1,
             free_used = usage_month.free_used + %(free)s,
             credits_spent = usage_month.credits_spent + %(credits)s
         {guard}
         RETURNING 1
-    """  # noqa: S608 -- the column comes from COUNTERS, never from input
-    params: dict[str, int | date | None] = {"org": org_id, "month": month, "reads": reads, "free": free,
-        "credits": credits, "ingested": ingested, "count": price.count, "limit": free_limit}  # fmt: skip
+    """  # noqa: S608 -- the guard is one of two fixed texts
+    params: dict[str, int | date | None] = {"org": org_id, "month": month, "free": free, "credits": credits,
+                                            "limit": free_limit}  # fmt: skip
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchone() is not None

@@ -22,7 +22,7 @@ class Plan(models.Model):
     slug = models.SlugField(max_length=64, unique=True)
     name = models.CharField(max_length=100)
     monthly_free_reads = models.PositiveIntegerField(
-        default=1000, help_text="Reads (and ingestion units) free each calendar month before credits are spent."
+        default=1000, help_text="Reads free each calendar month before credits are spent."
     )
     unlimited = models.BooleanField(default=False, help_text="Nothing is charged or refused; calls are still counted.")
 
@@ -74,7 +74,6 @@ class Month(models.Model):
     reads = models.BigIntegerField(default=0, help_text="Billed calls that ran, free or paid.")
     free_used = models.BigIntegerField(default=0, help_text="Units taken from the month's free allowance.")
     credits_spent = models.BigIntegerField(default=0)
-    ingested_units = models.BigIntegerField(default=0, help_text="Ingestion units (10,000 characters each).")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["org", "month"], name="usage_month_unique_per_org")]

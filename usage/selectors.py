@@ -26,7 +26,6 @@ class Usage:
     free_used: int
     credits: int
     credits_spent: int
-    ingested_units: int
     renews_at: datetime
 
     @property
@@ -40,7 +39,7 @@ class Usage:
 
 
 def get_usage(*, org: Organisation, now: datetime | None = None) -> Usage:
-    account = get_account(org)
+    account = get_account(org, fresh=True)
     month = month_of(org, now)
     row = Month.objects.filter(org=org, month=month).first() or Month(org=org, month=month)
     return Usage(
@@ -53,7 +52,6 @@ def get_usage(*, org: Organisation, now: datetime | None = None) -> Usage:
         free_used=row.free_used,
         credits=account.credits,
         credits_spent=row.credits_spent,
-        ingested_units=row.ingested_units,
         renews_at=renews_at(org, now),
     )
 

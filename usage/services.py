@@ -43,7 +43,7 @@ def change_plan(*, actor: Actor | User | None, org: Organisation, plan: str) -> 
     if chosen is None:
         names = ", ".join(Plan.objects.values_list("slug", flat=True))
         raise NotFound(f"No plan {plan!r}; the plans are: {names}.")
-    account = get_account(org)
+    account = get_account(org, fresh=True)
     old = account.plan.slug
     with transaction.atomic():
         Account.objects.filter(org=org).update(plan=chosen)

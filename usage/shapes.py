@@ -15,11 +15,10 @@ class UsageOut(BaseModel):
     unlimited: bool = Field(description="True when nothing is charged or refused.")
     month: date = Field(description="First day of the month counted, in the organisation's time zone.")
     reads: int = Field(description="Billed calls this month that ran, free or paid.")
-    monthly_free_reads: int = Field(description="The plan's free reads (and ingestion units) a month.")
+    monthly_free_reads: int = Field(description="The plan's free reads a month.")
     free_reads_left: int | None = Field(description="Left this month; null on an unlimited plan.")
     credits: int = Field(description="Credits left in the balance.")
     credits_spent: int = Field(description="Credits spent this month.")
-    ingested_units: int = Field(description="Ingestion units this month (10,000 characters each).")
     renews_at: datetime = Field(description="When the free reads start again.")
     out_of_credits: bool = Field(description="True while billed calls are refused and saved knowledge waits.")
 
@@ -35,7 +34,6 @@ class UsageOut(BaseModel):
             free_reads_left=usage.free_left,
             credits=usage.credits,
             credits_spent=usage.credits_spent,
-            ingested_units=usage.ingested_units,
             renews_at=usage.renews_at,
             out_of_credits=usage.out_of_credits,
         )

@@ -18,7 +18,7 @@ from django.views.decorators.http import require_POST
 
 from brain.admin_base import admin_actor
 from brain.errors import DomainError
-from brain.models import Organisation
+from brain.web import chosen_organisation
 from memory.documents.ingestion import retry_document
 from memory.models import Document, Scope
 from usage import charts
@@ -32,20 +32,22 @@ def _user(request: HttpRequest) -> User:
 @login_required
 def overview_page(request: HttpRequest) -> HttpResponse:
     user = _user(request)
-    orgs = list(list_overview_organisations(user=user))
-    if not orgs and not user.is_superuser:
-        raise PermissionDenied("The overview is for the admins of an organisation.")
-    org = _chosen(orgs, request.GET.get("org"))
-    overview = get_overview(org=org) if org is not None else None
+    orgs = list_overview_organisations(user=user)
+    if not orgs.exists():
+        if not user.is_superuser:
+            raise PermissionDenied("The overview is for the admins of an organisation.")
+        return render(request, "usage/overview.html", {"orgs": [], "org": None, "overview": None})
+    org = chosen_organisation(request, among=orgs)
+    overview = get_overview(org=org)
     return render(
         request,
         "usage/overview.html",
         {
-            "orgs": orgs,
+            "orgs": list(orgs),
             "org": org,
             "overview": overview,
-            "charts": usage_charts(overview.days) if overview is not None else {},
-            "documents": [(s.label, overview.documents[s.value]) for s in Document.Status] if overview else [],
+            "charts": usage_charts(overview.days),
+            "documents": [(s.label, overview.documents[s.value]) for s in Document.Status],
         },
     )
 
@@ -64,16 +66,6 @@ def retry(request: HttpRequest, document_id: int) -> HttpResponseRedirect:
     except DomainError as exc:
         messages.error(request, f"{document.title}: {exc.message}")
     return HttpResponseRedirect(f"{reverse('overview')}?{urlencode({'org': document.org.slug})}")
-
-
-def _chosen(orgs: list[Organisation], slug: str | None) -> Organisation | None:
-    """The organisation asked for, else the first; one the user may not open is not found."""
-    if not slug:
-        return orgs[0] if orgs else None
-    org = next((o for o in orgs if o.slug == slug), None)
-    if org is None:
-        raise Http404("No such organisation.")
-    return org
 
 
 def usage_charts(days: list[Day]) -> dict[str, SafeString]:

@@ -18,14 +18,13 @@ from brain.errors import InvalidArgument, NotFound
 from brain.models import Organisation
 from brain.services import mark_memory_built
 from memory.documents.chunking import ChunkDraft, chunk
-from memory.documents.saving import Status, enqueue, ingest_again, logger
+from memory.documents.saving import Status, enqueue, ingest_again, logger, must_wait
 from memory.documents.turns import chunk_fields, embedded_texts, next_message_id
 from memory.graph.document_facts import extract_document
 from memory.models import Chunk, Document
 from memory.retrieval.embedding import EmbeddingError
 from memory.retrieval.serving import Models, Vectors, confirm, embed_with, models_of
-from usage.metering import OutOfCredits, can_pay, charge
-from usage.prices import of_ingestion
+from usage.metering import can_pay
 
 EMBED_BATCH = 64
 
@@ -59,7 +58,7 @@ def _claim(document_id: int, claim: str) -> Document | None:
         )
         if document.status not in (Status.QUEUED, Status.WAITING) and not reclaimable:
             return None
-        if document.org.ingestion_paused_at or not _paid(document):
+        if must_wait(document.org, document.source_kind):
             document.status = Status.WAITING
             document.save(update_fields=["status"])
             return None
@@ -68,21 +67,6 @@ def _claim(document_id: int, claim: str) -> Document | None:
         document.save(update_fields=["status", "claim", "claimed_at", "attempts"])
         document.refresh_from_db()
         return document
-
-
-def _paid(document: Document) -> bool:
-    """Charge a document's ingestion the first time a worker takes it; False when it cannot be paid.
-
-    Knowledge stored by ``remember`` was paid for by that call."""
-    if document.charged_at is not None or document.source_kind == "remember":
-        return True
-    try:
-        charge(org=document.org, price=of_ingestion(len(document.content)), what="ingestion")
-    except OutOfCredits:
-        return False
-    document.charged_at = timezone.now()
-    document.save(update_fields=["charged_at"])
-    return True
 
 
 def ingest_document(*, document_id: int, task_id: str | None = None, worker: str = "") -> str:
@@ -269,8 +253,8 @@ def sweep_stuck_documents(*, queued_grace_seconds: int | None = None) -> int:
       after ``BRAIN_INGEST_MAX_ATTEMPTS`` such deaths the document is marked failed instead;
     - queued, and neither saved nor tried within the grace: the message never reached the
       broker, or the broker lost it;
-    - waiting while the organisation is no longer paused and its ingestion can be paid for (a
-      new month's allowance, or credits added some other way than ``add_credits``).
+    - waiting while the organisation is no longer paused and its usage allows again (a new
+      month's allowance, or credits added some other way than ``add_credits``).
     """
     grace = settings.BRAIN_QUEUED_GRACE_SECONDS if queued_grace_seconds is None else queued_grace_seconds
     now = timezone.now()
@@ -286,7 +270,7 @@ def sweep_stuck_documents(*, queued_grace_seconds: int | None = None) -> int:
     lost = Q(status=Status.QUEUED, recorded_at__lt=quiet_since)
     lost &= Q(claimed_at__isnull=True) | Q(claimed_at__lt=quiet_since)
     unpaused = Q(status=Status.WAITING, org__ingestion_paused_at__isnull=True)
-    unpaused &= Q(org__in=[org for org in _orgs_waiting() if can_pay(org, of_ingestion(1))])
+    unpaused &= Q(org__in=[org for org in _orgs_waiting() if can_pay(org)])
     ids = list(Document.objects.filter(stale | lost | unpaused).values_list("pk", flat=True)[:1000])
     with transaction.atomic():
         Document.objects.filter(pk__in=ids, status=Status.WAITING).update(status=Status.QUEUED)

@@ -18,7 +18,6 @@ from brain.queueing import send_on_commit
 from memory.access import readable, readable_category_ids
 from memory.models import Document, Scope
 from usage.metering import can_pay
-from usage.prices import of_ingestion
 
 logger = logging.getLogger("brain.ingest")
 Status = Document.Status
@@ -105,7 +104,7 @@ def add_document(
         category=chosen or (previous.category if previous else resolve_category(actor=actor, slug=None)),
         scope=scope,
         owner=actor.user,
-        status=Status.WAITING if must_wait(actor.org, len(content), source_kind) else Status.QUEUED,
+        status=Status.WAITING if must_wait(actor.org, source_kind) else Status.QUEUED,
         content_hash=digest,
         version=previous.version + 1 if previous else 1,
         previous=previous,
@@ -157,8 +156,9 @@ def ingest_again(document_ids: list[int | None]) -> None:
             enqueue(pk)
 
 
-def must_wait(org: Organisation, characters: int, source_kind: str) -> bool:
-    """Whether a document saved now waits instead of being queued: paused, or not payable."""
+def must_wait(org: Organisation, source_kind: str) -> bool:
+    """Whether a document waits instead of being ingested: while its organisation's ingestion is
+    paused, or its usage has run out (usage.prices). What ``remember`` stores was paid by the call."""
     if org.ingestion_paused_at:
         return True
-    return source_kind != "remember" and not can_pay(org, of_ingestion(characters))
+    return source_kind != "remember" and not can_pay(org)

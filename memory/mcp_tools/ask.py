@@ -21,6 +21,7 @@ from memory.retrieval.evidence import Excerpt, Question, gather_evidence
 from registers.ask import for_question
 from registers.mcp_tools.contradictions import ContradictionOut
 from registers.mcp_tools.contradictions import shown as shown_contradiction
+from usage.misses import record_miss
 
 GUIDANCE = {
     "answer": "Answer the question directly from the evidence, citing the page titles you used.",
@@ -140,6 +141,7 @@ def ask_company_memory_tool(actor: Actor, args: AskArgs) -> AskOut:
         max_claims=args.max_claims, as_of=args.as_of, high_risk=args.risk_level == "high",
     ))  # fmt: skip
     if found.empty:
+        record_miss(actor=actor, tool="ask_company_memory", question=args.question)
         return AskOut(activity_id=activity, status="no_evidence", guidance=NO_EVIDENCE, evidence=[], claims=[])
     out = AskOut(
         activity_id=activity,

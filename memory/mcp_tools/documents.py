@@ -18,6 +18,7 @@ from memory.documents import selectors as selectors
 from memory.documents.saving import add_document
 from memory.models import Document
 from memory.retrieval.passages import search_chunks
+from usage.misses import record_miss
 
 SNIPPET_CHARS = 320
 
@@ -175,6 +176,8 @@ def search_company_memory_tool(actor: Actor, args: SearchArgs) -> SearchOut:
         )
         for hit in result.hits
     ]
+    if not hits:
+        record_miss(actor=actor, tool="search_company_memory", question=args.query)
     diagnostics = (
         {"mode": result.mode, "timings_ms": result.timings_ms, "candidates": result.candidates}
         if args.include_diagnostics

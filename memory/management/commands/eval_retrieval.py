@@ -103,7 +103,7 @@ class Command(BaseCommand):
 
     def _load(self, corpus: str, rows: list[dict[str, Any]]) -> Actor:
         suffix = secrets.token_hex(3)
-        org = create_organisation(slug=f"eval-{suffix}", name=f"eval {corpus}")
+        org = create_organisation(slug=f"eval-{suffix}", name=f"eval {corpus}", plan="unlimited")
         self.created.append(org.slug)
         user = User.objects.create_user(f"eval-{suffix}")
         self.users.append(user.pk)

@@ -116,7 +116,11 @@ class Command(BaseCommand):
         pending = Document.objects.filter(pk__in=ids, status__in=["queued", "processing", "waiting"])
         while pending.exists() and time.monotonic() < deadline:
             if pending.filter(status="waiting").exists():
-                self.stderr.write("ingestion is paused for this organisation; documents are waiting")
+                waiting = pending.filter(status="waiting").count()
+                self.stderr.write(
+                    f"{waiting} document(s) are waiting: ingestion is paused for this organisation or its usage "
+                    "has run out (see 'manage.py ingestion status' and 'manage.py credits --org SLUG show')"
+                )
                 break
             time.sleep(1)
         return sum(Document.objects.filter(pk__in=ids).values_list("chunk_count", flat=True))

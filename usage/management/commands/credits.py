@@ -36,7 +36,9 @@ class Command(BaseCommand):
 
     def _show(self, org: Organisation) -> None:
         usage = get_usage(org=org)
-        free = "unlimited" if usage.unlimited else f"{usage.free_left:,} of {usage.monthly_free_reads:,} free reads left"
+        free = (
+            "unlimited" if usage.unlimited else f"{usage.free_left:,} of {usage.monthly_free_reads:,} free reads left"
+        )
         self.stdout.write(
             f"{org.slug}: plan {usage.plan_name} ({usage.plan}); {usage.month:%Y-%m}: {usage.reads:,} reads, {free}, "
             f"{usage.credits:,} credits ({usage.credits_spent:,} spent this month); renews {usage.renews_at:%Y-%m-%d}"

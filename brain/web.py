@@ -1,0 +1,44 @@
+"""What every logged-in page needs: which of the user's organisations it shows, and the actor
+that page acts as (the same rules as the user's own token: ``via="web"``)."""
+
+from __future__ import annotations
+
+from typing import cast
+
+from django.contrib.auth.models import User
+from django.db.models import QuerySet
+from django.http import Http404, HttpRequest
+
+from brain.actors import Actor
+from brain.models import Organisation
+from brain.services import actor_for_user
+
+SESSION_KEY = "brain_org"
+
+
+def member_organisations(user: User) -> QuerySet[Organisation]:
+    return Organisation.objects.filter(memberships__user=user).order_by("name")
+
+
+def chosen_organisation(request: HttpRequest, among: QuerySet[Organisation] | None = None) -> Organisation:
+    """The organisation named by ``?org=SLUG`` (remembered for the session), else the one chosen
+    before, else the user's first. A slug the user is not a member of is a 404, like any other.
+
+    ``among`` is the organisations a page may show instead of the user's own (the overview: those
+    they admin, or every one for an operator)."""
+    user = cast(User, request.user)
+    orgs = member_organisations(user) if among is None else among
+    wanted = request.GET.get("org") or request.POST.get("org") or request.session.get(SESSION_KEY)
+    org = orgs.filter(slug=wanted).first() if wanted else None
+    if org is None and request.GET.get("org"):
+        raise Http404("No such organisation.")
+    org = org or orgs.first()
+    if org is None:
+        raise Http404("You are not a member of any organisation yet.")
+    request.session[SESSION_KEY] = org.slug
+    return org
+
+
+def web_actor(request: HttpRequest) -> Actor:
+    """The logged-in user acting in the chosen organisation, with a member's full read and write."""
+    return actor_for_user(org=chosen_organisation(request), user=cast(User, request.user), via="web")
