@@ -58,10 +58,9 @@ def get_account(org: Organisation, *, fresh: bool = False) -> Account:
 
     Unless ``fresh``, an account loaded with the organisation (token authentication does) is used
     as it is: its plan is as old as the request, and its balance is never trusted for a charge."""
-    if not fresh and Organisation.account.is_cached(org):  # type: ignore[attr-defined]
-        cached = getattr(org, "account", None)
-        if cached is not None:
-            return cached
+    cached = None if fresh else org._state.fields_cache.get("account")  # loaded with org, if it was
+    if isinstance(cached, Account):
+        return cached
     account = Account.objects.select_related("plan").filter(org=org).first()
     if account is None:
         Account.objects.get_or_create(org=org, defaults={"plan_id": default_plan_id()})
