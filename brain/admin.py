@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import django_celery_beat.admin  # noqa: F401 (registers beat's admins before they are wrapped below)
 from django.contrib import admin, messages
 from django.contrib.auth.admin import GroupAdmin
 from django.contrib.auth.models import Group
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django_celery_beat.models import ClockedSchedule, CrontabSchedule, IntervalSchedule, PeriodicTask, SolarSchedule
 
 from brain import services
-from brain.admin_base import OrgScopedAdmin, admin_actor, admin_org_ids, staff_user
+from brain.admin_base import OrgScopedAdmin, admin_actor, admin_org_ids, for_operators_only, staff_user
 from brain.audit import record_audit
 from brain.models import (
     Activity,
@@ -28,6 +30,13 @@ from brain.models import (
 )
 
 __all__ = ["OrgScopedAdmin", "admin_actor", "admin_org_ids"]
+
+admin.site.site_header = "Brain"
+admin.site.site_title = "Brain admin"
+admin.site.index_title = "Brain administration"
+
+# Beat's schedule rows are how Brain runs its nightly work and the jobs: an operator's to touch.
+for_operators_only(PeriodicTask, IntervalSchedule, CrontabSchedule, SolarSchedule, ClockedSchedule)
 
 
 class FeaturesInline(admin.StackedInline):

@@ -286,6 +286,34 @@ class OrgScopedAdmin(admin.ModelAdmin):
         )
 
 
+class OperatorsOnlyAdmin(admin.ModelAdmin):
+    """Brain's own machinery (Celery beat's schedule tables): operators see and change it;
+    organisation admins never do, whatever permissions a group may have given them."""
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return bool(request.user.is_superuser) and super().has_module_permission(request)
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return bool(request.user.is_superuser) and super().has_view_permission(request, obj)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return bool(request.user.is_superuser) and super().has_change_permission(request, obj)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return bool(request.user.is_superuser) and super().has_add_permission(request)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return bool(request.user.is_superuser) and super().has_delete_permission(request, obj)
+
+
+def for_operators_only(*models_: type[models.Model], site: admin.AdminSite = admin.site) -> None:
+    """Keep each model's registered admin, with ``OperatorsOnlyAdmin``'s permissions over it."""
+    for model in models_:
+        current = type(site.get_model_admin(model))
+        site.unregister(model)
+        site.register(model, type(f"OperatorsOnly{current.__name__}", (OperatorsOnlyAdmin, current), {}))
+
+
 def target_of(obj: models.Model) -> str:
     public_id = getattr(obj, "public_id", None)
     if isinstance(public_id, str):

@@ -20,6 +20,7 @@ from brain.inputs import text_problem, whole_number
 from brain.models import ApiToken
 from brain.selectors import list_user_organisations, list_user_tokens
 from brain.services import create_token, revoke_token
+from usage.selectors import get_member_month
 
 EXPIRY_CHOICES = [("", "Never"), ("30", "30 days"), ("90", "90 days"), ("365", "1 year")]
 
@@ -110,6 +111,7 @@ def connect(request: HttpRequest) -> HttpResponse:
         "brain/connect.html",
         {
             "orgs": orgs,
+            "months": [(org, get_member_month(org=org, user=_user(request))) for org in orgs],
             "tokens": list_user_tokens(user=_user(request)),
             "issued": issued,
             "configs": client_configs(url, issued.plaintext if issued else "<your token>"),

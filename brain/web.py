@@ -20,11 +20,14 @@ def member_organisations(user: User) -> QuerySet[Organisation]:
     return Organisation.objects.filter(memberships__user=user).order_by("name")
 
 
-def chosen_organisation(request: HttpRequest) -> Organisation:
+def chosen_organisation(request: HttpRequest, among: QuerySet[Organisation] | None = None) -> Organisation:
     """The organisation named by ``?org=SLUG`` (remembered for the session), else the one chosen
-    before, else the user's first. A slug the user is not a member of is a 404, like any other."""
+    before, else the user's first. A slug the user is not a member of is a 404, like any other.
+
+    ``among`` is the organisations a page may show instead of the user's own (the overview: those
+    they admin, or every one for an operator)."""
     user = cast(User, request.user)
-    orgs = member_organisations(user)
+    orgs = member_organisations(user) if among is None else among
     wanted = request.GET.get("org") or request.POST.get("org") or request.session.get(SESSION_KEY)
     org = orgs.filter(slug=wanted).first() if wanted else None
     if org is None and request.GET.get("org"):

@@ -29,7 +29,7 @@ def log_in_to_admin(page, base_url, username):
     log_in(page, base_url, username, PASSWORD)
     page.wait_for_url(f"{base_url}/connect/")
     page.goto(f"{base_url}/admin/")
-    assert page.get_by_role("heading", name="Site administration").is_visible()
+    assert page.get_by_role("heading", name="Brain administration").is_visible()
 
 
 def test_an_org_admin_reads_the_comparison_and_approves_the_pending_version(brain_url):

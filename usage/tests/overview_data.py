@@ -1,0 +1,32 @@
+"""Rows for the overview tests: calls on given days, failed documents, misses."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.models import User
+
+from brain.actors import Actor
+from brain.models import Organisation, ToolCall
+from memory.models import Document
+from memory.tests.factories import save
+from usage.models import Miss
+
+
+def called(org: Organisation, at: datetime, tool: str = "search_company_memory", *, user: User | None = None,
+           n: int = 1, **fields: Any) -> None:  # fmt: skip
+    ToolCall.objects.bulk_create(
+        ToolCall(org=org, user=user, tool=tool, via="mcp", started_at=at, **fields) for _ in range(n)
+    )
+
+
+def failed(actor: Actor, title: str, error: str = "the parser gave up", **kw: Any) -> Document:
+    document = save(actor, title, f"{title}: some content", ingest=False, **kw)
+    Document.objects.filter(pk=document.pk).update(status=Document.Status.FAILED, error=error, attempts=3)
+    document.refresh_from_db()
+    return document
+
+
+def missed(org: Organisation, question: str, *, user: User | None = None, **kw: Any) -> Miss:
+    return Miss.objects.create(org=org, user=user, tool="search_company_memory", question=question, **kw)
