@@ -14,7 +14,7 @@ from django.urls import URLPattern, path, reverse
 
 from brain.admin import OrgScopedAdmin, admin_actor
 from brain.errors import DomainError
-from registers.contradictions.services import ANSWERS, answer_contradiction
+from registers.contradictions.services import ANSWERS, answer_contradiction, without_personal
 from registers.models import Commitment, Contradiction, Term, Verdict
 
 
@@ -54,8 +54,7 @@ class ContradictionAdmin(OrgScopedAdmin):
     readonly_fields = [f.name for f in Contradiction._meta.fields if f.name not in ("id", "severity")]
 
     def get_queryset(self, request: HttpRequest) -> Any:
-        # Personal memories stay their owner's: a pair touching one is not an admin's to read.
-        return super().get_queryset(request).exclude(fact_a__scope="personal").exclude(fact_b__scope="personal")
+        return without_personal(super().get_queryset(request))
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # raised by the nightly scan and by raise_contradiction

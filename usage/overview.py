@@ -28,6 +28,7 @@ from django.utils import timezone
 from brain.models import Membership, Organisation, ToolCall
 from contacts.models import HumanRequest
 from memory.models import Document, Scope
+from registers.contradictions.services import without_personal
 from registers.models import Commitment, Contradiction
 from skills.models import SkillVersion
 from usage.models import Miss
@@ -242,11 +243,7 @@ def _current_shared_documents(org: Organisation) -> QuerySet[Document]:
 
 def _counts(org: Organisation, *, today: date) -> dict[str, Any]:
     documents = _current_shared_documents(org)
-    contradictions = (
-        Contradiction.objects.filter(org=org, state=Contradiction.State.OPEN)
-        .exclude(fact_a__scope=Scope.PERSONAL)
-        .exclude(fact_b__scope=Scope.PERSONAL)
-    )
+    contradictions = without_personal(Contradiction.objects.filter(org=org, state=Contradiction.State.OPEN))
     overdue = Commitment.objects.filter(org=org, scope=Scope.SHARED, state=Commitment.State.OPEN, due_on__lt=today)
     counted = {
         **{f"count_{status}": CountOf(documents.filter(status=status)) for status in STATUSES},

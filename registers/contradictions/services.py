@@ -31,6 +31,11 @@ LIMITS = {"question": 500, "about": 80, "claim": 1000, "source": 300, "subject":
 LIST_LIMIT = 100
 
 
+def without_personal(contradictions: QuerySet[Contradiction]) -> QuerySet[Contradiction]:
+    """For admins and their overview: a pair touching a personal memory stays its owner's."""
+    return contradictions.exclude(fact_a__scope="personal").exclude(fact_b__scope="personal")
+
+
 def visible_contradictions(*, actor: Actor) -> QuerySet[Contradiction]:
     facts = visible_facts(actor=actor).values("pk")
     return Contradiction.objects.filter(org=actor.org).filter(
