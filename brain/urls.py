@@ -18,6 +18,7 @@ urlpatterns = [
     path("jobs/<int:job_id>/<str:action>/", jobs_views.job_action, name="job-action"),
     path("jobs/chats/<int:chat_id>/", jobs_views.chat_page, name="job-chat"),
     path("overview/", include("usage.urls")),
+    path("memory/", include("memory.web.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include("brain.api.urls")),
 ]

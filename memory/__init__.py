@@ -11,9 +11,11 @@ Where things live:
   passage search (``passages``) and model switches (``reembedding``).
 - ``graph``: facts written (``writes``), the time rules (``supersession``), remember and forget
   (``memories``), entities linked (``entities``) and shown (``entity_views``), graph reads
-  (``reads``), the extraction step of ingestion (``document_facts``) with ``extraction``,
-  ``linking`` and the optional ``llm``, and the words of the graph (``vocabulary``).
+  (``reads``) and reads from the graph back to its documents (``provenance``), the extraction
+  step of ingestion (``document_facts``) with ``extraction``, ``linking`` and the optional
+  ``llm``, and the words of the graph (``vocabulary``).
 - ``code_history``: git ingestion (``git``) and ``why``.
 - ``mcp_tools``: every tool and prompt of the memory, their shared output ``shapes``.
+- ``web``: the members' pages (search, a document, an entity, their memories), running the tools.
 - ``tasks``: the Celery tasks (their names are part of queued messages, so they stay here).
 """

@@ -35,3 +35,38 @@ def chunk_ids_within(*, document: Document, chars: int) -> list[int]:
     return list(
         Chunk.objects.filter(document=document, char_start__lt=chars).order_by("ordinal").values_list("pk", flat=True)
     )
+
+
+def list_passages(*, actor: Actor, document: Document) -> list[Chunk]:
+    return list(Chunk.objects.filter(readable(actor), document=document).order_by("ordinal"))
+
+
+MAX_VERSIONS = 50
+
+
+def list_versions(*, actor: Actor, document: Document) -> list[Document]:
+    """The document's versions the caller may read, oldest first: the ones it replaced (through
+    ``previous``) and the ones that replaced it, as far as the chain stays readable."""
+    documents = Document.objects.filter(readable(actor))
+    earlier: list[Document] = []
+    seen = {document.pk}
+    step: Document | None = document
+    while step is not None and step.previous_id and step.previous_id not in seen and len(earlier) < MAX_VERSIONS:
+        step = documents.filter(pk=step.previous_id).first()
+        if step is not None:
+            earlier.insert(0, step)
+            seen.add(step.pk)
+    later: list[Document] = []
+    step = document
+    while step is not None and len(later) < MAX_VERSIONS:
+        step = documents.filter(previous_id=step.pk).exclude(pk__in=seen).order_by("-version", "-pk").first()
+        if step is not None:
+            later.append(step)
+            seen.add(step.pk)
+    return [*earlier, document, *later]
+
+
+def list_saved_documents(*, actor: Actor, limit: int = 200) -> list[Document]:
+    """The current versions of the documents the caller saved (not their remembered memories)."""
+    mine = Document.objects.filter(readable(actor), owner=actor.user, superseded_at__isnull=True)
+    return list(mine.exclude(source_kind="remember").order_by("-recorded_at", "-pk")[:limit])

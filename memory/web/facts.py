@@ -1,0 +1,114 @@
+"""Facts as a page shows them: one row per fact (from the tools' ``FactOut``, so names come from
+what the viewer may see), grouped by relation with current ones first, and their timeline."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import date, datetime
+
+from memory.mcp_tools.shapes import EntityRef, FactOut
+from memory.web.common import document_url, entity_url
+
+
+@dataclass(frozen=True)
+class Link:
+    text: str
+    url: str | None
+
+
+@dataclass(frozen=True)
+class FactRow:
+    memory_id: str
+    statement: str
+    kind: str
+    relation: str
+    subject: Link | None
+    object: Link | None
+    valid_from: date | None
+    valid_to: date | None
+    recorded_at: datetime
+    replaced: bool
+    replaced_at: datetime | None
+    replaced_by: str | None
+    source: Link | None
+    replaced_by_text: str = ""  # the replacing statement, when the same page shows it
+
+    @property
+    def validity(self) -> str:
+        """When it was true in the world, in words ("" when the source gave no dates)."""
+        if self.valid_from and self.valid_to:
+            return f"valid {self.valid_from:%Y-%m-%d} to {self.valid_to:%Y-%m-%d}"
+        if self.valid_from:
+            return f"valid from {self.valid_from:%Y-%m-%d}"
+        if self.valid_to:
+            return f"valid until {self.valid_to:%Y-%m-%d}"
+        return ""
+
+
+def _link(ref: EntityRef | None) -> Link | None:
+    return Link(ref.name, entity_url(ref.entity_id)) if ref else None
+
+
+def fact_row(out: FactOut) -> FactRow:
+    source = Link(out.source_title, document_url(out.source_document_id)) if out.source_title else None
+    return FactRow(
+        memory_id=out.memory_id, statement=out.statement, kind=out.kind, relation=out.relation or "",
+        subject=_link(out.subject), object=_link(out.object), valid_from=out.valid_from, valid_to=out.valid_to,
+        recorded_at=out.recorded_at, replaced=out.superseded, replaced_at=out.superseded_at,
+        replaced_by=out.superseded_by, source=source,
+    )  # fmt: skip
+
+
+def fact_rows(outs: list[FactOut]) -> list[FactRow]:
+    """Rows for ``outs``; a replaced fact whose replacement is among them names it."""
+    rows = [fact_row(out) for out in outs]
+    statements = {row.memory_id: row.statement for row in rows}
+    return [
+        replace(row, replaced_by_text=statements[row.replaced_by]) if row.replaced_by in statements else row
+        for row in rows
+    ]
+
+
+@dataclass(frozen=True)
+class Group:
+    relation: str
+    label: str
+    rows: list[FactRow]
+
+
+def grouped(rows: list[FactRow]) -> list[Group]:
+    """Facts by relation; in each, current ones first (newest first), then replaced ones. Groups
+    with something current come first, statements without a relation last."""
+    groups: dict[str, list[FactRow]] = {}
+    for row in rows:
+        groups.setdefault(row.relation, []).append(row)
+    for members in groups.values():
+        members.sort(key=lambda r: (r.replaced, -r.recorded_at.timestamp(), r.memory_id))
+    order = sorted(groups, key=lambda rel: (all(r.replaced for r in groups[rel]), rel == "", rel))
+    return [Group(rel, rel.replace("_", " ") if rel else "other statements", groups[rel]) for rel in order]
+
+
+@dataclass(frozen=True)
+class Event:
+    day: date
+    what: str
+    timeline: str  # "world" (when it was true) or "memory" (when Brain learned or replaced it)
+    fact: FactRow
+
+
+WORLD, MEMORY = "world", "memory"
+
+
+def timeline(rows: list[FactRow]) -> list[Event]:
+    """When each fact was valid, and when memory learned it and replaced it, in date order."""
+    events: list[Event] = []
+    for row in rows:
+        if row.valid_from:
+            events.append(Event(row.valid_from, "became true", WORLD, row))
+        if row.valid_to:
+            events.append(Event(row.valid_to, "stopped being true", WORLD, row))
+        events.append(Event(row.recorded_at.date(), "memory learned it", MEMORY, row))
+        if row.replaced and row.replaced_at:
+            events.append(Event(row.replaced_at.date(), "memory replaced it", MEMORY, row))
+    rank = {"became true": 0, "memory learned it": 1, "stopped being true": 2, "memory replaced it": 3}
+    return sorted(events, key=lambda e: (e.day, rank[e.what], e.fact.memory_id))

@@ -1,0 +1,67 @@
+"""My memories: what the viewer stated through remember (with forget, through the ``forget``
+tool, for what it allows) and the documents they saved."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import cast
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from brain.web import web_actor
+from memory.documents.selectors import list_saved_documents
+from memory.graph.provenance import remembered_by
+from memory.mcp_tools.memories import ForgottenOut
+from memory.mcp_tools.shapes import fact_outs
+from memory.models import Fact
+from memory.web.common import run_tool
+from memory.web.facts import FactRow, fact_rows
+
+
+@dataclass(frozen=True)
+class Memory:
+    """One remember call: the statement, and the relations remembered with it (forgotten together)."""
+
+    main: FactRow
+    related: list[FactRow]
+    scope: str
+    document_url: str | None
+
+
+def _memories(facts: list[Fact], rows: list[FactRow]) -> list[Memory]:
+    by_document: dict[int | str, list[tuple[Fact, FactRow]]] = {}
+    for fact, row in zip(facts, rows, strict=True):
+        by_document.setdefault(fact.document_id or row.memory_id, []).append((fact, row))
+    memories = []
+    for members in by_document.values():
+        members.sort(key=lambda pair: pair[0].pk)  # the statement is recorded before its relations
+        (fact, main), related = members[0], [row for _, row in members[1:]]
+        url = reverse("memory-document", args=[fact.document_id]) if fact.document_id else None
+        memories.append(Memory(main, related, fact.scope, url))
+    return sorted(memories, key=lambda m: m.main.recorded_at, reverse=True)
+
+
+@login_required
+def my_memories(request: HttpRequest) -> HttpResponse:
+    actor = web_actor(request)
+    facts = remembered_by(actor=actor)
+    memories = _memories(facts, fact_rows(fact_outs(actor, facts)))
+    saved = list_saved_documents(actor=actor)
+    return render(request, "memory/mine.html", {"org": actor.org, "memories": memories, "saved": saved})
+
+
+@login_required
+@require_POST
+def forget_memory(request: HttpRequest) -> HttpResponseRedirect:
+    actor = web_actor(request)
+    outcome = run_tool(actor, "forget", {"memory_id": request.POST.get("memory_id", "")})
+    if outcome.output is None:
+        messages.error(request, outcome.message)
+    else:
+        messages.success(request, f"Forgotten: {cast(ForgottenOut, outcome.output).forgotten}")
+    return HttpResponseRedirect(reverse("memory-mine"))

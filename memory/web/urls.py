@@ -1,0 +1,14 @@
+from django.urls import path
+
+from memory.web.documents import document_page
+from memory.web.entities import entity_page
+from memory.web.memories import forget_memory, my_memories
+from memory.web.search import search_page
+
+urlpatterns = [
+    path("search/", search_page, name="memory-search"),
+    path("documents/<int:document_id>/", document_page, name="memory-document"),
+    path("entities/<int:entity_id>/", entity_page, name="memory-entity"),
+    path("mine/", my_memories, name="memory-mine"),
+    path("mine/forget/", forget_memory, name="memory-forget"),
+]

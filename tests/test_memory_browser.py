@@ -1,0 +1,176 @@
+"""The memory pages in a real browser, on real data saved and ingested through the services:
+search shows a personal document to its owner only, an entity page marks a replaced fact and
+shows its timeline, forget removes a memory, and every page fits a phone.
+
+With ``BRAIN_SCREENSHOTS=1`` the last test also saves a screenshot of each page, 1000 px wide,
+into docs/screenshots/ (docs/web.md shows them)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Dialog, Page, ViewportSize, expect
+
+from brain.actors import Actor
+from conftest import make_actor, make_org, make_user
+from memory.documents.ingestion import ingest_document
+from memory.documents.saving import add_document
+from memory.graph import memories as fact_services
+from memory.models import Document, Entity, Fact
+from tests.browser import browser_page, log_in
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PASSWORD = "a long enough secret"
+PHONE: ViewportSize = {"width": 375, "height": 800}
+SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
+
+
+@pytest.fixture(autouse=True)
+def orm_beside_playwright(monkeypatch):
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+def saved(actor: Actor, title: str, content: str, **kw: Any) -> Document:
+    document = add_document(actor=actor, title=title, content=content, **kw).document
+    assert ingest_document(document_id=document.pk) == "ready"
+    return document
+
+
+def member(org, username: str) -> Actor:
+    return make_actor(org, make_user(org, username=username, password=PASSWORD), via="web")
+
+
+def logged_in(page: Page, base_url: str, username: str) -> None:
+    log_in(page, base_url, username, PASSWORD)
+    page.wait_for_url(f"{base_url}/connect/")
+
+
+def fits(page: Page) -> bool:
+    return page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+
+
+def roles(actor: Actor) -> tuple[Document, Document]:
+    old = saved(actor, "Roles 2025", "Sam Carter is head of support at Acme. Support works from the Lisbon office.")
+    new = saved(actor, "Roles 2026", "Priya Shah became head of support on 1 March 2026. Priya Shah works with "
+                "Dana Lee on the Globex renewal.")  # fmt: skip
+    return old, new
+
+
+def test_search_finds_a_personal_document_only_for_its_owner(brain_url):
+    org = make_org()
+    owner, other = member(org, "olga"), member(org, "omar")
+    saved(owner, "Olga's notes", "My plan: move the quarterly review to the Lisbon office.", scope="personal")
+    saved(other, "Office list", "The Berlin office opens in June.")
+    with browser_page() as page:
+        page.set_viewport_size(PHONE)
+        logged_in(page, brain_url, "olga")
+        page.get_by_role("link", name="Search").click()
+        page.get_by_label("Search for").fill("Lisbon office review")
+        page.get_by_role("button", name="Search").click()
+        result = page.get_by_role("link", name="Olga's notes")
+        expect(result).to_be_visible()
+        expect(page.locator("mark", has_text="Lisbon").first).to_be_visible()
+        assert fits(page)
+        result.click()
+        expect(page.get_by_role("heading", name="Olga's notes")).to_be_visible()
+        expect(page.get_by_text("personal: only you see it")).to_be_visible()
+        assert fits(page)
+
+    with browser_page() as page:
+        logged_in(page, brain_url, "omar")
+        page.goto(f"{brain_url}/memory/search/?q=Lisbon+office+review")
+        expect(page.get_by_role("heading", name="Search")).to_be_visible()
+        expect(page.get_by_role("link", name="Office list")).to_be_visible()
+        expect(page.get_by_role("link", name="Olga's notes")).to_have_count(0)
+
+
+def test_the_entity_page_marks_a_replaced_fact_and_shows_its_timeline(brain_url):
+    org = make_org()
+    actor = member(org, "mira")
+    old, new = roles(actor)
+    sam = Fact.objects.get(document=old, relation="head_of")
+    assert sam.superseded_by is not None
+    assert sam.superseded_by.document_id == new.pk
+    with browser_page() as page:
+        page.set_viewport_size(PHONE)
+        logged_in(page, brain_url, "mira")
+        page.goto(f"{brain_url}/memory/documents/{new.pk}/")
+        page.locator(".entities").get_by_role("link", name="Support").click()
+        expect(page.get_by_role("heading", name="Support", exact=True)).to_be_visible()
+        replaced = page.locator(".facts .fact-replaced")
+        expect(replaced).to_have_count(1)
+        expect(replaced).to_contain_text("Sam Carter is head of support at Acme.")
+        expect(replaced.locator(".badge-replaced")).to_be_visible()
+        expect(replaced).to_contain_text("replaced by: Priya Shah became head of support on 1 March 2026.")
+        timeline = page.locator(".timeline")
+        expect(timeline.locator(".event", has_text="became true")).to_contain_text("2026-03-01")
+        expect(timeline.locator(".event", has_text="memory replaced it")).to_contain_text("Sam Carter")
+        expect(timeline.locator(".event", has_text="memory learned it")).to_have_count(2)
+        assert fits(page)
+
+        page.get_by_label("Neighbourhood").select_option("2")
+        page.get_by_role("button", name="Show").click()
+        page.locator("svg.graph a", has_text="Priya Shah").click()
+        expect(page.get_by_role("heading", name="Priya Shah", exact=True)).to_be_visible()
+        expect(page.locator("svg.graph a", has_text="Dana Lee")).to_have_count(1)
+        assert "depth=2" in page.url
+        assert fits(page)
+
+
+def test_forget_removes_a_memory(brain_url):
+    org = make_org()
+    actor = member(org, "fern")
+    fact = fact_services.remember(actor=actor, content="Fern prefers meetings after 10:00.", scope="personal")
+    asked: list[str] = []
+
+    def accept(dialog: Dialog) -> None:
+        asked.append(dialog.message)
+        dialog.accept()
+
+    with browser_page() as page:
+        page.on("dialog", accept)
+        page.set_viewport_size(PHONE)
+        logged_in(page, brain_url, "fern")
+        page.get_by_role("link", name="My memories").click()
+        expect(page.get_by_text("Fern prefers meetings after 10:00.")).to_be_visible()
+        assert fits(page)
+        page.get_by_role("button", name="Forget").click()
+        expect(page.get_by_text("Forgotten: Fern prefers meetings after 10:00.")).to_be_visible()
+        expect(page.get_by_role("button", name="Forget")).to_have_count(0)
+    assert asked == ["Forget this memory for good? This cannot be undone."]
+    assert not Fact.objects.filter(pk=fact.pk).exists()
+
+
+def test_every_memory_page_fits_a_phone(brain_url):
+    org = make_org()
+    actor = member(org, "pia")
+    roles(actor)
+    fact_services.remember(actor=actor, content="Pia reviews the Globex renewal every Friday.", subject="Pia",
+                           relations=[{"from": "Pia", "to": "Globex", "relation": "reviews"}])  # fmt: skip
+    saved(actor, "Support handbook", "Support answers within one working day.", external_id="handbook")
+    handbook = saved(actor, "Support handbook", "Support answers within four hours. Priya Shah leads support, "
+                     "with Sam Carter on the Globex account.", external_id="handbook")  # fmt: skip
+    support = Entity.objects.get(org=org, name="Support")
+    pages = {
+        "search": "/memory/search/?q=who+is+head+of+support",
+        "document": f"/memory/documents/{handbook.pk}/",
+        "entity": f"/memory/entities/{support.pk}/?depth=2",
+        "mine": "/memory/mine/",
+    }
+    with browser_page() as page:
+        page.set_viewport_size(PHONE)
+        logged_in(page, brain_url, "pia")
+        for name, path in pages.items():
+            page.goto(f"{brain_url}{path}")
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= PHONE["width"], f"{name} is {width} px wide at {PHONE['width']} px"
+        if os.environ.get("BRAIN_SCREENSHOTS"):
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            page.set_viewport_size({"width": 1000, "height": 900})
+            for name, path in pages.items():
+                page.goto(f"{brain_url}{path}")
+                page.screenshot(path=str(SCREENSHOTS / f"memory-{name}.png"), full_page=True)
