@@ -21,7 +21,7 @@ from memory.documents.chunking import ChunkDraft, chunk
 from memory.documents.saving import Status, enqueue, ingest_again, logger, must_wait
 from memory.documents.turns import chunk_fields, embedded_texts, next_message_id
 from memory.graph.document_facts import extract_document
-from memory.models import Chunk, Document
+from memory.models import Chunk, Document, Fact
 from memory.retrieval.embedding import EmbeddingError
 from memory.retrieval.serving import Models, Vectors, confirm, embed_with, models_of
 from usage.metering import can_pay
@@ -191,8 +191,12 @@ def _store(document_id: int, claim: str, drafts: list[ChunkDraft], texts: list[s
 
 
 def _supersede(document_id: int, *, by: int, at: datetime) -> None:
+    """A new version replaces the old one whole: its passages and what Brain learned from it
+    (facts, and the values they carry) stop being current at the same moment; nothing is deleted,
+    so "as of" an earlier day still sees them. The new version's own facts come from its extraction."""
     Document.objects.filter(pk=document_id, superseded_at__isnull=True).update(superseded_at=at, superseded_by_id=by)
     Chunk.objects.filter(document_id=document_id, superseded_at__isnull=True).update(superseded_at=at)
+    Fact.objects.filter(document_id=document_id, superseded_at__isnull=True).update(superseded_at=at)
 
 
 def retry_document(*, actor: Actor, document_id: int) -> Document:

@@ -118,8 +118,9 @@ def resolve_entity(*, actor: Actor, ref: str) -> EntityView:
 @dataclass
 class Neighbourhood:
     entity: EntityView
-    outgoing: list[Fact]
-    incoming: list[Fact]
+    outgoing: list[Fact]  # the entity is the subject
+    incoming: list[Fact]  # the entity is the object
+    further: list[Fact]  # between other entities, reached at depth 2 and more
     neighbours: list[EntityView]
     total: int
     truncated: bool
@@ -151,7 +152,8 @@ def explore(
     return Neighbourhood(
         entity=entity,
         outgoing=[f for f in chosen if f.subject_id == entity.pk],
-        incoming=[f for f in chosen if f.subject_id != entity.pk],
+        incoming=[f for f in chosen if f.subject_id != entity.pk and f.object_id == entity.pk],
+        further=[f for f in chosen if entity.pk not in (f.subject_id, f.object_id)],
         neighbours=sorted(views.values(), key=lambda v: v.name.casefold())[:limit],
         total=total,
         truncated=total > limit,

@@ -79,6 +79,7 @@ class ExploreOut(ToolOutput):
     entity: EntityOut
     outgoing: list[FactOut]
     incoming: list[FactOut]
+    further: list[FactOut] = Field(default_factory=list, description="Facts between its neighbours (depth 2 and more).")
     neighbours: list[EntityRef]
     truncated: bool
     notice: str | None = None
@@ -89,6 +90,7 @@ class ExploreOut(ToolOutput):
         )
         parts = [head + (f": {self.entity.summary}" if self.entity.summary else "")]
         parts += [f"→ {f.line()}" for f in self.outgoing] + [f"← {f.line()}" for f in self.incoming]
+        parts += [f"· {f.line()}" for f in self.further]
         if self.neighbours:
             parts.append("Neighbours: " + ", ".join(f"{n.name} ({n.entity_id})" for n in self.neighbours))
         if self.notice:
@@ -98,8 +100,9 @@ class ExploreOut(ToolOutput):
 
 @mcp_tool("explore_entity", title="Explore Company Entity", args=ExploreArgs, output=ExploreOut, idempotent=True)
 def explore_entity_tool(actor: Actor, args: ExploreArgs) -> ExploreOut:
-    """Walk the graph from one entity: the facts about it (→ outgoing, ← incoming) and the
-    entities at their other ends, each with an id you can explore next. Prefer this to searching
+    """Walk the graph from one entity: the facts about it (→ outgoing, ← incoming; with depth 2,
+    · further facts between its neighbours) and the entities at their other ends, each with an id
+    you can explore next. Prefer this to searching
     again with reworded questions. Current facts only unless include_superseded; as_of gives the
     facts believed on an earlier day. When there is more than limit, it says so and how to get more."""
     entity = graph.resolve_entity(actor=actor, ref=args.entity)
@@ -114,6 +117,7 @@ def explore_entity_tool(actor: Actor, args: ExploreArgs) -> ExploreOut:
         entity=EntityOut.of(entity, connections),
         outgoing=fact_outs(actor, hood.outgoing, as_of=args.as_of),
         incoming=fact_outs(actor, hood.incoming, as_of=args.as_of),
+        further=fact_outs(actor, hood.further, as_of=args.as_of),
         neighbours=[EntityRef.of(n) for n in hood.neighbours],
         truncated=hood.truncated,
         notice=notice,

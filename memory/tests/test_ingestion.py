@@ -14,7 +14,7 @@ from memory.documents.ingestion import (
     sweep_stuck_documents,
 )
 from memory.documents.saving import add_document
-from memory.models import Chunk, Document
+from memory.models import Chunk, Document, Fact
 from memory.tests.factories import save
 
 pytestmark = pytest.mark.django_db
@@ -65,6 +65,34 @@ def test_changed_content_becomes_a_version_that_supersedes_the_old_one_when_read
     assert first.superseded_at is not None
     assert not Chunk.objects.filter(document=first, superseded_at__isnull=True).exists()
     assert Document.objects.filter(org=actor.org).count() == 2  # nothing deleted
+
+
+def test_what_an_old_version_said_stops_being_current_when_the_new_version_is_ready(actor):
+    from datetime import date
+
+    from memory.graph.reads import search_facts
+
+    save(
+        actor,
+        "Support lead",
+        "The Zephyr launch is on 12 March 2027. Acme opened an office in Lisbon.",
+        external_id="support",
+    )
+    yesterday = date.today() - timedelta(days=1)
+    first_facts = set(Fact.objects.filter(document__version=1).values_list("statement", flat=True))
+    assert first_facts
+    Fact.objects.filter(document__version=1).update(recorded_at=timezone.now() - timedelta(days=2))
+    second = add_document(actor=actor, title="Support lead", content="The Zephyr launch is on 2 April 2027.",
+                          external_id="support")  # fmt: skip
+    ingest_document(document_id=second.document.pk)
+
+    now = {f.fact.statement for f in search_facts(actor=actor, query="Zephyr launch Acme office Lisbon", limit=10)}
+    then = {f.fact.statement for f in search_facts(actor=actor, query="Zephyr launch Acme office Lisbon", limit=10,
+                                                   as_of=yesterday)}  # fmt: skip
+    assert any("2 April" in statement for statement in now)
+    assert not now & first_facts
+    assert first_facts <= then
+    assert Fact.objects.filter(document__version=1).exists()  # nothing deleted
 
 
 def test_read_only_actors_cannot_save(org):

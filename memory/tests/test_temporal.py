@@ -135,3 +135,11 @@ def test_values_follow_the_current_facts(actor, history):
 
 def test_nothing_is_deleted_by_supersession(actor, history):
     assert Fact.objects.filter(org=actor.org).count() == len(history)
+
+
+def test_explore_two_hops_out_keeps_facts_between_neighbours_apart_from_those_about_the_entity(actor, history):
+    support = graph.resolve_entity(actor=actor, ref="support")
+    hood = graph.explore(actor=actor, entity=support, depth=2)
+    assert [f.statement for f in hood.incoming] == ["Priya is head of support."]
+    assert [f.statement for f in hood.further] == ["Priya likes tea."]  # Priya's, not about support
+    assert not hood.outgoing

@@ -45,7 +45,8 @@ def entity_page(request: HttpRequest, entity_id: int) -> HttpResponse:
         if wider.output is None:
             notice = wider.message
         else:
-            around = [*cast(ExploreOut, wider.output).outgoing, *cast(ExploreOut, wider.output).incoming]
+            shown = cast(ExploreOut, wider.output)
+            around = [*shown.outgoing, *shown.incoming, *shown.further]
     context = {
         "entity": hood.entity,
         "entity_id": entity_id,
