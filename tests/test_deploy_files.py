@@ -1,6 +1,7 @@
 """The deployment files agree with the code they run: compose.yaml with the launcher's commands and
-the queues tasks are routed to, the Dockerfile with what a production image must be, and
-deploy/env.example with every setting brain/settings.py reads.
+the queues tasks are routed to, the Dockerfile with what a production image must be,
+deploy/env.example with every setting brain/settings.py reads, and docs/deploy.md with the caches
+a process keeps.
 
 No container runs here, so these read the files; the entry point itself is run in
 tests/test_entrypoint.py.
@@ -322,3 +323,23 @@ def test_dockerignore_keeps_secrets_and_local_state_out_of_the_image():
     ignored = {line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()}
     assert {".env", "**/.env", ".git", ".venv", ".brain-data"} <= ignored
     assert "deploy" not in ignored  # deploy/image_check.py runs during the build
+
+
+# --- docs/deploy.md -----------------------------------------------------------------------------
+
+APPS = ("brain", "memory", "registers", "jobs", "contacts", "skills", "usage")
+MEMOISED = re.compile(r"^@(?:functools\.)?(?:lru_cache|cache)\b[^\n]*\n(?:@[^\n]*\n)*def (\w+)", re.MULTILINE)
+MODULE_CACHE = re.compile(r"^(_\w*cache\w*)\s*[:=]", re.MULTILINE)  # a module-level name that caches
+
+
+def test_every_cache_a_process_keeps_is_listed_in_the_deploy_guide():
+    guide = (ROOT / "docs" / "deploy.md").read_text()
+    listed = set(re.findall(r"`(\w+)`", guide))
+    sources = [path for app in APPS for path in (ROOT / app).rglob("*.py") if "tests" not in path.parts]
+    memoised = {name for path in sources for name in MEMOISED.findall(path.read_text())}
+    memoised |= {name for path in sources for name in MODULE_CACHE.findall(path.read_text())}
+    assert {"_embedder", "known_index", "_dateparser", "_nlp_cache", "_worker_cache"} <= memoised  # the scan works
+    assert memoised - listed == set()
+    shared_cache = [path for path in sources if "from django.core.cache import cache" in path.read_text()]
+    for path in shared_cache:
+        assert str(path.relative_to(ROOT)) in guide, path
