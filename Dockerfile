@@ -2,8 +2,8 @@
 # the command picks the part (launcher/entrypoint.py). See docs/deploy.md.
 #
 #   docker build -t brain .
-#   docker run --env-file deploy/.env brain web
-#   docker run --env-file deploy/.env brain worker --queues ingest --concurrency 2
+#   docker run --env-file .env -p 8000:8000 brain web
+#   docker run --env-file .env brain worker --queues ingest --concurrency 2
 
 ARG PYTHON_IMAGE=python:3.11-slim-bookworm
 
@@ -44,10 +44,12 @@ COPY . .
 # Static files are collected into the image (BRAIN_DATA_DIR/static, served by WhiteNoise). Settings
 # need a secret key and a database address to load; neither step uses them, so these throwaway
 # values live in this one step's shell only. The check then loads the embedding model and spaCy's
-# English model from the virtualenv, offline: nothing is downloaded at run time.
+# English model from the virtualenv, offline: nothing is downloaded at run time. The code is
+# compiled here, since the user it runs as cannot write next to it.
 RUN export SECRET_KEY=build-only-not-a-secret DATABASE_URL=postgresql://build@127.0.0.1:1/none \
     && python manage.py collectstatic --no-input -v 0 \
-    && python -m deploy.image_check
+    && python -m deploy.image_check \
+    && python -m compileall -q /app
 USER 10001:10001
 EXPOSE 8000
 ENTRYPOINT ["python", "-m", "launcher.entrypoint"]
