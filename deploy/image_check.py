@@ -1,0 +1,33 @@
+"""Run while the image is built (``python -m deploy.image_check``): the models Brain needs are
+inside it and load with no network.
+
+The embedding model answers the same check as /readyz, and spaCy with its English model finds the
+people and organisations of one sentence. Exits non-zero (failing the build) otherwise.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import sys
+
+import django
+
+
+def main() -> int:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "brain.settings")
+    django.setup()
+    from brain.health import run_checks
+    from memory.graph.extraction.pipeline import extract
+
+    failed = [f"{check.name}: {check.detail}" for check in run_checks(["model"]) if not check.ok]
+    found = extract("Priya Shah joined Initech on 3 March 2026.", document_date=datetime.date(2026, 3, 3))
+    if {"Priya Shah", "Initech"} - {entity.name for entity in found.entities}:
+        failed.append(f"extraction: found {[entity.name for entity in found.entities]}")
+    for line in failed:
+        print(f"image check failed: {line}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

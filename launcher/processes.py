@@ -1,0 +1,77 @@
+"""The commands of Brain's processes, written once.
+
+``./brainctl run`` starts the web server, one worker on every queue and beat side by side from
+these; the container image's entry point (``launcher.entrypoint``) runs one of them per
+container; tests/test_deploy_files.py checks compose.yaml against them.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+from collections.abc import Sequence
+
+# Every queue a task is routed to (settings.CELERY_TASK_ROUTES and the default queue); a test
+# keeps the two in step.
+QUEUES = ("celery", "ingest", "dispatch", "jobs", "nightly")
+PYTHON = sys.executable
+SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+ASGI_APP = "brain.asgi:application"
+# %h is the host name: unique per host or container, and the same after a restart there, so a
+# restarted worker takes back the documents it held at once (memory.tasks.recover_worker_task).
+WORKER_NAME = "brain@%h"
+# What every process of Brain runs with unless the environment says otherwise.
+PROCESS_ENV = {"DJANGO_SETTINGS_MODULE": "brain.settings", "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
+
+
+def web_command(*, host: str, port: int, access_log: bool = True) -> list[str]:
+    """The ASGI server: pages, the REST API, /mcp and the probes."""
+    log = "--access-log" if access_log else "--no-access-log"
+    return [PYTHON, "-m", "uvicorn", ASGI_APP, "--host", host, "--port", str(port), log]
+
+
+def worker_command(*, queues: Sequence[str] = QUEUES, concurrency: int = 2, name: str = WORKER_NAME) -> list[str]:
+    """A Celery worker on ``queues``. ``name`` must be unique among running workers and, for a
+    restarted worker to take back its documents at once, the same after a restart."""
+    check_queues(queues)
+    celery = [PYTHON, "-m", "celery", "-A", "brain", "worker", "-l", "info"]
+    return [*celery, "--concurrency", str(concurrency), "-Q", ",".join(queues), "-n", name]
+
+
+def check_queues(queues: Sequence[str]) -> None:
+    """Raise ValueError unless ``queues`` names at least one queue, and only known ones."""
+    if not queues or set(queues) - set(QUEUES):
+        raise ValueError(f"queues must be some of {','.join(QUEUES)}; got {','.join(queues) or 'none'}")
+
+
+def ping_command(*, name: str = WORKER_NAME) -> list[str]:
+    """Exits 0 when the worker of that name, on this host, answers a ping through the broker."""
+    node = name.replace("%h", socket.gethostname())
+    return [PYTHON, "-m", "celery", "-A", "brain", "inspect", "ping", "-d", node, "--timeout", "5"]
+
+
+def beat_command() -> list[str]:
+    """Celery beat with the schedule kept in the database (jobs and nightly runs add entries)."""
+    return [PYTHON, "-m", "celery", "-A", "brain", "beat", "-l", "info", "--scheduler", SCHEDULER]
+
+
+def local_commands(*, host: str, port: int, access_log: bool = True) -> dict[str, list[str]]:
+    """What ``./brainctl run`` starts side by side: the web server, one worker on every queue, beat."""
+    return {
+        "web": web_command(host=host, port=port, access_log=access_log),
+        "worker": worker_command(),
+        "beat": beat_command(),
+    }
+
+
+def manage_command(args: Sequence[str]) -> list[str]:
+    return [PYTHON, "manage.py", *args]
+
+
+MIGRATE = ["migrate", "--no-input", "-v", "0"]
+COLLECTSTATIC = ["collectstatic", "--no-input", "-v", "0"]
+
+
+def bootstrap_args(base_url: str) -> list[str]:
+    """A first organisation, its admin and a token, printed once (safe to run again)."""
+    return ["bootstrap", "--base-url", base_url]
