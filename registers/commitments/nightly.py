@@ -11,8 +11,9 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable
-from datetime import date
+from datetime import date, datetime, time
 from itertools import groupby
+from zoneinfo import ZoneInfo
 
 from django.contrib.postgres.search import SearchQuery
 from django.db.models import Q, QuerySet
@@ -23,7 +24,7 @@ from memory.documents.chunking import TURN, opening_turn
 from memory.documents.turns import spoken_text
 from memory.models import Chunk, Document, Entity, Fact, Mention, Scope
 from registers.commitments.extraction import Utterance, extract_commitments
-from registers.common import batches_after_mark, document_audience, local_day
+from registers.common import batches_after_mark, document_audience, local_day, local_today
 from registers.models import Commitment, Verdict
 
 # Documents whose passages are read for promises, besides any passage that is a speaker's turn.
@@ -131,9 +132,15 @@ def _fingerprint(document: Document, what: str) -> str:
 
 def check_commitments(org: Organisation, progress: Callable[[int], None] | None = None) -> int:
     """A verdict for every open commitment: passages said after it was promised, readable by
-    everyone who may read the commitment, naming its owner or its object with a word of completion."""
+    everyone who may read the commitment, naming its owner or its object with a word of completion.
+
+    One a night: a commitment already judged since the organisation's midnight is skipped, so a
+    second beat, a redelivered task or a scan run by hand the same day adds nothing."""
     done = 0
-    for commitment in Commitment.objects.filter(org=org, state=Commitment.State.OPEN).select_related("document"):
+    midnight = datetime.combine(local_today(org), time.min, tzinfo=ZoneInfo(org.time_zone))
+    open_ones = Commitment.objects.filter(org=org, state=Commitment.State.OPEN)
+    judged = Verdict.objects.filter(commitment__org=org, checked_at__gte=midnight).values("commitment_id")
+    for commitment in open_ones.exclude(pk__in=judged).select_related("document"):
         words = _object_words(commitment)
         looked_for = f"passages since {commitment.promised_on} by or naming {commitment.owner_name} about " + (
             " ".join(words) or commitment.what

@@ -4,9 +4,10 @@ used and later explained. Each scan is safe to run twice and runs only for switc
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
+from django.utils import timezone
 from django_celery_beat.models import PeriodicTask
 
 from brain.actors import Actor
@@ -83,7 +84,10 @@ def test_the_promise_is_found_followed_and_shown_as_likely_landed(history):
     again = run_nightly(history.org)
     assert again["commitments found"] == 0  # read once, never twice
     assert len(list_commitments(actor=history)) == 1
-    assert promise.verdicts.count() == 2  # one verdict a night
+    assert promise.verdicts.count() == 1  # a second run the same night (a second beat) judges nothing again
+    promise.verdicts.update(checked_at=timezone.now() - timedelta(days=1))
+    run_nightly(history.org)
+    assert promise.verdicts.count() == 2  # the next night: one more
 
 
 def test_both_disagreements_are_raised_and_both_statements_stay_current(history):
