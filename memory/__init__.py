@@ -12,7 +12,9 @@ Where things live:
 - ``graph``: facts written (``writes``), the time rules (``supersession``), remember and forget
   (``memories``), entities linked (``entities``) and shown (``entity_views``), graph reads
   (``reads``), the extraction step of ingestion (``document_facts``) with ``extraction``,
-  ``linking`` and the optional ``llm``, and the words of the graph (``vocabulary``).
+  ``linking`` and the optional ``llm``, the words of the graph (``vocabulary``), and admins'
+  fixes: merging entities, their type, flagging broken facts (``fixes``; in the admin through
+  ``memory.admin_fixes``).
 - ``code_history``: git ingestion (``git``) and ``why``.
 - ``mcp_tools``: every tool and prompt of the memory, their shared output ``shapes``.
 - ``tasks``: the Celery tasks (their names are part of queued messages, so they stay here).
