@@ -20,7 +20,7 @@ from memory.graph.fixes import (
     undo_merge,
 )
 from memory.graph.writes import FactDraft
-from memory.models import Document, Entity, EntityMerge, Fact, Mention, Value
+from memory.models import Entity, EntityMerge, Fact, Mention, Value
 from memory.tests.graph_world import GraphWorld, graph_world, stated
 from registers.models import Commitment
 
@@ -222,12 +222,16 @@ def test_a_member_does_not_see_a_hidden_alias_through_the_kept_entity(world, kep
 
 def test_a_document_naming_the_merged_entity_links_to_the_kept_one(world):
     kept, merged = world.entity("Ms Quorvane"), world.entity("Helena Quorvane")
+    assert merged.pk < kept.pk, "the retired entity would be found first"
+    memo = world.board_fact.document
+    assert memo is not None
+    Mention.objects.create(entity=kept, document=memo, surface="Helena Quorvane")  # the retired one keeps its own
     merge_entities(actor=world.admin, kept_id=kept.pk, merged_id=merged.pk)
     signed = FactDraft(statement="Helena Quorvane signed the Vexmoor budget.", subject="Helena Quorvane")
     later = stated(world.reader, "Board follow-up", signed, category="board")
     assert later.subject_id == kept.pk
-    document = Document.objects.get(pk=later.document_id)
-    assert get_or_create_entity(document=document, name="Helena Quorvane").pk == kept.pk
+    assert later.document is not None
+    assert get_or_create_entity(document=later.document, name="Helena Quorvane").pk == kept.pk
 
 
 # --- types -------------------------------------------------------------------------------------------
