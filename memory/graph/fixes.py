@@ -104,7 +104,8 @@ def _movable(model: type[models.Model], field: str, merged: Entity, kept: Entity
 
 
 def _locked_pair(actor: Actor, first: int, second: int) -> dict[int, Entity]:
-    """Both entities of the organisation, locked in id order (two merges never wait on each other)."""
+    """Both entities of the organisation, locked in id order: two merges of one entity wait for each
+    other, never deadlock."""
     rows = Entity.objects.select_for_update().filter(org=actor.org, pk__in=[first, second]).order_by("pk")
     return {entity.pk: entity for entity in rows}
 
