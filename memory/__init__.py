@@ -13,7 +13,8 @@ Where things live:
   (``memories``), entities linked (``entities``) and shown (``entity_views``), graph reads
   (``reads``) and reads from the graph back to its documents (``provenance``), the extraction
   step of ingestion (``document_facts``) with ``extraction``, ``linking`` and the optional
-  ``llm``, and the words of the graph (``vocabulary``).
+  ``llm``, the words of the graph (``vocabulary``), and admins' fixes: merging entities, their
+  type, flagging broken facts (``fixes``; in the admin through ``memory.admin_fixes``).
 - ``code_history``: git ingestion (``git``) and ``why``.
 - ``mcp_tools``: every tool and prompt of the memory, their shared output ``shapes``.
 - ``web``: the members' pages (search, a document, an entity, their memories), running the tools.

@@ -1,13 +1,16 @@
-"""The two rules every read of the memory runs under, each written once in both its forms.
+"""The rules every read of the memory runs under, each written once in both its forms.
 
 - Who may see a row (documents, chunks, facts): the caller's organisation, a category open to
   all members or to one of the caller's groups, and shared scope or the caller's own.
 - What was believed as of day D: recorded by the end of D and not superseded by then; without
   a day, what is believed now (not superseded).
+- Which facts are in use: a fact an admin flagged as broken is shown to nobody, in any view or
+  history, until an admin reviews it (``memory.graph.fixes``).
 
-The ORM filters (``readable``, ``believed_filter``) and the SQL clauses of the retrieval
-statements (``readable_sql``, ``believed_sql``) are built from the same values side by side
-here, and a test checks that both forms select the same rows. The SQL forms are constants; a
+The ORM filters (``readable``, ``believed_filter``, ``readable_facts``) and the SQL clauses of
+the retrieval statements (``readable_sql``, ``believed_sql``, ``readable_facts_and_believed``)
+are built from the same values side by side here, and a test checks that both forms select the
+same rows. The SQL forms are constants; a
 ``Clause`` carries one of them with its parameters, so no caller's value reaches SQL text.
 """
 
@@ -48,6 +51,11 @@ def readable(actor: Actor, categories: list[int] | None = None) -> Q:
     return Q(org=actor.org) & Q(category_id__in=cats) & (Q(scope=SHARED) | Q(owner=actor.user))
 
 
+def readable_facts(actor: Actor) -> Q:
+    """Facts the actor may see: readable, and not held back for review by a flag."""
+    return readable(actor) & Q(flagged_at__isnull=True)
+
+
 # The rules in SQL, for rows aliased ``c``: fixed text whose every value is a %(name)s parameter.
 READABLE_SQL = (
     f"c.org_id = %(org)s AND c.category_id = ANY(%(cats)s) AND (c.scope = '{SHARED}' OR c.owner_id = %(user)s)"
@@ -57,8 +65,16 @@ BELIEVED_NOW_SQL = "c.superseded_at IS NULL"
 RECORDED_BY_SQL = "c.recorded_at <= %(as_of)s"
 BELIEVED_THEN_SQL = f"{RECORDED_BY_SQL} AND (c.superseded_at IS NULL OR c.superseded_at > %(as_of)s)"
 TIME_RULES_SQL = (EVERY_RECORDED_SQL, BELIEVED_NOW_SQL, RECORDED_BY_SQL, BELIEVED_THEN_SQL)
-# Every WHERE text a retrieval statement may carry: who may see a row, alone or with a time rule.
-CLAUSES = frozenset({READABLE_SQL, *(f"{READABLE_SQL} AND {rule}" for rule in TIME_RULES_SQL)})
+FACT_IN_USE_SQL = "c.flagged_at IS NULL"
+# Every WHERE text a retrieval statement may carry: who may see a row, alone or with a time rule,
+# and for facts with the rule that flagged ones are held back.
+CLAUSES = frozenset(
+    {
+        READABLE_SQL,
+        *(f"{READABLE_SQL} AND {rule}" for rule in TIME_RULES_SQL),
+        *(f"{READABLE_SQL} AND {rule} AND {FACT_IN_USE_SQL}" for rule in TIME_RULES_SQL),
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -111,6 +127,13 @@ def readable_and_believed(actor: Actor, as_of: date | None, include_superseded: 
     access, params = readable_sql(actor)
     time_rule, time_params = believed_sql(as_of, include_superseded)
     return Clause(f"{access} AND {time_rule}", {**params, **time_params})
+
+
+def readable_facts_and_believed(actor: Actor, as_of: date | None, include_superseded: bool = False) -> Clause:
+    """``readable_and_believed`` for facts (rows of memory_fact aliased ``c``), flagged ones held
+    back: the same rows as ``readable_facts`` with ``believed_filter``."""
+    clause = readable_and_believed(actor, as_of, include_superseded)
+    return Clause(f"{clause.sql} AND {FACT_IN_USE_SQL}", clause.params)
 
 
 def superseded_by_then(superseded_at: datetime | None, as_of: date | None) -> bool:

@@ -1,6 +1,8 @@
 """Admin of the memory. Knowledge is read here, not edited: content changes only by saving a new
 version through the tools, the API or manage.py ingest. Who may read a document changes through
-``memory.placement``, which moves its chunks and facts with it. Personal rows are hidden."""
+``memory.placement``, which moves its chunks and facts with it. The graph's fixes (merging
+entities, their type, flagging broken facts) are in ``memory.admin_fixes``. Personal rows are
+hidden."""
 
 from __future__ import annotations
 
@@ -8,16 +10,17 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.db import transaction
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from brain.admin import OrganisationAdmin, OrgScopedAdmin, admin_actor
 from brain.admin_base import SameOrganisationForm, staff_user
 from brain.errors import DomainError
 from brain.models import Organisation
+from memory.admin_fixes import EntityFixesAdmin, FactFixesAdmin, FlaggedFilter
 from memory.documents.ingestion import pause_ingestion, resume_ingestion, retry_document
 from memory.documents.placement import change_document_access, check_access, delete_documents
-from memory.models import Chunk, Document, Entity, Fact, Mention, Value
+from memory.models import Chunk, Document, Entity, Fact, Value
 
 ACCESS_FIELDS = ("category", "scope", "owner")
 
@@ -119,36 +122,36 @@ OrganisationAdmin.list_display = [*OrganisationAdmin.list_display, "ingestion_pa
 
 
 @admin.register(Entity)
-class EntityAdmin(OrgScopedAdmin):
-    """Entities named in shared sources. What members are shown of one (names, type, summary)
-    comes from the mentions they may read, so these fields are the first-seen record, read-only;
-    an entity only personal memories name belongs to their owner and is hidden here."""
+class EntityAdmin(EntityFixesAdmin):
+    """Entities named in shared sources. What members are shown of one (names, summary, and type
+    unless an admin chose it) comes from the mentions they may read, so these fields are the
+    first-seen record, read-only but for the type; an entity only personal memories name belongs
+    to their owner and is hidden here, and so is an entity merged into another (see its merge)."""
 
-    list_display = ["name", "type", "org", "created_at"]
-    list_filter = ["type"]
+    list_display = ["name", "type", "type_fixed", "org", "created_at"]
+    list_filter = ["type", "type_fixed"]
     search_fields = ["name", "aliases"]
-    readonly_fields = ["name", "type", "aliases", "summary", "created_at"]
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Entity]:
-        shared = Mention.objects.filter(entity=OuterRef("pk"), document__scope="shared")
-        return super().get_queryset(request).filter(Exists(shared))
+    fields = ["name", "type", "type_fixed", "aliases", "summary", "created_at"]
+    readonly_fields = ["name", "type_fixed", "aliases", "summary", "created_at"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # entities come from the sources that name them
 
 
 @admin.register(Fact)
-class FactAdmin(OrgScopedAdmin):
-    """Links and validity can be corrected; the statement, its access and its history cannot."""
+class FactAdmin(FactFixesAdmin):
+    """Links and validity can be corrected; the statement, its access and its history cannot. A
+    broken fact is flagged with an action (nobody is shown it) and reviewed with another."""
 
     list_display = ["statement", "kind", "subject", "relation", "valid_from", "valid_to", "recorded_at",
-                    "superseded_at", "source"]  # fmt: skip
-    list_filter = ["kind", "source"]
+                    "superseded_at", "source", "flag"]  # fmt: skip
+    list_filter = [FlaggedFilter, "kind", "source"]
     search_fields = ["statement"]
     exclude = ["embedding", "next_embedding"]
     shared_only = "scope"  # personal memories belong to their owners, even in the admin
     readonly_fields = ["statement", "source", "document", "chunk", "category", "scope", "owner", "created_by",
-                       "recorded_at", "superseded_at", "superseded_by"]  # fmt: skip
+                       "recorded_at", "superseded_at", "superseded_by", "flagged_at", "flag_reason",
+                       "flagged_by"]  # fmt: skip
     raw_id_fields = ["subject", "object"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:

@@ -155,6 +155,13 @@ class Entity(models.Model):
     aliases = ArrayField(models.CharField(max_length=200), default=list, blank=True)
     summary = models.TextField(blank=True)
     created_at = models.DateTimeField(default=timezone.now)
+    # An admin's type is shown to every reader instead of the type the sources give (memory.graph.fixes).
+    type_fixed = models.BooleanField(default=False, db_default=False, help_text="An admin chose the type.")
+    # A merged entity is retired, not deleted: nobody is shown it, and undoing the merge brings it back.
+    merged_into = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="+",
+        help_text="Retired: merged into this entity.",
+    )  # fmt: skip
 
     class Meta:
         verbose_name_plural = "entities"
@@ -225,6 +232,12 @@ class Fact(models.Model):
     search = models.GeneratedField(
         expression=SearchVector("statement", config="english"), output_field=SearchVectorField(), db_persist=True
     )
+    # Flagged as broken by an admin: shown to nobody until reviewed (memory.access, memory.graph.fixes).
+    flagged_at = models.DateTimeField(null=True, blank=True)
+    flag_reason = models.CharField(max_length=500, blank=True, db_default="")
+    flagged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         indexes = [
@@ -238,6 +251,9 @@ class Fact(models.Model):
             GinIndex(fields=["search"], name="fact_search_gin"),
             models.Index(fields=["org", "subject", "relation"], name="fact_subject_relation"),
             models.Index(fields=["org", "recorded_at"], name="fact_org_recorded"),
+            models.Index(
+                fields=["org", "flagged_at"], name="fact_flagged", condition=models.Q(flagged_at__isnull=False)
+            ),
         ]
 
     def __str__(self) -> str:
@@ -289,3 +305,32 @@ class Mention(models.Model):
 
     def __str__(self) -> str:
         return f"{self.surface} in {self.document_id}"
+
+
+class EntityMerge(models.Model):
+    """One merge of two entities, with everything it moved, so that it can be undone exactly."""
+
+    org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="+")
+    kept = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="+")
+    merged = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="+")
+    # "app.model.field" of each reference to an entity -> the ids of the rows moved from merged to kept.
+    moved = models.JSONField(default=dict)
+    added_aliases = models.JSONField(default=list, help_text="Names the kept entity took from the merged one.")
+    merged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    merged_at = models.DateTimeField(default=timezone.now)
+    undone_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    undone_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-merged_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.merged} into {self.kept}"
+
+    @property
+    def moved_count(self) -> int:
+        return sum(len(ids) for ids in self.moved.values())

@@ -4,7 +4,8 @@ Organisation A holds what its member Mira may see and what she may not: a restri
 category, a colleague's personal documents and memories. Its twin holds only what Mira may see,
 written in the same order by the same roles. Organisation B holds secrets of its own. Whatever
 Mira receives in A must be what her twin receives, apart from ids and times: then nothing she
-gets depends on what she cannot see.
+gets depends on what she cannot see. In A, an admin has also merged the board's Zorblatt into
+the Lindqvist deal of the mill notes, so an entity Mira sees holds names and facts she may not.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from jobs.services import schedule_job
 from memory.code_history.git import Commit, commit_document
 from memory.documents.ingestion import ingest_documents
 from memory.documents.saving import add_document
+from memory.graph.fixes import merge_entities
 from memory.graph.memories import remember
 from memory.models import Chunk, Document, Entity, Fact, Mention
 from registers.commitments.services import record_commitment
@@ -336,6 +338,18 @@ def add_hidden_entries(world: World) -> None:
     world.hidden_entries = {"cmt": [c.pk for c in made], "ctr": pairs, "job": [private.pk]}
 
 
+def merge_a_hidden_name_into_a_visible_entity(world: World) -> None:
+    """In A only: an admin decides that the board's Zorblatt is the Lindqvist deal of the mill notes
+    and merges it in. The entity Mira sees then holds the board's mentions, facts and values and the
+    alias "Zorblatt"; she must still be shown exactly what her twin, where there is no board, is shown."""
+    kept = Mention.objects.filter(document=world.items["mill-notes"], surface="Lindqvist").first()
+    merged = Mention.objects.filter(document=world.items["board-memo"], surface="Zorblatt").first()
+    assert kept is not None, "the mill notes name the Lindqvist deal"
+    assert merged is not None, "the board memo names Zorblatt"
+    assert kept.entity_id != merged.entity_id, "two entities to merge"
+    merge_entities(actor=world.actor("admin"), kept_id=kept.entity_id, merged_id=merged.entity_id)
+
+
 def add_entries_of_b(world: World) -> None:
     _switch_registers_on(world)
     stranger = world.actor("stranger")
@@ -391,6 +405,7 @@ def build_worlds() -> Worlds:
     for world in (a, twin):
         add_visible_entries(world)
     add_hidden_entries(a)
+    merge_a_hidden_name_into_a_visible_entity(a)
     add_entries_of_b(b)
     activity = start_activity(actor=b.actor("stranger"), label="Quillmarsh renewal").public_id
     for world in (a, twin, b):

@@ -29,10 +29,17 @@ def clean_name(name: str) -> str:
     return " ".join(name.split())[:200]
 
 
+def live_mentions() -> QuerySet[Mention]:
+    """Mentions of entities in use. A merged entity is retired (``memory.graph.fixes``): the names
+    its sources gave moved to the entity it was merged into, and what stayed behind (a name the
+    kept entity already had in the same document) names it to nobody."""
+    return Mention.objects.filter(entity__merged_into__isnull=True)
+
+
 def context_mentions(document: Document) -> QuerySet[Mention]:
     """The mentions in documents that every reader of ``document`` may read (and in itself)."""
     context = Document.objects.filter(seen_by_every_reader_of(document))
-    return Mention.objects.filter(Q(document__in=context) | Q(document_id=document.pk))
+    return live_mentions().filter(Q(document__in=context) | Q(document_id=document.pk))
 
 
 def known_for(mentions: QuerySet[Mention], entity_ids: set[int] | None = None) -> list[KnownEntity]:
@@ -40,15 +47,19 @@ def known_for(mentions: QuerySet[Mention], entity_ids: set[int] | None = None) -
     rows = mentions.filter(entity_id__in=entity_ids) if entity_ids is not None else mentions
     surfaces: dict[int, list[str]] = defaultdict(list)
     types: dict[int, Counter[str]] = defaultdict(Counter)
-    for entity_id, surface, type_ in rows.values_list("entity_id", "surface", "type").distinct()[:MAX_KNOWN_MENTIONS]:
+    fixed: dict[int, str] = {}
+    columns = ("entity_id", "surface", "type", "entity__type", "entity__type_fixed")
+    for entity_id, surface, type_, chosen, is_fixed in rows.values_list(*columns).distinct()[:MAX_KNOWN_MENTIONS]:
         if surface not in surfaces[entity_id]:
             surfaces[entity_id].append(surface)
         if type_ and type_ != "other":
             types[entity_id][type_] += 1
+        if is_fixed:
+            fixed[entity_id] = chosen
     known = []
     for entity_id, forms in surfaces.items():
         name = display_name(forms)
-        kind = top_type(types[entity_id])
+        kind = shown_type(types[entity_id], fixed.get(entity_id))
         known.append(KnownEntity(name=name, type=kind, aliases=tuple(f for f in forms if f != name), key=entity_id))
     return known
 
@@ -59,6 +70,11 @@ def top_type(tally: Counter[str] | None) -> str:
     if not tally:
         return "other"
     return min(tally.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+
+
+def shown_type(tally: Counter[str] | None, fixed: str | None) -> str:
+    """The type a reader is shown: the one an admin chose, else the one most sources give."""
+    return fixed if fixed else top_type(tally)
 
 
 def display_name(forms: list[str]) -> str:
@@ -97,7 +113,9 @@ def get_or_create_entity(
     kind = type if type in ENTITY_TYPES else "other"
     if entity_id is not None:
         entity = Entity.objects.get(pk=entity_id)
-        if entity.type == "other" and kind != "other":
+        while entity.merged_into_id is not None:  # merged since the mentions were read
+            entity = Entity.objects.get(pk=entity.merged_into_id)
+        if entity.type == "other" and kind != "other" and not entity.type_fixed:
             Entity.objects.filter(pk=entity.pk).update(type=kind)  # the operators' view in the admin
         return entity
     return Entity.objects.create(org_id=document.org_id, name=name, type=kind, aliases=wanted[1:50])

@@ -1,7 +1,8 @@
 """Reads of the graph: facts, entities, neighbourhoods, overview, timeline and values.
 
 Every read starts from ``visible_facts``: the caller's organisation, readable categories and
-shared-or-own scope, applied in SQL. Entities are visible through a visible fact or mention.
+shared-or-own scope, flagged facts held back (``memory.access``), applied in SQL. Entities are
+visible through a visible mention.
 """
 
 from __future__ import annotations
@@ -16,16 +17,17 @@ from django.db.models.functions import Lower
 from brain.actors import Actor
 from brain.errors import InvalidArgument, NotFound
 from brain.ids import parse_numeric_id
-from memory.access import believed_filter, end_of_day, readable
-from memory.graph.entity_views import EntityView, entities_of_type, entity_views, top_type, visible_mentions
+from memory.access import believed_filter, end_of_day, readable, readable_facts, readable_facts_and_believed
+from memory.graph.entities import shown_type
+from memory.graph.entity_views import EntityView, entities_of_type, entity_views, visible_mentions
 from memory.models import Document, Entity, Fact, Mention, Value
-from memory.retrieval.candidates import access_and_time, keyword_candidates, vector_candidates
+from memory.retrieval.candidates import keyword_candidates, vector_candidates
 from memory.retrieval.fusion import fuse
 from memory.retrieval.serving import QueryVector, query_vector
 
 
 def visible_facts(*, actor: Actor) -> QuerySet[Fact]:
-    return Fact.objects.filter(readable(actor))
+    return Fact.objects.filter(readable_facts(actor))
 
 
 def believed(facts: QuerySet[Fact], *, as_of: date | None, include_superseded: bool = False) -> QuerySet[Fact]:
@@ -53,7 +55,7 @@ def search_facts(
 ) -> list[ScoredFact]:  # fmt: skip
     """Hybrid search over facts with the passage search's retrievers (HNSW neighbours, BM25),
     fused by reciprocal rank. Access and time are part of the SQL."""
-    where = access_and_time(actor, as_of, include_superseded)
+    where = readable_facts_and_believed(actor, as_of, include_superseded)
     candidates = max(40, limit * 4)
     vector = query_vector(actor.org, query) if vector is None else vector
     fused, ranks = fuse(
@@ -202,14 +204,19 @@ def overview(*, actor: Actor) -> Overview:
 
 
 def entity_type_counts(*, actor: Actor) -> dict[str, int]:
-    """How many visible entities of each type, each typed as the caller's sources type it."""
-    rows = visible_mentions(actor=actor).values_list("entity_id", "type").annotate(n=Count("pk"))
+    """How many visible entities of each type, each typed as the caller's sources type it (or as an
+    admin typed it)."""
+    columns = ("entity_id", "type", "entity__type", "entity__type_fixed")
+    rows = visible_mentions(actor=actor).values_list(*columns).annotate(n=Count("pk"))
     tallies: dict[int, Counter[str]] = {}
-    for entity_id, type_, n in rows:
+    fixed: dict[int, str] = {}
+    for entity_id, type_, chosen, is_fixed, n in rows:
         tally = tallies.setdefault(entity_id, Counter())
         if type_ and type_ != "other":
             tally[type_] += n
-    counts = Counter(top_type(t) for t in tallies.values())
+        if is_fixed:
+            fixed[entity_id] = chosen
+    counts = Counter(shown_type(t, fixed.get(e)) for e, t in tallies.items())
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 

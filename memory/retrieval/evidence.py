@@ -81,7 +81,7 @@ def _passages(actor: Actor, question: Question, vector: QueryVector) -> list[Hit
 def _entity_facts(actor: Actor, ids: list[int], question: Question) -> list[Fact]:
     facts = graph.believed(graph.visible_facts(actor=actor), as_of=question.as_of)
     rows = facts.filter(Q(subject_id__in=ids) | Q(object_id__in=ids)).select_related("subject", "object", "document")
-    return list(rows.order_by("-recorded_at")[: question.max_claims * 3])
+    return list(rows.order_by("-recorded_at", "-pk")[: question.max_claims * 3])
 
 
 def _excerpts(hits: list[Hit], graph_facts: list[Fact], question: Question) -> list[Excerpt]:
@@ -128,7 +128,7 @@ def _claims(
         believed.filter(chunk_id__in=[h.chunk_id for h in hits]).select_related("subject", "object", "document")
     )
     rank = {h.chunk_id: i for i, h in enumerate(hits)}
-    from_passages.sort(key=lambda f: rank.get(f.chunk_id or 0, 99))
+    from_passages.sort(key=lambda f: (rank.get(f.chunk_id or 0, 99), f.pk))  # one order, whatever the plan
     matched = [s.fact for s in graph.search_facts(actor=actor, query=question.text, limit=question.max_claims,
                                                   as_of=question.as_of, vector=vector)]  # fmt: skip
     picked: dict[int, Fact] = {}
@@ -148,7 +148,7 @@ def _conflicts(actor: Actor, claims: list[Fact], as_of: date | None) -> list[Fac
         return []
     facts = graph.believed(graph.visible_facts(actor=actor), as_of=as_of, include_superseded=True)
     rivals = facts.filter(query).exclude(pk__in=[c.pk for c in claims]).select_related("subject", "object", "document")
-    return list(rivals.order_by("-recorded_at")[:10])
+    return list(rivals.order_by("-recorded_at", "-pk")[:10])
 
 
 def _warnings(hits: list[Hit], excerpts: list[Excerpt], claims: list[Fact], conflicts: list[Fact]) -> list[str]:

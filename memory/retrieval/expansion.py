@@ -38,7 +38,7 @@ def people_behind(*, actor: Actor, question: str) -> list[str]:
     )
     holders = [
         subject
-        for subject, relation in facts.order_by("-recorded_at").values_list("subject_id", "relation")[:50]
+        for subject, relation in facts.order_by("-recorded_at", "-pk").values_list("subject_id", "relation")[:50]
         if relation in HELD_BY_ONE or relation.endswith("_of") or relation in ROLE_VERBS
     ]
     holders = list(dict.fromkeys(h for h in holders if h not in named))[:MAX_PEOPLE]

@@ -22,7 +22,8 @@ from brain.models import Organisation
 from memory.access import seen_by_every_reader_of
 from memory.documents.chunking import TURN, opening_turn
 from memory.documents.turns import spoken_text
-from memory.models import Chunk, Document, Entity, Fact, Mention, Scope
+from memory.graph.entities import live_mentions
+from memory.models import Chunk, Document, Entity, Fact, Scope
 from registers.commitments.extraction import Utterance, extract_commitments
 from registers.common import batches_after_mark, document_audience, local_day, local_today
 from registers.models import Commitment, Verdict
@@ -120,7 +121,7 @@ def _utterances(chunk: Chunk, document: Document, said_on: date) -> list[Utteran
 def _document_entities(document: Document) -> dict[str, Entity]:
     """Entities named in the document itself, by lower-case name (an owner is linked only to an
     entity its own text names, so no reader learns of one from elsewhere)."""
-    mentions = Mention.objects.filter(document=document).select_related("entity")
+    mentions = live_mentions().filter(document=document).select_related("entity")
     return {m.surface.lower(): m.entity for m in mentions}
 
 

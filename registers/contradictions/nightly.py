@@ -19,6 +19,7 @@ from django.db import connection
 from django.utils import timezone
 
 from brain.models import Organisation
+from memory.graph.entity_views import names_given_by
 from memory.graph.supersession import Claim, overlaps, same_claim
 from memory.graph.vocabulary import HELD_BY_ONE
 from memory.models import Fact
@@ -32,7 +33,7 @@ READ_BATCH = 5000
 # What the rules and an entry need of a fact: never its vectors or its document's text.
 FACT_FIELDS = (
     "statement", "subject_id", "object_id", "relation", "value_key", "valid_from", "valid_to", "source",
-    "recorded_at", "created_by_id", "document_id", "subject__name", "document__title", "document__external_id",
+    "recorded_at", "created_by_id", "document_id", "document__title", "document__external_id",
     "document__source_kind", "document__occurred_at", "document__recorded_at", "created_by__username",
     "created_by__first_name", "created_by__last_name",
 )  # fmt: skip
@@ -67,7 +68,7 @@ def scan_contradictions(org: Organisation, progress: Callable[[int], None] | Non
     for start in range(0, len(ids), READ_BATCH):
         facts.update(
             Fact.objects.filter(pk__in=ids[start : start + READ_BATCH])
-            .select_related("document", "subject", "created_by")
+            .select_related("document", "created_by")
             .only(*FACT_FIELDS)
             .prefetch_related("values")
             .in_bulk()
@@ -80,7 +81,10 @@ def scan_contradictions(org: Organisation, progress: Callable[[int], None] | Non
             if max(a, b) > scan.last_id and _contradict(facts[a], facts[b])
         }
         known = set(Contradiction.objects.filter(org=org, pair__in=list(pairs)).values_list("pair", flat=True))
-        fresh = [_entry(org, a, b) for key, (a, b) in pairs.items() if key not in known]
+        names = names_given_by(
+            {(a.subject_id, a.document_id) for a, _ in pairs.values() if a.subject_id and a.document_id}
+        )
+        fresh = [_entry(org, a, b, names) for key, (a, b) in pairs.items() if key not in known]
         # A pair raised meanwhile by a person or another run is left as it is (the unique pair).
         Contradiction.objects.bulk_create(fresh, ignore_conflicts=True)
         raised += len(fresh)
@@ -97,9 +101,10 @@ def _contradict(a: Fact, b: Fact) -> bool:
     return overlaps(first, second) and not same_claim(first, second) and first.source != second.source
 
 
-def _entry(org: Organisation, a: Fact, b: Fact) -> Contradiction:
+def _entry(org: Organisation, a: Fact, b: Fact, names: dict[tuple[int, int], str]) -> Contradiction:
     thing = (a.value_key or a.relation).replace("_", " ")
-    subject = a.subject.name if a.subject else ""
+    # Named as a's own source names it: the entity's record may hold a name its readers cannot see.
+    subject = names.get((a.subject_id, a.document_id), "") if a.subject_id and a.document_id else ""
     about = " ".join(f"{subject} {thing}".split()[:6])[:80]
     return Contradiction(
         org=org, about=about, subject=subject[:200],

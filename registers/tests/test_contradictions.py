@@ -10,6 +10,11 @@ from brain.errors import InvalidArgument, NotFound
 from brain.models import Category
 from conftest import make_actor, make_user
 from memory.graph import reads as graph
+from memory.graph.extraction.shapes import ExtractedValue
+from memory.graph.fixes import merge_entities
+from memory.graph.writes import FactDraft
+from memory.tests.graph_world import graph_world
+from memory.tests.graph_world import stated as stated_by
 from registers.contradictions.nightly import scan_contradictions
 from registers.contradictions.services import answer_contradiction, list_contradictions, raise_contradiction
 from registers.models import Contradiction
@@ -146,3 +151,22 @@ def test_raising_one_checks_the_memories_and_the_words(actor, other_org_actor, p
         raise_contradiction(actor=actor, **{**base, "about": " ".join(["word"] * 12)})
     with pytest.raises(InvalidArgument, match="claim_b"):
         raise_contradiction(actor=actor, **{**base, "claim_b": "x\x00"})
+
+
+def test_an_entry_names_its_subject_as_its_sources_do_after_a_merge_into_a_hidden_name():
+    world = graph_world()
+    switch_on(world.org, "contradictions")
+
+    def price(actor, title, subject, number, category=None):
+        draft = FactDraft(statement=f"The {subject} is priced at {number} USD.", subject=subject, single_valued=True,
+                          values=[ExtractedValue("price", number=number, unit="USD")])  # fmt: skip
+        return stated_by(actor, title, draft, category=category)
+
+    price(world.reader, "Board memo", "Zorblatt acquisition", 4200000, category="board")
+    price(world.member, "Deal notes", "Z deal", 48500)
+    price(world.member, "Sales deck", "Z deal", 52000)
+    merge_entities(actor=world.admin, kept_id=world.entity("Zorblatt acquisition").pk,
+                   merged_id=world.entity("Z deal").pk)  # fmt: skip
+    scan_contradictions(world.org)
+    [entry] = list_contradictions(actor=world.member)
+    assert (entry.subject, entry.about) == ("Z deal", "Z deal price")
