@@ -17,6 +17,7 @@ urlpatterns = [
     path("jobs/", jobs_views.jobs_page, name="jobs"),
     path("jobs/<int:job_id>/<str:action>/", jobs_views.job_action, name="job-action"),
     path("jobs/chats/<int:chat_id>/", jobs_views.chat_page, name="job-chat"),
+    path("knowledge/", include("memory.upload.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include("brain.api.urls")),
 ]

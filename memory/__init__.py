@@ -14,6 +14,7 @@ Where things live:
   (``reads``), the extraction step of ingestion (``document_facts``) with ``extraction``,
   ``linking`` and the optional ``llm``, and the words of the graph (``vocabulary``).
 - ``code_history``: git ingestion (``git``) and ``why``.
+- ``upload``: the Add knowledge page (files and pasted text, and their ingestion status).
 - ``mcp_tools``: every tool and prompt of the memory, their shared output ``shapes``.
 - ``tasks``: the Celery tasks (their names are part of queued messages, so they stay here).
 """
