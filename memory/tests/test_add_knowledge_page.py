@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import User
 from django.contrib.messages import get_messages
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.django_db
 URL = "/knowledge/add/"
 
 
-def member_client(org, **extra) -> tuple[Client, object]:
+def member_client(org, **extra) -> tuple[Client, User]:
     user = make_user(org, **extra)
     client = Client()
     client.force_login(user)
