@@ -95,6 +95,10 @@ BRAIN_MISS_RETENTION_DAYS = env_int("BRAIN_MISS_RETENTION_DAYS", 30, minimum=1, 
 # minimum still holds a 200,000-character add_company_knowledge with every character escaped.
 BRAIN_MAX_REQUEST_BYTES = env_int("BRAIN_MAX_REQUEST_BYTES", 16 * 1024 * 1024, minimum=4 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = BRAIN_MAX_REQUEST_BYTES
+# The Add knowledge page (memory.upload): how many files one submission may carry and how large
+# each may be. A file past the size is dropped while it arrives, so it is never held whole.
+BRAIN_UPLOAD_MAX_FILES = env_int("BRAIN_UPLOAD_MAX_FILES", 20, minimum=1, maximum=100)
+BRAIN_UPLOAD_MAX_FILE_MB = env_int("BRAIN_UPLOAD_MAX_FILE_MB", 10, minimum=1, maximum=1024)
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -19,6 +19,7 @@ urlpatterns = [
     path("jobs/chats/<int:chat_id>/", jobs_views.chat_page, name="job-chat"),
     path("overview/", include("usage.urls")),
     path("memory/", include("memory.web.urls")),
+    path("knowledge/", include("memory.upload.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include("brain.api.urls")),
 ]

@@ -28,13 +28,21 @@ def manage(args: Sequence[str], env: dict[str, str], check: bool = True) -> int:
     return subprocess.run(processes.manage_command(args), env=env, cwd=services.ROOT, check=check).returncode
 
 
+def base_url(host: str, port: str) -> str:
+    """Where the instance about to start is reached: BRAIN_BASE_URL when the operator set it (a
+    proxy's public address), else the address it binds (loopback when it binds every interface)."""
+    if os.environ.get("BRAIN_BASE_URL", "").strip():
+        return os.environ["BRAIN_BASE_URL"].strip().rstrip("/")
+    return f"http://{host if host != '0.0.0.0' else '127.0.0.1'}:{port}"  # noqa: S104 (compares, binds nothing)
+
+
 def run(argv: Sequence[str]) -> int:
     env = child_env(services.ensure_services())
     port = os.environ.get("BRAIN_PORT", "8000")
     host = os.environ.get("BRAIN_HOST", "127.0.0.1")
     manage(processes.MIGRATE, env)
     manage(processes.COLLECTSTATIC, env)
-    manage(processes.bootstrap_args(f"http://{host if host != '0.0.0.0' else '127.0.0.1'}:{port}"), env)  # noqa: S104 (compares, binds nothing)
+    manage(processes.bootstrap_args(base_url(host, port)), env)
     supervisor = Supervisor(
         processes.local_commands(host=host, port=int(port), access_log="--quiet" not in argv),
         env=env,

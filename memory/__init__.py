@@ -16,6 +16,7 @@ Where things live:
   ``llm``, the words of the graph (``vocabulary``), and admins' fixes: merging entities, their
   type, flagging broken facts (``fixes``; in the admin through ``memory.admin_fixes``).
 - ``code_history``: git ingestion (``git``) and ``why``.
+- ``upload``: the Add knowledge page (files and pasted text, and their ingestion status).
 - ``mcp_tools``: every tool and prompt of the memory, their shared output ``shapes``.
 - ``web``: the members' pages (search, a document, an entity, their memories), running the tools.
 - ``tasks``: the Celery tasks (their names are part of queued messages, so they stay here).

@@ -57,6 +57,7 @@ def test_run_starts_everything_answers_health_and_stops_on_ctrl_c(tmp_path):
             time.sleep(0.2)
         assert token, "".join(lines)
         assert f"MCP URL:      http://127.0.0.1:{port}/mcp" in "".join(lines)
+        assert f"Brain:        http://127.0.0.1:{port}/" in "".join(lines)
 
         health = None
         while time.monotonic() < deadline:

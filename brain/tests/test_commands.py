@@ -7,6 +7,7 @@ from django.core.management.base import CommandError
 from brain.models import ApiToken
 from brain.services import authenticate_token
 from conftest import make_user
+from launcher.__main__ import base_url
 
 pytestmark = pytest.mark.django_db
 
@@ -56,6 +57,21 @@ def test_bootstrap_prints_the_token_once():
     assert "http://brain.test/mcp" in first
     assert "password" in first
     assert "brn_" not in again
+
+
+def test_bootstrap_prints_the_url_of_the_instance_every_time():
+    first = run("bootstrap", "--org", "acme", "--base-url", "http://brain.test/")
+    again = run("bootstrap", "--org", "acme", "--base-url", "http://brain.test")
+    line = "Brain:        http://brain.test/  (open it in a browser and log in)"
+    assert first.splitlines()[0] == again.splitlines()[0] == line
+
+
+def test_the_launcher_gives_bootstrap_the_url_the_operator_set_or_the_one_it_binds(monkeypatch):
+    monkeypatch.delenv("BRAIN_BASE_URL", raising=False)
+    assert base_url("0.0.0.0", "8000") == "http://127.0.0.1:8000"  # noqa: S104 (a string, binds nothing)
+    assert base_url("10.0.0.5", "9000") == "http://10.0.0.5:9000"
+    monkeypatch.setenv("BRAIN_BASE_URL", "https://brain.example.com/")
+    assert base_url("127.0.0.1", "8000") == "https://brain.example.com"
 
 
 def test_check_health_exits_non_zero_when_something_is_down(settings):

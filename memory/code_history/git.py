@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -237,11 +238,12 @@ def commit_document(commit: Commit) -> dict[str, Any]:
     }
 
 
-def store_commits(*, actor: Actor, commits: list[Commit]) -> tuple[dict[str, int], list[int]]:
+def store_commits(*, actor: Actor, commits: Iterable[Commit]) -> tuple[dict[str, int], list[int]]:
     """Save commits as documents; returns the counts and the ids of the documents created."""
-    counts = {"commits": len(commits), "new": 0, "unchanged": 0}
+    counts = {"commits": 0, "new": 0, "unchanged": 0}
     created: list[int] = []
     for commit in commits:
+        counts["commits"] += 1
         saved = add_document(actor=actor, **commit_document(commit))
         if saved.created:
             counts["new"] += 1

@@ -17,6 +17,7 @@ from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound
 from brain.models import Organisation
 from brain.services import mark_memory_built
+from memory.access import readable
 from memory.documents.chunking import ChunkDraft, chunk
 from memory.documents.saving import Status, enqueue, ingest_again, logger, must_wait
 from memory.documents.turns import chunk_fields, embedded_texts, next_message_id
@@ -200,7 +201,12 @@ def _supersede(document_id: int, *, by: int, at: datetime) -> None:
 
 
 def retry_document(*, actor: Actor, document_id: int) -> Document:
-    document = Document.objects.filter(org=actor.org, pk=document_id).first()
+    """Queue a failed document again. A member reaches only documents they may read; an admin
+    (the ingestion queue in the admin, ``manage.py ingestion retry-failed``) any of the organisation's."""
+    documents = Document.objects.filter(org=actor.org)
+    if not actor.is_admin:
+        documents = documents.filter(readable(actor))
+    document = documents.filter(pk=document_id).first()
     if document is None:
         raise NotFound("No such document.")
     if document.status != Status.FAILED:

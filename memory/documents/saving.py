@@ -156,9 +156,19 @@ def ingest_again(document_ids: list[int | None]) -> None:
             enqueue(pk)
 
 
-def must_wait(org: Organisation, source_kind: str) -> bool:
-    """Whether a document waits instead of being ingested: while its organisation's ingestion is
-    paused, or its usage has run out (usage.prices). What ``remember`` stores was paid by the call."""
+PAUSED, OUT_OF_USAGE = "paused", "out_of_usage"
+
+
+def why_waiting(org: Organisation) -> str:
+    """Why the organisation's documents wait now: ``PAUSED`` (its ingestion is paused),
+    ``OUT_OF_USAGE`` (its usage has run out, usage.prices), or "" when nothing holds them."""
     if org.ingestion_paused_at:
-        return True
-    return source_kind != "remember" and not can_pay(org)
+        return PAUSED
+    return "" if can_pay(org) else OUT_OF_USAGE
+
+
+def must_wait(org: Organisation, source_kind: str) -> bool:
+    """Whether a document waits instead of being ingested (``why_waiting``). What ``remember``
+    stores was paid by the call, so only a pause holds it."""
+    reason = why_waiting(org)
+    return reason == PAUSED or (reason == OUT_OF_USAGE and source_kind != "remember")

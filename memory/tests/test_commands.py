@@ -1,10 +1,13 @@
 import json
+import logging
 from datetime import UTC, datetime
-from io import StringIO
+from io import BytesIO, StringIO
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from pypdf import PdfWriter
+from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
 from brain.models import Organisation
 from conftest import make_user
@@ -17,6 +20,11 @@ def run(*args, **kw):
     out, err = StringIO(), StringIO()
     call_command(*args, stdout=out, stderr=err, **kw)
     return out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(autouse=True)
+def command_log_in_tmp(settings, tmp_path):
+    settings.DATA_DIR = tmp_path / "data"  # the ingest commands' log file
 
 
 @pytest.fixture
@@ -44,9 +52,84 @@ def test_ingest_loads_a_folder_skips_what_it_cannot_read_and_summarises(admin_or
     assert "0 documents, 2 unchanged" in again
 
 
+def pdf_with_a_broken_cross_reference(text: str) -> bytes:
+    """A one-page PDF whose startxref points nowhere: pypdf reads it, warning about the repair."""
+    writer = PdfWriter()
+    page = writer.add_blank_page(300, 300)
+    font = DictionaryObject({NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
+                             NameObject("/BaseFont"): NameObject("/Helvetica")})  # fmt: skip
+    fonts = DictionaryObject({NameObject("/F1"): writer._add_object(font)})
+    page[NameObject("/Resources")] = DictionaryObject({NameObject("/Font"): fonts})
+    stream = DecodedStreamObject()
+    stream.set_data(f"BT /F1 12 Tf 20 200 Td ({text}) Tj ET".encode())
+    page[NameObject("/Contents")] = writer._add_object(stream)
+    out = BytesIO()
+    writer.write(out)
+    data = out.getvalue()
+    return data[: data.rfind(b"startxref")] + b"startxref\n99999\n%%EOF\n"
+
+
+def test_ingest_wait_shows_a_bar_of_the_ingestion_with_its_total_percentage_and_eta(admin_org, folder):
+    out, err = run("ingest", str(folder / "handbook.md"), str(folder / "notes.txt"), "--org", admin_org.slug, "--wait")
+    assert "reading: 2file" in err
+    first, last = err.split("ingesting:", 1)[1], err.rsplit("ingesting:", 1)[1]
+    assert first.lstrip().startswith("0%")
+    assert last.lstrip().startswith("100%|")
+    assert "2/2 [" in last  # done/total [elapsed<left, rate]
+    assert "<00:00" in last
+    assert "\n" not in first.rstrip("\n")  # redrawn in place, not on a line of its own each time
+    assert "2 documents, 0 unchanged, 0 skipped, 0 failed, 0 waiting" in out
+
+
+def test_ingest_counts_skipped_and_failed_files_and_documents_alike_and_says_why_each(
+    admin_org, tmp_path, monkeypatch, caplog
+):
+    (tmp_path / "handbook.md").write_text("# Handbook\n\nHolidays: 25 days a year.\n")
+    (tmp_path / "empty.txt").write_text("  \n")
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4 this is not really a pdf")
+
+    def broken(documents, texts):
+        raise RuntimeError("model file missing")
+
+    monkeypatch.setattr("memory.documents.ingestion._embed", broken)
+    out, err = run("ingest", str(tmp_path), "--org", admin_org.slug, "--wait", "--no-progress")
+
+    assert "1 documents, 0 unchanged, 1 skipped, 2 failed, 0 waiting, 0 chunks" in out
+    assert f"skipped {tmp_path / 'empty.txt'}: no text in it" in err
+    assert f"failed {tmp_path / 'broken.pdf'}: not a readable PDF" in err
+    document = Document.objects.get(org=admin_org)
+    assert f"failed {document.public_id} 'Handbook': RuntimeError: model file missing" in err
+    assert f"manage.py ingestion retry-failed --org {admin_org.slug}" in out
+    assert "1 could not be read or were too long" in out
+    assert "Traceback" not in caplog.text + err  # the details are in the log file
+    assert "RuntimeError: model file missing" in (tmp_path / "data" / "logs" / "ingest.log").read_text()
+
+
+def test_ingest_while_paused_says_what_waits_and_how_to_resume(admin_org, folder):
+    run("ingestion", "pause", "--org", admin_org.slug)
+    out, _ = run("ingest", str(folder / "notes.txt"), "--org", admin_org.slug, "--wait", "--no-progress")
+    assert "1 documents, 0 unchanged, 0 skipped, 0 failed, 1 waiting, 0 chunks" in out
+    assert f"Follow the ingestion: manage.py ingestion status --org {admin_org.slug}" in out
+    assert f"Resume: manage.py ingestion resume --org {admin_org.slug}" in out
+
+
+def test_pdf_reader_warnings_go_to_the_log_file_not_the_terminal(admin_org, tmp_path, caplog):
+    (tmp_path / "files").mkdir()
+    (tmp_path / "files" / "vpn.pdf").write_bytes(pdf_with_a_broken_cross_reference("The VPN moved to vpn2."))
+    out, err = run("ingest", str(tmp_path / "files"), "--org", admin_org.slug, "--no-progress")
+    assert Document.objects.get(org=admin_org).content == "The VPN moved to vpn2."
+    assert "startxref" not in caplog.text + out + err  # nothing reached the console handler
+    log = tmp_path / "data" / "logs" / "ingest.log"
+    assert "WARNING pypdf._reader: incorrect startxref pointer" in log.read_text()
+    assert f"warning(s) or error(s) of the readers and the ingestion are in {log}" in out
+    assert not logging.getLogger("pypdf").handlers  # put back as they were
+    assert logging.getLogger("pypdf").propagate
+
+
 def test_ingest_without_wait_queues_for_the_worker_with_category_and_kind(admin_org, folder):
     out, _ = run("ingest", str(folder / "notes.txt"), "--org", admin_org.slug, "--source-kind", "wiki", "--no-progress")
     assert "queued for the worker" in out
+    assert f"Follow the ingestion: manage.py ingestion status --org {admin_org.slug}" in out
     document = Document.objects.get(org=admin_org)
     assert document.status == "queued"
     assert document.source_kind == "wiki"

@@ -5,6 +5,7 @@ from django.utils import timezone
 
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.models import Organisation
+from conftest import make_actor, make_user
 from memory.documents.ingestion import (
     ingest_document,
     ingest_documents,
@@ -130,6 +131,17 @@ def test_retry_does_not_reach_another_organisation(actor, other_org_actor):
     saved = add_document(actor=other_org_actor, title="Theirs", content="x")
     with pytest.raises(NotFound):
         retry_document(actor=actor, document_id=saved.document.pk)
+
+
+def test_a_member_retries_only_documents_they_may_read_and_an_admin_any_of_the_organisation(actor):
+    colleague = make_actor(actor.org)
+    theirs = add_document(actor=colleague, title="Theirs", content="x", scope="personal").document
+    Document.objects.filter(pk=theirs.pk).update(status="failed", error="boom")
+    with pytest.raises(NotFound):
+        retry_document(actor=actor, document_id=theirs.pk)
+    assert Document.objects.get(pk=theirs.pk).status == "failed"
+    admin = make_actor(actor.org, make_user(actor.org, role="admin"))
+    assert retry_document(actor=admin, document_id=theirs.pk).status == "queued"
 
 
 def test_documents_wait_while_ingestion_is_paused_and_resume_by_themselves(actor):

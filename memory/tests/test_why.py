@@ -321,10 +321,28 @@ def run(*args):
     return out.getvalue()
 
 
-def test_the_command_ingests_and_summarises(org, repo, tmp_path):
+def test_the_command_shows_progress_saving_and_ingesting_and_how_to_follow_up(org, repo, tmp_path, settings):
+    settings.DATA_DIR = tmp_path / "data"
     path, _ = repo
     make_user(org, role="admin")
-    out = run("ingest_git", str(path), "--org", org.slug, "--wait")
+    out, err = StringIO(), StringIO()
+    call_command("ingest_git", str(path), "--org", org.slug, "--wait", stdout=out, stderr=err)
+    saving, ingesting = err.getvalue().rsplit("saving:", 1)[1].split("ingesting:", 1)
+    assert "100%|" in saving
+    assert "4/4 [" in saving
+    assert ingesting.rsplit("ingesting:", 1)[-1].lstrip().startswith("100%|")
+    assert "4/4 [" in ingesting
+    assert "4 commits, 4 new, 0 unchanged from shop, 0 failed, 0 waiting" in out.getvalue()
+    queued = StringIO()
+    call_command("ingest_git", str(path), "--org", org.slug, "--no-progress", stdout=queued, stderr=StringIO())
+    assert f"Follow the ingestion: manage.py ingestion status --org {org.slug}" in queued.getvalue()
+
+
+def test_the_command_ingests_and_summarises(org, repo, tmp_path, settings):
+    settings.DATA_DIR = tmp_path / "data"
+    path, _ = repo
+    make_user(org, role="admin")
+    out = run("ingest_git", str(path), "--org", org.slug, "--wait", "--no-progress")
     assert "4 commits, 4 new, 0 unchanged from shop, 0 failed" in out
     assert set(Document.objects.filter(org=org).values_list("status", flat=True)) == {"ready"}
     again = run("ingest_git", str(path), "--org", org.slug, "--max-count", "2")

@@ -22,6 +22,7 @@ class Command(BaseCommand):
         )
         base = opts["base_url"].rstrip("/")
         out = self.stdout
+        out.write(f"Brain:        {base}/  (open it in a browser and log in)")
         out.write(f"Organisation: {result.org.name} ({result.org.slug})")
         if result.admin_password:
             out.write(f"Admin login:  {base}/admin/  user {result.admin.username}  password {result.admin_password}")

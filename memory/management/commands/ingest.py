@@ -13,19 +13,25 @@ from tqdm import tqdm
 from brain.actors import Actor
 from brain.errors import DomainError
 from brain.models import Membership, Organisation
-from memory.documents.ingestion import ingest_documents
 from memory.documents.parsers import iter_documents
-from memory.documents.parsing import ParseError
+from memory.documents.parsing import MAX_CONTENT, ParsedDocument, ParseError
 from memory.documents.saving import add_document
-from memory.models import Document
-
-MAX_CONTENT = 5_000_000
+from memory.management.command_log import logged_to_file
+from memory.management.ingesting import (
+    Stream,
+    follow_up,
+    ingest_and_wait,
+    outcome_text,
+    progress,
+    report_failures,
+)
 
 
 class Command(BaseCommand):
     help = (
         "Ingest files and folders (.md .txt .html .pdf, Slack export folders and .json day files, .eml .mbox). "
-        "Unreadable files are reported and skipped; re-ingesting unchanged files changes nothing."
+        "Unreadable files are reported and counted as failed, files without text as skipped; re-ingesting "
+        "unchanged files changes nothing. The readers' warnings go to BRAIN_DATA_DIR/logs/ingest.log."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -44,56 +50,64 @@ class Command(BaseCommand):
         missing = [str(p) for p in opts["paths"] if not p.exists()]
         if missing:
             raise CommandError(f"No such file or folder: {', '.join(missing)}")
-        counts = {"documents": 0, "unchanged": 0, "skipped": 0, "failed": 0}
+        self.counts = {"documents": 0, "unchanged": 0, "skipped": 0, "failed": 0}
+        with logged_to_file() as log:
+            created = self._read_and_save(actor, opts)
+            unreadable = self.counts["failed"]
+            ingested = ingest_and_wait(created, out=self.stderr, show=not opts["no_progress"]) if opts["wait"] else None
+        if ingested is not None:
+            report_failures(ingested, self.stderr)
+            self.counts["failed"] += ingested.failed  # one count of failures: files and documents alike
+        summary = ", ".join(f"{n} {name}" for name, n in self.counts.items()) + outcome_text(ingested)
+        self.stdout.write(f"{summary} in {time.perf_counter() - started:.1f} s")
+        for line in follow_up(actor.org.slug, unreadable=unreadable, ingested=ingested, log=log):
+            self.stdout.write(line)
+
+    def _read_and_save(self, actor: Actor, opts: dict[str, Any]) -> list[int]:
+        """Every file read and its documents saved, with a line for each file that failed or was skipped."""
         created: list[int] = []
+        self.err = Stream(self.stderr)
         outcomes = iter_documents(opts["paths"])
-        bar = tqdm(outcomes, unit="file", disable=opts["no_progress"], file=self.stderr)
-        for path, result in bar:
-            if isinstance(result, ParseError):
-                counts["failed"] += 1
-                bar.write(f"skipped {path}: {result}", file=self.stderr)
-                continue
-            if not result:
-                counts["skipped"] += 1
-            for parsed in result:
-                if len(parsed.content) > MAX_CONTENT:
-                    counts["failed"] += 1
-                    bar.write(f"skipped {path}: over {MAX_CONTENT:,} characters", file=self.stderr)
+        with progress(self.err, enabled=not opts["no_progress"], iterable=outcomes, unit="file", desc="reading") as bar:
+            for path, result in bar:
+                if isinstance(result, ParseError):
+                    self._count("failed", f"failed {path}: {result}")
                     continue
-                try:
-                    saved = add_document(
-                        actor=actor,
-                        title=parsed.title,
-                        content=parsed.content,
-                        content_type=parsed.content_type,
-                        source_kind=opts["source_kind"] or parsed.source_kind,
-                        source_url=parsed.source_url,
-                        external_id=parsed.external_id,
-                        metadata=parsed.metadata,
-                        speaker=parsed.speaker,
-                        conversation=parsed.conversation,
-                        session=parsed.session,
-                        category=opts["category"],
-                        scope=opts["scope"],
-                        occurred_at=parsed.occurred_at,
-                    )
-                except DomainError as exc:
-                    raise CommandError(exc.message) from None
-                if saved.created:
-                    counts["documents"] += 1
-                    created.append(saved.document.pk)
-                else:
-                    counts["unchanged"] += 1
-        chunks = self._wait(created) if opts["wait"] else None
-        if opts["wait"]:
-            counts["failed"] += Document.objects.filter(pk__in=created, status=Document.Status.FAILED).count()
-        seconds = time.perf_counter() - started
-        summary = ", ".join(f"{n} {name}" for name, n in counts.items())
-        if chunks is not None:
-            summary += f", {chunks} chunks"
-        else:
-            summary += " (queued for the worker)"
-        self.stdout.write(f"{summary} in {seconds:.1f} s")
+                if not result:
+                    self._count("skipped", f"skipped {path}: no text in it")
+                for parsed in result:
+                    if len(parsed.content) > MAX_CONTENT:
+                        self._count("failed", f"failed {path}: over {MAX_CONTENT:,} characters")
+                    elif (pk := self._save(actor, parsed, opts)) is not None:
+                        created.append(pk)
+        return created
+
+    def _count(self, what: str, line: str) -> None:
+        self.counts[what] += 1
+        tqdm.write(line, file=self.err)  # above the bar, which is drawn again below it
+
+    def _save(self, actor: Actor, parsed: ParsedDocument, opts: dict[str, Any]) -> int | None:
+        try:
+            saved = add_document(
+                actor=actor,
+                title=parsed.title,
+                content=parsed.content,
+                content_type=parsed.content_type,
+                source_kind=opts["source_kind"] or parsed.source_kind,
+                source_url=parsed.source_url,
+                external_id=parsed.external_id,
+                metadata=parsed.metadata,
+                speaker=parsed.speaker,
+                conversation=parsed.conversation,
+                session=parsed.session,
+                category=opts["category"],
+                scope=opts["scope"],
+                occurred_at=parsed.occurred_at,
+            )
+        except DomainError as exc:
+            raise CommandError(exc.message) from None
+        self.counts["documents" if saved.created else "unchanged"] += 1
+        return saved.document.pk if saved.created else None
 
     def _actor(self, slug: str, email: str | None) -> Actor:
         org = Organisation.objects.filter(slug=slug).first()
@@ -107,20 +121,3 @@ class Command(BaseCommand):
             raise CommandError(f"No member {'with email ' + email if email else 'who is an admin'} in {slug}.")
         user: User = membership.user
         return Actor(org=org, user=user, scopes=frozenset({"read", "write"}), via="command", role=membership.role)
-
-    def _wait(self, ids: list[int], timeout: float = 3600) -> int:
-        """Ingest here in batches (a running worker may take some first), then wait for the rest."""
-        for start in range(0, len(ids), 128):
-            ingest_documents(document_ids=ids[start : start + 128])
-        deadline = time.monotonic() + timeout
-        pending = Document.objects.filter(pk__in=ids, status__in=["queued", "processing", "waiting"])
-        while pending.exists() and time.monotonic() < deadline:
-            if pending.filter(status="waiting").exists():
-                waiting = pending.filter(status="waiting").count()
-                self.stderr.write(
-                    f"{waiting} document(s) are waiting: ingestion is paused for this organisation or its usage "
-                    "has run out (see 'manage.py ingestion status' and 'manage.py credits --org SLUG show')"
-                )
-                break
-            time.sleep(1)
-        return sum(Document.objects.filter(pk__in=ids).values_list("chunk_count", flat=True))

@@ -1,0 +1,9 @@
+from django.urls import path
+
+from memory.upload import views
+
+urlpatterns = [
+    path("add/", views.add_knowledge, name="add-knowledge"),
+    path("documents/<int:document_id>/status/", views.document_status, name="add-knowledge-status"),
+    path("documents/<int:document_id>/retry/", views.retry, name="add-knowledge-retry"),
+]

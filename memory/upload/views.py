@@ -1,0 +1,153 @@
+"""The Add knowledge page: a member uploads files or pastes a text into a category they may read,
+personal or shared, then watches each item's ingestion until it is ready or failed (and retries)."""
+
+from __future__ import annotations
+
+from typing import cast
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.core.exceptions import RequestDataTooBig, TooManyFilesSent
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
+from django.views.decorators.http import require_GET, require_POST
+
+from brain.actors import Actor
+from brain.errors import DomainError, NotFound
+from brain.models import Category
+from brain.web import member_organisations, web_actor
+from memory.access import readable_category_ids
+from memory.documents.ingestion import retry_document
+from memory.documents.saving import Saved
+from memory.documents.selectors import get_document, visible_documents
+from memory.upload.adding import Added, Refused, add_files, add_text
+from memory.upload.files import READABLE, LimitedUploads, file_limit_text, max_file_bytes, max_files
+from memory.upload.status import status_of
+
+SESSION_KEY = "brain_added_documents"
+SHOWN = 100  # items of the last submission listed (a mailbox may hold thousands)
+
+
+@csrf_exempt  # the size limit must be in place before the body is read; CSRF is checked in _submit
+@login_required
+def add_knowledge(request: HttpRequest) -> HttpResponse:
+    if request.method != "POST":
+        return _page(request)
+    limits = LimitedUploads(request)
+    request.upload_handlers = [limits, *request.upload_handlers]
+    try:
+        _ = request.POST, request.FILES  # the body is read here, under the limits
+    except (TooManyFilesSent, RequestDataTooBig):
+        return _page(request, error=_too_much(), status=413)  # nothing was saved, so no token is needed
+    return _submit(request, limits)
+
+
+@csrf_protect
+def _submit(request: HttpRequest, limits: LimitedUploads) -> HttpResponse:
+    actor = web_actor(request)
+    category, scope = request.POST.get("category", ""), request.POST.get("scope", "shared")
+    try:
+        if request.POST.get("kind") == "text":
+            added = Added(saved=[_text(request, actor, category, scope)])
+        else:
+            added = _files(request, actor, limits, category, scope)
+    except DomainError as exc:
+        return _page(request, error=exc.message, status=400)
+    for refused in added.refused:
+        messages.error(request, f"{refused.name} was not added: {refused.reason}")
+    if added.saved:
+        request.session[SESSION_KEY] = [saved.document.pk for saved in added.saved][:SHOWN]
+        messages.success(request, _saved_message(added.saved))
+    return HttpResponseRedirect(f"{reverse('add-knowledge')}?org={actor.org.slug}")
+
+
+def _text(request: HttpRequest, actor: Actor, category: str, scope: str) -> Saved:
+    post = request.POST
+    return add_text(actor=actor, title=post.get("title", ""), content=post.get("content", ""),
+                    category=category, scope=scope)  # fmt: skip
+
+
+def _files(request: HttpRequest, actor: Actor, limits: LimitedUploads, category: str, scope: str) -> Added:
+    if limits.too_many:
+        raise DomainError(_too_much(chosen=limits.chosen))
+    uploads = request.FILES.getlist("files")
+    if not uploads and not limits.too_large:
+        raise DomainError("Choose at least one file.")
+    added = add_files(actor=actor, uploads=uploads, category=category, scope=scope)
+    for name in limits.too_large:
+        added.refused.insert(0, _too_large(name))
+    return added
+
+
+def _too_large(name: str) -> Refused:
+    return Refused(name, f"it is larger than {file_limit_text()}, the most one file may be.")
+
+
+def _too_much(chosen: int | None = None) -> str:
+    you_chose = f" (you chose {chosen})" if chosen else ""
+    limits = f"Choose at most {max_files()} files at a time{you_chose}, each at most {file_limit_text()}"
+    return f"{limits}; nothing was saved."
+
+
+def _saved_message(saved: list[Saved]) -> str:
+    new = sum(1 for s in saved if s.created)
+    same = len(saved) - new
+    parts = [f"{new} item{'s' if new != 1 else ''} saved"] if new else []
+    parts += [f"{same} already saved and unchanged"] if same else []
+    whose = "Its" if len(saved) == 1 else "Their"
+    return f"{', '.join(parts)}. {whose} progress is shown below."
+
+
+def _page(request: HttpRequest, *, error: str = "", status: int = 200) -> HttpResponse:
+    actor = web_actor(request)
+    ids = request.session.get(SESSION_KEY, [])
+    found = visible_documents(actor=actor, ids=ids)
+    items = [status_of(found[pk], org_slug=actor.org.slug) for pk in ids if pk in found]
+    context = {
+        "org": actor.org,
+        "orgs": member_organisations(cast(User, request.user)),
+        "categories": Category.objects.filter(pk__in=readable_category_ids(actor=actor)).order_by("name"),
+        "default_category": Category.DEFAULT_SLUG,
+        "items": items,
+        "error": error,
+        "readable": READABLE,
+        "max_files": max_files(),
+        "max_file_bytes": max_file_bytes(),
+        "file_limit": file_limit_text(),
+        "form": request.POST if error else {},
+    }
+    return render(request, "memory/add/add.html", context, status=status)
+
+
+@login_required
+@require_GET
+def document_status(request: HttpRequest, document_id: int) -> JsonResponse:
+    """One document's status, for the page's polling; a document the member may not read is a 404."""
+    actor = web_actor(request)
+    try:
+        document = get_document(actor=actor, document_id=document_id)
+    except NotFound:
+        return JsonResponse({"error": "No such document."}, status=404)
+    return JsonResponse(status_of(document, org_slug=actor.org.slug))
+
+
+@login_required
+@require_POST
+def retry(request: HttpRequest, document_id: int) -> HttpResponse:
+    actor = web_actor(request)
+    wants_json = "application/json" in request.headers.get("Accept", "")
+    try:
+        get_document(actor=actor, document_id=document_id)  # the page retries only what it may show
+        document = retry_document(actor=actor, document_id=document_id)
+    except DomainError as exc:
+        if wants_json:
+            return JsonResponse({"error": exc.message}, status=exc.status)
+        messages.error(request, exc.message)
+        return HttpResponseRedirect(f"{reverse('add-knowledge')}?org={actor.org.slug}")
+    if wants_json:
+        return JsonResponse(status_of(document, org_slug=actor.org.slug))
+    messages.success(request, f"{document.title}: queued again.")
+    return HttpResponseRedirect(f"{reverse('add-knowledge')}?org={actor.org.slug}")
