@@ -63,7 +63,9 @@ def in_process(calls: int) -> list[tuple[str, float, float]]:
     from brain.mcp import invoke
     from brain.mcp.registry import TOOLS
     from brain.models import Organisation
+    from usage.metering import charge
     from usage.models import Account, Plan
+    from usage.prices import READ
 
     org, user = paying_org()
     spec = TOOLS[TOOL]
@@ -87,6 +89,11 @@ def in_process(calls: int) -> list[tuple[str, float, float]]:
     rows.append(("charging the free allowance", *measure(call, calls)))
     Account.objects.filter(org=org).update(plan=Plan.objects.get(slug="free"))
     rows.append(("paying credits", *measure(call, calls)))
+    loaded = Organisation.objects.select_related("account__plan").get(pk=org.pk)
+    rows.append(("the charge alone, paying credits", *measure(lambda: charge(org=loaded, price=READ), calls)))
+    Account.objects.filter(org=org).update(plan=allowance)
+    loaded = Organisation.objects.select_related("account__plan").get(pk=org.pk)
+    rows.append(("the charge alone, from the allowance", *measure(lambda: charge(org=loaded, price=READ), calls)))
     return rows
 
 

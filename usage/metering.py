@@ -85,13 +85,8 @@ def charge(*, org: Organisation, price: Price, what: str = "this call", now: dat
     fits = price.from_allowance and price.units <= plan.monthly_free_reads
     if fits and _count(org.pk, month, price, free=price.units, free_limit=plan.monthly_free_reads):
         return Charge(org.pk, month, price, free=price.units)
-    with transaction.atomic():
-        paid = Account.objects.filter(org_id=org.pk, credits__gte=price.units).update(
-            credits=F("credits") - price.units
-        )
-        if paid:
-            _count(org.pk, month, price, credits=price.units)
-            return Charge(org.pk, month, price, credits=price.units)
+    if _pay_with_credits(org.pk, month, price.units):
+        return Charge(org.pk, month, price, credits=price.units)
     message = out_of_credits_message(org, plan, what=what, price=price, now=now)
     raise OutOfCredits(message, renews_at=renews_at(org, now).isoformat())
 
@@ -139,6 +134,27 @@ def out_of_credits_message(
         f"{plan.name} plan for this month and has no credits left. Tell the user so. {how}; otherwise the "
         f"free reads start again on {renewal:%Y-%m-%d} ({org.time_zone}). Do not retry before then."
     )
+
+
+def _pay_with_credits(org_id: int, month: date, units: int) -> bool:
+    """Take ``units`` credits and count the call, in one statement (so with no transaction to
+    hold): the month's row is written only if the balance had them."""
+    sql = """
+        WITH paid AS (
+            UPDATE usage_account SET credits = credits - %(units)s
+            WHERE org_id = %(org)s AND credits >= %(units)s
+            RETURNING org_id
+        )
+        INSERT INTO usage_month (org_id, month, reads, free_used, credits_spent)
+        SELECT org_id, %(month)s, 1, 0, %(units)s FROM paid
+        ON CONFLICT (org_id, month) DO UPDATE SET
+            reads = usage_month.reads + 1,
+            credits_spent = usage_month.credits_spent + %(units)s
+        RETURNING 1
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, {"org": org_id, "month": month, "units": units})
+        return cursor.fetchone() is not None
 
 
 def _count(
