@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import cast
+from typing import Any, cast
 
 from django.conf import settings
 from django.contrib import messages
@@ -12,16 +12,23 @@ from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_POST
 
 from brain.actors import Actor
 from brain.errors import DomainError
 from brain.inputs import text_problem, whole_number
-from brain.models import ApiToken
+from brain.models import ApiToken, Organisation
 from brain.selectors import list_user_organisations, list_user_tokens
-from brain.services import create_token, revoke_token
+from brain.services import IssuedToken, create_token, revoke_token
 from usage.selectors import get_member_month
 
+# What each kind of access lets an assistant do, after its name (ApiToken.ACCESS) in the form.
+ACCESS_HELP = {
+    ApiToken.READ: "search and read",
+    ApiToken.WRITE: "also save shared knowledge",
+    ApiToken.PERSONAL: "read, and save only to your personal memory",
+}
 EXPIRY_CHOICES = [("", "Never"), ("30", "30 days"), ("90", "90 days"), ("365", "1 year")]
 
 
@@ -81,45 +88,73 @@ def client_configs(url: str, token: str) -> list[dict[str, str]]:
     ]
 
 
+# Where a token just issued waits for the one page that shows it (POST/redirect/GET).
+ISSUED_KEY = "brain.connect.issued"
+
+
 @login_required
 def connect(request: HttpRequest) -> HttpResponse:
+    """The Connect page. Creating a token redirects back here, so reloading never issues a second
+    one; the plaintext travels in the session to the next page view, which shows it and drops it."""
     orgs = list(list_user_organisations(user=_user(request)))
-    issued = None
     if request.method == "POST":
-        org = next((o for o in orgs if str(o.pk) == request.POST.get("org")), None)
-        access = request.POST.get("access")
-        scopes = {"write": ["read", "write"], "personal": ["read", "write", "personal"]}.get(access or "", ["read"])
-        name = request.POST.get("name", "").strip()[:100]
         try:
-            if org is None:
-                raise DomainError("Choose one of your organisations.")
-            if problem := text_problem(name):
-                raise DomainError(f"The name {problem}; choose another.")
-            issued = create_token(
-                org=org,
-                user=_user(request),
-                scopes=scopes,
-                name=name,
-                expires_in_days=_expiry_days(request.POST.get("expires", "")),
-                via="web",
-            )
+            issued = _create_from_form(request, orgs)
         except DomainError as exc:
             messages.error(request, exc.message)
+            return _connect_page(request, orgs, issued=None, status=400)
+        request.session[ISSUED_KEY] = {"token_id": issued.token.pk, "plaintext": issued.plaintext}
+        return HttpResponseRedirect(reverse("connect"))
+    shown = request.session.pop(ISSUED_KEY, None)
+    return _connect_page(request, orgs, issued=shown)
+
+
+def _create_from_form(request: HttpRequest, orgs: list[Organisation]) -> IssuedToken:
+    org = next((o for o in orgs if str(o.pk) == request.POST.get("org")), None)
+    access = request.POST.get("access", "")
+    scopes = list(ApiToken.ACCESS.get(access, ApiToken.ACCESS[ApiToken.READ])[0])
+    name = request.POST.get("name", "").strip()[:100]
+    if org is None:
+        raise DomainError("Choose one of your organisations.")
+    if problem := text_problem(name):
+        raise DomainError(f"The name {problem}; choose another.")
+    return create_token(
+        org=org,
+        user=_user(request),
+        scopes=scopes,
+        name=name,
+        expires_in_days=_expiry_days(request.POST.get("expires", "")),
+        via="web",
+    )
+
+
+def _connect_page(
+    request: HttpRequest, orgs: list[Organisation], *, issued: dict[str, Any] | None, status: int = 200
+) -> HttpResponse:
+    user = _user(request)
+    tokens = list(list_user_tokens(user=user))
+    new_token = next((t for t in tokens if issued and t.pk == issued["token_id"]), None)
+    plaintext = issued["plaintext"] if issued and new_token else None
     url = f"{settings.BRAIN_BASE_URL}/mcp"
-    return render(
+    response = render(
         request,
         "brain/connect.html",
         {
             "orgs": orgs,
-            "months": [(org, get_member_month(org=org, user=_user(request))) for org in orgs],
-            "tokens": list_user_tokens(user=_user(request)),
-            "issued": issued,
-            "configs": client_configs(url, issued.plaintext if issued else "<your token>"),
+            "months": [(org, get_member_month(org=org, user=user)) for org in orgs],
+            "active_tokens": [t for t in tokens if t.is_active],
+            "inactive_tokens": [t for t in tokens if not t.is_active],
+            "new_token": new_token,
+            "plaintext": plaintext,
+            "configs": client_configs(url, plaintext or "<your token>"),
             "mcp_url": url,
+            "access_choices": [(key, label, ACCESS_HELP[key]) for key, (_scopes, label) in ApiToken.ACCESS.items()],
             "expiry_choices": EXPIRY_CHOICES,
         },
-        status=400 if request.method == "POST" and issued is None else 200,
+        status=status,
     )
+    add_never_cache_headers(response)  # the page may carry a plaintext token: keep it out of caches and history
+    return response
 
 
 def _expiry_days(value: str) -> int | None:
@@ -134,10 +169,14 @@ def _expiry_days(value: str) -> int | None:
 
 @login_required
 @require_POST
-def revoke(request: HttpRequest, token_id: int) -> HttpResponseRedirect:
+def revoke(request: HttpRequest, token_id: int) -> HttpResponse:
+    """Revoke one of one's tokens once confirmed: the page's script asks in a dialog and sends the
+    confirmation; without the script, this answers with a page that asks."""
     token = ApiToken.objects.filter(pk=token_id, user=_user(request)).select_related("org").first()
     if token is None:
         messages.error(request, "No such token.")
+    elif request.POST.get("confirm") != "yes":
+        return render(request, "brain/revoke_confirm.html", {"token": token})
     else:
         # Anyone may revoke their own token, also after leaving its organisation.
         actor = Actor(org=token.org, user=_user(request), scopes=frozenset({"read", "write"}), via="web")
