@@ -13,6 +13,7 @@ from pgvector.django import VectorField
 from brain.models import Activity, ApiToken, Organisation
 
 CHANNELS = ["email", "slack", "call", "whatsapp"]
+CHANNEL_LABELS = {"email": "Email", "slack": "Slack", "call": "Phone call", "whatsapp": "WhatsApp"}
 
 
 class Contact(models.Model):
@@ -100,3 +101,7 @@ class HumanRequest(models.Model):
 
     def __str__(self) -> str:
         return f"{self.public_id} to {self.contact}"
+
+    @property
+    def channel_label(self) -> str:
+        return CHANNEL_LABELS.get(self.channel, self.channel)
