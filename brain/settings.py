@@ -180,6 +180,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# How long an invitation link works (brain.invitations builds it with Django's password-reset
+# token generator, which reads this): three days unless set, between ten minutes and thirty days.
+PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 86_400, minimum=600, maximum=30 * 86_400)
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "connect"
 LOGOUT_REDIRECT_URL = "login"

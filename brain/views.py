@@ -1,13 +1,17 @@
-"""Web pages: login (Django's), and Connect an assistant (tokens and client configuration)."""
+"""Web pages: login (Django's), Connect an assistant (tokens and client configuration), and the
+page where an invited member sets their password."""
 
 from __future__ import annotations
 
 import json
 from typing import Any, cast
+from urllib.parse import quote
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import SetPasswordForm
 from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
@@ -18,6 +22,7 @@ from django.views.decorators.http import require_POST
 from brain.actors import Actor
 from brain.errors import DomainError
 from brain.inputs import text_problem, whole_number
+from brain.invitations import invited_user, link_lifetime
 from brain.models import ApiToken, Organisation
 from brain.selectors import list_user_organisations, list_user_tokens
 from brain.services import IssuedToken, create_token, revoke_token
@@ -35,6 +40,13 @@ EXPIRY_CHOICES = [("", "Never"), ("30", "30 days"), ("90", "90 days"), ("365", "
 def _user(request: HttpRequest) -> User:
     """The logged-in user (the views below are all behind login_required)."""
     return cast(User, request.user)
+
+
+class LoginView(auth_views.LoginView):
+    """Django's login; ``?username=`` fills the box in (the page after setting a password sends it)."""
+
+    def get_initial(self) -> dict[str, Any]:
+        return {"username": self.request.GET.get("username", "")[:150]}
 
 
 def home(request: HttpRequest) -> HttpResponseRedirect:
@@ -183,3 +195,21 @@ def revoke(request: HttpRequest, token_id: int) -> HttpResponse:
         revoke_token(actor=actor, token_id=token.pk)
         messages.success(request, f"Token {token} revoked. Assistants using it are disconnected.")
     return HttpResponseRedirect(reverse("connect"))
+
+
+def accept_invitation(request: HttpRequest, uidb64: str, token: str) -> HttpResponse:
+    """Where an invitation link leads (brain.invitations): set a password, then log in. A forged,
+    expired or used link gets a page that says so."""
+    user = invited_user(uidb64=uidb64, token=token)
+    if user is None:
+        return render(request, "registration/invitation_invalid.html", {"lifetime": link_lifetime()}, status=400)
+    form = SetPasswordForm(user, request.POST if request.method == "POST" else None)
+    if form.is_valid():
+        form.save()
+        messages.success(request, f"Your password is set. Log in with the username {user.get_username()}.")
+        return HttpResponseRedirect(f"{reverse('login')}?username={quote(user.get_username())}")
+    orgs = [m.org for m in user.memberships.select_related("org").order_by("org__name")]
+    response = render(request, "registration/invitation.html", {"form": form, "invited": user, "orgs": orgs},
+                      status=400 if form.errors else 200)  # fmt: skip
+    add_never_cache_headers(response)
+    return response
