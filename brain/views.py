@@ -13,8 +13,9 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import SetPasswordForm
 from django.contrib.auth.models import User
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect, HttpResponseRedirect
 from django.shortcuts import redirect, render
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_POST
@@ -47,6 +48,11 @@ class LoginView(auth_views.LoginView):
 
     def get_initial(self) -> dict[str, Any]:
         return {"username": self.request.GET.get("username", "")[:150]}
+
+
+def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
+    """For whatever asks for /favicon.ico without reading a page's icon link (API answers, feeds)."""
+    return HttpResponsePermanentRedirect(static("brain/favicon.svg"))
 
 
 def home(request: HttpRequest) -> HttpResponseRedirect:
