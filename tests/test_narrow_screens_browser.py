@@ -39,8 +39,9 @@ def test_every_page_fits_a_375_pixel_screen(brain_url):
     person = Contact.objects.create(org=org, name="Farah Finance-Operations-Controlling", email="farah@example.com",
                                     channels=["email"])  # fmt: skip
     question = "Who signs off the quarterly budgets for the infrastructure-and-platform-engineering teams? " * 3
+    retrying = "SMTP 451: temporary local problem, try again later " * 3
     request = HumanRequest.objects.create(org=org, requester=user, contact=person, channel="email", question=question,
-                                          last_error="SMTP 451: temporary local problem, try again later " * 3)  # fmt: skip
+                                          last_error=retrying)  # fmt: skip
 
     with browser_page() as page:
         page.set_viewport_size({"width": WIDTH, "height": 800})
