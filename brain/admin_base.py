@@ -153,7 +153,7 @@ class OrgScopedAdmin(admin.ModelAdmin):
 
     def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
         # A new row starts in the admin's organisation when they administer only one.
-        initial = dict(super().get_changeform_initial_data(request))
+        initial: dict[str, Any] = dict(super().get_changeform_initial_data(request))
         if self.org_field == "org" and "org" not in initial and not request.user.is_superuser:
             orgs = admin_org_ids(request)
             if len(orgs) == 1:

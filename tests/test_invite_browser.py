@@ -45,7 +45,7 @@ def test_an_invited_member_sets_a_password_from_the_email_and_logs_in(brain_url)
         page.get_by_role("button", name="Log out").click()
 
         assert len(mail.outbox) == 1
-        found = re.search(r"http\S+/invitation/\S+/", mail.outbox[0].body)
+        found = re.search(r"http\S+/invitation/\S+/", str(mail.outbox[0].body))
         assert found is not None
         link = found.group().replace(settings.BRAIN_BASE_URL, brain_url)
         page.goto(link)

@@ -29,7 +29,7 @@ def admin_actor(org):
 
 
 def sent_link() -> str:
-    found = re.search(r"http\S+/invitation/\S+/", mail.outbox[-1].body)
+    found = re.search(r"http\S+/invitation/\S+/", str(mail.outbox[-1].body))
     assert found is not None, mail.outbox[-1].body
     return found.group().removeprefix(settings.BRAIN_BASE_URL)
 
