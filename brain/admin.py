@@ -3,19 +3,26 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import django_celery_beat.admin  # noqa: F401 (registers beat's admins before they are wrapped below)
+from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth.admin import GroupAdmin
 from django.contrib.auth.models import Group
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.urls.resolvers import URLPattern
 from django_celery_beat.models import ClockedSchedule, CrontabSchedule, IntervalSchedule, PeriodicTask, SolarSchedule
 
 from brain import services
 from brain.admin_base import OrgScopedAdmin, admin_actor, admin_org_ids, for_operators_only, staff_user
 from brain.audit import record_audit
+from brain.errors import DomainError
+from brain.invitations import Invitation, invite_member, link_lifetime
 from brain.models import (
     Activity,
     ApiToken,
@@ -72,6 +79,18 @@ class OrganisationAdmin(OrgScopedAdmin):
         self.message_user(request, f"{queryset.count()} organisation(s) marked as built.", messages.SUCCESS)
 
 
+class InviteForm(forms.Form):
+    email = forms.EmailField(label="Email address", help_text="The invitation and its link go here.")
+    role = forms.ChoiceField(choices=Membership.ROLES, initial=Membership.MEMBER,
+                             help_text="Admins also work in this admin, for their organisations only.")  # fmt: skip
+    org = forms.ModelChoiceField(queryset=Organisation.objects.none(), label="Organisation", empty_label=None)
+
+    def __init__(self, *args: Any, orgs: QuerySet[Organisation], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = cast(forms.ModelChoiceField, self.fields["org"])
+        field.queryset = orgs  # only the organisations the inviting admin administers
+
+
 @admin.register(Membership)
 class MembershipAdmin(OrgScopedAdmin):
     list_display = ["user", "org", "role", "created_at"]
@@ -83,6 +102,46 @@ class MembershipAdmin(OrgScopedAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         fields = super().get_readonly_fields(request, obj)
         return [*fields, "user", "created_at"] if obj is not None else fields
+
+    def get_urls(self) -> list[URLPattern]:
+        invite = path("invite/", self.admin_site.admin_view(self.invite_view), name="brain_membership_invite")
+        return [invite, *super().get_urls()]
+
+    def invite_view(self, request: HttpRequest) -> HttpResponse:
+        """Invite a member by email (brain.invitations): the account, the membership and the link, in one form."""
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        orgs = self.choices(request, Organisation).order_by("name")
+        form = InviteForm(request.POST if request.method == "POST" else None, orgs=orgs)
+        if form.is_valid():
+            org, email = form.cleaned_data["org"], form.cleaned_data["email"]
+            try:
+                invitation = invite_member(actor=admin_actor(request, org), email=email, role=form.cleaned_data["role"])
+            except DomainError as exc:
+                form.add_error("email", exc.message)
+            else:
+                self._report(request, invitation, email)
+                return HttpResponseRedirect(reverse("admin:brain_membership_changelist"))
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Invite a member",
+            "opts": self.opts,
+            "form": form,
+            "lifetime": link_lifetime(),
+        }
+        return TemplateResponse(request, "admin/brain/membership/invite.html", context)
+
+    def _report(self, request: HttpRequest, invitation: Invitation, email: str) -> None:
+        org = invitation.membership.org
+        if not invitation.sent:
+            self.message_user(request, f"{email} is now a member of {org}, but the email could not be sent; "
+                              "check the mail settings and invite them again.", messages.ERROR)  # fmt: skip
+        elif invitation.membership.user.has_usable_password():
+            self.message_user(request, f"{email} already had an account: added to {org} and told by email.",
+                              messages.SUCCESS)  # fmt: skip
+        else:
+            self.message_user(request, f"Invitation sent to {email}: the link to set a password works once, "
+                              f"for {link_lifetime()}.", messages.SUCCESS)  # fmt: skip
 
 
 @admin.register(ApiToken)

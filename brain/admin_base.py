@@ -151,6 +151,15 @@ class OrgScopedAdmin(admin.ModelAdmin):
             fields.append("org")  # a row never moves to another organisation
         return fields
 
+    def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
+        # A new row starts in the admin's organisation when they administer only one.
+        initial: dict[str, Any] = dict(super().get_changeform_initial_data(request))
+        if self.org_field == "org" and "org" not in initial and not request.user.is_superuser:
+            orgs = admin_org_ids(request)
+            if len(orgs) == 1:
+                initial["org"] = orgs[0]
+        return initial
+
     # --- choices ------------------------------------------------------------------------------
 
     def choices(self, request: HttpRequest, model: type[models.Model]) -> QuerySet[Any]:

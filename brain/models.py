@@ -98,6 +98,12 @@ class ApiToken(models.Model):
     READ, WRITE, PERSONAL = "read", "write", "personal"
     # personal: writes are limited to the token owner's personal memory; shared knowledge is refused.
     SCOPES = [READ, WRITE, PERSONAL]
+    # The three kinds of access a person chooses from, with the scopes each grants and its name in words.
+    ACCESS = {
+        READ: ([READ], "Read only"),
+        WRITE: ([READ, WRITE], "Read and write"),
+        PERSONAL: ([READ, WRITE, PERSONAL], "Personal memories only"),
+    }
 
     org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="tokens")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
@@ -120,6 +126,15 @@ class ApiToken(models.Model):
     def is_active(self) -> bool:
         now = timezone.now()
         return self.revoked_at is None and (self.expires_at is None or self.expires_at > now)
+
+    @property
+    def access(self) -> str:
+        """Which of ``ACCESS`` the scopes amount to (personal limits write, which implies read)."""
+        return self.PERSONAL if self.PERSONAL in self.scopes else self.WRITE if self.WRITE in self.scopes else self.READ
+
+    @property
+    def access_label(self) -> str:
+        return self.ACCESS[self.access][1]
 
 
 class Category(models.Model):

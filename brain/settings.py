@@ -184,6 +184,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# How long an invitation link works (brain.invitations builds it with Django's password-reset
+# token generator, which reads this): three days unless set, between ten minutes and thirty days.
+PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 86_400, minimum=600, maximum=30 * 86_400)
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "connect"
 LOGOUT_REDIRECT_URL = "login"
@@ -253,9 +256,21 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Company memory for assistants: the REST face of the same services the MCP tools use.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Every file of both pages comes from this server (the sidecar package), and nothing else is fetched:
+    # no online validator badge (Swagger UI asks validator.swagger.io for it unless the schema is on
+    # localhost), no web fonts for ReDoc (templates/api/ holds both pages, with Brain's icon).
     "SWAGGER_UI_DIST": "SIDECAR",
-    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "REDOC_DIST": "SIDECAR",
+    "REDOC_UI_SETTINGS": {
+        "theme": {
+            "typography": {
+                "fontFamily": 'system-ui, -apple-system, "Segoe UI", sans-serif',
+                "headings": {"fontFamily": 'system-ui, -apple-system, "Segoe UI", sans-serif'},
+                "code": {"fontFamily": "ui-monospace, SFMono-Regular, Menlo, Consolas, monospace"},
+            }
+        }
+    },
 }
 
 CELERY_BROKER_URL = REDIS_URL

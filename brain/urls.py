@@ -8,10 +8,12 @@ from registers.views import registers_page
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("favicon.ico", views.favicon, name="favicon"),
+    path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("connect/", views.connect, name="connect"),
     path("connect/tokens/<int:token_id>/revoke/", views.revoke, name="revoke-token"),
+    path("invitation/<str:uidb64>/<str:token>/", views.accept_invitation, name="accept-invitation"),
     path("", include("contacts.urls")),
     path("registers/", registers_page, name="registers"),
     path("jobs/", jobs_views.jobs_page, name="jobs"),

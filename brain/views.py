@@ -1,33 +1,58 @@
-"""Web pages: login (Django's), and Connect an assistant (tokens and client configuration)."""
+"""Web pages: login (Django's), Connect an assistant (tokens and client configuration), and the
+page where an invited member sets their password."""
 
 from __future__ import annotations
 
 import json
-from typing import cast
+from typing import Any, cast
+from urllib.parse import quote
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import SetPasswordForm
 from django.contrib.auth.models import User
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect, HttpResponseRedirect
 from django.shortcuts import redirect, render
+from django.templatetags.static import static
 from django.urls import reverse
+from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_POST
 
 from brain.actors import Actor
 from brain.errors import DomainError
 from brain.inputs import text_problem, whole_number
-from brain.models import ApiToken
+from brain.invitations import invited_user, link_lifetime
+from brain.models import ApiToken, Organisation
 from brain.selectors import list_user_organisations, list_user_tokens
-from brain.services import create_token, revoke_token
+from brain.services import IssuedToken, create_token, revoke_token
 from usage.selectors import get_member_month
 
+# What each kind of access lets an assistant do, after its name (ApiToken.ACCESS) in the form.
+ACCESS_HELP = {
+    ApiToken.READ: "search and read",
+    ApiToken.WRITE: "also save shared knowledge",
+    ApiToken.PERSONAL: "read, and save only to your personal memory",
+}
 EXPIRY_CHOICES = [("", "Never"), ("30", "30 days"), ("90", "90 days"), ("365", "1 year")]
 
 
 def _user(request: HttpRequest) -> User:
     """The logged-in user (the views below are all behind login_required)."""
     return cast(User, request.user)
+
+
+class LoginView(auth_views.LoginView):
+    """Django's login; ``?username=`` fills the box in (the page after setting a password sends it)."""
+
+    def get_initial(self) -> dict[str, Any]:
+        return {"username": self.request.GET.get("username", "")[:150]}
+
+
+def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
+    """For whatever asks for /favicon.ico without reading a page's icon link (API answers, feeds)."""
+    return HttpResponsePermanentRedirect(static("brain/favicon.svg"))
 
 
 def home(request: HttpRequest) -> HttpResponseRedirect:
@@ -81,45 +106,73 @@ def client_configs(url: str, token: str) -> list[dict[str, str]]:
     ]
 
 
+# Where a token just issued waits for the one page that shows it (POST/redirect/GET).
+ISSUED_KEY = "brain.connect.issued"
+
+
 @login_required
 def connect(request: HttpRequest) -> HttpResponse:
+    """The Connect page. Creating a token redirects back here, so reloading never issues a second
+    one; the plaintext travels in the session to the next page view, which shows it and drops it."""
     orgs = list(list_user_organisations(user=_user(request)))
-    issued = None
     if request.method == "POST":
-        org = next((o for o in orgs if str(o.pk) == request.POST.get("org")), None)
-        access = request.POST.get("access")
-        scopes = {"write": ["read", "write"], "personal": ["read", "write", "personal"]}.get(access or "", ["read"])
-        name = request.POST.get("name", "").strip()[:100]
         try:
-            if org is None:
-                raise DomainError("Choose one of your organisations.")
-            if problem := text_problem(name):
-                raise DomainError(f"The name {problem}; choose another.")
-            issued = create_token(
-                org=org,
-                user=_user(request),
-                scopes=scopes,
-                name=name,
-                expires_in_days=_expiry_days(request.POST.get("expires", "")),
-                via="web",
-            )
+            issued = _create_from_form(request, orgs)
         except DomainError as exc:
             messages.error(request, exc.message)
+            return _connect_page(request, orgs, issued=None, status=400)
+        request.session[ISSUED_KEY] = {"token_id": issued.token.pk, "plaintext": issued.plaintext}
+        return HttpResponseRedirect(reverse("connect"))
+    shown = request.session.pop(ISSUED_KEY, None)
+    return _connect_page(request, orgs, issued=shown)
+
+
+def _create_from_form(request: HttpRequest, orgs: list[Organisation]) -> IssuedToken:
+    org = next((o for o in orgs if str(o.pk) == request.POST.get("org")), None)
+    access = request.POST.get("access", "")
+    scopes = list(ApiToken.ACCESS.get(access, ApiToken.ACCESS[ApiToken.READ])[0])
+    name = request.POST.get("name", "").strip()[:100]
+    if org is None:
+        raise DomainError("Choose one of your organisations.")
+    if problem := text_problem(name):
+        raise DomainError(f"The name {problem}; choose another.")
+    return create_token(
+        org=org,
+        user=_user(request),
+        scopes=scopes,
+        name=name,
+        expires_in_days=_expiry_days(request.POST.get("expires", "")),
+        via="web",
+    )
+
+
+def _connect_page(
+    request: HttpRequest, orgs: list[Organisation], *, issued: dict[str, Any] | None, status: int = 200
+) -> HttpResponse:
+    user = _user(request)
+    tokens = list(list_user_tokens(user=user))
+    new_token = next((t for t in tokens if issued and t.pk == issued["token_id"]), None)
+    plaintext = issued["plaintext"] if issued and new_token else None
     url = f"{settings.BRAIN_BASE_URL}/mcp"
-    return render(
+    response = render(
         request,
         "brain/connect.html",
         {
             "orgs": orgs,
-            "months": [(org, get_member_month(org=org, user=_user(request))) for org in orgs],
-            "tokens": list_user_tokens(user=_user(request)),
-            "issued": issued,
-            "configs": client_configs(url, issued.plaintext if issued else "<your token>"),
+            "months": [(org, get_member_month(org=org, user=user)) for org in orgs],
+            "active_tokens": [t for t in tokens if t.is_active],
+            "inactive_tokens": [t for t in tokens if not t.is_active],
+            "new_token": new_token,
+            "plaintext": plaintext,
+            "configs": client_configs(url, plaintext or "<your token>"),
             "mcp_url": url,
+            "access_choices": [(key, label, ACCESS_HELP[key]) for key, (_scopes, label) in ApiToken.ACCESS.items()],
             "expiry_choices": EXPIRY_CHOICES,
         },
-        status=400 if request.method == "POST" and issued is None else 200,
+        status=status,
     )
+    add_never_cache_headers(response)  # the page may carry a plaintext token: keep it out of caches and history
+    return response
 
 
 def _expiry_days(value: str) -> int | None:
@@ -134,13 +187,35 @@ def _expiry_days(value: str) -> int | None:
 
 @login_required
 @require_POST
-def revoke(request: HttpRequest, token_id: int) -> HttpResponseRedirect:
+def revoke(request: HttpRequest, token_id: int) -> HttpResponse:
+    """Revoke one of one's tokens once confirmed: the page's script asks in a dialog and sends the
+    confirmation; without the script, this answers with a page that asks."""
     token = ApiToken.objects.filter(pk=token_id, user=_user(request)).select_related("org").first()
     if token is None:
         messages.error(request, "No such token.")
+    elif request.POST.get("confirm") != "yes":
+        return render(request, "brain/revoke_confirm.html", {"token": token})
     else:
         # Anyone may revoke their own token, also after leaving its organisation.
         actor = Actor(org=token.org, user=_user(request), scopes=frozenset({"read", "write"}), via="web")
         revoke_token(actor=actor, token_id=token.pk)
         messages.success(request, f"Token {token} revoked. Assistants using it are disconnected.")
     return HttpResponseRedirect(reverse("connect"))
+
+
+def accept_invitation(request: HttpRequest, uidb64: str, token: str) -> HttpResponse:
+    """Where an invitation link leads (brain.invitations): set a password, then log in. A forged,
+    expired or used link gets a page that says so."""
+    user = invited_user(uidb64=uidb64, token=token)
+    if user is None:
+        return render(request, "registration/invitation_invalid.html", {"lifetime": link_lifetime()}, status=400)
+    form = SetPasswordForm(user, request.POST if request.method == "POST" else None)
+    if form.is_valid():
+        form.save()
+        messages.success(request, f"Your password is set. Log in with the username {user.get_username()}.")
+        return HttpResponseRedirect(f"{reverse('login')}?username={quote(user.get_username())}")
+    orgs = [m.org for m in user.memberships.select_related("org").order_by("org__name")]
+    response = render(request, "registration/invitation.html", {"form": form, "invited": user, "orgs": orgs},
+                      status=400 if form.errors else 200)  # fmt: skip
+    add_never_cache_headers(response)
+    return response

@@ -2,22 +2,61 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
 from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from brain.admin import OrgScopedAdmin
-from contacts.models import Contact, HumanRequest
+from brain.admin_base import SameOrganisationForm
+from contacts.models import CHANNEL_LABELS, CHANNELS, Contact, HumanRequest
 from contacts.services import reachable_channels, save_contact_topics, send_test_message
+from contacts.transports import configured_channels
+from contacts.validation import ADDRESS_FIELD
+
+# Each address field in words, said beside the box of each channel that needs it.
+FIELD_NAMES = {"email": "the email address", "slack": "the Slack address", "phone": "the phone number"}
+SETUP = {"slack": "BRAIN_SLACK_BOT_TOKEN, or a webhook URL as the address",
+         "call": "the BRAIN_TWILIO_* settings", "whatsapp": "the BRAIN_TWILIO_* settings"}  # fmt: skip
+
+
+def channel_choices() -> list[tuple[str, str]]:
+    usable = configured_channels()
+    choices = []
+    for channel in CHANNELS:
+        label = f"{CHANNEL_LABELS[channel]}: needs {FIELD_NAMES[ADDRESS_FIELD[channel]]}"
+        if channel not in usable:
+            label += f" (not set up on this Brain yet: {SETUP[channel]})"
+        choices.append((channel, label))
+    return choices
+
+
+class ContactForm(SameOrganisationForm):
+    """Channels as boxes, each saying which address it needs; Contact.clean checks the addresses."""
+
+    channels = forms.MultipleChoiceField(
+        choices=channel_choices, widget=forms.CheckboxSelectMultiple, required=False, initial=["email"],
+        help_text="Brain reaches this person only over the channels ticked here, each with its address below.",
+    )  # fmt: skip
+
+    class Meta:
+        model = Contact
+        exclude = ["topics_embedding", "topics_embedding_model"]
+        help_texts = {"phone": "E.164: a plus sign, the country code and the number, e.g. +34600111222. "
+                               "Spaces and dashes are dropped."}  # fmt: skip
 
 
 @admin.register(Contact)
 class ContactAdmin(OrgScopedAdmin):
+    form = ContactForm
     list_display = ["name", "org", "topics", "channels", "user", "active"]
     list_filter = ["active"]
     search_fields = ["name", "topics", "email"]
-    exclude = ["topics_embedding", "topics_embedding_model"]
+    fieldsets = [
+        (None, {"fields": ["org", "name", "user", "topics", "active"]}),
+        ("How to reach them", {"fields": ["channels", "email", "slack", "phone"]}),
+    ]
     actions = ["send_test"]
     audit_hidden_fields = ("slack",)  # may be a webhook URL, which is a secret
 

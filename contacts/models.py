@@ -6,13 +6,16 @@ import secrets
 
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 from pgvector.django import VectorField
 
 from brain.models import Activity, ApiToken, Organisation
+from contacts.validation import ADDRESS_FIELD, channel_problems, normalise_phone
 
-CHANNELS = ["email", "slack", "call", "whatsapp"]
+CHANNELS = list(ADDRESS_FIELD)
+CHANNEL_LABELS = {"email": "Email", "slack": "Slack", "call": "Phone call", "whatsapp": "WhatsApp"}
 
 
 class Contact(models.Model):
@@ -55,7 +58,15 @@ class Contact(models.Model):
         return f"con_{self.pk}"
 
     def address_for(self, channel: str) -> str:
-        return {"email": self.email, "slack": self.slack, "call": self.phone, "whatsapp": self.phone}.get(channel, "")
+        field = ADDRESS_FIELD.get(channel)
+        return str(getattr(self, field)) if field else ""
+
+    def clean(self) -> None:
+        """Every channel the contact may be reached on has its address; a phone number is E.164."""
+        self.phone = normalise_phone(self.phone)
+        problems = channel_problems(channels=self.channels, email=self.email, slack=self.slack, phone=self.phone)
+        if problems:
+            raise ValidationError(problems)
 
 
 def _request_id() -> str:
@@ -100,3 +111,7 @@ class HumanRequest(models.Model):
 
     def __str__(self) -> str:
         return f"{self.public_id} to {self.contact}"
+
+    @property
+    def channel_label(self) -> str:
+        return CHANNEL_LABELS.get(self.channel, self.channel)

@@ -30,8 +30,9 @@ from django.core.validators import validate_email
 from django.utils.html import format_html, linebreaks
 from django.utils.safestring import mark_safe
 
+from contacts.validation import is_e164
+
 TIMEOUT = 10.0
-E164 = re.compile(r"^\+[1-9][0-9]{1,14}$")
 # Characters XML 1.0 forbids even when escaped; a TwiML document containing one is rejected.
 XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 # Slack's documented transient errors; every other {"ok": false} error means the request itself is wrong.
@@ -82,11 +83,6 @@ class Transport(Protocol):
     def send(self, message: Message) -> str:
         """Deliver the message; return the provider's message id, or "" when it gives none."""
         ...
-
-
-def is_e164(number: str) -> bool:
-    """Whether ``number`` is an E.164 phone number such as ``+14155550100`` (no spaces or dashes)."""
-    return bool(E164.match(number))
 
 
 def is_webhook_url(address: str) -> bool:

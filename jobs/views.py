@@ -12,17 +12,15 @@ from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
-from markdown_it import MarkdownIt
 
 from brain.errors import DomainError
+from brain.markdown import render_markdown
 from brain.models import Features, Organisation
 from brain.services import actor_for_user
 from jobs.models import Chat, Job
 from jobs.services import list_jobs, update_job
 
-MARKDOWN = MarkdownIt("commonmark", {"html": False, "linkify": False})
 ACTIONS: dict[str, dict[str, Any]] = {
     "pause": {"enabled": False},
     "resume": {"enabled": True},
@@ -66,8 +64,5 @@ def chat_page(request: HttpRequest, chat_id: int) -> HttpResponse:
     chat = Chat.objects.filter(mine_or_shared, pk=chat_id, org__in=_orgs(user)).first()
     if chat is None:
         raise Http404("No such chat of yours.")
-    rows = [
-        {"message": m, "html": mark_safe(MARKDOWN.render(m.text)), "run": m.run}  # noqa: S308 (raw HTML is off)
-        for m in chat.messages.select_related("run")
-    ]
+    rows = [{"message": m, "html": render_markdown(m.text), "run": m.run} for m in chat.messages.select_related("run")]
     return render(request, "jobs/chat.html", {"chat": chat, "rows": rows})

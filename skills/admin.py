@@ -19,8 +19,9 @@ from django.urls.resolvers import URLPattern
 
 from brain.admin import OrgScopedAdmin, admin_actor
 from brain.errors import DomainError
+from brain.markdown import render_markdown
 from skills import services
-from skills.diff import content_diff
+from skills.diff import content_diff, field_changes
 from skills.models import Skill, SkillVersion
 
 Status = SkillVersion.Status
@@ -91,7 +92,9 @@ class SkillVersionAdmin(ReviewMixin, OrgScopedAdmin):
         return {
             "is_current": version.is_current,
             "in_use": in_use,
+            "fields": None if version.is_current else field_changes(version, in_use),
             "diff": None if version.is_current else content_diff(version, in_use),
+            "preview": render_markdown(version.content),
             "can_decide": version.status == Status.PENDING and self.has_review_permission(request),
             "can_archive": version.skill.archived_at is None and self.has_review_permission(request),
             "approve_url": self._url("approve", version.pk),
@@ -145,11 +148,13 @@ class SkillVersionAdmin(ReviewMixin, OrgScopedAdmin):
         return self._reject_page(request, [version], form, action_url=self._url("reject", version.pk))
 
     def archive_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
         version = self._reviewable(request, object_id)
         if version is None:
             return self._missing(request)
+        if request.method != "POST" or request.POST.get("post") != "yes":
+            back = reverse("admin:skills_skillversion_change", args=[version.pk])
+            return _archive_page(self, request, [version.skill], action_url=self._url("archive_skill", version.pk),
+                                 cancel_url=back)  # fmt: skip
         if _archive(self, request, version.skill):
             self.message_user(request, f"Skill {version.skill} archived: nobody can use it now.", messages.SUCCESS)
         return self._back_to(version)
@@ -176,11 +181,16 @@ class SkillVersionAdmin(ReviewMixin, OrgScopedAdmin):
         return None
 
     @admin.action(description="Archive skill", permissions=["review"])
-    def archive_selected_skills(self, request: HttpRequest, queryset: QuerySet[SkillVersion]) -> None:
-        skills = Skill.objects.filter(pk__in=queryset.values("skill_id")).select_related("org")
+    def archive_selected_skills(self, request: HttpRequest, queryset: QuerySet[SkillVersion]) -> HttpResponse | None:
+        skills = list(Skill.objects.filter(pk__in=queryset.values("skill_id")).select_related("org"))
+        if request.POST.get("post") != "yes":
+            changelist = reverse("admin:skills_skillversion_changelist")
+            return _archive_page(self, request, skills, action_url=changelist, cancel_url=changelist,
+                                 bulk=("archive_selected_skills", [v.pk for v in queryset]))  # fmt: skip
         done = sum(_archive(self, request, skill) for skill in skills)
         if done:
             self.message_user(request, f"{done} skill(s) archived.", messages.SUCCESS)
+        return None
 
     # --- calling the services ---------------------------------------------------------------
 
@@ -223,6 +233,30 @@ class SkillVersionAdmin(ReviewMixin, OrgScopedAdmin):
             else reverse("admin:skills_skillversion_change", args=[versions[0].pk]),
         }
         return TemplateResponse(request, "admin/skills/skillversion/reject.html", context)
+
+
+def _archive_page(
+    model_admin: admin.ModelAdmin[Any],
+    request: HttpRequest,
+    skills: list[Skill],
+    *,
+    action_url: str,
+    cancel_url: str,
+    bulk: tuple[str, list[int]] | None = None,
+) -> TemplateResponse:
+    """Asks before archiving: from a version's page, or from a changelist action (``bulk`` is the
+    action's name and the selected rows, sent again with the confirmation)."""
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "title": "Archive skills" if len(skills) > 1 else "Archive a skill",
+        "opts": model_admin.opts,
+        "skills": skills,
+        "action_url": action_url,
+        "cancel_url": cancel_url,
+        "bulk_action": bulk[0] if bulk else "",
+        "selected": bulk[1] if bulk else [],
+    }
+    return TemplateResponse(request, "admin/skills/archive.html", context)
 
 
 def _archive(model_admin: admin.ModelAdmin[Any], request: HttpRequest, skill: Skill) -> bool:
@@ -292,7 +326,13 @@ class SkillAdmin(ReviewMixin, OrgScopedAdmin):
         return int(skill.pending_count)
 
     @admin.action(description="Archive skill", permissions=["review"])
-    def archive_selected(self, request: HttpRequest, queryset: QuerySet[Skill]) -> None:
-        done = sum(_archive(self, request, skill) for skill in queryset.select_related("org"))
+    def archive_selected(self, request: HttpRequest, queryset: QuerySet[Skill]) -> HttpResponse | None:
+        skills = list(queryset.select_related("org"))
+        if request.POST.get("post") != "yes":
+            changelist = reverse("admin:skills_skill_changelist")
+            return _archive_page(self, request, skills, action_url=changelist, cancel_url=changelist,
+                                 bulk=("archive_selected", [skill.pk for skill in skills]))  # fmt: skip
+        done = sum(_archive(self, request, skill) for skill in skills)
         if done:
             self.message_user(request, f"{done} skill(s) archived.", messages.SUCCESS)
+        return None

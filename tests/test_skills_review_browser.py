@@ -120,3 +120,42 @@ def test_an_admin_of_another_organisation_cannot_open_the_version(brain_url):
 
     pending.refresh_from_db()
     assert pending.status == SkillVersion.Status.PENDING
+
+
+def test_the_review_fits_a_1280_pixel_screen_and_archiving_asks_first(brain_url):
+    org = make_org()
+    reviewer = make_user(org, role=Membership.ADMIN, username="di", password=PASSWORD)
+    reviewer.is_staff = True
+    reviewer.save(update_fields=["is_staff"])
+    author = make_actor(org)
+    first = publish_skill(actor=author, slug="release", name="Release", content=IN_USE, tags=["ops"])
+    approve_version(actor=make_actor(org, reviewer), version_id=first.pk)
+    long_words = "Check every dashboard the on-call team owns before the release goes out. " * 6
+    unbroken = "https://wiki.example/" + "x" * 240
+    pending = publish_skill(actor=author, slug="release", name="Release train", version="2.0.0",
+                            description="How a release goes out. " * 20, tags=["ops", "weekly"],
+                            content=f"## Steps\n\n{long_words}\n\n    {unbroken}\n\n- Ship it.\n")  # fmt: skip
+
+    with browser_page() as page:
+        page.set_viewport_size({"width": 1280, "height": 900})
+        log_in_to_admin(page, brain_url, "di")
+        page.goto(f"{brain_url}/admin/skills/skillversion/{pending.pk}/change/")
+        fields = page.get_by_role("table", name="Name, description, tags and categories against version 1.0.0")
+        expect(fields.get_by_role("row", name="Tags")).to_contain_text("weekly")
+        expect(
+            page.get_by_role("region", name="How this version reads").get_by_role("heading", name="Steps")
+        ).to_be_visible()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+        for box in (".skill-diff", ".skill-fields", ".skill-preview"):
+            assert page.eval_on_selector(box, "e => e.scrollWidth <= e.clientWidth"), box
+
+        page.get_by_role("link", name="Archive the whole skill…").click()
+        expect(page.get_by_text("Archiving takes this skill out of use for everyone")).to_be_visible()
+        page.get_by_role("link", name="No, keep it").click()
+        page.wait_for_url(f"**/admin/skills/skillversion/{pending.pk}/change/")
+        assert Skill.objects.get(org=org).archived_at is None
+        page.get_by_role("link", name="Archive the whole skill…").click()
+        page.get_by_role("button", name="Yes, archive").click()
+        expect(page.locator(".messagelist")).to_contain_text("archived: nobody can use it now")
+
+    assert Skill.objects.get(org=org).archived_at is not None

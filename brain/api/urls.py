@@ -18,6 +18,12 @@ urlpatterns = [
     path("search", tool_view("search_company_memory", "post").as_view(), name="api-search"),
     path("retrieve", tool_view("retrieve_company_memory", "post").as_view(), name="api-retrieve"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
-    path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    path(
+        "docs/",
+        SpectacularSwaggerView.as_view(url_name="api-schema", template_name="api/swagger_ui.html"),
+        name="api-docs",
+    ),  # fmt: skip
+    path(
+        "redoc/", SpectacularRedocView.as_view(url_name="api-schema", template_name="api/redoc.html"), name="api-redoc"
+    ),  # fmt: skip
 ]

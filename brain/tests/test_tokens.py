@@ -112,7 +112,7 @@ def test_a_user_who_left_the_organisation_can_still_revoke_their_token_on_the_co
     Membership.objects.filter(org=org, user=issued.token.user).delete()
     client = Client()
     client.force_login(issued.token.user)
-    page = client.post(f"/connect/tokens/{issued.token.pk}/revoke/", follow=True)
+    page = client.post(f"/connect/tokens/{issued.token.pk}/revoke/", {"confirm": "yes"}, follow=True)
     assert page.status_code == 200
     assert "revoked" in page.content.decode()
     assert ApiToken.objects.get(pk=issued.token.pk).revoked_at is not None

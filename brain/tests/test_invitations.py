@@ -1,0 +1,221 @@
+"""Inviting a member by email: the account, the membership and a link that sets a password once,
+within PASSWORD_RESET_TIMEOUT; organisation admins invite only into their own organisations."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core import mail
+from django.test import Client
+
+from brain.errors import InvalidArgument, PermissionDenied
+from brain.invitations import InvitationTokens, invite_member, link_lifetime
+from brain.models import AuditRecord, Membership
+from brain.tests.admin_client import logged_in, make_operator, make_org_admin
+from conftest import make_actor, make_user
+
+pytestmark = pytest.mark.django_db
+
+PASSWORD = "a long enough secret"
+
+
+@pytest.fixture
+def admin_actor(org):
+    return make_actor(org, make_org_admin(org), via="admin")
+
+
+def sent_link() -> str:
+    found = re.search(r"http\S+/invitation/\S+/", str(mail.outbox[-1].body))
+    assert found is not None, mail.outbox[-1].body
+    return found.group().removeprefix(settings.BRAIN_BASE_URL)
+
+
+def logs_in(username: str, password: str) -> bool:
+    response = Client().post("/login/", {"username": username, "password": password})
+    return response.status_code == 302 and response["Location"] == "/connect/"
+
+
+def invite(actor, email="nina@example.com", role=Membership.MEMBER, *, capture):
+    with capture(execute=True):
+        return invite_member(actor=actor, email=email, role=role)
+
+
+def test_an_invitation_makes_an_account_nobody_can_log_in_to_yet_and_mails_the_link(
+    org, admin_actor, django_capture_on_commit_callbacks
+):
+    invitation = invite(admin_actor, capture=django_capture_on_commit_callbacks)
+
+    user = User.objects.get(email="nina@example.com")
+    assert user.username == "nina@example.com"
+    assert not user.has_usable_password()
+    assert Membership.objects.get(org=org, user=user).role == Membership.MEMBER
+    assert invitation.new_account
+    assert invitation.sent
+    assert mail.outbox[-1].to == ["nina@example.com"]
+    assert f"The link works once, for {link_lifetime()}" in mail.outbox[-1].body
+    assert sent_link().startswith("/invitation/")
+    record = AuditRecord.objects.get(org=org, action="member.invited")
+    assert record.details == {"email": "nina@example.com", "role": "member", "new_account": True}
+
+
+def test_the_link_sets_a_password_once_and_then_the_member_logs_in(
+    org, admin_actor, django_capture_on_commit_callbacks
+):
+    invite(admin_actor, capture=django_capture_on_commit_callbacks)
+    link = sent_link()
+    web = Client()
+
+    page = web.get(link)
+    assert page.status_code == 200
+    assert "Welcome to Brain" in page.content.decode()
+    assert org.name in page.content.decode()
+    done = web.post(link, {"new_password1": PASSWORD, "new_password2": PASSWORD})
+
+    assert done.status_code == 302
+    assert done["Location"] == "/login/?username=nina%40example.com"
+    assert 'value="nina@example.com"' in web.get(done["Location"]).content.decode()
+    assert logs_in("nina@example.com", PASSWORD)
+    again = web.get(link)
+    assert again.status_code == 400
+    assert "This invitation link cannot be used" in again.content.decode()
+    web.post(link, {"new_password1": "another long secret", "new_password2": "another long secret"})
+    assert logs_in("nina@example.com", PASSWORD)
+    assert not logs_in("nina@example.com", "another long secret")
+
+
+def test_a_weak_or_mismatched_password_is_refused_and_the_link_still_works(
+    org, admin_actor, django_capture_on_commit_callbacks
+):
+    invite(admin_actor, capture=django_capture_on_commit_callbacks)
+    link = sent_link()
+    refused = Client().post(link, {"new_password1": "12345678", "new_password2": "12345678"})
+    assert refused.status_code == 400
+    assert "This password is too common." in refused.content.decode()
+    assert not User.objects.get(email="nina@example.com").has_usable_password()
+    assert Client().get(link).status_code == 200
+
+
+def test_an_expired_link_is_refused_with_a_clear_page(
+    org, admin_actor, django_capture_on_commit_callbacks, monkeypatch
+):
+    invite(admin_actor, capture=django_capture_on_commit_callbacks)
+    link = sent_link()
+    later = InvitationTokens()._now() + timedelta(seconds=settings.PASSWORD_RESET_TIMEOUT + 1)
+    monkeypatch.setattr(InvitationTokens, "_now", lambda self: later)
+
+    page = Client().get(link)
+
+    assert page.status_code == 400
+    assert f"An invitation link works once, for {link_lifetime()}" in page.content.decode()
+    assert Client().post(link, {"new_password1": PASSWORD, "new_password2": PASSWORD}).status_code == 400
+    assert not User.objects.get(email="nina@example.com").has_usable_password()
+
+
+def test_the_link_lifetime_is_django_s_password_reset_timeout(settings):
+    settings.PASSWORD_RESET_TIMEOUT = 3 * 86_400
+    assert link_lifetime() == "3 days"
+    settings.PASSWORD_RESET_TIMEOUT = 7200
+    assert link_lifetime() == "2 hours"
+
+
+@pytest.mark.parametrize("link", ["/invitation/xx/yy/", "/invitation/MQ/set-password/", "/invitation/%00/a/"])
+def test_a_forged_link_is_refused(org, link):
+    assert Client().get(link).status_code == 400
+
+
+def test_a_password_reset_token_is_no_invitation(org, admin_actor, django_capture_on_commit_callbacks):
+    from django.contrib.auth.tokens import default_token_generator
+    from django.utils.encoding import force_bytes
+    from django.utils.http import urlsafe_base64_encode
+
+    invite(admin_actor, capture=django_capture_on_commit_callbacks)
+    user = User.objects.get(email="nina@example.com")
+    uid = urlsafe_base64_encode(force_bytes(user.pk))
+    assert Client().get(f"/invitation/{uid}/{default_token_generator.make_token(user)}/").status_code == 400
+
+
+def test_only_an_admin_of_the_organisation_may_invite(org):
+    with pytest.raises(PermissionDenied):
+        invite_member(actor=make_actor(org), email="nina@example.com")
+    assert not User.objects.filter(email="nina@example.com").exists()
+
+
+def test_someone_with_an_account_is_added_and_told_without_a_link(
+    org, other_org, admin_actor, django_capture_on_commit_callbacks
+):
+    existing = make_user(other_org, email="Kim@Example.com", password=PASSWORD)
+
+    invitation = invite(admin_actor, "kim@example.com", capture=django_capture_on_commit_callbacks)
+
+    assert not invitation.new_account
+    assert invitation.membership.user == existing
+    assert "/invitation/" not in mail.outbox[-1].body
+    assert "Log in as before" in mail.outbox[-1].body
+    assert User.objects.get(pk=existing.pk).check_password(PASSWORD)
+    with pytest.raises(InvalidArgument, match="already a member"):
+        invite_member(actor=admin_actor, email="kim@example.com")
+
+
+def test_an_invited_admin_can_use_the_admin(org, admin_actor, django_capture_on_commit_callbacks):
+    invite(admin_actor, role=Membership.ADMIN, capture=django_capture_on_commit_callbacks)
+    user = User.objects.get(email="nina@example.com")
+    assert user.is_staff
+    assert not user.is_superuser
+    assert "as an admin" in mail.outbox[-1].body
+
+
+def test_a_bad_email_is_refused(admin_actor):
+    with pytest.raises(InvalidArgument, match="not an email address"):
+        invite_member(actor=admin_actor, email="nina at example")
+
+
+def test_the_members_list_offers_the_invitation_page_with_the_admins_organisations_only(org, other_org):
+    client = logged_in(make_org_admin(org))
+    assert 'href="/admin/brain/membership/invite/"' in client.get("/admin/brain/membership/").content.decode()
+    page = client.get("/admin/brain/membership/invite/")
+    assert page.status_code == 200
+    offered = {str(value) for value, _ in page.context["form"].fields["org"].choices}
+    assert offered == {str(org.pk)}
+    assert f"for {link_lifetime()}" in page.content.decode()
+
+
+def test_an_organisation_admin_cannot_invite_into_another_organisation(org, other_org):
+    client = logged_in(make_org_admin(org))
+    page = client.post("/admin/brain/membership/invite/", {"email": "nina@example.com", "role": "member",
+                                                           "org": other_org.pk})  # fmt: skip
+    assert page.status_code == 200
+    assert "Select a valid choice" in page.content.decode()
+    assert not User.objects.filter(email="nina@example.com").exists()
+    assert not mail.outbox
+
+
+def test_a_member_without_the_admin_role_cannot_open_the_invitation_page(org, other_org):
+    admin_elsewhere = make_org_admin(other_org)
+    Membership.objects.create(org=org, user=admin_elsewhere, role=Membership.MEMBER)
+    client = logged_in(admin_elsewhere)
+    page = client.post("/admin/brain/membership/invite/", {"email": "nina@example.com", "role": "admin",
+                                                           "org": org.pk})  # fmt: skip
+    assert "Select a valid choice" in page.content.decode()
+    assert not User.objects.filter(email="nina@example.com").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_invitation_page_invites_and_says_so(org):
+    client = logged_in(make_org_admin(org))
+    page = client.post("/admin/brain/membership/invite/", {"email": "nina@example.com", "role": "member",
+                                                           "org": org.pk}, follow=True)  # fmt: skip
+    assert "Invitation sent to nina@example.com" in page.content.decode()
+    assert Membership.objects.filter(org=org, user__email="nina@example.com").exists()
+    assert len(mail.outbox) == 1
+
+
+def test_an_operator_may_invite_into_any_organisation(org, django_capture_on_commit_callbacks):
+    client = logged_in(make_operator())
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post("/admin/brain/membership/invite/", {"email": "nina@example.com", "role": "member",
+                                                        "org": org.pk})  # fmt: skip
+    assert Membership.objects.filter(org=org, user__email="nina@example.com").exists()
