@@ -63,6 +63,8 @@ def test_every_page_fits_a_375_pixel_screen(brain_url):
         page.get_by_role("button", name=f"Revoke {ApiToken.objects.filter(user=user).first()}").click()
         expect(page.get_by_role("heading", name="Revoke this token?")).to_be_visible()
         fits(page)
-        for path in ("/requests/", f"/requests/{request.public_id}/", "/no/such/page/"):
+        pages = ("/requests/", f"/requests/{request.public_id}/", "/no/such/page/", "/memory/search/?q=refund",
+                 "/memory/mine/", "/knowledge/add/", "/registers/", "/jobs/")  # fmt: skip
+        for path in pages:
             page.goto(f"{brain_url}{path}")
             fits(page)

@@ -27,6 +27,10 @@ PAGES = {
     "/api/v1/docs/": ("text", "Brain API"),
     "/api/v1/redoc/": ("text", "Brain API"),
     "/admin/": ("heading", "Brain administration"),
+    "/memory/search/": ("heading", "Search"),
+    "/memory/mine/": ("heading", "My memories"),
+    "/knowledge/add/": ("heading", "Add knowledge"),
+    "/overview/": ("heading", "Overview"),
 }
 
 
