@@ -51,9 +51,14 @@ def readable(actor: Actor, categories: list[int] | None = None) -> Q:
     return Q(org=actor.org) & Q(category_id__in=cats) & (Q(scope=SHARED) | Q(owner=actor.user))
 
 
+def fact_in_use() -> Q:
+    """Facts not held back for review by a flag (for reads that apply the audience otherwise)."""
+    return Q(flagged_at__isnull=True)
+
+
 def readable_facts(actor: Actor) -> Q:
     """Facts the actor may see: readable, and not held back for review by a flag."""
-    return readable(actor) & Q(flagged_at__isnull=True)
+    return readable(actor) & fact_in_use()
 
 
 # The rules in SQL, for rows aliased ``c``: fixed text whose every value is a %(name)s parameter.

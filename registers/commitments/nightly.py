@@ -19,7 +19,7 @@ from django.contrib.postgres.search import SearchQuery
 from django.db.models import Q, QuerySet
 
 from brain.models import Organisation
-from memory.access import seen_by_every_reader_of
+from memory.access import fact_in_use, seen_by_every_reader_of
 from memory.documents.chunking import TURN, opening_turn
 from memory.documents.turns import spoken_text
 from memory.graph.entities import live_mentions
@@ -174,7 +174,7 @@ def _evidence(commitment: Commitment, words: list[str]) -> list[dict[str, object
     query = SearchQuery(" OR ".join(words), search_type="websearch", config="english")
     candidates = (
         Chunk.objects.filter(org_id=commitment.org_id, superseded_at__isnull=True, search=query)
-        .filter(document__in=Document.objects.filter(readers))
+        .filter(fact_in_use(), document__in=Document.objects.filter(readers))
         .filter(
             Q(said_at__date__gte=commitment.promised_on)
             | Q(said_at__isnull=True, recorded_at__date__gte=commitment.promised_on)
@@ -196,7 +196,7 @@ def _evidence(commitment: Commitment, words: list[str]) -> list[dict[str, object
     facts = (
         Fact.objects.filter(org_id=commitment.org_id, superseded_at__isnull=True, search=query,
                             recorded_at__date__gte=commitment.promised_on)
-        .filter(document__in=Document.objects.filter(readers))
+        .filter(fact_in_use(), document__in=Document.objects.filter(readers))
         .only("pk", "statement", "recorded_at")
         .order_by("pk")[:50]
     )  # fmt: skip

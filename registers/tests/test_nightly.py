@@ -172,3 +172,18 @@ def test_a_remembered_fact_is_evidence_too_and_a_promise_without_any_stays_open(
     assert "stays open" in silent.summary
     quiet.refresh_from_db()
     assert quiet.state == "open"  # never marked missed
+
+
+def test_a_fact_flagged_as_broken_is_no_evidence_that_a_promise_landed(actor, settings):
+    settings.BRAIN_EXTRACT_FACTS = False
+    switch_on(actor.org, "commitments")
+    from memory.graph.memories import remember
+    from memory.models import Fact
+    from registers.commitments.services import record_commitment
+
+    kept = record_commitment(actor=actor, owner="Priya", what="Priya will send the revised quote to BigCo",
+                             promised_on=date(2026, 3, 2))  # fmt: skip
+    said = remember(actor=actor, content="Priya sent the revised quote to BigCo on 5 March.", subject="Priya")
+    Fact.objects.filter(pk=said.pk).update(flagged_at=timezone.now())  # an admin held it back for review
+    run_nightly(actor.org)
+    assert not kept.verdicts.get().suggests_landed
