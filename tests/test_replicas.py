@@ -47,7 +47,7 @@ class Replica:
 
     def _one(self, dsn: str, sql: str, params: list[object] | None = None) -> object:
         with psycopg.connect(dsn, autocommit=True) as conn:
-            row = conn.execute(sql, params).fetchone()  # type: ignore[arg-type]
+            row = conn.execute(sql, params).fetchone()
             return row[0] if row else None
 
     def caught_up(self, timeout: float = 30) -> None:
@@ -69,6 +69,11 @@ def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def _pg(program: str, *args: str | Path) -> None:
+    """Run one of the embedded server's programs as the OS user the server runs as."""
+    subprocess.run([PG_BIN / program, *args], check=True, timeout=120, user=SERVER_USER, capture_output=True)
 
 
 def _owned_by_server(path: Path, mode: int) -> Path:
@@ -101,13 +106,26 @@ def replica(django_db_setup: None, django_db_blocker) -> Iterator[Replica]:
     root = Path(tempfile.mkdtemp(prefix="brain-replica-"))
     root.chmod(0o755)
     pgdata, sockets = _owned_by_server(root / "data", 0o700), _owned_by_server(root / "run", 0o755)
-    run = {"check": True, "timeout": 180, "user": SERVER_USER, "capture_output": True}
-    backup = ["-D", pgdata, "-R", "-X", "stream", "-c", "fast", "-h", host, "-p", port, "-U", "postgres"]
-    subprocess.run([PG_BIN / "pg_basebackup", *backup], **run)  # type: ignore[call-overload]
+    backup: list[str | Path] = [
+        "-D",
+        pgdata,
+        "-R",
+        "-X",
+        "stream",
+        "-c",
+        "fast",
+        "-h",
+        host,
+        "-p",
+        port,
+        "-U",
+        "postgres",
+    ]
+    _pg("pg_basebackup", *backup)
     replica_port = str(_free_port())
     options = f"-h '' -k {sockets} -p {replica_port}"
-    start = ["-D", pgdata, "-w", "-l", root / "run" / "log", "-o", options, "start"]
-    subprocess.run([PG_BIN / "pg_ctl", *start], **run)  # type: ignore[call-overload]
+    start: list[str | Path] = ["-D", pgdata, "-w", "-l", root / "run" / "log", "-o", options, "start"]
+    _pg("pg_ctl", *start)
     here = Replica(primary_dsn, primary_dsn.replace(f"host={host} port={port}", f"host={sockets} port={replica_port}"))
     assert here._one(here.dsn, "SELECT pg_is_in_recovery()") is True
     here.caught_up()
@@ -127,7 +145,7 @@ def replica(django_db_setup: None, django_db_blocker) -> Iterator[Replica]:
             connections[REPLICA].close()
         del connections[REPLICA]
         del connections.settings[REPLICA]
-        subprocess.run([PG_BIN / "pg_ctl", "-D", pgdata, "-m", "immediate", "stop"], **run)  # type: ignore[call-overload]
+        _pg("pg_ctl", "-D", pgdata, "-m", "immediate", "stop")
         shutil.rmtree(root, ignore_errors=True)
 
 
@@ -175,7 +193,7 @@ def save(actor, title: str, content: str) -> None:
 
 def on_replica(actor, tool: str) -> bool:
     outcome = execute(actor, TOOLS[tool], {})
-    assert outcome.output is not None, outcome.message
+    assert isinstance(outcome.output, WhereOut), outcome.message
     assert outcome.output.orm_in_recovery == outcome.output.sql_in_recovery
     return outcome.output.orm_in_recovery
 
@@ -183,7 +201,7 @@ def on_replica(actor, tool: str) -> bool:
 def search_titles(actor, query: str) -> list[str]:
     outcome = execute(actor, TOOLS["search_company_memory"], {"query": query})
     assert outcome.output is not None, outcome.message
-    return [hit.title for hit in outcome.output.hits]
+    return [hit["title"] for hit in outcome.output.model_dump()["hits"]]
 
 
 def test_a_search_after_another_users_save_runs_on_the_replica_once_replicated(org, replica, where_tool):
