@@ -9,6 +9,8 @@ Nothing here matters unless ``DATABASE_REPLICA_URL`` is set (``brain.settings`` 
 - ``brain.mcp.invoke.execute`` runs a read-only tool inside ``reading_from_replica()`` unless its
   caller wrote within ``BRAIN_READ_YOUR_WRITES_SECONDS`` (remembered in Redis, so every web
   process sees it; when Redis cannot be asked, the caller reads from the primary).
+  A REST write (``brain.api.metering``) and a web page that changed something
+  (``WebWritesMiddleware``) count as writes too.
 - A tool whose replica connection fails is run once more on the primary.
 """
 
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import redis
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, OperationalError, connections
+from django.http import HttpRequest, HttpResponse
 
 if TYPE_CHECKING:
     from brain.actors import Actor
@@ -31,6 +34,7 @@ if TYPE_CHECKING:
 REPLICA = "replica"
 logger = logging.getLogger("brain.replicas")
 T = TypeVar("T")
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 _READING: ContextVar[bool] = ContextVar("brain_reading_from_replica", default=False)
 
 
@@ -79,18 +83,46 @@ def _redis(url: str) -> redis.Redis:
     return redis.Redis.from_url(url, socket_connect_timeout=0.5, socket_timeout=0.5)
 
 
-def _key(actor: Actor) -> str:
-    return f"brain:wrote:{actor.org.pk}:{actor.user.pk}"
+def _key(org_id: int, user_id: int) -> str:
+    return f"brain:wrote:{org_id}:{user_id}"
 
 
 def mark_written(actor: Actor) -> None:
     """The actor's user just changed something: for the next few seconds they read from the primary."""
-    if not configured() or settings.BRAIN_READ_YOUR_WRITES_SECONDS == 0:
+    _note_writes(actor.user.pk, [actor.org.pk])
+
+
+def _note_writes(user_id: int, org_ids: list[int]) -> None:
+    seconds = settings.BRAIN_READ_YOUR_WRITES_SECONDS
+    if not configured() or seconds == 0 or not org_ids:
         return
     try:
-        _redis(settings.REDIS_URL).set(_key(actor), 1, ex=settings.BRAIN_READ_YOUR_WRITES_SECONDS)
+        with _redis(settings.REDIS_URL).pipeline(transaction=False) as pipe:
+            for org_id in org_ids:
+                pipe.set(_key(org_id, user_id), 1, ex=seconds)
+            pipe.execute()
     except redis.RedisError as exc:  # their next reads ask Redis too, and read from the primary while it is away
-        logger.warning("could not note a write by user %s of org %s: %s", actor.user.pk, actor.org.pk, exc)
+        logger.warning("could not note a write by user %s: %s", user_id, exc)
+
+
+class WebWritesMiddleware:
+    """A page that changed something (an unsafe request by a signed-in user that did not fail)
+    sends that user's reads to the primary for the window, in each of their organisations: the
+    page does not say which one it changed. Without a replica it does nothing."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        user = getattr(request, "user", None)
+        if not configured() or request.method in SAFE_METHODS or response.status_code >= 400:
+            return response
+        if user is not None and user.is_authenticated:
+            from brain.models import Membership
+
+            _note_writes(user.pk, list(Membership.objects.filter(user=user).values_list("org_id", flat=True)))
+        return response
 
 
 def wrote_recently(actor: Actor) -> bool:
@@ -98,7 +130,7 @@ def wrote_recently(actor: Actor) -> bool:
     if settings.BRAIN_READ_YOUR_WRITES_SECONDS == 0:
         return False
     try:
-        return bool(_redis(settings.REDIS_URL).exists(_key(actor)))
+        return bool(_redis(settings.REDIS_URL).exists(_key(actor.org.pk, actor.user.pk)))
     except redis.RedisError as exc:
         logger.warning("cannot tell whether user %s wrote recently, reading from the primary: %s", actor.user.pk, exc)
         return True

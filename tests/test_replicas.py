@@ -22,6 +22,7 @@ import pytest
 from django.db import connections, transaction
 from django.db.models.expressions import RawSQL
 from django.test.utils import CaptureQueriesContext, override_settings
+from django.urls import reverse
 from pydantic import BaseModel, ConfigDict
 from rest_framework.test import APIClient
 
@@ -251,6 +252,18 @@ def test_a_rest_write_sends_the_users_reads_to_the_primary(org, replica, where_t
     )
     assert response.status_code < 300, response.content
     assert on_replica(make_actor(org, user=issued.token.user), where_tool) is False
+
+
+def test_a_web_page_that_writes_sends_its_users_reads_to_the_primary(org, replica, where_tool, client):
+    issued = make_token(org)
+    user = issued.token.user
+    assert on_replica(make_actor(org, user=user), where_tool) is True
+    client.force_login(user)
+
+    response = client.post(reverse("revoke-token", args=[issued.token.pk]))
+
+    assert response.status_code == 302
+    assert on_replica(make_actor(org, user=user), where_tool) is False
 
 
 def test_with_redis_down_reads_go_to_the_primary(org, replica, where_tool):
