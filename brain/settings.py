@@ -131,6 +131,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "brain.replicas.WebWritesMiddleware",  # with a replica: a page that wrote sends its user's reads to the primary
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -167,6 +168,15 @@ DATABASES = {
     )
 }
 DATABASES["default"]["TEST"] = {"NAME": env_str("BRAIN_TEST_DB_NAME", "test_brain")}
+# An optional streaming replica of the same database (docs/replicas.md): read-only tools read from
+# it, except for a user who changed something within BRAIN_READ_YOUR_WRITES_SECONDS.
+if _replica_url := env_str("DATABASE_REPLICA_URL"):
+    DATABASES["replica"] = dj_database_url.parse(
+        _replica_url, conn_max_age=env_int("BRAIN_DB_CONN_MAX_AGE", 60, minimum=0), conn_health_checks=True
+    )
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}  # the test runner creates no database for it
+    DATABASE_ROUTERS = ["brain.replicas.ReplicaRouter"]
+BRAIN_READ_YOUR_WRITES_SECONDS = env_int("BRAIN_READ_YOUR_WRITES_SECONDS", 10, minimum=0, maximum=3600)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Per-process cache (term statistics for ranking, health results): small, hot and cheap to rebuild.

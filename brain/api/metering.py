@@ -8,11 +8,13 @@ from collections.abc import Callable
 from typing import Any
 
 from rest_framework.exceptions import APIException
+from rest_framework.permissions import SAFE_METHODS
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from brain.errors import DomainError
 from brain.models import ToolCall
+from brain.replicas import mark_written
 from brain.services import record_tool_call
 from usage.metering import Charge, charge, refund
 from usage.prices import CALL, of_call
@@ -20,7 +22,8 @@ from usage.prices import CALL, of_call
 
 def metered(name: str, billing: str = CALL) -> Callable[[Callable[..., Response]], Callable[..., Response]]:
     """Wrap an APIView method: charged as ``billing`` says (``usage.prices``), given back when it
-    does not succeed, and one ToolCall row per call with its outcome from the status code."""
+    does not succeed, and one ToolCall row per call with its outcome from the status code. A write
+    that succeeds sends its caller's reads to the primary for a while (``brain.replicas``)."""
     price = of_call(billing)
 
     def decorator(method: Callable[..., Response]) -> Callable[..., Response]:
@@ -35,6 +38,8 @@ def metered(name: str, billing: str = CALL) -> Callable[[Callable[..., Response]
                     spent = charge(org=actor.org, price=price, what=name)
                 response = method(self, request, *args, **kwargs)
                 status = response.status_code
+                if actor is not None and status < 400 and request.method not in SAFE_METHODS:
+                    mark_written(actor)
                 return response
             except DomainError as exc:  # a refusal raised by a service: the exception handler answers it
                 status = exc.status

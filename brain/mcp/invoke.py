@@ -17,6 +17,7 @@ from brain.inputs import refuse_unstorable
 from brain.mcp.limits import describe_validation_error
 from brain.mcp.registry import ToolOutput, ToolSpec, is_visible
 from brain.models import ToolCall
+from brain.replicas import mark_written, run_read
 from brain.selectors import enabled_features
 from brain.services import record_tool_call
 from usage.metering import Charge, charge, refund
@@ -70,7 +71,10 @@ def execute(actor: Actor, spec: ToolSpec, arguments: dict[str, Any]) -> Outcome:
     A tool the actor may not see is refused first (``authorise``). Arguments Brain cannot store
     (NUL, unpaired surrogates, JSON nested too deep; see ``brain.inputs``) are refused before
     validation. A model Brain needs that does not answer (an ``Outage``) is ``unavailable`` and
-    retryable, not an unexpected error. All of it for MCP and REST alike."""
+    retryable, not an unexpected error. All of it for MCP and REST alike.
+
+    With a replica configured, only the tool itself may read from it (``brain.replicas``): the
+    authorisation, the charge and the call record stay on the primary."""
     started = time.perf_counter()
     outcome = Outcome(output=None, message=GENERIC_FAILURE.format(tool=spec.name), code="internal", status=500)
     spent: Charge | None = None
@@ -80,7 +84,11 @@ def execute(actor: Actor, spec: ToolSpec, arguments: dict[str, Any]) -> Outcome:
         args = spec.args.model_validate(arguments)
         spent = _charge(actor, spec)
         with one_call():
-            outcome = Outcome(output=spec.fn(actor, args))
+            if spec.read_only:
+                outcome = Outcome(output=run_read(actor, spec.name, lambda: spec.fn(actor, args)))
+            else:
+                outcome = Outcome(output=spec.fn(actor, args))
+                mark_written(actor)
     except ValidationError as exc:
         outcome = Outcome(None, describe_validation_error(spec.name, exc), "invalid_argument", 400)
     except DomainError as exc:

@@ -10,7 +10,7 @@ from operator import or_
 from typing import Any
 
 from django.core.exceptions import EmptyResultSet
-from django.db import connection
+from django.db import connections
 from django.db.models import Count, F, Func, IntegerField, Q, QuerySet, Value
 from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce, Greatest, Substr
@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from brain.actors import Actor
 from brain.errors import InvalidArgument
 from brain.mcp.limits import clamp
+from brain.replicas import read_alias
 from memory.access import end_of_day, readable
 from memory.code_history.git import SOURCE_KIND, owner_and_name
 from memory.models import Document
@@ -206,7 +207,7 @@ def _candidate_paths(documents: QuerySet[Document], path: str) -> list[str]:
         "WHERE f.path = %s OR right(%s, length(f.path) + 1) = '/' || f.path "
         "OR right(f.path, length(%s) + 1) = '/' || %s ORDER BY f.path LIMIT %s"
     )
-    with connection.cursor() as cursor:
+    with connections[read_alias()].cursor() as cursor:
         cursor.execute(query, [*params, path, path, path, path, MAX_CANDIDATE_PATHS])
         return [row[0] for row in cursor.fetchall()]
 

@@ -12,9 +12,10 @@ from itertools import combinations
 from typing import Any, Literal, get_args
 
 from django.core.cache import cache
-from django.db import connection, transaction
+from django.db import connections, transaction
 
 from brain.actors import Actor
+from brain.replicas import read_alias
 from memory.access import READABLE_SQL, Clause, readable_and_believed
 from memory.retrieval.serving import QueryVector
 
@@ -64,7 +65,8 @@ def vector_candidates(
 ) -> list[tuple[int, float]]:
     # Only vectors of the query's model are compared (memory.retrieval.serving).
     narrow = f" AND {narrowing.sql}" if narrowing is not None else ""
-    with transaction.atomic(), connection.cursor() as cursor:
+    db = connections[read_alias()]
+    with transaction.atomic(using=db.alias), db.cursor() as cursor:
         cursor.execute("SET LOCAL hnsw.ef_search = %s", [max(40, limit * 2)])
         cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         cursor.execute(
@@ -91,7 +93,7 @@ def keyword_candidates(query: str, where: Clause, limit: int, table: Table = "me
     frequency among the rows the caller may see, its frequency in the chunk and the chunk's
     length. The statistics never count rows the caller cannot see, so no score depends on them.
     """
-    with connection.cursor() as cursor:
+    with connections[read_alias()].cursor() as cursor:
         cursor.execute("SELECT array_agg(DISTINCT lexeme) FROM unnest(to_tsvector('english', %s))", [query])
         lexemes: list[str] = cursor.fetchone()[0] or []
     if not lexemes:
@@ -136,7 +138,7 @@ def keyword_candidates(query: str, where: Clause, limit: int, table: Table = "me
 
 
 def _fetch(sql: str, params: dict[str, Any]) -> list[tuple[int, float]]:
-    with connection.cursor() as cursor:
+    with connections[read_alias()].cursor() as cursor:
         cursor.execute(sql, params)
         return [(row[0], float(row[1])) for row in cursor.fetchall()]
 
@@ -172,7 +174,7 @@ def _term_statistics(clause: Clause, lexemes: list[str], table: Table) -> tuple[
     key = f"bm25:{source}:{audience}"
     totals = cache.get(key)
     if totals is None:
-        with connection.cursor() as cursor:
+        with connections[read_alias()].cursor() as cursor:
             # The count comes from the organisation index; the average length from a sample.
             cursor.execute(
                 f"SELECT (SELECT count(*) FROM {source} c WHERE {where}), coalesce((SELECT avg(length(search)) "  # noqa: S608 (see Table)
@@ -187,7 +189,7 @@ def _term_statistics(clause: Clause, lexemes: list[str], table: Table) -> tuple[
     frequencies = {lx: cached[k] for lx, k in keys.items() if k in cached}
     missing = [lx for lx in lexemes if lx not in frequencies]
     if missing:
-        with connection.cursor() as cursor:
+        with connections[read_alias()].cursor() as cursor:
             # Counting stops at common_cap(): past it a term is common, its weight is small
             # either way, and an exact count would read much of the table.
             cursor.execute(

@@ -12,10 +12,11 @@ from datetime import date, datetime
 from typing import Any
 
 import numpy as np
-from django.db import connection
+from django.db import connections
 from django.utils import timezone
 
 from brain.actors import Actor
+from brain.replicas import read_alias
 from memory.access import Clause
 from memory.retrieval.candidates import (
     SAID_BETWEEN_SQL,
@@ -164,7 +165,7 @@ def _conversation_arms(
 
 
 def _vectors(ids: list[int]) -> dict[int, np.ndarray]:
-    with connection.cursor() as cursor:
+    with connections[read_alias()].cursor() as cursor:
         cursor.execute("SELECT id, embedding FROM memory_chunk WHERE id = ANY(%s)", [ids])
         return {row[0]: _parse_vector(row[1]) for row in cursor.fetchall()}
 
@@ -180,7 +181,7 @@ def _load_hits(
 ) -> list[Hit]:
     if not ids:
         return []
-    with connection.cursor() as cursor:
+    with connections[read_alias()].cursor() as cursor:
         cursor.execute(
             "SELECT c.id, c.document_id, c.title, c.heading, c.text, d.source_url, d.source_kind, c.ordinal, "
             "c.recorded_at, d.occurred_at, c.speaker, c.said_at FROM memory_chunk c "

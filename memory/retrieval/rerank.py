@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import re
 
-from django.db import connection
+from django.db import connections
+
+from brain.replicas import read_alias
 
 NEIGHBOUR_SHARE = 0.4  # measured: see docs/benchmarks.md
 WHEN_BONUS = 0.5  # measured on the chat dev set: see docs/benchmarks.md
@@ -34,7 +36,7 @@ def rerank(question: str, fused: dict[int, float]) -> dict[int, float]:
     when = WHEN_BONUS > 0 and bool(WHEN_QUESTION.search(question))
     if len(fused) < 2 or (NEIGHBOUR_SHARE <= 0 and not when):
         return fused
-    with connection.cursor() as cursor:
+    with connections[read_alias()].cursor() as cursor:
         cursor.execute(
             "SELECT c.id, c.document_id, c.ordinal, d.conversation, d.chunk_count, c.speaker, c.text "
             "FROM memory_chunk c "

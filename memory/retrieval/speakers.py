@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 
 from django.core.cache import cache
-from django.db import connection
+from django.db import connections
 
+from brain.replicas import read_alias
 from memory.access import Clause
 from memory.retrieval.candidates import STATS_SECONDS, audience_of
 
@@ -25,7 +26,7 @@ def known_speakers(clause: Clause) -> list[str]:
     key = f"speakers:{audience}"
     names = cache.get(key)
     if names is None:
-        with connection.cursor() as cursor:
+        with connections[read_alias()].cursor() as cursor:
             cursor.execute(
                 f"SELECT DISTINCT c.speaker FROM memory_chunk c WHERE {access.sql} AND c.speaker <> '' "  # noqa: S608 (a memory.access clause)
                 "LIMIT %(most)s",
