@@ -310,7 +310,8 @@ def test_the_image_leaves_out_only_packages_that_the_launcher_alone_imports():
     folders = [folder for folder in ROOT.iterdir() if folder.is_dir() and not folder.name.startswith(".")]
     sources = [path for folder in folders for path in folder.rglob("*.py")]
     users = {p.relative_to(ROOT).parts[0] for p in sources if importing.search(p.read_text(errors="replace"))}
-    assert users == {"launcher"}
+    assert users <= {"launcher", "tests"}  # tests stay out of the image (.dockerignore)
+    assert "launcher" in users
 
 
 def test_the_models_the_image_checks_at_build_load_here_without_a_network():

@@ -260,7 +260,7 @@ def test_a_web_page_that_writes_sends_its_users_reads_to_the_primary(org, replic
     assert on_replica(make_actor(org, user=user), where_tool) is True
     client.force_login(user)
 
-    response = client.post(reverse("revoke-token", args=[issued.token.pk]))
+    response = client.post(reverse("revoke-token", args=[issued.token.pk]), {"confirm": "yes"})
 
     assert response.status_code == 302
     assert on_replica(make_actor(org, user=user), where_tool) is False
