@@ -174,7 +174,7 @@ def _evidence(commitment: Commitment, words: list[str]) -> list[dict[str, object
     query = SearchQuery(" OR ".join(words), search_type="websearch", config="english")
     candidates = (
         Chunk.objects.filter(org_id=commitment.org_id, superseded_at__isnull=True, search=query)
-        .filter(fact_in_use(), document__in=Document.objects.filter(readers))
+        .filter(document__in=Document.objects.filter(readers))
         .filter(
             Q(said_at__date__gte=commitment.promised_on)
             | Q(said_at__isnull=True, recorded_at__date__gte=commitment.promised_on)
