@@ -8,12 +8,12 @@ BRAIN_TOPOLOGY_SCALE (default 1) divides the counts (500 saves, 1,000 searches) 
 from __future__ import annotations
 
 import os
+import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import quote
 
-import psutil
 import pytest
 import redis
 from django.conf import settings
@@ -25,6 +25,7 @@ from conftest import make_org, make_token, make_user
 from contacts.models import Contact, HumanRequest
 from contacts.services import save_contact_topics
 from memory.documents.chunking import chunk
+from memory.documents.ingestion import worker_tag
 from memory.models import Chunk, Document
 from tests.conftest import call, free_port
 from tests.topology import RoundRobin, SlackStub, TcpToSocket, Topology, ready, topology_env, wait_until
@@ -72,10 +73,10 @@ def topology(tmp_path):
             world.stop()
 
 
-def ingesting_child(world: Topology, name: str) -> bool:
-    """Whether the worker has a pool child and a document is being ingested right now."""
-    children = psutil.Process(world.procs[name].pid).children()
-    return bool(children) and Document.objects.filter(status="processing").exists()
+def held_by(name: str) -> list[int]:
+    """The documents the worker of that name is ingesting right now (its claims carry its tag)."""
+    tag = worker_tag(f"{name}@{socket.gethostname()}")
+    return list(Document.objects.filter(status="processing", claim__endswith=tag).values_list("pk", flat=True))
 
 
 def ask_people(urls: list[str], token: str) -> None:
@@ -127,7 +128,8 @@ def test_two_web_processes_and_a_worker_per_queue_survive_kills_without_losing_o
             ask_people(urls, token)
             assert halfway.wait(300), "the first half of the saves did not finish"
             world.kill("web-b")  # mid-traffic: requests in flight on it are dropped
-            wait_until(lambda: ingesting_child(world, "ingest-1"), 120, "ingest-1 to take a document")
+            wait_until(lambda: bool(held_by("ingest-1")), 120, "ingest-1 to take a document")
+            interrupted = held_by("ingest-1")
             world.kill("ingest-1")  # mid-document, with its pool child
             world.worker("ingest-1", ("ingest",))  # started again under the same name, as a restart policy would
             ask_people(urls[:1], token)
@@ -141,6 +143,7 @@ def test_two_web_processes_and_a_worker_per_queue_survive_kills_without_losing_o
         documents = Document.objects.filter(org=org)
         assert documents.count() == SAVES
         assert sorted(documents.values_list("external_id", flat=True)) == sorted(f"note-{i}" for i in range(SAVES))
+        assert all(d.attempts >= 2 for d in documents.filter(pk__in=interrupted)), interrupted  # taken up again
         expected = len(chunk(content_of(0)))
         chunk_counts = set(documents.annotate(n=Count("chunks")).values_list("n", flat=True))
         assert chunk_counts == {expected}
