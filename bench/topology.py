@@ -22,7 +22,9 @@ import tempfile
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from bench.mcp_calls import ROOT, setup_environment
 from tests.topology import RoundRobin, Topology, ready, topology_env, wait_until
@@ -36,7 +38,7 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def bench_token() -> tuple[object, str]:
+def bench_token() -> tuple[Any, str]:
     from django.contrib.auth.models import User
 
     from brain.services import add_member, create_organisation, create_token, mark_memory_built
@@ -56,7 +58,7 @@ def start_webs(world: Topology, count: int) -> list[str]:
         world.web(f"web-{i}", port)
         urls.append(f"http://127.0.0.1:{port}")
     for url in urls:
-        wait_until(lambda url=url: ready(url), 180, f"{url} to be ready")
+        wait_until(partial(ready, url), 180, f"{url} to be ready")
     return urls
 
 
@@ -77,7 +79,7 @@ def ingestion(env: dict[str, str], logs: Path, workers: int, documents: int) -> 
         for i in range(workers):
             world.worker(f"bench-ingest-{i}", ("ingest",))
         wait_until(lambda: Document.objects.filter(org=org, status="ready").count() == documents, 1800, "ingestion")
-        stamps = sorted(Document.objects.filter(org=org).values_list("processed_at", flat=True))
+        stamps = sorted(t for t in Document.objects.filter(org=org).values_list("processed_at", flat=True) if t)
         return (documents - 1) / (stamps[-1] - stamps[0]).total_seconds()
     finally:
         world.stop()

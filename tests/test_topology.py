@@ -12,6 +12,7 @@ import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from urllib.parse import quote
 
 import pytest
@@ -67,7 +68,7 @@ def topology(tmp_path):
             world.worker("sweeps", ("celery",))
             world.beat()
             for name, url in zip(("web-a", "web-b"), urls, strict=True):
-                wait_until(lambda url=url: ready(url), 120, f"{name} to be ready\n{world.log(name)}")
+                wait_until(partial(ready, url), 120, f"{name} to be ready\n{world.log(name)}")
             yield world, urls
         finally:
             world.stop()

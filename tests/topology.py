@@ -167,7 +167,7 @@ class RoundRobin:
     def _client(self) -> httpx.Client:
         if not hasattr(self._local, "client"):
             self._local.client = httpx.Client(headers=self.headers, timeout=60)
-        return self._local.client  # type: ignore[no-any-return]
+        return self._local.client
 
     def post(self, path: str, body: dict[str, Any]) -> httpx.Response | None:
         with self._lock:
