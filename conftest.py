@@ -24,7 +24,7 @@ TIERS = ("browser", "worker", "live_server", "db", "unit")
 WORKER_FIXTURES = frozenset({"worker"})
 # Their module fixture or the test body starts the launcher (web, worker and beat), or its
 # entry point, itself.
-WORKER_FILES = frozenset({"test_faults.py", "test_run_command.py", "test_entrypoint.py"})
+WORKER_FILES = frozenset({"test_faults.py", "test_run_command.py", "test_entrypoint.py", "test_topology.py"})
 LIVE_SERVER_FIXTURES = frozenset({"brain_url", "live_server"})
 DB_FIXTURES = frozenset({"db", "transactional_db", "django_db_setup"})
 BROWSER_NAMES = frozenset({"browser_page"})
