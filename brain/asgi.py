@@ -16,5 +16,6 @@ django_app = get_asgi_application()
 
 from brain.mcp.gateway import McpGateway  # noqa: E402
 from brain.mcp.server import build_app  # noqa: E402
+from brain.request_connections import ClosingConnections  # noqa: E402
 
-application = McpGateway(mcp_app=build_app(), django_app=django_app)
+application = McpGateway(mcp_app=build_app(), django_app=ClosingConnections(django_app))

@@ -48,7 +48,7 @@ def content_of(i: int) -> str:
 
 @pytest.fixture
 def topology(tmp_path):
-    """Two web processes, two ingest workers, a dispatch and a celery worker, one beat, over TCP."""
+    """Two web processes, two ingest workers, a worker on each other queue, one beat, over TCP."""
     redis.Redis.from_url(settings.REDIS_URL).flushdb()  # no stale messages from earlier tests
     db = connection.settings_dict
     socket_path = f"{db['HOST']}/.s.PGSQL.{db['PORT'] or 5432}"
@@ -66,6 +66,7 @@ def topology(tmp_path):
             world.worker("ingest-2", ("ingest",))
             world.worker("dispatch", ("dispatch",), concurrency=2)
             world.worker("sweeps", ("celery",))
+            world.worker("scheduled", ("jobs", "nightly"))
             world.beat()
             for name, url in zip(("web-a", "web-b"), urls, strict=True):
                 wait_until(partial(ready, url), 120, f"{name} to be ready\n{world.log(name)}")

@@ -127,7 +127,6 @@ def topology_env(*, database_url: str, redis_url: str, data_dir: Path, base_url:
         BRAIN_DATA_DIR=str(data_dir),
         SECRET_KEY="topology-test-secret-the-same-in-every-process",
         BRAIN_BASE_URL=base_url,
-        BRAIN_DB_CONN_MAX_AGE="0",
         BRAIN_EMBED_THREADS="1",
         BRAIN_INGEST_LEASE_SECONDS="30",
         BRAIN_SWEEP_INTERVAL_SECONDS="3",
