@@ -63,6 +63,7 @@ def fill(org: Organisation, actor: Actor, chunks: int, *, pool: int = 2000, seed
     have = chunk_count(org)
     if have >= chunks:
         give_speakers(org)  # organisations filled before passages had speakers
+        index_organisations()
         return 0.0
     started = time.perf_counter()
     rng = random.Random(seed + have)
@@ -99,9 +100,17 @@ def fill(org: Organisation, actor: Actor, chunks: int, *, pool: int = 2000, seed
         ) as copy:
             copy.write(buffer.read())
     give_speakers(org)
+    index_organisations()
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE memory_chunk")
     return time.perf_counter() - started
+
+
+def index_organisations() -> None:
+    """Each large organisation's search indexes, as beat builds them (memory.retrieval.org_indexes)."""
+    from memory.retrieval.org_indexes import sync_org_indexes
+
+    sync_org_indexes(concurrently=False)
 
 
 def give_speakers(org: Organisation) -> None:
@@ -151,6 +160,7 @@ def fill_facts(org: Organisation, actor: Actor, facts: int, *, pool: int = 2000,
 
     have = fact_count(org)
     if have >= facts:
+        index_organisations()
         return 0.0
     started = time.perf_counter()
     rng = random.Random(seed + have)
@@ -202,4 +212,5 @@ def fill_facts(org: Organisation, actor: Actor, facts: int, *, pool: int = 2000,
         )
         cursor.execute("ANALYZE memory_fact")
         cursor.execute("ANALYZE memory_mention")
+    index_organisations()
     return time.perf_counter() - started

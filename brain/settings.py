@@ -49,6 +49,9 @@ BRAIN_EMBEDDER = env_str("BRAIN_EMBEDDER", "minilm")
 if BRAIN_EMBEDDER not in ("minilm", "openai"):
     raise ImproperlyConfigured(f"BRAIN_EMBEDDER must be minilm or openai; got {BRAIN_EMBEDDER!r}")
 BRAIN_EMBED_THREADS = env_int("BRAIN_EMBED_THREADS", 1, minimum=1, maximum=64)
+# An organisation with this many passages (or facts) gets an HNSW index of its own; smaller ones
+# are searched exactly (memory.retrieval.org_indexes).
+BRAIN_ORG_INDEX_ROWS = env_int("BRAIN_ORG_INDEX_ROWS", 1000, minimum=1)
 BRAIN_EMBEDDINGS_URL = env_str("BRAIN_EMBEDDINGS_URL")
 BRAIN_EMBEDDINGS_MODEL = env_str("BRAIN_EMBEDDINGS_MODEL", "text-embedding-3-small")
 BRAIN_EMBEDDINGS_KEY = env_str("BRAIN_EMBEDDINGS_KEY")
@@ -304,6 +307,8 @@ CELERY_TASK_ROUTES = {
     "memory.tasks.sweep_stuck_documents_task": {"queue": "celery"},
     "memory.tasks.recover_worker_task": {"queue": "celery"},
     "contacts.tasks.sweep_queued_requests_task": {"queue": "celery"},
+    # Building an organisation's index can take minutes: off the ingest queue and the sweeps'.
+    "memory.tasks.sync_org_indexes_task": {"queue": "nightly"},
     "memory.tasks.*": {"queue": "ingest"},
     "contacts.tasks.*": {"queue": "dispatch"},
     "brain.tasks.*": {"queue": "nightly"},
@@ -320,6 +325,10 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-queued-requests": {
         "task": "contacts.tasks.sweep_queued_requests_task",
         "schedule": float(BRAIN_SWEEP_INTERVAL_SECONDS),
+    },
+    "sync-org-indexes": {
+        "task": "memory.tasks.sync_org_indexes_task",
+        "schedule": 600.0,
     },
     "purge-expired-reports": {
         "task": "brain.tasks.purge_expired_reports_task",

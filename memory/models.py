@@ -9,7 +9,7 @@ from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
-from pgvector.django import HnswIndex, VectorField
+from pgvector.django import VectorField
 
 from brain.models import Category, Organisation
 
@@ -122,15 +122,8 @@ class Chunk(models.Model):
     superseded_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        # No HNSW or GIN index here: each large organisation has its own (memory.retrieval.org_indexes).
         indexes = [
-            HnswIndex(
-                name="chunk_embedding_hnsw",
-                fields=["embedding"],
-                m=16,
-                ef_construction=64,
-                opclasses=["vector_cosine_ops"],
-            ),
-            GinIndex(fields=["search"], name="chunk_search_gin"),
             models.Index(fields=["org", "document", "ordinal"], name="chunk_org_document"),
             models.Index(fields=["org", "speaker"], name="chunk_org_speaker", condition=~models.Q(speaker="")),
             models.Index(
@@ -240,15 +233,8 @@ class Fact(models.Model):
     )
 
     class Meta:
+        # As for chunks, HNSW and GIN indexes are per organisation (memory.retrieval.org_indexes).
         indexes = [
-            HnswIndex(
-                name="fact_embedding_hnsw",
-                fields=["embedding"],
-                m=16,
-                ef_construction=64,
-                opclasses=["vector_cosine_ops"],
-            ),
-            GinIndex(fields=["search"], name="fact_search_gin"),
             models.Index(fields=["org", "subject", "relation"], name="fact_subject_relation"),
             models.Index(fields=["org", "recorded_at"], name="fact_org_recorded"),
             models.Index(

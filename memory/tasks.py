@@ -4,6 +4,7 @@ from celery import Task, shared_task
 from django.conf import settings
 
 from memory.documents.ingestion import ingest_document, is_transient, release_worker_claims, sweep_stuck_documents
+from memory.retrieval.org_indexes import sync_org_indexes
 
 # Retries of a temporary failure: 10 s doubling, at most 5 minutes apart. How many times a document
 # is tried is counted on the document (BRAIN_INGEST_MAX_ATTEMPTS), so a message queued again by a
@@ -44,3 +45,10 @@ def sweep_stuck_documents_task(queued_grace_seconds: int | None = None) -> int:
 def recover_worker_task(worker: str, started_at: str) -> int:
     """Sent by a worker as it starts: what it held when it last died goes back to the queue."""
     return release_worker_claims(worker=worker, started_before=datetime.fromisoformat(started_at))
+
+
+@shared_task
+def sync_org_indexes_task() -> dict[str, list[str]]:
+    """Every ten minutes: the per-organisation vector indexes that are missing are built."""
+    report = sync_org_indexes()
+    return {"created": report.created, "dropped": report.dropped}

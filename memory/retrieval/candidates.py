@@ -11,6 +11,7 @@ from datetime import date
 from itertools import combinations
 from typing import Any, Literal, get_args
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import connections, transaction
 
@@ -63,12 +64,29 @@ def access_and_time(actor: Actor, as_of: date | None, include_superseded: bool =
 def vector_candidates(
     vector: QueryVector, where: Clause, limit: int, table: Table = "memory_chunk", narrowing: Narrowing | None = None
 ) -> list[tuple[int, float]]:
+    """The rows nearest the query's vector (``memory.retrieval.org_indexes`` for the indexes).
+
+    An audience that sees fewer than ``BRAIN_ORG_INDEX_ROWS`` rows is searched exactly: its rows
+    come through the organisation and category b-trees and are all compared, a few milliseconds
+    at that size. A larger one walks its organisation's HNSW index: the planner, left to itself,
+    takes the exact plan for tens of thousands of rows, because it does not count the cost of
+    fetching each vector, and that is ten times slower."""
     # Only vectors of the query's model are compared (memory.retrieval.serving).
     narrow = f" AND {narrowing.sql}" if narrowing is not None else ""
+    exact = visible_rows(where, table) < settings.BRAIN_ORG_INDEX_ROWS
     db = connections[read_alias()]
     with transaction.atomic(using=db.alias), db.cursor() as cursor:
-        cursor.execute("SET LOCAL hnsw.ef_search = %s", [max(40, limit * 2)])
-        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        if exact:
+            cursor.execute("SET LOCAL enable_indexscan = off")  # the b-trees still serve, as bitmaps
+        else:
+            if narrowing is None:
+                # With sorting priced out, the ordered scan of the organisation's HNSW index is
+                # the plan; an organisation without one yet (beat builds it) is still sorted.
+                # A narrowed search is left to the planner: a speaker's turns or a month's are
+                # few, and their b-tree and a sort beat walking the graph for them.
+                cursor.execute("SET LOCAL enable_sort = off")
+            cursor.execute("SET LOCAL hnsw.ef_search = %s", [max(40, limit * 2)])
+            cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         cursor.execute(
             f"SELECT c.id, c.embedding <=> %(vec)s::vector AS distance FROM {_table(table)} c "  # noqa: S608 (see Table)
             f"WHERE {where.sql}{narrow} AND c.embedding_model = %(model)s "
@@ -165,10 +183,10 @@ def audience_of(clause: Clause) -> tuple[Clause, str]:
     return access, _digest(audience)
 
 
-def _term_statistics(clause: Clause, lexemes: list[str], table: Table) -> tuple[int, float, dict[str, int]]:
-    """Row count, average length and per-term document frequency over the rows the caller may
-    see (``READABLE_SQL`` with ``readable_sql``'s parameters, taken from ``clause``), cached for a
-    few minutes per audience: ranking needs their proportions, not the last chunk ingested."""
+def _audience_totals(clause: Clause, table: Table) -> tuple[str, int, float]:
+    """The cache key of the audience's statistics, how many rows of ``table`` it may see and their
+    average length, cached for a few minutes per audience: ranking and the choice of plan need
+    the audience's size, not the last chunk ingested. Only rows the caller may see are counted."""
     access, audience = audience_of(clause)
     where, source = access.sql, _table(table)
     key = f"bm25:{source}:{audience}"
@@ -184,6 +202,21 @@ def _term_statistics(clause: Clause, lexemes: list[str], table: Table) -> tuple[
             count, average = cursor.fetchone()
         totals = (int(count), float(average))
         cache.set(key, totals, STATS_SECONDS)
+    return key, totals[0], totals[1]
+
+
+def visible_rows(clause: Clause, table: Table) -> int:
+    """How many rows of ``table`` the clause's audience may see, as of a few minutes ago at most."""
+    return _audience_totals(clause, table)[1]
+
+
+def _term_statistics(clause: Clause, lexemes: list[str], table: Table) -> tuple[int, float, dict[str, int]]:
+    """Row count, average length and per-term document frequency over the rows the caller may
+    see (``READABLE_SQL`` with ``readable_sql``'s parameters, taken from ``clause``), cached for a
+    few minutes per audience."""
+    access, _ = audience_of(clause)
+    where, source = access.sql, _table(table)
+    key, total, average = _audience_totals(clause, table)
     keys = {lx: f"{key}:{_digest(lx)}" for lx in lexemes}
     cached = cache.get_many(list(keys.values()))
     frequencies = {lx: cached[k] for lx, k in keys.items() if k in cached}
@@ -196,12 +229,12 @@ def _term_statistics(clause: Clause, lexemes: list[str], table: Table) -> tuple[
                 f"SELECT q.lexeme, (SELECT count(*) FROM (SELECT 1 FROM {source} c WHERE {where} "  # noqa: S608 (see Table)
                 "AND c.search @@ to_tsquery('simple', quote_literal(q.lexeme)) LIMIT %(cap)s) hits) "
                 "FROM unnest(%(missing)s::text[]) AS q(lexeme)",
-                {**access.params, "cap": common_cap(totals[0]), "missing": missing},
+                {**access.params, "cap": common_cap(total), "missing": missing},
             )
             found = dict(cursor.fetchall())
         frequencies.update(found)
         cache.set_many({keys[lx]: n for lx, n in found.items()}, STATS_SECONDS)
-    return totals[0], totals[1], frequencies
+    return total, average, frequencies
 
 
 def _digest(text: str) -> str:
