@@ -43,7 +43,7 @@ def test_revoke_token_by_value_or_prefix(org):
     first = run("create_token", "--org", org.slug, "--email", "priya@example.com").strip()
     second = run("create_token", "--org", org.slug, "--email", "priya@example.com", "--expires", "7").strip()
     run("revoke_token", first)
-    run("revoke_token", ApiToken.objects.get(hashed__isnull=False, revoked_at__isnull=True).prefix)
+    run("revoke_token", ApiToken.objects.get(org=org, hashed__isnull=False, revoked_at__isnull=True).prefix)
     assert authenticate_token(first) is None
     assert authenticate_token(second) is None
     with pytest.raises(CommandError):
