@@ -66,7 +66,16 @@ class TcpToSocket:
         self._started.wait(10)
         return self
 
+    async def _close(self) -> None:
+        """Cancel the pipes still open (connections kept for reuse), so each closes its sockets
+        while the loop still runs."""
+        pipes = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+        for task in pipes:
+            task.cancel()
+        await asyncio.gather(*pipes, return_exceptions=True)
+
     def __exit__(self, *exc: object) -> None:
+        asyncio.run_coroutine_threadsafe(self._close(), self._loop).result(10)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)
 
