@@ -74,14 +74,7 @@ def fill(org: Organisation, actor: Actor, chunks: int, *, pool: int = 2000, seed
     noise = np.random.default_rng(seed)
     needed = chunks - have
     with connection.cursor() as cursor:
-        cursor.execute(
-            "INSERT INTO memory_document (org_id, title, content, content_type, source_kind, source_url, external_id,"
-            " metadata, category_id, scope, owner_id, status, error, attempts, claim, content_hash, version,"
-            " recorded_at, chunk_count) SELECT %s, 'Synthetic ' || g, '', 'text/plain', 'bench', '', '', '{}', %s,"
-            " 'shared', %s, 'ready', '', 1, '', md5(g::text), 1, now(), 20 FROM generate_series(1, %s) g RETURNING id",
-            [org.pk, general.pk, actor.user.pk, (needed + 19) // 20],
-        )
-        documents = [row[0] for row in cursor.fetchall()]
+        documents = synthetic_documents(org, general, actor, needed)
         buffer = io.StringIO()
         for i in range(needed):
             k = rng.randrange(pool)
@@ -111,6 +104,19 @@ def index_organisations() -> None:
     from memory.retrieval.org_indexes import sync_org_indexes
 
     sync_org_indexes(concurrently=False)
+
+
+def synthetic_documents(org: Organisation, category: Category, actor: Actor, chunks: int) -> list[int]:
+    """Ready shared documents to hold ``chunks`` passages, 20 each; returns their ids in order."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO memory_document (org_id, title, content, content_type, source_kind, source_url, external_id,"
+            " metadata, category_id, scope, owner_id, status, error, attempts, claim, content_hash, version,"
+            " recorded_at, chunk_count) SELECT %s, 'Synthetic ' || g, '', 'text/plain', 'bench', '', '', '{}', %s,"
+            " 'shared', %s, 'ready', '', 1, '', md5(g::text), 1, now(), 20 FROM generate_series(1, %s) g RETURNING id",
+            [org.pk, category.pk, actor.user.pk, (chunks + 19) // 20],
+        )
+        return [row[0] for row in cursor.fetchall()]
 
 
 def give_speakers(org: Organisation) -> None:

@@ -73,7 +73,7 @@ def fill_org(slug: str, rows: int, seed: int, pool: tuple[list[str], np.ndarray,
     """The organisation ``slug`` with ``rows`` passages (one document per 20), the same for a seed."""
     from django.db import connection
 
-    from bench.corpus import PEOPLE, bench_org
+    from bench.corpus import PEOPLE, bench_org, synthetic_documents
     from brain.models import Category
 
     texts, vectors, model = pool
@@ -81,14 +81,7 @@ def fill_org(slug: str, rows: int, seed: int, pool: tuple[list[str], np.ndarray,
     general = Category.objects.get(org=org, slug="general")
     rng = np.random.default_rng(seed)
     with connection.cursor() as cursor:
-        cursor.execute(
-            "INSERT INTO memory_document (org_id, title, content, content_type, source_kind, source_url, external_id,"
-            " metadata, category_id, scope, owner_id, status, error, attempts, claim, content_hash, version,"
-            " recorded_at, chunk_count) SELECT %s, 'Synthetic ' || g, '', 'text/plain', 'bench', '', '', '{}', %s,"
-            " 'shared', %s, 'ready', '', 1, '', md5(g::text), 1, now(), 20 FROM generate_series(1, %s) g RETURNING id",
-            [org.pk, general.pk, actor.user.pk, (rows + 19) // 20],
-        )
-        documents = [row[0] for row in cursor.fetchall()]
+        documents = synthetic_documents(org, general, actor, rows)
         for start in range(0, rows, BATCH):
             count = min(BATCH, rows - start)
             picks = rng.integers(0, len(texts), size=count)
