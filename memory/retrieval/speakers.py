@@ -1,9 +1,11 @@
 """The people a question names among those who speak in the caller's conversations.
 
 "What did Priya say about the pilot?" names Priya; when Priya is a speaker in passages the
-caller may read, search adds an arm of her turns. The speakers are read from the rows the
-caller may see only, so the arm never depends on a hidden passage, and kept for a few minutes
-per audience like the keyword statistics.
+caller may read, search adds an arm of her turns, and embeds the question without her name
+(``without_speakers``): every turn of hers is embedded under her name, so a question vector
+that holds it leans towards her shortest turns ("hello?", "ok"), which are little but name.
+The speakers are read from the rows the caller may see only, so the arm never depends on a
+hidden passage, and kept for a few minutes per audience like the keyword statistics.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from memory.retrieval.candidates import STATS_SECONDS, audience_of
 
 MAX_SPEAKERS = 2000
 _WORD = re.compile(r"[\w'’-]+")
+_POSSESSIVE = re.compile(r"['’]s?$")
 
 
 def known_speakers(clause: Clause) -> list[str]:
@@ -40,8 +43,9 @@ def known_speakers(clause: Clause) -> list[str]:
 def speakers_named(question: str, speakers: list[str]) -> list[str]:
     """Speakers whose whole name the question holds (any case), or a part of it written with a
     capital that no other speaker's name shares ("Priya" for Priya Shah)."""
-    lowered = f" {' '.join(_WORD.findall(question.lower()))} "
-    words = set(_WORD.findall(question))
+    said = [_POSSESSIVE.sub("", word) for word in _WORD.findall(question)]  # "Priya's" names Priya
+    lowered = f" {' '.join(word.lower() for word in said)} "
+    words = set(said)
     parts: dict[str, set[str]] = {}
     for name in speakers:
         for part in _WORD.findall(name):
@@ -56,3 +60,20 @@ def speakers_named(question: str, speakers: list[str]) -> list[str]:
         if any(part in words for part in own):
             named.append(name)
     return named
+
+
+def without_speakers(question: str, named: list[str]) -> str:
+    """The question with the names of ``named`` (and their possessive) taken out, for embedding:
+    the whole name in any case, or a capitalised part of it, as ``speakers_named`` finds them.
+    The question itself when nothing would be left."""
+    text = question
+    for name in sorted(named, key=len, reverse=True):
+        parts = _WORD.findall(name)
+        if parts:
+            whole = r"\s+".join(re.escape(part) for part in parts)
+            text = re.sub(rf"(?<![\w'’-]){whole}(?:['’]s)?(?![\w'’-])", " ", text, flags=re.I)
+        for part in parts:
+            if len(part) >= 3 and part[0].isupper():
+                text = re.sub(rf"(?<![\w'’-]){re.escape(part)}(?:['’]s)?(?![\w'’-])", " ", text)
+    text = " ".join(text.split())
+    return text if _WORD.search(text) else question

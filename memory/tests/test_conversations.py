@@ -16,8 +16,9 @@ from memory.documents.turns import embedded_texts
 from memory.graph.writes import FactDraft, record_facts
 from memory.models import Chunk, Document
 from memory.retrieval.expansion import people_behind
+from memory.retrieval import passages
 from memory.retrieval.passages import search_chunks
-from memory.retrieval.speakers import known_speakers, speakers_named
+from memory.retrieval.speakers import known_speakers, speakers_named, without_speakers
 from memory.retrieval.when import Window, parse_moment, window
 from memory.tests.factories import save
 
@@ -114,8 +115,18 @@ def test_a_question_names_a_speaker_by_full_name_or_by_a_part_no_one_else_shares
     assert speakers_named("what did grad b think of the belief net", speakers) == ["Grad B"]
     assert speakers_named("What did Priya promise?", speakers) == []  # two Priyas: neither is meant
     assert speakers_named("What did Shah promise?", speakers) == ["Priya Shah"]
+    assert speakers_named("What is Sam's plan, and Priya Shah's?", speakers) == ["Priya Shah", "Sam Okoro"]
     assert speakers_named("the project timeline", speakers) == []  # a word, not the Project Manager
     assert speakers_named("What did the project manager decide?", speakers) == ["Project Manager"]
+
+
+def test_a_question_is_embedded_without_the_speakers_it_names():
+    assert without_speakers("What did Priya Shah's team say?", ["Priya Shah"]) == "What did team say?"
+    assert without_speakers("When did Caleb tell Ivy about it?", ["Caleb", "Ivy"]) == "When did tell about it?"
+    assert without_speakers("what did grad b think of the belief net", ["Grad B"]) == "what did think of the belief net"
+    assert without_speakers("Did Shah promise?", ["Priya Shah"]) == "Did promise?"
+    assert without_speakers("Ivyleague or Ivy-like?", ["Ivy"]) == "Ivyleague or Ivy-like?"  # not inside words
+    assert without_speakers("Sam?", ["Sam Okoro"]) == "Sam?"  # nothing would be left
 
 
 @pytest.mark.django_db
@@ -127,6 +138,29 @@ def test_a_question_naming_a_speaker_favours_what_that_speaker_said(actor):
     hits = search_chunks(actor=actor, query="When did Priya think the pilot would start?", top_k=3).hits
     assert hits[0].speaker == "Priya Shah"
     assert "speaker" in hits[0].ranks
+
+
+@pytest.mark.django_db
+def test_a_speakers_empty_turns_do_not_outrank_what_they_said_about_the_question(actor):
+    at = datetime(2026, 2, 2, 9, 0, tzinfo=UTC)
+    for text in ("hello?", "ok", "haha yes", "you there?", "brb", "lol", "sure", "hmm"):
+        said(actor, "Priya Shah", text, at)
+        said(actor, "Sam Okoro", "right", at)
+    said(actor, "Priya Shah", "My sister moved to Denver last spring and loves the mountains.", at)
+    hits = search_chunks(actor=actor, query="Which city did Priya's sibling relocate to?", top_k=3, mode="auto").hits
+    found = next(hit for hit in hits if hit.text.endswith("loves the mountains."))
+    assert found.ranks["vector"] == 1 and found.ranks["speaker"] == 1
+
+
+@pytest.mark.django_db
+def test_auto_embeds_the_question_without_the_speakers_it_names_and_vector_mode_as_asked(actor, monkeypatch):
+    said(actor, "Priya Shah", "My sister moved to Denver last spring.", datetime(2026, 2, 2, 9, 0, tzinfo=UTC))
+    embedded: list[str] = []
+    real = passages.query_vector
+    monkeypatch.setattr(passages, "query_vector", lambda org, text: embedded.append(text) or real(org, text))
+    search_chunks(actor=actor, query="Which city did Priya's sibling move to?", mode="auto")
+    search_chunks(actor=actor, query="Which city did Priya's sibling move to?", mode="vector")
+    assert embedded == ["Which city did sibling move to?", "Which city did Priya's sibling move to?"]
 
 
 @pytest.mark.django_db
