@@ -15,8 +15,8 @@ from memory.documents.chunking import chunk, is_conversation
 from memory.documents.turns import embedded_texts
 from memory.graph.writes import FactDraft, record_facts
 from memory.models import Chunk, Document
-from memory.retrieval.expansion import people_behind
 from memory.retrieval import passages
+from memory.retrieval.expansion import people_behind
 from memory.retrieval.passages import search_chunks
 from memory.retrieval.speakers import known_speakers, speakers_named, without_speakers
 from memory.retrieval.when import Window, parse_moment, window
@@ -149,7 +149,8 @@ def test_a_speakers_empty_turns_do_not_outrank_what_they_said_about_the_question
     said(actor, "Priya Shah", "My sister moved to Denver last spring and loves the mountains.", at)
     hits = search_chunks(actor=actor, query="Which city did Priya's sibling relocate to?", top_k=3, mode="auto").hits
     found = next(hit for hit in hits if hit.text.endswith("loves the mountains."))
-    assert found.ranks["vector"] == 1 and found.ranks["speaker"] == 1
+    assert found.ranks["vector"] == 1
+    assert found.ranks["speaker"] == 1
 
 
 @pytest.mark.django_db
