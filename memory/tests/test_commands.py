@@ -195,6 +195,8 @@ def test_eval_retrieval_scores_any_data_in_the_layout(tmp_path):
     out, _ = run("eval_retrieval", "--docs", str(tmp_path / "d.jsonl"), "--queries", str(tmp_path / "q.jsonl"),
                  "--k", "1,5", "--out", str(tmp_path / "ranked.jsonl"))  # fmt: skip
     assert "auto     overall        2   100.0   100.0" in out
+    assert "auto against BM25 (keyword only) on this data: any@10 100.0 vs " in out
+    assert "auto against dense (vector only) on this data: any@10 100.0 vs " in out
     ranked = [json.loads(line) for line in (tmp_path / "ranked.jsonl").read_text().splitlines()]
     assert {r["qid"] for r in ranked} == {"q1", "q2"}
     assert all("m2:0" not in r["ranked"] for r in ranked)

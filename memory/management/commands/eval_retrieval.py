@@ -36,7 +36,6 @@ from memory.retrieval.passages import search_chunks
 from memory.retrieval.when import parse_moment
 
 SHALLOW = 10  # the cut-off scored as a caller asking for that many passages sees it
-BASELINE = {"any@10": 81.1, "fraction@10": 12.9}  # per-meeting BM25 over single turns, from the data's README
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -176,12 +175,15 @@ class Command(BaseCommand):
                     cells = ["{:6.1f}  {:6.1f} ".format(*score(ranked, chosen, k)) for k in cutoffs]
                     out.write(f"{mode:<8} {category:<12} {len(chosen):>3}  " + "  ".join(cells))
         if "auto" in runs and queries:
-            any10, frac10 = score(runs["auto"], queries, 10)
-            out.write(
-                f"auto against per-meeting BM25 (any@10 {BASELINE['any@10']}, fraction@10 "
-                f"{BASELINE['fraction@10']}): any@10 {any10 - BASELINE['any@10']:+.1f} points, "
-                f"fraction@10 {frac10 - BASELINE['fraction@10']:+.1f} points"
-            )
+            any10, frac10 = score(runs["auto"], queries, SHALLOW)
+            for baseline, name in (("keyword", "BM25 (keyword only)"), ("vector", "dense (vector only)")):
+                if baseline in runs:
+                    base_any, base_frac = score(runs[baseline], queries, SHALLOW)
+                    out.write(
+                        f"auto against {name} on this data: any@10 {any10:.1f} vs {base_any:.1f} "
+                        f"({any10 - base_any:+.1f}), fraction@10 {frac10:.1f} vs {base_frac:.1f} "
+                        f"({frac10 - base_frac:+.1f})"
+                    )
 
 
 def moment(value: Any) -> datetime | None:
