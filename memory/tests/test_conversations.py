@@ -179,6 +179,23 @@ def test_speakers_are_known_only_from_passages_the_caller_may_read(actor, inside
     assert all("speaker" not in h.ranks for h in hits)
 
 
+@pytest.mark.django_db
+def test_only_speakers_the_caller_may_read_are_taken_out_of_the_embedded_question(actor, insider, monkeypatch):
+    # Scores follow the embedded question: had a hidden speaker's name been taken out, a member's
+    # scores would tell that the name speaks somewhere they cannot read.
+    at = datetime(2026, 2, 2, 9, 0, tzinfo=UTC)
+    said(actor, "Maya", "The office moves in May.", at)
+    said(insider, "Helena Quorvane", "The acquisition closes in June.", at, category="board")
+    member = make_actor(actor.org, make_user(actor.org))
+    embedded: list[str] = []
+    real = passages.query_vector
+    monkeypatch.setattr(passages, "query_vector", lambda org, text: embedded.append(text) or real(org, text))
+    question = "What did Helena and Maya say about the acquisition?"
+    search_chunks(actor=member, query=question)
+    search_chunks(actor=insider, query=question)
+    assert embedded == ["What did Helena and say about the acquisition?", "What did and say about the acquisition?"]
+
+
 def search_access(actor: Actor):
     from memory.retrieval.candidates import access_and_time
 
