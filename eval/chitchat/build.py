@@ -45,7 +45,7 @@ def pairs(data: dict[str, Any]) -> list[tuple[tuple[str, str], list[str]]]:
     for key, chat in data.items():
         people = tuple(sorted({m["sender"] for turn in chat["messages"] for m in turn}))
         if len(people) == 2:
-            found[people].append(key)  # type: ignore[index]
+            found[people].append(key)
     ranked = sorted(found.items(), key=lambda item: (-len(item[1]), item[0]))
     return [(people, sorted(keys, key=lambda k: (data[k]["start"], k))) for people, keys in ranked]
 

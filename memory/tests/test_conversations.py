@@ -156,9 +156,7 @@ def test_a_speakers_empty_turns_do_not_outrank_what_they_said_about_the_question
 @pytest.mark.django_db
 def test_auto_embeds_the_question_without_the_speakers_it_names_and_vector_mode_as_asked(actor, monkeypatch):
     said(actor, "Priya Shah", "My sister moved to Denver last spring.", datetime(2026, 2, 2, 9, 0, tzinfo=UTC))
-    embedded: list[str] = []
-    real = passages.query_vector
-    monkeypatch.setattr(passages, "query_vector", lambda org, text: embedded.append(text) or real(org, text))
+    embedded = embedded_questions(monkeypatch)
     search_chunks(actor=actor, query="Which city did Priya's sibling move to?", mode="auto")
     search_chunks(actor=actor, query="Which city did Priya's sibling move to?", mode="vector")
     assert embedded == ["Which city did sibling move to?", "Which city did Priya's sibling move to?"]
@@ -187,13 +185,24 @@ def test_only_speakers_the_caller_may_read_are_taken_out_of_the_embedded_questio
     said(actor, "Maya", "The office moves in May.", at)
     said(insider, "Helena Quorvane", "The acquisition closes in June.", at, category="board")
     member = make_actor(actor.org, make_user(actor.org))
-    embedded: list[str] = []
-    real = passages.query_vector
-    monkeypatch.setattr(passages, "query_vector", lambda org, text: embedded.append(text) or real(org, text))
+    embedded = embedded_questions(monkeypatch)
     question = "What did Helena and Maya say about the acquisition?"
     search_chunks(actor=member, query=question)
     search_chunks(actor=insider, query=question)
     assert embedded == ["What did Helena and say about the acquisition?", "What did and say about the acquisition?"]
+
+
+def embedded_questions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts search embeds as questions from now on, in order (the real model still embeds them)."""
+    embedded: list[str] = []
+    real = passages.query_vector
+
+    def recording(org: Any, text: str) -> Any:
+        embedded.append(text)
+        return real(org, text)
+
+    monkeypatch.setattr(passages, "query_vector", recording)
+    return embedded
 
 
 def search_access(actor: Actor):
