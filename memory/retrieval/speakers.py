@@ -21,7 +21,7 @@ from memory.retrieval.candidates import STATS_SECONDS, audience_of
 
 MAX_SPEAKERS = 2000
 _WORD = re.compile(r"[\w'’-]+")
-_POSSESSIVE = re.compile(r"['’]s?$")
+_POSSESSIVE = r"(?:['’]s?)?"  # "Priya's", "James'": one rule for naming and for taking out
 
 
 def known_speakers(clause: Clause) -> list[str]:
@@ -43,7 +43,7 @@ def known_speakers(clause: Clause) -> list[str]:
 def speakers_named(question: str, speakers: list[str]) -> list[str]:
     """Speakers whose whole name the question holds (any case), or a part of it written with a
     capital that no other speaker's name shares ("Priya" for Priya Shah)."""
-    said = [_POSSESSIVE.sub("", word) for word in _WORD.findall(question)]  # "Priya's" names Priya
+    said = [re.sub(_POSSESSIVE + "$", "", word) for word in _WORD.findall(question)]  # "Priya's" names Priya
     lowered = f" {' '.join(word.lower() for word in said)} "
     words = set(said)
     parts: dict[str, set[str]] = {}
@@ -66,14 +66,14 @@ def without_speakers(question: str, named: list[str]) -> str:
     """The question with the names of ``named`` (and their possessive) taken out, for embedding:
     the whole name in any case, or a capitalised part of it, as ``speakers_named`` finds them.
     The question itself when nothing would be left."""
-    text = question
-    for name in sorted(named, key=len, reverse=True):
+    names: list[str] = []  # one pattern for all of them: one pass, whatever the number of names
+    for name in named:
         parts = _WORD.findall(name)
         if parts:
-            whole = r"\s+".join(re.escape(part) for part in parts)
-            text = re.sub(rf"(?<![\w'’-]){whole}(?:['’]s)?(?![\w'’-])", " ", text, flags=re.I)
-        for part in parts:
-            if len(part) >= 3 and part[0].isupper():
-                text = re.sub(rf"(?<![\w'’-]){re.escape(part)}(?:['’]s)?(?![\w'’-])", " ", text)
-    text = " ".join(text.split())
+            names.append("(?i:" + r"\s+".join(re.escape(part) for part in parts) + ")")
+        names += [re.escape(part) for part in parts if len(part) >= 3 and part[0].isupper()]
+    if not names:
+        return question
+    pattern = rf"(?<![\w'’-])(?:{'|'.join(sorted(set(names), key=len, reverse=True))}){_POSSESSIVE}(?![\w'’-])"
+    text = " ".join(re.sub(pattern, " ", question).split())
     return text if _WORD.search(text) else question

@@ -127,6 +127,8 @@ def test_a_question_is_embedded_without_the_speakers_it_names():
     assert without_speakers("Did Shah promise?", ["Priya Shah"]) == "Did promise?"
     assert without_speakers("Ivyleague or Ivy-like?", ["Ivy"]) == "Ivyleague or Ivy-like?"  # not inside words
     assert without_speakers("Sam?", ["Sam Okoro"]) == "Sam?"  # nothing would be left
+    assert without_speakers("Did James' sister call?", ["James Hart"]) == "Did sister call?"
+    assert speakers_named("Did James' sister call?", ["James Hart"]) == ["James Hart"]
 
 
 @pytest.mark.django_db
