@@ -23,6 +23,9 @@ from memory.retrieval.serving import QueryVector
 BM25_K1, BM25_B = 1.2, 0.75
 STATS_SECONDS = 900
 GATHER_TERMS, DENSE_MATCHES, MAX_SCORED = 8, 3000, 5000
+# Rows holding every one of a question's rarest terms score alike on them, so a sample of this
+# many is enough to rank the best of them (measured: docs/benchmarks.md, "Search latency").
+MAX_SCORED_ALL_RAREST = 1500
 
 # The statements below write a table name and a WHERE clause into their text; nothing else is
 # interpolated. The table is one of TABLES, the clause a ``memory.access.Clause`` (its text one
@@ -139,17 +142,18 @@ def keyword_candidates(query: str, where: Clause, limit: int, table: Table = "me
         "AND c.search @@ to_tsquery('simple', %(any)s) LIMIT %(scan)s) scored ORDER BY score DESC LIMIT %(limit)s"
     )
     values = {**where.params, **terms, **idfs, "k1": BM25_K1, "k1p1": BM25_K1 + 1, "b": BM25_B,
-              "avg": max(average, 1.0), "limit": limit, "scan": MAX_SCORED}  # fmt: skip
+              "avg": max(average, 1.0), "limit": limit}  # fmt: skip
     # Where many chunks hold the terms, the best BM25 scores are among chunks holding all of the
     # rarest terms, then two of them: score those first, widening only when they are too few.
     dense = len(gather) >= 2 and sum(frequencies[lx] for lx in gather) > DENSE_MATCHES
     rarest = by_rarity[:4] if dense else []
-    widening = [" & ".join(_quoted(lx) for lx in rarest)] if len(rarest) > 2 else []
-    widening += [" | ".join(f"({_quoted(a)} & {_quoted(b)})" for a, b in combinations(rarest, 2))] if rarest else []
-    widening.append(" | ".join(_quoted(lx) for lx in gather))
+    widening = [(" & ".join(_quoted(lx) for lx in rarest), MAX_SCORED_ALL_RAREST)] if len(rarest) > 2 else []
+    if rarest:
+        widening.append((" | ".join(f"({_quoted(a)} & {_quoted(b)})" for a, b in combinations(rarest, 2)), MAX_SCORED))
+    widening.append((" | ".join(_quoted(lx) for lx in gather), MAX_SCORED))
     rows: list[tuple[int, float]] = []
-    for condition in widening:
-        rows = _fetch(sql, {**values, "any": condition})
+    for condition, scan in widening:
+        rows = _fetch(sql, {**values, "any": condition, "scan": scan})
         if len(rows) >= limit:
             break
     return rows

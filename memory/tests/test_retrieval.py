@@ -92,3 +92,27 @@ def test_as_of_sees_what_was_known_then_and_superseded_versions_are_hidden_now(a
     assert [h.document_id for h in then] == [old.pk]
     before_anything = search_chunks(actor=actor, query="starter plan price", as_of=(past - timedelta(days=1)).date())
     assert before_anything.hits == []
+
+
+def test_many_passages_holding_every_rare_word_are_ranked_from_a_sample_and_all_hold_them(actor, monkeypatch):
+    from memory.retrieval import candidates
+    from memory.retrieval.candidates import access_and_time, keyword_candidates
+
+    for n in range(8):
+        save(actor, f"Audit {n}", f"Globex audit of the roadmap, note {n}.")
+    for n in range(4):
+        save(actor, f"Only {n}", f"Globex invoice number {n}.")
+    scanned: list[int] = []
+    fetch = candidates._fetch
+    monkeypatch.setattr(candidates, "DENSE_MATCHES", 5)
+    monkeypatch.setattr(candidates, "MAX_SCORED_ALL_RAREST", 4)
+    monkeypatch.setattr(candidates, "_fetch", lambda sql, params: scanned.append(params["scan"]) or fetch(sql, params))
+    rows = keyword_candidates("who audited the roadmap for Globex?", access_and_time(actor, None), 3)
+    assert scanned == [4]  # one statement: the passages holding every rare word, a sample of four
+    texts = Chunk.objects.filter(pk__in=[cid for cid, _ in rows]).values_list("text", flat=True)
+    assert len(texts) == 3
+    assert all("audit" in t and "roadmap" in t for t in texts)
+    scanned.clear()
+    rows = keyword_candidates("who audited the roadmap for Globex?", access_and_time(actor, None), 10)
+    assert scanned == [4, candidates.MAX_SCORED, candidates.MAX_SCORED]  # too few: widened, scored in full
+    assert len(rows) == 10
