@@ -136,9 +136,12 @@ def search_chunks(
             scores.setdefault(cid, {})[name] = round(score, 4)
     order = sorted(fused, key=lambda cid: -fused[cid])
     pool = order[: max(top_k * 3, top_k)]
-    vectors = _vectors(pool) if diversity < 1.0 and len(pool) > top_k else {}
+    diversify = diversity < 1.0 and len(pool) > top_k
+    # One statement reads the pool's passages and, when MMR needs them, their vectors.
+    loaded = _load_rows(pool if diversify else pool[:top_k], with_vectors=diversify)
+    vectors = {cid: _parse_vector(row[-1]) for cid, row in loaded.items() if row[-1] is not None} if diversify else {}
     picked = _mmr(pool, fused, vectors, top_k, diversity)
-    hits = _load_hits(picked, fused, ranks, scores)
+    hits = _hits(picked, loaded, fused, ranks, scores)
     timings["fuse"] = (time.perf_counter() - t) * 1000
     timings["total"] = (time.perf_counter() - started) * 1000
     return SearchResult(
@@ -187,31 +190,33 @@ def _conversation_arms(
     return arms
 
 
-def _vectors(ids: list[int]) -> dict[int, np.ndarray]:
-    with connections[read_alias()].cursor() as cursor:
-        cursor.execute("SELECT id, embedding FROM memory_chunk WHERE id = ANY(%s)", [ids])
-        return {row[0]: _parse_vector(row[1]) for row in cursor.fetchall()}
-
-
 def _parse_vector(value: Any) -> np.ndarray:
     if isinstance(value, str):  # a raw cursor returns pgvector's text form: "[0.1,0.2,...]"
         return np.array(value.strip("[]").split(","), dtype=np.float32)
     return np.asarray(value, dtype=np.float32)
 
 
-def _load_hits(
-    ids: list[int], fused: dict[int, float], ranks: dict[int, dict[str, int]], scores: dict[int, dict[str, float]]
-) -> list[Hit]:
+def _load_rows(ids: list[int], *, with_vectors: bool) -> dict[int, tuple[Any, ...]]:
     if not ids:
-        return []
+        return {}
+    vector = ", c.embedding" if with_vectors else ""
     with connections[read_alias()].cursor() as cursor:
         cursor.execute(
-            "SELECT c.id, c.document_id, c.title, c.heading, c.text, d.source_url, d.source_kind, c.ordinal, "
-            "c.recorded_at, d.occurred_at, c.speaker, c.said_at FROM memory_chunk c "
+            "SELECT c.id, c.document_id, c.title, c.heading, c.text, d.source_url, d.source_kind, c.ordinal, "  # noqa: S608 (a fixed column or none)
+            f"c.recorded_at, d.occurred_at, c.speaker, c.said_at{vector} FROM memory_chunk c "
             "JOIN memory_document d ON d.id = c.document_id WHERE c.id = ANY(%s)",
             [ids],
         )
-        rows = {row[0]: row for row in cursor.fetchall()}
+        return {row[0]: row for row in cursor.fetchall()}
+
+
+def _hits(
+    ids: list[int],
+    rows: dict[int, tuple[Any, ...]],
+    fused: dict[int, float],
+    ranks: dict[int, dict[str, int]],
+    scores: dict[int, dict[str, float]],
+) -> list[Hit]:
     return [
         Hit(
             chunk_id=cid,

@@ -36,9 +36,10 @@ def rerank(question: str, fused: dict[int, float]) -> dict[int, float]:
     when = WHEN_BONUS > 0 and bool(WHEN_QUESTION.search(question))
     if len(fused) < 2 or (NEIGHBOUR_SHARE <= 0 and not when):
         return fused
+    text = "c.text" if when else "''"  # the passages' text is only read for a "when" question
     with connections[read_alias()].cursor() as cursor:
         cursor.execute(
-            "SELECT c.id, c.document_id, c.ordinal, d.conversation, d.chunk_count, c.speaker, c.text "
+            f"SELECT c.id, c.document_id, c.ordinal, d.conversation, d.chunk_count, c.speaker, {text} "  # noqa: S608 (one of two fixed strings)
             "FROM memory_chunk c "
             "JOIN memory_document d ON d.id = c.document_id WHERE c.id = ANY(%s)",
             [list(fused)],
