@@ -106,7 +106,12 @@ def test_many_passages_holding_every_rare_word_are_ranked_from_a_sample_and_all_
     fetch = candidates._fetch
     monkeypatch.setattr(candidates, "DENSE_MATCHES", 5)
     monkeypatch.setattr(candidates, "MAX_SCORED_ALL_RAREST", 4)
-    monkeypatch.setattr(candidates, "_fetch", lambda sql, params: scanned.append(params["scan"]) or fetch(sql, params))
+
+    def counting(sql, params):
+        scanned.append(params["scan"])
+        return fetch(sql, params)
+
+    monkeypatch.setattr(candidates, "_fetch", counting)
     rows = keyword_candidates("who audited the roadmap for Globex?", access_and_time(actor, None), 3)
     assert scanned == [4]  # one statement: the passages holding every rare word, a sample of four
     texts = Chunk.objects.filter(pk__in=[cid for cid, _ in rows]).values_list("text", flat=True)
