@@ -139,7 +139,7 @@ def search_chunks(
     diversify = diversity < 1.0 and len(pool) > top_k
     # One statement reads the pool's passages and, when MMR needs them, their vectors.
     loaded = _load_rows(pool if diversify else pool[:top_k], with_vectors=diversify)
-    vectors = {cid: _parse_vector(row[-1]) for cid, row in loaded.items() if row[-1] is not None} if diversify else {}
+    vectors = {cid: _parse_vector(row[-1]) for cid, row in loaded.items()} if diversify else {}
     picked = _mmr(pool, fused, vectors, top_k, diversity)
     hits = _hits(picked, loaded, fused, ranks, scores)
     timings["fuse"] = (time.perf_counter() - t) * 1000
