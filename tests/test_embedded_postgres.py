@@ -49,9 +49,10 @@ def test_the_embedded_cluster_runs_with_the_chosen_cache():
     if not str(connection.settings_dict["HOST"]).startswith(str(services.data_dir())):
         pytest.skip("the tests run against a Postgres the launcher did not start")
     with _admin_connection() as conn:
-        assert conn.execute(
+        row = conn.execute(
             "SELECT pg_size_bytes(current_setting('shared_buffers')) = pg_size_bytes(%s)", [services.shared_buffers()]
-        ).fetchone()[0]
+        ).fetchone()
+        assert row is not None and row[0]
         # Asking again for what it already has changes nothing, so the cluster is not restarted.
         assert services._size_cache(conn, services.shared_buffers()) is False
 
