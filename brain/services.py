@@ -11,6 +11,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 import brain
@@ -119,9 +120,12 @@ def authenticate_token(plaintext: str) -> ApiToken | None:
     """The active token behind a bearer value, or None. Records the use at most once a minute."""
     if not plaintext.startswith(TOKEN_PREFIX) or len(plaintext) > 200:
         return None
+    membership = Membership.objects.filter(org=OuterRef("org"), user=OuterRef("user"))
     token = (
-        # The account and its plan come along: metering needs them on every call (usage.metering).
-        ApiToken.objects.select_related("org", "org__account__plan", "user")
+        # What every call needs comes along in the same statement: the account and its plan for
+        # metering (usage.metering), the feature switches, and the user's role (actor_for_token).
+        ApiToken.objects.select_related("org", "org__account__plan", "org__features", "user")
+        .annotate(member_role=Subquery(membership.values("role")[:1]))
         .filter(hashed=hash_token(plaintext), revoked_at__isnull=True, user__is_active=True)
         .first()
     )
@@ -135,8 +139,13 @@ def authenticate_token(plaintext: str) -> ApiToken | None:
 
 
 def actor_for_token(token: ApiToken, *, via: str, client: dict[str, str] | None = None) -> Actor:
-    membership = Membership.objects.filter(org=token.org, user=token.user).first()
-    if membership is None:
+    """The caller a token stands for, while its user is still a member (``authenticate_token``
+    loads the role with the token; a token loaded otherwise has it looked up)."""
+    if hasattr(token, "member_role"):
+        role = token.member_role
+    else:
+        role = Membership.objects.filter(org=token.org, user=token.user).values_list("role", flat=True).first()
+    if role is None:
         raise PermissionDenied("This token's user is no longer a member of the organisation.")
     return Actor(
         org=token.org,
@@ -144,7 +153,7 @@ def actor_for_token(token: ApiToken, *, via: str, client: dict[str, str] | None 
         scopes=frozenset(token.scopes),
         via=via,
         token=token,
-        role=membership.role,
+        role=role,
         client=client or {},
     )
 

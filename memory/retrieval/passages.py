@@ -30,6 +30,7 @@ from memory.retrieval.expansion import people_behind
 from memory.retrieval.fusion import fuse
 from memory.retrieval.rerank import rerank
 from memory.retrieval.serving import QueryVector, query_vector
+from memory.retrieval.side_by_side import Started, may_run_apart, start
 from memory.retrieval.speakers import known_speakers, speakers_named, without_speakers
 from memory.retrieval.when import window
 
@@ -104,6 +105,14 @@ def search_chunks(
     timings: dict[str, float] = {}
     where = access_and_time(actor, as_of)
     lists: dict[str, list[tuple[int, float]]] = {}
+    # The arms run side by side where they may (``side_by_side``): the keyword arm needs only the
+    # question, so it starts first and runs while the question is embedded.
+    apart = may_run_apart()
+    keyword = (
+        start(lambda: keyword_candidates(query, where, candidates), apart=apart)
+        if mode in ("auto", "keyword")
+        else None
+    )
     # The single-retriever modes stay pure, for investigating a search. In auto, the people a
     # question names are searched by the speaker arm, and the question is embedded without their
     # names, which every one of their turns carries (``speakers.without_speakers``). The keyword
@@ -116,17 +125,17 @@ def search_chunks(
         t = time.perf_counter()
         vector = query_vector(actor.org, asked) if vector is None or asked != query else vector
         timings["embed"] = (time.perf_counter() - t) * 1000
+        arms = _conversation_arms(people, query, vector, where, candidates, as_of, apart) if mode == "auto" else {}
         t = time.perf_counter()
         lists["vector"] = vector_candidates(vector, where, candidates)
         timings["vector"] = (time.perf_counter() - t) * 1000
         if mode == "auto":
-            t = time.perf_counter()
-            lists.update(_conversation_arms(people, query, vector, where, candidates, as_of))
-            timings["conversation"] = (time.perf_counter() - t) * 1000
-    if mode in ("auto", "keyword"):
-        t = time.perf_counter()
-        lists["keyword"] = keyword_candidates(query, where, candidates)
-        timings["keyword"] = (time.perf_counter() - t) * 1000
+            lists.update({name: arm.result() for name, arm in arms.items()})
+            timings["conversation"] = sum(arm.ms for arm in arms.values())
+    if keyword is not None:
+        lists["keyword"] = keyword.result()
+        timings["keyword"] = keyword.ms
+    timings["retrieve"] = (time.perf_counter() - started) * 1000  # the arms, side by side or in turn
     t = time.perf_counter()
     fused, ranks = fuse(lists)
     fused = rerank(query, fused) if mode == "auto" else fused
@@ -171,22 +180,23 @@ def _people(actor: Actor, query: str, where: Clause) -> People:
 
 
 def _conversation_arms(
-    people: People, query: str, vector: QueryVector, where: Clause, limit: int, as_of: date | None
-) -> dict[str, list[tuple[int, float]]]:
+    people: People, query: str, vector: QueryVector, where: Clause, limit: int, as_of: date | None, apart: bool
+) -> dict[str, Started[list[tuple[int, float]]]]:
     """Nearest passages among the turns of the people the question names (or describes: "the
     person who leads support", from the graph), and among those said in the time it speaks of;
-    each a further ranked list for the fusion."""
-    arms: dict[str, list[tuple[int, float]]] = {}
+    each a further ranked list for the fusion, started (``side_by_side``) for the caller to collect."""
+    arms: dict[str, Started[list[tuple[int, float]]]] = {}
     if people.role_holders:
-        arms["graph"] = keyword_candidates(" ".join(people.role_holders), where, limit)
+        holders = " ".join(people.role_holders)
+        arms["graph"] = start(lambda: keyword_candidates(holders, where, limit), apart=apart)
     if people.speakers:
-        narrowing = Narrowing(SPEAKER_SQL, {"speakers": people.speakers})
-        arms["speaker"] = vector_candidates(vector, where, limit, narrowing=narrowing)
+        by_speaker = Narrowing(SPEAKER_SQL, {"speakers": people.speakers})
+        arms["speaker"] = start(lambda: vector_candidates(vector, where, limit, narrowing=by_speaker), apart=apart)
     span = window(query, as_of or timezone.localdate())
     if span is not None:
-        start, end = span.moments()
-        narrowing = Narrowing(SAID_BETWEEN_SQL, {"said_from": start, "said_to": end})
-        arms["time"] = vector_candidates(vector, where, limit, narrowing=narrowing)
+        said_from, said_to = span.moments()
+        in_span = Narrowing(SAID_BETWEEN_SQL, {"said_from": said_from, "said_to": said_to})
+        arms["time"] = start(lambda: vector_candidates(vector, where, limit, narrowing=in_span), apart=apart)
     return arms
 
 
