@@ -6,6 +6,7 @@ import dataclasses
 import json
 import logging
 from collections.abc import Awaitable, Callable
+from functools import cache
 from typing import Any, TypeVar
 
 import mcp_types as types
@@ -38,6 +39,7 @@ INSTRUCTIONS = (
 )
 
 
+@cache  # a tool's definition never changes while the process runs; its schemas took ~2 ms each to build
 def _tool_definition(spec: ToolSpec) -> types.Tool:
     return types.Tool(
         name=spec.name,
