@@ -19,6 +19,7 @@ thread closes a connection that is too old or broken before using it, as a reque
 from __future__ import annotations
 
 import contextvars
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -32,6 +33,7 @@ from brain.replicas import read_alias
 
 T = TypeVar("T")
 _pool: ThreadPoolExecutor | None = None
+_pool_pid = 0
 _pool_lock = threading.Lock()
 
 
@@ -59,10 +61,13 @@ def _in_pool_thread(fn: Callable[[], T]) -> tuple[T, float]:
 
 
 def _executor() -> ThreadPoolExecutor:
-    global _pool
+    """This process's search threads. A process forked from one that had them (a worker child)
+    has none of those threads, so it starts its own."""
+    global _pool, _pool_pid
     with _pool_lock:
-        if _pool is None:
+        if _pool is None or _pool_pid != os.getpid():
             _pool = ThreadPoolExecutor(settings.BRAIN_SEARCH_THREADS, thread_name_prefix="brain-search")
+            _pool_pid = os.getpid()
         return _pool
 
 

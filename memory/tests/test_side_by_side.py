@@ -3,6 +3,7 @@ from running them in turn; inside a transaction they stay on the caller's connec
 
 from __future__ import annotations
 
+import multiprocessing
 import threading
 from contextvars import ContextVar
 from datetime import UTC, datetime
@@ -132,3 +133,21 @@ def test_a_task_thread_whose_connection_was_cut_reconnects(actor):
         cursor.execute("SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) AS pid", [list(pids)])
     for _ in range(4):
         assert search_chunks(actor=actor, query="who owns the kickoff deck", top_k=3).hits
+
+
+def _answer_in_a_forked_child(queue):
+    queue.put(side_by_side.start(lambda: 42, apart=True).result())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_forked_process_starts_search_threads_of_its_own():
+    side_by_side.start(lambda: 1, apart=True).result()  # the parent has its threads
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_answer_in_a_forked_child, args=(queue,), daemon=True)
+    child.start()
+    child.join(30)
+    if child.is_alive():  # it waited for threads it does not have
+        child.kill()
+    assert child.exitcode == 0
+    assert queue.get(timeout=1) == 42
