@@ -52,7 +52,8 @@ def test_the_embedded_cluster_runs_with_the_chosen_cache():
         row = conn.execute(
             "SELECT pg_size_bytes(current_setting('shared_buffers')) = pg_size_bytes(%s)", [services.shared_buffers()]
         ).fetchone()
-        assert row is not None and row[0]
+        assert row is not None
+        assert row[0]
         # Asking again for what it already has changes nothing, so the cluster is not restarted.
         assert services._size_cache(conn, services.shared_buffers()) is False
 
