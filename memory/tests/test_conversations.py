@@ -143,6 +143,21 @@ def test_a_question_naming_a_speaker_favours_what_that_speaker_said(actor):
 
 
 @pytest.mark.django_db
+def test_a_question_naming_the_wrong_person_still_finds_what_the_other_one_said(actor):
+    # Questions name the person a turn was said to, or the wrong one: the named person's own
+    # turns are favoured, not made to bury a turn of someone else that answers the question.
+    at = datetime(2026, 5, 8, 18, 0, tzinfo=UTC)
+    said(actor, "Melanie", "I ran a charity race for mental health on Saturday, it made me see I need rest too.", at)
+    things = ("pottery class", "new job", "sailing novel", "cat", "hiking trip", "garden", "guitar lessons",
+              "sister's wedding", "book club", "cooking", "road trip", "volunteering", "painting", "yoga")  # fmt: skip
+    for thing in things:
+        said(actor, "Caroline", f"Let me tell you about my {thing}, it has been on my mind all week.", at)
+        said(actor, "Melanie", "oh nice, tell me more", at)
+    hits = search_chunks(actor=actor, query="What did Caroline realise after her charity race?", top_k=3).hits
+    assert any("charity race" in hit.text for hit in hits)
+
+
+@pytest.mark.django_db
 def test_a_speakers_empty_turns_do_not_outrank_what_they_said_about_the_question(actor):
     at = datetime(2026, 2, 2, 9, 0, tzinfo=UTC)
     for text in ("hello?", "ok", "haha yes", "you there?", "brb", "lol", "sure", "hmm"):
