@@ -30,8 +30,10 @@ WHEN_QUESTION = re.compile(r"^\s*(when|what (date|day|time|month|year)|how long 
 SAYS_A_TIME = re.compile(
     r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tonight|tomorrow|yesterday|"
     r"weekend|last (night|week|month|year)|next (week|month|year)|this (week|month|morning|afternoon|evening)|"
+    r"(last|this|next) (summer|winter|spring|autumn|fall)|the other day|"
     r"january|february|march|april|may|june|july|august|september|october|november|december|"
-    r"\d{1,2}(:\d{2})?\s*(am|pm)|\d{1,2}:\d{2}|\d{4}-\d{2}-\d{2}|\d{1,2}(st|nd|rd|th)|(in|ago) \w+ (days|weeks))\b",
+    r"\d{1,2}(:\d{2})?\s*(am|pm)|\d{1,2}:\d{2}|\d{4}-\d{2}-\d{2}|\d{1,2}(st|nd|rd|th)|"
+    r"in (a|\w+) (days?|weeks?|months?)|(\w+ )?(minutes?|hours?|days?|weeks?|months?|years?|while) ago|ages ago)\b",
     re.I,
 )
 

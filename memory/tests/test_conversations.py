@@ -18,6 +18,7 @@ from memory.models import Chunk, Document
 from memory.retrieval import passages
 from memory.retrieval.expansion import people_behind
 from memory.retrieval.passages import search_chunks
+from memory.retrieval.rerank import SAYS_A_TIME
 from memory.retrieval.speakers import known_speakers, speakers_named, without_speakers
 from memory.retrieval.when import Window, parse_moment, window
 from memory.tests.factories import save
@@ -365,6 +366,19 @@ def test_re_embedding_computes_each_passage_from_the_same_text_as_ingestion(acto
         assert row.embedding_model == get_embedder().name
         assert float(sum(a * b for a, b in zip(row.embedding, vector, strict=True))) > 0.999
         assert float(sum(a * b for a, b in zip(row.embedding, before[row.pk], strict=True))) > 0.999
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I went two weeks ago", "a few days ago we met", "booked ages ago", "see you in a month", "last summer",
+     "the other day at lunch", "on Friday", "at 3pm", "on the 12th"],
+)  # fmt: skip
+def test_a_turn_saying_a_time_the_way_people_chat_is_seen_to_say_one(text):
+    assert SAYS_A_TIME.search(text)
+
+
+def test_a_turn_without_a_time_is_not_seen_to_say_one():
+    assert not SAYS_A_TIME.search("the agonizing wait for the app to load")
 
 
 @pytest.mark.django_db
