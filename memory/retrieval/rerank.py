@@ -26,7 +26,11 @@ from brain.replicas import read_alias
 DOCUMENT_OF_PASSAGE = "SELECT d.conversation, d.chunk_count FROM memory_document d WHERE d.id = c.document_id OFFSET 0"
 NEIGHBOUR_SHARE = 0.4  # measured: see docs/benchmarks.md
 WHEN_BONUS = 0.5  # measured on the chat dev set: see docs/benchmarks.md
-WHEN_QUESTION = re.compile(r"^\s*(when|what (date|day|time|month|year)|how long ago|since when)\b", re.I)
+WHEN_QUESTION = re.compile(
+    r"^\s*((roughly|around|about|until|since|by|on|in|at) )?"
+    r"(when|(what|which) (dates?|days?|time|month|year|week|weekend|night|evening|morning)|how long ago)\b",
+    re.I,
+)
 SAYS_A_TIME = re.compile(
     r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tonight|tomorrow|yesterday|"
     r"weekend|last (night|week|month|year)|next (week|month|year)|this (week|month|morning|afternoon|evening)|"

@@ -382,11 +382,12 @@ def test_a_turn_without_a_time_is_not_seen_to_say_one():
 
 
 @pytest.mark.django_db
-def test_a_question_asking_when_favours_the_turn_that_says_a_time(actor):
+@pytest.mark.parametrize("asking", ["When does", "On what day does", "Roughly when does", "Which day does"])
+def test_a_question_asking_when_favours_the_turn_that_says_a_time(actor, asking):
     at = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
     said(actor, "Maya", "The Lisbon trip is for the warehouse audit with the client.", at, conversation="a")
     said(actor, "Maya", "I fly to Lisbon on Thursday for the audit.", at.replace(minute=5), conversation="b")
-    hits = search_chunks(actor=actor, query="When does Maya fly to Lisbon for the warehouse audit?", top_k=2).hits
+    hits = search_chunks(actor=actor, query=f"{asking} Maya fly to Lisbon for the warehouse audit?", top_k=2).hits
     assert hits[0].text == "I fly to Lisbon on Thursday for the audit."
 
 
