@@ -129,12 +129,13 @@ def opening_turn(text: str) -> tuple[str, str] | None:
 
 def is_conversation(blocks: list[Block]) -> bool:
     """Most paragraphs are turns, there are several, and speakers come back (a list of
-    "Note: ..." and "Owner: ..." lines is not a conversation)."""
+    "Note: ..." and "Owner: ..." lines is not a conversation): at most two people for every
+    three turns, so three people in five turns still make a short meeting."""
     speakers = [turn[0] for b in blocks if (turn := opening_turn(b.text))]
     return (
         len(speakers) >= 4
         and len(speakers) >= CONVERSATION_SHARE * len(blocks)
-        and len(set(speakers)) <= len(speakers) / 2
+        and len(set(speakers)) <= len(speakers) * 2 // 3
     )
 
 

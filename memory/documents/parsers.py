@@ -29,8 +29,9 @@ from memory.documents.parsing import (
     _utc,
 )
 from memory.documents.slack import _is_slack_export, _parse_slack_file, _walk_slack
+from memory.documents.transcripts import parse_srt, parse_vtt
 
-SUPPORTED_SUFFIXES = {".md", ".markdown", ".txt", ".html", ".htm", ".pdf", ".json", ".eml", ".mbox"}
+SUPPORTED_SUFFIXES = {".md", ".markdown", ".txt", ".html", ".htm", ".pdf", ".json", ".eml", ".mbox", ".vtt", ".srt"}
 
 
 def parse_file(path: Path, *, root: Path | None = None) -> list[ParsedDocument]:
@@ -130,4 +131,5 @@ def _pdf_date(reader: PdfReader) -> datetime | None:
 _PARSERS: dict[str, _Parser] = {
     ".md": _parse_markdown, ".markdown": _parse_markdown, ".txt": _parse_text, ".html": _parse_html,
     ".htm": _parse_html, ".pdf": _parse_pdf, ".json": _parse_slack_file, ".eml": _parse_eml, ".mbox": _parse_mbox,
+    ".vtt": parse_vtt, ".srt": parse_srt,
 }  # fmt: skip

@@ -448,4 +448,5 @@ def test_a_slack_export_inside_a_folder_is_recognised(tmp_path: Path) -> None:
 
 
 def test_supported_suffixes_cover_every_format() -> None:
-    assert {".md", ".markdown", ".txt", ".html", ".htm", ".pdf", ".json", ".eml", ".mbox"} == SUPPORTED_SUFFIXES
+    every = {".md", ".markdown", ".txt", ".html", ".htm", ".pdf", ".json", ".eml", ".mbox", ".vtt", ".srt"}
+    assert every == SUPPORTED_SUFFIXES

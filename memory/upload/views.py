@@ -21,6 +21,7 @@ from brain.models import Category
 from brain.web import member_organisations, web_actor
 from memory.access import readable_category_ids
 from memory.documents.ingestion import retry_document
+from memory.documents.parsers import SUPPORTED_SUFFIXES
 from memory.documents.saving import Saved
 from memory.documents.selectors import get_document, visible_documents
 from memory.upload.adding import Added, Refused, add_files, add_text
@@ -114,6 +115,7 @@ def _page(request: HttpRequest, *, error: str = "", status: int = 200) -> HttpRe
         "items": items,
         "error": error,
         "readable": READABLE,
+        "accept": ",".join(sorted(SUPPORTED_SUFFIXES)),
         "max_files": max_files(),
         "max_file_bytes": max_file_bytes(),
         "file_limit": file_limit_text(),
