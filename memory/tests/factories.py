@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from brain.actors import Actor
@@ -16,3 +17,8 @@ def save(actor: Actor, title: str, content: str, *, ingest: bool = True, **kw: A
         ingest_documents(document_ids=[saved.document.pk])
     saved.document.refresh_from_db()
     return saved.document
+
+
+def said(actor: Actor, speaker: str, text: str, at: datetime, conversation: str = "team", **kw: Any) -> Document:
+    """One message of a conversation, saved and ingested."""
+    return save(actor, speaker, text, speaker=speaker, occurred_at=at, conversation=conversation, **kw)
