@@ -150,13 +150,24 @@ def _ago(question: str, today: date) -> Window | None:
 
 
 _CLOCK = re.compile(r"\b(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([ap])?\.?m?\.?\b", re.I)
+_EPOCH = re.compile(r"^\d{9,13}(\.\d+)?$")  # seconds since 1970 (13 digits: milliseconds)
+_YEAR_FIRST = re.compile(r"^(\d{4})[/.](\d{1,2})[/.](\d{1,2})(?!\d)")
 
 
 def parse_moment(text: str) -> datetime | None:
     """A date and time as people and exports write them: ISO 8601 ("2026-05-08T13:56:00+02:00"),
     or a day with a written month and a year, with or without a clock time ("1:56 pm on 8 May,
-    2026", "May 8, 2026 13:56"). A time without a zone is UTC; None when no date is found."""
+    2026", "May 8, 2026 13:56"), "2026/05/08", or seconds since 1970 ("1778248560"). A time
+    without a zone is UTC; None when no date is found."""
     text = text.strip()
+    if _EPOCH.match(text):
+        seconds = float(text) / (1000 if len(text.split(".")[0]) == 13 else 1)
+        try:
+            return datetime.fromtimestamp(seconds, tz=UTC)
+        except (ValueError, OverflowError, OSError):  # past the calendar
+            return None
+    if year_first := _YEAR_FIRST.match(text):
+        text = "{}-{:0>2}-{:0>2}{}".format(*year_first.groups(), text[year_first.end() :].replace(" ", "T", 1))
     try:
         parsed = datetime.fromisoformat(text)
     except ValueError:

@@ -197,6 +197,13 @@ def test_absurd_counts_and_dates_never_fail():
         ("1:56 pm on 8 May, 2023", datetime(2023, 5, 8, 13, 56, tzinfo=UTC)),
         ("12:30 am on 2 June, 2023", datetime(2023, 6, 2, 0, 30, tzinfo=UTC)),
         ("May 8, 2023 1:56 PM", datetime(2023, 5, 8, 13, 56, tzinfo=UTC)),
+        ("1683554160", datetime(2023, 5, 8, 13, 56, tzinfo=UTC)),
+        ("1683554160000", datetime(2023, 5, 8, 13, 56, tzinfo=UTC)),
+        ("2023/05/08 13:56", datetime(2023, 5, 8, 13, 56, tzinfo=UTC)),
+        ("2023/5/8", datetime(2023, 5, 8, tzinfo=UTC)),
+        ("2023/05/08T13:56:00+02:00", datetime.fromisoformat("2023-05-08T13:56:00+02:00")),
+        ("2023/13/45", None),
+        ("999999999999", None),
         ("sometime", None),
     ],
 )

@@ -1,7 +1,8 @@
 """Measure retrieval quality on JSONL data laid out like shared/eval/qmsum-test.
 
 docs.jsonl: one document a line: doc_id, corpus, text, and optionally speaker, title, timestamp
-(ISO 8601) and session. queries.jsonl: qid, corpus, query, gold_doc_ids, and optionally category.
+(ISO 8601, a written date, or seconds since 1970: ``memory.retrieval.when.parse_moment``) and
+session. queries.jsonl: qid, corpus, query, gold_doc_ids, and optionally category.
 
 Each corpus is loaded into a throwaway organisation of its own (deleted afterwards unless
 --keep) through add_document, as one conversation: each line a message with its speaker, time
@@ -187,8 +188,9 @@ class Command(BaseCommand):
 
 
 def moment(value: Any) -> datetime | None:
-    """A line's timestamp (ISO 8601, or a written date such as "1:56 pm on 8 May, 2023"; UTC
-    when no zone is given), or None when there is none or it cannot be read."""
+    """A line's timestamp (ISO 8601, a written date such as "1:56 pm on 8 May, 2023", or a number
+    of seconds since 1970; UTC when no zone is given), or None when there is none or it cannot be
+    read."""
     return parse_moment(str(value)) if value else None
 
 
