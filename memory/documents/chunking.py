@@ -139,10 +139,12 @@ def is_conversation(blocks: list[Block]) -> bool:
     )
 
 
-def chunk(content: str, content_type: str = "text/plain") -> list[ChunkDraft]:
+def chunk(content: str, content_type: str = "text/plain", *, conversation: bool = False) -> list[ChunkDraft]:
+    """Passages of a text; ``conversation`` says it is known to be turns (a chat's day, a meeting),
+    so it is cut by turns whenever it has any, however few."""
     markdown = content_type == "text/markdown"
     blocks = _blocks(content, markdown)
-    if is_conversation(blocks):
+    if is_conversation(blocks) or (conversation and any(opening_turn(b.text) for b in blocks)):
         return _turns(blocks, markdown)
     drafts: list[ChunkDraft] = []
     group: list[Block] = []

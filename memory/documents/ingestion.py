@@ -91,7 +91,10 @@ def ingest_documents(*, document_ids: list[int], task_id: str | None = None, wor
             outcome[document_id] = "skipped"
             continue
         try:
-            work.append((document, claim, chunk(document.content, document.content_type)))
+            # A document of a conversation that is not one message (a chat's day, a meeting) is known
+            # to be turns, however few: it is cut by turns without the chunker having to guess.
+            log = bool(document.conversation) and not document.speaker
+            work.append((document, claim, chunk(document.content, document.content_type, conversation=log)))
         except Exception as exc:
             outcome[document_id] = _fail(document_id, claim, exc)
     texts = {doc.pk: embedded_texts(doc, drafts) for doc, _, drafts in work}

@@ -30,6 +30,7 @@ from memory.documents.parsing import (
 )
 from memory.documents.slack import _is_slack_export, _parse_slack_file, _walk_slack
 from memory.documents.transcripts import parse_srt, parse_vtt
+from memory.documents.whatsapp import parse_whatsapp
 
 SUPPORTED_SUFFIXES = {".md", ".markdown", ".txt", ".html", ".htm", ".pdf", ".json", ".eml", ".mbox", ".vtt", ".srt"}
 
@@ -71,6 +72,8 @@ def _walk(folder: Path, root: Path) -> Iterator[_Outcome]:
 
 def _parse_text(source: _Source) -> list[ParsedDocument]:
     content = _decode(source.data).strip()
+    if (chat := parse_whatsapp(source, content)) is not None:
+        return chat
     return [_document(source, _stem_title(source.path), content, "text/plain", "upload")] if content else []
 
 

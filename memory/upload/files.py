@@ -16,7 +16,7 @@ from memory.documents.parsers import SUPPORTED_SUFFIXES, parse_file
 from memory.documents.parsing import MAX_CONTENT, ParsedDocument, ParseError
 
 READABLE = (
-    ".md, .markdown, .txt, .html, .htm, .pdf, .json (a Slack export day), .eml, .mbox, "
+    ".md, .markdown, .txt (a WhatsApp chat export too), .html, .htm, .pdf, .json (a Slack export day), .eml, .mbox, "
     ".vtt and .srt (meeting transcripts)"
 )
 MAX_NAME = 120  # characters of a file name kept (file systems refuse names past 255 bytes)
