@@ -124,3 +124,14 @@ def test_an_ingested_transcript_answers_who_said_what(org, tmp_path, settings):
     assert "Diego (at 00:01:10): I do, they get new firmware next week." in [hit.text for hit in hits]
     hits = search_chunks(actor=reader, query="What did Diego say about the firmware?", top_k=1).hits
     assert hits[0].speaker == "Diego"
+
+
+def test_a_long_monologue_is_one_turn_cut_into_passages_that_each_keep_the_speaker(tmp_path):
+    at = [f"{n // 60:02d}:{n % 60:02d}" for n in range(3000)]
+    cues = "".join(f"\n{t}:00.000 --> {t}:30.000\n<v Priya Shah>Point {n} of the plan.</v>\n" for n, t in enumerate(at))
+    [document] = parse_file(write(tmp_path / "all-hands.vtt", "WEBVTT\n" + cues))
+    assert document.content.count("**Priya Shah**") == 1
+    drafts = chunk(document.content, document.content_type, conversation=True)
+    assert len(drafts) > 50
+    assert {d.speaker for d in drafts} == {"Priya Shah"}
+    assert max(len(d.text) for d in drafts) <= 1200

@@ -82,3 +82,16 @@ def test_a_short_chat_day_is_still_cut_one_turn_a_passage_and_found_by_who_said_
     ]  # fmt: skip
     hits = search_chunks(actor=make_actor(org, admin), query="What did Sam ask about the scanner firmware?", top_k=1)
     assert hits.hits[0].speaker == "Sam Okoro"
+
+
+def test_a_date_past_the_calendar_drops_that_line_only_and_midnight_on_a_twelve_hour_clock_is_zero(tmp_path):
+    chat = (
+        "[1/13/24, 12:05 AM] Priya Shah: still up?\n"
+        "[2/31/24, 9:00 AM] Sam Okoro: a day that does not exist\n"
+        "[1/13/24, 12:06 AM] Sam Okoro: yes, packing\n"
+        "[1/13/24, 12:07 AM] Priya Shah: night then\n"
+    )
+    [day] = parse_file(write(tmp_path / "late.txt", chat))
+    assert day.occurred_at == datetime(2024, 1, 13, 0, 5, tzinfo=UTC)
+    assert "does not exist" not in day.content
+    assert day.content.count("**") == 6
