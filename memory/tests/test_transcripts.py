@@ -1,13 +1,10 @@
 """Meeting transcripts as caption files (.vtt, .srt): read one turn a paragraph, cut one turn a
 passage with its speaker, found by who said what."""
 
-from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 
-from conftest import make_actor, make_user
 from memory.documents.chunking import chunk
 from memory.documents.parsers import iter_documents, parse_file
 from memory.documents.parsing import ParseError
@@ -108,18 +105,11 @@ def test_captions_without_words_give_no_document(tmp_path):
 
 
 @pytest.mark.django_db
-def test_an_ingested_transcript_answers_who_said_what(org, tmp_path, settings):
-    settings.DATA_DIR = tmp_path / "data"  # the ingest command's log file
-    admin = make_user(org, role="admin", email="admin@example.com")
-    folder = tmp_path / "meetings"
-    folder.mkdir()
-    write(folder / "pilot-kickoff.vtt", TEAMS_VTT)
-    out = StringIO()
-    call_command("ingest", str(folder), "--org", org.slug, "--wait", "--no-progress", stdout=out, stderr=StringIO())
-    assert "1 documents" in out.getvalue()
+def test_an_ingested_transcript_answers_who_said_what(org, load_file):
+    reader, out = load_file("pilot-kickoff.vtt", TEAMS_VTT)
+    assert "1 documents" in out
     document = Document.objects.get(org=org)
     assert Chunk.objects.filter(document=document).count() == 5
-    reader = make_actor(org, admin)
     hits = search_chunks(actor=reader, query="Who looks after the scanners?", top_k=2).hits
     assert "Diego (at 00:01:10): I do, they get new firmware next week." in [hit.text for hit in hits]
     hits = search_chunks(actor=reader, query="What did Diego say about the firmware?", top_k=1).hits

@@ -1,13 +1,10 @@
 """WhatsApp chat exports (.txt): one document a day, one turn a passage with its speaker."""
 
 from datetime import UTC, datetime
-from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 
-from conftest import make_actor, make_user
 from memory.documents.parsers import parse_file
 from memory.models import Chunk, Document
 from memory.retrieval.passages import search_chunks
@@ -67,20 +64,13 @@ def test_a_text_with_a_few_dated_lines_is_not_taken_for_a_chat(tmp_path):
 
 
 @pytest.mark.django_db
-def test_a_short_chat_day_is_still_cut_one_turn_a_passage_and_found_by_who_said_it(org, tmp_path, settings):
-    settings.DATA_DIR = tmp_path / "data"  # the ingest command's log file
-    admin = make_user(org, role="admin", email="admin@example.com")
-    folder = tmp_path / "chats"
-    folder.mkdir()
-    write(folder / "WhatsApp Chat with Sam.txt", ANDROID)
-    call_command(
-        "ingest", str(folder), "--org", org.slug, "--wait", "--no-progress", stdout=StringIO(), stderr=StringIO()
-    )
+def test_a_short_chat_day_is_still_cut_one_turn_a_passage_and_found_by_who_said_it(org, load_file):
+    reader, _ = load_file("WhatsApp Chat with Sam.txt", ANDROID)
     day = Document.objects.get(org=org, session="2024-01-12")
     assert list(Chunk.objects.filter(document=day).order_by("ordinal").values_list("speaker", flat=True)) == [
         "Priya Shah", "Sam Okoro", "Priya Shah",
     ]  # fmt: skip
-    hits = search_chunks(actor=make_actor(org, admin), query="What did Sam ask about the scanner firmware?", top_k=1)
+    hits = search_chunks(actor=reader, query="What did Sam ask about the scanner firmware?", top_k=1)
     assert hits.hits[0].speaker == "Sam Okoro"
 
 
