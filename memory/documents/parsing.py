@@ -108,6 +108,13 @@ def _stem_title(path: Path) -> str:
     return _cut(re.sub(r"[_-]+", " ", path.stem)) or path.name
 
 
+def turn_paragraph(speaker: str, said: str, text: str) -> str:
+    """One turn of a chat or meeting as the readers write it and the chunker reads it back
+    (``memory.documents.chunking.TURN``): "**Name** (said): text", one paragraph a turn. A "*" in
+    a name would end the bold early, so it is left out of the name."""
+    return f"**{speaker.replace('*', '')}** ({said}): {text}"
+
+
 def _document(
     source: _Source,
     title: str,

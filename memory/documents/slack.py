@@ -11,7 +11,17 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from memory.documents.parsing import ParsedDocument, ParseError, _attempt, _decode, _document, _Outcome, _run, _Source
+from memory.documents.parsing import (
+    ParsedDocument,
+    ParseError,
+    _attempt,
+    _decode,
+    _document,
+    _Outcome,
+    _run,
+    _Source,
+    turn_paragraph,
+)
 
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _SKIPPED_SUBTYPES = {"channel_join", "channel_leave", "group_join", "group_leave"}
@@ -74,7 +84,7 @@ def _parse_slack_day(source: _Source, *, users: dict[str, str]) -> list[ParsedDo
     first = times[0] if times else None
     day = source.path.stem if _DAY.fullmatch(source.path.stem) else (first.date().isoformat() if first else "")
     # Times are UTC like every other timestamp here; one turn per paragraph so a chunker can split between turns.
-    turns = [f"**{who}** ({at.strftime('%H:%M') if at else '--:--'}): {text}" for who, at, text in said]
+    turns = [turn_paragraph(who, at.strftime("%H:%M") if at else "--:--", text) for who, at, text in said]
     participants = list(dict.fromkeys(who for who, _, _ in said))
     metadata: dict[str, object] = {"channel": channel, "participants": participants, "messages": len(turns)}
     content = "\n\n".join(turns)

@@ -16,7 +16,15 @@ from dataclasses import dataclass, field
 
 import webvtt
 
-from memory.documents.parsing import ParsedDocument, ParseError, _decode, _document, _Source, _stem_title
+from memory.documents.parsing import (
+    ParsedDocument,
+    ParseError,
+    _decode,
+    _document,
+    _Source,
+    _stem_title,
+    turn_paragraph,
+)
 
 # "Priya Shah: we ship Friday" at the start of a caption. A name is short, starts with a capital
 # and holds no sentence punctuation, so "Note: ..." style lines stay text only when they are long.
@@ -32,10 +40,7 @@ class _Turn:
 
     def paragraph(self) -> str:
         text = " ".join(" ".join(self.lines).split())
-        if not self.speaker:
-            return text
-        name = self.speaker.replace("*", "")
-        return f"**{name}** (at {self.start}): {text}"
+        return turn_paragraph(self.speaker, f"at {self.start}", text) if self.speaker else text
 
 
 def _parse_captions(source: _Source, kind: str) -> list[ParsedDocument]:

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
-from memory.documents.parsing import ParsedDocument, _document, _Source, _stem_title
+from memory.documents.parsing import ParsedDocument, _document, _Source, _stem_title, turn_paragraph
 
 _LINE = re.compile(
     r"^\[?(?P<a>\d{1,2})[/.](?P<b>\d{1,2})[/.](?P<year>\d{2}|\d{4}),?\s+"
@@ -48,16 +48,15 @@ class _Message:
 def parse_whatsapp(source: _Source, text: str) -> list[ParsedDocument] | None:
     """The chat's days as documents, or None when the text is not a WhatsApp export."""
     lines = [_INVISIBLE.sub("", line).replace("\u202f", " ") for line in text.split("\n")]
-    first = next((line for line in lines if line.strip()), "")
-    starts = [(i, match) for i, line in enumerate(lines) if (match := _LINE.match(line.strip()))]
-    senders = [match for _, match in starts if _SENDER.match(match["rest"])]
-    if not _LINE.match(first.strip()) or len(senders) < MIN_MESSAGES:
+    matched = [(line, _LINE.match(line.strip())) for line in lines]
+    starts = [match for _, match in matched if match]
+    first = next((match for line, match in matched if line.strip()), None)
+    if first is None or sum(1 for match in starts if _SENDER.match(match["rest"])) < MIN_MESSAGES:
         return None
-    day_first = _day_first([match for _, match in starts])
+    day_first = _day_first(starts)
     messages: list[_Message] = []
     notice = False  # a notice's continuation lines are left out with it
-    for line in lines:
-        match = _LINE.match(line.strip())
+    for line, match in matched:
         said = _SENDER.match(match["rest"]) if match else None
         at = _moment(match, day_first) if match else None
         if match and (said is None or at is None):
@@ -99,7 +98,7 @@ def _days(source: _Source, messages: list[_Message]) -> list[ParsedDocument]:
             by_day.setdefault(message.at.date(), []).append(message)
     documents = []
     for day, said in sorted(by_day.items()):
-        turns = [f"**{m.sender}** ({m.at:%H:%M}): {' '.join(' '.join(m.lines).split())}" for m in said]
+        turns = [turn_paragraph(m.sender, f"{m.at:%H:%M}", " ".join(" ".join(m.lines).split())) for m in said]
         participants = list(dict.fromkeys(m.sender for m in said))
         documents.append(
             _document(

@@ -29,8 +29,8 @@ from memory.management.ingesting import (
 
 class Command(BaseCommand):
     help = (
-        "Ingest files and folders (.md .txt .html .pdf, Slack export folders and .json day files, .eml .mbox, "
-        ".vtt .srt transcripts). "
+        "Ingest files and folders (.md .txt .html .pdf, Slack export folders and .json day files, WhatsApp "
+        ".txt exports, .eml .mbox, .vtt .srt transcripts). "
         "Unreadable files are reported and counted as failed, files without text as skipped; re-ingesting "
         "unchanged files changes nothing. The readers' warnings go to BRAIN_DATA_DIR/logs/ingest.log."
     )
