@@ -125,3 +125,11 @@ def test_a_long_monologue_is_one_turn_cut_into_passages_that_each_keep_the_speak
     assert len(drafts) > 50
     assert {d.speaker for d in drafts} == {"Priya Shah"}
     assert max(len(d.text) for d in drafts) <= 1200
+
+
+def test_a_caption_file_with_nul_bytes_or_absurd_times_is_refused_with_a_reason(tmp_path):
+    (tmp_path / "binary.srt").write_bytes(b"1\n00:00:01,000 --> 00:00:02,000\nSam: hi\x00\n")
+    with pytest.raises(ParseError, match="binary data"):
+        parse_file(tmp_path / "binary.srt")
+    huge = "WEBVTT\n\n99999999999999999999:00:00.000 --> 00:00:02.000\n<v Sam>hi</v>\n"
+    assert parse_file(write(tmp_path / "huge.vtt", huge)) == []  # a cue that is not one: nothing to keep

@@ -85,3 +85,15 @@ def test_a_date_past_the_calendar_drops_that_line_only_and_midnight_on_a_twelve_
     assert day.occurred_at == datetime(2024, 1, 13, 0, 5, tzinfo=UTC)
     assert "does not exist" not in day.content
     assert day.content.count("**") == 6
+
+
+def test_huge_numbers_in_a_message_line_drop_that_line_only(tmp_path):
+    chat = (
+        "12/01/2024, 09:02 - Priya Shah: morning\n"
+        "99/99/9999, 99:99 - Sam Okoro: from nowhere\n"
+        "12/01/2024, 09:03 - Sam Okoro: morning!\n"
+        "12/01/2024, 09:04 - Priya Shah: 99999999999999999999 units shipped\n"
+    )
+    [day] = parse_file(write(tmp_path / "numbers.txt", chat))
+    assert "from nowhere" not in day.content
+    assert "**Priya Shah** (09:04): 99999999999999999999 units shipped" in day.content
