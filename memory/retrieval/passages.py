@@ -32,9 +32,10 @@ from memory.retrieval.rerank import rerank
 from memory.retrieval.serving import QueryVector, query_vector
 from memory.retrieval.side_by_side import Started, may_run_apart, start
 from memory.retrieval.speakers import known_speakers, speakers_named, without_speakers
-from memory.retrieval.when import window
+from memory.retrieval.when import Window, window
 
 MODES = ("auto", "vector", "keyword")
+YEARS_BACK = 10  # how far back a month or day named without a year is looked for
 NEAR_DUPLICATE = 0.92  # MMR only pushes down passages this alike to one already picked
 
 
@@ -194,10 +195,23 @@ def _conversation_arms(
         arms["speaker"] = start(lambda: vector_candidates(vector, where, limit, narrowing=by_speaker), apart=apart)
     span = window(query, as_of or timezone.localdate())
     if span is not None:
-        said_from, said_to = span.moments()
-        in_span = Narrowing(SAID_BETWEEN_SQL, {"said_from": said_from, "said_to": said_to})
-        arms["time"] = start(lambda: vector_candidates(vector, where, limit, narrowing=in_span), apart=apart)
+        arms["time"] = start(lambda: _said_in(span, vector, where, limit), apart=apart)
     return arms
+
+
+def _said_in(span: Window, vector: QueryVector, where: Clause, limit: int) -> list[tuple[int, float]]:
+    """Nearest passages said in the window. A window the question gave no year for is moved back a
+    year at a time (at most ``YEARS_BACK``) until it holds a passage the caller may read: in an
+    archive of 2023, "in June" is June 2023. Each try is a range on the said-at index."""
+    for back in range(YEARS_BACK + 1 if span.yearless else 1):
+        earlier = span.years_earlier(back)
+        if earlier is None:
+            continue
+        said_from, said_to = earlier.moments()
+        in_span = Narrowing(SAID_BETWEEN_SQL, {"said_from": said_from, "said_to": said_to})
+        if rows := vector_candidates(vector, where, limit, narrowing=in_span):
+            return rows
+    return []
 
 
 def _parse_vector(value: Any) -> np.ndarray:

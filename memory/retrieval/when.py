@@ -1,8 +1,12 @@
-"""The time a question speaks of: "in May", "last week", "on 8 May 2026", "in 2025".
+"""The time a question speaks of: "in May", "last week", "on 8 May 2026", "in 2025", "during
+the summer".
 
 ``window`` reads it as a span of days relative to a reference day (the question's ``as_of``, or
-today); search then favours passages said inside it. Only plain English expressions are read;
-anything else leaves the question without a window, which changes nothing.
+today); search then favours passages said inside it. A month, a day or a season named without a
+year is first read as the latest one (this year's unless it is still to come), and the window
+says so: search moves it back a year at a time to the latest one in which anything the caller
+may read was said (an archive of 2023 asked "what did we decide in March?"). Only plain English
+expressions are read; anything else leaves the question without a window, which changes nothing.
 """
 
 from __future__ import annotations
@@ -32,24 +36,41 @@ _MONTH_ONLY = re.compile(
 _YEAR = re.compile(r"\b(?:in|during)\s+((?:19|20)\d{2})\b", re.I)
 _AGO = re.compile(r"\b(\d+|a|an|one|two|three|four|five|six)\s+(day|week|month|year)s?\s+ago\b", re.I)
 _RELATIVE = re.compile(r"\b(yesterday|today|(?:last|this|past)\s+(?:week|month|year|weekend))\b", re.I)
+# "in the summer", "during winter", "last summer", "summer of 2023"; the northern hemisphere's.
+_SEASON = re.compile(
+    r"\b(?:(in|during|over|through|this|last)\s+(?:the\s+)?)?(summer|winter|spring|autumn|fall)\b"
+    r"(?:\s+(?:of\s+)?(\d{4}))?",
+    re.I,
+)
+_SEASON_MONTHS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}  # first of three months
 _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 
 
 @dataclass(frozen=True)
 class Window:
-    """Days from ``start`` up to but not including ``end``."""
+    """Days from ``start`` up to but not including ``end``; ``yearless`` when the question named
+    no year, so that the same days of an earlier year may be what it means."""
 
     start: date
     end: date
+    yearless: bool = False
 
     def moments(self) -> tuple[datetime, datetime]:
         return datetime.combine(self.start, time.min, tzinfo=UTC), datetime.combine(self.end, time.min, tzinfo=UTC)
+
+    def years_earlier(self, years: int) -> Window | None:
+        """The same days ``years`` years before; None for a 29 February without one."""
+        try:
+            start, end = self.start.replace(year=self.start.year - years), self.end.replace(year=self.end.year - years)
+        except ValueError:
+            return None
+        return Window(start, end, self.yearless)
 
 
 def window(question: str, today: date) -> Window | None:
     """The first time expression in the question as a window of days, or None. A time at the
     edge of the calendar ("9999-12-31", "May 0000") has no window: it is no time to search in."""
-    for reader in (_iso, _day_month, _month_day, _relative, _ago, _month, _year):
+    for reader in (_iso, _day_month, _month_day, _relative, _ago, _month, _season, _year):
         try:
             found = reader(question, today)
         except (ValueError, OverflowError):
@@ -59,12 +80,12 @@ def window(question: str, today: date) -> Window | None:
     return None
 
 
-def _day(year: int, month: int, day: int) -> Window | None:
+def _day(year: int, month: int, day: int, *, yearless: bool = False) -> Window | None:
     try:
         moment = date(year, month, day)
     except ValueError:
         return None
-    return Window(moment, moment + timedelta(days=1))
+    return Window(moment, moment + timedelta(days=1), yearless)
 
 
 def _iso(question: str, today: date) -> Window | None:
@@ -82,7 +103,9 @@ def _day_month(question: str, today: date) -> Window | None:
     if not match:
         return None
     month = MONTHS[match[2].lower()]
-    return _day(int(match[3]) if match[3] else _latest_year(month, today), month, int(match[1]))
+    if match[3]:
+        return _day(int(match[3]), month, int(match[1]))
+    return _day(_latest_year(month, today), month, int(match[1]), yearless=True)
 
 
 def _month_day(question: str, today: date) -> Window | None:
@@ -90,7 +113,9 @@ def _month_day(question: str, today: date) -> Window | None:
     if not match or int(match[2]) > 31:
         return None
     month = MONTHS[match[1].lower()]
-    return _day(int(match[3]) if match[3] else _latest_year(month, today), month, int(match[2]))
+    if match[3]:
+        return _day(int(match[3]), month, int(match[2]))
+    return _day(_latest_year(month, today), month, int(match[2]), yearless=True)
 
 
 def _month(question: str, today: date) -> Window | None:
@@ -103,7 +128,23 @@ def _month(question: str, today: date) -> Window | None:
         month = MONTHS[word.lower()]
         start = date(int(year) if year else _latest_year(month, today), month, 1)
         end = date(start.year + (month == 12), month % 12 + 1, 1)
-        return Window(start, end)
+        return Window(start, end, yearless=not year)
+    return None
+
+
+def _season(question: str, today: date) -> Window | None:
+    """Three months from the first of the season's first month ("winter 2025" begins in December
+    2025). A season needs "in", "during", "this", "last" or a year with it: "summer plans",
+    "prices fall" and "spring cleaning" name no time to search in."""
+    for match in _SEASON.finditer(question):
+        named, year = match[2].lower(), match[3]
+        if not (match[1] or year):
+            continue
+        month = _SEASON_MONTHS[named]
+        first = int(year) if year else _latest_year(month, today)
+        end_month = month + 3
+        end = date(first + (end_month > 12), (end_month - 1) % 12 + 1, 1)
+        return Window(date(first, month, 1), end, yearless=not year)
     return None
 
 
@@ -151,14 +192,16 @@ def _ago(question: str, today: date) -> Window | None:
 
 _CLOCK = re.compile(r"\b(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([ap])?\.?m?\.?\b", re.I)
 _EPOCH = re.compile(r"^\d{9,13}(\.\d+)?$")  # seconds since 1970 (13 digits: milliseconds)
-_YEAR_FIRST = re.compile(r"^(\d{4})[/.](\d{1,2})[/.](\d{1,2})(?!\d)")
+_YEAR_FIRST = re.compile(r"^(\d{4})[/.-](\d{1,2})[/.-](\d{1,2})(?!\d)")
+_YEAR_LAST = re.compile(r"^(\d{1,2})([/.-])(\d{1,2})[/.-](\d{4})(?!\d)")
 
 
 def parse_moment(text: str) -> datetime | None:
     """A date and time as people and exports write them: ISO 8601 ("2026-05-08T13:56:00+02:00"),
-    or a day with a written month and a year, with or without a clock time ("1:56 pm on 8 May,
-    2026", "May 8, 2026 13:56"), "2026/05/08", or seconds since 1970 ("1778248560"). A time
-    without a zone is UTC; None when no date is found."""
+    a day with a written month and a year, with or without a clock time ("1:56 pm on 8 May,
+    2026", "May 8, 2026 13:56"), digits ("2026/05/08 (Fri) 13:56", "08.05.2026 13:56",
+    "5/8/2026 1:56 PM"), or seconds since 1970 ("1778248560"). A time without a zone is UTC;
+    None when no date is found."""
     text = text.strip()
     if _EPOCH.match(text):
         seconds = float(text) / (1000 if len(text.split(".")[0]) == 13 else 1)
@@ -167,27 +210,44 @@ def parse_moment(text: str) -> datetime | None:
         except (ValueError, OverflowError, OSError):  # past the calendar
             return None
     if year_first := _YEAR_FIRST.match(text):
-        text = "{}-{:0>2}-{:0>2}{}".format(*year_first.groups(), text[year_first.end() :].replace(" ", "T", 1))
-    try:
-        parsed = datetime.fromisoformat(text)
-    except ValueError:
-        parsed = None
-    if parsed is None:
-        day = _DAY_MONTH.search(text)
-        found = (int(day[3]), MONTHS[day[2].lower()], int(day[1])) if day and day[3] else None
-        if found is None and (day := _MONTH_DAY.search(text)) and day[3]:
-            found = (int(day[3]), MONTHS[day[1].lower()], int(day[2]))
-        if found is None:
-            return None
-        hour = minute = 0
-        if clock := _CLOCK.search(text):
-            hour, minute = int(clock[1]), int(clock[2])
-            if clock[4] and clock[4].lower() == "p" and hour < 12:
-                hour += 12
-            elif clock[4] and clock[4].lower() == "a" and hour == 12:
-                hour = 0
+        iso = "{}-{:0>2}-{:0>2}{}".format(*year_first.groups(), text[year_first.end() :].replace(" ", "T", 1))
         try:
-            parsed = datetime(found[0], found[1], found[2], hour, minute)
+            parsed = datetime.fromisoformat(iso)
+            return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
         except ValueError:
-            return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+            pass  # a weekday or an am/pm after the date: read below
+    found = _digits(text) or _written(text)
+    if found is None:
+        return None
+    hour = minute = 0
+    if clock := _CLOCK.search(text):
+        hour, minute = int(clock[1]), int(clock[2])
+        if clock[4] and clock[4].lower() == "p" and hour < 12:
+            hour += 12
+        elif clock[4] and clock[4].lower() == "a" and hour == 12:
+            hour = 0
+    try:
+        return datetime(*found, hour, minute, tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def _digits(text: str) -> tuple[int, int, int] | None:
+    """A date in digits at the start: year first, or year last, where a dot or a dash puts the day
+    first ("08.05.2026"), and a slash the month ("5/8/2026"), unless the first number is no month."""
+    if match := _YEAR_FIRST.match(text):
+        return int(match[1]), int(match[2]), int(match[3])
+    if match := _YEAR_LAST.match(text):
+        first, second = int(match[1]), int(match[3])
+        day_first = match[2] != "/" or first > 12
+        return (int(match[4]), second, first) if day_first else (int(match[4]), first, second)
+    return None
+
+
+def _written(text: str) -> tuple[int, int, int] | None:
+    """A day with a written month and a year: "8 May 2026", "May 8, 2026"."""
+    if (day := _DAY_MONTH.search(text)) and day[3]:
+        return int(day[3]), MONTHS[day[2].lower()], int(day[1])
+    if (day := _MONTH_DAY.search(text)) and day[3]:
+        return int(day[3]), MONTHS[day[1].lower()], int(day[2])
+    return None

@@ -1,9 +1,9 @@
-"""Conversations found by who said what and when: speakers a question names, the time it speaks
-of, neighbouring turns and people described by a role."""
+"""Conversations found by who said what: speakers a question names, neighbouring turns and
+people described by a role. The time a question speaks of is in test_when.py."""
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -14,13 +14,8 @@ from memory.graph.writes import FactDraft, record_facts
 from memory.retrieval import passages
 from memory.retrieval.expansion import people_behind
 from memory.retrieval.passages import search_chunks
-from memory.retrieval.rerank import SAYS_A_TIME
 from memory.retrieval.speakers import known_speakers, speakers_named, without_speakers
-from memory.retrieval.when import Window, parse_moment, window
 from memory.tests.factories import said, save
-
-TODAY = date(2026, 12, 1)
-
 
 # --- who: speakers named by a question ---------------------------------------------------
 
@@ -142,105 +137,6 @@ def search_access(actor: Actor):
     from memory.retrieval.candidates import access_and_time
 
     return access_and_time(actor, None)
-
-
-# --- when: the time a question speaks of -------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("question", "expected"),
-    [
-        ("What did Maya say in May?", Window(date(2026, 5, 1), date(2026, 6, 1))),
-        ("What was decided in December?", Window(date(2026, 12, 1), date(2027, 1, 1))),  # this month
-        ("plans for March 2025", Window(date(2025, 3, 1), date(2025, 4, 1))),
-        ("what happened on 8 May 2023", Window(date(2023, 5, 8), date(2023, 5, 9))),
-        ("the deploy of 2026-05-04", Window(date(2026, 5, 4), date(2026, 5, 5))),
-        ("March 3rd plans", Window(date(2026, 3, 3), date(2026, 3, 4))),
-        ("What broke last week?", Window(date(2026, 11, 23), date(2026, 11, 30))),
-        ("What did we say yesterday?", Window(date(2026, 11, 30), date(2026, 12, 1))),
-        ("the budget during 2025", Window(date(2025, 1, 1), date(2026, 1, 1))),
-        ("what may happen next", None),
-        ("May we ship it?", None),
-        ("What is the refund policy?", None),
-    ],
-)
-def test_the_time_a_question_speaks_of_is_read_as_a_window_of_days(question, expected):
-    assert window(question, TODAY) == expected
-
-
-def test_a_month_still_to_come_this_year_means_last_years():
-    assert window("What was decided in December?", date(2026, 3, 1)) == Window(date(2025, 12, 1), date(2026, 1, 1))
-
-
-@pytest.mark.parametrize("question", ["deploy of 9999-12-31", "in December 9999", "on 31 December 9999", "in May 0000"])
-def test_a_time_at_the_edge_of_the_calendar_is_no_window(question):
-    assert window(question, TODAY) is None
-
-
-@pytest.mark.django_db
-def test_a_search_for_a_time_at_the_edge_of_the_calendar_answers_like_any_other(actor):
-    said(actor, "Maya", "The deploy freeze starts in December.", datetime(2026, 12, 1, tzinfo=UTC))
-    hits = search_chunks(actor=actor, query="What happens on 31 December 9999 with the deploy freeze?", top_k=3).hits
-    assert [h.speaker for h in hits] == ["Maya"]
-
-
-def test_absurd_counts_and_dates_never_fail():
-    assert window("99999999999 years ago", TODAY) is not None
-    assert parse_moment("31 February 2023") is None
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("2023-05-08T13:56:00+02:00", datetime.fromisoformat("2023-05-08T13:56:00+02:00")),
-        ("2023-05-08", datetime(2023, 5, 8, tzinfo=UTC)),
-        ("1:56 pm on 8 May, 2023", datetime(2023, 5, 8, 13, 56, tzinfo=UTC)),
-        ("12:30 am on 2 June, 2023", datetime(2023, 6, 2, 0, 30, tzinfo=UTC)),
-        ("May 8, 2023 1:56 PM", datetime(2023, 5, 8, 13, 56, tzinfo=UTC)),
-        ("1683554160", datetime(2023, 5, 8, 13, 56, tzinfo=UTC)),
-        ("1683554160000", datetime(2023, 5, 8, 13, 56, tzinfo=UTC)),
-        ("2023/05/08 13:56", datetime(2023, 5, 8, 13, 56, tzinfo=UTC)),
-        ("2023/5/8", datetime(2023, 5, 8, tzinfo=UTC)),
-        ("2023/05/08T13:56:00+02:00", datetime.fromisoformat("2023-05-08T13:56:00+02:00")),
-        ("2023/13/45", None),
-        ("999999999999", None),
-        ("sometime", None),
-    ],
-)
-def test_timestamps_are_read_as_exports_write_them(text, expected):
-    assert parse_moment(text) == expected
-
-
-@pytest.mark.django_db
-def test_a_question_about_a_month_favours_what_was_said_in_it(actor):
-    said(actor, "Maya", "The price for the starter plan is under review.", datetime(2026, 3, 10, tzinfo=UTC))
-    said(actor, "Maya", "We discussed the starter plan price again.", datetime(2026, 5, 12, tzinfo=UTC))
-    hits = search_chunks(actor=actor, query="What did we say about the starter plan price in May?", top_k=2).hits
-    assert hits[0].said_at == datetime(2026, 5, 12, tzinfo=UTC)
-    assert "time" in hits[0].ranks
-
-
-@pytest.mark.parametrize(
-    "text",
-    ["I went two weeks ago", "a few days ago we met", "booked ages ago", "see you in a month", "last summer",
-     "the other day at lunch", "on Friday", "at 3pm", "on the 12th"],
-)  # fmt: skip
-def test_a_turn_saying_a_time_the_way_people_chat_is_seen_to_say_one(text):
-    assert SAYS_A_TIME.search(text)
-
-
-def test_a_turn_without_a_time_is_not_seen_to_say_one():
-    assert not SAYS_A_TIME.search("the agonizing wait for the app to load")
-
-
-@pytest.mark.django_db
-@pytest.mark.parametrize("asking", ["When does", "On what day does", "Roughly when does", "Which day does"])
-def test_a_question_asking_when_favours_the_turn_that_says_a_time(actor, asking):
-    at = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
-    said(actor, "Maya", "The Lisbon trip is for the warehouse audit with the client.", at, conversation="a")
-    said(actor, "Maya", "I fly to Lisbon on Thursday for the audit.", at.replace(minute=5), conversation="b")
-    hits = search_chunks(actor=actor, query=f"{asking} Maya fly to Lisbon for the warehouse audit?", top_k=2).hits
-    assert hits[0].text == "I fly to Lisbon on Thursday for the audit."
 
 
 # --- neighbours --------------------------------------------------------------------------
