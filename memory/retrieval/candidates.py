@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from itertools import combinations
 from typing import Any, Literal, get_args
 
@@ -157,6 +157,22 @@ def keyword_candidates(query: str, where: Clause, limit: int, table: Table = "me
         if len(rows) >= limit:
             break
     return rows
+
+
+def first_said_in(where: Clause, spans: list[tuple[datetime, datetime]]) -> int | None:
+    """The index of the first span in which a passage the caller may read was said, or None: one
+    statement, each span a range on the said-at index that stops at its first row."""
+    if not spans:
+        return None
+    with connections[read_alias()].cursor() as cursor:
+        cursor.execute(
+            "SELECT s.n - 1 FROM unnest(%(froms)s::timestamptz[], %(tos)s::timestamptz[]) WITH ORDINALITY "  # noqa: S608 (a memory.access clause)
+            f"AS s(said_from, said_to, n) WHERE EXISTS (SELECT 1 FROM memory_chunk c WHERE {where.sql} "
+            "AND c.said_at >= s.said_from AND c.said_at < s.said_to) ORDER BY s.n LIMIT 1",
+            {**where.params, "froms": [span[0] for span in spans], "tos": [span[1] for span in spans]},
+        )
+        row = cursor.fetchone()
+    return None if row is None else int(row[0])
 
 
 def _fetch(sql: str, params: dict[str, Any]) -> list[tuple[int, float]]:

@@ -23,11 +23,12 @@ from memory.retrieval.candidates import (
     SPEAKER_SQL,
     Narrowing,
     access_and_time,
+    first_said_in,
     keyword_candidates,
     vector_candidates,
 )
 from memory.retrieval.expansion import people_behind
-from memory.retrieval.fusion import fuse
+from memory.retrieval.fusion import fuse, repeats
 from memory.retrieval.rerank import rerank
 from memory.retrieval.serving import QueryVector, query_vector
 from memory.retrieval.side_by_side import Started, may_run_apart, start
@@ -132,6 +133,8 @@ def search_chunks(
         timings["vector"] = (time.perf_counter() - t) * 1000
         if mode == "auto":
             lists.update({name: arm.result() for name, arm in arms.items()})
+            if repeats(lists.get("time", []), lists["vector"]):
+                lists["time"] = []  # the window holds most of what the question is near: no narrowing
             timings["conversation"] = sum(arm.ms for arm in arms.values())
     if keyword is not None:
         lists["keyword"] = keyword.result()
@@ -201,17 +204,21 @@ def _conversation_arms(
 
 def _said_in(span: Window, vector: QueryVector, where: Clause, limit: int) -> list[tuple[int, float]]:
     """Nearest passages said in the window. A window the question gave no year for is moved back a
-    year at a time (at most ``YEARS_BACK``) until it holds a passage the caller may read: in an
-    archive of 2023, "in June" is June 2023. Each try is a range on the said-at index."""
-    for back in range(YEARS_BACK + 1 if span.yearless else 1):
-        earlier = span.years_earlier(back)
-        if earlier is None:
-            continue
-        said_from, said_to = earlier.moments()
+    year at a time (at most ``YEARS_BACK``) to the latest that holds a passage the caller may read:
+    in an archive of 2023, "in June" is June 2023."""
+
+    def nearest(within: Window) -> list[tuple[int, float]]:
+        said_from, said_to = within.moments()
         in_span = Narrowing(SAID_BETWEEN_SQL, {"said_from": said_from, "said_to": said_to})
-        if rows := vector_candidates(vector, where, limit, narrowing=in_span):
-            return rows
-    return []
+        return vector_candidates(vector, where, limit, narrowing=in_span)
+
+    if rows := nearest(span):
+        return rows
+    if not span.yearless:
+        return []
+    earlier = [w for back in range(1, YEARS_BACK + 1) if (w := span.years_earlier(back)) is not None]
+    found = first_said_in(where, [w.moments() for w in earlier])
+    return [] if found is None else nearest(earlier[found])
 
 
 def _parse_vector(value: Any) -> np.ndarray:

@@ -7,6 +7,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
+from memory.retrieval.fusion import repeats
 from memory.retrieval.passages import search_chunks
 from memory.retrieval.rerank import SAYS_A_TIME
 from memory.retrieval.when import Window, parse_moment, window
@@ -49,7 +50,8 @@ def test_a_month_still_to_come_this_year_means_last_years():
 
 def test_a_window_without_a_year_moves_back_a_year_at_a_time():
     june, leap_day = window("in June", TODAY), window("on 29 February", date(2024, 3, 1))
-    assert june is not None and leap_day is not None
+    assert june is not None
+    assert leap_day is not None
     assert june.years_earlier(3) == Window(date(2023, 6, 1), date(2023, 7, 1), yearless=True)
     assert leap_day.years_earlier(1) is None
 
@@ -131,9 +133,29 @@ def test_a_month_named_without_a_year_is_the_latest_one_anything_was_said_in(act
 def test_the_year_a_month_is_moved_to_depends_only_on_what_the_caller_may_read(actor, insider):
     said(insider, "Maya", "Board: we agreed the camping budget.", datetime(2025, 6, 3, tzinfo=UTC), category="board")
     said(actor, "Maya", "We went camping in the mountains.", datetime(2023, 6, 20, tzinfo=UTC))
+    said(actor, "Maya", "Camping by the lake was fun.", datetime(2023, 3, 10, tzinfo=UTC))
     result = search_chunks(actor=actor, query="Where did Maya go camping in June?", top_k=3)
-    assert [h.said_at for h in result.hits] == [datetime(2023, 6, 20, tzinfo=UTC)]
+    assert result.hits[0].said_at == datetime(2023, 6, 20, tzinfo=UTC)
     assert result.candidates["time"] == 1
+    assert {h.said_at.year for h in result.hits if h.said_at} == {2023}
+
+
+@pytest.mark.django_db
+def test_a_time_that_holds_the_whole_conversation_narrows_nothing(actor):
+    # Everything was said in May: the May arm would only repeat the vector arm, weighing it up.
+    for day, text in enumerate(["Camping was fun.", "The lake was cold.", "We hiked all day.", "Rain again."], 1):
+        said(actor, "Maya", text, datetime(2023, 5, day, tzinfo=UTC))
+    result = search_chunks(actor=actor, query="Where did Maya go camping in May?", top_k=3)
+    assert result.candidates["time"] == 0
+    assert all("time" not in hit.ranks for hit in result.hits)
+
+
+def test_a_narrowed_arm_repeats_the_vector_arm_when_it_holds_most_of_its_rows():
+    nearest = [(1, 0.9), (2, 0.8), (3, 0.7), (4, 0.6)]
+    assert repeats([(1, 0.9), (2, 0.8), (3, 0.7)], nearest)
+    assert not repeats([(1, 0.9), (2, 0.8)], nearest)  # half of them
+    assert not repeats([(9, 0.5)], nearest)
+    assert not repeats([], nearest)
 
 
 @pytest.mark.django_db
