@@ -209,13 +209,14 @@ def parse_moment(text: str) -> datetime | None:
             return datetime.fromtimestamp(seconds, tz=UTC)
         except (ValueError, OverflowError, OSError):  # past the calendar
             return None
-    if year_first := _YEAR_FIRST.match(text):
+    iso = text
+    if year_first := _YEAR_FIRST.match(text):  # "2026/05/08 13:56" written as ISO 8601
         iso = "{}-{:0>2}-{:0>2}{}".format(*year_first.groups(), text[year_first.end() :].replace(" ", "T", 1))
-        try:
-            parsed = datetime.fromisoformat(iso)
-            return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-        except ValueError:
-            pass  # a weekday or an am/pm after the date: read below
+    try:
+        parsed = datetime.fromisoformat(iso)
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    except ValueError:
+        pass  # not ISO 8601, or a weekday or an am/pm after the date: read below
     found = _digits(text) or _written(text)
     if found is None:
         return None

@@ -89,6 +89,8 @@ def test_absurd_counts_and_dates_never_fail():
         ("2023/05/08 13:56", datetime(2023, 5, 8, 13, 56, tzinfo=UTC)),
         ("2023/5/8", datetime(2023, 5, 8, tzinfo=UTC)),
         ("2023/05/08T13:56:00+02:00", datetime.fromisoformat("2023-05-08T13:56:00+02:00")),
+        ("20230508T135600Z", datetime(2023, 5, 8, 13, 56, tzinfo=UTC)),
+        ("20230508", datetime(2023, 5, 8, tzinfo=UTC)),
         ("2023/05/20 (Sat) 02:21", datetime(2023, 5, 20, 2, 21, tzinfo=UTC)),
         ("2023/05/20 (Sat) 2:21 pm", datetime(2023, 5, 20, 14, 21, tzinfo=UTC)),
         ("20/05/2023 14:00", datetime(2023, 5, 20, 14, 0, tzinfo=UTC)),
