@@ -158,7 +158,8 @@ def search_company_memory_tool(actor: Actor, args: SearchArgs) -> SearchOut:
     bound). Pass the activity_id of the question it serves. as_of searches what Brain knew at the
     end of that day. Only what the caller may see is searched. A hit that is a chat message or a
     transcript turn names its speaker and when it was said; a question that names a person or a
-    time ("what did Priya say in May?") favours what that person said then."""
+    time ("what did Priya say in May?", "... before the launch?") favours what that person said
+    then."""
     result = search_chunks(actor=actor, query=args.query, top_k=args.top_k, mode=args.retrieval_mode, as_of=args.as_of)
     hits = [
         SearchHitOut(

@@ -18,6 +18,7 @@ from django.utils import timezone
 from brain.actors import Actor
 from brain.replicas import read_alias
 from memory.access import Clause
+from memory.retrieval.anchors import Anchor, anchor, anchored_window
 from memory.retrieval.candidates import (
     SAID_BETWEEN_SQL,
     SPEAKER_SQL,
@@ -196,10 +197,21 @@ def _conversation_arms(
     if people.speakers:
         by_speaker = Narrowing(SPEAKER_SQL, {"speakers": people.speakers})
         arms["speaker"] = start(lambda: vector_candidates(vector, where, limit, narrowing=by_speaker), apart=apart)
-    span = window(query, as_of or timezone.localdate())
+    # A date on one side ("before May 2025") first, then a date ("in May"), then an event dated by
+    # the passages that mention it ("before the launch"): a date the question writes is surer.
+    today = as_of or timezone.localdate()
+    side = anchor(query, today)
+    span = window(query, today) if side is None or side.event else None
     if span is not None:
         arms["time"] = start(lambda: _said_in(span, vector, where, limit), apart=apart)
+    elif side is not None:
+        arms["time"] = start(lambda: _said_on_side(side, vector, where, limit), apart=apart)
     return arms
+
+
+def _said_on_side(side: Anchor, vector: QueryVector, where: Clause, limit: int) -> list[tuple[int, float]]:
+    span = anchored_window(side, where)
+    return [] if span is None else _said_in(span, vector, where, limit)
 
 
 def _said_in(span: Window, vector: QueryVector, where: Clause, limit: int) -> list[tuple[int, float]]:

@@ -1,0 +1,138 @@
+"""A time a question gives by an event: "before the launch", "since Priya's trip", "after the
+outage", or by a date on one side of it: "before May 2025", "since last week".
+
+``anchor`` reads which side and what the question anchors it to. ``anchored_window`` gives the
+days on that side as a window for the time arm: a date is read as ``when.window`` reads it; an
+event is dated by the passages the caller may read that mention it best (keyword search for the
+event's words, only passages with a said-at time). Those can be the plans before it ("the launch
+is on Thursday") or talk after it ("since the launch…"), so the window is drawn generously: up
+to the latest of them for "before", from the earliest for "after". A window that then holds most
+of what the question is near narrows nothing, and the time arm leaves it out like any other
+(``fusion.repeats``). Nothing a caller cannot read dates an event.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Literal
+
+from django.db import connections
+
+from brain.replicas import read_alias
+from memory.access import Clause
+from memory.retrieval.candidates import keyword_candidates
+from memory.retrieval.when import MONTHS, Window, window
+
+Side = Literal["before", "after", "since"]
+EVENT_MATCHES = 3  # the passages that date an event: its best keyword matches with a time
+EVENT_WORDS = 5
+_SIDES: dict[str, Side] = {
+    "before": "before", "prior to": "before", "ahead of": "before", "until": "before", "till": "before",
+    "leading up to": "before", "in the run-up to": "before", "in the lead-up to": "before",
+    "after": "after", "following": "after", "since": "since",
+}  # fmt: skip
+_PREPOSITION = "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in sorted(_SIDES, key=len, reverse=True))
+_ANCHOR = re.compile(rf"(?<![\w'’-])(?i:{_PREPOSITION})\s+(?P<what>[^?.!,;:()\"]+)")
+# A named event starts with a determiner or a possessive: "the launch", "her trip", "Priya's offsite".
+_OWNER = r"(?:(?i:the|our|their|his|her|my|your|its|this|that)|[A-Z][\w’'-]*['’]s?)"
+_EVENT = re.compile(rf"^{_OWNER}\s+(?P<words>.+)$")
+# A date right after the preposition: "before May 2025", "since 8 May", "after last week".
+_MONTHS = "|".join(sorted(MONTHS, key=len, reverse=True))
+_TIME_FIRST = re.compile(
+    rf"^(?:(?:(?:early|late|mid)[\s-]+)?(?:{_MONTHS})\b\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?\b)?(?:,?\s+(?:of\s+)?\d{{4}})?"
+    rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b\.?(?:,?\s+\d{{4}})?"
+    r"|\d{4}-\d{2}-\d{2}|(?:19|20)\d{2}\b|yesterday|today|(?:last|this|past)\s+(?:week|month|year|weekend)"
+    r"|(?:the\s+)?(?:summer|winter|spring|autumn|fall)(?:\s+of\s+\d{4})?)(?![\w-])",
+    re.I,
+)
+_WORD = re.compile(r"[\w'’-]+")
+# Words that end the event's name: "before the launch when Tom said…" names "launch".
+_ENDS = frozenset({
+    "and", "or", "but", "so", "when", "while", "whenever", "what", "which", "who", "whom", "whose",
+    "where", "why", "how", "did", "does", "do", "was", "were", "is", "are", "has", "have", "had", "will",
+    "would", "could", "should", "can", "might", "must", "i", "we", "you", "he", "she", "they", "it",
+    "about", "regarding", "concerning"
+})  # fmt: skip
+# Words that name a time or point back rather than an event: "before the weekend", "after the
+# last one" name nothing a message dates.
+_NOT_EVENTS = frozenset({
+    "day", "days", "week", "weeks", "weekend", "month", "months", "year", "years", "morning", "afternoon",
+    "evening", "night", "today", "tonight", "tomorrow", "yesterday", "holidays", "holiday", "break",
+    "summer", "winter", "spring", "autumn", "fall", "moment", "time", "end", "start", "beginning",
+    "meeting", "call", "chat", "conversation", "last", "first", "next", "one", "ones", "other", "others",
+    "same", "rest"
+})  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """One side of a moment: the days before it, or after (or since) it. ``event`` names the
+    moment by what happened ("launch", "BigCo pilot"); ``time`` by a date the question gives;
+    neither for a date we cannot place ("before June"), which gives no window."""
+
+    side: Side
+    event: str = ""
+    time: Window | None = None
+
+
+def anchor(question: str, today: date) -> Anchor | None:
+    """The first "before/after/since …" in the question that names a date or an event, or None."""
+    for match in _ANCHOR.finditer(question):
+        side = _SIDES[" ".join(match.group(0)[: match.start("what") - match.start()].lower().split())]
+        what = match["what"].strip()
+        written = _TIME_FIRST.match(what)
+        if written and (time := window(f"in {written[0]}", today)) is not None:
+            # "before June": which June is not ours to guess, and June itself is the wrong side
+            return Anchor(side) if time.yearless else Anchor(side, time=time)
+        if event := _event_words(what):
+            return Anchor(side, event=event)
+    return None
+
+
+def _event_words(what: str) -> str:
+    named = _EVENT.match(what)
+    if named is None:
+        return ""
+    words: list[str] = []
+    for word in _WORD.findall(named["words"]):
+        if word.lower() in _ENDS or len(words) == EVENT_WORDS:
+            break
+        words.append(word)
+    if not words or all(word.lower() in _NOT_EVENTS for word in words):
+        return ""
+    return " ".join(words)
+
+
+def anchored_window(found: Anchor, where: Clause) -> Window | None:
+    """The days on the anchor's side of its moment; None when its event is in no passage the
+    caller may read with a time."""
+    if found.time is None and not found.event:
+        return None
+    if found.time is not None:  # "before May 2025": up to May; "after May 2025": from June; "since": from May
+        first, last = found.time.start, found.time.end
+        if found.side == "before":
+            return Window(date.min, first)
+        return Window(last if found.side == "after" else first, date.max)
+    moments = event_moments(found.event, where)
+    if not moments:
+        return None
+    if found.side == "before":  # up to the day of its last mention
+        return Window(date.min, max(moments).date() + timedelta(days=1))
+    return Window(min(moments).date(), date.max)  # from the day of its first
+
+
+def event_moments(event: str, where: Clause) -> list[datetime]:
+    """When the passages that best match the event's words were said: at most ``EVENT_MATCHES``
+    of them, among those the caller may read."""
+    ranked = [row_id for row_id, _ in keyword_candidates(event, where, EVENT_MATCHES * 4)]
+    if not ranked:
+        return []
+    with connections[read_alias()].cursor() as cursor:
+        cursor.execute(
+            "SELECT c.id, c.said_at FROM memory_chunk c WHERE c.id = ANY(%s) AND c.said_at IS NOT NULL",
+            [ranked],
+        )
+        said = dict(cursor.fetchall())
+    return [said[row_id] for row_id in ranked if row_id in said][:EVENT_MATCHES]
