@@ -2,13 +2,12 @@
 outage", or by a date on one side of it: "before May 2025", "since last week".
 
 ``anchor`` reads which side and what the question anchors it to. ``anchored_window`` gives the
-days on that side as a window for the time arm: a date is read as ``when.window`` reads it; an
-event is dated by the passages the caller may read that mention it best (keyword search for the
-event's words, only passages with a said-at time). Those can be the plans before it ("the launch
-is on Thursday") or talk after it ("since the launch…"), so the window is drawn generously: up
-to the latest of them for "before", from the earliest for "after". A window that then holds most
-of what the question is near narrows nothing, and the time arm leaves it out like any other
-(``fusion.repeats``). Nothing a caller cannot read dates an event.
+days on that side as a window for search's "side" arm: a date is read as ``when.window`` reads
+it; an event is dated by the passage the caller may read that best matches its words (keyword
+search, passages with a said-at time only), and the window takes in that passage's whole day.
+Measured against the earliest or latest of the best three or five matches, the single best one
+dated events best (docs/benchmarks.md, "Before or after an event"). Nothing a caller cannot read
+dates an event.
 """
 
 from __future__ import annotations
@@ -26,7 +25,8 @@ from memory.retrieval.candidates import keyword_candidates
 from memory.retrieval.when import MONTHS, Window, window
 
 Side = Literal["before", "after", "since"]
-EVENT_MATCHES = 3  # the passages that date an event: its best keyword matches with a time
+EVENT_CANDIDATES = 12  # keyword matches looked through for the best ones with a time
+BEFORE_MATCHES, AFTER_MATCHES = 1, 3  # "before": its best match; "after": the earliest of its best three
 EVENT_WORDS = 5
 _SIDES: dict[str, Side] = {
     "before": "before", "prior to": "before", "ahead of": "before", "until": "before", "till": "before",
@@ -35,9 +35,16 @@ _SIDES: dict[str, Side] = {
 }  # fmt: skip
 _PREPOSITION = "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in sorted(_SIDES, key=len, reverse=True))
 _ANCHOR = re.compile(rf"(?<![\w'’-])(?i:{_PREPOSITION})\s+(?P<what>[^?.!,;:()\"]+)")
-# A named event starts with a determiner or a possessive: "the launch", "her trip", "Priya's offsite".
-_OWNER = r"(?:(?i:the|our|their|his|her|my|your|its|this|that)|[A-Z][\w’'-]*['’]s?)"
-_EVENT = re.compile(rf"^{_OWNER}\s+(?P<words>.+)$")
+# A named event starts with a determiner, a possessive or a verb in -ing ("the launch", "her trip",
+# "Priya's offsite", "moving to Leeds"), or is a holiday ("Halloween", "Mother's Day").
+_OWNER = r"(?:(?i:the|our|their|his|her|my|your|its|this|that)|(?P<owner>[A-Z][\w’'-]*['’]s?))"
+_EVENT = re.compile(rf"^(?:{_OWNER}\s+|(?=[a-z]+ing\s+\S))(?P<words>.+)$")
+_HOLIDAY = re.compile(
+    r"^(?:christmas(?: eve| day)?|easter|halloween|thanksgiving|hanukkah|diwali|ramadan|eid|passover|"
+    r"(?:lunar |chinese )?new year(?:['’]s(?: eve| day)?)?|black friday|boxing day|independence day|"
+    r"(?:labou?r|memorial|valentine['’]s|mother['’]s|father['’]s|st\.? patrick['’]s) day)\b",
+    re.I,
+)
 # A date right after the preposition: "before May 2025", "since 8 May", "after last week".
 _MONTHS = "|".join(sorted(MONTHS, key=len, reverse=True))
 _TIME_FIRST = re.compile(
@@ -92,6 +99,8 @@ def anchor(question: str, today: date) -> Anchor | None:
 
 
 def _event_words(what: str) -> str:
+    if holiday := _HOLIDAY.match(what):
+        return holiday[0]
     named = _EVENT.match(what)
     if named is None:
         return ""
@@ -108,25 +117,26 @@ def _event_words(what: str) -> str:
 def anchored_window(found: Anchor, where: Clause) -> Window | None:
     """The days on the anchor's side of its moment; None when its event is in no passage the
     caller may read with a time."""
-    if found.time is None and not found.event:
-        return None
     if found.time is not None:  # "before May 2025": up to May; "after May 2025": from June; "since": from May
         first, last = found.time.start, found.time.end
         if found.side == "before":
             return Window(date.min, first)
         return Window(last if found.side == "after" else first, date.max)
-    moments = event_moments(found.event, where)
+    if not found.event:
+        return None
+    before = found.side == "before"
+    moments = event_moments(found.event, where, BEFORE_MATCHES if before else AFTER_MATCHES)
     if not moments:
         return None
-    if found.side == "before":  # up to the day of its last mention
+    if before:  # up to the end of the day: what was said that day may still be before it
         return Window(date.min, max(moments).date() + timedelta(days=1))
-    return Window(min(moments).date(), date.max)  # from the day of its first
+    return Window(min(moments).date(), date.max)
 
 
-def event_moments(event: str, where: Clause) -> list[datetime]:
-    """When the passages that best match the event's words were said: at most ``EVENT_MATCHES``
-    of them, among those the caller may read."""
-    ranked = [row_id for row_id, _ in keyword_candidates(event, where, EVENT_MATCHES * 4)]
+def event_moments(event: str, where: Clause, count: int) -> list[datetime]:
+    """When the passages that best match the event's words were said, best first: at most
+    ``count`` of those the caller may read that have a time."""
+    ranked = [row_id for row_id, _ in keyword_candidates(event, where, EVENT_CANDIDATES)]
     if not ranked:
         return []
     with connections[read_alias()].cursor() as cursor:
@@ -135,4 +145,4 @@ def event_moments(event: str, where: Clause) -> list[datetime]:
             [ranked],
         )
         said = dict(cursor.fetchall())
-    return [said[row_id] for row_id in ranked if row_id in said][:EVENT_MATCHES]
+    return [said[row_id] for row_id in ranked if row_id in said][:count]

@@ -8,19 +8,22 @@ RRF_K = 60
 # keyword arm for the people the graph says a question describes. The speaker arm weighs less
 # than the vector arm: a question may name the wrong person, or the one a turn was said to, and
 # at 1.0 their own turns crowded out the right one (at 0.6 no set lost a point).
-RRF_WEIGHTS = {"vector": 1.0, "keyword": 0.5, "speaker": 0.6, "time": 0.5, "graph": 0.5}
-# A narrowed arm holding this share of the vector arm's own candidates narrows nothing ("in May"
-# of a chat that all happened in May): fused beside it, it would only weigh the vector arm up
-# against the others (measured: docs/benchmarks.md, "A time without a year").
-REPEAT_SHARE = 0.5
+# "side" is the time arm for one side of an event or a date ("before the launch").
+RRF_WEIGHTS = {"vector": 1.0, "keyword": 0.5, "speaker": 0.6, "time": 0.5, "side": 0.5, "graph": 0.5}
+# A time arm holding more than this share of the vector arm's own candidates narrows nothing ("in
+# May" of a chat that all happened in May): fused beside it, it would only weigh the vector arm up
+# against the others (measured: docs/benchmarks.md, "A time without a year"). One side of an event
+# is the question's own condition even when it holds most of them, and is left out only when it
+# holds nearly all ("Before or after an event").
+REPEAT_SHARES = {"time": 0.5, "side": 0.8}
 
 
-def repeats(narrowed: list[tuple[int, float]], nearest: list[tuple[int, float]]) -> bool:
-    """Whether a narrowed arm's rows hold more than ``REPEAT_SHARE`` of the vector arm's."""
+def repeats(narrowed: list[tuple[int, float]], nearest: list[tuple[int, float]], share: float) -> bool:
+    """Whether a narrowed arm's rows hold more than ``share`` of the vector arm's."""
     if not narrowed or not nearest:
         return False
     held = {row_id for row_id, _ in narrowed}
-    return sum(row_id in held for row_id, _ in nearest) > REPEAT_SHARE * len(nearest)
+    return sum(row_id in held for row_id, _ in nearest) > share * len(nearest)
 
 
 def fuse(lists: dict[str, list[tuple[int, float]]]) -> tuple[dict[int, float], dict[int, dict[str, int]]]:

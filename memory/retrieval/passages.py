@@ -29,7 +29,7 @@ from memory.retrieval.candidates import (
     vector_candidates,
 )
 from memory.retrieval.expansion import people_behind
-from memory.retrieval.fusion import fuse, repeats
+from memory.retrieval.fusion import REPEAT_SHARES, fuse, repeats
 from memory.retrieval.rerank import rerank
 from memory.retrieval.serving import QueryVector, query_vector
 from memory.retrieval.side_by_side import Started, may_run_apart, start
@@ -134,8 +134,9 @@ def search_chunks(
         timings["vector"] = (time.perf_counter() - t) * 1000
         if mode == "auto":
             lists.update({name: arm.result() for name, arm in arms.items()})
-            if repeats(lists.get("time", []), lists["vector"]):
-                lists["time"] = []  # the window holds most of what the question is near: no narrowing
+            for name, share in REPEAT_SHARES.items():
+                if repeats(lists.get(name, []), lists["vector"], share):
+                    lists[name] = []  # the window holds most of what the question is near: no narrowing
             timings["conversation"] = sum(arm.ms for arm in arms.values())
     if keyword is not None:
         lists["keyword"] = keyword.result()
@@ -205,7 +206,7 @@ def _conversation_arms(
     if span is not None:
         arms["time"] = start(lambda: _said_in(span, vector, where, limit), apart=apart)
     elif side is not None:
-        arms["time"] = start(lambda: _said_on_side(side, vector, where, limit), apart=apart)
+        arms["side"] = start(lambda: _said_on_side(side, vector, where, limit), apart=apart)
     return arms
 
 

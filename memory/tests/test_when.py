@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from memory.retrieval.fusion import repeats
+from memory.retrieval.fusion import REPEAT_SHARES, repeats
 from memory.retrieval.passages import search_chunks
 from memory.retrieval.rerank import SAYS_A_TIME
 from memory.retrieval.when import Window, parse_moment, window
@@ -154,10 +154,10 @@ def test_a_time_that_holds_the_whole_conversation_narrows_nothing(actor):
 
 def test_a_narrowed_arm_repeats_the_vector_arm_when_it_holds_most_of_its_rows():
     nearest = [(1, 0.9), (2, 0.8), (3, 0.7), (4, 0.6)]
-    assert repeats([(1, 0.9), (2, 0.8), (3, 0.7)], nearest)
-    assert not repeats([(1, 0.9), (2, 0.8)], nearest)  # half of them
-    assert not repeats([(9, 0.5)], nearest)
-    assert not repeats([], nearest)
+    assert repeats([(1, 0.9), (2, 0.8), (3, 0.7)], nearest, REPEAT_SHARES["time"])
+    assert not repeats([(1, 0.9), (2, 0.8)], nearest, REPEAT_SHARES["time"])  # half of them
+    assert not repeats([(9, 0.5)], nearest, REPEAT_SHARES["time"])
+    assert not repeats([], nearest, REPEAT_SHARES["time"])
 
 
 @pytest.mark.django_db
