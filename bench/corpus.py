@@ -154,6 +154,16 @@ def questions(count: int, seed: int = 11) -> list[str]:
     ]
 
 
+def side_questions(count: int, seed: int = 13) -> list[str]:
+    """Questions giving their time as one side of an event ("before the renewal"), for the side arm."""
+    rng = random.Random(seed)
+    return [
+        f"what did {rng.choice(PEOPLE)} say about {rng.choice(OBJECTS)} {rng.choice(['before', 'after', 'since'])} "
+        f"{rng.choice(OBJECTS)} for {rng.choice(CUSTOMERS)}?"
+        for _ in range(count)
+    ]
+
+
 def fact_count(org: Organisation) -> int:
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM memory_fact WHERE org_id = %s", [org.pk])

@@ -1,10 +1,12 @@
 """Search latency at several corpus sizes: through the selector and end to end over MCP.
 
-    .venv/bin/python -m bench.search --chunks 10000,100000 --queries 200
+    .venv/bin/python -m bench.search --chunks 10000,100000 --queries 200 [--sides]
 
 For each size, an organisation ``bench-<size>`` is filled with synthetic passages (kept between
 runs), then every query runs through ``search_chunks`` (the selector all interfaces use,
-query embedding included) and through ``search_company_memory`` over real HTTP.
+query embedding included) and through ``search_company_memory`` over real HTTP. ``--sides`` adds
+a row for questions that give their time as one side of an event ("... before the renewal for
+Acme?"), whose side arm dates the event first.
 """
 
 from __future__ import annotations
@@ -27,13 +29,14 @@ def main() -> None:
     parser.add_argument("--top-k", type=int, default=5)
     parser.add_argument("--port", type=int, default=8766)
     parser.add_argument("--no-mcp", action="store_true")
+    parser.add_argument("--sides", action="store_true", help="also time questions about one side of an event")
     args = parser.parse_args()
     env = setup_environment()
     subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
     import django
 
     django.setup()
-    from bench.corpus import bench_org, chunk_count, fill, questions
+    from bench.corpus import bench_org, chunk_count, fill, questions, side_questions
     from brain.services import create_token
     from memory.retrieval.passages import search_chunks
 
@@ -45,15 +48,18 @@ def main() -> None:
         seconds = fill(org, actor, size)
         if seconds:
             print(f"(filled bench-{size} to {chunk_count(org)} chunks in {seconds:.0f} s)", file=sys.stderr)
-        for mode in ("auto", "vector", "keyword"):
-            for q in queries[:20]:
+        runs = [("auto", "auto", queries), ("vector", "vector", queries), ("keyword", "keyword", queries)]
+        if args.sides:
+            runs.append(("side", "auto", side_questions(len(queries))))
+        for label, mode, asked in runs:
+            for q in asked[:20]:
                 search_chunks(actor=actor, query=q, top_k=args.top_k, mode=mode)  # warm caches
             latencies = []
-            for q in queries:
+            for q in asked:
                 started = time.perf_counter()
                 search_chunks(actor=actor, query=q, top_k=args.top_k, mode=mode)
                 latencies.append((time.perf_counter() - started) * 1000)
-            print(f"{size:>8} {'selector':>9} {mode:>7} {statistics.median(latencies):>7.1f} "
+            print(f"{size:>8} {'selector':>9} {label:>7} {statistics.median(latencies):>7.1f} "
                   f"{percentile(latencies, 95):>7.1f} {percentile(latencies, 99):>7.1f}")  # fmt: skip
         if not args.no_mcp:
             token = create_token(org=org, user=actor.user, scopes=["read"], expires_in_days=1).plaintext

@@ -107,3 +107,14 @@ def test_a_side_holding_most_of_what_the_question_is_near_still_narrows_it(actor
     result = search_chunks(actor=actor, query="What did Priya say about pricing before the launch?", top_k=3)
     assert result.candidates["side"] == 2
     assert result.hits[0].said_at == datetime(2026, 1, 10, tzinfo=UTC)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "question",
+    ["before " * 280, "before the " * 180, "after the " + "x" * 1900, "since " + "May " * 400,
+     "before Mother's " * 120, "after the launch, " * 110, "before the 'launch' & !(pricing) | :*"],
+)  # fmt: skip
+def test_absurd_sides_never_fail(actor, question):
+    _pricing_before_and_after_the_launch(actor)
+    assert len(search_chunks(actor=actor, query=question[:2000], top_k=3).hits) == 3
