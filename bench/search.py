@@ -64,9 +64,11 @@ def main() -> None:
         if not args.no_mcp:
             token = create_token(org=org, user=actor.user, scopes=["read"], expires_in_days=1).plaintext
             print_mcp(size, token, queries, args)
+            if args.sides:
+                print_mcp(size, token, side_questions(len(queries)), args, label="side")
 
 
-def print_mcp(size: int, token: str, queries: list[str], args: argparse.Namespace) -> None:
+def print_mcp(size: int, token: str, queries: list[str], args: argparse.Namespace, label: str = "auto") -> None:
     with serve(args.port) as url:
         latencies: list[float] = []
         for q in queries:
@@ -75,7 +77,7 @@ def print_mcp(size: int, token: str, queries: list[str], args: argparse.Namespac
             )
             latencies.append(result["p50_ms"])
         latencies = latencies[10:]  # the first calls load the model in the server
-        print(f"{size:>8} {'mcp':>9} {'auto':>7} {statistics.median(latencies):>7.1f} "
+        print(f"{size:>8} {'mcp':>9} {label:>7} {statistics.median(latencies):>7.1f} "
               f"{percentile(latencies, 95):>7.1f} {percentile(latencies, 99):>7.1f}")  # fmt: skip
 
 
