@@ -3,11 +3,11 @@ outage", or by a date on one side of it: "before May 2025", "since last week".
 
 ``anchor`` reads which side and what the question anchors it to. ``anchored_window`` gives the
 days on that side as a window for search's "side" arm: a date is read as ``when.window`` reads
-it; an event is dated by the passage the caller may read that best matches its words (keyword
-search, passages with a said-at time only), and the window takes in that passage's whole day.
-Measured against the earliest or latest of the best three or five matches, the single best one
-dated events best (docs/benchmarks.md, "Before or after an event"). Nothing a caller cannot read
-dates an event.
+it; an event is dated by the passages the caller may read that best match its words (keyword
+search, passages with a said-at time only). "Before" runs to the end of the best match's day;
+"after" and "since" start from the day of the earliest of the best three, since the best match
+is often a look back weeks later, which would start the side too late (measured:
+docs/benchmarks.md, "Before or after an event"). Nothing a caller cannot read dates an event.
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from memory.retrieval.anchors import Anchor, anchor
+from memory.retrieval.anchors import Anchor, anchor, anchored_window
+from memory.retrieval.candidates import access_and_time
 from memory.retrieval.passages import search_chunks
 from memory.retrieval.when import Window
 from memory.tests.factories import said, save
@@ -118,3 +119,20 @@ def test_a_side_holding_most_of_what_the_question_is_near_still_narrows_it(actor
 def test_absurd_sides_never_fail(actor, question):
     _pricing_before_and_after_the_launch(actor)
     assert len(search_chunks(actor=actor, query=question[:2000], top_k=3).hits) == 3
+
+
+@pytest.mark.django_db
+def test_after_an_event_starts_from_its_first_mention_not_a_later_look_back(actor):
+    said(
+        actor,
+        "Tom",
+        "We launched the new site this morning, and the launch went fine.",
+        datetime(2026, 2, 1, tzinfo=UTC),
+    )
+    said(actor, "Tom", "Launch retro.", datetime(2026, 4, 20, tzinfo=UTC))  # the shortest, so the best match
+    said(actor, "Priya", "Pricing moved to twenty-five dollars a seat.", datetime(2026, 3, 5, tzinfo=UTC))
+    where = access_and_time(actor, None)
+    after = anchored_window(Anchor("after", event="launch"), where)
+    before = anchored_window(Anchor("before", event="launch"), where)
+    assert after == Window(date(2026, 2, 1), date.max)
+    assert before == Window(date.min, date(2026, 4, 21))  # to the end of the best match's day
