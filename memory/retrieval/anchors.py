@@ -49,7 +49,7 @@ _HOLIDAY = re.compile(
 _MONTHS = "|".join(sorted(MONTHS, key=len, reverse=True))
 _TIME_FIRST = re.compile(
     rf"^(?:(?:(?:early|late|mid)[\s-]+)?(?:{_MONTHS})\b\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?\b)?(?:,?\s+(?:of\s+)?\d{{4}})?"
-    rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b\.?(?:,?\s+\d{{4}})?"
+    rf"|(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b\.?(?:,?\s+\d{{4}})?"
     r"|\d{4}-\d{2}-\d{2}|(?:19|20)\d{2}\b|yesterday|today|(?:last|this|past)\s+(?:week|month|year|weekend)"
     r"|(?:the\s+)?(?:summer|winter|spring|autumn|fall)(?:\s+of\s+\d{4})?)(?![\w-])",
     re.I,

@@ -35,6 +35,8 @@ TODAY = date(2026, 12, 1)
         ("What changed after May 2025?", Anchor("after", time=Window(date(2025, 5, 1), date(2025, 6, 1)))),
         ("What broke since last week?", Anchor("since", time=Window(date(2026, 11, 23), date(2026, 11, 30)))),
         ("What did we agree before June?", Anchor("before")),  # no year: no window, and not June itself
+        ("Plans for the weekend before the 4th of July?", Anchor("before")),
+        ("What shipped after the 4th of July 2025?", Anchor("after", time=Window(date(2025, 7, 4), date(2025, 7, 5)))),
         ("What did we do before the weekend?", None),  # a time, not an event anyone dated
         ("What happened after that?", None),
         ("Who called before Priya did?", None),
