@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import make_org, make_token
+from conftest import make_actor, make_org, make_token, make_user
 from memory.documents.ingestion import ingest_documents
 from memory.models import Document
 from tests.conftest import call
@@ -176,3 +176,25 @@ def test_search_clamps_top_k_and_reports_diagnostics(brain_url):
     bad = call(brain_url, token, "search_company_memory", {"query": "x", "as_of": "next tuesday"})
     assert bad.is_error
     assert "'as_of'" in bad.content[0].text
+
+
+def test_a_question_about_one_side_of_an_event_over_mcp(brain_url):
+    # A chat saved the way the REST API and the mail reader save it (one message a document, with
+    # speaker and time), searched by an assistant for what was said before the launch.
+    from datetime import UTC, datetime
+
+    from memory.tests.factories import said
+
+    org = make_org()
+    user = make_user(org)
+    writer = make_actor(org, user)
+    said(writer, "Priya", "Pricing will be twenty dollars a seat for everyone.", datetime(2026, 1, 10, tzinfo=UTC))
+    said(writer, "Tom", "We launched today, the site is live!", datetime(2026, 2, 1, tzinfo=UTC))
+    said(writer, "Priya", "Pricing moved to twenty-five dollars a seat.", datetime(2026, 3, 5, tzinfo=UTC))
+    token = make_token(org, user, scopes="read").plaintext
+    for side, day in (("before", "2026-01-10"), ("after", "2026-03-05")):
+        args = {"query": f"What did Priya say about pricing {side} the launch?", "include_diagnostics": True}
+        found = call(brain_url, token, "search_company_memory", args).structured_content
+        first = found["hits"][0]
+        assert (first["speaker"], first["said_at"][:10]) == ("Priya", day)
+        assert "side" in first["diagnostics"]["ranks"]
