@@ -22,7 +22,7 @@ from django.db import connections
 from brain.replicas import read_alias
 from memory.access import Clause
 from memory.retrieval.candidates import keyword_candidates
-from memory.retrieval.when import MONTHS, Window, window
+from memory.retrieval.when import MONTH_NAMES, Window, window
 
 Side = Literal["before", "after", "since"]
 EVENT_CANDIDATES = 12  # keyword matches looked through for the best ones with a time
@@ -37,7 +37,7 @@ _PREPOSITION = "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in sorted(_SID
 _ANCHOR = re.compile(rf"(?<![\w'’-])(?i:{_PREPOSITION})\s+(?P<what>[^?.!,;:()\"]+)")
 # A named event starts with a determiner, a possessive or a verb in -ing ("the launch", "her trip",
 # "Priya's offsite", "moving to Leeds"), or is a holiday ("Halloween", "Mother's Day").
-_OWNER = r"(?:(?i:the|our|their|his|her|my|your|its|this|that)|(?P<owner>[A-Z][\w’'-]*['’]s?))"
+_OWNER = r"(?:(?i:the|our|their|his|her|my|your|its|this|that)|[A-Z][\w’'-]*['’]s?)"
 _EVENT = re.compile(rf"^(?:{_OWNER}\s+|(?=[a-z]+ing\s+\S))(?P<words>.+)$")
 _HOLIDAY = re.compile(
     r"^(?:christmas(?: eve| day)?|easter|halloween|thanksgiving|hanukkah|diwali|ramadan|eid|passover|"
@@ -46,10 +46,9 @@ _HOLIDAY = re.compile(
     re.I,
 )
 # A date right after the preposition: "before May 2025", "since 8 May", "after last week".
-_MONTHS = "|".join(sorted(MONTHS, key=len, reverse=True))
 _TIME_FIRST = re.compile(
-    rf"^(?:(?:(?:early|late|mid)[\s-]+)?(?:{_MONTHS})\b\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?\b)?(?:,?\s+(?:of\s+)?\d{{4}})?"
-    rf"|(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b\.?(?:,?\s+\d{{4}})?"
+    rf"^(?:(?:(?:early|late|mid)[\s-]+)?(?:{MONTH_NAMES})\b\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?\b)?(?:,?\s+(?:of\s+)?\d{{4}})?"
+    rf"|(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{MONTH_NAMES})\b\.?(?:,?\s+\d{{4}})?"
     r"|\d{4}-\d{2}-\d{2}|(?:19|20)\d{2}\b|yesterday|today|(?:last|this|past)\s+(?:week|month|year|weekend)"
     r"|(?:the\s+)?(?:summer|winter|spring|autumn|fall)(?:\s+of\s+\d{4})?)(?![\w-])",
     re.I,

@@ -25,13 +25,13 @@ MONTHS = {
     )
     for name in names
 }  # fmt: skip
-_MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
+MONTH_NAMES = "|".join(sorted(MONTHS, key=len, reverse=True))  # a month in a pattern, longest first
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?,?(?:\s+(\d{{4}}))?\b", re.I)
-_MONTH_DAY = re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}}))?", re.I)
+_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({MONTH_NAMES})\.?,?(?:\s+(\d{{4}}))?\b", re.I)
+_MONTH_DAY = re.compile(rf"\b({MONTH_NAMES})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}}))?", re.I)
 # "in May", "May 2026", "during March of 2025"; a bare "may" is a verb unless a year or "in" says otherwise.
 _MONTH_ONLY = re.compile(
-    rf"\b(?:(in|during|since|by|early|late|mid)[\s-]+)?({_MONTH})\b\.?(?:\s+(?:of\s+)?(\d{{4}}))?", re.I
+    rf"\b(?:(in|during|since|by|early|late|mid)[\s-]+)?({MONTH_NAMES})\b\.?(?:\s+(?:of\s+)?(\d{{4}}))?", re.I
 )
 _YEAR = re.compile(r"\b(?:in|during)\s+((?:19|20)\d{2})\b", re.I)
 _AGO = re.compile(r"\b(\d+|a|an|one|two|three|four|five|six)\s+(day|week|month|year)s?\s+ago\b", re.I)
