@@ -116,7 +116,8 @@ def test_a_side_holding_most_of_what_the_question_is_near_still_narrows_it(actor
 @pytest.mark.parametrize(
     "question",
     ["before " * 280, "before the " * 180, "after the " + "x" * 1900, "since " + "May " * 400,
-     "before Mother's " * 120, "after the launch, " * 110, "before the 'launch' & !(pricing) | :*"],
+     "before Mother's " * 120, "after the launch, " * 110, "before the 'launch' & !(pricing) | :*",
+     "before 1 January 0001", "after 31 December 9999", "since 9999-12-31", "after 99999999999999 May 2025"],
 )  # fmt: skip
 def test_absurd_sides_never_fail(actor, question):
     _pricing_before_and_after_the_launch(actor)
@@ -138,3 +139,15 @@ def test_after_an_event_starts_from_its_first_mention_not_a_later_look_back(acto
     before = anchored_window(Anchor("before", event="launch"), where)
     assert after == Window(date(2026, 2, 1), date.max)
     assert before == Window(date.min, date(2026, 4, 21))  # to the end of the best match's day
+
+
+@pytest.mark.django_db
+def test_another_organisations_messages_never_date_an_event(actor, other_org_actor):
+    said(other_org_actor, "Tom", "We launched today!", datetime(2026, 2, 1, tzinfo=UTC))
+    said(actor, "Priya", "Pricing will be twenty dollars a seat.", datetime(2026, 1, 10, tzinfo=UTC))
+    said(actor, "Priya", "Pricing moved to twenty-five dollars a seat.", datetime(2026, 3, 5, tzinfo=UTC))
+    where = access_and_time(actor, None)
+    assert anchored_window(Anchor("before", event="launch"), where) is None
+    result = search_chunks(actor=actor, query="What did Priya say about pricing before the launch?", top_k=3)
+    assert result.candidates["side"] == 0
+    assert all(hit.speaker == "Priya" for hit in result.hits)
