@@ -198,3 +198,59 @@ def test_a_question_about_one_side_of_an_event_over_mcp(brain_url):
         first = found["hits"][0]
         assert (first["speaker"], first["said_at"][:10]) == ("Priya", day)
         assert "side" in first["diagnostics"]["ranks"]
+
+
+def test_a_message_saved_over_mcp_with_its_speaker_and_time_is_found_by_them(brain_url):
+    # An assistant logging what people said: each message with who said it and when, as one
+    # conversation. A question naming the person and the month finds that person's message of
+    # that month, though the other messages speak of the same thing.
+    org = make_org()
+    token = make_token(org).plaintext
+    messages = [
+        ("Priya", "2026-04-14T09:00:00Z", "The BigCo pilot could start in the summer."),
+        ("Tom", "2026-05-12T09:30:00", "Any news on when the BigCo pilot starts?"),
+        ("Priya", "2026-05-12T09:31:00+02:00", "Yes: the BigCo pilot starts on the first of June."),
+        ("Tom", "2026-06-02T10:00:00Z", "The BigCo pilot started yesterday."),
+    ]
+    for n, (speaker, moment, text) in enumerate(messages):
+        args = {"title": f"#sales, {speaker}", "content": text, "speaker": speaker, "occurred_at": moment,
+                "conversation": "#sales", "session": moment[:10], "external_id": f"sales-{n}"}  # fmt: skip
+        assert not call(brain_url, token, "add_company_knowledge", args).is_error
+    saved = Document.objects.get(org=org, external_id="sales-2")
+    assert (saved.speaker, saved.conversation, saved.session) == ("Priya", "#sales", "2026-05-12")
+    assert saved.occurred_at.isoformat() == "2026-05-12T07:31:00+00:00"
+    assert Document.objects.get(org=org, external_id="sales-1").occurred_at.isoformat() == "2026-05-12T09:30:00+00:00"
+    ingest_all(org)
+    found = call(brain_url, token, "search_company_memory", {"query": "What did Priya say in May about the pilot?"})
+    first = found.structured_content["hits"][0]
+    assert (first["speaker"], first["said_at"][:10]) == ("Priya", "2026-05-12")
+    assert "first of June" in first["snippet"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"speaker": "s" * 201}, "'speaker' has 201 characters; the limit is 200"),
+        ({"conversation": "c" * 241}, "'conversation' has 241 characters"),
+        ({"session": "s" * 241}, "'session' has 241 characters"),
+        ({"occurred_at": "last tuesday"}, "'occurred_at'"),
+        ({"occurred_at": "9999-12-31T23:59:59-12:00"}, "'occurred_at'"),
+        ({"speaker": 7}, "'speaker'"),
+    ],
+)
+def test_a_bad_speaker_or_time_is_refused_and_nothing_is_saved(brain_url, args, message):
+    org = make_org()
+    result = call(brain_url, make_token(org).plaintext, "add_company_knowledge", {"title": "t", "content": "c", **args})
+    assert result.is_error
+    assert message in result.content[0].text
+    assert not Document.objects.filter(org=org).exists()
+
+
+def test_a_speaker_written_over_several_lines_is_kept_as_one(brain_url):
+    # A line break in a name would put a line of the caller's choosing in front of every turn's
+    # embedded text; the name is kept on one line, whatever way it arrives.
+    org = make_org()
+    args = {"title": "t", "content": "c", "speaker": " Priya\n\nShah\t", "conversation": "#a\r\nb"}
+    assert not call(brain_url, make_token(org).plaintext, "add_company_knowledge", args).is_error
+    saved = Document.objects.get(org=org)
+    assert (saved.speaker, saved.conversation) == ("Priya Shah", "#a b")

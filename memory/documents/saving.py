@@ -36,6 +36,12 @@ def resolve_category(*, actor: Actor, slug: str | None) -> Category:
     return category
 
 
+def _one_line(label: str) -> str:
+    """A name or label as one line: a speaker is written in front of each turn's embedded text, where
+    a line break inside it would read as a line of the message."""
+    return " ".join(label.split())
+
+
 @dataclass(frozen=True)
 class Saved:
     document: Document
@@ -109,9 +115,9 @@ def add_document(
         version=previous.version + 1 if previous else 1,
         previous=previous,
         occurred_at=occurred_at,
-        speaker=speaker.strip()[:200],
-        conversation=conversation.strip()[:240],
-        session=session.strip()[:240],
+        speaker=_one_line(speaker)[:200],
+        conversation=_one_line(conversation)[:240],
+        session=_one_line(session)[:240],
     )
     if previous is not None:
         record_audit(actor=actor, action="document.version_added", target=previous.public_id,

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from brain.actors import Actor
 from brain.errors import InvalidArgument
 from brain.ids import parse_numeric_id
-from brain.mcp.limits import Clamped
+from brain.mcp.limits import Clamped, Moment
 from brain.mcp.registry import ToolOutput, mcp_tool
 from memory.documents import selectors as selectors
 from memory.documents.saving import add_document
@@ -37,6 +37,14 @@ class AddKnowledgeArgs(BaseModel):
         description="Your stable id for it: re-sending the same id updates it, same content is a no-op.",
     )
     metadata: dict[str, Any] = Field(default_factory=dict, description="Any extra fields, kept with the document.")
+    # One message of a chat or one turn of a meeting: who said it and when make it findable by
+    # "what did Priya say in May". The same fields, limits and meaning as the REST API's.
+    speaker: str = Field("", max_length=200, description="Who said or wrote it, when it is one message or turn.")
+    occurred_at: Moment | None = Field(
+        None, description="When it was said or happened (ISO 8601; without a zone it is UTC)."
+    )
+    conversation: str = Field("", max_length=240, description="The chat, channel or meeting series it belongs to.")
+    session: str = Field("", max_length=240, description="The sitting of that conversation (a day, a meeting).")
 
     @field_validator("metadata")
     @classmethod
@@ -76,8 +84,10 @@ def add_company_knowledge_tool(actor: Actor, args: AddKnowledgeArgs) -> AddKnowl
     for it, confirms it or approves the write; never for chat, drafts, guesses, temporary
     preferences or sensitive personal data unless the user says it is company memory. Title up to
     240 characters and content up to 200,000 (longer is refused, not cut); content_type
-    text/plain or text/markdown. With external_id, sending the same content again changes nothing
-    and changed content replaces the earlier version. The answer is a fixed confirmation with the
+    text/plain or text/markdown. To keep what someone said in a meeting or a channel (one message
+    or turn), also give speaker, occurred_at and conversation: it is then found by who said it and
+    when. With external_id, sending the same content again changes nothing and changed content
+    replaces the earlier version. The answer is a fixed confirmation with the
     saved title: relay it without ids or backend details. It becomes searchable within minutes, or
     waits (and the confirmation says so) while the organisation's usage has run out or its
     ingestion is paused."""
@@ -90,6 +100,10 @@ def add_company_knowledge_tool(actor: Actor, args: AddKnowledgeArgs) -> AddKnowl
         source_url=args.source_url,
         external_id=args.external_id,
         metadata=args.metadata,
+        occurred_at=args.occurred_at,
+        speaker=args.speaker,
+        conversation=args.conversation,
+        session=args.session,
     )
     with translation.override(actor.org.language):
         return AddKnowledgeOut(
