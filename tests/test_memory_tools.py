@@ -201,6 +201,8 @@ def test_a_question_about_one_side_of_an_event_over_mcp(brain_url):
 
 
 def test_a_message_saved_over_mcp_with_its_speaker_and_time_is_found_by_them(brain_url):
+    from datetime import UTC, datetime
+
     # An assistant logging what people said: each message with who said it and when, as one
     # conversation. A question naming the person and the month finds that person's message of
     # that month, though the other messages speak of the same thing.
@@ -218,8 +220,8 @@ def test_a_message_saved_over_mcp_with_its_speaker_and_time_is_found_by_them(bra
         assert not call(brain_url, token, "add_company_knowledge", args).is_error
     saved = Document.objects.get(org=org, external_id="sales-2")
     assert (saved.speaker, saved.conversation, saved.session) == ("Priya", "#sales", "2026-05-12")
-    assert saved.occurred_at.isoformat() == "2026-05-12T07:31:00+00:00"
-    assert Document.objects.get(org=org, external_id="sales-1").occurred_at.isoformat() == "2026-05-12T09:30:00+00:00"
+    assert saved.occurred_at == datetime(2026, 5, 12, 7, 31, tzinfo=UTC)
+    assert Document.objects.get(org=org, external_id="sales-1").occurred_at == datetime(2026, 5, 12, 9, 30, tzinfo=UTC)
     ingest_all(org)
     found = call(brain_url, token, "search_company_memory", {"query": "What did Priya say in May about the pilot?"})
     first = found.structured_content["hits"][0]
