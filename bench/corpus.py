@@ -56,8 +56,11 @@ def chunk_count(org: Organisation) -> int:
         return int(cursor.fetchone()[0])
 
 
-def fill(org: Organisation, actor: Actor, chunks: int, *, pool: int = 2000, seed: int = 7) -> float:
-    """Add chunks (one document per 20) until the organisation holds ``chunks``; returns seconds."""
+def fill(
+    org: Organisation, actor: Actor, chunks: int, *, pool: int = 2000, seed: int = 7, per_document: int = 20
+) -> float:
+    """Add chunks (one document per ``per_document``) until the organisation holds ``chunks``;
+    returns seconds."""
     from memory.retrieval.embedding import get_embedder
 
     have = chunk_count(org)
@@ -74,7 +77,7 @@ def fill(org: Organisation, actor: Actor, chunks: int, *, pool: int = 2000, seed
     noise = np.random.default_rng(seed)
     needed = chunks - have
     with connection.cursor() as cursor:
-        documents = synthetic_documents(org, general, actor, needed)
+        documents = synthetic_documents(org, general, actor, needed, per_document)
         buffer = io.StringIO()
         for i in range(needed):
             k = rng.randrange(pool)
@@ -82,7 +85,7 @@ def fill(org: Organisation, actor: Actor, chunks: int, *, pool: int = 2000, seed
             vector /= np.linalg.norm(vector)
             text = texts[k].replace("\t", " ")
             buffer.write(
-                f"{org.pk}\t{documents[i // 20]}\t{i % 20}\tSynthetic\t\t{text}\t0\t{len(text)}\t"
+                f"{org.pk}\t{documents[i // per_document]}\t{i % per_document}\tSynthetic\t\t{text}\t0\t{len(text)}\t"
                 f"[{','.join(f'{x:.5f}' for x in vector)}]\t{model}\t{general.pk}\tshared\t{actor.user.pk}"
                 "\t2026-01-01\n"
             )
@@ -106,16 +109,29 @@ def index_organisations() -> None:
     sync_org_indexes(concurrently=False)
 
 
-def synthetic_documents(org: Organisation, category: Category, actor: Actor, chunks: int) -> list[int]:
-    """Ready shared documents to hold ``chunks`` passages, 20 each; returns their ids in order."""
+CHATS = 50  # conversations of a message corpus (``per_document=1``)
+
+
+def synthetic_documents(
+    org: Organisation, category: Category, actor: Actor, chunks: int, per_document: int = 20
+) -> list[int]:
+    """Ready shared documents to hold ``chunks`` passages, ``per_document`` each; returns their ids
+    in order. Documents of one passage are messages: each of one of ``CHATS`` conversations, with
+    a speaker and a minute of its own, saved interleaved as chats arrive."""
+    message = per_document == 1
     with connection.cursor() as cursor:
         cursor.execute(
             "INSERT INTO memory_document (org_id, title, content, content_type, source_kind, source_url, external_id,"
             " metadata, category_id, scope, owner_id, status, error, attempts, claim, content_hash, version,"
-            " recorded_at, chunk_count) SELECT %s, 'Synthetic ' || g, '', 'text/plain', 'bench', '', '', '{}', %s,"
-            " 'shared', %s, 'ready', '', 1, '', md5(g::text), 1, now(), 20 FROM generate_series(1, %s) g RETURNING id",
-            [org.pk, category.pk, actor.user.pk, (chunks + 19) // 20],
-        )
+            " recorded_at, chunk_count, conversation, speaker, session, occurred_at) SELECT %(org)s, 'Synthetic ' || g,"
+            " '', 'text/plain', 'bench', '', '', '{}', %(category)s, 'shared', %(owner)s, 'ready', '', 1, '',"
+            " md5(g::text), 1, now(), %(per)s, CASE WHEN %(message)s THEN 'chat-' || (g %% %(chats)s) ELSE '' END,"
+            " CASE WHEN %(message)s THEN (%(people)s::text[])[1 + g %% %(speakers)s] ELSE '' END, '',"
+            " CASE WHEN %(message)s THEN '2021-01-01'::timestamptz + g * interval '1 minute' END"
+            " FROM generate_series(1, %(count)s) g RETURNING id",
+            {"org": org.pk, "category": category.pk, "owner": actor.user.pk, "per": per_document, "message": message,
+             "chats": CHATS, "people": PEOPLE, "speakers": len(PEOPLE), "count": -(-chunks // per_document)},
+        )  # fmt: skip
         return [row[0] for row in cursor.fetchall()]
 
 

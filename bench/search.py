@@ -1,12 +1,14 @@
 """Search latency at several corpus sizes: through the selector and end to end over MCP.
 
-    .venv/bin/python -m bench.search --chunks 10000,100000 --queries 200 [--sides]
+    .venv/bin/python -m bench.search --chunks 10000,100000 --queries 200 [--sides] [--messages]
 
 For each size, an organisation ``bench-<size>`` is filled with synthetic passages (kept between
 runs), then every query runs through ``search_chunks`` (the selector all interfaces use,
 query embedding included) and through ``search_company_memory`` over real HTTP. ``--sides`` adds
 a row for questions that give their time as one side of an event ("... before the renewal for
-Acme?"), whose side arm dates the event first.
+Acme?"), whose side arm dates the event first. ``--messages`` fills ``bench-msg-<size>`` instead:
+every passage a chat message of its own document, in 50 conversations saved interleaved, so
+the neighbours of each candidate are looked up in its conversation's order.
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8766)
     parser.add_argument("--no-mcp", action="store_true")
     parser.add_argument("--sides", action="store_true", help="also time questions about one side of an event")
+    parser.add_argument(
+        "--messages", action="store_true", help="a corpus of chat messages, one document each, in 50 conversations"
+    )
     args = parser.parse_args()
     env = setup_environment()
     subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
@@ -44,8 +49,8 @@ def main() -> None:
     print(f"cores={os.cpu_count()} queries={len(queries)} top_k={args.top_k}")
     print(f"{'chunks':>8} {'where':>9} {'mode':>7} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7}")
     for size in [int(s) for s in args.chunks.split(",")]:
-        org, actor = bench_org(f"bench-{size}")
-        seconds = fill(org, actor, size)
+        org, actor = bench_org(f"bench-msg-{size}" if args.messages else f"bench-{size}")
+        seconds = fill(org, actor, size, per_document=1 if args.messages else 20)
         if seconds:
             print(f"(filled bench-{size} to {chunk_count(org)} chunks in {seconds:.0f} s)", file=sys.stderr)
         runs = [("auto", "auto", queries), ("vector", "vector", queries), ("keyword", "keyword", queries)]

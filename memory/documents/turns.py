@@ -6,9 +6,9 @@ and the turn before it: "yes, Friday" means little alone. Measured on the chat d
 (docs/benchmarks.md): context for every turn beat context for short turns only, and context
 before the turn beat context after it. The turn before comes from the same document or, for a
 document that is one message, from the message before it in the same conversation, and only
-when that message has the same audience (category, scope, owner): a vector must not depend on
-what some of its readers cannot see. Passages of pages (no speaker) are embedded with their
-title and heading, as before."""
+when that message has the same audience (category and scope, and owner when personal): a vector
+must not depend on what some of its readers cannot see. Passages of pages (no speaker) are
+embedded with their title and heading, as before."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from datetime import UTC, datetime, time
 from django.db.models import Q, QuerySet
 
 from memory.documents.chunking import TURN, ChunkDraft
-from memory.models import Chunk, Document
+from memory.models import Chunk, Document, Scope
 
 CONTEXT_CHARS = 300  # of the turn before: with a turn of up to 900, inside the model's window
 _CLOCK = re.compile(r"^(\d{1,2}):(\d{2})(?::\d{2})?$")
@@ -107,13 +107,16 @@ def next_message_id(document: Document) -> int | None:
 
 
 def _around(document: Document, *, same_audience: bool, before: bool) -> QuerySet[Document]:
+    # The order of a conversation; ``message_beside_sql`` is the same order for many at once.
     if not document.conversation or not document.speaker:
         return Document.objects.none()
     same = Document.objects.filter(
         org_id=document.org_id, conversation=document.conversation, superseded_at__isnull=True
     ).exclude(pk__in=[document.pk, document.previous_id or 0])  # not its own earlier version
-    if same_audience:
-        same = same.filter(category_id=document.category_id, scope=document.scope, owner_id=document.owner_id)
+    if same_audience:  # whoever may read the one may read the other: a shared message's writer does not matter
+        same = same.filter(category_id=document.category_id, scope=document.scope)
+        if document.scope != Scope.SHARED:
+            same = same.filter(owner_id=document.owner_id)
     # Messages of one session may share a time: then the order they were saved in decides.
     at, pk = document.occurred_at, document.pk
     if before:
@@ -129,3 +132,25 @@ def chunk_fields(document: Document, draft: ChunkDraft) -> dict[str, object]:
     """The passage's own columns for speaker and time."""
     turn = indexed_turn(document, draft)
     return {"speaker": turn.speaker, "said_at": turn.said_at}
+
+
+def message_beside_sql(document: str, *, before: bool) -> str:
+    """A subquery: the id of the message right before (or after) the one-message document
+    aliased ``document`` in its conversation, among the messages of the same audience, in the
+    order ``_around`` walks: by time, then by the order saved in, current versions only. One
+    index probe (``document_conversation``) whichever way the time is set."""
+    d, op, order = document, "<" if before else ">", "DESC" if before else "ASC"
+    same = (
+        f"SELECT p.id FROM memory_document p WHERE p.org_id = {d}.org_id AND p.conversation = {d}.conversation "  # noqa: S608 (an alias)
+        f"AND p.superseded_at IS NULL AND p.id <> coalesce({d}.previous_id, 0) AND p.category_id = {d}.category_id "
+        f"AND p.scope = {d}.scope AND (p.scope = '{Scope.SHARED}' OR p.owner_id = {d}.owner_id)"
+    )
+    untimed = f"{same} AND p.occurred_at IS NULL AND p.id {op} {d}.id ORDER BY p.id {order} LIMIT 1"
+    timed = (
+        f"{same} AND (p.occurred_at, p.id) {op} ({d}.occurred_at, {d}.id) "
+        f"ORDER BY p.occurred_at {order}, p.id {order} LIMIT 1"
+    )
+    return (
+        f"CASE WHEN {d}.conversation = '' OR {d}.speaker = '' THEN NULL "
+        f"WHEN {d}.occurred_at IS NULL THEN ({untimed}) ELSE ({timed}) END"
+    )

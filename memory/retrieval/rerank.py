@@ -4,7 +4,7 @@
   question ("when do you fly?" / "Thursday"). A passage gains a share of the best score of the
   passages right before and after it: the next or previous passage of the same document, or,
   for documents that are one message each, the message before or after it in the same
-  conversation.
+  conversation (in time order, among messages of the same audience).
 - Dates for "when": a question asking when favours turns of a conversation that say a time (a
   date, a weekday, "tomorrow", "next week", a clock time). Pages are full of dates, so the rule
   is for turns only.
@@ -19,11 +19,20 @@ import re
 from django.db import connections
 
 from brain.replicas import read_alias
+from memory.documents.turns import message_beside_sql
 
 # Each candidate's document is read through its key. "OFFSET 0" keeps the planner from turning
 # this into a join that hashes every document of the database: for a hundred candidates that
-# took 4 ms at 5,000 documents, and grows with the table (measured: docs/benchmarks.md).
-DOCUMENT_OF_PASSAGE = "SELECT d.conversation, d.chunk_count FROM memory_document d WHERE d.id = c.document_id OFFSET 0"
+# took 4 ms at 5,000 documents, and grows with the table (measured: docs/benchmarks.md). A
+# message's neighbours are the messages before and after it in its conversation's order, among
+# those of its own audience: never the next id, which another conversation's message, or one
+# the caller may not read, can hold.
+DOCUMENT_OF_PASSAGE = (
+    "SELECT d.chunk_count, "  # noqa: S608 (fixed text)
+    f"CASE WHEN d.chunk_count = 1 THEN {message_beside_sql('d', before=True)} END AS before_id, "
+    f"CASE WHEN d.chunk_count = 1 THEN {message_beside_sql('d', before=False)} END AS after_id "
+    "FROM memory_document d WHERE d.id = c.document_id OFFSET 0"
+)
 NEIGHBOUR_SHARE = 0.4  # measured: see docs/benchmarks.md
 WHEN_BONUS = 0.5  # measured on the chat dev set: see docs/benchmarks.md
 WHEN_QUESTION = re.compile(
@@ -49,7 +58,7 @@ def rerank(question: str, fused: dict[int, float]) -> dict[int, float]:
     text = "c.text" if when else "''"  # the passages' text is only read for a "when" question
     with connections[read_alias()].cursor() as cursor:
         cursor.execute(
-            f"SELECT c.id, c.document_id, c.ordinal, d.conversation, d.chunk_count, c.speaker, {text} "  # noqa: S608 (one of two fixed strings)
+            f"SELECT c.id, c.document_id, c.ordinal, d.before_id, d.after_id, d.chunk_count, c.speaker, {text} "  # noqa: S608 (one of two fixed strings)
             f"FROM memory_chunk c CROSS JOIN LATERAL ({DOCUMENT_OF_PASSAGE}) d WHERE c.id = ANY(%s)",
             [list(fused)],
         )
@@ -63,16 +72,17 @@ def rerank(question: str, fused: dict[int, float]) -> dict[int, float]:
 
 
 def _with_neighbours(fused: dict[int, float], rows: list[tuple]) -> dict[int, float]:
-    at: dict[tuple[object, ...], int] = {}
-    for cid, document, ordinal, conversation, count, *_ in rows:
-        at[("doc", document, ordinal)] = cid
-        if conversation and count == 1:
-            at[("conv", conversation, document)] = cid
+    at: dict[tuple[int, int], int] = {}
+    message: dict[int, int] = {}  # a one-message document's passage
+    for cid, document, ordinal, _before, _after, count, *_ in rows:
+        at[(document, ordinal)] = cid
+        if count == 1:
+            message[document] = cid
     boosted = dict(fused)
-    for cid, document, ordinal, conversation, count, *_ in rows:
-        near = [at.get(("doc", document, ordinal - 1)), at.get(("doc", document, ordinal + 1))]
-        if conversation and count == 1:
-            near += [at.get(("conv", conversation, document - 1)), at.get(("conv", conversation, document + 1))]
+    for cid, document, ordinal, before, after, count, *_ in rows:
+        near = [at.get((document, ordinal - 1)), at.get((document, ordinal + 1))]
+        if count == 1:
+            near += [message.get(before or 0), message.get(after or 0)]
         lent = [fused[n] for n in near if n is not None and n != cid]
         if lent:
             boosted[cid] = fused[cid] + NEIGHBOUR_SHARE * max(lent)

@@ -13,7 +13,9 @@ from conftest import make_actor, make_user
 from memory.graph.writes import FactDraft, record_facts
 from memory.retrieval import passages
 from memory.retrieval.expansion import people_behind
+from memory.retrieval.fusion import RRF_K, RRF_WEIGHTS
 from memory.retrieval.passages import search_chunks
+from memory.retrieval.rerank import NEIGHBOUR_SHARE
 from memory.retrieval.speakers import known_speakers, speakers_named, without_speakers
 from memory.tests.factories import said, save
 
@@ -156,6 +158,100 @@ def test_the_answer_right_after_a_matching_question_is_lifted_by_it(actor):
     said(actor, "Ines", "Thursday at 3, in the big room.", at.replace(minute=11))
     hits = search_chunks(actor=actor, query="When is the onboarding redesign review?", top_k=3).hits
     assert "Thursday at 3, in the big room." in [h.text for h in hits]
+
+
+def _question_and_answer(actor: Actor, *, between: Any = None) -> None:
+    """Filler, then a question and its answer in the team's chat, with ``between`` called between them."""
+    at = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
+    for minute in range(8):
+        said(
+            actor,
+            "Ben",
+            f"Filler chatter number {minute} about lunch plans and the weather.",
+            at.replace(minute=minute),
+        )
+    said(actor, "Noor", "When is the onboarding redesign review with the design agency?", at.replace(minute=10))
+    if between is not None:
+        between(at.replace(minute=10, second=30))
+    said(actor, "Ines", "Thursday at 3, in the big room.", at.replace(minute=11))
+
+
+@pytest.mark.django_db
+def test_the_answer_is_lifted_though_other_chats_were_saved_between_the_question_and_it(actor):
+    # Messages of many channels arrive interleaved: the message after the question in its own
+    # conversation is the answer, whatever was saved in between.
+    def other_channels(at: datetime) -> None:
+        for n in range(3):
+            said(actor, "Ola", f"Deploy {n} of the billing service went fine.", at, conversation=f"#ops-{n}")
+
+    _question_and_answer(actor, between=other_channels)
+    hits = search_chunks(actor=actor, query="onboarding redesign review with the design agency", top_k=3).hits
+    fused = {h.text: sum(RRF_WEIGHTS[arm] / (RRF_K + rank) for arm, rank in h.ranks.items()) for h in hits}
+    asked, answer = "When is the onboarding redesign review with the design agency?", "Thursday at 3, in the big room."
+    assert [h.text for h in hits][:2] == [asked, answer]
+    lifted = {h.text: h.score for h in hits}[answer]
+    assert lifted == pytest.approx(fused[answer] + NEIGHBOUR_SHARE * fused[asked], abs=1e-4)
+
+
+@pytest.mark.django_db
+def test_a_message_the_caller_cannot_read_changes_no_score_of_those_around_it(org, other_org):
+    # The same chat in two organisations; in the first, someone else's personal note sits between
+    # the question and the answer. The reader's results, scores and all, are the same in both.
+    def results(organisation: Any, hidden: bool) -> list[tuple[str, float]]:
+        reader = make_actor(organisation)
+        other = make_actor(organisation, make_user(organisation))
+
+        def personal_note(at: datetime) -> None:
+            said(other, "Ola", "Remember the onboarding redesign review notes.", at, scope="personal")
+
+        _question_and_answer(reader, between=personal_note if hidden else None)
+        hits = search_chunks(actor=reader, query="When is the onboarding redesign review?", top_k=5).hits
+        return [(h.text, h.score) for h in hits]
+
+    assert results(org, hidden=True) == results(other_org, hidden=False)
+
+
+@pytest.mark.django_db
+def test_search_walks_a_conversation_in_the_order_its_embedding_context_does(actor):
+    # One order for a conversation (time, then the order saved in; current versions; one
+    # audience): the turn before used for embedding and the neighbours search lifts agree.
+    from django.db import connection
+
+    from memory.documents.turns import _around, message_beside_sql
+    from memory.models import Document
+
+    other = make_actor(actor.org, make_user(actor.org))
+    at = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
+    said(actor, "A", "first", at)
+    said(actor, "B", "same minute, saved second", at)
+    said(actor, "C", "same minute, saved third", at)
+    said(other, "D", "someone else's personal note", at.replace(minute=5), scope="personal")
+    said(other, "E", "a shared message by another writer", at.replace(minute=6))
+    said(actor, "F", "another channel", at.replace(minute=7), conversation="other")
+    said(actor, "G", "before the edit", at.replace(minute=8), external_id="g")
+    said(actor, "G", "after the edit", at.replace(minute=8), external_id="g")
+    said(actor, "H", "earlier but saved last", at.replace(minute=2))
+    save(actor, "I", "no time", speaker="I", conversation="team")
+    save(actor, "J", "no time either", speaker="J", conversation="team")
+    documents = list(Document.objects.filter(org=actor.org))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT d.id, {message_beside_sql('d', before=True)}, {message_beside_sql('d', before=False)} "  # noqa: S608
+            "FROM memory_document d WHERE d.org_id = %s",
+            [actor.org.pk],
+        )
+        beside = {row[0]: (row[1], row[2]) for row in cursor.fetchall()}
+    for document in documents:
+        walked = tuple(
+            _around(document, same_audience=True, before=b).values_list("pk", flat=True).first() for b in (True, False)
+        )
+        assert beside[document.pk] == walked, document.content
+    by_text = {d.content: d.pk for d in documents}
+    assert beside[by_text["same minute, saved third"]] == (
+        by_text["same minute, saved second"],
+        by_text["earlier but saved last"],
+    )
+    assert beside[by_text["a shared message by another writer"]][1] == by_text["after the edit"]
 
 
 # --- multi-hop: a person described by a role -----------------------------------------------
