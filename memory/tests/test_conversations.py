@@ -251,7 +251,13 @@ def test_search_walks_a_conversation_in_the_order_its_embedding_context_does(act
         by_text["same minute, saved second"],
         by_text["earlier but saved last"],
     )
-    assert beside[by_text["a shared message by another writer"]][1] == by_text["after the edit"]
+    # A shared message's writer does not change who may read it: another writer's is in the order;
+    # someone's personal note is not.
+    assert beside[by_text["a shared message by another writer"]] == (
+        by_text["earlier but saved last"],
+        by_text["after the edit"],
+    )
+    assert beside[by_text["someone else's personal note"]] == (None, None)
 
 
 # --- multi-hop: a person described by a role -----------------------------------------------
