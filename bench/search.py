@@ -52,7 +52,7 @@ def main() -> None:
         org, actor = bench_org(f"bench-msg-{size}" if args.messages else f"bench-{size}")
         seconds = fill(org, actor, size, per_document=1 if args.messages else 20)
         if seconds:
-            print(f"(filled bench-{size} to {chunk_count(org)} chunks in {seconds:.0f} s)", file=sys.stderr)
+            print(f"(filled {org.slug} to {chunk_count(org)} chunks in {seconds:.0f} s)", file=sys.stderr)
         runs = [("auto", "auto", queries), ("vector", "vector", queries), ("keyword", "keyword", queries)]
         if args.sides:
             runs.append(("side", "auto", side_questions(len(queries))))

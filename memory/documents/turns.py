@@ -141,7 +141,9 @@ def message_beside_sql(document: str, *, before: bool) -> str:
     index probe (``document_conversation``) whichever way the time is set."""
     d, op, order = document, "<" if before else ">", "DESC" if before else "ASC"
     same = (
-        f"SELECT p.id FROM memory_document p WHERE p.org_id = {d}.org_id AND p.conversation = {d}.conversation "  # noqa: S608 (an alias)
+        # "p.conversation <> ''" lets the planner use the partial index, which a correlated value alone does not.
+        f"SELECT p.id FROM memory_document p WHERE p.org_id = {d}.org_id AND p.conversation <> '' "  # noqa: S608 (an alias)
+        f"AND p.conversation = {d}.conversation "
         f"AND p.superseded_at IS NULL AND p.id <> coalesce({d}.previous_id, 0) AND p.category_id = {d}.category_id "
         f"AND p.scope = {d}.scope AND (p.scope = '{Scope.SHARED}' OR p.owner_id = {d}.owner_id)"
     )

@@ -260,6 +260,26 @@ def test_search_walks_a_conversation_in_the_order_its_embedding_context_does(act
     assert beside[by_text["someone else's personal note"]] == (None, None)
 
 
+@pytest.mark.django_db
+def test_a_messages_neighbours_are_found_through_the_conversation_index(actor):
+    # A correlated conversation alone does not let PostgreSQL use the partial index: at 100k
+    # messages each lookup read the whole table (seconds a search). The plan must walk the index.
+    from django.db import connection, transaction
+
+    from memory.retrieval.rerank import DOCUMENT_OF_PASSAGE
+
+    said(actor, "A", "hello", datetime(2026, 4, 1, tzinfo=UTC))
+    with transaction.atomic(), connection.cursor() as cursor:
+        for kind in ("seqscan", "bitmapscan", "sort"):  # what a large table would rule out by cost
+            cursor.execute(f"SET LOCAL enable_{kind} = off")
+        cursor.execute(
+            f"EXPLAIN SELECT d.before_id, d.after_id FROM memory_chunk c CROSS JOIN LATERAL ({DOCUMENT_OF_PASSAGE}) d"  # noqa: S608
+        )
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    # Timed messages (the usual kind) walk it before and after; untimed ones may go by the key.
+    assert plan.count("using document_conversation on memory_document") >= 2, plan
+
+
 # --- multi-hop: a person described by a role -----------------------------------------------
 
 
