@@ -144,22 +144,6 @@ def search_access(actor: Actor):
 # --- neighbours --------------------------------------------------------------------------
 
 
-@pytest.mark.django_db
-def test_the_answer_right_after_a_matching_question_is_lifted_by_it(actor):
-    at = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
-    for minute in range(8):
-        said(
-            actor,
-            "Ben",
-            f"Filler chatter number {minute} about lunch plans and the weather.",
-            at.replace(minute=minute),
-        )
-    said(actor, "Noor", "When is the onboarding redesign review with the design agency?", at.replace(minute=10))
-    said(actor, "Ines", "Thursday at 3, in the big room.", at.replace(minute=11))
-    hits = search_chunks(actor=actor, query="When is the onboarding redesign review?", top_k=3).hits
-    assert "Thursday at 3, in the big room." in [h.text for h in hits]
-
-
 def _question_and_answer(actor: Actor, *, between: Any = None) -> None:
     """Filler, then a question and its answer in the team's chat, with ``between`` called between them."""
     at = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
@@ -174,6 +158,13 @@ def _question_and_answer(actor: Actor, *, between: Any = None) -> None:
     if between is not None:
         between(at.replace(minute=10, second=30))
     said(actor, "Ines", "Thursday at 3, in the big room.", at.replace(minute=11))
+
+
+@pytest.mark.django_db
+def test_the_answer_right_after_a_matching_question_is_lifted_by_it(actor):
+    _question_and_answer(actor)
+    hits = search_chunks(actor=actor, query="When is the onboarding redesign review?", top_k=3).hits
+    assert "Thursday at 3, in the big room." in [h.text for h in hits]
 
 
 @pytest.mark.django_db
