@@ -74,6 +74,31 @@ def test_knowledge_sent_over_mcp_is_ingested_by_the_worker_and_found(brain_url, 
     assert hits["hits"][0]["title"] == "Travel policy"
 
 
+def test_messages_sent_over_mcp_keep_who_said_them_and_when_through_the_worker(brain_url, worker):
+    # A chat logged out of order over MCP: the worker embeds each message after the one before it
+    # in time, and search answers with the speaker and the time.
+    org = make_org()
+    token = make_token(org).plaintext
+    for n, (speaker, moment, text) in enumerate([
+        ("Tom", "2026-05-12T09:30:00Z", "When does the BigCo pilot start?"),
+        ("Priya", "2026-05-12T09:31:00Z", "On the first of June."),
+        ("Tom", "2026-05-12T09:20:00Z", "Morning all."),
+    ]):  # fmt: skip
+        args = {"title": f"#sales {n}", "content": text, "speaker": speaker, "occurred_at": moment,
+                "conversation": "#sales"}  # fmt: skip
+        assert not call(brain_url, token, "add_company_knowledge", args).is_error
+    assert wait_for(lambda: Document.objects.filter(org=org, status="ready").count() == 3, 60)
+    found = call(
+        brain_url, token, "search_company_memory", {"query": "What did Priya say about the BigCo pilot start?"}
+    )
+    first = found.structured_content["hits"][0]
+    assert (first["snippet"], first["speaker"], first["said_at"][:16]) == (
+        "On the first of June.",
+        "Priya",
+        "2026-05-12T09:31",
+    )
+
+
 def test_a_worker_killed_mid_document_still_leaves_it_ready_exactly_once(worker):
     org = make_org()
     actor = make_actor(org)
