@@ -320,3 +320,23 @@ class EntityMerge(models.Model):
     @property
     def moved_count(self) -> int:
         return sum(len(ids) for ids in self.moved.values())
+
+
+class SearchEpoch(models.Model):
+    """Counters that move when what search may have cached about an organisation goes stale.
+
+    Search keeps an audience's keyword statistics and its list of speakers for some minutes
+    (``memory.retrieval.candidates``, ``memory.retrieval.speakers``) and names these counters in
+    the cache keys. Triggers in the database move them (migration 0012), so every way rows change
+    counts, the admin and raw SQL included: ``withdrawn`` when a passage or fact is deleted or
+    changes category, scope or owner (a cached figure may then count a row its audience may no
+    longer read), ``speakers`` when a passage brings a speaker its audience did not have, or one
+    with a speaker is withdrawn. No foreign key: the triggers also fire while an organisation is
+    being deleted, and a row left behind is harmless."""
+
+    org_id = models.BigIntegerField(primary_key=True)
+    speakers = models.BigIntegerField(default=0)
+    withdrawn = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"org {self.org_id}: speakers {self.speakers}, withdrawn {self.withdrawn}"

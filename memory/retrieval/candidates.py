@@ -195,11 +195,22 @@ def common_cap(total: int) -> int:
     return max(300, min(2000, total // 10))
 
 
-def audience_of(clause: Clause) -> tuple[Clause, str]:
+def _access(clause: Clause) -> Clause:
+    return Clause(READABLE_SQL, {k: clause.params[k] for k in ("org", "cats", "user")})
+
+
+def audience_of(clause: Clause, *, with_speakers: bool = False) -> tuple[Clause, str]:
     """The access part of a retrieval clause (who may see a row, without the time rule), and a
-    short key naming that audience, for what is cached per audience."""
-    access = Clause(READABLE_SQL, {k: clause.params[k] for k in ("org", "cats", "user")})
-    audience = f"{access.params['org']}:{sorted(access.params['cats'])}:{access.params['user']}"
+    short key naming that audience as its rows stand, for what is cached per audience: the key
+    changes when a row the audience could read is withdrawn (``memory.models.SearchEpoch``), and
+    with ``with_speakers`` also when a passage brings a new speaker. The counters are read before
+    whatever is then cached is, so a cached value is never older than its key."""
+    access = _access(clause)
+    with connections[read_alias()].cursor() as cursor:
+        cursor.execute("SELECT speakers, withdrawn FROM memory_searchepoch WHERE org_id = %s", [access.params["org"]])
+        speakers, withdrawn = cursor.fetchone() or (0, 0)
+    state = f"{withdrawn}:{speakers}" if with_speakers else f"{withdrawn}"
+    audience = f"{access.params['org']}:{sorted(access.params['cats'])}:{access.params['user']}:{state}"
     return access, _digest(audience)
 
 
@@ -234,7 +245,7 @@ def _term_statistics(clause: Clause, lexemes: list[str], table: Table) -> tuple[
     """Row count, average length and per-term document frequency over the rows the caller may
     see (``READABLE_SQL`` with ``readable_sql``'s parameters, taken from ``clause``), cached for a
     few minutes per audience."""
-    access, _ = audience_of(clause)
+    access = _access(clause)
     where, source = access.sql, _table(table)
     key, total, average = _audience_totals(clause, table)
     keys = {lx: f"{key}:{_digest(lx)}" for lx in lexemes}

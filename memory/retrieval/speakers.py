@@ -5,7 +5,8 @@ caller may read, search adds an arm of her turns, and embeds the question withou
 (``without_speakers``): every turn of hers is embedded under her name, so a question vector
 that holds it leans towards her shortest turns ("hello?", "ok"), which are little but name.
 The speakers are read from the rows the caller may see only, so the arm never depends on a
-hidden passage, and kept for a few minutes per audience like the keyword statistics.
+hidden passage, and kept per audience like the keyword statistics until a passage brings a new
+speaker or one is withdrawn (``memory.models.SearchEpoch``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ _POSSESSIVE = r"(?:['’]s?)?"  # "Priya's", "James'": one rule for naming and f
 
 
 def known_speakers(clause: Clause) -> list[str]:
-    access, audience = audience_of(clause)
+    access, audience = audience_of(clause, with_speakers=True)
     key = f"speakers:{audience}"
     names = cache.get(key)
     if names is None:
