@@ -323,7 +323,7 @@ class EntityMerge(models.Model):
 
 
 class SearchEpoch(models.Model):
-    """Counters that move when what search may have cached about an organisation goes stale.
+    """Counters that move when what search may have cached about an audience goes stale.
 
     Search keeps an audience's keyword statistics and its list of speakers for some minutes
     (``memory.retrieval.candidates``, ``memory.retrieval.speakers``) and names these counters in
@@ -331,12 +331,18 @@ class SearchEpoch(models.Model):
     counts, the admin and raw SQL included: ``withdrawn`` when a passage or fact is deleted or
     changes category, scope or owner (a cached figure may then count a row its audience may no
     longer read), ``speakers`` when a passage brings a speaker its audience did not have, or one
-    with a speaker is withdrawn. No foreign key: the triggers also fire while an organisation is
-    being deleted, and a row left behind is harmless."""
+    with a speaker is withdrawn. Shared rows count under ``owner_id`` 0, personal ones under their
+    owner, so one member's notes never clear what is cached for the others. No foreign keys: the
+    triggers also fire while an organisation or a user is being deleted, and a row left behind
+    is harmless."""
 
-    org_id = models.BigIntegerField(primary_key=True)
+    org_id = models.BigIntegerField()
+    owner_id = models.BigIntegerField(help_text="0 for shared rows, else the owner of personal ones.")
     speakers = models.BigIntegerField(default=0)
     withdrawn = models.BigIntegerField(default=0)
 
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["org_id", "owner_id"], name="searchepoch_audience")]
+
     def __str__(self) -> str:
-        return f"org {self.org_id}: speakers {self.speakers}, withdrawn {self.withdrawn}"
+        return f"org {self.org_id}, owner {self.owner_id}: speakers {self.speakers}, withdrawn {self.withdrawn}"

@@ -202,13 +202,17 @@ def _access(clause: Clause) -> Clause:
 def audience_of(clause: Clause, *, with_speakers: bool = False) -> tuple[Clause, str]:
     """The access part of a retrieval clause (who may see a row, without the time rule), and a
     short key naming that audience as its rows stand, for what is cached per audience: the key
-    changes when a row the audience could read is withdrawn (``memory.models.SearchEpoch``), and
+    changes when a shared row or one of the caller's own is withdrawn (``memory.models.SearchEpoch``), and
     with ``with_speakers`` also when a passage brings a new speaker. The counters are read before
     whatever is then cached is, so a cached value is never older than its key."""
     access = _access(clause)
     with connections[read_alias()].cursor() as cursor:
-        cursor.execute("SELECT speakers, withdrawn FROM memory_searchepoch WHERE org_id = %s", [access.params["org"]])
-        speakers, withdrawn = cursor.fetchone() or (0, 0)
+        cursor.execute(
+            "SELECT coalesce(sum(speakers), 0), coalesce(sum(withdrawn), 0) FROM memory_searchepoch "
+            "WHERE org_id = %(org)s AND owner_id IN (0, %(user)s)",  # shared rows, and the caller's own
+            access.params,
+        )
+        speakers, withdrawn = cursor.fetchone()
     state = f"{withdrawn}:{speakers}" if with_speakers else f"{withdrawn}"
     audience = f"{access.params['org']}:{sorted(access.params['cats'])}:{access.params['user']}:{state}"
     return access, _digest(audience)

@@ -16,7 +16,7 @@ from conftest import make_actor, make_user
 from memory.documents.placement import change_document_access, delete_documents
 from memory.graph.writes import FactDraft, record_facts
 from memory.models import Chunk, Fact, SearchEpoch
-from memory.retrieval.candidates import access_and_time
+from memory.retrieval.candidates import access_and_time, audience_of
 from memory.retrieval.passages import search_chunks
 from memory.retrieval.speakers import known_speakers
 from memory.tests.factories import said, save
@@ -28,8 +28,9 @@ def search_access(actor):
     return access_and_time(actor, None)
 
 
-def epoch(org: Organisation) -> tuple[int, int]:
-    row = SearchEpoch.objects.filter(org_id=org.pk).first()
+def epoch(org: Organisation, owner: int = 0) -> tuple[int, int]:
+    """The counters of an organisation's shared rows (or of one owner's personal ones)."""
+    row = SearchEpoch.objects.filter(org_id=org.pk, owner_id=owner).first()
     return (row.speakers, row.withdrawn) if row else (0, 0)
 
 
@@ -56,8 +57,24 @@ def test_only_a_speaker_new_to_some_audience_moves_the_counter(actor):
     said(actor, "Maya", "A note to myself.", AT.replace(hour=11), scope="personal")  # shared ones cover her owner
     save(actor, "Handbook", "No speaker here.")
     assert epoch(actor.org) == first
+    assert epoch(actor.org, actor.user.pk) == (0, 0)
     said(actor, "Ravi", "Mine alone.", AT.replace(hour=12), scope="personal")
-    assert epoch(actor.org)[0] == first[0] + 1
+    assert epoch(actor.org) == first  # only its owner can read it
+    assert epoch(actor.org, actor.user.pk) == (1, 0)
+
+
+@pytest.mark.django_db
+def test_a_members_own_notes_change_what_is_cached_for_them_and_for_no_one_else(actor):
+    said(actor, "Maya", "The pilot starts in May.", AT)
+    other = make_actor(actor.org, make_user(actor.org))
+    theirs, mine = (
+        audience_of(search_access(other), with_speakers=True),
+        audience_of(search_access(actor), with_speakers=True),
+    )
+    note = said(actor, "Someone New", "A note to myself about the pilot.", AT.replace(hour=10), scope="personal")
+    delete_documents([note])
+    assert audience_of(search_access(other), with_speakers=True) == theirs
+    assert audience_of(search_access(actor), with_speakers=True) != mine
 
 
 @pytest.mark.django_db
