@@ -21,7 +21,7 @@ from memory.access import believed_filter, end_of_day, readable, readable_facts,
 from memory.graph.entities import shown_type
 from memory.graph.entity_views import EntityView, entities_of_type, entity_views, visible_mentions
 from memory.models import Document, Entity, Fact, Mention, Value
-from memory.retrieval.candidates import keyword_candidates, vector_candidates
+from memory.retrieval.candidates import keyword_candidates, vector_candidates, with_counters
 from memory.retrieval.fusion import fuse
 from memory.retrieval.serving import QueryVector, query_vector
 
@@ -55,7 +55,7 @@ def search_facts(
 ) -> list[ScoredFact]:  # fmt: skip
     """Hybrid search over facts with the passage search's retrievers (HNSW neighbours, BM25),
     fused by reciprocal rank. Access and time are part of the SQL."""
-    where = readable_facts_and_believed(actor, as_of, include_superseded)
+    where = with_counters(readable_facts_and_believed(actor, as_of, include_superseded))
     candidates = max(40, limit * 4)
     vector = query_vector(actor.org, query) if vector is None else vector
     fused, ranks = fuse(

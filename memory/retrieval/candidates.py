@@ -199,20 +199,33 @@ def _access(clause: Clause) -> Clause:
     return Clause(READABLE_SQL, {k: clause.params[k] for k in ("org", "cats", "user")})
 
 
-def audience_of(clause: Clause, *, with_speakers: bool = False) -> tuple[Clause, str]:
-    """The access part of a retrieval clause (who may see a row, without the time rule), and a
-    short key naming that audience as its rows stand, for what is cached per audience: the key
-    changes when a shared row or one of the caller's own is withdrawn (``memory.models.SearchEpoch``), and
-    with ``with_speakers`` also when a passage brings a new speaker. The counters are read before
-    whatever is then cached is, so a cached value is never older than its key."""
-    access = _access(clause)
+def with_counters(where: Clause) -> Clause:
+    """``where`` with its audience's search counters (``memory.models.SearchEpoch``) read once,
+    for every arm of one search to key what it caches by: read before anything is computed, so
+    nothing cached under them is older than they are."""
+    return Clause(where.sql, {**where.params, "counters": _counters(_access(where))})
+
+
+def _counters(access: Clause) -> tuple[int, int]:
+    """The counters of the organisation's shared rows and of the caller's own: (speakers, withdrawn)."""
     with connections[read_alias()].cursor() as cursor:
         cursor.execute(
             "SELECT coalesce(sum(speakers), 0), coalesce(sum(withdrawn), 0) FROM memory_searchepoch "
-            "WHERE org_id = %(org)s AND owner_id IN (0, %(user)s)",  # shared rows, and the caller's own
+            "WHERE org_id = %(org)s AND owner_id IN (0, %(user)s)",
             access.params,
         )
         speakers, withdrawn = cursor.fetchone()
+    return int(speakers), int(withdrawn)
+
+
+def audience_of(clause: Clause, *, with_speakers: bool = False) -> tuple[Clause, str]:
+    """The access part of a retrieval clause (who may see a row, without the time rule), and a
+    short key naming that audience as its rows stand, for what is cached per audience: the key
+    changes when a shared row or one of the caller's own is withdrawn, and with ``with_speakers``
+    also when a passage brings a new speaker (the counters ``with_counters`` put in the clause,
+    else read now)."""
+    access = _access(clause)
+    speakers, withdrawn = clause.params.get("counters") or _counters(access)
     state = f"{withdrawn}:{speakers}" if with_speakers else f"{withdrawn}"
     audience = f"{access.params['org']}:{sorted(access.params['cats'])}:{access.params['user']}:{state}"
     return access, _digest(audience)

@@ -27,6 +27,7 @@ from memory.retrieval.candidates import (
     first_said_in,
     keyword_candidates,
     vector_candidates,
+    with_counters,
 )
 from memory.retrieval.expansion import people_behind
 from memory.retrieval.fusion import REPEAT_SHARES, fuse, repeats
@@ -106,7 +107,7 @@ def search_chunks(
     started = time.perf_counter()
     candidates = max(candidates, top_k * 2)
     timings: dict[str, float] = {}
-    where = access_and_time(actor, as_of)
+    where = with_counters(access_and_time(actor, as_of))  # the counters read once for all its arms
     lists: dict[str, list[tuple[int, float]]] = {}
     # The arms run side by side where they may (``side_by_side``): the keyword arm needs only the
     # question, so it starts first and runs while the question is embedded.
