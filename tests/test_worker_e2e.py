@@ -99,6 +99,28 @@ def test_messages_sent_over_mcp_keep_who_said_them_and_when_through_the_worker(b
     )
 
 
+def test_someone_new_in_a_chat_is_named_by_questions_from_their_first_message(brain_url, worker):
+    # The web process keeps the speakers it knows per audience; the worker, another process, writes
+    # the first message of someone new, and the next search already searches that person's turns.
+    org = make_org()
+    token = make_token(org).plaintext
+
+    def say(n: int, speaker: str, text: str) -> None:
+        args = {"title": f"#ops {n}", "content": text, "speaker": speaker, "occurred_at": f"2026-05-1{n}T09:00:00Z",
+                "conversation": "#ops"}  # fmt: skip
+        assert not call(brain_url, token, "add_company_knowledge", args).is_error
+        assert wait_for(lambda: Document.objects.filter(org=org, status="ready").count() == n, 60)
+
+    question = {"query": "What did Zoe say about the pilot?", "include_diagnostics": True}
+    say(1, "Tom", "The pilot dashboard is green again.")
+    before = call(brain_url, token, "search_company_memory", question).structured_content["hits"]
+    assert all("speaker" not in hit["diagnostics"]["ranks"] for hit in before)  # no Zoe yet; Tom is cached
+    say(2, "Zoe", "I moved the pilot review to July.")
+    first = call(brain_url, token, "search_company_memory", question).structured_content["hits"][0]
+    assert first["speaker"] == "Zoe"
+    assert "speaker" in first["diagnostics"]["ranks"]
+
+
 def test_a_worker_killed_mid_document_still_leaves_it_ready_exactly_once(worker):
     org = make_org()
     actor = make_actor(org)
