@@ -15,6 +15,7 @@ from django.urls import URLPattern, path, reverse
 from brain.admin import OrgScopedAdmin, admin_actor
 from brain.errors import DomainError
 from registers.contradictions.services import ANSWERS, answer_contradiction, without_personal
+from registers.glossary.services import update_term
 from registers.models import Commitment, Contradiction, Term, Verdict
 
 
@@ -92,3 +93,22 @@ class TermAdmin(OrgScopedAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # found nightly, or defined with define_term (which makes its memory)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return [*self.readonly_fields, "term", "created_at"]  # the word is the entry's key
+
+    def save_model(self, request: HttpRequest, obj: Term, form: forms.ModelForm[Term], change: bool) -> None:
+        """A definition or state changed here goes through the glossary's service, like
+        update_term: the shared memory that search and ask serve follows what the admin wrote."""
+        if not change or not {"definition", "state"} & set(form.changed_data):
+            super().save_model(request, obj, form, change)
+            return
+        stored = Term.objects.get(pk=obj.pk)
+        wants_text = obj.state == Term.State.DEFINED
+        try:
+            update_term(actor=admin_actor(request, obj.org), term_id=obj.public_id,
+                        definition=obj.definition if wants_text else None,
+                        state=None if wants_text else obj.state, note=obj.note or None)  # fmt: skip
+        except DomainError as exc:
+            self.message_user(request, f"{obj.term} was not changed: {exc.message}", messages.ERROR)
+            obj.definition, obj.state = stored.definition, stored.state

@@ -69,3 +69,36 @@ def test_bad_input_is_refused_with_the_allowed_values(actor, other_org_actor):
     for wrong in (entry.public_id, "term_0", "term_x", "cmt_1"):
         with pytest.raises(NotFound):
             update_term(actor=other_org_actor, term_id=wrong, state="open")
+
+
+def _term_form(entry: Term, **changes: str) -> dict[str, str]:
+    form = {"state": entry.state, "definition": entry.definition, "note": entry.note, "org": str(entry.org_id)}
+    return {**form, **changes}
+
+
+def test_a_definition_corrected_in_the_admin_is_the_one_search_serves(actor):
+    from brain.tests.admin_client import logged_in, make_org_admin
+
+    entry = define_term(actor=actor, term="MID", definition="The acquirer's merchant identifier for a shop.")
+    client = logged_in(make_org_admin(actor.org))
+    wider = "The merchant identifier an acquirer gives each shop or terminal group."
+    answer = client.post(f"/admin/registers/term/{entry.pk}/change/", _term_form(entry, definition=wider))
+    assert answer.status_code == 302
+    entry.refresh_from_db()
+    assert entry.definition == wider
+    assert found(actor, "MID merchant identifier")[0] == f"MID: {wider}"
+    assert Fact.objects.filter(statement__contains="acquirer's merchant", superseded_at__isnull=True).count() == 0
+
+
+def test_a_definition_reopened_in_the_admin_leaves_no_memory_behind(actor):
+    from brain.tests.admin_client import logged_in, make_org_admin
+
+    entry = define_term(actor=actor, term="the pod", definition="The on-call team of the week.")
+    memory_id = entry.memory_id
+    client = logged_in(make_org_admin(actor.org))
+    answer = client.post(f"/admin/registers/term/{entry.pk}/change/", _term_form(entry, state="open", definition=""))
+    assert answer.status_code == 302
+    entry.refresh_from_db()
+    assert (entry.state, entry.definition, entry.memory_id) == ("open", "", None)
+    assert not Fact.objects.filter(pk=memory_id).exists()
+    assert found(actor, "pod on-call team") == []
