@@ -14,6 +14,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any, ClassVar
 
 import pytest
+from django.contrib.auth.models import User
 
 from brain.models import Features, Membership
 from brain.tests.admin_client import logged_in, make_org_admin
@@ -103,7 +104,8 @@ def world() -> dict[str, Any]:
     job = schedule_job(actor=owner, name="Zorblatt weekly", prompt="What changed about Zorblatt?",
                        schedule="30 17 * * 5", scope="shared").job  # fmt: skip
     return {"org": org, "owner": owner, "job": job, "personal": personal, "contact": person,
-            "colleague": make_token(org, colleague).plaintext, "admin": make_token(org, admin).plaintext}  # fmt: skip
+            "colleague": make_token(org, colleague).plaintext, "colleague_name": colleague.username,
+            "admin": make_token(org, admin).plaintext}  # fmt: skip
 
 
 def reprompt(url: str, token: str, job: Job, prompt: str, **more: Any) -> Any:
@@ -231,6 +233,9 @@ def test_an_admin_outside_a_restricted_group_sees_shared_runs_only_and_personal_
     for hidden in (personal_run, before):
         assert f"/admin/jobs/run/{hidden.pk}/change/" not in listing
         assert client.get(f"/admin/jobs/run/{hidden.pk}/change/").status_code == 302
+    page = logged_in(User.objects.get(username=w["colleague_name"])).get(f"/jobs/chats/{w['job'].chat_id}/")
+    assert "BigCo renewed" in page.content.decode()  # members read the shared job's reports
+    assert "Oxblood" not in page.content.decode()  # but not one read with its owner's reach
     owner.user.is_staff = True
     owner.user.save(update_fields=["is_staff"])
     Membership.objects.filter(org=w["org"], user=owner.user).update(role=Membership.ADMIN)
