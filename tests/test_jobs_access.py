@@ -17,7 +17,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from brain.models import Features, Membership
-from brain.tests.admin_client import logged_in, make_org_admin
+from brain.tests.admin_client import logged_in, make_operator, make_org_admin
 from conftest import make_actor, make_org, make_token, make_user
 from contacts.models import Contact, HumanRequest
 from contacts.services import save_contact_topics
@@ -233,6 +233,9 @@ def test_an_admin_outside_a_restricted_group_sees_shared_runs_only_and_personal_
     for hidden in (personal_run, before):
         assert f"/admin/jobs/run/{hidden.pk}/change/" not in listing
         assert client.get(f"/admin/jobs/run/{hidden.pk}/change/").status_code == 302
+    operator = logged_in(make_operator())
+    assert operator.get(f"/admin/jobs/run/{personal_run.pk}/change/").status_code == 302
+    assert operator.get(f"/admin/jobs/run/{shared_run.pk}/change/").status_code == 200
     page = logged_in(User.objects.get(username=w["colleague_name"])).get(f"/jobs/chats/{w['job'].chat_id}/")
     assert "BigCo renewed" in page.content.decode()  # members read the shared job's reports
     assert "Oxblood" not in page.content.decode()  # but not one read with its owner's reach
