@@ -23,6 +23,9 @@ class Actor:
     token: ApiToken | None = None
     role: str = "member"
     client: dict[str, str] = field(default_factory=dict)  # client name/version, session, user agent
+    # What the actor may read: "" is its own reach; memory.access narrows an actor whose result
+    # others read (``for_every_member``: a shared job's run) and applies the narrowing to every read.
+    reads_for: str = ""
 
     @property
     def can_write(self) -> bool:

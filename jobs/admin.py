@@ -1,5 +1,9 @@
 """Admin of jobs and their runs: to see what runs when and how it went. Jobs are made and changed
-by their owners through the tools (which keep beat in step), so the admin only pauses them."""
+by their owners through the tools (which keep beat in step), so the admin only pauses them.
+
+A run's report is read by whoever its run read for (``Run.audience``): a shared job's run read
+only what every member may, so the organisation's admins see it; any other run (a personal
+job's, or one recorded before runs were narrowed) is its owner's alone, operators included."""
 
 from __future__ import annotations
 
@@ -22,9 +26,9 @@ class JobAdmin(OrgScopedAdmin):
     actions = ["pause"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Job]:
-        # A personal job's prompt is its owner's: admins see the shared ones and their own.
+        # A personal job's prompt is its owner's: admins, operators too, see the shared ones and their own.
         rows = super().get_queryset(request)
-        return rows if request.user.is_superuser else rows.filter(scope="shared") | rows.filter(owner=request.user)
+        return rows.filter(scope="shared") | rows.filter(owner=request.user)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -48,11 +52,8 @@ class RunAdmin(OrgScopedAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Run]:
         rows = super().get_queryset(request)
-        return (
-            rows
-            if request.user.is_superuser
-            else rows.filter(chat__shared=True) | rows.filter(chat__owner=request.user)
-        )
+        for_members = rows.filter(chat__shared=True, audience=Run.Audience.MEMBERS)
+        return for_members | rows.filter(chat__owner=request.user)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -1,13 +1,13 @@
 """Agent and chat runs with a configured model (OpenAI-compatible chat completions with tool calls).
 
-Agent mode is a bounded loop: the model sees the owner's visible tools (the job tools left out,
-``remember`` only when the job's memory is not off, and ``delegate``), calls them through
-``execute`` as the owner, and writes the report. Steps, seconds and tokens are bounded
-(``BRAIN_JOB_MAX_STEPS``, ``BRAIN_JOB_MAX_SECONDS``, ``BRAIN_JOB_MAX_TOKENS``); a run that
-reaches a bound reports what it had. ``delegate(task, context)`` runs a worker with the same
-tools and returns its final report; a worker cannot delegate, and a run delegates at most
-``MAX_DELEGATIONS`` times. Chat mode is one reply to the prompt with the evidence
-``ask_company_memory`` returns for it.
+Agent mode is a bounded loop: the model sees the run's tools (``jobs.grants``: the read-only
+ones and the write tools the owner granted, ``remember`` only when the job's memory is not off,
+and ``delegate``), calls them through ``execute`` as the run's actor, and writes the report.
+Steps, seconds and tokens are bounded (``BRAIN_JOB_MAX_STEPS``, ``BRAIN_JOB_MAX_SECONDS``,
+``BRAIN_JOB_MAX_TOKENS``); a run that reaches a bound reports what it had.
+``delegate(task, context)`` runs a worker with the same tools and returns its final report; a
+worker cannot delegate, and a run delegates at most ``MAX_DELEGATIONS`` times. Chat mode is one
+reply to the prompt with the evidence ``ask_company_memory`` returns for it.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from django.conf import settings
 
 from brain.actors import Actor
 from brain.mcp.invoke import execute
-from brain.mcp.registry import TOOLS, visible_tools
+from brain.mcp.registry import TOOLS, is_visible, visible_tools
 from brain.selectors import enabled_features
+from jobs.grants import may_call
 from jobs.models import Job
 
-JOB_TOOLS = {"schedule_once", "schedule_job", "list_jobs", "update_job"}
 MAX_DELEGATIONS = 3
 DELEGATE = {
     "type": "function",
@@ -96,7 +96,7 @@ def _complete(job: Job, messages: list[dict[str, Any]], tools: list[dict[str, An
 def _tools_for(actor: Actor, job: Job, *, worker: bool) -> list[dict[str, Any]]:
     offered = []
     for spec in visible_tools(scopes=actor.scopes, features=enabled_features(actor=actor)):
-        if spec.name in JOB_TOOLS or (spec.name == "remember" and job.memory == Job.Memory.OFF):
+        if not may_call(job, spec):
             continue
         offered.append({"type": "function", "function": {"name": spec.name, "description": spec.description[:1000],
                                                          "parameters": spec.input_schema()}})  # fmt: skip
@@ -112,7 +112,11 @@ def _call_tool(actor: Actor, job: Job, name: str, arguments: dict[str, Any], bud
         budget.calls.append({"tool": "delegate", "arguments": arguments, "ok": True})
         task = f"{arguments.get('task', '')}\n\nContext: {arguments.get('context', '')}".strip()
         return loop(actor, job, task, budget, worker=True, activity=activity)
-    if name not in TOOLS or name in JOB_TOOLS or (name == "remember" and job.memory == Job.Memory.OFF):
+    if (
+        name not in TOOLS
+        or not may_call(job, TOOLS[name])
+        or not is_visible(TOOLS[name], scopes=actor.scopes, features=enabled_features(actor=actor))
+    ):
         return f"{name} is not a tool of this run."
     if name == "remember":
         arguments = {**arguments, "scope": "shared" if job.memory == Job.Memory.ORG else "personal"}

@@ -32,6 +32,7 @@ class JobOut(BaseModel):
     mode: str
     model: str
     memory: str
+    write_tools: list[str] = Field(description="The write tools its runs may use; every reading tool needs no grant.")
     enabled: bool
     notify: bool
     paused_reason: str
@@ -47,8 +48,8 @@ def shown(item: Scheduled) -> JobOut:
     return JobOut(
         id=job.public_id, name=job.name, kind=job.kind, schedule=item.schedule, cron=job.cron, at=job.at,
         timezone=job.time_zone, scope=job.scope, mode=job.mode, model=job.model, memory=job.memory,
-        enabled=job.enabled, notify=job.notify, paused_reason=job.paused_reason, next_run_at=job.next_run_at,
-        last_run_at=job.last_run_at, last_status=job.last_status, owner=owner,
+        write_tools=job.write_tools, enabled=job.enabled, notify=job.notify, paused_reason=job.paused_reason,
+        next_run_at=job.next_run_at, last_run_at=job.last_run_at, last_status=job.last_status, owner=owner,
     )  # fmt: skip
 
 
@@ -59,7 +60,10 @@ class Common(BaseModel):
                         "this conversation: names, systems, filters, what the report should hold.")  # fmt: skip
     timezone: str | None = Field(None, max_length=64, description="IANA time zone, e.g. Europe/Madrid (default UTC).")
     scope: Literal["personal", "shared"] = Field(
-        "personal", description="shared: visible to and managed by the organisation, still run as you."
+        "personal",
+        description="personal: its reports are yours alone and it reads all you may read. shared: "
+        "every member reads its reports and may pause, resume or run it, so it reads only what every member "
+        "may read (no restricted categories, no personal memories); still run as you.",
     )
     mode: Literal["agent", "chat"] = Field("agent", description="agent: several steps (default); chat: one reply.")
     model: str | None = Field(None, max_length=100, description="A configured model id, or 'auto' (default).")
@@ -67,6 +71,12 @@ class Common(BaseModel):
         None, description="Where facts learned in a run are stored; defaults to the scope."
     )
     notify: bool = Field(False, description="Also mail the user each run's report.")
+    write_tools: list[str] = Field(
+        [],
+        max_length=20,
+        description="Write tools the job may use unattended, as you, e.g. ['remember']; "
+        "default none: it only reads. forget, answer_contradiction and request_human_info are never given to a job.",
+    )
 
 
 class ScheduleOnceArgs(Common):
@@ -93,7 +103,7 @@ def schedule_once_tool(actor: Actor, args: ScheduleOnceArgs) -> JobResult:
     memory of this conversation. Read the schedule back to the user in the words returned."""
     made = services.schedule_once(actor=actor, name=args.name, prompt=args.prompt, at=args.at,
                                   time_zone=args.timezone, scope=args.scope, mode=args.mode, model=args.model,
-                                  memory=args.memory, notify=args.notify)  # fmt: skip
+                                  memory=args.memory, notify=args.notify, write_tools=args.write_tools)  # fmt: skip
     return JobResult(job=shown(made), message=f"Scheduled {made.schedule}.")
 
 
@@ -106,7 +116,7 @@ def schedule_job_tool(actor: Actor, args: ScheduleJobArgs) -> JobResult:
     read the schedule back to the user in the words returned."""
     made = services.schedule_job(actor=actor, name=args.name, prompt=args.prompt, schedule=args.schedule,
                                  time_zone=args.timezone, scope=args.scope, mode=args.mode, model=args.model,
-                                 memory=args.memory, notify=args.notify)  # fmt: skip
+                                 memory=args.memory, notify=args.notify, write_tools=args.write_tools)  # fmt: skip
     return JobResult(job=shown(made), message=f"Scheduled {made.schedule}.")
 
 
@@ -151,7 +161,8 @@ class UpdatedJob(ToolOutput):
 def update_job_tool(actor: Actor, args: UpdateJobArgs) -> UpdatedJob:
     """Rename, re-prompt, reschedule, move to another time zone, pause (enabled false), resume,
     run now or delete a job, by the id list_jobs gives. A personal job is changed by its owner; a
-    shared one by any member who may write; admins may change every job."""
+    shared one by any member who may write; admins may change every job. Only the owner (and for
+    a shared job an admin) changes its prompt, mode, model or memory. A paused job does not run now."""
     changed = services.update_job(actor=actor, job_id=args.id, name=args.name, prompt=args.prompt,
                                   schedule=args.schedule, time_zone=args.timezone, enabled=args.enabled,
                                   mode=args.mode, model=args.model, memory=args.memory, run_now=args.run_now,

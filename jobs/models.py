@@ -54,6 +54,9 @@ class Job(models.Model):
     memory = models.CharField(max_length=16, choices=Memory.choices)
     enabled = models.BooleanField(default=True)
     notify = models.BooleanField(default=False, help_text="Mail the owner each run's report.")
+    write_tools = models.JSONField(
+        default=list, blank=True, help_text="The write tools its owner granted its unattended runs (none by default)."
+    )
     paused_reason = models.CharField(max_length=300, blank=True)
     next_run_at = models.DateTimeField(null=True, blank=True)
     last_run_at = models.DateTimeField(null=True, blank=True)
@@ -83,6 +86,10 @@ class Run(models.Model):
         OK = "ok"
         FAILED = "failed"
 
+    class Audience(models.TextChoices):
+        MEMBERS = "members", "read only what every member may read"
+        OWNER = "owner", "read with its owner's reach: its owner's alone"
+
     chat = models.ForeignKey(Chat, on_delete=models.CASCADE, related_name="runs")
     job = models.ForeignKey(Job, null=True, blank=True, on_delete=models.SET_NULL, related_name="runs")
     scheduled_for = models.DateTimeField()
@@ -93,6 +100,8 @@ class Run(models.Model):
     error = models.CharField(max_length=1000, blank=True)
     activity = models.ForeignKey(Activity, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     tool_calls = models.JSONField(default=list, help_text="The tools the run called, in order.")
+    audience = models.CharField(max_length=16, choices=Audience.choices, default=Audience.OWNER,
+                                help_text="Whose reach the run read with: who may read its report.")  # fmt: skip
 
     class Meta:
         ordering = ["-scheduled_for", "-pk"]

@@ -5,8 +5,10 @@ grace window before now; the run row is unique per job and moment, so whoever cr
 it and every other ask for that moment does nothing. After downtime the latest missed moment
 inside the window runs once; older ones are not made up.
 
-A run acts as the owner with the owner's access at run time, through the same ``execute`` path
-as MCP (access rules, limits, call records), under an activity of its own. Without a language
+A run acts as the owner at run time, through the same ``execute`` path as MCP (access rules,
+limits, call records), under an activity of its own, and reads only what every reader of its
+report may read (``jobs.grants.run_actor``): a shared job's run what every member may read, a
+personal job's run everything its owner may. Without a language
 model configured, a run is an evidence digest: the prompt goes to ``ask_company_memory`` and
 ``memory_timeline`` since the last run, and the report lists what memory holds and what changed,
 saying that no language model wrote it; with one, ``jobs.agent`` runs the job's agent or chat
@@ -30,6 +32,7 @@ from brain.mcp.registry import TOOLS
 from brain.models import Membership
 from brain.services import start_activity
 from jobs import agent, beat
+from jobs.grants import run_actor
 from jobs.models import Job, Message, Run
 from jobs.schedule import next_run, parse_cron, runs_between, zone
 
@@ -106,9 +109,10 @@ def perform(job: Job, run: Run) -> tuple[str, list[dict[str, Any]]]:
     if membership is None:
         Job.objects.filter(pk=job.pk).update(enabled=False, paused_reason="Its owner is no longer a member.")
         raise RuntimeError("the job's owner is no longer a member of the organisation; the job is paused")
-    actor = Actor(org=job.org, user=job.owner, scopes=frozenset({"read", "write"}), via="job", role=membership.role)
+    owner = Actor(org=job.org, user=job.owner, scopes=frozenset({"read", "write"}), via="job", role=membership.role)
+    actor, run.audience = run_actor(job, owner)
     run.activity = start_activity(actor=actor, label=f"job {job.name}"[:200])
-    run.save(update_fields=["activity"])
+    run.save(update_fields=["activity", "audience"])
     if not agent.configured():
         return digest(actor, job, run)
     runner = agent.agent_run if job.mode == Job.Mode.AGENT else agent.chat_run

@@ -1,5 +1,7 @@
 """Creating, listing and changing jobs. Who may change one: its owner for a personal job; any
-member with the write scope for a shared one; an organisation admin for every job."""
+member with the write scope for a shared one; an organisation admin for every job. What a job
+does (its prompt, mode, model and memory) is changed only by its owner, or for a shared job also
+by an organisation admin: everyone else may pause, resume and run it (``_may_change_what_it_does``)."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from brain.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.ids import parse_numeric_id
 from brain.inputs import checked_text
 from jobs import beat
+from jobs.grants import checked_grant
 from jobs.models import Chat, Job, Message
 from jobs.schedule import (
     ScheduleError,
@@ -78,7 +81,7 @@ def words(job: Job) -> str:
 
 def _create(actor: Actor, *, name: str, prompt: str, kind: str, time_zone: str, scope: str | None,
             mode: str | None, model: str | None, memory: str | None, notify: bool = False,
-            **when: object) -> Job:  # fmt: skip
+            write_tools: list[str] | None = None, **when: object) -> Job:  # fmt: skip
     if Job.objects.filter(org=actor.org, owner=actor.user).count() >= JOBS_PER_USER:
         raise InvalidArgument(f"You have {JOBS_PER_USER} jobs, the most one person may have; delete one first.")
     chosen_scope = scope or Job.Scope.PERSONAL
@@ -89,12 +92,13 @@ def _create(actor: Actor, *, name: str, prompt: str, kind: str, time_zone: str, 
         raise InvalidArgument(f"mode must be agent or chat; got {chosen_mode!r}.")
     title = checked_text(name, "name", NAME_LIMIT, required=True)
     instructions = checked_text(prompt, "prompt", PROMPT_LIMIT, required=True)
+    granted = checked_grant(actor, write_tools)
     chat = Chat.objects.create(org=actor.org, owner=actor.user, title=title, shared=chosen_scope == Job.Scope.SHARED)
     Message.objects.create(chat=chat, role=Message.Role.PROMPT, text=instructions)
     job = Job.objects.create(
         org=actor.org, owner=actor.user, name=title, prompt=instructions, kind=kind, time_zone=time_zone,
         scope=chosen_scope, mode=chosen_mode, model=_model(model), memory=_memory(memory, chosen_scope), chat=chat,
-        notify=notify, **when,
+        notify=notify, write_tools=granted, **when,
     )  # fmt: skip
     beat.sync(job)
     record_audit(actor=actor, action="job.created", target=job.public_id, details={"name": title, "kind": kind})
@@ -104,23 +108,26 @@ def _create(actor: Actor, *, name: str, prompt: str, kind: str, time_zone: str, 
 @transaction.atomic
 def schedule_once(*, actor: Actor, name: str, prompt: str, at: str, time_zone: str | None = None,
                   scope: str | None = None, mode: str | None = None, model: str | None = None,
-                  memory: str | None = None, notify: bool = False) -> Scheduled:  # fmt: skip
+                  memory: str | None = None, notify: bool = False,
+                  write_tools: list[str] | None = None) -> Scheduled:  # fmt: skip
     tz = _checked(zone, time_zone or "UTC")
     moment = _checked(parse_moment, at, tz, timezone.now())
     job = _create(actor, name=name, prompt=prompt, kind=Job.Kind.ONCE, time_zone=tz.key, scope=scope, mode=mode,
-                  model=model, memory=memory, notify=notify, at=moment, next_run_at=moment)  # fmt: skip
+                  model=model, memory=memory, notify=notify, write_tools=write_tools, at=moment,
+                  next_run_at=moment)  # fmt: skip
     return Scheduled(job, words(job))
 
 
 @transaction.atomic
 def schedule_job(*, actor: Actor, name: str, prompt: str, schedule: str, time_zone: str | None = None,
                  scope: str | None = None, mode: str | None = None, model: str | None = None,
-                 memory: str | None = None, notify: bool = False) -> Scheduled:  # fmt: skip
+                 memory: str | None = None, notify: bool = False,
+                 write_tools: list[str] | None = None) -> Scheduled:  # fmt: skip
     tz = _checked(zone, time_zone or "UTC")
     cron = _checked(parse_cron, schedule)
     _checked(check_interval, cron, tz)
     job = _create(actor, name=name, prompt=prompt, kind=Job.Kind.RECURRING, time_zone=tz.key, scope=scope,
-                  mode=mode, model=model, memory=memory, notify=notify, cron=cron.expression,
+                  mode=mode, model=model, memory=memory, notify=notify, write_tools=write_tools, cron=cron.expression,
                   next_run_at=next_run(cron, tz, timezone.now()))  # fmt: skip
     return Scheduled(job, words(job))
 
@@ -153,6 +160,13 @@ def update_job(*, actor: Actor, job_id: str, name: str | None = None, prompt: st
                notify: bool | None = None) -> Scheduled | None:  # fmt: skip
     """Change a job; None when it was deleted (its chat and past runs stay)."""
     job = _manageable(actor, job_id)
+    if any(value is not None for value in (prompt, mode, model, memory)) and not _may_change_what_it_does(actor, job):
+        raise PermissionDenied(
+            "Only its owner (or, for a shared job, an organisation admin) changes a job's prompt, mode, model or "
+            "memory: the job runs as its owner. You may pause, resume or run it."
+        )
+    if run_now and not delete and not (job.enabled if enabled is None else enabled):
+        raise InvalidArgument(f"{job.public_id} is paused, so it does not run now; resume it (enabled true) first.")
     if delete:
         gone = job.public_id
         beat.remove(job)
@@ -190,6 +204,11 @@ def update_job(*, actor: Actor, job_id: str, name: str | None = None, prompt: st
         beat.run_now(job)
     record_audit(actor=actor, action="job.updated", target=job.public_id, details={"enabled": job.enabled})
     return Scheduled(job, words(job))
+
+
+def _may_change_what_it_does(actor: Actor, job: Job) -> bool:
+    """A job runs as its owner: what it does is the owner's to say, and for a shared job an admin's."""
+    return job.owner_id == actor.user.pk or (job.scope == Job.Scope.SHARED and actor.is_admin)
 
 
 def _next(job: Job, now: datetime) -> datetime | None:

@@ -14,7 +14,7 @@ def tick_task(job_id: int) -> str:
 @shared_task(acks_late=True)
 def run_now_task(job_id: int) -> str:
     """A run at this minute, on top of the schedule (two asks in one minute make one run)."""
-    job = Job.objects.filter(pk=job_id).first()
+    job = Job.objects.filter(pk=job_id, enabled=True).first()
     if job is None:
-        return "no job"
+        return "no job running"  # deleted, or paused since it was asked for
     return "ran" if start(job, timezone.now().replace(second=0, microsecond=0)) is not None else "already ran"

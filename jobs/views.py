@@ -18,7 +18,7 @@ from brain.errors import DomainError
 from brain.markdown import render_markdown
 from brain.models import Features, Organisation
 from brain.services import actor_for_user
-from jobs.models import Chat, Job
+from jobs.models import Chat, Job, Run
 from jobs.services import list_jobs, update_job
 
 ACTIONS: dict[str, dict[str, Any]] = {
@@ -64,5 +64,8 @@ def chat_page(request: HttpRequest, chat_id: int) -> HttpResponse:
     chat = Chat.objects.filter(mine_or_shared, pk=chat_id, org__in=_orgs(user)).first()
     if chat is None:
         raise Http404("No such chat of yours.")
-    rows = [{"message": m, "html": render_markdown(m.text), "run": m.run} for m in chat.messages.select_related("run")]
+    shown = chat.messages.select_related("run")
+    if chat.owner_id != user.pk:  # a report read with the owner's reach is the owner's alone
+        shown = shown.exclude(run__audience=Run.Audience.OWNER)
+    rows = [{"message": m, "html": render_markdown(m.text), "run": m.run} for m in shown]
     return render(request, "jobs/chat.html", {"chat": chat, "rows": rows})

@@ -1,7 +1,9 @@
 """The rules every read of the memory runs under, each written once in both its forms.
 
 - Who may see a row (documents, chunks, facts): the caller's organisation, a category open to
-  all members or to one of the caller's groups, and shared scope or the caller's own.
+  all members or to one of the caller's groups, and shared scope or the caller's own. An actor
+  narrowed by ``for_every_member`` (work whose result every member reads, such as a shared job's
+  run) sees only what every member may: open categories and shared scope, nothing of its own.
 - What was believed as of day D: recorded by the end of D and not superseded by then; without
   a day, what is believed now (not superseded).
 - Which facts are in use: a fact an admin flagged as broken is shown to nobody, in any view or
@@ -16,7 +18,7 @@ same rows. The SQL forms are constants; a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from datetime import time as dtime
 from typing import TYPE_CHECKING, Any
@@ -30,25 +32,44 @@ if TYPE_CHECKING:
     from memory.models import Document
 
 SHARED, PERSONAL = "shared", "personal"
+EVERY_MEMBER = "every member"
+NOBODY = 0  # the owner id of a narrowed actor's reads: no row is anybody's own
+
+
+def for_every_member(actor: Actor) -> Actor:
+    """``actor`` narrowed to what every member of its organisation may read: shared rows of
+    categories open to all members; nothing restricted and nothing personal, its own included.
+    It still acts (and writes) as its user; only what it reads is narrowed."""
+    return replace(actor, reads_for=EVERY_MEMBER)
+
+
+def reads_for_every_member(actor: Actor) -> bool:
+    return actor.reads_for == EVERY_MEMBER
 
 
 def readable_category_ids(*, actor: Actor) -> list[int]:
-    def compute() -> list[int]:
-        groups = actor.user.groups.values_list("pk", flat=True)
-        return list(
-            Category.objects.filter(org=actor.org)
-            .filter(Q(restricted=False) | Q(groups__in=groups))
-            .values_list("pk", flat=True)
-            .distinct()
-        )
+    narrowed = reads_for_every_member(actor)
 
-    return list(worked_out_once(("readable_categories", actor.org.pk, actor.user.pk), compute))
+    def compute() -> list[int]:
+        rows = Category.objects.filter(org=actor.org)
+        if narrowed:
+            rows = rows.filter(restricted=False)
+        else:
+            rows = rows.filter(Q(restricted=False) | Q(groups__in=actor.user.groups.values_list("pk", flat=True)))
+        return list(rows.values_list("pk", flat=True).distinct())
+
+    return list(worked_out_once(("readable_categories", actor.org.pk, actor.user.pk, narrowed), compute))
+
+
+def _reader_id(actor: Actor) -> int:
+    """Whose personal rows the actor reads: its user's, or nobody's when narrowed."""
+    return NOBODY if reads_for_every_member(actor) else actor.user.pk
 
 
 def readable(actor: Actor, categories: list[int] | None = None) -> Q:
     """Rows (Document, Chunk, Fact) the actor may see."""
     cats = readable_category_ids(actor=actor) if categories is None else categories
-    return Q(org=actor.org) & Q(category_id__in=cats) & (Q(scope=SHARED) | Q(owner=actor.user))
+    return Q(org=actor.org) & Q(category_id__in=cats) & (Q(scope=SHARED) | Q(owner_id=_reader_id(actor)))
 
 
 def fact_in_use() -> Q:
@@ -101,7 +122,7 @@ class Clause:
 def readable_sql(actor: Actor, categories: list[int] | None = None) -> tuple[str, dict[str, Any]]:
     """The same rule as ``readable``, for rows aliased ``c`` in raw SQL."""
     cats = readable_category_ids(actor=actor) if categories is None else categories
-    return READABLE_SQL, {"org": actor.org.pk, "cats": cats, "user": actor.user.pk}
+    return READABLE_SQL, {"org": actor.org.pk, "cats": cats, "user": _reader_id(actor)}
 
 
 def end_of_day(day: date) -> datetime:

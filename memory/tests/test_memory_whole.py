@@ -16,7 +16,15 @@ from brain.models import Category
 from conftest import make_actor, make_user
 from contacts.models import Contact
 from contacts.services import reembed_contact_topics, save_contact_topics
-from memory.access import READABLE_SQL, Clause, believed_filter, believed_sql, readable, readable_sql
+from memory.access import (
+    READABLE_SQL,
+    Clause,
+    believed_filter,
+    believed_sql,
+    for_every_member,
+    readable,
+    readable_sql,
+)
 from memory.graph import memories as fact_services
 from memory.graph.document_facts import extract_document
 from memory.graph.reads import find_entities
@@ -108,7 +116,7 @@ def mixed(actor: Actor) -> list[Actor]:
         Document.objects.filter(pk=document.pk).update(recorded_at=timezone.now() - timedelta(days=3))
     first = Fact.objects.filter(org=actor.org).order_by("pk")[0]
     Fact.objects.filter(pk=first.pk).update(superseded_at=timezone.now() - timedelta(days=1))
-    return [actor, insider, other]
+    return [actor, insider, other, for_every_member(insider)]
 
 
 @pytest.mark.parametrize(
@@ -133,6 +141,17 @@ def test_the_access_and_as_of_rules_select_the_same_rows_in_the_orm_and_in_sql(m
     # Every reader sees something, and each something else: the agreement is not vacuous.
     assert all(seen_now)
     assert len(set(seen_now)) == len(mixed)
+
+
+@pytest.mark.parametrize("model", [Chunk, Fact, Document])
+def test_an_actor_narrowed_for_every_member_reads_what_every_member_reads_and_nothing_of_its_own(mixed, model):
+    actor, insider, other, narrowed = mixed
+
+    def seen(reader: Actor) -> set[int]:
+        return set(model.objects.filter(readable(reader)).values_list("pk", flat=True))
+
+    assert seen(narrowed) == seen(actor) & seen(other)  # shared rows of open categories
+    assert seen(narrowed) < seen(insider)  # not the restricted ones, nor its own personal ones
 
 
 def test_a_retrieval_clause_refuses_sql_text_that_memory_access_did_not_build():
