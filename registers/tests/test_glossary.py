@@ -95,6 +95,7 @@ def test_a_definition_reopened_in_the_admin_leaves_no_memory_behind(actor):
 
     entry = define_term(actor=actor, term="the pod", definition="The on-call team of the week.")
     memory_id = entry.memory_id
+    assert memory_id is not None
     client = logged_in(make_org_admin(actor.org))
     answer = client.post(f"/admin/registers/term/{entry.pk}/change/", _term_form(entry, state="open", definition=""))
     assert answer.status_code == 302
