@@ -54,6 +54,10 @@ class Job(models.Model):
     memory = models.CharField(max_length=16, choices=Memory.choices)
     enabled = models.BooleanField(default=True)
     notify = models.BooleanField(default=False, help_text="Mail the owner each run's report.")
+    personal_only = models.BooleanField(
+        default=False,
+        help_text="Made or changed over a connection limited to personal memories: its runs are limited the same way.",
+    )
     paused_reason = models.CharField(max_length=300, blank=True)
     next_run_at = models.DateTimeField(null=True, blank=True)
     last_run_at = models.DateTimeField(null=True, blank=True)
