@@ -212,7 +212,7 @@ def test_a_personal_only_connection_changes_nothing_others_read_through_any_writ
         "a write tool is missing from shared_writes: add the calls that would change shared state"
     )
     assert set(table) <= set(write_tools())
-    changed = []
+    changed, answered, unclear = [], [], []
     with McpCaller(brain_url, world.token) as mcp:
         for tool in write_tools():
             for arguments in table[tool]:
@@ -221,11 +221,14 @@ def test_a_personal_only_connection_changes_nothing_others_read_through_any_writ
                 after = shared_state(world.org)
                 if before != after:
                     changed.append((tool, arguments, [k for k in before if before[k] != after[k]]))
-                if TOOLS[tool].writes != "own":
-                    assert result.is_error, (tool, arguments, result.structured_content)
-                if TOOLS[tool].writes == "shared":
-                    assert "only store personal memories" in result.content[0].text, (tool, result.content[0].text)
-    assert changed == []
+                writes = getattr(TOOLS[tool], "writes", "shared")
+                if writes != "own" and not result.is_error:
+                    answered.append((tool, arguments))
+                if writes == "shared" and "only store personal memories" not in result.content[0].text:
+                    unclear.append((tool, result.content[0].text))
+    assert changed == [], sorted({tool for tool, _, _ in changed})
+    assert answered == []  # every call that would have written what others read was refused
+    assert unclear == []  # with words telling the model what to do instead
     mine = Job.objects.filter(org=world.org, owner=world.me).exclude(pk=int(world.my_org_job.removeprefix("job_")))
     assert not mine.exists()  # every job it asked for was shared or stored in shared memory: none was made
 
