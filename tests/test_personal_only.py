@@ -297,36 +297,44 @@ def test_a_shared_job_is_refused_and_a_personal_one_is_made_personal_only(brain_
 
 
 def test_update_term_cannot_withdraw_a_colleagues_definition_over_a_personal_only_connection(brain_url, world):
-    term = Term.objects.get(org=world.org)
+    memory = definition(world)
     with McpCaller(brain_url, world.token) as mcp:
         result = mcp.call("update_term", {"id": world.term, "state": "open"})
     assert result.is_error
-    term.refresh_from_db()
-    assert term.state == "defined"
-    assert Fact.objects.filter(pk=term.memory_id, superseded_at__isnull=True).exists()
+    assert Term.objects.get(org=world.org).state == "defined"
+    assert Fact.objects.filter(pk=memory.pk, superseded_at__isnull=True).exists()
+
+
+def definition(world: World) -> Fact:
+    """The memory behind the colleague's definition."""
+    memory = Term.objects.get(org=world.org).memory
+    assert memory is not None
+    return memory
 
 
 @pytest.mark.parametrize("state", ["open", "dismissed"])
 def test_withdrawing_a_colleagues_definition_ends_its_memory_without_deleting_it(brain_url, world, state):
-    term = Term.objects.get(org=world.org)
-    memory = Fact.objects.get(pk=term.memory_id)
+    memory = definition(world)
+    document = memory.document
+    assert document is not None
     someone = make_token(world.org, scopes="read,write").plaintext
     with McpCaller(brain_url, someone) as mcp:
         result = mcp.call("update_term", {"id": world.term, "state": state})
     assert not result.is_error, result.content[0].text
     memory.refresh_from_db()  # still there: only its author may forget it
     assert memory.superseded_at is not None  # but no longer found as what the word means
-    assert Document.objects.get(pk=memory.document_id).superseded_at is not None
-    assert not Chunk.objects.filter(document_id=memory.document_id, superseded_at__isnull=True).exists()
+    document.refresh_from_db()
+    assert document.superseded_at is not None
+    assert not Chunk.objects.filter(document=document, superseded_at__isnull=True).exists()
 
 
 def test_the_author_withdrawing_their_own_definition_deletes_its_memory(brain_url, world):
-    term = Term.objects.get(org=world.org)
+    memory = definition(world)
     author = make_token(world.org, world.colleague.user, scopes="read,write").plaintext
     with McpCaller(brain_url, author) as mcp:
         result = mcp.call("update_term", {"id": world.term, "state": "open"})
     assert not result.is_error, result.content[0].text
-    assert not Fact.objects.filter(pk=term.memory_id).exists()
+    assert not Fact.objects.filter(pk=memory.pk).exists()
 
 
 def test_forget_keeps_my_own_shared_memory_over_a_personal_only_connection(brain_url, world):
