@@ -112,15 +112,17 @@ def withdraw(*, actor: Actor, fact: Fact) -> None:
     "as of" an earlier day still finds it."""
     require_may_write(actor, scope=fact.scope, what=f"Withdrawing mem_{fact.pk}, a shared memory,")
     document = fact.document if fact.source == Fact.Source.REMEMBERED else None
-    if document is not None and fact.created_by_id == actor.user.pk:
+    deleted = document is not None and fact.created_by_id == actor.user.pk
+    if document is not None and deleted:
         delete_documents([document])  # its chunks, facts and values go with it
-        return
-    now = timezone.now()
-    if document is not None:
-        Document.objects.filter(pk=document.pk, superseded_at__isnull=True).update(superseded_at=now)
-        Chunk.objects.filter(document_id=document.pk, superseded_at__isnull=True).update(superseded_at=now)
-        Fact.objects.filter(document_id=document.pk, superseded_at__isnull=True).update(superseded_at=now)
-    Fact.objects.filter(pk=fact.pk, superseded_at__isnull=True).update(superseded_at=now)
+    else:
+        now = timezone.now()
+        if document is not None:
+            Document.objects.filter(pk=document.pk, superseded_at__isnull=True).update(superseded_at=now)
+            Chunk.objects.filter(document_id=document.pk, superseded_at__isnull=True).update(superseded_at=now)
+            Fact.objects.filter(document_id=document.pk, superseded_at__isnull=True).update(superseded_at=now)
+        Fact.objects.filter(pk=fact.pk, superseded_at__isnull=True).update(superseded_at=now)
+    record_audit(actor=actor, action="memory.withdrawn", target=f"mem_{fact.pk}", details={"deleted": deleted})
 
 
 @transaction.atomic
