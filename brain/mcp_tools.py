@@ -234,7 +234,7 @@ class RecordedOut(ToolOutput):
 
 
 @mcp_tool("report_issue", title="Report a Company Brain Issue", args=ReportIssueArgs, output=RecordedOut,
-          read_only=False, billing="free")  # fmt: skip
+          read_only=False, billing="free", writes="own")  # fmt: skip
 def report_issue_tool(actor: Actor, args: ReportIssueArgs) -> RecordedOut:
     """Record a failure you can point to: a tool error, missing information the user says exists,
     an answer that contradicts its evidence, or an access problem. Report once it is confirmed,
@@ -255,7 +255,7 @@ class SendFeedbackArgs(BaseModel):
 
 
 @mcp_tool("send_feedback", title="Send Company Brain Feedback", args=SendFeedbackArgs, output=RecordedOut,
-          read_only=False, billing="free")  # fmt: skip
+          read_only=False, billing="free", writes="own")  # fmt: skip
 def send_feedback_tool(actor: Actor, args: SendFeedbackArgs) -> RecordedOut:
     """Suggest an improvement to Brain when nothing failed (for failures use report_issue). Send
     it once, at the end of the task. Over-long texts are cut, not refused. Changes no knowledge."""

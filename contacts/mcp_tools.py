@@ -57,7 +57,7 @@ class RequestOut(ToolOutput):
 
 
 @mcp_tool("request_human_info", title="Request Information from a Person", args=RequestArgs, output=RequestOut,
-          scope="write", destructive=True, open_world=True)  # fmt: skip
+          scope="write", destructive=True, open_world=True, writes="shared")  # fmt: skip
 def request_human_info_tool(actor: Actor, args: RequestArgs) -> RequestOut:
     """Ask a colleague who is set up as a contact for information Brain does not have. Always
     preview first (dispatch false): nothing is sent, and Brain returns the contact it would ask;

@@ -94,7 +94,7 @@ class JobResult(ToolOutput):
 
 
 @mcp_tool("schedule_once", title="Schedule a One-off Job", args=ScheduleOnceArgs, output=JobResult, scope="write",
-          feature=FEATURE)  # fmt: skip
+          feature=FEATURE, writes="scoped")  # fmt: skip
 def schedule_once_tool(actor: Actor, args: ScheduleOnceArgs) -> JobResult:
     """Schedule a task for one future moment ("remind me in a week to...", "on Friday afternoon
     check whether X landed"). It runs once as this user, reports into a chat, then deletes itself
@@ -108,7 +108,7 @@ def schedule_once_tool(actor: Actor, args: ScheduleOnceArgs) -> JobResult:
 
 
 @mcp_tool("schedule_job", title="Schedule a Recurring Job", args=ScheduleJobArgs, output=JobResult, scope="write",
-          feature=FEATURE)  # fmt: skip
+          feature=FEATURE, writes="scoped")  # fmt: skip
 def schedule_job_tool(actor: Actor, args: ScheduleJobArgs) -> JobResult:
     """Create a recurring job: a task carried out on a five-field cron schedule with the same
     tools, as this user, each run's report saved to the job's chat ("every morning...", "each
@@ -157,7 +157,7 @@ class UpdatedJob(ToolOutput):
 
 
 @mcp_tool("update_job", title="Update a Scheduled Job", args=UpdateJobArgs, output=UpdatedJob, scope="write",
-          feature=FEATURE)  # fmt: skip
+          feature=FEATURE, writes="scoped")  # fmt: skip
 def update_job_tool(actor: Actor, args: UpdateJobArgs) -> UpdatedJob:
     """Rename, re-prompt, reschedule, move to another time zone, pause (enabled false), resume,
     run now or delete a job, by the id list_jobs gives. A personal job is changed by its owner; a

@@ -57,6 +57,10 @@ class Job(models.Model):
     write_tools = models.JSONField(
         default=list, blank=True, help_text="The write tools its owner granted its unattended runs (none by default)."
     )
+    personal_only = models.BooleanField(
+        default=False,
+        help_text="Made or changed over a connection limited to personal memories: its runs are limited the same way.",
+    )
     paused_reason = models.CharField(max_length=300, blank=True)
     next_run_at = models.DateTimeField(null=True, blank=True)
     last_run_at = models.DateTimeField(null=True, blank=True)

@@ -30,6 +30,7 @@ from brain.actors import Actor
 from brain.mcp.invoke import execute
 from brain.mcp.registry import TOOLS
 from brain.models import Membership
+from brain.personal import PERSONAL_ONLY
 from brain.services import start_activity
 from jobs import agent, beat
 from jobs.grants import run_actor
@@ -109,7 +110,8 @@ def perform(job: Job, run: Run) -> tuple[str, list[dict[str, Any]]]:
     if membership is None:
         Job.objects.filter(pk=job.pk).update(enabled=False, paused_reason="Its owner is no longer a member.")
         raise RuntimeError("the job's owner is no longer a member of the organisation; the job is paused")
-    owner = Actor(org=job.org, user=job.owner, scopes=frozenset({"read", "write"}), via="job", role=membership.role)
+    scopes = frozenset({"read", "write", *([PERSONAL_ONLY] if job.personal_only else [])})
+    owner = Actor(org=job.org, user=job.owner, scopes=scopes, via="job", role=membership.role)
     actor, run.audience = run_actor(job, owner)
     run.activity = start_activity(actor=actor, label=f"job {job.name}"[:200])
     run.save(update_fields=["activity", "audience"])

@@ -1,7 +1,10 @@
 """Creating, listing and changing jobs. Who may change one: its owner for a personal job; any
 member with the write scope for a shared one; an organisation admin for every job. What a job
 does (its prompt, mode, model and memory) is changed only by its owner, or for a shared job also
-by an organisation admin: everyone else may pause, resume and run it (``_may_change_what_it_does``)."""
+by an organisation admin: everyone else may pause, resume and run it (``_may_change_what_it_does``).
+A connection limited to personal memories (``brain.personal``) makes and changes only personal
+jobs that keep what they learn out of shared memory, and the job remembers it: its runs act under
+the same limit."""
 
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.ids import parse_numeric_id
 from brain.inputs import checked_text
+from brain.personal import PERSONAL, SHARED, is_personal_only, require_may_write
 from jobs import beat
 from jobs.grants import checked_grant
 from jobs.models import Chat, Job, Message
@@ -87,6 +91,8 @@ def _create(actor: Actor, *, name: str, prompt: str, kind: str, time_zone: str, 
     chosen_scope = scope or Job.Scope.PERSONAL
     if chosen_scope not in Job.Scope.values:
         raise InvalidArgument(f"scope must be personal or shared; got {chosen_scope!r}.")
+    chosen_memory = _memory(memory, chosen_scope)
+    _require_personal_if_limited(actor, scope=chosen_scope, memory=chosen_memory)
     chosen_mode = mode or Job.Mode.AGENT
     if chosen_mode not in Job.Mode.values:
         raise InvalidArgument(f"mode must be agent or chat; got {chosen_mode!r}.")
@@ -97,8 +103,8 @@ def _create(actor: Actor, *, name: str, prompt: str, kind: str, time_zone: str, 
     Message.objects.create(chat=chat, role=Message.Role.PROMPT, text=instructions)
     job = Job.objects.create(
         org=actor.org, owner=actor.user, name=title, prompt=instructions, kind=kind, time_zone=time_zone,
-        scope=chosen_scope, mode=chosen_mode, model=_model(model), memory=_memory(memory, chosen_scope), chat=chat,
-        notify=notify, write_tools=granted, **when,
+        scope=chosen_scope, mode=chosen_mode, model=_model(model), memory=chosen_memory, chat=chat,
+        notify=notify, write_tools=granted, personal_only=is_personal_only(actor.scopes), **when,
     )  # fmt: skip
     beat.sync(job)
     record_audit(actor=actor, action="job.created", target=job.public_id, details={"name": title, "kind": kind})
@@ -141,6 +147,15 @@ def list_jobs(*, actor: Actor) -> list[Scheduled]:
     return [Scheduled(job, words(job)) for job in visible_jobs(actor=actor).order_by("next_run_at", "pk")]
 
 
+def _require_personal_if_limited(actor: Actor, *, scope: str, memory: str) -> None:
+    """A shared job, or one whose runs store what they learn in shared memory, writes what others read."""
+    require_may_write(actor, scope=PERSONAL if scope == Job.Scope.PERSONAL else SHARED, what="A shared job")
+    require_may_write(
+        actor, scope=SHARED if memory == Job.Memory.ORG else PERSONAL,
+        what="A job that stores what it learns in the organisation's memory (memory org)",
+    )  # fmt: skip
+
+
 def _manageable(actor: Actor, job_id: str) -> Job:
     number = parse_numeric_id(job_id, "job", bare=True)
     jobs = Job.objects.filter(org=actor.org) if actor.is_admin else visible_jobs(actor=actor)
@@ -160,6 +175,9 @@ def update_job(*, actor: Actor, job_id: str, name: str | None = None, prompt: st
                notify: bool | None = None) -> Scheduled | None:  # fmt: skip
     """Change a job; None when it was deleted (its chat and past runs stay)."""
     job = _manageable(actor, job_id)
+    if delete and job.scope == Job.Scope.PERSONAL:  # one's own job may end, whatever it did
+        _delete(actor, job)
+        return None
     if any(value is not None for value in (prompt, mode, model, memory)) and not _may_change_what_it_does(actor, job):
         raise PermissionDenied(
             "Only its owner (or, for a shared job, an organisation admin) changes a job's prompt, mode, model or "
@@ -167,11 +185,11 @@ def update_job(*, actor: Actor, job_id: str, name: str | None = None, prompt: st
         )
     if run_now and not delete and not (job.enabled if enabled is None else enabled):
         raise InvalidArgument(f"{job.public_id} is paused, so it does not run now; resume it (enabled true) first.")
+    _require_personal_if_limited(actor, scope=job.scope, memory=job.memory if memory is None else memory)
+    if is_personal_only(actor.scopes):
+        job.personal_only = True  # what it does now was said over a limited connection
     if delete:
-        gone = job.public_id
-        beat.remove(job)
-        job.delete()
-        record_audit(actor=actor, action="job.deleted", target=gone)
+        _delete(actor, job)
         return None
     if name is not None:
         job.name = checked_text(name, "name", NAME_LIMIT, required=True)
@@ -209,6 +227,13 @@ def update_job(*, actor: Actor, job_id: str, name: str | None = None, prompt: st
 def _may_change_what_it_does(actor: Actor, job: Job) -> bool:
     """A job runs as its owner: what it does is the owner's to say, and for a shared job an admin's."""
     return job.owner_id == actor.user.pk or (job.scope == Job.Scope.SHARED and actor.is_admin)
+
+
+def _delete(actor: Actor, job: Job) -> None:
+    gone = job.public_id
+    beat.remove(job)
+    job.delete()
+    record_audit(actor=actor, action="job.deleted", target=gone)
 
 
 def _next(job: Job, now: datetime) -> datetime | None:

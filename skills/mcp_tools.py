@@ -155,6 +155,7 @@ class PublishOut(ToolOutput):
     output=PublishOut,
     scope="write",
     destructive=True,
+    writes="shared",
 )
 def skills_publish_tool(actor: Actor, args: PublishSkillArgs) -> PublishOut:
     """Send a skill (reusable instructions for assistants) to Brain for an admin's review. Use it

@@ -23,6 +23,7 @@ from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.models import Category
+from brain.personal import SHARED, require_may_write
 from memory.access import readable_category_ids
 from skills.models import (
     CONTENT_MAX,
@@ -144,8 +145,7 @@ def publish_skill(
     """Submit a skill version for review. It arrives pending; the version in use stays in use."""
     if not actor.can_write:
         raise PermissionDenied("Publishing a skill needs a token with the write scope.")
-    if "personal" in actor.scopes:
-        raise PermissionDenied("This connection may only store personal memories; skills are shared.")
+    require_may_write(actor, scope=SHARED, what="Publishing a skill (skills are shared)")
     slug = normalise_slug(slug)
     _check_length("name", name, NAME_MAX, required=True)
     _check_length("content", content, CONTENT_MAX, required=True)

@@ -17,6 +17,7 @@ from brain.inputs import refuse_unstorable
 from brain.mcp.limits import describe_validation_error
 from brain.mcp.registry import ToolOutput, ToolSpec, is_visible
 from brain.models import ToolCall
+from brain.personal import SHARED, require_may_write
 from brain.replicas import mark_written, run_read
 from brain.selectors import enabled_features
 from brain.services import record_tool_call
@@ -50,7 +51,9 @@ class Outcome:
 
 
 def authorise(actor: Actor, spec: ToolSpec) -> None:
-    """Raise ``PermissionDenied`` unless the actor may see ``spec``: its scope, and its feature if any."""
+    """Raise ``PermissionDenied`` unless the actor may see ``spec``: its scope, what it writes
+    (``brain.personal``: a connection limited to personal memories never runs a tool that writes
+    what others read), and its feature if any."""
     features = enabled_features(actor=actor) if spec.feature else set()
     if is_visible(spec, scopes=actor.scopes, features=features):
         return
@@ -60,6 +63,8 @@ def authorise(actor: Actor, spec: ToolSpec) -> None:
             "write scope, or carry on without writing.",
             scope=spec.scope,
         )
+    if spec.writes == SHARED:
+        require_may_write(actor, scope=SHARED, what=spec.name)
     raise PermissionDenied(
         f"{spec.name} is switched off for this organisation; an admin can turn it on.", feature=spec.feature
     )

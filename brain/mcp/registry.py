@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from brain.actors import Actor
+from brain.personal import SHARED, may_write
 from usage.prices import BILLINGS, CALL
 
 
@@ -24,6 +25,14 @@ class ToolOutput(BaseModel):
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 OutT = TypeVar("OutT", bound=ToolOutput)
 ToolFn = Callable[[Actor, Any], ToolOutput]
+
+# What a tool that is not read-only writes, for a connection limited to personal memories
+# (``brain.personal``): SHARED, what other people read (hidden from and refused to it before the
+# tool runs; the default); SCOPED, personal or shared by its arguments or its target, which the
+# service checks with ``brain.personal.require_may_write``; OWN, only the caller's own records that
+# are no one else's knowledge (a report, feedback).
+SCOPED, OWN = "scoped", "own"
+WRITES = (SHARED, SCOPED, OWN)
 
 
 @dataclass(frozen=True)
@@ -42,6 +51,7 @@ class ToolSpec:
     open_world: bool
     billing: str  # what a call costs: one of usage.prices.BILLINGS
     activity_arg: str | None  # the argument that carries an activity id, for call records
+    writes: str | None = None  # None for a read-only tool, else one of WRITES
 
     def input_schema(self) -> dict[str, Any]:
         schema = self.args.model_json_schema()
@@ -70,16 +80,23 @@ def mcp_tool(
     idempotent: bool = False,
     open_world: bool = False,
     billing: str | None = None,
+    writes: str | None = None,
 ) -> Callable[[Callable[[Actor, ArgsT], OutT]], Callable[[Actor, ArgsT], OutT]]:
     """Register a tool. Its docstring is the description a model reads.
 
     ``scope`` decides who sees the tool (a read-only token never sees a write tool); ``read_only``
     is the hint clients get, and defaults to ``scope == "read"``. Tools that only record a note
     (reports, feedback) need the read scope but are not read-only. ``billing`` is what a call
-    costs (``usage.prices``): a metered call unless said otherwise.
+    costs (``usage.prices``): a metered call unless said otherwise. ``writes`` is what a tool that
+    is not read-only writes (``WRITES``); one that does not say is taken to write what others read.
     """
     if scope not in ("read", "write"):
         raise ValueError(f"scope must be read or write, not {scope!r}")
+    is_read_only = scope == "read" if read_only is None else read_only
+    if is_read_only and writes is not None:
+        raise ValueError(f"MCP tool {name!r} is read-only, so it writes nothing; drop writes={writes!r}")
+    if writes is not None and writes not in WRITES:
+        raise ValueError(f"writes must be one of {', '.join(WRITES)}, not {writes!r}")
     if billing is not None and billing not in BILLINGS:
         raise ValueError(f"billing must be one of {', '.join(BILLINGS)}, not {billing!r}")
 
@@ -98,12 +115,13 @@ def mcp_tool(
             fn=fn,
             scope=scope,
             feature=feature,
-            read_only=scope == "read" if read_only is None else read_only,
+            read_only=is_read_only,
             destructive=destructive,
             idempotent=idempotent,
             open_world=open_world,
             billing=billing or CALL,
             activity_arg="activity_id" if "activity_id" in args.model_fields else None,
+            writes=None if is_read_only else writes or SHARED,
         )
         return fn
 
@@ -115,7 +133,12 @@ def visible_tools(*, scopes: frozenset[str], features: set[str]) -> list[ToolSpe
 
 
 def is_visible(spec: ToolSpec, *, scopes: frozenset[str], features: set[str]) -> bool:
-    return spec.scope in scopes and (spec.feature is None or spec.feature in features)
+    """A tool is listed when the token has its scope, may make its kind of write, and its feature is on."""
+    return (
+        spec.scope in scopes
+        and (spec.writes != SHARED or may_write(scopes, scope=SHARED))
+        and (spec.feature is None or spec.feature in features)
+    )
 
 
 PromptFn = Callable[[Actor, dict[str, str]], str]

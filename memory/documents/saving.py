@@ -14,6 +14,7 @@ from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, PermissionDenied
 from brain.models import Category, Organisation
+from brain.personal import require_may_write
 from brain.queueing import send_on_commit
 from memory.access import readable, readable_category_ids
 from memory.models import Document, Scope
@@ -78,10 +79,7 @@ def add_document(
         raise PermissionDenied("Saving knowledge needs a token with the write scope.")
     if scope not in Scope.values:
         raise InvalidArgument("scope must be 'shared' or 'personal'.")
-    if "personal" in actor.scopes and scope != Scope.PERSONAL:
-        raise PermissionDenied(
-            "This connection may only store personal memories; use remember with scope personal instead."
-        )
+    require_may_write(actor, scope=scope, what="A shared document")
     if not title.strip() or not content.strip():
         raise InvalidArgument("Both title and content need some text.")
     digest = content_hash(title, content)

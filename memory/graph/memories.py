@@ -6,17 +6,19 @@ from datetime import date, datetime
 
 from django.db import transaction
 from django.db.models import Q
+from django.utils import timezone
 
 from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.models import Category
+from brain.personal import default_scope, require_may_write
 from memory.documents.placement import delete_documents
 from memory.documents.saving import add_document
 from memory.graph.entities import get_or_create_entity, mention
 from memory.graph.reads import visible_facts
 from memory.graph.writes import FactDraft, embed_drafts, record_facts
-from memory.models import Fact, Scope
+from memory.models import Chunk, Document, Fact, Scope
 
 
 def replaceable_memory(*, actor: Actor, memory_id: int, scope: str) -> Fact:
@@ -67,9 +69,8 @@ def remember(
     """
     if not actor.can_write:
         raise PermissionDenied("remember needs a token with the write scope.")
-    scope = scope or (Scope.PERSONAL if "personal" in actor.scopes else Scope.SHARED)
-    if "personal" in actor.scopes and scope != Scope.PERSONAL:
-        raise PermissionDenied("This connection may only store personal memories; pass scope personal.")
+    scope = scope or default_scope(actor)
+    require_may_write(actor, scope=scope, what="A shared memory")
     if valid_from and valid_to and valid_to < valid_from:
         raise InvalidArgument("valid_to is before valid_from.")
     replaced = (
@@ -104,6 +105,26 @@ def remember(
     return facts[0]
 
 
+def withdraw(*, actor: Actor, fact: Fact) -> None:
+    """A remembered memory stops being found as current. Only its author may forget a memory (as
+    ``forget``), so it is deleted when the caller remembered it; anyone else's is ended instead:
+    it, its passages and the memories stored with it are superseded now, nothing is deleted, and
+    "as of" an earlier day still finds it."""
+    require_may_write(actor, scope=fact.scope, what=f"Withdrawing mem_{fact.pk}, a shared memory,")
+    document = fact.document if fact.source == Fact.Source.REMEMBERED else None
+    deleted = document is not None and fact.created_by_id == actor.user.pk
+    if document is not None and deleted:
+        delete_documents([document])  # its chunks, facts and values go with it
+    else:
+        now = timezone.now()
+        if document is not None:
+            Document.objects.filter(pk=document.pk, superseded_at__isnull=True).update(superseded_at=now)
+            Chunk.objects.filter(document_id=document.pk, superseded_at__isnull=True).update(superseded_at=now)
+            Fact.objects.filter(document_id=document.pk, superseded_at__isnull=True).update(superseded_at=now)
+        Fact.objects.filter(pk=fact.pk, superseded_at__isnull=True).update(superseded_at=now)
+    record_audit(actor=actor, action="memory.withdrawn", target=f"mem_{fact.pk}", details={"deleted": deleted})
+
+
 @transaction.atomic
 def forget(*, actor: Actor, memory_id: int) -> str:
     """Delete a memory the caller stored with remember, with its document; never anything else.
@@ -120,6 +141,7 @@ def forget(*, actor: Actor, memory_id: int) -> str:
         )
     if fact.created_by_id != actor.user.pk:
         raise PermissionDenied(f"mem_{memory_id} was remembered by someone else; only they can forget it.")
+    require_may_write(actor, scope=fact.scope, what=f"Forgetting mem_{memory_id}, a shared memory,")
     statement = fact.statement
     if fact.document is not None and fact.document.source_kind == "remember":
         delete_documents([fact.document])  # its chunks, facts and values go with it

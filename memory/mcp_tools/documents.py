@@ -78,6 +78,7 @@ WAITING = gettext_noop(
     scope="write",
     idempotent=True,
     billing="knowledge",
+    writes="shared",  # no scope argument: the document is the organisation's
 )
 def add_company_knowledge_tool(actor: Actor, args: AddKnowledgeArgs) -> AddKnowledgeOut:
     """Save a durable company fact or note into Brain's memory. Use it only when the user asks

@@ -59,7 +59,7 @@ class RememberedOut(ToolOutput):
 
 
 @mcp_tool("remember", title="Remember a Company Fact", args=RememberArgs, output=RememberedOut, scope="write",
-          billing="remember")  # fmt: skip
+          billing="remember", writes="scoped")  # fmt: skip
 def remember_tool(actor: Actor, args: RememberArgs) -> RememberedOut:
     """Store a durable fact, decision, preference, event or procedure the user states or asks
     you to remember, as one self-contained statement with names and dates. scope shared is for
@@ -91,7 +91,7 @@ class ForgottenOut(ToolOutput):
 
 
 @mcp_tool("forget", title="Forget a Remembered Fact", args=ForgetArgs, output=ForgottenOut, scope="write",
-          destructive=True, idempotent=True, billing="free")  # fmt: skip
+          destructive=True, idempotent=True, billing="free", writes="scoped")  # fmt: skip
 def forget_tool(actor: Actor, args: ForgetArgs) -> ForgottenOut:
     """Delete a memory you stored with remember. It only removes what was remembered by this same
     user, never uploaded or synced documents, so source material cannot be deleted by mistake.

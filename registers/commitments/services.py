@@ -13,6 +13,7 @@ from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound
 from brain.inputs import checked_text
+from brain.personal import SHARED, require_may_write
 from memory.graph.reads import find_entities
 from memory.models import Entity
 from registers.common import entry_id, local_today, one_of, readable_entries, shared_audience
@@ -66,6 +67,7 @@ def owner_entity(actor: Actor, name: str) -> Entity | None:
 def record_commitment(*, actor: Actor, owner: str, what: str, due_on: date | None = None,
                       promised_on: date | None = None, made_in: str = "") -> Commitment:  # fmt: skip
     """A promise a person tells about; shared with the organisation."""
+    require_may_write(actor, scope=SHARED, what="Recording a commitment (the register is shared)")
     name = checked_text(owner, "owner", OWNER_LIMIT, required=True)
     text = checked_text(what, "what", WHAT_LIMIT, required=True)
     where = checked_text(made_in, "from", MADE_IN_LIMIT)
@@ -85,6 +87,7 @@ def record_commitment(*, actor: Actor, owner: str, what: str, due_on: date | Non
 def update_commitment(*, actor: Actor, commitment_id: str, status: str | None = None, note: str | None = None,
                       due_on: date | None = None, what: str | None = None) -> Commitment:  # fmt: skip
     """Settle, reopen or correct a commitment the actor may see; settling needs a note."""
+    require_may_write(actor, scope=SHARED, what="Changing a commitment (the register is shared)")
     number = entry_id(commitment_id, "cmt", "commitment")
     commitment = visible_commitments(actor=actor).select_for_update().filter(pk=number).first()
     if commitment is None:

@@ -17,6 +17,7 @@ from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound
 from brain.inputs import checked_text
+from brain.personal import SHARED, require_may_write
 from memory.access import seen_by_every_reader_of
 from memory.graph.memories import supersede_explicitly
 from memory.graph.reads import parse_memory_id, visible_facts
@@ -71,6 +72,7 @@ def _memory(actor: Actor, value: str | None, field: str) -> Fact | None:
 def raise_contradiction(*, actor: Actor, question: str, about: str, claim_a: str, source_a: str, claim_b: str,
                         source_b: str, memory_id_a: str | None = None, memory_id_b: str | None = None,
                         severity: str | None = None, subject: str | None = None) -> Contradiction:  # fmt: skip
+    require_may_write(actor, scope=SHARED, what="Raising a contradiction (the register is shared)")
     fact_a, fact_b = _memory(actor, memory_id_a, "memory_id_a"), _memory(actor, memory_id_b, "memory_id_b")
     if fact_a is not None and fact_a == fact_b:
         raise InvalidArgument("memory_id_a and memory_id_b are the same memory; a contradiction needs two.")
@@ -119,6 +121,7 @@ def _pair(a: Fact | None, b: Fact | None) -> str:
 def answer_contradiction(*, actor: Actor, contradiction_id: str, answer: str, note: str) -> Contradiction:
     """a or b: that statement stands and the other is superseded in memory; both or neither close
     it and leave memory as it is. A note is required."""
+    require_may_write(actor, scope=SHARED, what="Answering a contradiction (the register is shared)")
     number = entry_id(contradiction_id, "ctr", "contradiction")
     entry = visible_contradictions(actor=actor).select_for_update(of=("self",)).filter(pk=number).first()
     if entry is None:

@@ -1,8 +1,10 @@
 """The glossary as people and assistants use it: look up, define, correct, dismiss, reopen.
 
 A definition is a memory (``remember``), shared with the organisation, so search and ask find it;
-a corrected one replaces that memory, and withdrawing one removes it, since a meaning nobody
-stands behind must not be retrievable.
+a corrected one replaces that memory, and withdrawing one takes it out of what is current, since a
+meaning nobody stands behind must not be retrieved as one: deleted when its author withdraws it,
+ended (kept as history, as its author's) when someone else does, since only its author may forget
+a memory.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound
 from brain.inputs import checked_text
-from memory.documents.placement import delete_documents
-from memory.graph.memories import remember
+from brain.personal import SHARED, require_may_write
+from memory.graph.memories import remember, withdraw
 from memory.models import Fact, Scope
 from registers.common import entry_id, one_of
 from registers.models import Term
@@ -59,15 +61,17 @@ def _remember(actor: Actor, entry: Term, definition: str) -> Fact:
     )  # fmt: skip
 
 
-def _withdraw(entry: Term) -> None:
-    if entry.memory is not None and entry.memory.document is not None:
-        delete_documents([entry.memory.document])
+def _withdraw(actor: Actor, entry: Term) -> None:
+    """The definition's memory stops being found; it is deleted only when the caller defined it."""
+    if entry.memory is not None:
+        withdraw(actor=actor, fact=entry.memory)
     entry.memory = None
 
 
 @transaction.atomic
 def define_term(*, actor: Actor, term: str, definition: str, term_id: str | None = None) -> Term:
     """Record what a word points at; answers the open entry ``term_id`` when given."""
+    require_may_write(actor, scope=SHARED, what="Defining a term (the glossary is shared)")
     text = checked_text(definition, "definition", DEFINITION_LIMIT, required=True)
     word = checked_text(term, "term", TERM_LIMIT, required=True)
     if term_id:
@@ -92,6 +96,7 @@ def update_term(*, actor: Actor, term_id: str, definition: str | None = None, st
                 note: str | None = None) -> Term:  # fmt: skip
     """Correct or widen a definition (it replaces the old memory), dismiss the word for good, or
     reopen it (the definition and its memory are withdrawn)."""
+    require_may_write(actor, scope=SHARED, what="Changing a term (the glossary is shared)")
     entry = _term(actor, term_id)
     reason = checked_text(note, "note", NOTE_LIMIT)
     chosen = one_of(state, "state", UPDATE_STATES, "defined") if state is not None else None
@@ -106,7 +111,7 @@ def update_term(*, actor: Actor, term_id: str, definition: str | None = None, st
         entry.defined_by, entry.defined_at = actor.user, timezone.now()
         entry.memory = _remember(actor, entry, text)
     else:
-        _withdraw(entry)
+        _withdraw(actor, entry)
         entry.state, entry.definition = chosen or Term.State.OPEN, ""
         entry.defined_by = entry.defined_at = None
     if reason:

@@ -100,7 +100,7 @@ class CommitmentResult(ToolOutput):
 
 
 @mcp_tool("record_commitment", title="Record a Commitment", args=RecordCommitmentArgs, output=CommitmentResult,
-          scope="write", feature=FEATURE)  # fmt: skip
+          scope="write", feature=FEATURE, writes="shared")  # fmt: skip
 def record_commitment_tool(actor: Actor, args: RecordCommitmentArgs) -> CommitmentResult:
     """Put a promise on the register: a named person or team undertook to do a specific thing.
     Use it when someone commits during this conversation, or tells of a promise made where Brain
@@ -132,7 +132,7 @@ class UpdateCommitmentArgs(BaseModel):
 
 
 @mcp_tool("update_commitment", title="Update a Commitment", args=UpdateCommitmentArgs, output=CommitmentResult,
-          scope="write", feature=FEATURE, idempotent=True)  # fmt: skip
+          scope="write", feature=FEATURE, idempotent=True, writes="shared")  # fmt: skip
 def update_commitment_tool(actor: Actor, args: UpdateCommitmentArgs) -> CommitmentResult:
     """Mark a promise done or dropped, reopen it, or correct its wording or due date. Use it as
     soon as someone says a promise was kept, abandoned or moved, or the register keeps saying

@@ -99,7 +99,7 @@ class ContradictionResult(ToolOutput):
 
 
 @mcp_tool("raise_contradiction", title="Raise a Contradiction", args=RaiseContradictionArgs,
-          output=ContradictionResult, scope="write", feature=FEATURE)  # fmt: skip
+          output=ContradictionResult, scope="write", feature=FEATURE, writes="shared")  # fmt: skip
 def raise_contradiction_tool(actor: Actor, args: RaiseContradictionArgs) -> ContradictionResult:
     """Put on the register two things the organisation believes that cannot both be true, when
     you find them while answering something else or somebody points them out. Pairs of stored
@@ -121,7 +121,7 @@ class AnswerContradictionArgs(BaseModel):
 
 
 @mcp_tool("answer_contradiction", title="Answer a Contradiction", args=AnswerContradictionArgs,
-          output=ContradictionResult, scope="write", feature=FEATURE)  # fmt: skip
+          output=ContradictionResult, scope="write", feature=FEATURE, writes="shared")  # fmt: skip
 def answer_contradiction_tool(actor: Actor, args: AnswerContradictionArgs) -> ContradictionResult:
     """Say which of two statements stands. a or b supersedes the other statement in memory, so
     search and ask stop returning it as current; both (different periods or parts of the

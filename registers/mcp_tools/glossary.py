@@ -83,7 +83,7 @@ class TermResult(ToolOutput):
 
 
 @mcp_tool("define_term", title="Define a Term", args=DefineTermArgs, output=TermResult, scope="write",
-          feature=FEATURE)  # fmt: skip
+          feature=FEATURE, writes="shared")  # fmt: skip
 def define_term_tool(actor: Actor, args: DefineTermArgs) -> TermResult:
     """Record what one of the organisation's words points at, when somebody explains it in the
     conversation or confirms what an open entry means. It becomes a memory and joins the
@@ -107,7 +107,7 @@ class UpdateTermArgs(BaseModel):
 
 
 @mcp_tool("update_term", title="Update a Term", args=UpdateTermArgs, output=TermResult, scope="write",
-          feature=FEATURE)  # fmt: skip
+          feature=FEATURE, writes="shared")  # fmt: skip
 def update_term_tool(actor: Actor, args: UpdateTermArgs) -> TermResult:
     """Correct or widen what a word points at (the new definition replaces the old memory), take
     a word out of the glossary for good (dismissed), or withdraw a definition so it is asked

@@ -101,5 +101,5 @@ def test_a_definition_reopened_in_the_admin_leaves_no_memory_behind(actor):
     assert answer.status_code == 302
     entry.refresh_from_db()
     assert (entry.state, entry.definition, entry.memory_id) == ("open", "", None)
-    assert not Fact.objects.filter(pk=memory_id).exists()
+    assert not Fact.objects.filter(pk=memory_id, superseded_at__isnull=True).exists()
     assert found(actor, "pod on-call team") == []
