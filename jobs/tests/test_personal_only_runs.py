@@ -24,7 +24,8 @@ def test_a_run_of_a_job_made_personal_only_cannot_write_what_others_read(org, mo
         tool_call("remember", {"content": "BigCo's renewal is due in March.", "scope": "shared"}, 2),
         {"role": "assistant", "content": "Done."},
     ]
-    job = schedule_job(actor=personal, name="Notes", prompt="Note the renewal", schedule="30 17 * * 5").job
+    job = schedule_job(actor=personal, name="Notes", prompt="Note the renewal", schedule="30 17 * * 5",
+                       write_tools=["remember"]).job  # fmt: skip
     assert job.personal_only
     run = tick(job.pk, now=FRIDAY)
     assert run is not None
@@ -32,7 +33,9 @@ def test_a_run_of_a_job_made_personal_only_cannot_write_what_others_read(org, mo
     assert "record_commitment" not in offered
     assert "remember" in offered
     assert not Commitment.objects.filter(org=org).exists()
-    assert [(c["tool"], c["ok"]) for c in run.tool_calls] == [("record_commitment", False), ("remember", True)]
+    calls = [(c["tool"], c["ok"]) for c in run.tool_calls]
+    assert ("record_commitment", True) not in calls  # refused before it runs, as a tool it was not offered
+    assert ("remember", True) in calls
     from memory.models import Fact
 
     assert Fact.objects.get(org=org, statement__startswith="BigCo's renewal").scope == "personal"
@@ -44,7 +47,8 @@ def test_a_run_of_a_job_made_with_full_access_still_may_write_for_the_organisati
         tool_call("record_commitment", {"owner": "Priya Shah", "what": "Send BigCo the contract."}, 1),
         {"role": "assistant", "content": "Done."},
     ]
-    job = schedule_job(actor=make_actor(org), name="Notes", prompt="Note it", schedule="30 17 * * 5").job
+    job = schedule_job(actor=make_actor(org), name="Notes", prompt="Note it", schedule="30 17 * * 5",
+                       write_tools=["record_commitment"]).job  # fmt: skip
     assert not job.personal_only
     assert tick(job.pk, now=FRIDAY) is not None
     assert Commitment.objects.filter(org=org).count() == 1
