@@ -131,13 +131,14 @@ def sweep_pending_extractions(*, grace_seconds: int | None = None) -> int:
     return len(ids)
 
 
-def retry_extraction(*, document_id: int) -> None:
-    """Try a failed extraction again from the start (the admin's action)."""
+def retry_extraction(*, document_id: int) -> bool:
+    """Try a failed extraction again from the start (the admin's action); whether it was queued."""
     with transaction.atomic():
-        if Document.objects.filter(pk=document_id, status=Document.Status.READY, extraction=Extraction.FAILED).update(
-            extraction=Extraction.PENDING, extraction_attempts=0, extraction_error=""
-        ):
-            _enqueue(document_id)
+        failed = Document.objects.filter(pk=document_id, status=Document.Status.READY, extraction=Extraction.FAILED)
+        if not failed.update(extraction=Extraction.PENDING, extraction_attempts=0, extraction_error=""):
+            return False
+        _enqueue(document_id)
+    return True
 
 
 def _enqueue(document_id: int) -> None:

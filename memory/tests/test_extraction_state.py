@@ -12,7 +12,7 @@ from django.test import override_settings
 
 from memory.documents.extracting import extract_facts, sweep_pending_extractions
 from memory.documents.ingestion import ingest_document
-from memory.models import Fact
+from memory.models import Document, Fact
 from memory.tasks import extract_facts_task
 from memory.tests.factories import save
 
@@ -157,3 +157,31 @@ def test_a_document_ingested_with_extraction_off_owes_no_facts(actor, settings):
     document = save(actor, "Meeting", ONE)
     assert document.extraction == ""
     assert sweep_pending_extractions(grace_seconds=0) == 0
+
+
+@pytest.mark.django_db
+def test_a_failed_extraction_shows_in_rest_and_the_admin_which_can_retry_it(actor, monkeypatch):
+    from rest_framework.test import APIClient
+
+    from brain.tests.admin_client import logged_in, make_org_admin
+    from conftest import make_token
+
+    def broken(**kw):  # type: ignore[no-untyped-def]
+        raise RuntimeError("the extractor broke")
+
+    monkeypatch.setattr("memory.graph.document_facts.record_facts", broken)
+    sent: list[object] = []
+    monkeypatch.setattr("brain.queueing.current_app.send_task", lambda name, args: sent.append(args))
+    document = save(actor, "Meeting", ONE)
+    Document.objects.filter(pk=document.pk).update(extraction="failed", extraction_error="stopped: broke")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {make_token(actor.org).plaintext}")
+    detail = client.get(f"/api/v1/documents/{document.public_id}").json()
+    assert detail["status"] == "ready"
+    assert (detail["extraction"], detail["extraction_error"]) == ("failed", "stopped: broke")
+
+    admin = logged_in(make_org_admin(actor.org))
+    assert "failed" in admin.get("/admin/memory/document/?extraction=failed").content.decode()
+    admin.post("/admin/memory/document/", {"action": "retry_extraction", "_selected_action": [document.pk]})
+    document.refresh_from_db()
+    assert document.extraction == "pending"
