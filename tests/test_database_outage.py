@@ -85,7 +85,7 @@ def test_a_rest_save_when_the_database_goes_away_right_after_it_commits_loses_no
 
     real = memory.api.add_document
 
-    def saved_then_away(**kw):  # type: ignore[no-untyped-def]
+    def saved_then_away(**kw):
         saved = real(**kw)  # committed
         outage.start()
         Document.objects.exists()  # the view reads once more after the write, and the database is gone
@@ -131,7 +131,7 @@ def test_an_mcp_save_when_the_database_goes_away_inside_the_tool_is_retryable_an
 
     real = tools.add_document
 
-    def saved_then_away(**kw):  # type: ignore[no-untyped-def]
+    def saved_then_away(**kw):
         saved = real(**kw)  # committed
         outage.start()
         Document.objects.exists()  # the tool reads once more after its write, and the database is gone

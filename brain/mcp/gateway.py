@@ -135,8 +135,9 @@ def _request(body: bytes) -> tuple[object, bool]:
         return None, False
     if not isinstance(message, dict):
         return None, False
-    params = message.get("params") if isinstance(message.get("params"), dict) else {}
-    spec = TOOLS.get(str(params.get("name", ""))) if message.get("method") == "tools/call" else None
+    params = message.get("params")
+    name = str(params.get("name", "")) if isinstance(params, dict) else ""
+    spec = TOOLS.get(name) if message.get("method") == "tools/call" else None
     return message.get("id"), spec is not None and not spec.read_only
 
 

@@ -43,7 +43,7 @@ def test_two_documents_naming_the_same_people_in_opposite_order_both_keep_their_
     partner = {one.pk: other.pk, other.pk: one.pk}
     failures: list[BaseException] = []
 
-    def rendezvous(*, document, **kw):  # type: ignore[no-untyped-def]
+    def rendezvous(*, document, **kw):
         entity = real(document=document, **kw)
         if not linked_first[document.pk].is_set():
             linked_first[document.pk].set()
@@ -86,7 +86,7 @@ def test_a_transient_database_error_during_extraction_is_retried_and_the_facts_l
 
     real, calls = document_facts.record_facts, []
 
-    def deadlocked_once(**kw):  # type: ignore[no-untyped-def]
+    def deadlocked_once(**kw):
         calls.append(1)
         if len(calls) == 1:
             raise OperationalError("deadlock detected")
@@ -107,7 +107,7 @@ def test_a_failed_extraction_leaves_the_document_marked_and_the_sweep_tries_it_a
 ):
     from memory.graph import document_facts
 
-    def broken(**kw):  # type: ignore[no-untyped-def]
+    def broken(**kw):
         raise RuntimeError("the extractor broke")
 
     monkeypatch.setattr(document_facts, "record_facts", broken)
@@ -135,7 +135,7 @@ def test_a_failed_extraction_leaves_the_document_marked_and_the_sweep_tries_it_a
 @pytest.mark.django_db
 @override_settings(BRAIN_INGEST_MAX_ATTEMPTS=3)
 def test_an_extraction_that_keeps_failing_ends_failed_with_its_reason(actor, monkeypatch):
-    def broken(**kw):  # type: ignore[no-untyped-def]
+    def broken(**kw):
         raise RuntimeError("the extractor broke")
 
     monkeypatch.setattr("memory.graph.document_facts.record_facts", broken)
@@ -166,7 +166,7 @@ def test_a_failed_extraction_shows_in_rest_and_the_admin_which_can_retry_it(acto
     from brain.tests.admin_client import logged_in, make_org_admin
     from conftest import make_token
 
-    def broken(**kw):  # type: ignore[no-untyped-def]
+    def broken(**kw):
         raise RuntimeError("the extractor broke")
 
     monkeypatch.setattr("memory.graph.document_facts.record_facts", broken)
