@@ -54,10 +54,20 @@ def _claim(document_id: int) -> bool:
 
 
 def extract_facts(*, document_id: int) -> str:
-    """Learn the facts of one ready document and record how it went. Safe to run twice.
+    """Learn the facts of one ready document and record how it went. Safe to run twice; never
+    raises, so one document's failure never stops a batch.
 
     Returns "done", "pending" (failed this time; the sweep tries again), "failed" (given up) or
-    "skipped" (nothing owed, or another worker has it)."""
+    "skipped" (nothing owed, or another worker has it). When even recording the failure fails (the
+    database is away), the document stays marked pending or running, and the sweep finds it."""
+    try:
+        return _extract_facts(document_id)
+    except Exception:
+        logger.exception("extracting facts from document %s failed; the extraction sweep will try again", document_id)
+        return "pending"
+
+
+def _extract_facts(document_id: int) -> str:
     if not _claim(document_id):
         return "skipped"
     for attempt in range(TRIES_NOW):
