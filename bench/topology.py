@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.mcp_calls import ROOT, setup_environment
-from tests.topology import RoundRobin, Topology, ready, topology_env, wait_until
+from tests.progress import documents_progress, log_size, wait_while_progressing
+from tests.topology import RoundRobin, Topology, ready, topology_env
 
 THREADS = 8
 
@@ -57,8 +58,8 @@ def start_webs(world: Topology, count: int) -> list[str]:
         port = free_port()
         world.web(f"web-{i}", port)
         urls.append(f"http://127.0.0.1:{port}")
-    for url in urls:
-        wait_until(partial(ready, url), 180, f"{url} to be ready")
+    for i, url in enumerate(urls):
+        wait_while_progressing(partial(ready, url), log_size(world.log_path(f"web-{i}")), what=f"{url} to be ready")
     return urls
 
 
@@ -78,7 +79,8 @@ def ingestion(env: dict[str, str], logs: Path, workers: int, documents: int) -> 
                           range(documents)))  # fmt: skip
         for i in range(workers):
             world.worker(f"bench-ingest-{i}", ("ingest",))
-        wait_until(lambda: Document.objects.filter(org=org, status="ready").count() == documents, 1800, "ingestion")
+        wait_while_progressing(lambda: Document.objects.filter(org=org, status="ready").count() == documents,
+                               documents_progress(Document.objects.filter(org=org)), what="ingestion")  # fmt: skip
         stamps = sorted(t for t in Document.objects.filter(org=org).values_list("processed_at", flat=True) if t)
         return (documents - 1) / (stamps[-1] - stamps[0]).total_seconds()
     finally:

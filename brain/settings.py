@@ -309,6 +309,7 @@ CELERY_TASK_ROUTES = {
     # Sweeps stay off the ingest and dispatch queues, so a long backlog does not delay them.
     "memory.tasks.sweep_stuck_documents_task": {"queue": "celery"},
     "memory.tasks.recover_worker_task": {"queue": "celery"},
+    "memory.tasks.sweep_pending_extractions_task": {"queue": "celery"},
     "contacts.tasks.sweep_queued_requests_task": {"queue": "celery"},
     # Building an organisation's index can take minutes: off the ingest queue and the sweeps'.
     "memory.tasks.sync_org_indexes_task": {"queue": "nightly"},
@@ -323,6 +324,10 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BEAT_SCHEDULE = {
     "sweep-stuck-documents": {
         "task": "memory.tasks.sweep_stuck_documents_task",
+        "schedule": float(BRAIN_SWEEP_INTERVAL_SECONDS),
+    },
+    "sweep-pending-extractions": {
+        "task": "memory.tasks.sweep_pending_extractions_task",
         "schedule": float(BRAIN_SWEEP_INTERVAL_SECONDS),
     },
     "sweep-queued-requests": {

@@ -25,3 +25,5 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("brain.api.urls")),
 ]
+
+handler500 = "brain.api.exceptions.server_error"  # JSON under /api/ (brain.api.exceptions)

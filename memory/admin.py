@@ -18,6 +18,7 @@ from brain.admin_base import SameOrganisationForm, staff_user
 from brain.errors import DomainError
 from brain.models import Organisation
 from memory.admin_fixes import EntityFixesAdmin, FactFixesAdmin, FlaggedFilter
+from memory.documents.extracting import retry_extraction
 from memory.documents.ingestion import pause_ingestion, resume_ingestion, retry_document
 from memory.documents.placement import change_document_access, check_access, delete_documents
 from memory.models import Chunk, Document, Entity, Fact, Value
@@ -43,15 +44,15 @@ class DocumentAccessForm(SameOrganisationForm):
 
 @admin.register(Document)
 class DocumentAdmin(OrgScopedAdmin):
-    list_display = ["title", "org", "status", "source_kind", "category", "scope", "chunk_count", "version",
-                    "attempts", "recorded_at", "superseded_at"]  # fmt: skip
-    list_filter = ["status", "source_kind"]
+    list_display = ["title", "org", "status", "extraction", "source_kind", "category", "scope", "chunk_count",
+                    "version", "attempts", "recorded_at", "superseded_at"]  # fmt: skip
+    list_filter = ["status", "extraction", "source_kind"]
     search_fields = ["title", "external_id"]
     date_hierarchy = "recorded_at"
     shared_only = "scope"
     form = DocumentAccessForm
     readonly_fields = [f.name for f in Document._meta.fields if f.name not in ("id", *ACCESS_FIELDS)]
-    actions = ["retry"]
+    actions = ["retry", "retry_extraction"]
     audit_form_writes = False  # change_document_access records the change
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -86,6 +87,11 @@ class DocumentAdmin(OrgScopedAdmin):
             except DomainError as exc:
                 self.message_user(request, f"{document}: {exc.message}", messages.WARNING)
         self.message_user(request, f"{done} document(s) queued again.", messages.SUCCESS)
+
+    @admin.action(description="Retry the selected failed extractions")
+    def retry_extraction(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
+        done = sum(retry_extraction(document_id=pk) for pk in queryset.values_list("pk", flat=True))
+        self.message_user(request, f"{done} extraction(s) queued again.", messages.SUCCESS)
 
 
 @admin.register(Chunk)

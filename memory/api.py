@@ -55,6 +55,12 @@ class DocumentOut(BaseModel):
     scope: str
     version: int
     chunk_count: int
+    extraction: str = Field(
+        "",
+        description="Learning facts from the ready document: pending (to do or to retry), running, done, "
+        "failed (given up; extraction_error says why), or empty when not extracted",
+    )
+    extraction_error: str = ""
     recorded_at: datetime
     occurred_at: datetime | None
     speaker: str = ""
@@ -79,6 +85,8 @@ class DocumentOut(BaseModel):
             scope=document.scope,
             version=document.version,
             chunk_count=document.chunk_count,
+            extraction=document.extraction,
+            extraction_error=document.extraction_error,
             recorded_at=document.recorded_at,
             occurred_at=document.occurred_at,
             speaker=document.speaker,

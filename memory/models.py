@@ -29,6 +29,15 @@ class Document(models.Model):
         READY = "ready"
         FAILED = "failed"
 
+    class Extraction(models.TextChoices):
+        """How learning facts from a ready document went; its passages are searchable meanwhile."""
+
+        NONE = "", "not extracted"  # extraction is off, or the document is a remembered fact
+        PENDING = "pending"  # to do, or to try again (the sweep does)
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"  # given up after BRAIN_INGEST_MAX_ATTEMPTS tries; the reason is kept
+
     org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="documents")
     title = models.CharField(max_length=240)
     content = models.TextField()
@@ -65,10 +74,22 @@ class Document(models.Model):
     superseded_at = models.DateTimeField(null=True, blank=True)
     superseded_by = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     chunk_count = models.PositiveIntegerField(default=0)
+    extraction = models.CharField(
+        max_length=16, choices=Extraction.choices, blank=True, default=Extraction.NONE, db_default=Extraction.NONE
+    )
+    extraction_error = models.TextField(blank=True, default="", db_default="")
+    extraction_attempts = models.PositiveIntegerField(default=0, db_default=0)
+    extraction_tried_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [
             models.Index(fields=["org", "status"], name="document_org_status"),
+            # The extraction sweep reads only the few documents whose extraction is not settled.
+            models.Index(
+                fields=["extraction"],
+                name="document_extraction_open",
+                condition=models.Q(extraction__in=["pending", "running"]),
+            ),
             models.Index(fields=["org", "-recorded_at"], name="document_org_recorded"),
             models.Index(fields=["org", "source_kind", "external_id"], name="document_external_id"),
             # The message before a message in its conversation (memory.documents.turns).

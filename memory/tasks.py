@@ -3,7 +3,9 @@ from datetime import datetime
 from celery import Task, shared_task
 from django.conf import settings
 
-from memory.documents.ingestion import ingest_document, is_transient, release_worker_claims, sweep_stuck_documents
+from memory.documents.extracting import extract_facts, sweep_pending_extractions
+from memory.documents.failures import is_transient
+from memory.documents.ingestion import ingest_document, release_worker_claims, sweep_stuck_documents
 from memory.retrieval.org_indexes import sync_org_indexes
 
 # Retries of a temporary failure: 10 s doubling, at most 5 minutes apart. How many times a document
@@ -39,6 +41,22 @@ def ingest_document_task(self: Task, document_id: int) -> str:
 @shared_task
 def sweep_stuck_documents_task(queued_grace_seconds: int | None = None) -> int:
     return sweep_stuck_documents(queued_grace_seconds=queued_grace_seconds)
+
+
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=settings.BRAIN_INGEST_SOFT_TIME_LIMIT_SECONDS,
+    time_limit=settings.BRAIN_INGEST_TIME_LIMIT_SECONDS,
+)
+def extract_facts_task(document_id: int) -> str:
+    """A ready document's facts, tried again by the extraction sweep; its failures stay on the row."""
+    return extract_facts(document_id=document_id)
+
+
+@shared_task
+def sweep_pending_extractions_task(grace_seconds: int | None = None) -> int:
+    return sweep_pending_extractions(grace_seconds=grace_seconds)
 
 
 @shared_task

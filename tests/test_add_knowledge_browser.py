@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from brain.models import Category
 from conftest import make_org, make_user
 from memory.models import Document
 from tests.browser import browser_page, log_in
+from tests.progress import documents_progress, log_size, wait_while_progressing
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -57,10 +57,12 @@ def worker(tmp_path) -> Iterator[Callable[[], subprocess.Popen[bytes]]]:
         started.append(proc)
         from brain.celery import app
 
-        deadline = time.monotonic() + 60
-        while not app.control.broadcast("ping", reply=True, timeout=0.5, limit=1):
-            assert time.monotonic() < deadline, log_path.read_text()
+        def answers() -> bool:
             assert proc.poll() is None, log_path.read_text()
+            return bool(app.control.broadcast("ping", reply=True, timeout=0.5, limit=1))
+
+        wait_while_progressing(answers, log_size(log_path), what="the worker to answer a ping",
+                               details=log_path.read_text)  # fmt: skip
         return proc
 
     yield start
@@ -99,7 +101,10 @@ def test_an_uploaded_file_goes_from_queued_to_ready_with_a_real_worker(brain_url
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")  # fits 375 px
 
         worker()
-        expect(item.locator("[data-role=label]")).to_have_text("Ready", timeout=90_000)  # the page polled it
+        documents = Document.objects.filter(org=org)
+        wait_while_progressing(lambda: documents.filter(status="ready").exists(), documents_progress(documents),
+                               what="the worker to ingest the file")  # fmt: skip
+        expect(item.locator("[data-role=label]")).to_have_text("Ready", timeout=30_000)  # the page polled it
         expect(item.locator("[data-role=detail]")).to_have_text("Searchable: 2 passages.")
         expect(item.get_by_role("button", name="Retry")).to_be_hidden()
         if shots := os.environ.get("BRAIN_SCREENSHOT_DIR"):

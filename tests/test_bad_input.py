@@ -35,7 +35,7 @@ def refusal(response, status: int = 400) -> str:
     assert response.status_code == status, response.content[:300]
     assert response["Content-Type"] == "application/json"
     body = response.json()
-    assert set(body) == {"code", "message", "details"}
+    assert set(body) == {"code", "message", "details", "retryable"}
     assert body["message"]
     return body["message"]
 

@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import psutil
@@ -17,6 +16,7 @@ from django.db import connection
 
 from launcher.entrypoint import probe
 from tests.conftest import free_port
+from tests.progress import log_size, wait_while_progressing
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,11 +55,13 @@ def test_the_web_part_becomes_uvicorn_answers_readyz_and_stops_on_sigterm(tmp_pa
     port = free_port()
     proc = start(["web", "--host", "127.0.0.1", "--port", str(port)], tmp_path, "web.log")
     try:
-        deadline = time.monotonic() + 90
-        while probe(f"http://127.0.0.1:{port}/readyz", timeout=2) != 0:
-            assert proc.poll() is None, (tmp_path / "web.log").read_text()
-            assert time.monotonic() < deadline, (tmp_path / "web.log").read_text()
-            time.sleep(0.5)
+        log = tmp_path / "web.log"
+
+        def answers() -> bool:
+            assert proc.poll() is None, log.read_text()
+            return probe(f"http://127.0.0.1:{port}/readyz", timeout=2) == 0
+
+        wait_while_progressing(answers, log_size(log), what="readyz to answer", poll=0.5, details=log.read_text)
         assert "uvicorn" in psutil.Process(proc.pid).cmdline()  # the entry point gave its process over
         assert probe(f"http://127.0.0.1:{port}/no-such-page") == 1
         proc.send_signal(signal.SIGTERM)
@@ -77,10 +79,13 @@ def test_a_worker_answers_the_ping_of_its_health_check_and_another_name_does_not
     env = entrypoint_env(tmp_path)
     ping = [sys.executable, "-m", "launcher.entrypoint", "ping"]
     try:
-        deadline = time.monotonic() + 90
-        while subprocess.run([*ping, "--name", name], cwd=ROOT, env=env, capture_output=True).returncode != 0:
-            assert proc.poll() is None, (tmp_path / "worker.log").read_text()
-            assert time.monotonic() < deadline, (tmp_path / "worker.log").read_text()
+        log = tmp_path / "worker.log"
+
+        def answers() -> bool:
+            assert proc.poll() is None, log.read_text()
+            return subprocess.run([*ping, "--name", name], cwd=ROOT, env=env, capture_output=True).returncode == 0
+
+        wait_while_progressing(answers, log_size(log), what="the worker to answer its ping", details=log.read_text)
         other = subprocess.run([*ping, "--name", f"nobody-{os.getpid()}@%h"], cwd=ROOT, env=env, capture_output=True)
         assert other.returncode != 0
         proc.send_signal(signal.SIGTERM)

@@ -229,7 +229,7 @@ def assert_answered(response: httpx.Response, output: dict[str, Any]) -> None:
     assert response.headers["content-type"] == "application/json", response.text[:500]
     body = response.json()
     if response.status_code >= 400:
-        assert set(body) == {"code", "message", "details"}, body
+        assert set(body) == {"code", "message", "details", "retryable"}, body
         assert body["code"] != "internal", body
         assert_readable(body["message"])
     else:

@@ -113,3 +113,35 @@ def test_the_glossary_over_rest_and_its_definitions_in_ask(brain_url, settings):
     off = Client(headers={"Authorization": f"Bearer {token}"})
     Features.objects.filter(org=org).update(glossary=False)
     assert off.get("/api/v1/glossary").status_code == 403
+
+
+def test_raising_a_pair_already_on_the_register_answers_with_that_entry_over_mcp_and_rest(brain_url, settings):
+    settings.BRAIN_EXTRACT_FACTS = False
+    org = make_org()
+    switch_on(org, "contradictions")
+    issued = make_token(org)
+    actor = make_actor(org, issued.token.user)
+    a = stated(actor, "Price list", "The team plan costs 900 USD a year.", number=900)
+    b = stated(actor, "Sales deck", "The team plan costs 950 USD a year.", number=950)
+    pair = {
+        "question": "Is the team plan 900 or 950 USD?", "about": "team plan price", "claim_a": a.statement,
+        "source_a": "price list", "claim_b": b.statement, "source_b": "sales deck",
+        "memory_id_a": a.public_id, "memory_id_b": b.public_id,
+    }  # fmt: skip
+    first = call(brain_url, issued.plaintext, "raise_contradiction", pair)
+    assert not first.is_error
+    assert first.structured_content["already_existed"] is False
+    entry = first.structured_content["contradiction"]["id"]
+    swapped = {**pair, "memory_id_a": b.public_id, "memory_id_b": a.public_id, "claim_a": b.statement,
+               "claim_b": a.statement}  # fmt: skip
+    again = call(brain_url, issued.plaintext, "raise_contradiction", swapped)
+    assert not again.is_error, again.content[0].text
+    assert again.structured_content["already_existed"] is True
+    assert again.structured_content["contradiction"]["id"] == entry
+    assert f"already on the register as {entry}" in again.structured_content["message"]
+
+    client = Client(headers={"Authorization": f"Bearer {issued.plaintext}"})
+    over_rest = client.post("/api/v1/contradictions/raise", pair, content_type="application/json")
+    assert over_rest.status_code == 200, over_rest.content
+    assert over_rest.json()["already_existed"] is True
+    assert over_rest.json()["contradiction"]["id"] == entry

@@ -109,5 +109,5 @@ def test_an_unreachable_embedder_answers_503_unavailable_with_a_retry_after(org,
     assert response.status_code == 503
     assert body["code"] == "unavailable"
     assert "embedding model" in body["message"]
-    assert set(body) == {"code", "message", "details"}
+    assert set(body) == {"code", "message", "details", "retryable"}
     assert response["Retry-After"].isdigit()

@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import psutil
@@ -17,6 +16,7 @@ from django.conf import settings
 from django.db import connection
 
 from tests.conftest import call, free_port
+from tests.progress import wait_while_progressing
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,25 +49,26 @@ def test_run_starts_everything_answers_health_and_stops_on_ctrl_c(tmp_path):
     reader = threading.Thread(target=lambda: lines.extend(iter(stream.readline, "")), daemon=True)
     reader.start()
     try:
-        token = None
-        deadline = time.monotonic() + 90
-        while token is None and time.monotonic() < deadline:
-            found = re.search(r"Token:\s+(brn_\S+)", "".join(lines))
-            token = found.group(1) if found else None
-            time.sleep(0.2)
-        assert token, "".join(lines)
+        said = lambda: "".join(lines)  # noqa: E731
+        printed = lambda: len(lines)  # noqa: E731 - the processes print as they start: that is progress
+        wait_while_progressing(lambda: "Token:" in said(), printed, what="the token to be printed", details=said)
+        found = re.search(r"Token:\s+(brn_\S+)", said())
+        token = found.group(1) if found else None
+        assert token, said()
         assert f"MCP URL:      http://127.0.0.1:{port}/mcp" in "".join(lines)
         assert f"Brain:        http://127.0.0.1:{port}/" in "".join(lines)
 
         health = None
-        while time.monotonic() < deadline:
+
+        def healthy() -> bool:
+            nonlocal health
             try:
                 health = call(f"http://127.0.0.1:{port}", token, "health").structured_content
             except Exception:
                 health = None
-            if health and health["status"] == "ok":
-                break
-            time.sleep(1)
+            return bool(health and health["status"] == "ok")
+
+        wait_while_progressing(healthy, lambda: (printed(), health), what="health to be ok", poll=1, details=said)
         assert health, (health, "".join(lines[-40:]))
         assert health["status"] == "ok", (health, "".join(lines[-40:]))
         children = psutil.Process(proc.pid).children(recursive=True)

@@ -29,7 +29,8 @@ from memory.documents.chunking import chunk
 from memory.documents.ingestion import worker_tag
 from memory.models import Chunk, Document
 from tests.conftest import call, free_port
-from tests.topology import RoundRobin, SlackStub, TcpToSocket, Topology, ready, topology_env, wait_until
+from tests.progress import documents_progress, log_size, wait_while_progressing
+from tests.topology import RoundRobin, SlackStub, TcpToSocket, Topology, ready, topology_env
 
 pytestmark = pytest.mark.django_db(transaction=True)
 SCALE = max(1, int(os.environ.get("BRAIN_TOPOLOGY_SCALE", "1")))
@@ -69,7 +70,8 @@ def topology(tmp_path):
             world.worker("scheduled", ("jobs", "nightly"))
             world.beat()
             for name, url in zip(("web-a", "web-b"), urls, strict=True):
-                wait_until(partial(ready, url), 120, f"{name} to be ready\n{world.log(name)}")
+                wait_while_progressing(partial(ready, url), log_size(world.log_path(name)), what=f"{name} to be ready",
+                                       details=partial(world.log, name))  # fmt: skip
             yield world, urls
         finally:
             world.stop()
@@ -128,9 +130,10 @@ def test_two_web_processes_and_a_worker_per_queue_survive_kills_without_losing_o
             futures = [pool.submit(save, i) for i in range(SAVES)]
             futures += [pool.submit(search, i) for i in range(SEARCHES)]
             ask_people(urls, token)
-            assert halfway.wait(300), "the first half of the saves did not finish"
+            wait_while_progressing(halfway.is_set, lambda: done["saves"], what="the first half of the saves")
             world.kill("web-b")  # mid-traffic: requests in flight on it are dropped
-            wait_until(lambda: bool(held_by("ingest-1")), 120, "ingest-1 to take a document")
+            moving = documents_progress(Document.objects.filter(org=org))
+            wait_while_progressing(lambda: bool(held_by("ingest-1")), moving, what="ingest-1 to take a document")
             interrupted = held_by("ingest-1")
             world.kill("ingest-1")  # mid-document, with its pool child
             world.worker("ingest-1", ("ingest",))  # started again under the same name, as a restart policy would
@@ -140,8 +143,10 @@ def test_two_web_processes_and_a_worker_per_queue_survive_kills_without_losing_o
         traffic_seconds = time.monotonic() - started
 
         assert client.failed == [], client.failed[:5]
-        wait_until(lambda: Document.objects.filter(org=org).exclude(status="ready").count() == 0, 240,
-                   f"every document to be ready\n{world.log('ingest-2')}")  # fmt: skip
+        # However loaded the machine, this waits as long as documents keep moving (taken, retried, ready).
+        wait_while_progressing(lambda: not Document.objects.filter(org=org).exclude(status="ready").exists(),
+                               documents_progress(Document.objects.filter(org=org)),
+                               what="every document to be ready", details=partial(world.log, "ingest-2"))  # fmt: skip
         documents = Document.objects.filter(org=org)
         assert documents.count() == SAVES
         assert sorted(documents.values_list("external_id", flat=True)) == sorted(f"note-{i}" for i in range(SAVES))
@@ -153,7 +158,9 @@ def test_two_web_processes_and_a_worker_per_queue_survive_kills_without_losing_o
             SAVES * expected
         )
         asked = 2 * REQUESTS_TO_PEOPLE
-        wait_until(lambda: len(slack.deliveries) >= asked, 120, "every question to be delivered")
+        wait_while_progressing(lambda: len(slack.deliveries) >= asked, lambda: len(slack.deliveries),
+                               what="every question to be delivered",
+                               details=partial(world.log, "dispatch"))  # fmt: skip
         time.sleep(8)  # the sweeps have run more than once since: nothing may be sent again
         assert len(slack.deliveries) == asked
         assert HumanRequest.objects.filter(org=org).count() == asked

@@ -20,6 +20,7 @@ from memory.documents.chunking import chunk
 from memory.documents.saving import add_document
 from memory.models import Chunk, Document
 from tests.conftest import call
+from tests.progress import documents_progress, log_size, wait_while_progressing
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,10 +44,12 @@ def worker(tmp_path):
     )  # fmt: skip
     from brain.celery import app
 
-    deadline = time.monotonic() + 60
-    while not app.control.broadcast("ping", reply=True, timeout=0.5, limit=1):
-        assert time.monotonic() < deadline, (tmp_path / "worker.log").read_text()
+    def answers() -> bool:
         assert proc.poll() is None, (tmp_path / "worker.log").read_text()
+        return bool(app.control.broadcast("ping", reply=True, timeout=0.5, limit=1))
+
+    wait_while_progressing(answers, log_size(tmp_path / "worker.log"), what="the worker to answer a ping",
+                           details=(tmp_path / "worker.log").read_text)  # fmt: skip
     yield proc
     proc.terminate()
     try:
@@ -56,20 +59,17 @@ def worker(tmp_path):
     log.close()
 
 
-def wait_for(predicate, seconds=90):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.2)
-    return False
+def wait_for(predicate, org, what="the worker"):
+    """Wait as long as the worker moves the organisation's documents (tests.progress)."""
+    wait_while_progressing(predicate, documents_progress(Document.objects.filter(org=org)), what=what)
+    return True
 
 
 def test_knowledge_sent_over_mcp_is_ingested_by_the_worker_and_found(brain_url, worker):
     org = make_org()
     token = make_token(org).plaintext
     call(brain_url, token, "add_company_knowledge", {"title": "Travel policy", "content": "Book trains under 4 hours."})
-    assert wait_for(lambda: Document.objects.filter(org=org, status="ready").exists())
+    assert wait_for(lambda: Document.objects.filter(org=org, status="ready").exists(), org)
     hits = call(brain_url, token, "search_company_memory", {"query": "should I take the train?"}).structured_content
     assert hits["hits"][0]["title"] == "Travel policy"
 
@@ -87,7 +87,7 @@ def test_messages_sent_over_mcp_keep_who_said_them_and_when_through_the_worker(b
         args = {"title": f"#sales {n}", "content": text, "speaker": speaker, "occurred_at": moment,
                 "conversation": "#sales"}  # fmt: skip
         assert not call(brain_url, token, "add_company_knowledge", args).is_error
-    assert wait_for(lambda: Document.objects.filter(org=org, status="ready").count() == 3, 60)
+    assert wait_for(lambda: Document.objects.filter(org=org, status="ready").count() == 3, org)
     found = call(
         brain_url, token, "search_company_memory", {"query": "What did Priya say about the BigCo pilot start?"}
     )
@@ -109,7 +109,7 @@ def test_someone_new_in_a_chat_is_named_by_questions_from_their_first_message(br
         args = {"title": f"#ops {n}", "content": text, "speaker": speaker, "occurred_at": f"2026-05-1{n}T09:00:00Z",
                 "conversation": "#ops"}  # fmt: skip
         assert not call(brain_url, token, "add_company_knowledge", args).is_error
-        assert wait_for(lambda: Document.objects.filter(org=org, status="ready").count() == n, 60)
+        assert wait_for(lambda: Document.objects.filter(org=org, status="ready").count() == n, org)
 
     question = {"query": "What did Zoe say about the pilot?", "include_diagnostics": True}
     say(1, "Tom", "The pilot dashboard is green again.")
@@ -128,12 +128,12 @@ def test_a_worker_killed_mid_document_still_leaves_it_ready_exactly_once(worker)
         f"Paragraph {i}: " + "the quarterly plan covers hiring and budgets. " * 18 for i in range(300)
     )
     document = add_document(actor=actor, title="Handbook", content=content).document
-    assert wait_for(lambda: Document.objects.get(pk=document.pk).status == "processing", 60)
+    assert wait_for(lambda: Document.objects.get(pk=document.pk).status == "processing", org)
     children = psutil.Process(worker.pid).children()
     assert children
     for child in children:
         os.kill(child.pid, signal.SIGKILL)  # the pool process dies mid-document, like an OOM kill
-    assert wait_for(lambda: Document.objects.get(pk=document.pk).status == "ready", 180)
+    assert wait_for(lambda: Document.objects.get(pk=document.pk).status == "ready", org)
     document.refresh_from_db()
     ordinals = list(Chunk.objects.filter(document=document).values_list("ordinal", flat=True))
     assert document.attempts == 2
@@ -157,7 +157,7 @@ def test_knowledge_saved_out_of_credits_waits_then_the_worker_ingests_it_once_cr
     time.sleep(3)  # the worker is running: nothing may ingest it before credits arrive
     assert Document.objects.get(org=org).status == "waiting"
     call_command("credits", "--org", org.slug, "add", "5")
-    assert wait_for(lambda: Document.objects.get(org=org).status == "ready")
+    assert wait_for(lambda: Document.objects.get(org=org).status == "ready", org)
     assert Account.objects.get(org=org).credits == 5  # ingestion itself costs nothing
     hits = call(brain_url, token, "search_company_memory", {"query": "where do we park?"}).structured_content
     assert hits["hits"][0]["title"] == "Parking"

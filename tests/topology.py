@@ -14,8 +14,6 @@ import os
 import signal
 import subprocess
 import threading
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -114,6 +112,9 @@ class Topology:
     def log(self, name: str) -> str:
         return (self.logs / f"{name}.log").read_text(errors="replace")[-3000:]
 
+    def log_path(self, name: str) -> Path:
+        return self.logs / f"{name}.log"
+
     def stop(self) -> None:
         for proc in self.procs.values():
             if proc.poll() is None:
@@ -141,14 +142,6 @@ def topology_env(*, database_url: str, redis_url: str, data_dir: Path, base_url:
         BRAIN_SWEEP_INTERVAL_SECONDS="3",
         BRAIN_QUEUED_GRACE_SECONDS="20",
     )
-
-
-def wait_until(predicate: Callable[[], bool], seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.2)
 
 
 def ready(url: str) -> bool:

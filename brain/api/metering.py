@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 import time
 from collections.abc import Callable
 from typing import Any
@@ -18,6 +19,8 @@ from brain.replicas import mark_written
 from brain.services import record_tool_call
 from usage.metering import Charge, charge, refund
 from usage.prices import CALL, of_call
+
+logger = logging.getLogger("brain.calls")
 
 
 def metered(name: str, billing: str = CALL) -> Callable[[Callable[..., Response]], Callable[..., Response]]:
@@ -48,14 +51,24 @@ def metered(name: str, billing: str = CALL) -> Callable[[Callable[..., Response]
                 status = exc.status_code
                 raise
             finally:
-                if spent is not None and status >= 400:
-                    refund(spent)
-                    spent = None
-                _record(request, name, status, started, spent)
+                _settle(request, name, status, started, spent)
 
         return wrapper
 
     return decorator
+
+
+def _settle(request: Request, name: str, status: int, started: float, spent: Charge | None) -> None:
+    """Give back the charge of a call that failed and record the call. Neither may turn the answer
+    into another one: a write that succeeded is answered as such even when the database goes away
+    right after it (the failure is logged)."""
+    try:
+        if spent is not None and status >= 400:
+            refund(spent)
+            spent = None
+        _record(request, name, status, started, spent)
+    except Exception:
+        logger.exception("could not settle the call to %s (status %s)", name, status)
 
 
 def _record(request: Request, name: str, status: int, started: float, spent: Charge | None) -> None:

@@ -11,23 +11,23 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from brain.actors import Actor
+from brain.api.exceptions import RETRY_AFTER_SECONDS, error_body
 from brain.mcp.invoke import execute
 from brain.mcp.registry import TOOLS, ToolSpec
-
-RETRY_AFTER_SECONDS = 60  # what a retryable refusal (an outage) suggests, in a Retry-After header
 
 
 class ErrorBody(BaseModel):
     code: str
     message: str
     details: dict[str, Any] = {}
+    retryable: bool = False
 
 
 def _run(request: Request, spec: ToolSpec, arguments: dict[str, Any]) -> Response:
     actor: Actor = request._request.brain_actor  # type: ignore[attr-defined]
     outcome = execute(actor, spec, arguments)
     if outcome.output is None:
-        body = {"code": outcome.code, "message": outcome.message, "details": outcome.details}
+        body = error_body(outcome.code, outcome.message, outcome.details, outcome.retryable)
         headers = {"Retry-After": str(RETRY_AFTER_SECONDS)} if outcome.retryable else None
         return Response(body, status=outcome.status, headers=headers)
     return Response(outcome.output.model_dump(mode="json"))
@@ -43,7 +43,8 @@ def tool_view(tool: str, method: str, *, summary: str = "") -> type[APIView]:
         403: OpenApiResponse(ErrorBody, description="The token lacks the scope, or the tool is switched off"),
         404: OpenApiResponse(ErrorBody, description="Not found in this organisation"),
         413: OpenApiResponse(ErrorBody, description="The body is over BRAIN_MAX_REQUEST_BYTES"),
-        503: OpenApiResponse(ErrorBody, description="A model Brain needs is unreachable; retry later"),
+        500: OpenApiResponse(ErrorBody, description="An unexpected failure, logged; a write may have been saved"),
+        503: OpenApiResponse(ErrorBody, description="A model or Brain's database is unreachable; retry later"),
     }
     docs = extend_schema(
         operation_id=tool,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -10,6 +11,11 @@ from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from brain.mcp.registry import TOOLS
+from brain.unavailable import database_away, database_unavailable, internal_failure
+
+logger = logging.getLogger("brain.calls")
+INTERNAL_ERROR = -32603  # JSON-RPC's own code for a server failure
 MCP_PATH = "/mcp"
 METADATA_PREFIX = "/.well-known/oauth-protected-resource"
 
@@ -121,6 +127,69 @@ async def _too_large(send: Send, limit: int) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+def _request(body: bytes) -> tuple[object, bool]:
+    """The JSON-RPC id of the request, and whether it may have written: a call of a tool that writes."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None, False
+    if not isinstance(message, dict):
+        return None, False
+    params = message.get("params")
+    name = str(params.get("name", "")) if isinstance(params, dict) else ""
+    spec = TOOLS.get(name) if message.get("method") == "tools/call" else None
+    return message.get("id"), spec is not None and not spec.read_only
+
+
+async def _answering_failures(app: ASGIApp, scope: Scope, receive: Receive, send: Send, body: bytes) -> None:
+    """Run the MCP app; what escapes it (the token check while the database is away, a bug) is
+    answered as a JSON-RPC error like ``execute``'s, never as the framework's plain-text 500.
+
+    Starlette answers an unhandled exception with a plain-text 500 and then raises it again; that
+    answer is held back, and the error, once it arrives, is answered instead."""
+    started = held = False
+
+    async def guarded(message: Message) -> None:
+        nonlocal started, held
+        if message["type"] == "http.response.start" and not started:
+            kind = dict(message.get("headers", [])).get(b"content-type", b"")
+            if message["status"] == 500 and kind.startswith(b"text/plain"):
+                held = True
+                return
+            started = True
+        elif held and not started:
+            return
+        await send(message)
+
+    try:
+        await app(scope, receive, guarded)
+    except Exception as exc:
+        if started:
+            raise
+        await _failed(send, exc, *_request(body))
+        return
+    if held and not started:
+        await _failed(send, RuntimeError("the MCP app answered 500"), *_request(body))
+
+
+async def _failed(send: Send, exc: BaseException, request_id: object, writes: bool) -> None:
+    if database_away(exc):
+        logger.warning("an MCP request failed: the database is not answering: %s", exc)
+        refused = database_unavailable(what="This MCP request", writes=writes)
+        status, code, message, retryable = refused.status, refused.code, refused.message, True
+    else:
+        logger.error("an MCP request failed", exc_info=exc)
+        status, code, retryable = 500, "internal", False
+        message = internal_failure(what="This MCP request", writes=writes)
+    error = {"code": INTERNAL_ERROR, "message": message, "data": {"code": code, "retryable": retryable}}
+    payload = json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]
+    if retryable:
+        headers.append((b"retry-after", b"60"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": payload})
+
+
 class McpGateway:
     def __init__(self, *, mcp_app: ASGIApp, django_app: Any) -> None:
         self.mcp_app = mcp_app
@@ -150,7 +219,7 @@ class McpGateway:
                 await _too_large(send, settings.BRAIN_MAX_REQUEST_BYTES)
                 return
             scope = dict(scope, path=MCP_PATH, raw_path=MCP_PATH.encode())
-            await self.mcp_app(scope, _replay(body, receive), send)
+            await _answering_failures(self.mcp_app, scope, _replay(body, receive), send, body)
             return
         if scope["type"] == "http" and path.startswith(METADATA_PREFIX):
             await self.mcp_app(scope, receive, send)

@@ -21,6 +21,7 @@ from brain.personal import SHARED, require_may_write
 from brain.replicas import mark_written, run_read
 from brain.selectors import enabled_features
 from brain.services import record_tool_call
+from brain.unavailable import DATABASE_ERRORS, MAY_HAVE_SAVED, database_unavailable
 from usage.metering import Charge, charge, refund
 from usage.prices import of_call
 
@@ -81,7 +82,8 @@ def execute(actor: Actor, spec: ToolSpec, arguments: dict[str, Any]) -> Outcome:
     With a replica configured, only the tool itself may read from it (``brain.replicas``): the
     authorisation, the charge and the call record stay on the primary."""
     started = time.perf_counter()
-    outcome = Outcome(output=None, message=GENERIC_FAILURE.format(tool=spec.name), code="internal", status=500)
+    failure = GENERIC_FAILURE.format(tool=spec.name) + ("" if spec.read_only else MAY_HAVE_SAVED)
+    outcome = Outcome(output=None, message=failure, code="internal", status=500)
     spent: Charge | None = None
     try:
         authorise(actor, spec)
@@ -101,6 +103,10 @@ def execute(actor: Actor, spec: ToolSpec, arguments: dict[str, Any]) -> Outcome:
     except Outage as exc:
         logger.warning("tool %s: %s unavailable: %s", spec.name, exc.dependency, exc)
         outcome = Outcome.refused(Unavailable(OUTAGE.format(tool=spec.name, dependency=exc.dependency)))
+    except DATABASE_ERRORS as exc:
+        logger.warning("tool %s: the database is not answering: %s", spec.name, exc)
+        if outcome.output is None:  # a tool that has its answer succeeded, whatever failed after it
+            outcome = Outcome.refused(database_unavailable(what=spec.name, writes=not spec.read_only))
     except Exception:
         logger.exception("tool %s failed", spec.name)
     finally:

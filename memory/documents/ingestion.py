@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import InterfaceError, OperationalError, transaction
+from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -19,22 +19,15 @@ from brain.models import Organisation
 from brain.services import mark_memory_built
 from memory.access import readable
 from memory.documents.chunking import ChunkDraft, chunk
+from memory.documents.extracting import extract_facts, extraction_due
+from memory.documents.failures import is_transient
 from memory.documents.saving import Status, enqueue, ingest_again, logger, must_wait
 from memory.documents.turns import chunk_fields, embedded_texts, next_message_id
-from memory.graph.document_facts import extract_document
 from memory.models import Chunk, Document, Fact
-from memory.retrieval.embedding import EmbeddingError
 from memory.retrieval.serving import Models, Vectors, confirm, embed_with, models_of
 from usage.metering import can_pay
 
 EMBED_BATCH = 64
-
-
-def is_transient(exc: BaseException) -> bool:
-    """Whether trying again later can succeed: the database or the embedding endpoint was away."""
-    if isinstance(exc, OperationalError | InterfaceError):
-        return True
-    return isinstance(exc, EmbeddingError) and exc.transient
 
 
 def worker_tag(worker: str) -> str:
@@ -107,16 +100,10 @@ def ingest_documents(*, document_ids: list[int], task_id: str | None = None, wor
     for document, claim, drafts in work:
         outcome[document.pk] = _store(document.pk, claim, drafts, texts[document.pk], vectors[document.pk])
         if outcome[document.pk] == "ready" and settings.BRAIN_EXTRACT_FACTS:
-            _extract(document.pk)
+            # Facts come after the passages: a document is searchable even if extraction fails,
+            # and one whose extraction fails stays marked for the extraction sweep.
+            extract_facts(document_id=document.pk)
     return outcome
-
-
-def _extract(document_id: int) -> None:
-    """Facts come after the passages: a document is searchable even if extraction fails."""
-    try:
-        extract_document(document_id=document_id)
-    except Exception:
-        logger.exception("extracting facts from document %s failed; its passages are searchable", document_id)
 
 
 def _embed(documents: list[Document], texts: dict[int, list[str]]) -> dict[int, Vectors]:
@@ -183,7 +170,12 @@ def _store(document_id: int, claim: str, drafts: list[ChunkDraft], texts: list[s
         )
         now = timezone.now()
         Document.objects.filter(pk=document_id).update(
-            status=Status.READY, chunk_count=len(drafts), processed_at=now, error="", claim=""
+            status=Status.READY,
+            chunk_count=len(drafts),
+            processed_at=now,
+            error="",
+            claim="",
+            **extraction_due(current),
         )
         if current.previous_id:
             _supersede(current.previous_id, by=current.pk, at=now)

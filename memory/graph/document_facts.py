@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from memory.graph.entities import context_mentions, get_or_create_entity, known_for, mention
+from memory.graph.entities import context_mentions, get_or_create_entity, known_for, lock_names, mention
 from memory.graph.linking import KnownEntity
 from memory.graph.writes import FactDraft, embed_drafts, record_facts
 from memory.models import Chunk, Document, Fact, Mention
@@ -105,6 +105,10 @@ def extract_document(*, document_id: int) -> int:
             chunk_for[len(drafts) - 1] = chunks[owner][0]
     vectors = embed_drafts(document.org_id, drafts)  # before the transaction: the model may be remote
     with transaction.atomic():
+        # Every name this document links, locked at once in one order (see ``lock_names``).
+        names = [e.name for e in result.entities]
+        names += [n for d in drafts for n in (d.subject, d.object) if n]
+        lock_names(org_id=document.org_id, names=names)
         Mention.objects.filter(document=document).delete()
         for entity in result.entities:
             linked = get_or_create_entity(document=document, name=entity.name, type=entity.type,

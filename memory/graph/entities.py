@@ -12,6 +12,7 @@ when an entity of that name exists for another audience.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 
 from django.db import connection
 from django.db.models import Q, QuerySet
@@ -88,6 +89,24 @@ def display_name(forms: list[str]) -> str:
     return max(forms, key=fullness) if forms else ""
 
 
+def lock_names(*, org_id: int, names: Iterable[str]) -> None:
+    """Hold, until the transaction ends, the lock of each name, taken in one order everywhere.
+
+    A transaction that links several names takes all their locks first: two documents naming the
+    same people in a different order would otherwise each hold one lock and wait for the other's
+    (a deadlock, and one of them losing its facts). The order is that of the lock numbers
+    themselves, so two names that happen to share a number cannot reverse it. Taking a lock this
+    transaction already holds returns at once.
+    """
+    keys = sorted({f"entity:{org_id}:{clean_name(n).casefold()}" for n in names if clean_name(n)})
+    if not keys:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT DISTINCT hashtext(k) AS n FROM unnest(%s::text[]) AS k ORDER BY n", [keys])
+        for (number,) in cursor.fetchall():
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [number])
+
+
 def get_or_create_entity(
     *, document: Document, name: str, type: str = "other", aliases: list[str] | None = None
 ) -> Entity:
@@ -99,8 +118,7 @@ def get_or_create_entity(
     """
     name = clean_name(name)
     wanted = [a for a in dict.fromkeys([name, *(clean_name(a) for a in aliases or [])]) if a]
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"entity:{document.org_id}:{name.casefold()}"])
+    lock_names(org_id=document.org_id, names=[name])
     mentions = context_mentions(document).filter(entity__org_id=document.org_id)
     exact = (
         mentions.annotate(lowered=Lower("surface"))

@@ -9,7 +9,7 @@ from datetime import date
 from django.db import transaction
 from django.utils import timezone
 
-from memory.graph.entities import clean_name, get_or_create_entity, mention
+from memory.graph.entities import clean_name, get_or_create_entity, lock_names, mention
 from memory.graph.extraction.shapes import ExtractedValue
 from memory.graph.supersession import apply_supersession
 from memory.models import Document, Entity, Fact, Value
@@ -66,6 +66,7 @@ def record_facts(*, document: Document, drafts: list[FactDraft], source: str = F
     stated_on = (document.occurred_at or document.recorded_at).date()
     recorded_at = document.recorded_at if source == Fact.Source.EXTRACTED else timezone.now()
     with transaction.atomic():
+        lock_names(org_id=document.org_id, names=[n for d in drafts for n in (d.subject, d.object) if n])
         vectors = confirm(vectors, document.org_id, [d.statement for d in drafts])
         facts = Fact.objects.bulk_create(
             [

@@ -8,8 +8,9 @@ answer page and the member page.
 from __future__ import annotations
 
 from datetime import date
+from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
@@ -68,10 +69,19 @@ def _memory(actor: Actor, value: str | None, field: str) -> Fact | None:
     return fact
 
 
+def raise_contradiction(**kwargs: Any) -> Contradiction:
+    """``raise_or_find_contradiction`` for callers that need only the entry."""
+    return raise_or_find_contradiction(**kwargs)[0]
+
+
 @transaction.atomic
-def raise_contradiction(*, actor: Actor, question: str, about: str, claim_a: str, source_a: str, claim_b: str,
-                        source_b: str, memory_id_a: str | None = None, memory_id_b: str | None = None,
-                        severity: str | None = None, subject: str | None = None) -> Contradiction:  # fmt: skip
+def raise_or_find_contradiction(*, actor: Actor, question: str, about: str, claim_a: str, source_a: str,
+                                claim_b: str, source_b: str, memory_id_a: str | None = None,
+                                memory_id_b: str | None = None, severity: str | None = None,
+                                subject: str | None = None) -> tuple[Contradiction, bool]:  # fmt: skip
+    """Put a contradiction on the register; returns it and whether it is new. A pair of memories
+    is on the register once: raising a pair already there (by the nightly scan or by someone)
+    answers with that entry, whatever its state, and changes nothing."""
     require_may_write(actor, scope=SHARED, what="Raising a contradiction (the register is shared)")
     fact_a, fact_b = _memory(actor, memory_id_a, "memory_id_a"), _memory(actor, memory_id_b, "memory_id_b")
     if fact_a is not None and fact_a == fact_b:
@@ -79,7 +89,24 @@ def raise_contradiction(*, actor: Actor, question: str, about: str, claim_a: str
     words = len(checked_text(about, "about", LIMITS["about"], required=True).split())
     if not 1 <= words <= 8:
         raise InvalidArgument(f"about is {words} words; say what it is about in three to six words.")
-    entry = Contradiction.objects.create(
+    pair = _pair(fact_a, fact_b)
+    existing = Contradiction.objects.filter(org=actor.org, pair=pair).first() if pair else None
+    if existing is not None:
+        return existing, False
+    try:
+        with transaction.atomic():  # a savepoint: someone may raise the same pair at the same moment
+            entry = _create(actor, question, about, claim_a, source_a, claim_b, source_b, fact_a, fact_b, severity,
+                            subject, pair)  # fmt: skip
+    except IntegrityError:
+        return Contradiction.objects.get(org=actor.org, pair=pair), False
+    record_audit(actor=actor, action="contradiction.raised", target=entry.public_id, details={"about": entry.about})
+    return entry, True
+
+
+def _create(actor: Actor, question: str, about: str, claim_a: str, source_a: str, claim_b: str, source_b: str,
+            fact_a: Fact | None, fact_b: Fact | None, severity: str | None, subject: str | None,
+            pair: str) -> Contradiction:  # fmt: skip
+    return Contradiction.objects.create(
         org=actor.org, question=checked_text(question, "question", LIMITS["question"], required=True),
         about=checked_text(about, "about", LIMITS["about"], required=True),
         claim_a=checked_text(claim_a, "claim_a", LIMITS["claim"], required=True),
@@ -88,11 +115,8 @@ def raise_contradiction(*, actor: Actor, question: str, about: str, claim_a: str
         source_b=checked_text(source_b, "source_b", LIMITS["source"], required=True),
         fact_a=fact_a, fact_b=fact_b, date_a=_day(fact_a), date_b=_day(fact_b),
         severity=one_of(severity, "severity", SEVERITIES, "medium"),
-        subject=checked_text(subject, "subject", LIMITS["subject"]), raised_by=actor.user,
-        pair=_pair(fact_a, fact_b),
+        subject=checked_text(subject, "subject", LIMITS["subject"]), raised_by=actor.user, pair=pair,
     )  # fmt: skip
-    record_audit(actor=actor, action="contradiction.raised", target=entry.public_id, details={"about": entry.about})
-    return entry
 
 
 def _seen_by_readers_of(loses: Fact, stands: Fact) -> bool:

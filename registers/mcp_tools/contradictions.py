@@ -96,6 +96,9 @@ class RaiseContradictionArgs(BaseModel):
 class ContradictionResult(ToolOutput):
     contradiction: ContradictionOut
     message: str
+    already_existed: bool = Field(
+        False, description="True when the pair was already on the register: the entry shown is that one, unchanged."
+    )
 
 
 @mcp_tool("raise_contradiction", title="Raise a Contradiction", args=RaiseContradictionArgs,
@@ -104,9 +107,17 @@ def raise_contradiction_tool(actor: Actor, args: RaiseContradictionArgs) -> Cont
     """Put on the register two things the organisation believes that cannot both be true, when
     you find them while answering something else or somebody points them out. Pairs of stored
     statements are found nightly; do not copy those. Give the memory ids where you have them
-    (search_facts returns them): they let the answer supersede the statement that loses."""
-    entry = services.raise_contradiction(actor=actor, **args.model_dump())
-    return ContradictionResult(contradiction=shown(entry), message=f"Raised as {entry.public_id}.")
+    (search_facts returns them): they let the answer supersede the statement that loses. A pair
+    of memories already on the register is not raised twice: the answer is the entry already
+    there (already_existed is true), with its state."""
+    entry, created = services.raise_or_find_contradiction(actor=actor, **args.model_dump())
+    if created:
+        return ContradictionResult(contradiction=shown(entry), message=f"Raised as {entry.public_id}.")
+    return ContradictionResult(
+        contradiction=shown(entry),
+        already_existed=True,
+        message=f"This pair is already on the register as {entry.public_id} ({entry.state}); nothing was changed.",
+    )
 
 
 class AnswerContradictionArgs(BaseModel):
