@@ -329,6 +329,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "contacts.tasks.sweep_queued_requests_task",
         "schedule": float(BRAIN_SWEEP_INTERVAL_SECONDS),
     },
+    "sweep-jobs": {
+        "task": "jobs.tasks.sweep_jobs_task",
+        "schedule": float(BRAIN_SWEEP_INTERVAL_SECONDS),
+    },
     "sync-org-indexes": {
         "task": "memory.tasks.sync_org_indexes_task",
         "schedule": 600.0,

@@ -187,7 +187,7 @@ def update_job(*, actor: Actor, job_id: str, name: str | None = None, prompt: st
     job.save()
     beat.sync(job)
     if run_now:
-        beat.run_now(job)
+        beat.run_now(job, timezone.now())
     record_audit(actor=actor, action="job.updated", target=job.public_id, details={"enabled": job.enabled})
     return Scheduled(job, words(job))
 

@@ -78,3 +78,26 @@ def test_run_now_runs_on_top_of_the_schedule(brain_url, worker):  # noqa: F811
     assert wait_for(lambda: Run.objects.filter(chat__org=org, status="ok").count() == 1)
     listed = call(brain_url, token, "list_jobs", {}).structured_content["jobs"][0]
     assert listed["last_status"] == "ok"
+
+
+def test_a_run_asked_for_while_the_broker_is_away_is_kept_and_the_sweep_runs_it(brain_url, worker, monkeypatch):  # noqa: F811
+    org = make_org()
+    Features.objects.filter(org=org).update(jobs=True)
+    token = make_token(org).plaintext
+    job = call(brain_url, token, "schedule_job", {"name": "Weekly", "prompt": "What changed?",
+                                                  "schedule": "0 9 * * 1"}).structured_content["job"]  # fmt: skip
+
+    def down(*args, **kwargs):
+        raise ConnectionError("broker unreachable")
+
+    monkeypatch.setattr("brain.queueing.current_app.send_task", down)  # the web process cannot reach the broker
+    queued = call(brain_url, token, "update_job", {"id": job["id"], "run_now": True})
+    assert "queued within the next minute" in queued.structured_content["message"]
+    [run] = Run.objects.filter(chat__org=org)
+    assert run.status == "queued"  # kept, though its message was lost
+    monkeypatch.undo()  # the broker is back
+    from jobs.tasks import sweep_jobs_task
+
+    sweep_jobs_task(grace_seconds=0)  # what beat sends every minute
+    assert wait_for(lambda: Run.objects.filter(chat__org=org, status="ok").count() == 1)
+    assert Run.objects.filter(chat__org=org).count() == 1
