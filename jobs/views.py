@@ -14,13 +14,14 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from brain.errors import DomainError
+from brain.errors import DomainError, NotFound
 from brain.markdown import render_markdown
 from brain.models import Features, Organisation
 from brain.services import actor_for_user
 from jobs.models import Chat, Job
 from jobs.services import list_jobs, update_job
 
+NO_JOB = "No such job of yours."
 ACTIONS: dict[str, dict[str, Any]] = {
     "pause": {"enabled": False},
     "resume": {"enabled": True},
@@ -47,11 +48,13 @@ def job_action(request: HttpRequest, job_id: int, action: str) -> HttpResponseRe
     user = cast(User, request.user)
     job = Job.objects.filter(pk=job_id, org__in=_orgs(user)).select_related("org").first()
     if job is None or action not in ACTIONS:
-        raise Http404("No such job of yours.")
+        raise Http404(NO_JOB)
     try:
         update_job(actor=actor_for_user(org=job.org, user=user, via="web"), job_id=job.public_id, **ACTIONS[action])
         done = {"pause": "paused", "resume": "resumed", "run": "queued to run within a minute", "delete": "deleted"}
         messages.success(request, f"{job.name}: {done[action]}.")
+    except NotFound:  # a colleague's personal job answers as a missing one: same status, same words
+        raise Http404(NO_JOB) from None
     except DomainError as exc:
         messages.error(request, exc.message)
     return HttpResponseRedirect(reverse("jobs"))
