@@ -105,6 +105,10 @@ class Run(models.Model):
     def __str__(self) -> str:
         return f"{self.chat} at {self.scheduled_for:%Y-%m-%d %H:%M}"
 
+    @property
+    def public_id(self) -> str:
+        return f"run_{self.pk}"
+
 
 class Message(models.Model):
     class Role(models.TextChoices):

@@ -1,5 +1,6 @@
-"""The members' Jobs page: their jobs and the shared ones, with pause, resume, run now and delete,
-and each job's chat (its prompt, then each run's report, rendered as markdown without raw HTML)."""
+"""The members' Jobs page: their jobs and the shared ones, with pause, resume, run now and delete;
+the latest runs they may read, deleted jobs' included; and each job's chat (its prompt, then each
+run's report, rendered as markdown without raw HTML)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from typing import Any, cast
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
@@ -19,9 +19,11 @@ from brain.markdown import render_markdown
 from brain.models import Features, Organisation
 from brain.services import actor_for_user
 from jobs.models import Chat, Job
+from jobs.selectors import list_runs, readable_chats
 from jobs.services import list_jobs, update_job
 
 NO_JOB = "No such job of yours."
+RUNS_SHOWN = 30
 ACTIONS: dict[str, dict[str, Any]] = {
     "pause": {"enabled": False},
     "resume": {"enabled": True},
@@ -38,7 +40,10 @@ def _orgs(user: User) -> list[Organisation]:
 @login_required
 def jobs_page(request: HttpRequest) -> HttpResponse:
     user = cast(User, request.user)
-    sections = [(org, list_jobs(actor=actor_for_user(org=org, user=user, via="web"))) for org in _orgs(user)]
+    sections = []
+    for org in _orgs(user):
+        actor = actor_for_user(org=org, user=user, via="web")
+        sections.append((org, list_jobs(actor=actor), list_runs(actor=actor, limit=RUNS_SHOWN)))
     return render(request, "jobs/jobs.html", {"sections": sections})
 
 
@@ -63,8 +68,9 @@ def job_action(request: HttpRequest, job_id: int, action: str) -> HttpResponseRe
 @login_required
 def chat_page(request: HttpRequest, chat_id: int) -> HttpResponse:
     user = cast(User, request.user)
-    mine_or_shared = Q(owner=user) | Q(shared=True)
-    chat = Chat.objects.filter(mine_or_shared, pk=chat_id, org__in=_orgs(user)).first()
+    found = Chat.objects.filter(pk=chat_id, org__in=_orgs(user)).select_related("org").first()
+    actor = actor_for_user(org=found.org, user=user, via="web") if found is not None else None
+    chat = readable_chats(actor=actor).filter(pk=chat_id).first() if actor is not None else None
     if chat is None:
         raise Http404("No such chat of yours.")
     rows = [{"message": m, "html": render_markdown(m.text), "run": m.run} for m in chat.messages.select_related("run")]
