@@ -193,6 +193,6 @@ def update_job(*, actor: Actor, job_id: str, name: str | None = None, prompt: st
 
 
 def _next(job: Job, now: datetime) -> datetime | None:
-    if job.kind == Job.Kind.ONCE:
-        return job.at if job.at and job.at > now else None
+    if job.kind == Job.Kind.ONCE:  # not run yet (it deletes itself after its run): due, late or not
+        return job.at
     return next_run(parse_cron(job.cron), zone(job.time_zone), now)

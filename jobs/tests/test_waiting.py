@@ -48,6 +48,8 @@ def test_a_due_one_off_waits_while_jobs_are_switched_off_and_runs_once_they_are_
     assert sweep_jobs_task(grace_seconds=0) == 0
     assert not Run.objects.filter(chat=job.chat).exists()
     assert Job.objects.filter(pk=job.pk).exists()  # still scheduled, waiting
+    update_job(actor=actor, job_id=job.public_id, enabled=False)  # paused and resumed while it waits
+    update_job(actor=actor, job_id=job.public_id, enabled=True)
     switch(actor.org, True)
     assert sweep_jobs_task(grace_seconds=0) == 1
     assert sent == [("jobs.tasks.tick_task", [job.pk])]
