@@ -12,4 +12,4 @@ from conftest import make_org
 def org(db: None) -> Organisation:
     made = make_org()
     Features.objects.filter(org=made).update(jobs=True)
-    return made
+    return Organisation.objects.get(pk=made.pk)  # without the cached switches of before
