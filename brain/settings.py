@@ -310,6 +310,7 @@ CELERY_TASK_ROUTES = {
     "memory.tasks.sweep_stuck_documents_task": {"queue": "celery"},
     "memory.tasks.recover_worker_task": {"queue": "celery"},
     "contacts.tasks.sweep_queued_requests_task": {"queue": "celery"},
+    "jobs.tasks.sweep_jobs_task": {"queue": "celery"},
     # Building an organisation's index can take minutes: off the ingest queue and the sweeps'.
     "memory.tasks.sync_org_indexes_task": {"queue": "nightly"},
     "memory.tasks.*": {"queue": "ingest"},
