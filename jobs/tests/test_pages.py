@@ -36,3 +36,6 @@ def test_a_colleagues_hidden_job_is_answered_exactly_as_a_missing_one(actor):
         assert seen.status_code == 404
     assert Job.objects.get(pk=hidden.pk).enabled
     assert not hidden.runs.exists()
+    seen, unknown = colleague.get(f"/jobs/chats/{hidden.chat_id}/"), colleague.get(f"/jobs/chats/{missing}/")
+    assert (seen.status_code, page(seen)) == (unknown.status_code, page(unknown))
+    assert seen.status_code == 404
