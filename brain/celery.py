@@ -37,6 +37,7 @@ class RecoverOnConnect(bootsteps.StartStopStep):
                 )
             parent.app.send_task("memory.tasks.sweep_stuck_documents_task", kwargs={"queued_grace_seconds": 0})
             parent.app.send_task("contacts.tasks.sweep_queued_requests_task", kwargs={"grace_seconds": 0})
+            parent.app.send_task("jobs.tasks.sweep_jobs_task", kwargs={"grace_seconds": 0})
         except Exception:  # the broker went away again: the next connection sweeps
             logger.warning("could not queue the recovery sweeps", exc_info=True)
             return

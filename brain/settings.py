@@ -311,6 +311,7 @@ CELERY_TASK_ROUTES = {
     "memory.tasks.recover_worker_task": {"queue": "celery"},
     "memory.tasks.sweep_pending_extractions_task": {"queue": "celery"},
     "contacts.tasks.sweep_queued_requests_task": {"queue": "celery"},
+    "jobs.tasks.sweep_jobs_task": {"queue": "celery"},
     # Building an organisation's index can take minutes: off the ingest queue and the sweeps'.
     "memory.tasks.sync_org_indexes_task": {"queue": "nightly"},
     "memory.tasks.*": {"queue": "ingest"},
@@ -332,6 +333,10 @@ CELERY_BEAT_SCHEDULE = {
     },
     "sweep-queued-requests": {
         "task": "contacts.tasks.sweep_queued_requests_task",
+        "schedule": float(BRAIN_SWEEP_INTERVAL_SECONDS),
+    },
+    "sweep-jobs": {
+        "task": "jobs.tasks.sweep_jobs_task",
         "schedule": float(BRAIN_SWEEP_INTERVAL_SECONDS),
     },
     "sync-org-indexes": {

@@ -1,5 +1,6 @@
 """Admin of jobs and their runs: to see what runs when and how it went. Jobs are made and changed
-by their owners through the tools (which keep beat in step), so the admin only pauses them.
+by their owners through the tools (which keep beat in step), so the admin only pauses them. While
+an organisation's jobs switch is off its jobs stay listed here, with a note that they wait.
 
 A run's report is read by whoever its run read for (``Run.audience``): a shared job's run read
 only what every member may, so the organisation's admins see it; any other run (a personal
@@ -7,12 +8,15 @@ job's, or one recorded before runs were narrowed) is its owner's alone, operator
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 
 from brain.admin import OrgScopedAdmin, admin_actor
 from brain.errors import DomainError
+from brain.models import Organisation
 from jobs.models import Job, Run
 from jobs.services import update_job
 
@@ -32,6 +36,13 @@ class JobAdmin(OrgScopedAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        listed = self.get_queryset(request).values("org_id")
+        for org in Organisation.objects.filter(pk__in=listed).exclude(features__jobs=True).order_by("name"):
+            self.message_user(request, f"Jobs are switched off for {org.name}: none of its jobs runs, and what is "
+                              "due waits here until the switch is on again (Features).", messages.WARNING)  # fmt: skip
+        return super().changelist_view(request, extra_context)
 
     @admin.action(description="Pause the selected jobs")
     def pause(self, request: HttpRequest, queryset: QuerySet[Job]) -> None:

@@ -7,10 +7,12 @@ never runs a moment twice.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django_celery_beat.models import ClockedSchedule, CrontabSchedule, PeriodicTask
 
 from brain.queueing import send_on_commit
-from jobs.models import Job
+from jobs.models import Job, Run
 
 
 def task_name(job: Job) -> str:
@@ -40,7 +42,14 @@ def remove(job: Job) -> None:
     PeriodicTask.objects.filter(name=task_name(job)).delete()
 
 
-def run_now(job: Job) -> None:
-    """A run within the next minute, on top of the schedule (queued once the change commits; two
-    asks in one minute make one run)."""
-    send_on_commit("jobs.tasks.run_now_task", job.pk, what="job")
+def run_now(job: Job, now: datetime) -> Run:
+    """A run within the next minute, on top of the schedule: saved queued, its message sent once
+    the change commits (a broker outage leaves it queued for the jobs sweep); two asks in one
+    minute make one run."""
+    moment = now.replace(second=0, microsecond=0)
+    run, made = Run.objects.get_or_create(
+        job=job, scheduled_for=moment, defaults={"chat": job.chat, "status": Run.Status.QUEUED}
+    )
+    if made:
+        send_on_commit("jobs.tasks.run_task", run.pk, what="job run")
+    return run

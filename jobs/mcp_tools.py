@@ -1,15 +1,19 @@
-"""schedule_once, schedule_job, list_jobs, update_job: visible only while the jobs switch is on."""
+"""schedule_once, schedule_job, list_jobs, update_job: visible only while the jobs switch is on.
+Each answer's text is lines a model reads easily, ids first."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
+from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field
 
 from brain.actors import Actor
+from brain.mcp.limits import Clamped
 from brain.mcp.registry import ToolOutput, mcp_tool
-from jobs import services
+from jobs import selectors, services
+from jobs.models import Run
 from jobs.services import Scheduled
 
 FEATURE = "jobs"
@@ -40,6 +44,21 @@ class JobOut(BaseModel):
     last_run_at: datetime | None
     last_status: str
     owner: str
+
+    def lines(self) -> list[str]:
+        """The job as lines a model reads easily, its id first."""
+        state = "" if self.enabled else " (paused" + (f": {self.paused_reason}" if self.paused_reason else "") + ")"
+        last = (
+            f"last run {self.last_status} at {self.last_run_at:%Y-%m-%d %H:%M} UTC"
+            if self.last_run_at
+            else "not run yet"
+        )
+        extras = [f"mode {self.mode}", f"memory {self.memory}", f"owner {self.owner}"]
+        if self.model != "auto":
+            extras.append(f"model {self.model}")
+        if self.notify:
+            extras.append("mails each report")
+        return [f"{self.id}: {self.name} ({self.scope}){state}", f"  {self.schedule}; {last}", f"  {', '.join(extras)}"]
 
 
 def shown(item: Scheduled) -> JobOut:
@@ -92,6 +111,9 @@ class JobResult(ToolOutput):
     job: JobOut
     message: str
 
+    def to_text(self) -> str:
+        return "\n".join([self.message, *self.job.lines()])
+
 
 @mcp_tool("schedule_once", title="Schedule a One-off Job", args=ScheduleOnceArgs, output=JobResult, scope="write",
           feature=FEATURE, writes="scoped")  # fmt: skip
@@ -122,17 +144,66 @@ def schedule_job_tool(actor: Actor, args: ScheduleJobArgs) -> JobResult:
 
 class ListJobsArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
+    runs: Annotated[int, Clamped(0, selectors.RUNS_MOST)] = Field(
+        selectors.RUNS_LISTED, description=f"How many recent runs to list, 0 to {selectors.RUNS_MOST}; default "
+        f"{selectors.RUNS_LISTED}.",
+    )  # fmt: skip
+
+
+REPORT_CUT = 1500
+
+
+class RunOut(BaseModel):
+    id: str
+    job: str = Field(description="The job's name when it ran.")
+    job_id: str | None = Field(description="None once the job is gone (a one-off deletes itself after its run).")
+    status: str = Field(description="queued, running, ok or failed.")
+    scheduled_for: datetime
+    finished_at: datetime | None
+    report: str = Field(description=f"The run's report, cut at {REPORT_CUT:,} characters; the chat has it whole.")
+    chat: str = Field(description="The page of the job's chat, with every report in full.")
+
+    @classmethod
+    def of(cls, run: Run) -> RunOut:
+        report = run.report if len(run.report) <= REPORT_CUT else run.report[:REPORT_CUT] + "…"
+        return cls(
+            id=run.public_id, job=run.chat.title, job_id=run.job.public_id if run.job else None, status=run.status,
+            scheduled_for=run.scheduled_for, finished_at=run.finished_at, report=report,
+            chat=f"{settings.BRAIN_BASE_URL}/jobs/chats/{run.chat_id}/",
+        )  # fmt: skip
+
+    def lines(self) -> list[str]:
+        which = self.job_id or "job deleted"
+        head = f"{self.id}: {self.job} ({which}), {self.status}, for {self.scheduled_for:%Y-%m-%d %H:%M} UTC"
+        body = [f"  {line}" for line in self.report.splitlines() if line.strip()] or ["  (no report yet)"]
+        return [head, *body, f"  chat: {self.chat}"]
 
 
 class JobsOut(ToolOutput):
     jobs: list[JobOut]
+    runs: list[RunOut] = Field(description="Recent runs, newest first, deleted jobs' included.")
+
+    def to_text(self) -> str:
+        lines = [f"{len(self.jobs)} job{'' if len(self.jobs) == 1 else 's'}:" if self.jobs else "No jobs."]
+        for job in self.jobs:
+            lines += job.lines()
+        if self.runs:
+            lines += ["", f"Recent runs ({len(self.runs)}, newest first):"]
+            for run in self.runs:
+                lines += run.lines()
+        return "\n".join(lines)
 
 
 @mcp_tool("list_jobs", title="List Scheduled Jobs", args=ListJobsArgs, output=JobsOut, feature=FEATURE)
 def list_jobs_tool(actor: Actor, args: ListJobsArgs) -> JobsOut:
-    """This user's scheduled jobs and the organisation's shared ones: schedule in words, next and
-    last run, and the last run's status."""
-    return JobsOut(jobs=[shown(item) for item in services.list_jobs(actor=actor)])
+    """This user's scheduled jobs and the organisation's shared ones (schedule in words, next and
+    last run, the last run's status), then the latest runs with their reports, newest first. The
+    runs include those of deleted jobs, so a one-off's report ("remind me...") is found here
+    after the one-off is gone; each run links its chat."""
+    return JobsOut(
+        jobs=[shown(item) for item in services.list_jobs(actor=actor)],
+        runs=[RunOut.of(run) for run in selectors.list_runs(actor=actor, limit=args.runs)],
+    )
 
 
 class UpdateJobArgs(BaseModel):
@@ -154,6 +225,9 @@ class UpdateJobArgs(BaseModel):
 class UpdatedJob(ToolOutput):
     job: JobOut | None
     message: str
+
+    def to_text(self) -> str:
+        return "\n".join([self.message, *(self.job.lines() if self.job else [])])
 
 
 @mcp_tool("update_job", title="Update a Scheduled Job", args=UpdateJobArgs, output=UpdatedJob, scope="write",

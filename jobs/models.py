@@ -83,9 +83,11 @@ class Job(models.Model):
 
 class Run(models.Model):
     """One run of a job at one scheduled moment: at most one per job and moment, whichever beat
-    or redelivery asks for it."""
+    or redelivery asks for it. A run asked for by hand is saved queued before its message is sent,
+    so a broker outage loses nothing: the jobs sweep sends it again."""
 
     class Status(models.TextChoices):
+        QUEUED = "queued"
         RUNNING = "running"
         OK = "ok"
         FAILED = "failed"
@@ -115,6 +117,10 @@ class Run(models.Model):
 
     def __str__(self) -> str:
         return f"{self.chat} at {self.scheduled_for:%Y-%m-%d %H:%M}"
+
+    @property
+    def public_id(self) -> str:
+        return f"run_{self.pk}"
 
 
 class Message(models.Model):

@@ -3,7 +3,14 @@
 A tick from beat (or a redelivered one) asks for the job's latest scheduled moment within the
 grace window before now; the run row is unique per job and moment, so whoever creates it runs
 it and every other ask for that moment does nothing. After downtime the latest missed moment
-inside the window runs once; older ones are not made up.
+of a recurring job inside the window runs once; older ones are not made up. A one-off runs late
+rather than never.
+
+Nothing runs while the organisation's jobs switch is off: a tick or a queued run finds it off and
+leaves everything as it is, and the jobs sweep (``sweep``, from beat) runs what waits once the
+switch is back on. A run asked for by hand is saved queued before its message is sent; the sweep
+sends again the message a broker outage lost, and the run is claimed queued -> running, so a
+message sent twice runs it once.
 
 A run acts as the owner at run time, through the same ``execute`` path as MCP (access rules,
 limits, call records), under an activity of its own, and reads only what every reader of its
@@ -24,13 +31,15 @@ from typing import Any
 from django.conf import settings
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from brain.actors import Actor
 from brain.mcp.invoke import execute
 from brain.mcp.registry import TOOLS
-from brain.models import Membership
+from brain.models import Features, Membership
 from brain.personal import PERSONAL_ONLY
+from brain.queueing import send_now
 from brain.services import start_activity
 from jobs import agent, beat
 from jobs.grants import run_actor
@@ -42,22 +51,85 @@ GRACE = timedelta(hours=1)  # a tick missed by more than this (downtime) is not 
 DIGEST_ITEMS = 5
 
 
+def switched_on(org_id: int) -> bool:
+    """Whether the organisation's jobs switch is on: checked at run time, by every way a run starts."""
+    return Features.objects.filter(org_id=org_id, jobs=True).exists()
+
+
 def due_moment(job: Job, now: datetime) -> datetime | None:
-    """The job's latest scheduled moment in (now - GRACE, now], if any."""
+    """A one-off's moment once it has come (it runs once, then deletes itself); a recurring job's
+    latest scheduled moment in (now - GRACE, now], if any."""
     if job.kind == Job.Kind.ONCE:
-        return job.at if job.at is not None and now - GRACE < job.at <= now else None
+        return job.at if job.at is not None and job.at <= now else None
     moments = runs_between(parse_cron(job.cron), zone(job.time_zone), now - GRACE, now + timedelta(seconds=1))
     return moments[-1] if moments else None
 
 
 def tick(job_id: int, now: datetime | None = None) -> Run | None:
-    """Run the job's due moment unless it already ran; returns the run this call made."""
+    """Run the job's due moment unless it already ran; returns the run this call made. While the
+    jobs switch is off nothing changes: the moment waits for the sweep."""
     now = now or timezone.now()
     job = Job.objects.filter(pk=job_id, enabled=True).first()
-    moment = due_moment(job, now) if job is not None else None
-    if job is None or moment is None:
+    if job is None or not switched_on(job.org_id):
+        return None
+    moment = due_moment(job, now)
+    if moment is None:
+        _pass_missed(job, now)
         return None
     return start(job, moment)
+
+
+def _pass_missed(job: Job, now: datetime) -> None:
+    """A recurring moment missed by more than the grace window is not made up: the next one is due."""
+    if job.kind == Job.Kind.RECURRING and job.next_run_at is not None and job.next_run_at <= now:
+        job.next_run_at = next_run(parse_cron(job.cron), zone(job.time_zone), now)
+        job.save(update_fields=["next_run_at", "updated_at"])
+
+
+def run_queued(run_id: int) -> Run | None:
+    """Run a run that was asked for by hand and saved queued; None if it is not queued any more
+    (another message ran it) or jobs are switched off (it stays queued)."""
+    run = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED).select_related("job").first()
+    if run is None:
+        return None
+    if run.job is None:  # deleted before its turn came: say so in its chat
+        return _not_started(run, "its job was deleted first")
+    if not switched_on(run.job.org_id):
+        return None
+    if not run.job.enabled:  # paused after it was asked for: a paused job does not run now
+        return _not_started(run, "its job was paused first")
+    claimed = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED)
+    if not claimed.update(status=Run.Status.RUNNING, started_at=timezone.now()):
+        return None
+    run.refresh_from_db()
+    finish(run.job, run)
+    return run
+
+
+def _not_started(run: Run, why: str) -> None:
+    """End a queued run that will not start, saying why in its chat (once, whoever ends it)."""
+    report = f"This run did not start: {why}."
+    ended = Run.objects.filter(pk=run.pk, status=Run.Status.QUEUED)
+    if ended.update(status=Run.Status.FAILED, finished_at=timezone.now(), report=report, error=report):
+        Message.objects.create(chat_id=run.chat_id, role=Message.Role.REPORT, text=report, run=run)
+
+
+def sweep(*, grace_seconds: int | None = None, now: datetime | None = None) -> int:
+    """Send again what waits, where jobs are switched on: queued runs whose message was lost (the
+    broker was away when the run was asked for) and jobs whose moment came while the switch was
+    off or beat was away. Safe to run any number of times: every run claims its row first."""
+    grace = settings.BRAIN_QUEUED_GRACE_SECONDS if grace_seconds is None else grace_seconds
+    cutoff = (now or timezone.now()) - timedelta(seconds=grace)
+    on = Features.objects.filter(jobs=True).values("org_id")
+    waiting = Run.objects.filter(status=Run.Status.QUEUED, started_at__lte=cutoff)
+    runs = list(waiting.filter(Q(job__isnull=True) | Q(job__org_id__in=on)).values_list("pk", flat=True)[:1000])
+    due = Job.objects.filter(enabled=True, org_id__in=on, next_run_at__lte=cutoff)
+    jobs = list(due.values_list("pk", flat=True)[:1000])
+    for run_id in runs:
+        send_now("jobs.tasks.run_task", run_id, what="job run")
+    for job_id in jobs:
+        send_now("jobs.tasks.tick_task", job_id, what="job")
+    return len(runs) + len(jobs)
 
 
 def start(job: Job, moment: datetime) -> Run | None:

@@ -219,7 +219,7 @@ def update_job(*, actor: Actor, job_id: str, name: str | None = None, prompt: st
     job.save()
     beat.sync(job)
     if run_now:
-        beat.run_now(job)
+        beat.run_now(job, timezone.now())
     record_audit(actor=actor, action="job.updated", target=job.public_id, details={"enabled": job.enabled})
     return Scheduled(job, words(job))
 
@@ -237,6 +237,6 @@ def _delete(actor: Actor, job: Job) -> None:
 
 
 def _next(job: Job, now: datetime) -> datetime | None:
-    if job.kind == Job.Kind.ONCE:
-        return job.at if job.at and job.at > now else None
+    if job.kind == Job.Kind.ONCE:  # not run yet (it deletes itself after its run): due, late or not
+        return job.at
     return next_run(parse_cron(job.cron), zone(job.time_zone), now)

@@ -1,8 +1,6 @@
 from celery import shared_task
-from django.utils import timezone
 
-from jobs.models import Job
-from jobs.runs import start, tick
+from jobs.runs import run_queued, sweep, tick
 
 
 @shared_task(acks_late=True)
@@ -12,9 +10,12 @@ def tick_task(job_id: int) -> str:
 
 
 @shared_task(acks_late=True)
-def run_now_task(job_id: int) -> str:
-    """A run at this minute, on top of the schedule (two asks in one minute make one run)."""
-    job = Job.objects.filter(pk=job_id, enabled=True).first()
-    if job is None:
-        return "no job running"  # deleted, or paused since it was asked for
-    return "ran" if start(job, timezone.now().replace(second=0, microsecond=0)) is not None else "already ran"
+def run_task(run_id: int) -> str:
+    """A run asked for by hand, saved queued: runs once, however often its message comes."""
+    return "ran" if run_queued(run_id) is not None else "nothing to run"
+
+
+@shared_task
+def sweep_jobs_task(grace_seconds: int | None = None) -> int:
+    """Beat's sweep: sends again the queued runs and due jobs whose message was lost or that waited."""
+    return sweep(grace_seconds=grace_seconds)

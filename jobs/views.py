@@ -1,5 +1,6 @@
-"""The members' Jobs page: their jobs and the shared ones, with pause, resume, run now and delete,
-and each job's chat (its prompt, then each run's report, rendered as markdown without raw HTML)."""
+"""The members' Jobs page: their jobs and the shared ones, with pause, resume, run now and delete;
+the latest runs they may read, deleted jobs' included; and each job's chat (its prompt, then each
+run's report, rendered as markdown without raw HTML)."""
 
 from __future__ import annotations
 
@@ -14,13 +15,16 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from brain.errors import DomainError
+from brain.errors import DomainError, NotFound
 from brain.markdown import render_markdown
 from brain.models import Features, Organisation
 from brain.services import actor_for_user
-from jobs.models import Chat, Job, Run
+from jobs.models import Chat, Job
+from jobs.selectors import list_runs, readable_chats, readable_runs
 from jobs.services import list_jobs, update_job
 
+NO_JOB = "No such job of yours."
+RUNS_SHOWN = 30
 ACTIONS: dict[str, dict[str, Any]] = {
     "pause": {"enabled": False},
     "resume": {"enabled": True},
@@ -37,7 +41,10 @@ def _orgs(user: User) -> list[Organisation]:
 @login_required
 def jobs_page(request: HttpRequest) -> HttpResponse:
     user = cast(User, request.user)
-    sections = [(org, list_jobs(actor=actor_for_user(org=org, user=user, via="web"))) for org in _orgs(user)]
+    sections = []
+    for org in _orgs(user):
+        actor = actor_for_user(org=org, user=user, via="web")
+        sections.append((org, list_jobs(actor=actor), list_runs(actor=actor, limit=RUNS_SHOWN)))
     return render(request, "jobs/jobs.html", {"sections": sections})
 
 
@@ -47,11 +54,13 @@ def job_action(request: HttpRequest, job_id: int, action: str) -> HttpResponseRe
     user = cast(User, request.user)
     job = Job.objects.filter(pk=job_id, org__in=_orgs(user)).select_related("org").first()
     if job is None or action not in ACTIONS:
-        raise Http404("No such job of yours.")
+        raise Http404(NO_JOB)
     try:
         update_job(actor=actor_for_user(org=job.org, user=user, via="web"), job_id=job.public_id, **ACTIONS[action])
         done = {"pause": "paused", "resume": "resumed", "run": "queued to run within a minute", "delete": "deleted"}
         messages.success(request, f"{job.name}: {done[action]}.")
+    except NotFound:  # a colleague's personal job answers as a missing one: same status, same words
+        raise Http404(NO_JOB) from None
     except DomainError as exc:
         messages.error(request, exc.message)
     return HttpResponseRedirect(reverse("jobs"))
@@ -60,12 +69,12 @@ def job_action(request: HttpRequest, job_id: int, action: str) -> HttpResponseRe
 @login_required
 def chat_page(request: HttpRequest, chat_id: int) -> HttpResponse:
     user = cast(User, request.user)
-    mine_or_shared = Q(owner=user) | Q(shared=True)
-    chat = Chat.objects.filter(mine_or_shared, pk=chat_id, org__in=_orgs(user)).first()
+    found = Chat.objects.filter(pk=chat_id, org__in=_orgs(user)).select_related("org").first()
+    actor = actor_for_user(org=found.org, user=user, via="web") if found is not None else None
+    chat = readable_chats(actor=actor).filter(pk=chat_id).first() if actor is not None else None
     if chat is None:
         raise Http404("No such chat of yours.")
-    shown = chat.messages.select_related("run")
-    if chat.owner_id != user.pk:  # a report read with the owner's reach is the owner's alone
-        shown = shown.exclude(run__audience=Run.Audience.OWNER)
+    readable = readable_runs(actor=actor)  # a report read with the owner's reach is the owner's alone
+    shown = chat.messages.select_related("run").filter(Q(run__isnull=True) | Q(run__in=readable))
     rows = [{"message": m, "html": render_markdown(m.text), "run": m.run} for m in shown]
     return render(request, "jobs/chat.html", {"chat": chat, "rows": rows})

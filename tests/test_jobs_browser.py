@@ -12,7 +12,7 @@ from brain.models import Features
 from conftest import make_actor, make_org, make_user
 from jobs.models import Job
 from jobs.runs import tick
-from jobs.services import schedule_job
+from jobs.services import schedule_job, schedule_once
 from tests.browser import browser_page, log_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -49,9 +49,30 @@ def test_a_member_pauses_a_job_and_reads_its_report_safely(brain_url):
         page.get_by_role("button", name="Pause").click()
         expect(page.get_by_text("paused.")).to_be_visible()
         expect(page.get_by_role("button", name="Resume")).to_be_visible()
-        page.get_by_role("link", name="Friday digest").click()
+        page.get_by_role("link", name="Friday digest").first.click()  # the job (its run links the same chat)
         expect(page.get_by_role("heading", name="What memory holds")).to_be_visible()  # markdown headings
         expect(page.get_by_text("No language model wrote this")).to_be_visible()
         expect(page.get_by_text("<img src=x onerror=alert(1)>")).to_be_visible()  # shown as text, never run
     assert dialogs == []
     assert not Job.objects.get(pk=job.pk).enabled
+
+
+def test_a_one_offs_run_stays_on_the_jobs_page_after_it_deleted_itself(brain_url):
+    org = make_org()
+    Features.objects.filter(org=org).update(jobs=True)
+    member = make_user(org, username="nils", password=PASSWORD)
+    job = schedule_once(actor=make_actor(org, member), name="Remind me about Baltic", at="2031-01-09T09:00",
+                        prompt="Chase the Baltic invoice").job  # fmt: skip
+    tick(job.pk, now=datetime(2031, 1, 9, 9, 0, 5, tzinfo=UTC))
+    assert not Job.objects.filter(pk=job.pk).exists()  # the one-off deleted itself
+    with browser_page() as page:
+        log_in(page, brain_url, "nils", PASSWORD)
+        page.wait_for_url(f"{brain_url}/connect/")
+        page.get_by_role("link", name="Jobs").click()
+        expect(page.get_by_role("heading", name="Recent runs")).to_be_visible()
+        row = page.get_by_role("row").filter(has_text="Remind me about Baltic")
+        expect(row).to_contain_text("(job deleted)")
+        expect(row).to_contain_text("2031-01-09 09:00 UTC")
+        row.get_by_role("link", name="Remind me about Baltic").click()
+        expect(page.get_by_role("heading", name="What memory holds")).to_be_visible()  # the report, in its chat
+        expect(page.get_by_text("No language model wrote this")).to_be_visible()

@@ -87,3 +87,55 @@ def test_run_now_runs_on_top_of_the_schedule(brain_url, worker):  # noqa: F811
                            what="the job to run")  # fmt: skip
     listed = call(brain_url, token, "list_jobs", {}).structured_content["jobs"][0]
     assert listed["last_status"] == "ok"
+
+
+def test_a_run_asked_for_while_the_broker_is_away_is_kept_and_the_sweep_runs_it(brain_url, worker, monkeypatch):  # noqa: F811
+    org = make_org()
+    Features.objects.filter(org=org).update(jobs=True)
+    token = make_token(org).plaintext
+    job = call(brain_url, token, "schedule_job", {"name": "Weekly", "prompt": "What changed?",
+                                                  "schedule": "0 9 * * 1"}).structured_content["job"]  # fmt: skip
+
+    def down(*args, **kwargs):
+        raise ConnectionError("broker unreachable")
+
+    monkeypatch.setattr("brain.queueing.current_app.send_task", down)  # the web process cannot reach the broker
+    queued = call(brain_url, token, "update_job", {"id": job["id"], "run_now": True})
+    assert "queued within the next minute" in queued.structured_content["message"]
+    [run] = Run.objects.filter(chat__org=org)
+    assert run.status == "queued"  # kept, though its message was lost
+    monkeypatch.undo()  # the broker is back
+    from jobs.tasks import sweep_jobs_task
+
+    sweep_jobs_task(grace_seconds=0)  # what beat sends every minute
+    assert wait_for(lambda: Run.objects.filter(chat__org=org, status="ok").count() == 1)
+    assert Run.objects.filter(chat__org=org).count() == 1
+
+
+def test_a_due_job_waits_in_the_worker_while_jobs_are_switched_off_and_runs_once_they_are_on(worker):  # noqa: F811
+    from celery import current_app
+
+    from conftest import make_actor
+    from jobs.models import Job
+    from jobs.services import schedule_job, schedule_once
+    from jobs.tasks import sweep_jobs_task
+
+    org, other = make_org(), make_org()
+    Features.objects.filter(org__in=[org, other]).update(jobs=True)
+    job = schedule_once(actor=make_actor(org), name="Remind me", prompt="Chase the Baltic invoice",
+                        at="2031-01-09T09:00").job  # fmt: skip
+    came = timezone.now() - timedelta(minutes=5)
+    Job.objects.filter(pk=job.pk).update(at=came, next_run_at=came)
+    Features.objects.filter(org=org).update(jobs=False)
+    marker = schedule_job(actor=make_actor(other), name="Marker", prompt="p", schedule="0 9 * * 1").job
+    later = Run.objects.create(chat=marker.chat, job=marker, scheduled_for=came, status="queued")
+    current_app.send_task("jobs.tasks.tick_task", args=[job.pk])  # what beat sends at the moment
+    current_app.send_task("jobs.tasks.run_task", args=[later.pk])  # behind it on the jobs queue
+    assert wait_for(lambda: Run.objects.filter(pk=later.pk, status="ok").exists())
+    assert not Run.objects.filter(chat=job.chat).exists()  # the tick came first and ran nothing
+    assert Job.objects.filter(pk=job.pk).exists()
+    Features.objects.filter(org=org).update(jobs=True)
+    sweep_jobs_task(grace_seconds=0)  # what beat sends every minute
+    assert wait_for(lambda: Run.objects.filter(chat=job.chat, status="ok").exists())
+    assert Run.objects.filter(chat=job.chat).count() == 1
+    assert not Job.objects.filter(pk=job.pk).exists()

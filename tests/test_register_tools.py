@@ -52,8 +52,14 @@ def test_a_promise_recorded_listed_and_settled_over_mcp(brain_url):
     bad_day = call(brain_url, token, "record_commitment", {"owner": "Sam", "what": "x", "due_on": "9 Jan 2031"})
     assert bad_day.is_error
     assert "YYYY-MM-DD" in bad_day.content[0].text
-    listed = call(brain_url, token, "list_commitments", {}).structured_content["commitments"]
+    answer = call(brain_url, token, "list_commitments", {})
+    listed = answer.structured_content["commitments"]
     assert [c["id"] for c in listed] == [entry["id"]]
+    assert answer.content[0].text.splitlines()[:3] == [  # lines a model reads, ids kept, not JSON
+        "1 commitment:",
+        f"{entry['id']}: Priya: Priya will send the quote (open, due 2031-01-09; promised {entry['promised_on']})",
+        "  made in: a call with Baltic",
+    ]
     refused = call(brain_url, token, "update_commitment", {"id": entry["id"], "status": "done"})
     assert refused.is_error
     assert "needs a note" in refused.content[0].text

@@ -6,13 +6,14 @@ setup gets it in ``NEEDS``. A tool missing from the walk fails the test."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import jsonschema
 import pytest
 
 from brain.mcp.invoke import execute
-from brain.mcp.registry import TOOLS
+from brain.mcp.registry import TOOLS, ToolOutput
 from tests.small_org import small_organisation
 
 pytestmark = pytest.mark.django_db
@@ -55,6 +56,13 @@ def minimal_arguments(name: str, known: dict[str, str]) -> dict[str, Any]:
     return {**arguments, **needs(known).get(name, {})}
 
 
+def is_json_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False
+
+
 def test_every_tool_answers_structured_output_that_matches_its_output_schema():
     _, actor, known = small_organisation()
     tested, failed = set(), {}
@@ -69,6 +77,9 @@ def test_every_tool_answers_structured_output_that_matches_its_output_schema():
         except jsonschema.ValidationError as exc:
             failed[name] = f"does not match its output schema: {exc.message}"
             continue
+        if is_json_object(outcome.output.to_text()):
+            failed[name] = "its text is raw JSON, not lines a model reads easily"
+            continue
         tested.add(name)
     assert failed == {}
     assert tested == set(TOOLS)
@@ -77,3 +88,8 @@ def test_every_tool_answers_structured_output_that_matches_its_output_schema():
 def test_the_extra_arguments_name_only_registered_tools():
     assert set(needs({"document_id": "", "memory_id": "", "entity": "", "commitment_id": "", "contradiction_id": "",
                       "term_id": "", "job_id": ""})) <= set(TOOLS)  # fmt: skip
+
+
+def test_every_tools_output_writes_its_own_readable_text_rather_than_the_json_default():
+    """ToolOutput.to_text is JSON for want of better: every tool's text part is written for a model."""
+    assert sorted(name for name, spec in TOOLS.items() if spec.output.to_text is ToolOutput.to_text) == []

@@ -1,4 +1,4 @@
-"""list_commitments, record_commitment, update_commitment."""
+"""list_commitments, record_commitment, update_commitment. Answers read as lines, ids first."""
 
 from __future__ import annotations
 
@@ -31,6 +31,29 @@ class CommitmentOut(BaseModel):
     verdict_checked_at: str | None = None
     evidence: list[dict[str, object]] = []
 
+    def lines(self) -> list[str]:
+        """The promise as lines a model reads easily, its id first."""
+        due = f", due {self.due_on:%Y-%m-%d}" if self.due_on else ""
+        state = "overdue" if self.overdue else self.state
+        lines = [f"{self.id}: {self.owner}: {self.what} ({state}{due}; promised {self.promised_on:%Y-%m-%d})"]
+        if self.made_in:
+            lines.append(f"  made in: {self.made_in}")
+        if self.note:
+            lines.append(f"  note: {self.note}")
+        if self.verdict:
+            lines.append(f"  verdict ({self.verdict_checked_at or 'not checked'}): {self.verdict}")
+        for item in self.evidence:
+            lines.append(f"  evidence: {evidence_line(item)}")
+        return lines
+
+
+def evidence_line(item: dict[str, object]) -> str:
+    """One piece of evidence a verdict found: a passage of a document or a memory."""
+    if "memory" in item:
+        return f"{item['memory']}: {item.get('statement', '')}"
+    where = f"{item.get('title', '')} ({item.get('document', '')})"
+    return f"{where}: {item.get('text', '')}"
+
 
 def shown(commitment: Commitment, *, overdue: bool = False, verdict: object = None) -> CommitmentOut:
     where = commitment.made_in
@@ -57,6 +80,13 @@ class ListCommitmentsArgs(BaseModel):
 class CommitmentsOut(ToolOutput):
     commitments: list[CommitmentOut]
     note: str
+
+    def to_text(self) -> str:
+        count = len(self.commitments)
+        lines = [f"{count} commitment{'' if count == 1 else 's'}:" if count else "No commitments match."]
+        for commitment in self.commitments:
+            lines += commitment.lines()
+        return "\n".join([*lines, self.note])
 
 
 @mcp_tool("list_commitments", title="List Commitments", args=ListCommitmentsArgs, output=CommitmentsOut,
@@ -97,6 +127,9 @@ class RecordCommitmentArgs(BaseModel):
 class CommitmentResult(ToolOutput):
     commitment: CommitmentOut
     message: str
+
+    def to_text(self) -> str:
+        return "\n".join([self.message, *self.commitment.lines()])
 
 
 @mcp_tool("record_commitment", title="Record a Commitment", args=RecordCommitmentArgs, output=CommitmentResult,

@@ -1,4 +1,4 @@
-"""list_contradictions, raise_contradiction, answer_contradiction."""
+"""list_contradictions, raise_contradiction, answer_contradiction. Answers read as lines, ids first."""
 
 from __future__ import annotations
 
@@ -22,6 +22,11 @@ class SideOut(BaseModel):
     date: date | None
     memory_id: str | None
 
+    def line(self, label: str) -> str:
+        dated = f", {self.date:%Y-%m-%d}" if self.date else ""
+        memory = f", {self.memory_id}" if self.memory_id else ""
+        return f"  {label}: {self.claim} (source: {self.source}{dated}{memory})"
+
 
 class ContradictionOut(BaseModel):
     id: str
@@ -34,6 +39,15 @@ class ContradictionOut(BaseModel):
     b: SideOut
     answer: str = ""
     note: str = ""
+
+    def lines(self) -> list[str]:
+        """The pair as lines a model reads easily, its id first."""
+        subject = f", about {self.subject}" if self.subject else ""
+        lines = [f"{self.id}: {self.about} ({self.state}, {self.severity} severity{subject})",
+                 f"  question: {self.question}", self.a.line("a"), self.b.line("b")]  # fmt: skip
+        if self.answer:
+            lines.append(f"  answer: {self.answer}" + (f"; {self.note}" if self.note else ""))
+        return lines
 
 
 def shown(entry: Contradiction) -> ContradictionOut:
@@ -60,6 +74,13 @@ class ListContradictionsArgs(BaseModel):
 
 class ContradictionsOut(ToolOutput):
     contradictions: list[ContradictionOut]
+
+    def to_text(self) -> str:
+        count = len(self.contradictions)
+        lines = [f"{count} contradiction{'' if count == 1 else 's'}:" if count else "No contradictions match."]
+        for entry in self.contradictions:
+            lines += entry.lines()
+        return "\n".join(lines)
 
 
 @mcp_tool("list_contradictions", title="List Contradictions", args=ListContradictionsArgs, output=ContradictionsOut,
@@ -99,6 +120,9 @@ class ContradictionResult(ToolOutput):
     already_existed: bool = Field(
         False, description="True when the pair was already on the register: the entry shown is that one, unchanged."
     )
+
+    def to_text(self) -> str:
+        return "\n".join([self.message, *self.contradiction.lines()])
 
 
 @mcp_tool("raise_contradiction", title="Raise a Contradiction", args=RaiseContradictionArgs,

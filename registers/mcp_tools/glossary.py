@@ -1,4 +1,4 @@
-"""glossary, define_term, update_term."""
+"""glossary, define_term, update_term. Answers read as lines, ids first."""
 
 from __future__ import annotations
 
@@ -26,6 +26,19 @@ class TermOut(BaseModel):
     examples: list[dict[str, object]]
     memory_id: str | None
 
+    def lines(self) -> list[str]:
+        """The term as lines a model reads easily, its id first."""
+        memory = f", {self.memory_id}" if self.memory_id else ""
+        lines = [f"{self.id}: {self.term} ({self.state}; {self.uses} uses, {self.senses} senses{memory})"]
+        if self.definition:
+            lines.append(f"  definition: {self.definition}")
+        if self.suggestion:
+            lines.append(f"  suggested, unconfirmed: {self.suggestion}")
+        for example in self.examples:
+            passage = f" (passage {example['passage']})" if example.get("passage") else ""
+            lines.append(f"  example: {example.get('sentence', '')}{passage}")
+        return lines
+
 
 def shown(entry: Term) -> TermOut:
     return TermOut(
@@ -47,6 +60,13 @@ class GlossaryArgs(BaseModel):
 class GlossaryOut(ToolOutput):
     terms: list[TermOut]
     note: str
+
+    def to_text(self) -> str:
+        count = len(self.terms)
+        lines = [f"{count} term{'' if count == 1 else 's'}:" if count else "No terms match."]
+        for term in self.terms:
+            lines += term.lines()
+        return "\n".join([*lines, self.note] if self.note else lines)
 
 
 @mcp_tool("glossary", title="Look Up the Glossary", args=GlossaryArgs, output=GlossaryOut, feature=FEATURE)
@@ -80,6 +100,9 @@ class DefineTermArgs(BaseModel):
 class TermResult(ToolOutput):
     term: TermOut
     message: str
+
+    def to_text(self) -> str:
+        return "\n".join([self.message, *self.term.lines()])
 
 
 @mcp_tool("define_term", title="Define a Term", args=DefineTermArgs, output=TermResult, scope="write",
