@@ -29,7 +29,9 @@ from memory.models import Fact
 from memory.tests.factories import save
 from memory.tests.graph_world import board_category
 from tests.conftest import McpCaller
-from tests.test_worker_e2e import wait_for, worker  # noqa: F401 (the worker fixture)
+from tests.progress import wait_while_progressing
+from tests.test_jobs_worker import runs_of
+from tests.test_worker_e2e import worker  # noqa: F401 (the worker fixture)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 FRIDAY = datetime(2026, 12, 4, 17, 30, 5, tzinfo=UTC)
@@ -139,7 +141,8 @@ def test_a_reprompted_shared_digest_run_by_the_worker_reports_nothing_restricted
     queued = reprompt(brain_url, w["admin"], w["job"], "Zorblatt merger price, salary and whatever changed",
                       run_now=True)  # fmt: skip
     assert not queued.is_error, queued.content[0].text
-    assert wait_for(lambda: Run.objects.filter(job=w["job"]).exclude(status="running").exists())
+    finished = Run.objects.filter(job=w["job"], status__in=["ok", "failed"])
+    wait_while_progressing(finished.exists, runs_of(w["job"].org), what="the worker to run the job")
     run = Run.objects.get(job=w["job"])
     assert run.status == "ok", run.report
     assert "No language model wrote this" in run.report
