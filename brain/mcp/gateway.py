@@ -11,7 +11,6 @@ from django.http.request import split_domain_port, validate_host
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 MCP_PATH = "/mcp"
-METADATA_PREFIX = "/.well-known/oauth-protected-resource"
 
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -151,8 +150,5 @@ class McpGateway:
                 return
             scope = dict(scope, path=MCP_PATH, raw_path=MCP_PATH.encode())
             await self.mcp_app(scope, _replay(body, receive), send)
-            return
-        if scope["type"] == "http" and path.startswith(METADATA_PREFIX):
-            await self.mcp_app(scope, receive, send)
             return
         await self.django_app(scope, receive, send)
