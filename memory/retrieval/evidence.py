@@ -66,15 +66,14 @@ class Evidence:
 def gather_evidence(*, actor: Actor, question: Question) -> Evidence:
     """Passages, named entities' facts and fact matches for a question, the question embedded once.
 
-    A question that names nothing the graph knows, and whose closest passage and fact are both
-    further from it than ``ON_TOPIC_SIMILARITY`` gives for the question's model, has no evidence:
-    what the searches found is only what is least unrelated."""
+    A question that is not ``on_topic`` has no evidence: what the searches found for it is only
+    what is least unrelated."""
     vector = query_vector(actor.org, question.text)
     hits = [] if question.retrieval_mode == "graph" else _passages(actor, question, vector)
     named = entities_named(actor=actor, text=question.text, limit=5) if question.retrieval_mode != "vector" else []
     matched = graph.search_facts(actor=actor, query=question.text, limit=question.max_claims, as_of=question.as_of,
                                  vector=vector)  # fmt: skip
-    if not named and closeness(hits, matched) < ON_TOPIC_SIMILARITY.get(vector.model, 0.0):
+    if not on_topic(hits, matched, named=bool(named), model=vector.model):
         return Evidence([], [], hits=hits)
     graph_facts = _entity_facts(actor, named, question) if named else []
     excerpts = _excerpts(hits, graph_facts, question)
@@ -84,6 +83,15 @@ def gather_evidence(*, actor: Actor, question: Question) -> Evidence:
         evidence.conflicts = _conflicts(actor, claims, question.as_of)
         evidence.warnings = _warnings(hits, excerpts, claims, evidence.conflicts)
     return evidence
+
+
+def on_topic(hits: list[Hit], facts: list[graph.ScoredFact], *, named: bool, model: str) -> bool:
+    """Whether what was found for a question is about it: the question names an entity the graph
+    knows or a person heard in the conversations (the speaker arm ran), or the closest passage or
+    fact is at least ``ON_TOPIC_SIMILARITY`` near it for the question's model."""
+    if named or any("speaker" in hit.ranks for hit in hits):
+        return True
+    return closeness(hits, facts) >= ON_TOPIC_SIMILARITY.get(model, 0.0)
 
 
 def closeness(hits: list[Hit], facts: list[graph.ScoredFact]) -> float:
