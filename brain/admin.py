@@ -69,6 +69,20 @@ class OrganisationAdmin(OrgScopedAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return bool(request.user.is_superuser)
 
+    def get_inlines(self, request: HttpRequest, obj: Any = None) -> Any:
+        # The service makes the switches with the organisation; they are changed once it exists.
+        return self.inlines if obj is not None else []
+
+    def save_model(self, request: HttpRequest, obj: Organisation, form: Any, change: bool) -> None:
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        org = services.create_organisation(slug=obj.slug, name=obj.name, language=obj.language,
+                                           time_zone=obj.time_zone)  # fmt: skip
+        # The admin goes on with its own instance (the change message, the redirect): it becomes the saved row.
+        obj.pk, obj.created_at, obj.embedder = org.pk, org.created_at, org.embedder
+        obj._state.adding, obj._state.db = False, org._state.db
+
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return bool(request.user.is_superuser)
 

@@ -40,15 +40,18 @@ def hash_token(plaintext: str) -> str:
 
 
 @transaction.atomic
-def create_organisation(*, slug: str, name: str, language: str = "en", plan: str | None = None) -> Organisation:
+def create_organisation(
+    *, slug: str, name: str, language: str = "en", time_zone: str = "UTC", plan: str | None = None
+) -> Organisation:
     """A new organisation with its default category, its switches and an account on ``plan``
-    (``BRAIN_DEFAULT_PLAN`` when not given)."""
+    (``BRAIN_DEFAULT_PLAN`` when not given). Every way of making one comes here (the admin too):
+    without the default category nothing can be saved to it."""
     if Organisation.objects.filter(slug=slug).exists():
         raise InvalidArgument(f"An organisation with the slug {slug!r} already exists.")
     chosen = get_plan(plan)
     if chosen is None:
         raise InvalidArgument(f"No plan {plan or settings.BRAIN_DEFAULT_PLAN!r}.")
-    org = Organisation.objects.create(slug=slug, name=name, language=language)
+    org = Organisation.objects.create(slug=slug, name=name, language=language, time_zone=time_zone)
     Category.objects.create(org=org, slug=Category.DEFAULT_SLUG, name="General")
     Features.objects.create(org=org)
     Account.objects.create(org=org, plan=chosen)

@@ -364,17 +364,19 @@ LOGGING = {
 }
 
 # --- Failed-login throttling (django-axes) -----------------------------------------------------
-# Both login pages (the site's and the admin's) count failures per account and per address: after
-# BRAIN_LOGIN_FAILURE_LIMIT failures for one username, or from one address, further attempts are
-# refused for BRAIN_LOGIN_COOLOFF_MINUTES after the last failure. A success resets the counts.
-# Attempts live in the database, so every web process sees the same counts.
+# Both login pages (the site's and the admin's) count failures per address: after
+# BRAIN_LOGIN_FAILURE_LIMIT failures from one address, whatever usernames they named, attempts
+# from it are refused for BRAIN_LOGIN_COOLOFF_MINUTES after the last failure. Counting per
+# username would let anyone lock any account by typing its name; its owner, elsewhere, still
+# logs in. A success resets nothing: a login to one's own account must not clear the address's
+# guesses at another's. Attempts live in the database, so every web process sees the same counts.
 INSTALLED_APPS += ["axes"]
 MIDDLEWARE += ["axes.middleware.AxesMiddleware"]  # last, as axes asks
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
 AXES_FAILURE_LIMIT = env_int("BRAIN_LOGIN_FAILURE_LIMIT", 5, minimum=1, maximum=1000)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("BRAIN_LOGIN_COOLOFF_MINUTES", 15, minimum=1, maximum=10080))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one reaching the limit locks
-AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_PARAMETERS = ["ip_address"]
+AXES_RESET_ON_SUCCESS = False
 AXES_LOCKOUT_CALLABLE = "brain.login_throttle.locked_out"
 AXES_CLIENT_IP_CALLABLE = "brain.login_throttle.client_ip"
 BRAIN_BEHIND_PROXY = env_bool("BRAIN_BEHIND_PROXY")

@@ -235,7 +235,7 @@ LIST = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
 
 
 @pytest.mark.parametrize("kind", ["missing", "unknown", "revoked", "expired"])
-def test_bad_tokens_get_401_with_the_resource_metadata_link(brain_url, org, kind):
+def test_bad_tokens_get_401_naming_no_authorisation_server(brain_url, org, kind):
     issued = make_token(org)
     if kind == "revoked":
         revoke_token(actor=make_actor(org, issued.token.user), token_id=issued.token.pk)
@@ -244,9 +244,22 @@ def test_bad_tokens_get_401_with_the_resource_metadata_link(brain_url, org, kind
     token = {"missing": None, "unknown": "brn_00000000_nope"}.get(kind, issued.plaintext)
     response = post(brain_url, LIST, token)
     assert response.status_code == 401
-    assert "resource_metadata=" in response.headers["www-authenticate"]
-    metadata = httpx.get(f"{brain_url}/.well-known/oauth-protected-resource/mcp").json()
-    assert metadata["resource"].endswith("/mcp")
+    assert response.headers["www-authenticate"].startswith("Bearer ")
+    assert "resource_metadata=" not in response.headers["www-authenticate"]
+
+
+def test_oauth_discovery_finds_nothing_and_a_bearer_token_still_works(brain_url, org):
+    # Brain issues no OAuth tokens: discovery must not lead a client to endpoints that are not there.
+    for path in (
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-authorization-server",
+        "/.well-known/openid-configuration",
+    ):
+        assert httpx.get(f"{brain_url}{path}").status_code == 404, path
+    profile = call(brain_url, make_token(org).plaintext, "get_profile", {})
+    assert not profile.is_error
+    assert profile.structured_content["organisation"] == org.name
 
 
 def test_a_foreign_origin_gets_403_and_a_foreign_host_421(brain_url, org):

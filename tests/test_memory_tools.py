@@ -256,3 +256,22 @@ def test_a_speaker_written_over_several_lines_is_kept_as_one(brain_url):
     assert not call(brain_url, make_token(org).plaintext, "add_company_knowledge", args).is_error
     saved = Document.objects.get(org=org)
     assert (saved.speaker, saved.conversation) == ("Priya Shah", "#a b")
+
+
+def test_ask_says_no_evidence_to_a_question_nothing_stored_is_about_and_answers_one_it_is(brain_url):
+    org = make_org()
+    token = make_token(org).plaintext
+    for title, content in [
+        ("Refund policy", "Enterprise customers get a full refund within 30 days of purchase."),
+        ("On-call rota", "The platform team rotates on-call weekly; handover is on Monday at 10:00."),
+        ("Office move", "The Lisbon office moves to Avenida da Liberdade in March."),
+    ]:
+        assert not call(brain_url, token, "add_company_knowledge", {"title": title, "content": content}).is_error
+    ingest_all(org)
+    off_topic = call(brain_url, token, "ask_company_memory", {"question": "How many moons does Neptune have?"})
+    assert off_topic.structured_content["status"] == "no_evidence"
+    assert off_topic.structured_content["evidence"] == []
+    assert "has nothing on it" in off_topic.content[0].text
+    on_topic = call(brain_url, token, "ask_company_memory", {"question": "Can an enterprise customer get a refund?"})
+    assert on_topic.structured_content["status"] == "evidence"
+    assert on_topic.structured_content["evidence"][0]["title"] == "Refund policy"

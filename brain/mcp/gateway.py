@@ -17,7 +17,6 @@ from brain.unavailable import database_away, database_unavailable, internal_fail
 logger = logging.getLogger("brain.calls")
 INTERNAL_ERROR = -32603  # JSON-RPC's own code for a server failure
 MCP_PATH = "/mcp"
-METADATA_PREFIX = "/.well-known/oauth-protected-resource"
 
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -220,8 +219,5 @@ class McpGateway:
                 return
             scope = dict(scope, path=MCP_PATH, raw_path=MCP_PATH.encode())
             await _answering_failures(self.mcp_app, scope, _replay(body, receive), send, body)
-            return
-        if scope["type"] == "http" and path.startswith(METADATA_PREFIX):
-            await self.mcp_app(scope, receive, send)
             return
         await self.django_app(scope, receive, send)

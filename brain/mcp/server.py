@@ -191,9 +191,12 @@ def build_app() -> Starlette:
         max_request_body_size=settings.BRAIN_MAX_REQUEST_BYTES,  # brain.mcp.gateway answers past it first
         # Host and Origin are checked by brain.asgi before authentication, with Django's rules.
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        # Tokens are made on the Connect page, not by OAuth: no resource metadata is served and
+        # a 401 names none, so no client goes looking for an authorisation server that is not
+        # there. (The SDK wants an issuer; without a resource URL it is never advertised.)
         auth=AuthSettings(
             issuer_url=base,
-            resource_server_url=f"{base}/mcp",
+            resource_server_url=None,
             required_scopes=["read"],
             validate_token_resource=False,
         ),

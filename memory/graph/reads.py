@@ -47,6 +47,7 @@ class ScoredFact:
     fact: Fact
     score: float
     ranks: dict[str, int]
+    similarity: float = 0.0  # cosine similarity to the question; 0 when only the keyword arm found it
 
 
 def search_facts(
@@ -58,16 +59,17 @@ def search_facts(
     where = with_counters(readable_facts_and_believed(actor, as_of, include_superseded))
     candidates = max(40, limit * 4)
     vector = query_vector(actor.org, query) if vector is None else vector
-    fused, ranks = fuse(
-        {
-            "vector": vector_candidates(vector, where, candidates, table="memory_fact"),
-            "keyword": keyword_candidates(query, where, candidates, table="memory_fact"),
-        }
-    )
+    nearest = vector_candidates(vector, where, candidates, table="memory_fact")
+    keyword = keyword_candidates(query, where, candidates, table="memory_fact")
+    fused, ranks = fuse({"vector": nearest, "keyword": keyword})
     top = sorted(fused, key=lambda fid: -fused[fid])[:limit]
     facts = Fact.objects.filter(pk__in=top).select_related("subject", "object", "document").in_bulk()
-    best = max(fused.values(), default=1.0)
-    return [ScoredFact(facts[fid], round(fused[fid] / best, 3), ranks[fid]) for fid in top if fid in facts]
+    best, similarity = max(fused.values(), default=1.0), dict(nearest)
+    return [
+        ScoredFact(facts[fid], round(fused[fid] / best, 3), ranks[fid], round(similarity.get(fid, 0.0), 4))
+        for fid in top
+        if fid in facts
+    ]
 
 
 def visible_entities(*, actor: Actor) -> QuerySet[Entity]:

@@ -281,8 +281,11 @@ def _term_statistics(clause: Clause, lexemes: list[str], table: Table) -> tuple[
             )
             found = dict(cursor.fetchall())
         frequencies.update(found)
-        cache.set_many({keys[lx]: n for lx, n in found.items()}, STATS_SECONDS)
-    return total, average, frequencies
+        # A term no readable row holds is not cached: the first document that says it must be
+        # found as soon as it is ingested, and the search index answers for a missing term at once.
+        cache.set_many({keys[lx]: n for lx, n in found.items() if n}, STATS_SECONDS)
+    # The cached row count may predate rows that hold a term counted just now.
+    return max(total, *frequencies.values(), 0), average, frequencies
 
 
 def _digest(text: str) -> str:

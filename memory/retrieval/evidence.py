@@ -20,6 +20,13 @@ from memory.models import Chunk, Document, Fact
 from memory.retrieval.passages import Hit, search_chunks
 from memory.retrieval.serving import QueryVector, query_vector
 
+# The searches by meaning: the plain vector arm and the ones narrowed to a speaker or a time.
+BY_MEANING = frozenset({"vector", "speaker", "time", "side"})
+# Per model: below this, the closest passage or fact is no nearer the question than unrelated
+# text is (measured on the evaluation sets: docs/benchmarks.md, "No evidence"). Similarities
+# differ between models, so a model not measured here keeps whatever the searches find.
+ON_TOPIC_SIMILARITY = {"all-MiniLM-L6-v2 (onnx int8)": 0.25}
+
 
 @dataclass(frozen=True)
 class Question:
@@ -57,18 +64,41 @@ class Evidence:
 
 
 def gather_evidence(*, actor: Actor, question: Question) -> Evidence:
-    """Passages, named entities' facts and fact matches for a question, the question embedded once."""
+    """Passages, named entities' facts and fact matches for a question, the question embedded once.
+
+    A question that is not ``on_topic`` has no evidence: what the searches found for it is only
+    what is least unrelated."""
     vector = query_vector(actor.org, question.text)
     hits = [] if question.retrieval_mode == "graph" else _passages(actor, question, vector)
     named = entities_named(actor=actor, text=question.text, limit=5) if question.retrieval_mode != "vector" else []
+    matched = graph.search_facts(actor=actor, query=question.text, limit=question.max_claims, as_of=question.as_of,
+                                 vector=vector)  # fmt: skip
+    if not on_topic(hits, matched, named=bool(named), model=vector.model):
+        return Evidence([], [], hits=hits)
     graph_facts = _entity_facts(actor, named, question) if named else []
     excerpts = _excerpts(hits, graph_facts, question)
-    claims = _claims(actor, question, hits, graph_facts, vector)
+    claims = _claims(actor, question, hits, graph_facts, [s.fact for s in matched])
     evidence = Evidence(excerpts, claims, hits=hits, named=named, graph_facts=len(graph_facts))
     if question.high_risk and not evidence.empty:
         evidence.conflicts = _conflicts(actor, claims, question.as_of)
         evidence.warnings = _warnings(hits, excerpts, claims, evidence.conflicts)
     return evidence
+
+
+def on_topic(hits: list[Hit], facts: list[graph.ScoredFact], *, named: bool, model: str) -> bool:
+    """Whether what was found for a question is about it: the question names an entity the graph
+    knows or a person heard in the conversations (the speaker arm ran), or the closest passage or
+    fact is at least ``ON_TOPIC_SIMILARITY`` near it for the question's model."""
+    if named or any("speaker" in hit.ranks for hit in hits):
+        return True
+    return closeness(hits, facts) >= ON_TOPIC_SIMILARITY.get(model, 0.0)
+
+
+def closeness(hits: list[Hit], facts: list[graph.ScoredFact]) -> float:
+    """How near the question the closest passage or fact found for it is: the best cosine
+    similarity any of the searches by meaning gave (a keyword match alone counts for nothing)."""
+    passages = (score for hit in hits for arm, score in hit.scores.items() if arm in BY_MEANING)
+    return max([*passages, *(fact.similarity for fact in facts)], default=0.0)
 
 
 def _passages(actor: Actor, question: Question, vector: QueryVector) -> list[Hit]:
@@ -120,7 +150,7 @@ def _excerpt(document: Document, ordinals: list[int], budget: int) -> Excerpt:
 
 
 def _claims(
-    actor: Actor, question: Question, hits: list[Hit], graph_facts: list[Fact], vector: QueryVector
+    actor: Actor, question: Question, hits: list[Hit], graph_facts: list[Fact], matched: list[Fact]
 ) -> list[Fact]:
     """Facts from the matched passages first, then the best fact matches, then the named entities' facts."""
     believed = graph.believed(graph.visible_facts(actor=actor), as_of=question.as_of)
@@ -129,8 +159,6 @@ def _claims(
     )
     rank = {h.chunk_id: i for i, h in enumerate(hits)}
     from_passages.sort(key=lambda f: (rank.get(f.chunk_id or 0, 99), f.pk))  # one order, whatever the plan
-    matched = [s.fact for s in graph.search_facts(actor=actor, query=question.text, limit=question.max_claims,
-                                                  as_of=question.as_of, vector=vector)]  # fmt: skip
     picked: dict[int, Fact] = {}
     for fact in [*from_passages[: question.max_claims // 2 + 1], *matched, *graph_facts, *from_passages]:
         picked.setdefault(fact.pk, fact)

@@ -16,9 +16,10 @@ from conftest import make_actor, make_user
 from memory.documents.placement import change_document_access, delete_documents
 from memory.graph.writes import FactDraft, record_facts
 from memory.models import Chunk, Fact, SearchEpoch
-from memory.retrieval.candidates import access_and_time, audience_of
+from memory.retrieval.candidates import access_and_time, audience_of, keyword_candidates, with_counters
 from memory.retrieval.passages import search_chunks
 from memory.retrieval.speakers import known_speakers
+from memory.tasks import ingest_document_task
 from memory.tests.factories import said, save
 
 AT = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -143,3 +144,14 @@ def test_raw_sql_and_deleting_the_organisation_go_through_the_same_counters(acto
     org_id = actor.org.pk
     Organisation.objects.filter(pk=org_id).delete()
     assert not Chunk.objects.filter(org_id=org_id).exists()
+
+
+@pytest.mark.django_db
+def test_a_word_nobody_had_written_is_found_as_soon_as_its_document_is_ingested(actor):
+    assert scores(actor, "quillfeather") == []  # searched before anyone wrote it, or anything at all
+    document = save(actor, "Supplier", "Quillfeather is our new paper supplier.", ingest=False)
+    assert ingest_document_task.apply(args=[document.pk]).get() == "ready"
+    assert [text for text, _ in scores(actor, "quillfeather")] == ["Quillfeather is our new paper supplier."]
+    # Weighed against the rows counted with it, not the empty memory cached before it came.
+    [(_, bm25)] = keyword_candidates("quillfeather", with_counters(search_access(actor)), 5)
+    assert bm25 > 0
