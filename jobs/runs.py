@@ -32,6 +32,7 @@ from brain.services import start_activity
 from jobs import agent, beat
 from jobs.models import Job, Message, Run
 from jobs.schedule import next_run, parse_cron, runs_between, zone
+from usage.metering import refuse_unless_payable
 
 logger = logging.getLogger(__name__)
 GRACE = timedelta(hours=1)  # a tick missed by more than this (downtime) is not made up
@@ -106,6 +107,7 @@ def perform(job: Job, run: Run) -> tuple[str, list[dict[str, Any]]]:
     if membership is None:
         Job.objects.filter(pk=job.pk).update(enabled=False, paused_reason="Its owner is no longer a member.")
         raise RuntimeError("the job's owner is no longer a member of the organisation; the job is paused")
+    refuse_unless_payable(job.org, what=f"the job {job.name}")  # out of credits: the run fails, saying so
     actor = Actor(org=job.org, user=job.owner, scopes=frozenset({"read", "write"}), via="job", role=membership.role)
     run.activity = start_activity(actor=actor, label=f"job {job.name}"[:200])
     run.save(update_fields=["activity"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any
 
 from rest_framework.exceptions import APIException
@@ -16,7 +17,8 @@ from brain.errors import DomainError
 from brain.models import ToolCall
 from brain.replicas import mark_written
 from brain.services import record_tool_call
-from usage.metering import Charge, charge, refund
+from usage import metering
+from usage.metering import Meter
 from usage.prices import CALL, of_call
 
 
@@ -31,13 +33,15 @@ def metered(name: str, billing: str = CALL) -> Callable[[Callable[..., Response]
         def wrapper(self: Any, request: Request, *args: Any, **kwargs: Any) -> Response:
             started = time.perf_counter()
             status = 500  # an exception that is not a refusal: the exception handler answers 500
-            spent: Charge | None = None
+            meter: Meter | None = None
+            actor = getattr(request._request, "brain_actor", None)
             try:
-                actor = getattr(request._request, "brain_actor", None)
-                if price is not None and actor is not None:
-                    spent = charge(org=actor.org, price=price, what=name)
-                response = method(self, request, *args, **kwargs)
-                status = response.status_code
+                paying = metering.metered(actor, name, price) if actor is not None else nullcontext(Meter(None))
+                with paying as meter:
+                    response = method(self, request, *args, **kwargs)
+                    status = response.status_code
+                    if status >= 400:
+                        meter.give_back()
                 if actor is not None and status < 400 and request.method not in SAFE_METHODS:
                     mark_written(actor)
                 return response
@@ -48,17 +52,14 @@ def metered(name: str, billing: str = CALL) -> Callable[[Callable[..., Response]
                 status = exc.status_code
                 raise
             finally:
-                if spent is not None and status >= 400:
-                    refund(spent)
-                    spent = None
-                _record(request, name, status, started, spent)
+                _record(request, name, status, started, meter.credits if meter is not None else 0)
 
         return wrapper
 
     return decorator
 
 
-def _record(request: Request, name: str, status: int, started: float, spent: Charge | None) -> None:
+def _record(request: Request, name: str, status: int, started: float, credits: int) -> None:
     actor = getattr(request._request, "brain_actor", None)
     if actor is None:
         return
@@ -76,5 +77,5 @@ def _record(request: Request, name: str, status: int, started: float, spent: Cha
         duration_ms=round((time.perf_counter() - started) * 1000, 2),
         outcome=outcome,
         error_code="" if status < 400 else str(status),
-        credits=spent.credits if spent is not None else 0,
+        credits=credits,
     )

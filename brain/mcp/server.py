@@ -24,9 +24,8 @@ from starlette.applications import Starlette
 import brain
 from brain.actors import Actor
 from brain.errors import DomainError
-from brain.inputs import refuse_unstorable
 from brain.mcp.auth import ApiTokenVerifier, current_caller
-from brain.mcp.invoke import GENERIC_FAILURE, execute
+from brain.mcp.invoke import GENERIC_FAILURE, execute, run_prompt
 from brain.mcp.registry import PROMPTS, TOOLS, ToolSpec, visible_tools
 
 T = TypeVar("T")
@@ -154,11 +153,13 @@ async def get_prompt(
     missing = [n for n, _, required in spec.arguments if required and not arguments.get(n, "").strip()]
     if missing:
         raise MCPError(code=INVALID_PARAMS, message=f"Prompt {spec.name} needs: {', '.join(missing)}.")
+    actor = dataclasses.replace(actor, client=_client_info(ctx))
     try:
-        refuse_unstorable(arguments, what=f"the prompt {spec.name}")
-        text = await in_worker_thread(spec.fn)(actor, arguments)
-    except DomainError as exc:
-        raise MCPError(code=INVALID_PARAMS, message=exc.message) from None
+        text = await in_worker_thread(run_prompt)(actor, spec, arguments)
+    except DomainError as exc:  # a refusal, out of credits included: its code for programs, as tools give it
+        error = {"code": exc.code, "details": exc.details, "retryable": exc.retryable}
+        data = json.loads(json.dumps(error, default=str))
+        raise MCPError(code=INVALID_PARAMS, message=exc.message, data=data) from None
     except Exception:  # like execute: logged, and the client learns nothing of the internals
         logger.exception("prompt %s failed", spec.name)
         raise MCPError(code=INTERNAL_ERROR, message=GENERIC_FAILURE.format(tool=f"the prompt {spec.name}")) from None
