@@ -78,9 +78,9 @@ def in_process(calls: int) -> list[tuple[str, float, float]]:
 
     rows = []
     metering_step = invoke.metered
-    invoke.metered = lambda actor, what, price: metering_step(actor, what, None)  # type: ignore[assignment]
+    invoke.metered = lambda actor, what, price: metering_step(actor, what, None)
     rows.append(("metering left out (baseline)", *measure(call, calls)))
-    invoke.metered = metering_step  # type: ignore[assignment]
+    invoke.metered = metering_step
     with override_settings(BRAIN_METERING=False):
         rows.append(("BRAIN_METERING=0 (counted only)", *measure(call, calls)))
     defaults = {"name": "Bench allowance", "monthly_free_reads": 10**9}

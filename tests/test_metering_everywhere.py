@@ -103,7 +103,7 @@ def test_a_prompt_with_credits_is_paid_for_and_counted_as_a_read(brain_url):
 
     result = run_mcp(brain_url, token, lambda s: s.get_prompt("recall", {"topic": "travel policy"}))
 
-    assert "premium economy" in result.messages[0].content.text
+    assert "premium economy" in result.messages[0].content.text  # type: ignore[union-attr]
     assert Account.objects.get(org=org).credits == 4
     assert month(org) == (1, 1000, 1)
     call = ToolCall.objects.get(org=org, tool="prompt:recall")
@@ -207,7 +207,8 @@ def test_a_job_run_at_zero_credits_fails_saying_so_before_it_reads_anything():
     run = Run.objects.get(pk=run.pk)
     assert run.status == "failed"
     assert "OutOfCredits" in run.error
-    assert f"the job {job.name}" in run.report and OUT_OF_CREDITS in run.report
+    assert f"the job {job.name}" in run.report
+    assert OUT_OF_CREDITS in run.report
     assert shows_content(run.report) == []
     assert (run.tool_calls, run.activity) == ([], None)
     assert not ToolCall.objects.filter(org=org, via="job").exists()
