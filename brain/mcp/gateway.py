@@ -10,6 +10,8 @@ from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from brain.mcp import sessions
+
 MCP_PATH = "/mcp"
 METADATA_PREFIX = "/.well-known/oauth-protected-resource"
 
@@ -121,6 +123,18 @@ async def _too_large(send: Send, limit: int) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+def _with_session(send: Send, session_id: str) -> Send:
+    """Add the session id to a successful answer (``brain.mcp.sessions``)."""
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start" and message["status"] < 400:
+            extra = [(sessions.HEADER.encode(), session_id.encode())]
+            message = {**message, "headers": [*message.get("headers", []), *extra]}
+        await send(message)
+
+    return sending
+
+
 class McpGateway:
     def __init__(self, *, mcp_app: ASGIApp, django_app: Any) -> None:
         self.mcp_app = mcp_app
@@ -150,7 +164,8 @@ class McpGateway:
                 await _too_large(send, settings.BRAIN_MAX_REQUEST_BYTES)
                 return
             scope = dict(scope, path=MCP_PATH, raw_path=MCP_PATH.encode())
-            await self.mcp_app(scope, _replay(body, receive), send)
+            minted = None if headers.get(sessions.HEADER) else sessions.for_initialize(body)
+            await self.mcp_app(scope, _replay(body, receive), send if minted is None else _with_session(send, minted))
             return
         if scope["type"] == "http" and path.startswith(METADATA_PREFIX):
             await self.mcp_app(scope, receive, send)

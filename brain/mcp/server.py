@@ -24,6 +24,7 @@ from starlette.applications import Starlette
 import brain
 from brain.actors import Actor
 from brain.errors import DomainError
+from brain.mcp import sessions
 from brain.mcp.auth import ApiTokenVerifier, current_caller
 from brain.mcp.invoke import GENERIC_FAILURE, execute, run_prompt
 from brain.mcp.registry import PROMPTS, TOOLS, ToolSpec, visible_tools
@@ -93,17 +94,18 @@ def run_tool(actor: Actor, spec: ToolSpec, arguments: dict[str, Any]) -> types.C
 
 
 def _client_info(ctx: ServerRequestContext[Any, Any]) -> dict[str, str]:
-    info: dict[str, str] = {}
+    """The assistant app's name and version and the session, from the session id Brain handed
+    out at ``initialize`` (``brain.mcp.sessions``), or from the SDK's session where it kept the
+    handshake; and the HTTP client's user agent."""
+    headers = getattr(ctx.request, "headers", None)
+    info = sessions.read(headers.get(sessions.HEADER, "")) if headers is not None else {}
     params = getattr(ctx.session, "client_params", None)
     client = getattr(params, "client_info", None)
     if client is not None:
         info["name"] = str(getattr(client, "name", "") or "")
         info["version"] = str(getattr(client, "version", "") or "")
-    request = ctx.request
-    headers = getattr(request, "headers", None)
     if headers is not None:
-        info.setdefault("name", headers.get("user-agent", ""))
-        info["session"] = headers.get("mcp-session-id", "")
+        info["user_agent"] = headers.get("user-agent", "")
     return info
 
 
