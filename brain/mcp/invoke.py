@@ -85,10 +85,12 @@ def execute(actor: Actor, spec: ToolSpec, arguments: dict[str, Any]) -> Outcome:
         args = spec.args.model_validate(arguments)
         with metered(actor, spec.name, of_call(spec.billing)) as meter, one_call():
             if spec.read_only:
-                outcome = Outcome(output=run_read(actor, spec.name, lambda: spec.fn(actor, args)))
+                output = run_read(actor, spec.name, lambda: spec.fn(actor, args))
             else:
-                outcome = Outcome(output=spec.fn(actor, args))
-                mark_written(actor)
+                output = spec.fn(actor, args)
+        outcome = Outcome(output=output)  # done and paid for: what follows cannot take it back
+        if not spec.read_only:
+            mark_written(actor)
     except ValidationError as exc:
         outcome = Outcome(None, describe_validation_error(spec.name, exc), "invalid_argument", 400)
     except DomainError as exc:
