@@ -265,9 +265,21 @@ class AuditRecordAdmin(OrgScopedAdmin):
 class ReportAdmin(admin.ModelAdmin):
     """Issue reports and feedback are for the operators who run Brain, not for organisation admins."""
 
-    list_display = ["kind", "category", "org", "user", "tool_name", "blocked", "created_at", "expires_at"]
+    list_display = ["kind", "category", "org", "user", "tool_name", "client", "blocked", "created_at", "expires_at"]
     list_filter = ["kind", "category", "origin", "blocked"]
-    search_fields = ["observed", "expected", "summary"]
+    search_fields = ["observed", "expected", "summary", "client_name", "session_ref"]
+    fieldsets = [
+        (None, {"fields": ["kind", "org", "user", "token", "created_at", "expires_at"]}),
+        ("What was reported", {"fields": ["category", "tool_name", "observed", "expected", "user_request",
+                                          "error_message", "summary", "origin", "context", "blocked"]}),
+        ("Where it came from", {"fields": ["client_name", "client_version", "session_ref", "user_agent", "release",
+                                           "activity", "activity_ref"]}),
+    ]  # fmt: skip
+
+    @admin.display(description="assistant app", ordering="client_name")
+    def client(self, report: Report) -> str:
+        """The app and its version, as it introduced itself over MCP."""
+        return " ".join(part for part in (report.client_name, report.client_version) if part) or "-"
 
     def has_module_permission(self, request: HttpRequest) -> bool:
         return bool(request.user.is_superuser)

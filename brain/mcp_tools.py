@@ -114,7 +114,7 @@ def init_tool(actor: Actor, args: NoArgs) -> InitOut:
 class ComponentOut(BaseModel):
     name: str
     ok: bool
-    detail: str
+    detail: str = Field(description="Versions and the reason for a failure for operators; otherwise only up or down.")
     ms: float
 
 
@@ -128,16 +128,24 @@ class HealthOut(ToolOutput):
         return f"Brain {self.version}: {self.status}. " + "; ".join(parts)
 
 
+UP, DOWN = "reachable", "not answering; an operator can see why with 'manage.py check_health'"
+
+
 @mcp_tool("health", title="Check Company Brain Health", args=NoArgs, output=HealthOut, idempotent=True,
           billing="free")  # fmt: skip
 def health_tool(actor: Actor, args: NoArgs) -> HealthOut:
     """Check whether Brain and the parts it depends on (database, queue, model) are reachable.
-    Use it when other Brain tools fail or seem stuck, before reporting an issue."""
+    Use it when other Brain tools fail or seem stuck, before reporting an issue. Says which part
+    is down; the versions of the parts and why one failed are shown only to Brain's operators."""
     results = run_checks()
+    operator = actor.user.is_superuser  # component versions and failure texts help an attacker, not a member
     return HealthOut(
         status="ok" if all(r.ok for r in results) else "degraded",
         version=brain.__version__,
-        components=[ComponentOut(name=r.name, ok=r.ok, detail=r.detail, ms=r.ms) for r in results],
+        components=[
+            ComponentOut(name=r.name, ok=r.ok, detail=r.detail if operator else UP if r.ok else DOWN, ms=r.ms)
+            for r in results
+        ],
     )
 
 

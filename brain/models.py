@@ -276,6 +276,7 @@ class Report(models.Model):
     client_name = models.CharField(max_length=200, blank=True)
     client_version = models.CharField(max_length=100, blank=True)
     session_ref = models.CharField(max_length=200, blank=True)
+    user_agent = models.CharField(max_length=300, blank=True)
     release = models.CharField(max_length=40, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     expires_at = models.DateTimeField(default=_report_expiry, db_index=True)

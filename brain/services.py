@@ -220,6 +220,7 @@ def _report_base(actor: Actor, activity_id: str | None) -> dict[str, Any]:
         "client_name": actor.client.get("name", "")[:200],
         "client_version": actor.client.get("version", "")[:100],
         "session_ref": actor.client.get("session", "")[:200],
+        "user_agent": actor.client.get("user_agent", "")[:300],
         "release": brain.__version__,
     }
 

@@ -1,8 +1,12 @@
-"""What every logged-in page needs: which of the user's organisations it shows, and the actor
-that page acts as (the same rules as the user's own token: ``via="web"``)."""
+"""What every logged-in page needs: which of the user's organisations it shows, the actor that
+page acts as (the same rules as the user's own token: ``via="web"``), and paying for what it
+shows of memory when it does not run a tool."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import cast
 
 from django.contrib.auth.models import User
@@ -10,8 +14,12 @@ from django.db.models import QuerySet
 from django.http import Http404, HttpRequest
 
 from brain.actors import Actor
+from brain.errors import DomainError
+from brain.mcp.invoke import record_call
 from brain.models import Organisation
 from brain.services import actor_for_user
+from usage.metering import Meter, metered
+from usage.prices import PAGE
 
 SESSION_KEY = "brain_org"
 
@@ -42,3 +50,23 @@ def chosen_organisation(request: HttpRequest, among: QuerySet[Organisation] | No
 def web_actor(request: HttpRequest) -> Actor:
     """The logged-in user acting in the chosen organisation, with a member's full read and write."""
     return actor_for_user(org=chosen_organisation(request), user=cast(User, request.user), via="web")
+
+
+@contextmanager
+def page_read(actor: Actor, what: str) -> Iterator[None]:
+    """Memory a page reads itself (not through a tool, which pays for its own call): paid for as a
+    read (``usage.prices.PAGE``) before the block runs, given back if it fails, and recorded as
+    the call ``page:<what>``. ``OutOfCredits`` leaves the block unrun, for the page to show."""
+    started = time.perf_counter()
+    code = "internal"
+    meter: Meter | None = None
+    try:
+        with metered(actor, f"the {what} page", PAGE) as meter:
+            yield
+        code = ""
+    except DomainError as exc:
+        code = exc.code
+        raise
+    finally:
+        record_call(actor, f"page:{what}", code, time.perf_counter() - started,
+                    credits=meter.credits if meter is not None else 0)  # fmt: skip

@@ -45,6 +45,7 @@ from jobs import agent, beat
 from jobs.grants import run_actor
 from jobs.models import Job, Message, Run
 from jobs.schedule import next_run, parse_cron, runs_between, zone
+from usage.metering import refuse_unless_payable
 
 logger = logging.getLogger(__name__)
 GRACE = timedelta(hours=1)  # a tick missed by more than this (downtime) is not made up
@@ -182,6 +183,7 @@ def perform(job: Job, run: Run) -> tuple[str, list[dict[str, Any]]]:
     if membership is None:
         Job.objects.filter(pk=job.pk).update(enabled=False, paused_reason="Its owner is no longer a member.")
         raise RuntimeError("the job's owner is no longer a member of the organisation; the job is paused")
+    refuse_unless_payable(job.org, what=f"the job {job.name}")  # out of credits: the run fails, saying so
     scopes = frozenset({"read", "write", *([PERSONAL_ONLY] if job.personal_only else [])})
     owner = Actor(org=job.org, user=job.owner, scopes=scopes, via="job", role=membership.role)
     actor, run.audience = run_actor(job, owner)

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from brain.actors import Actor
 from brain.models import Organisation
 from brain.services import actor_for_user
+from brain.web import page_read
 from registers.commitments.services import list_commitments
 from registers.common import switched_on
 from registers.contradictions.services import list_contradictions
 from registers.glossary.services import glossary
+from usage.metering import OutOfCredits
 
 SHOWN = 100
 
@@ -28,10 +31,19 @@ def registers_page(request: HttpRequest) -> HttpResponse:
         if not on:
             continue
         actor = actor_for_user(org=org, user=user, via="web")
-        sections.append({
-            "org": org,
-            "commitments": list_commitments(actor=actor, state="open", limit=SHOWN) if "commitments" in on else None,
-            "contradictions": list_contradictions(actor=actor, limit=SHOWN) if "contradictions" in on else None,
-            "terms": glossary(actor=actor, state="defined", limit=SHOWN * 2) if "glossary" in on else None,
-        })  # fmt: skip
-    return render(request, "registers/registers.html", {"sections": sections})
+        try:
+            with page_read(actor, "registers"):
+                sections.append(_section(actor, on))
+        except OutOfCredits as exc:
+            sections.append({"org": org, "refusal": exc.message})
+    refused = bool(sections) and all("refusal" in section for section in sections)
+    return render(request, "registers/registers.html", {"sections": sections}, status=402 if refused else 200)
+
+
+def _section(actor: Actor, on: set[str]) -> dict[str, Any]:
+    return {
+        "org": actor.org,
+        "commitments": list_commitments(actor=actor, state="open", limit=SHOWN) if "commitments" in on else None,
+        "contradictions": list_contradictions(actor=actor, limit=SHOWN) if "contradictions" in on else None,
+        "terms": glossary(actor=actor, state="defined", limit=SHOWN * 2) if "glossary" in on else None,
+    }

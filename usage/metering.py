@@ -7,12 +7,21 @@ condition on the row it locked, so fifty callers at the edge never take more tha
 and a call is charged at most once because only ``charge`` takes and only ``refund`` gives back
 what that one charge took. Callers charge outside long transactions: the month row is locked
 only for the instant of the update.
+
+``metered`` is the one rule every way in follows (tool runs for MCP, REST, pages and jobs,
+prompts, the REST endpoints that are not tools, pages that read memory themselves): pay before the
+work runs, be refused with ``OutOfCredits`` when it cannot be paid, and be given back what was
+taken when the work does not succeed.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
@@ -24,6 +33,11 @@ from brain.errors import DomainError
 from brain.models import Organisation
 from usage.models import Account, Month, Plan, default_plan_id
 from usage.prices import READ, Price
+
+if TYPE_CHECKING:
+    from brain.actors import Actor
+
+logger = logging.getLogger("brain.calls")
 
 
 class OutOfCredits(DomainError):
@@ -91,6 +105,44 @@ def charge(*, org: Organisation, price: Price, what: str = "this call", now: dat
     raise OutOfCredits(message, renews_at=renews_at(org, now).isoformat())
 
 
+class Meter:
+    """One metered piece of work: what it took, and giving that back at most once."""
+
+    def __init__(self, spent: Charge | None) -> None:
+        self.spent = spent
+
+    @property
+    def credits(self) -> int:
+        """The credits the work costs as things stand (for its call record)."""
+        return self.spent.credits if self.spent is not None else 0
+
+    def give_back(self) -> None:
+        """The work did not succeed: refund it. A refund that fails is logged and stays charged."""
+        if self.spent is None:
+            return
+        try:
+            refund(self.spent)
+        except Exception:
+            logger.exception("could not give back the charge of a failed call: %s", self.spent)
+            return
+        self.spent = None
+
+
+@contextmanager
+def metered(actor: Actor, what: str, price: Price | None) -> Iterator[Meter]:
+    """Pay ``price`` for ``what`` before it runs, or raise ``OutOfCredits`` having taken nothing.
+
+    The work runs inside the block; an exception out of it gives the charge back. Work that
+    fails without raising (a REST answer of 4xx) calls ``give_back`` itself. A free piece of work
+    (``price`` None) takes nothing and cannot be refused."""
+    meter = Meter(None if price is None else charge(org=actor.org, price=price, what=what))
+    try:
+        yield meter
+    except BaseException:
+        meter.give_back()
+        raise
+
+
 def refund(spent: Charge) -> None:
     """Give back exactly what ``spent`` took (a call that did not succeed is not paid for)."""
     with transaction.atomic():
@@ -114,6 +166,17 @@ def can_pay(org: Organisation, price: Price = READ, now: datetime | None = None)
         return False
     used = Month.objects.filter(org=org, month=month_of(org, now)).values_list("free_used", flat=True).first() or 0
     return used + price.units <= account.plan.monthly_free_reads
+
+
+def refuse_unless_payable(org: Organisation, *, what: str, price: Price = READ) -> None:
+    """Raise ``OutOfCredits`` (the words a refused call gets) when ``price`` cannot be paid now.
+
+    For work that makes metered calls later and should not start at all without credits (a job's
+    run); each of its calls is still charged by ``metered``. Advisory, like ``can_pay``."""
+    if not can_pay(org, price):
+        account = get_account(org)
+        raise OutOfCredits(out_of_credits_message(org, account.plan, what=what, price=price),
+                           renews_at=renews_at(org).isoformat())  # fmt: skip
 
 
 def out_of_credits_message(

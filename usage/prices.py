@@ -2,6 +2,8 @@
 
 - a metered call (most tools, and the REST reads): one unit, taken from the month's free
   allowance while it lasts, then one credit;
+- an MCP prompt (``recall``, ``catch_me_up``, ``company_context``) and a web page that shows
+  memory without running a tool (the registers, for each organisation shown): the same;
 - ``remember``: two credits, always (never from the allowance);
 - free: ``forget``, ``init``, ``health``, ``get_profile``, activities, reports and feedback, the
   usage view, and saving knowledge, even at zero credits.
@@ -31,6 +33,8 @@ class Price:
 
 READ = Price(units=1, from_allowance=True)
 REMEMBERING = Price(units=2, from_allowance=False)
+PROMPT = READ  # a prompt gathers memory server-side: a read, however many it makes
+PAGE = READ  # a page that shows memory without running a tool, per organisation it shows
 
 
 def of_call(billing: str) -> Price | None:

@@ -26,7 +26,7 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
         if token is None:
             raise exceptions.AuthenticationFailed("The token is unknown, revoked or expired.")
         try:
-            actor = actor_for_token(token, via="api", client={"name": request.META.get("HTTP_USER_AGENT", "")[:200]})
+            actor = actor_for_token(token, via="api", client={"user_agent": request.META.get("HTTP_USER_AGENT", "")})
         except PermissionDenied as exc:
             raise exceptions.AuthenticationFailed(exc.message) from None
         request._request.brain_actor = actor  # type: ignore[attr-defined]

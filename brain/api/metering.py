@@ -6,6 +6,7 @@ import functools
 import logging
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any
 
 from rest_framework.exceptions import APIException
@@ -17,7 +18,8 @@ from brain.errors import DomainError
 from brain.models import ToolCall
 from brain.replicas import mark_written
 from brain.services import record_tool_call
-from usage.metering import Charge, charge, refund
+from usage import metering
+from usage.metering import Meter
 from usage.prices import CALL, of_call
 
 logger = logging.getLogger("brain.calls")
@@ -34,13 +36,15 @@ def metered(name: str, billing: str = CALL) -> Callable[[Callable[..., Response]
         def wrapper(self: Any, request: Request, *args: Any, **kwargs: Any) -> Response:
             started = time.perf_counter()
             status = 500  # an exception that is not a refusal: the exception handler answers 500
-            spent: Charge | None = None
+            meter: Meter | None = None
+            actor = getattr(request._request, "brain_actor", None)
             try:
-                actor = getattr(request._request, "brain_actor", None)
-                if price is not None and actor is not None:
-                    spent = charge(org=actor.org, price=price, what=name)
-                response = method(self, request, *args, **kwargs)
-                status = response.status_code
+                paying = metering.metered(actor, name, price) if actor is not None else nullcontext(Meter(None))
+                with paying as meter:
+                    response = method(self, request, *args, **kwargs)
+                    status = response.status_code
+                    if status >= 400:
+                        meter.give_back()
                 if actor is not None and status < 400 and request.method not in SAFE_METHODS:
                     mark_written(actor)
                 return response
@@ -51,27 +55,17 @@ def metered(name: str, billing: str = CALL) -> Callable[[Callable[..., Response]
                 status = exc.status_code
                 raise
             finally:
-                _settle(request, name, status, started, spent)
+                try:  # a write that succeeded is answered as such even if recording it fails now
+                    _record(request, name, status, started, meter.credits if meter is not None else 0)
+                except Exception:
+                    logger.exception("could not record the call to %s (status %s)", name, status)
 
         return wrapper
 
     return decorator
 
 
-def _settle(request: Request, name: str, status: int, started: float, spent: Charge | None) -> None:
-    """Give back the charge of a call that failed and record the call. Neither may turn the answer
-    into another one: a write that succeeded is answered as such even when the database goes away
-    right after it (the failure is logged)."""
-    try:
-        if spent is not None and status >= 400:
-            refund(spent)
-            spent = None
-        _record(request, name, status, started, spent)
-    except Exception:
-        logger.exception("could not settle the call to %s (status %s)", name, status)
-
-
-def _record(request: Request, name: str, status: int, started: float, spent: Charge | None) -> None:
+def _record(request: Request, name: str, status: int, started: float, credits: int) -> None:
     actor = getattr(request._request, "brain_actor", None)
     if actor is None:
         return
@@ -89,5 +83,5 @@ def _record(request: Request, name: str, status: int, started: float, spent: Cha
         duration_ms=round((time.perf_counter() - started) * 1000, 2),
         outcome=outcome,
         error_code="" if status < 400 else str(status),
-        credits=spent.credits if spent is not None else 0,
+        credits=credits,
     )

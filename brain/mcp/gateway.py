@@ -11,6 +11,7 @@ from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from brain.mcp import sessions
 from brain.mcp.registry import TOOLS
 from brain.unavailable import database_away, database_unavailable, internal_failure
 
@@ -189,6 +190,18 @@ async def _failed(send: Send, exc: BaseException, request_id: object, writes: bo
     await send({"type": "http.response.body", "body": payload})
 
 
+def _with_session(send: Send, session_id: str) -> Send:
+    """Add the session id to a successful answer (``brain.mcp.sessions``)."""
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start" and message["status"] < 400:
+            extra = [(sessions.HEADER.encode(), session_id.encode())]
+            message = {**message, "headers": [*message.get("headers", []), *extra]}
+        await send(message)
+
+    return sending
+
+
 class McpGateway:
     def __init__(self, *, mcp_app: ASGIApp, django_app: Any) -> None:
         self.mcp_app = mcp_app
@@ -218,6 +231,8 @@ class McpGateway:
                 await _too_large(send, settings.BRAIN_MAX_REQUEST_BYTES)
                 return
             scope = dict(scope, path=MCP_PATH, raw_path=MCP_PATH.encode())
-            await _answering_failures(self.mcp_app, scope, _replay(body, receive), send, body)
+            minted = None if headers.get(sessions.HEADER) else sessions.for_initialize(body)
+            answer = send if minted is None else _with_session(send, minted)
+            await _answering_failures(self.mcp_app, scope, _replay(body, receive), answer, body)
             return
         await self.django_app(scope, receive, send)

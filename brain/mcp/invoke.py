@@ -15,15 +15,15 @@ from brain.actors import Actor, one_call
 from brain.errors import DomainError, Outage, PermissionDenied, Unavailable
 from brain.inputs import refuse_unstorable
 from brain.mcp.limits import describe_validation_error
-from brain.mcp.registry import ToolOutput, ToolSpec, is_visible
+from brain.mcp.registry import PromptSpec, ToolOutput, ToolSpec, is_visible
 from brain.models import ToolCall
 from brain.personal import SHARED, require_may_write
 from brain.replicas import mark_written, run_read
 from brain.selectors import enabled_features
 from brain.services import record_tool_call
 from brain.unavailable import DATABASE_ERRORS, MAY_HAVE_SAVED, database_unavailable
-from usage.metering import Charge, charge, refund
-from usage.prices import of_call
+from usage.metering import Meter, metered
+from usage.prices import PROMPT, of_call
 
 logger = logging.getLogger("brain.calls")
 
@@ -77,25 +77,27 @@ def execute(actor: Actor, spec: ToolSpec, arguments: dict[str, Any]) -> Outcome:
     A tool the actor may not see is refused first (``authorise``). Arguments Brain cannot store
     (NUL, unpaired surrogates, JSON nested too deep; see ``brain.inputs``) are refused before
     validation. A model Brain needs that does not answer (an ``Outage``) is ``unavailable`` and
-    retryable, not an unexpected error. All of it for MCP and REST alike.
+    retryable, not an unexpected error. All of it for MCP and REST alike. The call is paid for as
+    ``usage.metering.metered`` says, and given back when it does not succeed.
 
     With a replica configured, only the tool itself may read from it (``brain.replicas``): the
     authorisation, the charge and the call record stay on the primary."""
     started = time.perf_counter()
     failure = GENERIC_FAILURE.format(tool=spec.name) + ("" if spec.read_only else MAY_HAVE_SAVED)
     outcome = Outcome(output=None, message=failure, code="internal", status=500)
-    spent: Charge | None = None
+    meter: Meter | None = None
     try:
         authorise(actor, spec)
         refuse_unstorable(arguments, what=spec.name)
         args = spec.args.model_validate(arguments)
-        spent = _charge(actor, spec)
-        with one_call():
+        with metered(actor, spec.name, of_call(spec.billing)) as meter, one_call():
             if spec.read_only:
-                outcome = Outcome(output=run_read(actor, spec.name, lambda: spec.fn(actor, args)))
+                output = run_read(actor, spec.name, lambda: spec.fn(actor, args))
             else:
-                outcome = Outcome(output=spec.fn(actor, args))
-                mark_written(actor)
+                output = spec.fn(actor, args)
+        outcome = Outcome(output=output)  # done and paid for: what follows cannot take it back
+        if not spec.read_only:
+            mark_written(actor)
     except ValidationError as exc:
         outcome = Outcome(None, describe_validation_error(spec.name, exc), "invalid_argument", 400)
     except DomainError as exc:
@@ -110,52 +112,61 @@ def execute(actor: Actor, spec: ToolSpec, arguments: dict[str, Any]) -> Outcome:
     except Exception:
         logger.exception("tool %s failed", spec.name)
     finally:
-        if spent is not None and outcome.output is None:
-            spent = _refund(spent)
-        _record(actor, spec, arguments, outcome, time.perf_counter() - started, spent)
+        activity_id = getattr(outcome.output, "activity_id", None)
+        if activity_id is None and spec.activity_arg:
+            activity_id = arguments.get(spec.activity_arg)
+        credits = meter.credits if meter is not None else 0
+        record_call(actor, spec.name, outcome.code if outcome.output is None else "", time.perf_counter() - started,
+                    credits=credits, activity_id=activity_id if isinstance(activity_id, str) else None)  # fmt: skip
     return outcome
 
 
-def _charge(actor: Actor, spec: ToolSpec) -> Charge | None:
-    """Pay for the call before it runs (``OutOfCredits`` refuses it); free tools take nothing."""
-    price = of_call(spec.billing)
-    return None if price is None else charge(org=actor.org, price=price, what=spec.name)
-
-
-def _refund(spent: Charge) -> Charge | None:
-    """A call that did not succeed is not paid for; answers what stays charged (None, unless the
-    refund itself failed)."""
+def run_prompt(actor: Actor, spec: PromptSpec, arguments: dict[str, str]) -> str:
+    """The prompt's text for the actor: paid for as a read and recorded like a tool call
+    (``prompt:<name>``), given back when it fails. Raises ``DomainError`` for a refusal (out of
+    credits, arguments Brain cannot store) and lets an unexpected error through, for the
+    interface to answer."""
+    started = time.perf_counter()
+    code, meter = "internal", None
+    what = f"the prompt {spec.name}"
     try:
-        refund(spent)
-    except Exception:
-        logger.exception("could not give back the charge of a failed call: %s", spent)
-        return spent
-    return None
+        refuse_unstorable(arguments, what=what)
+        with metered(actor, what, PROMPT) as meter, one_call():
+            text = run_read(actor, what, lambda: spec.fn(actor, arguments))
+        code = ""
+        return text
+    except DomainError as exc:
+        code = exc.code
+        raise
+    except Outage:
+        code = Unavailable.code
+        raise
+    finally:
+        credits = meter.credits if meter is not None else 0
+        record_call(actor, f"prompt:{spec.name}", code, time.perf_counter() - started, credits=credits)
 
 
-def _record(
-    actor: Actor, spec: ToolSpec, arguments: dict[str, Any], outcome: Outcome, seconds: float, spent: Charge | None
+def record_call(
+    actor: Actor, name: str, code: str, seconds: float, *, credits: int = 0, activity_id: str | None = None
 ) -> None:
-    activity_id = getattr(outcome.output, "activity_id", None)
-    if activity_id is None and spec.activity_arg:
-        activity_id = arguments.get(spec.activity_arg)
-    if outcome.output is not None:
+    """One call record: ok when ``code`` is empty, else its outcome from the refusal's code."""
+    if not code:
         result = ToolCall.OK
-    elif outcome.code in ("internal", Unavailable.code):  # an outage is still a failed call
+    elif code in ("internal", Unavailable.code):  # an outage is still a failed call
         result = ToolCall.ERROR
-    elif outcome.code == "permission_denied":
+    elif code == "permission_denied":
         result = ToolCall.DENIED
     else:
         result = ToolCall.REFUSED
     try:
         record_tool_call(
             actor=actor,
-            tool=spec.name,
+            tool=name,
             duration_ms=round(seconds * 1000, 2),
             outcome=result,
-            error_code=outcome.code,
-            activity_id=activity_id if isinstance(activity_id, str) else None,
-            credits=spent.credits if spent is not None else 0,
+            error_code=code,
+            activity_id=activity_id,
+            credits=credits,
         )
     except Exception:  # a lost call record must not turn a good answer into an error
-        logger.exception("could not record the call to %s", spec.name)
+        logger.exception("could not record the call to %s", name)

@@ -24,9 +24,9 @@ from starlette.applications import Starlette
 import brain
 from brain.actors import Actor
 from brain.errors import DomainError
-from brain.inputs import refuse_unstorable
+from brain.mcp import sessions
 from brain.mcp.auth import ApiTokenVerifier, current_caller
-from brain.mcp.invoke import GENERIC_FAILURE, execute
+from brain.mcp.invoke import GENERIC_FAILURE, execute, run_prompt
 from brain.mcp.registry import PROMPTS, TOOLS, ToolSpec, visible_tools
 
 T = TypeVar("T")
@@ -94,17 +94,18 @@ def run_tool(actor: Actor, spec: ToolSpec, arguments: dict[str, Any]) -> types.C
 
 
 def _client_info(ctx: ServerRequestContext[Any, Any]) -> dict[str, str]:
-    info: dict[str, str] = {}
+    """The assistant app's name and version and the session, from the session id Brain handed
+    out at ``initialize`` (``brain.mcp.sessions``), or from the SDK's session where it kept the
+    handshake; and the HTTP client's user agent."""
+    headers = getattr(ctx.request, "headers", None)
+    info = sessions.read(headers.get(sessions.HEADER, "")) if headers is not None else {}
     params = getattr(ctx.session, "client_params", None)
     client = getattr(params, "client_info", None)
     if client is not None:
         info["name"] = str(getattr(client, "name", "") or "")
         info["version"] = str(getattr(client, "version", "") or "")
-    request = ctx.request
-    headers = getattr(request, "headers", None)
     if headers is not None:
-        info.setdefault("name", headers.get("user-agent", ""))
-        info["session"] = headers.get("mcp-session-id", "")
+        info["user_agent"] = headers.get("user-agent", "")
     return info
 
 
@@ -154,11 +155,13 @@ async def get_prompt(
     missing = [n for n, _, required in spec.arguments if required and not arguments.get(n, "").strip()]
     if missing:
         raise MCPError(code=INVALID_PARAMS, message=f"Prompt {spec.name} needs: {', '.join(missing)}.")
+    actor = dataclasses.replace(actor, client=_client_info(ctx))
     try:
-        refuse_unstorable(arguments, what=f"the prompt {spec.name}")
-        text = await in_worker_thread(spec.fn)(actor, arguments)
-    except DomainError as exc:
-        raise MCPError(code=INVALID_PARAMS, message=exc.message) from None
+        text = await in_worker_thread(run_prompt)(actor, spec, arguments)
+    except DomainError as exc:  # a refusal, out of credits included: its code for programs, as tools give it
+        error = {"code": exc.code, "details": exc.details, "retryable": exc.retryable}
+        data = json.loads(json.dumps(error, default=str))
+        raise MCPError(code=INVALID_PARAMS, message=exc.message, data=data) from None
     except Exception:  # like execute: logged, and the client learns nothing of the internals
         logger.exception("prompt %s failed", spec.name)
         raise MCPError(code=INTERNAL_ERROR, message=GENERIC_FAILURE.format(tool=f"the prompt {spec.name}")) from None

@@ -20,6 +20,7 @@ from memory.mcp_tools.shapes import fact_outs
 from memory.models import Document
 from memory.web.common import message_page, run_tool, web_link
 from memory.web.facts import fact_rows
+from usage.metering import OutOfCredits
 
 MAX_CHARS = 50_000  # the most retrieve_company_memory gives of one page
 
@@ -46,8 +47,9 @@ def document_page(request: HttpRequest, document_id: int) -> HttpResponse:
             get_document(actor=actor, document_id=document_id)  # gone since: raises NotFound like the first read
     except NotFound as exc:
         return message_page(request, title="Document not found", message=exc.message, status=404)
-    if outcome.output is None:
-        return message_page(request, title=document.title, message=outcome.message, status=outcome.status)
+    if outcome.output is None:  # a read that was not paid for shows nothing of the document, not even its title
+        title = "Out of credits" if outcome.code == OutOfCredits.code else document.title
+        return message_page(request, title=title, message=outcome.message, status=outcome.status)
     pages = cast(RetrieveOut, outcome.output).pages
     entities = entity_views(actor=actor, entity_ids=document_entity_ids(actor=actor, document=document))
     return render(
