@@ -54,6 +54,9 @@ NAME_MATCH = 88  # rapidfuzz ratio between two names (subjects, entities, owners
 HEADER_LINE = re.compile(r"^\s*(?:from|to|cc|bcc|date|sent|subject|reply-to)\s*:", re.IGNORECASE | re.MULTILINE)
 FIRST_PERSON = re.compile(r"\bI\b|\bI'(?:m|ll|ve|d)\b|\b(?:we|we're|we'll|we've|we'd|our|ours|us|my|me)\b", re.I)
 _ISO = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+# A transcript or chat turn's label left in a statement: "Jonas Weber (at 00:00:27): I'll review it".
+TURN_LABEL = re.compile(r"^\W*[A-Z][\w .'’-]{0,60}?\W*\s*\([^)]{0,40}\):")
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
     ["the", "a", "an", "to", "of", "and", "will", "be", "it", "that", "this", "on", "in", "for", "with", "so", "by"]
@@ -151,7 +154,13 @@ def time_correct(label: dict[str, Any], fact: DerivedFact | None) -> bool:
         return False
     if label.get("value"):
         wanted = _day(label["value"])
-        return wanted in (fact.valid_from, fact.valid_to) or str(wanted) in fact.statement
+        if wanted in (fact.valid_from, fact.valid_to) or str(wanted) in fact.statement:
+            return True
+        # An absolute date kept as written ("on 1 January 2026"), or a month written out with its year
+        # ("in January" -> "in January 2026"), leaves the statement self-contained and right.
+        kept = _YEAR.search(label["text"]) is not None and _norm(label["text"]) in _norm(fact.statement)
+        month = wanted.day == 1 and f"{wanted:%B %Y}".lower() in _norm(fact.statement)
+        return kept or month
     written = _norm(label["text"])
     return written in _norm(fact.statement) and not _ISO.search(fact.statement)
 
@@ -201,6 +210,7 @@ class Tally:
     matched_promises: int = 0
     right_due: int = 0
     header_facts: int = 0
+    turn_label_facts: int = 0
     first_person_facts: int = 0
     duplicate_promises: int = 0
     duplicate_documents: int = 0
@@ -231,6 +241,7 @@ class Tally:
             "duplicate_documents_per_100": round(self.duplicate_documents * per_100, 1),
             "duplicate_facts_per_100": round(self.duplicate_facts * per_100, 1),
             "header_facts": self.header_facts,
+            "turn_label_facts": self.turn_label_facts,
             "first_person_facts": self.first_person_facts,
             "labelled": {
                 "facts": self.labelled_facts,
@@ -270,6 +281,7 @@ def score_document(labels: dict[str, Any], derived: Derived) -> Tally:
         len(wanted_promises), len(promises), len(hits))  # fmt: skip
     tally.right_due = sum(promises[di].due_on == _day(wanted_promises[li].get("due_on")) for li, di in hits.items())
     tally.header_facts = sum(bool(HEADER_LINE.search(f.statement)) for f in facts)
+    tally.turn_label_facts = sum(bool(TURN_LABEL.match(f.statement)) for f in facts)
     tally.first_person_facts = sum(bool(FIRST_PERSON.search(f.statement)) for f in facts)
     return tally
 
@@ -506,6 +518,7 @@ ROWS = (
     ("duplicate documents /100 docs", "duplicate_documents_per_100"),
     ("duplicate facts /100 docs", "duplicate_facts_per_100"),
     ("facts that are a header line", "header_facts"),
+    ("facts with a speaker's label", "turn_label_facts"),
     ("facts speaking as I/we", "first_person_facts"),
 )
 
