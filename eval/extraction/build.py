@@ -1642,9 +1642,7 @@ doc(
     ],
     times=[T("this morning", D), T("by Monday", coming(D, "mon")), T("on the fourth of December", "2025-12-04")],
     entities=[E("Erik Halvorsen", "person"), E(PRIYA, "person"), E(JONAS, "person"), E("Rotterdam", "place")],
-    promises=[
-        P(PRIYA, "Priya Shah will send the report to Erik Halvorsen", coming(D, "mon"), "halvorsen-report")
-    ],
+    promises=[P(PRIYA, "Priya Shah will send the report to Erik Halvorsen", coming(D, "mon"), "halvorsen-report")],
 )
 
 D = "2025-11-05"

@@ -40,18 +40,35 @@ def made_by_hand() -> dict[str, Derived]:
                 DerivedFact("From: Marta Ruiz <marta.ruiz@example.com>", "Marta"),
                 DerivedFact("Northwind accepted the new price of EUR 48,000 a year.", "Northwind", "fact"),
                 # Speaks as "I", has the wrong subject, and "by Friday" read from the upload day.
-                DerivedFact("I will send the signed order form to Northwind by 2026-11-27.", "Northwind", "fact",
-                            None, date(2026, 11, 27)),  # fmt: skip
+                DerivedFact(
+                    "I will send the signed order form to Northwind by 2026-11-27.",
+                    "Northwind",
+                    "fact",
+                    None,
+                    date(2026, 11, 27),
+                ),  # fmt: skip
             ],
             entities={"Marta": "place", "Tom Becker": "person", "Northwind": "organisation"},
             promises=[DerivedPromise("Marta Ruiz", "Marta Ruiz will send the signed order form to Northwind")],
         ),
         "chat-t1": Derived(
-            facts=[DerivedFact("Marta Ruiz will send the signed order form to Northwind by 2025-11-28.", "Marta Ruiz",
-                               "decision", None, date(2025, 11, 28))],  # fmt: skip
+            facts=[
+                DerivedFact(
+                    "Marta Ruiz will send the signed order form to Northwind by 2025-11-28.",
+                    "Marta Ruiz",
+                    "decision",
+                    None,
+                    date(2025, 11, 28),
+                )
+            ],  # fmt: skip
             entities={"Marta Ruiz": "person"},
-            promises=[DerivedPromise("Marta Ruiz", "Marta Ruiz will send the signed order form to Northwind by Friday",
-                                     date(2025, 11, 28))],  # fmt: skip
+            promises=[
+                DerivedPromise(
+                    "Marta Ruiz",
+                    "Marta Ruiz will send the signed order form to Northwind by Friday",
+                    date(2025, 11, 28),
+                )
+            ],  # fmt: skip
         ),
         "wiki-t1": Derived(
             facts=[
@@ -78,7 +95,8 @@ def test_the_scorer_reads_facts_times_entities_and_promises_against_the_labels()
     # The chat's promise repeats the mail's: one duplicate in three documents.
     assert whole["duplicate_promises_per_100"] == 33.3
     assert (whole["header_facts"], whole["first_person_facts"], whole["turn_label_facts"]) == (1, 1, 0)
-    assert figures["mail"]["header_facts"] == 1 and figures["chat"]["duplicate_promises_per_100"] == 100.0
+    assert figures["mail"]["header_facts"] == 1
+    assert figures["chat"]["duplicate_promises_per_100"] == 100.0
 
 
 def test_the_scorer_keeps_the_held_out_documents_apart():
@@ -130,7 +148,8 @@ def run(*args: str) -> str:
 def test_the_command_saves_each_document_at_its_upload_time_and_scores_what_was_derived():
     report = json.loads(run("--json", "--keep"))
     assert report["extractor"] == "deterministic"
-    assert report["speed"]["documents"] == 3 and report["speed"]["documents_per_second_extracted"] > 0
+    assert report["speed"]["documents"] == 3
+    assert report["speed"]["documents_per_second_extracted"] > 0
     assert set(report["figures"]) == {"dev", "heldout", "all"}
     whole = report["figures"]["all"]["all"]
     assert whole["labelled"] == {"facts": 5, "times": 3, "entities": 8, "promises": 2}
@@ -150,7 +169,8 @@ def test_the_command_saves_each_document_at_its_upload_time_and_scores_what_was_
 @pytest.mark.django_db
 def test_the_command_prints_a_table_per_split_and_leaves_no_organisation_behind():
     out = run("--split", "heldout", "--errors")
-    assert "[heldout]" in out and "[dev]" not in out
+    assert "[heldout]" in out
+    assert "[dev]" not in out
     assert "documents                                 1          1" in out  # wiki, then all
     assert "wiki-t1 (wiki, heldout)" in out
     assert not Organisation.objects.filter(slug__startswith="evalx-").exists()

@@ -153,7 +153,7 @@ def time_correct(label: dict[str, Any], fact: DerivedFact | None) -> bool:
     if fact is None:
         return False
     if label.get("value"):
-        wanted = _day(label["value"])
+        wanted = date.fromisoformat(str(label["value"])[:10])
         if wanted in (fact.valid_from, fact.valid_to) or str(wanted) in fact.statement:
             return True
         # An absolute date kept as written ("on 1 January 2026"), or a month written out with its year
@@ -187,7 +187,8 @@ def entity_kind(derived: dict[str, str], name: str) -> str | None:
     """The kind derived for a labelled name, or None when no entity by that name was derived."""
     exact = [kind for written, kind in derived.items() if _norm(written) == _norm(name)]
     close = [kind for written, kind in derived.items() if same_name(written, name)]
-    return (exact or close or [None])[0]
+    found = exact or close
+    return found[0] if found else None
 
 
 @dataclass
@@ -220,7 +221,7 @@ class Tally:
         for name in self.__dataclass_fields__:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
-    def figures(self) -> dict[str, float | int | None]:
+    def figures(self) -> dict[str, Any]:
         def share(part: int, whole: int) -> float | None:
             return round(part / whole, 3) if whole else None
 
@@ -472,6 +473,7 @@ def derive(writer: Actor, rows: list[dict[str, Any]]) -> tuple[dict[str, Derived
         stored[row["id"]] = saved.document.pk
         if not saved.created:
             again.add(row["id"])
+    promises: dict[int | None, list[DerivedPromise]] = defaultdict(list)
     if apps.is_installed("registers"):
         # Promises are read by the commitment register's nightly scan; an evaluation reads them too.
         from registers.models import Commitment
@@ -482,10 +484,9 @@ def derive(writer: Actor, rows: list[dict[str, Any]]) -> tuple[dict[str, Derived
         with clock(max(datetime.fromisoformat(r["saved_at"]) for r in rows)):
             run_nightly(writer.org, only="commitments")
         timing.promises = time.perf_counter() - started
-        promises: dict[int, list[DerivedPromise]] = defaultdict(list)
         for c in Commitment.objects.filter(org=writer.org):
             promises[c.document_id].append(DerivedPromise(c.owner_name, c.what, c.due_on))
-    facts: dict[int, list[DerivedFact]] = defaultdict(list)
+    facts: dict[int | None, list[DerivedFact]] = defaultdict(list)
     for f in Fact.objects.filter(org=writer.org, source=Fact.Source.EXTRACTED).select_related("subject"):
         subject = f.subject.name if f.subject else None
         facts[f.document_id].append(DerivedFact(f.statement, subject, f.kind, f.valid_from, f.valid_to))
