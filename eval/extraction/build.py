@@ -1329,11 +1329,11 @@ CHATS = [
         "Heron public beta confirmed for 15 January. I'll draft the announcement next week",
         [
             F("The Heron public beta is confirmed for 15 January", "Project Heron", "decision", "2026-01-15"),
-            F("Chloé Martin will draft the beta announcement next week", CHLOE, "decision"),
+            F("Chloé Martin will draft the beta announcement next week", CHLOE, "decision", "2025-11-17", "2025-11-21"),
         ],
-        [T("for 15 January", "2026-01-15")],
+        [T("for 15 January", "2026-01-15"), T("next week", "2025-11-17")],
         [E(CHLOE, "person"), E("Heron", "project")],
-        [P(CHLOE, "Chloé Martin will draft the Heron beta announcement", None)],
+        [P(CHLOE, "Chloé Martin will draft the Heron beta announcement", "2025-11-21")],
     ),
     (
         "#heron",
