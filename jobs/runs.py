@@ -94,11 +94,13 @@ def run_queued(run_id: int) -> Run | None:
     if run is None:
         return None
     if run.job is None:  # deleted before its turn came: say so in its chat
-        return _not_started(run, "its job was deleted first")
+        _not_started(run, "its job was deleted first")
+        return None
     if not switched_on(run.job.org_id):
         return None
     if not run.job.enabled:  # paused after it was asked for: a paused job does not run now
-        return _not_started(run, "its job was paused first")
+        _not_started(run, "its job was paused first")
+        return None
     claimed = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED)
     if not claimed.update(status=Run.Status.RUNNING, started_at=timezone.now()):
         return None

@@ -72,7 +72,7 @@ def chat_page(request: HttpRequest, chat_id: int) -> HttpResponse:
     found = Chat.objects.filter(pk=chat_id, org__in=_orgs(user)).select_related("org").first()
     actor = actor_for_user(org=found.org, user=user, via="web") if found is not None else None
     chat = readable_chats(actor=actor).filter(pk=chat_id).first() if actor is not None else None
-    if chat is None:
+    if chat is None or actor is None:
         raise Http404("No such chat of yours.")
     readable = readable_runs(actor=actor)  # a report read with the owner's reach is the owner's alone
     shown = chat.messages.select_related("run").filter(Q(run__isnull=True) | Q(run__in=readable))

@@ -35,6 +35,13 @@ def start_beat(tmp_path, name: str) -> subprocess.Popen[bytes]:
                             stderr=subprocess.STDOUT)  # fmt: skip
 
 
+def wait_for(done) -> bool:
+    """Wait while the worker moves runs of any organisation (tests.progress)."""
+    every_run = lambda: sorted(Run.objects.values_list("pk", "status"))  # noqa: E731
+    wait_while_progressing(done, every_run, what="the worker's runs")
+    return True
+
+
 def runs_of(org):
     """Progress of jobs: the organisation's runs and their states (the beats' logs grow all the time)."""
     return lambda: sorted(Run.objects.filter(chat__org=org).values_list("pk", "status"))

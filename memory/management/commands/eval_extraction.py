@@ -430,7 +430,7 @@ class Timing:
 
 @contextmanager
 def timed_extraction(timing: Timing) -> Iterator[None]:
-    from memory.documents import ingestion
+    from memory.documents import extracting as ingestion
 
     real = ingestion.extract_document
 
