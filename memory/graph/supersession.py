@@ -21,6 +21,7 @@ no database; ``rivals`` is the one query for "statements about the same thing", 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from enum import Enum
@@ -47,13 +48,24 @@ class Claim:
 
     @classmethod
     def of(cls, fact: Fact) -> Claim:
-        values = tuple(sorted((v.number, v.date, v.text) for v in fact.values.all())) if fact.value_key else ()
+        values = value_order((v.number, v.date, v.text) for v in fact.values.all()) if fact.value_key else ()
         return cls(fact.subject_id, fact.object_id, fact.relation, fact.value_key, values, fact.valid_from,
                    fact.valid_to, source_of(fact), bool(CHANGE_WORDS.search(fact.statement)))  # fmt: skip
 
     @property
     def is_role(self) -> bool:
         return self.relation in HELD_BY_ONE and self.object_id is not None
+
+
+def value_order(values: Iterable[tuple[float | None, date | None, str]]) -> tuple[tuple[object, ...], ...]:
+    """A fact's values in one order, comparable whatever each holds: a price and a renewal date
+    side by side have a number without a date and a date without a number."""
+
+    def key(value: tuple[float | None, date | None, str]) -> tuple[object, ...]:
+        number, day, text = value
+        return (number is None, number or 0.0, day is None, day or date.min, text)
+
+    return tuple(sorted(values, key=key))
 
 
 def source_of(fact: Fact) -> tuple[object, ...]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from memory.graph.supersession import Action, Claim, decide
+from memory.graph.supersession import Action, Claim, decide, value_order
 
 ROLE: dict[str, Any] = {"object_id": 10, "relation": "head_of", "value_key": "", "values": ()}
 
@@ -75,3 +75,8 @@ def test_change_words_are_found_in_statements():
     assert CHANGE_WORDS.search("The enterprise plan is now $52,000 a year.")
     assert CHANGE_WORDS.search("Priya took over the BigCo account.")
     assert not CHANGE_WORDS.search("The enterprise plan costs $48,500 a year.")
+
+
+def test_values_with_a_number_beside_values_with_a_date_are_put_in_one_order():
+    price, renewal = (48000.0, None, "48k a year"), (None, date(2026, 3, 1), "1 March 2026")
+    assert value_order([renewal, price]) == value_order([price, renewal]) == (price, renewal)
