@@ -105,6 +105,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = BRAIN_MAX_REQUEST_BYTES
 # each may be. A file past the size is dropped while it arrives, so it is never held whole.
 BRAIN_UPLOAD_MAX_FILES = env_int("BRAIN_UPLOAD_MAX_FILES", 20, minimum=1, maximum=100)
 BRAIN_UPLOAD_MAX_FILE_MB = env_int("BRAIN_UPLOAD_MAX_FILE_MB", 10, minimum=1, maximum=1024)
+# Processor time a worker may spend reading one uploaded file into documents (memory.upload.reading);
+# a file that needs more is refused with that reason. The kernel enforces it on the reading process.
+BRAIN_UPLOAD_READ_SECONDS = env_int("BRAIN_UPLOAD_READ_SECONDS", 60, minimum=1, maximum=3600)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
