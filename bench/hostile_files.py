@@ -25,11 +25,13 @@ def shared_stream_pdf(*, pages: int, stream_bytes: int, text: bool = True) -> by
     shared = writer._add_object(stream)  # one object, referenced by every page
     for _ in range(pages - 1):
         writer.add_blank_page(width=200, height=200)
-    font = DictionaryObject({
-        NameObject("/Type"): NameObject("/Font"),
-        NameObject("/Subtype"): NameObject("/Type1"),
-        NameObject("/BaseFont"): NameObject("/Helvetica"),
-    })
+    font = DictionaryObject(
+        {
+            NameObject("/Type"): NameObject("/Font"),
+            NameObject("/Subtype"): NameObject("/Type1"),
+            NameObject("/BaseFont"): NameObject("/Helvetica"),
+        }
+    )
     resources = writer._add_object(DictionaryObject({NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})}))
     for page in writer.pages:
         page[NameObject("/Contents")] = shared

@@ -83,8 +83,7 @@ def test_a_file_that_needs_more_processor_time_than_the_budget_is_refused_saying
     status = shown(client, "report.pdf")
     assert (status["status"], status["final"]) == ("failed", True)
     assert status["detail"] == (
-        "Not added: reading it took more than 3 seconds of processor time, the most one file may take; "
-        "split the file."
+        "Not added: reading it took more than 3 seconds of processor time, the most one file may take; split the file."
     )
     assert not Document.objects.filter(org=org).exists()
 
@@ -156,9 +155,10 @@ def test_one_limit_on_a_documents_length_holds_on_every_way_in(org):
     api.credentials(HTTP_AUTHORIZATION=f"Bearer {make_token(org).plaintext}")
     refused = api.post("/api/v1/documents", {"title": "Book", "content": too_long}, format="json")
     assert refused.status_code == 400
-    assert "2000000" in refused.json()["message"] or "2,000,000" in refused.json()["message"]
+    assert "2000000" in refused.json()["message"]
     said = execute(actor, TOOLS["add_company_knowledge"], {"title": "Book", "content": too_long})
-    assert said.code == "invalid_argument" and ("2000000" in said.message or "2,000,000" in said.message)
+    assert said.code == "invalid_argument"
+    assert "2000000" in said.message
     client, _ = member(org)
     send(client, "book.txt", too_long.encode())
     read_all()
@@ -182,10 +182,13 @@ def sent(monkeypatch) -> list[tuple[int, str]]:
     return messages
 
 
-def test_long_documents_are_queued_in_their_own_lane_and_a_short_one_passes_them(sent, django_capture_on_commit_callbacks):
+def test_long_documents_are_queued_in_their_own_lane_and_a_short_one_passes_them(
+    sent, django_capture_on_commit_callbacks
+):  # noqa: E501
     first, second = make_org(), make_org()
+    book = "w " * BULK_CHARS
     with django_capture_on_commit_callbacks(execute=True):
-        longs = [add_document(actor=make_actor(first), title=f"Book {n}", content="w " * BULK_CHARS).document for n in range(3)]
+        longs = [add_document(actor=make_actor(first), title=f"Book {n}", content=book).document for n in range(3)]
         note = add_document(actor=make_actor(second), title="Note", content="Standup moved to 9:30.").document
     assert sent == [*((d.pk, BULK_QUEUE) for d in longs), (note.pk, SHORT_QUEUE)]
     assert next_document(lane=SHORT_QUEUE) == note.pk
@@ -194,7 +197,7 @@ def test_long_documents_are_queued_in_their_own_lane_and_a_short_one_passes_them
 
 def test_organisations_take_turns_in_a_lane_whatever_their_queues_hold():
     busy, quiet = make_org(), make_org()
-    bulk = [add_document(actor=make_actor(busy), title=f"Mail {n}", content=f"Message {n}.").document for n in range(30)]
+    bulk = [add_document(actor=make_actor(busy), title=f"Mail {n}", content=f"Mail {n}.").document for n in range(30)]
     note = add_document(actor=make_actor(quiet), title="Note", content="The VPN moved.").document
     # Neither was served yet: the one waiting longest goes first.
     assert next_document(lane=SHORT_QUEUE) == bulk[0].pk
@@ -226,4 +229,3 @@ def test_a_message_whose_document_a_dead_worker_held_takes_that_one_back(sent):
     assert ingest_next(document_id=held.pk) == "ready"
     assert Document.objects.get(pk=held.pk).status == "ready"
     assert Document.objects.get(pk=other.pk).status == "queued"
-
