@@ -19,10 +19,9 @@ def shared_stream_pdf(*, pages: int, stream_bytes: int, text: bool = True) -> by
     op = b"BT /F1 12 Tf 10 10 Td (hostile words) Tj ET\n" if text else b"q Q\n"
     writer = PdfWriter()
     writer.add_blank_page(width=200, height=200)
-    stream = DecodedStreamObject()
-    stream.set_data(op * (stream_bytes // len(op)))
-    stream = stream.flate_encode()
-    shared = writer._add_object(stream)  # one object, referenced by every page
+    plain = DecodedStreamObject()
+    plain.set_data(op * (stream_bytes // len(op)))
+    shared = writer._add_object(plain.flate_encode())  # one object, referenced by every page
     for _ in range(pages - 1):
         writer.add_blank_page(width=200, height=200)
     font = DictionaryObject(
