@@ -23,7 +23,6 @@ import argparse
 import contextlib
 import re
 import subprocess
-import sys
 import threading
 import time
 from typing import Any
@@ -69,6 +68,10 @@ class PeakMemory(threading.Thread):
             self.stopped.wait(0.5)
 
 
+def say(what: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {what}", flush=True)
+
+
 def expect(ok: object, what: str) -> None:
     if not ok:
         raise SystemExit(f"the bench stopped: {what}")
@@ -108,14 +111,16 @@ def main() -> None:  # noqa: PLR0915 -- one scenario, told in order
     parser.add_argument("--wait", type=float, default=600, help="seconds to wait for B's notes at most")
     args = parser.parse_args()
     env = setup_environment()
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
+    from launcher import processes
+
+    for step in (processes.MIGRATE, processes.COLLECTSTATIC):  # as ./brainctl run does first
+        subprocess.run(processes.manage_command(step), cwd=ROOT, env=env, check=True)
     import django
 
     django.setup()
     from bench.corpus import bench_org
     from brain.celery import app
     from brain.services import create_token
-    from launcher import processes
     from memory.documents.ingestion import pause_ingestion
     from memory.models import Document, Upload
 
@@ -134,17 +139,19 @@ def main() -> None:  # noqa: PLR0915 -- one scenario, told in order
     try:
         for _ in range(600):
             with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{base}/login/", timeout=2).status_code == 200:
+                if httpx.get(f"{base}/login/", timeout=10).status_code == 200:
                     break
             time.sleep(0.2)
         while len(app.control.broadcast("ping", reply=True, timeout=1)) < 2:
             time.sleep(0.5)
+        say("web and workers answer")
         memory = PeakMemory({n: p.pid for n, p in started_parts.items() if n != "web"})
         memory.start()
         probe = Probe(f"{base}/login/")
         probe.start()
         load_started = time.perf_counter()
         browser = logged_in(base, hostile_actor.user.username)
+        say("logged in as A")
         pdf = shared_stream_pdf(pages=20, stream_bytes=5_000_000)
         timings: dict[str, float] = {}
         timings[f"{args.pdfs} shared-stream PDFs ({len(pdf) // 1024} KB each), one form"] = upload(
@@ -153,6 +160,7 @@ def main() -> None:  # noqa: PLR0915 -- one scenario, told in order
         timings[f"mailboxes of {args.mbox:,} and 1,000 messages, one form"] = upload(
             browser, hostile.slug, [("everything.mbox", mbox(messages=args.mbox)), ("team.mbox", mbox(messages=1000))]
         )
+        say("A's files sent")
         hostile_token = create_token(org=hostile, user=hostile_actor.user, scopes=["read", "write"], name="b").plaintext
         api = httpx.Client(base_url=base, timeout=600, headers={"Authorization": f"Bearer {hostile_token}"})
         book = ("All work and no play makes a long document. " * 50 + "\n\n") * 900
@@ -162,12 +170,18 @@ def main() -> None:  # noqa: PLR0915 -- one scenario, told in order
             saved = api.post("/api/v1/documents", json={"title": f"Book {n}", "content": book})
             expect(saved.status_code == 201, saved.text[:300])
             timings[f"REST document {n + 1} of 2,000,000 characters"] = time.perf_counter() - started
+        say("A's long documents sent")
+        team = Upload.objects.filter(org=hostile, name="team.mbox")
+        while team.filter(status__in=["queued", "processing"]).exists() and time.perf_counter() - load_started < 300:
+            time.sleep(0.5)  # B comes after A's thousand messages are queued ahead of it
+        say(f"A's mailbox read: {Document.objects.filter(org=hostile, status='queued').count()} of A's queued")
         victim_token = create_token(org=victim, user=victim_actor.user, scopes=["read", "write"], name="b").plaintext
         victim_api = httpx.Client(base_url=base, timeout=60, headers={"Authorization": f"Bearer {victim_token}"})
         notes_started = time.perf_counter()
         for n in range(args.notes):
             note = {"title": f"Note {n}", "content": f"The standup on day {n} moved to 9:30 in room {n}."}
             expect(victim_api.post("/api/v1/documents", json=note).status_code == 201, "a note was refused")
+        say("B's notes sent")
         notes = Document.objects.filter(org=victim)
         while (
             notes.exclude(status__in=["ready", "failed"]).exists() and time.perf_counter() - notes_started < args.wait
@@ -175,6 +189,9 @@ def main() -> None:  # noqa: PLR0915 -- one scenario, told in order
             time.sleep(0.5)
         notes_seconds = time.perf_counter() - notes_started
         notes_ready = notes.filter(status="ready").count()
+        files = Upload.objects.filter(org=hostile, status__in=["queued", "processing"])
+        while files.exists() and time.perf_counter() - notes_started < args.wait:
+            time.sleep(1)  # what became of A's files, within the same wait
         probe.stopped.set()
         memory.stopped.set()
         for what, seconds in timings.items():
