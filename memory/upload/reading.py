@@ -62,6 +62,7 @@ def save_upload(*, actor: Actor, name: str, data: bytes, category: str, scope: s
             scope=scope if scope in Scope.values else Scope.SHARED,
         )
         send_on_commit(READ_TASK, upload.pk, what="upload", queue=lane_of(upload))
+    upload.data = b""  # the row keeps the file; a page of twenty files need not hold them all meanwhile
     return upload
 
 

@@ -89,7 +89,8 @@ def _upload_state(upload: Upload) -> tuple[Status, str]:
         only = documents[0]
         return Status(only.status), detail(only)
     counts = {state: sum(1 for d in documents if d.status == state) for state in Status}
-    made = f"Read into {len(documents):,} documents: {counts[Status.READY]:,} searchable"
+    plural = "s" if len(documents) != 1 else ""
+    made = f"Read into {len(documents):,} document{plural}: {counts[Status.READY]:,} searchable"
     made += f", {counts[Status.FAILED]:,} failed" if counts[Status.FAILED] else ""
     left = len(documents) - counts[Status.READY] - counts[Status.FAILED]
     made += f", {left:,} still being indexed." if left else "."
