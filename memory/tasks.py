@@ -5,7 +5,7 @@ from django.conf import settings
 
 from memory.documents.ingestion import ingest_next, is_transient, release_worker_claims, sweep_stuck_documents
 from memory.retrieval.org_indexes import sync_org_indexes
-from memory.upload.reading import read_upload, sweep_stuck_uploads
+from memory.upload.reading import read_next, sweep_stuck_uploads
 
 # Retries of a temporary failure: 10 s doubling, at most 5 minutes apart. How many times a document
 # is tried is counted on the document (BRAIN_INGEST_MAX_ATTEMPTS), so a message queued again by a
@@ -41,7 +41,7 @@ def ingest_document_task(self: Task, document_id: int) -> str:
 def read_upload_task(self: Task, upload_id: int) -> str:
     """Read an uploaded file into documents, in a process bounded by the reading budget; sent to
     the lane its size calls for (memory.upload.reading.lane_of)."""
-    return read_upload(upload_id=upload_id, task_id=self.request.id)
+    return read_next(upload_id=upload_id, task_id=self.request.id)
 
 
 @shared_task

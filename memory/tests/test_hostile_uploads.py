@@ -26,7 +26,7 @@ from memory.documents.parsing import ParseError
 from memory.documents.saving import add_document
 from memory.mcp_tools.documents import AddKnowledgeArgs
 from memory.models import Document, Upload
-from memory.upload.reading import read_upload
+from memory.upload.reading import next_upload, read_next, read_upload
 
 pytestmark = pytest.mark.django_db
 
@@ -229,3 +229,25 @@ def test_a_message_whose_document_a_dead_worker_held_takes_that_one_back(sent):
     assert ingest_next(document_id=held.pk) == "ready"
     assert Document.objects.get(pk=held.pk).status == "ready"
     assert Document.objects.get(pk=other.pk).status == "queued"
+
+
+def test_files_take_turns_between_organisations_in_their_lane(org, sent):
+    busy, _ = member(org)
+    for n in range(3):
+        send(busy, f"report-{n}.pdf", shared_stream_pdf(pages=20, stream_bytes=5_000_000))
+    quiet_org = make_org()
+    quiet, _ = member(quiet_org)
+    send(quiet, "minutes.pdf", b"%PDF-1.4 not really a pdf")
+    first, *_ = Upload.objects.filter(org=org).order_by("pk")
+    theirs = Upload.objects.get(org=quiet_org)
+    assert next_upload(lane=BULK_QUEUE) == first.pk  # nobody served yet: the one waiting longest
+    Upload.objects.filter(pk=first.pk).update(status="processing", claimed_at=timezone.now())
+    assert next_upload(lane=BULK_QUEUE) == theirs.pk
+    assert next_upload(lane=SHORT_QUEUE) is None  # PDFs are read in the bulk lane
+    # A message of the busy organisation's second file reads the quiet one's instead.
+    second = Upload.objects.filter(org=org, status="queued").order_by("pk").first()
+    assert read_next(upload_id=second.pk) == "failed"
+    theirs.refresh_from_db()
+    assert theirs.status == "failed"
+    assert theirs.error.startswith("not a readable PDF")
+    assert Upload.objects.get(pk=second.pk).status == "queued"

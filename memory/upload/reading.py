@@ -17,12 +17,12 @@ import subprocess
 import sys
 import tempfile
 import uuid
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Count, F, Max, Min, Q
 from django.utils import timezone
 
 from brain.actors import Actor
@@ -41,6 +41,7 @@ Status = Upload.Status
 READ_TASK = "memory.tasks.read_upload_task"
 ROOT = Path(__file__).resolve().parent.parent.parent
 QUICK_BYTES = 256 * 1024  # a text file this small is read in the short lane; others in the bulk lane
+TURNS = 20  # files one message looks at before it falls back to its own
 
 
 def save_upload(*, actor: Actor, name: str, data: bytes, category: str, scope: str) -> Upload:
@@ -95,6 +96,46 @@ def lane_of(upload: Upload) -> str:
     """A PDF, or a file past ``QUICK_BYTES``, may take its whole budget to read: the bulk lane."""
     quick = upload.size <= QUICK_BYTES and not upload.name.lower().endswith(".pdf")
     return SHORT_QUEUE if quick else BULK_QUEUE
+
+
+def read_next(*, upload_id: int, task_id: str | None = None) -> str:
+    """What one reading message does: its own file when that needs recovering (its worker died
+    past the lease), else the lane's next file by turns between organisations, as documents take
+    turns (memory.documents.lanes): one organisation's twenty PDFs delay another's by one file."""
+    own = Upload.objects.filter(pk=upload_id).only("status", "size", "name").first()
+    if own is None or own.status != Status.QUEUED:
+        return read_upload(upload_id=upload_id, task_id=task_id)
+    for _ in range(TURNS):
+        chosen = next_upload(lane=lane_of(own))
+        if chosen is None:
+            break
+        outcome = read_upload(upload_id=chosen, task_id=task_id)
+        if outcome != "skipped":  # another worker took it meanwhile: the next one
+            return outcome
+    return read_upload(upload_id=upload_id, task_id=task_id)
+
+
+def next_upload(*, lane: str) -> int | None:
+    """The queued file of the lane to read next: from the organisation with the fewest files of
+    the lane being read now, then the one served least recently, then the one waiting longest."""
+    quick = Q(size__lte=QUICK_BYTES) & ~Q(name__iendswith=".pdf")
+    in_lane = Upload.objects.filter(quick if lane == SHORT_QUEUE else ~quick)
+    oldest = dict(
+        in_lane.filter(status=Status.QUEUED).values("org_id").annotate(first=Min("pk")).values_list("org_id", "first")
+    )
+    if not oldest:
+        return None
+    orgs = Upload.objects.filter(org_id__in=oldest).values("org_id")
+    busy = dict(
+        in_lane.filter(org_id__in=oldest, status=Status.PROCESSING)
+        .values("org_id")
+        .annotate(n=Count("pk"))
+        .values_list("org_id", "n")
+    )
+    served = dict(orgs.annotate(last=Max("claimed_at")).values_list("org_id", "last"))
+    never = datetime.min.replace(tzinfo=UTC)
+    org = min(oldest, key=lambda o: (busy.get(o, 0), served.get(o) or never, oldest[o]))
+    return oldest[org]
 
 
 def read_upload(*, upload_id: int, task_id: str | None = None) -> str:
