@@ -15,6 +15,10 @@ MAX_TITLE_CHARS = 240
 MAX_DOCUMENT_CHARS = 2_000_000  # characters of one document, on every way in
 MAX_DOCUMENTS_PER_FILE = 1_000  # documents one uploaded file may make (an mbox's messages, a Slack day's)
 MAX_PDF_PAGES = 2_000  # pages of one uploaded PDF
+# Drawing instructions of all pages of one PDF, counted before any text is read: a page that
+# draws a stream another page drew counts again, so pages repeating one huge stream are refused
+# at once instead of after the processor-time budget (pypdf reads about 0.25 to 0.5 MB a second).
+MAX_PDF_DRAWING_BYTES = 32 * 1024 * 1024
 # A document longer than this is ingested in the bulk lane (queue ``ingest_bulk``), so a few long
 # documents never hold the lane where short ones pass (memory.documents.lanes).
 BULK_CHARS = 100_000

@@ -12,7 +12,7 @@ from pathlib import Path
 from bs4 import BeautifulSoup, Tag
 from pypdf import PdfReader
 
-from memory.documents.limits import MAX_DOCUMENT_CHARS, MAX_PDF_PAGES
+from memory.documents.limits import MAX_DOCUMENT_CHARS, MAX_PDF_DRAWING_BYTES, MAX_PDF_PAGES
 from memory.documents.mail import _parse_eml, _parse_mbox
 from memory.documents.markup import soup_to_markdown
 from memory.documents.parsing import (
@@ -131,6 +131,15 @@ def _pdf_pages(reader: PdfReader) -> list[str]:
     huge content stream, is refused before its text is extracted whole (memory.documents.limits)."""
     if len(reader.pages) > MAX_PDF_PAGES:
         raise ParseError(f"it has {len(reader.pages):,} pages; a PDF may have at most {MAX_PDF_PAGES:,}.")
+    drawn = 0
+    for page in reader.pages:  # cheap: a stream is decompressed once however many pages draw it
+        contents = page.get_contents()
+        drawn += len(contents.get_data()) if contents is not None else 0
+        if drawn > MAX_PDF_DRAWING_BYTES:
+            raise ParseError(
+                f"its pages hold more than {MAX_PDF_DRAWING_BYTES // 1024**2} MB of drawing instructions, the most "
+                "a PDF may hold (pages that repeat one large page count each time); split the file."
+            )
     pages, total = [], 0
     for page in reader.pages:
         text = (page.extract_text() or "").strip()

@@ -4,12 +4,15 @@ and one organisation's queue does not hold another's short documents."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from celery import current_app
 from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.utils import timezone
+from pypdf import PageObject
 from rest_framework.test import APIClient
 
 from bench.hostile_files import mbox, shared_stream_pdf
@@ -78,7 +81,7 @@ def test_the_upload_answers_before_any_file_is_read(org, monkeypatch):
 def test_a_file_that_needs_more_processor_time_than_the_budget_is_refused_saying_so(org, settings):
     settings.BRAIN_UPLOAD_READ_SECONDS = 3
     client, _ = member(org)
-    send(client, "report.pdf", shared_stream_pdf(pages=20, stream_bytes=5_000_000))  # minutes of pypdf
+    send(client, "report.pdf", shared_stream_pdf(pages=6, stream_bytes=5_000_000))  # 30 MB drawn: minutes of pypdf
     read_all()
     status = shown(client, "report.pdf")
     assert (status["status"], status["final"]) == ("failed", True)
@@ -94,6 +97,21 @@ def test_a_pdf_of_more_pages_than_the_limit_is_refused_before_its_text_is_read(t
     path.write_bytes(shared_stream_pdf(pages=3, stream_bytes=1000))
     with pytest.raises(ParseError, match=r"^it has 3 pages; a PDF may have at most 2\.$"):
         parsers.parse_file(path)
+
+
+def test_a_pdf_whose_pages_repeat_one_huge_stream_is_refused_before_its_text_is_read(tmp_path, monkeypatch):
+    extracted: list[int] = []
+
+    def extract_text(page: PageObject, *args: object, **kwargs: object) -> str:
+        extracted.append(1)
+        return ""
+
+    monkeypatch.setattr(PageObject, "extract_text", extract_text)
+    path = tmp_path / "shared.pdf"
+    path.write_bytes(shared_stream_pdf(pages=20, stream_bytes=5_000_000))  # 17 KB, 100 MB drawn
+    with pytest.raises(ParseError, match="its pages hold more than 32 MB of drawing instructions"):
+        parsers.parse_file(path)
+    assert extracted == []
 
 
 def test_a_pdf_whose_pages_share_one_stream_stops_at_the_character_limit(tmp_path, monkeypatch):
@@ -204,7 +222,7 @@ def test_organisations_take_turns_in_a_lane_whatever_their_queues_hold():
     Document.objects.filter(pk=bulk[0].pk).update(status="processing", claimed_at=timezone.now())
     assert next_document(lane=SHORT_QUEUE) == note.pk  # busy has one in flight, quiet none
     Document.objects.filter(pk__in=[bulk[0].pk, note.pk]).update(status="ready", claimed_at=timezone.now())
-    Document.objects.filter(pk=note.pk).update(claimed_at=timezone.now() - timezone.timedelta(hours=1))
+    Document.objects.filter(pk=note.pk).update(claimed_at=timezone.now() - timedelta(hours=1))
     later = add_document(actor=make_actor(quiet), title="Later", content="Lunch is at one.").document
     assert next_document(lane=SHORT_QUEUE) == later.pk  # quiet was served less recently than busy
 
@@ -224,7 +242,7 @@ def test_a_message_whose_document_a_dead_worker_held_takes_that_one_back(sent):
     held = add_document(actor=make_actor(org), title="Held", content="Held by a dead worker.").document
     other = add_document(actor=make_actor(org), title="Other", content="Queued meanwhile.").document
     Document.objects.filter(pk=held.pk).update(
-        status="processing", claim="gone:1:x", claimed_at=timezone.now() - timezone.timedelta(days=1)
+        status="processing", claim="gone:1:x", claimed_at=timezone.now() - timedelta(days=1)
     )
     assert ingest_next(document_id=held.pk) == "ready"
     assert Document.objects.get(pk=held.pk).status == "ready"
@@ -245,7 +263,7 @@ def test_files_take_turns_between_organisations_in_their_lane(org, sent):
     assert next_upload(lane=BULK_QUEUE) == theirs.pk
     assert next_upload(lane=SHORT_QUEUE) is None  # PDFs are read in the bulk lane
     # A message of the busy organisation's second file reads the quiet one's instead.
-    second = Upload.objects.filter(org=org, status="queued").order_by("pk").first()
+    second = Upload.objects.filter(org=org, status="queued").order_by("pk")[0]
     assert read_next(upload_id=second.pk) == "failed"
     theirs.refresh_from_db()
     assert theirs.status == "failed"
