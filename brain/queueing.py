@@ -17,13 +17,14 @@ from django.db import transaction
 logger = logging.getLogger("brain.queue")
 
 
-def send_on_commit(task_name: str, row_id: int, *, what: str) -> None:
-    """Queue ``task_name(row_id)`` when the current transaction commits (at once outside one)."""
-    transaction.on_commit(lambda: send_now(task_name, row_id, what=what))
+def send_on_commit(task_name: str, row_id: int, *, what: str, queue: str | None = None) -> None:
+    """Queue ``task_name(row_id)`` when the current transaction commits (at once outside one);
+    ``queue`` overrides the route, for work whose lane depends on the row (a long document's)."""
+    transaction.on_commit(lambda: send_now(task_name, row_id, what=what, queue=queue))
 
 
-def send_now(task_name: str, row_id: int, *, what: str) -> None:
+def send_now(task_name: str, row_id: int, *, what: str, queue: str | None = None) -> None:
     try:
-        current_app.send_task(task_name, args=[row_id])
+        current_app.send_task(task_name, args=[row_id], **({"queue": queue} if queue else {}))
     except Exception:  # the broker is down: the row is saved and queued; the sweep sends it later
         logger.warning("could not queue %s %s; the sweep will queue it again", what, row_id, exc_info=True)

@@ -97,14 +97,17 @@ BRAIN_METERING = env_bool("BRAIN_METERING", True)
 BRAIN_DEFAULT_PLAN = env_str("BRAIN_DEFAULT_PLAN", "free")
 BRAIN_MISS_RETENTION_DAYS = env_int("BRAIN_MISS_RETENTION_DAYS", 30, minimum=1, maximum=3650)
 # One size limit for request bodies, REST and /mcp alike (413 past it). The default holds the
-# largest REST document (2,000,000 characters: 8 MB of UTF-8, 12 MB as JSON \u escapes); the
-# minimum still holds a 200,000-character add_company_knowledge with every character escaped.
+# longest document (memory.documents.limits, the same on every way in: 2,000,000 characters, 8 MB
+# of UTF-8, 12 MB as JSON \u escapes); the minimum holds 200,000 characters with every one escaped.
 BRAIN_MAX_REQUEST_BYTES = env_int("BRAIN_MAX_REQUEST_BYTES", 16 * 1024 * 1024, minimum=4 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = BRAIN_MAX_REQUEST_BYTES
 # The Add knowledge page (memory.upload): how many files one submission may carry and how large
 # each may be. A file past the size is dropped while it arrives, so it is never held whole.
 BRAIN_UPLOAD_MAX_FILES = env_int("BRAIN_UPLOAD_MAX_FILES", 20, minimum=1, maximum=100)
 BRAIN_UPLOAD_MAX_FILE_MB = env_int("BRAIN_UPLOAD_MAX_FILE_MB", 10, minimum=1, maximum=1024)
+# Processor time a worker may spend reading one uploaded file into documents (memory.upload.reading);
+# a file that needs more is refused with that reason. The kernel enforces it on the reading process.
+BRAIN_UPLOAD_READ_SECONDS = env_int("BRAIN_UPLOAD_READ_SECONDS", 60, minimum=1, maximum=3600)
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -13,7 +13,11 @@ from collections.abc import Sequence
 
 # Every queue a task is routed to (settings.CELERY_TASK_ROUTES and the default queue); a test
 # keeps the two in step.
-QUEUES = ("celery", "ingest", "dispatch", "jobs", "nightly")
+QUEUES = ("celery", "ingest", "ingest_bulk", "dispatch", "jobs", "nightly")
+# Long documents and large files are ingested in a lane of their own (memory.documents.lanes),
+# served by a worker of its own, so they never hold the children that short documents pass through.
+BULK_QUEUES = ("ingest_bulk",)
+BULK_WORKER_NAME = "brain-bulk@%h"
 PYTHON = sys.executable
 SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 ASGI_APP = "brain.asgi:application"
@@ -56,10 +60,12 @@ def beat_command() -> list[str]:
 
 
 def local_commands(*, host: str, port: int, access_log: bool = True) -> dict[str, list[str]]:
-    """What ``./brainctl run`` starts side by side: the web server, one worker on every queue, beat."""
+    """What ``./brainctl run`` starts side by side: the web server, one worker on every queue but
+    the bulk lane, one on the bulk lane, and beat."""
     return {
         "web": web_command(host=host, port=port, access_log=access_log),
-        "worker": worker_command(),
+        "worker": worker_command(queues=[q for q in QUEUES if q not in BULK_QUEUES]),
+        "worker-bulk": worker_command(queues=BULK_QUEUES, concurrency=1, name=BULK_WORKER_NAME),
         "beat": beat_command(),
     }
 

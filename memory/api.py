@@ -20,6 +20,7 @@ from brain.ids import parse_numeric_id
 from brain.inputs import INT64_MAX, refuse_unstorable, whole_number
 from brain.mcp.limits import Moment, clamp, describe_validation_error
 from memory.documents import selectors as selectors
+from memory.documents.limits import MAX_DOCUMENT_CHARS
 from memory.documents.markup import html_to_markdown
 from memory.documents.saving import add_document
 from memory.models import Document
@@ -29,7 +30,7 @@ from usage.prices import KNOWLEDGE
 class DocumentIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     title: str = Field(min_length=1, max_length=240)
-    content: str = Field(min_length=1, max_length=2_000_000)
+    content: str = Field(min_length=1, max_length=MAX_DOCUMENT_CHARS)
     content_type: Literal["text/plain", "text/markdown", "text/html"] = "text/plain"
     source_kind: str = Field("api", max_length=40, pattern=r"^[a-z][a-z0-9_-]*$")
     source_url: str = Field("", max_length=1000)

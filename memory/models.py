@@ -80,6 +80,7 @@ class Document(models.Model):
     extraction_error = models.TextField(blank=True, default="", db_default="")
     extraction_attempts = models.PositiveIntegerField(default=0, db_default=0)
     extraction_tried_at = models.DateTimeField(null=True, blank=True)
+    length = models.PositiveIntegerField(default=0, db_default=0, help_text="Characters of content (its lane).")
 
     class Meta:
         indexes = [
@@ -98,6 +99,9 @@ class Document(models.Model):
                 name="document_conversation",
                 condition=~models.Q(conversation=""),
             ),
+            # The queue a worker claims from fairly (memory.documents.lanes).
+            models.Index(fields=["org", "length", "id"], name="document_queued", condition=models.Q(status="queued")),
+            models.Index(fields=["org", "claimed_at"], name="document_org_claimed"),
         ]
 
     def __str__(self) -> str:
@@ -106,6 +110,34 @@ class Document(models.Model):
     @property
     def public_id(self) -> str:
         return f"doc_{self.pk}"
+
+
+class Upload(models.Model):
+    """A file a member added on the Add knowledge page, kept as sent until a worker reads it into
+    documents under the reading budget (memory.upload.reading); the page follows it by this row."""
+
+    Status = Document.Status
+
+    org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="+")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    name = models.CharField(max_length=240)
+    data = models.BinaryField(help_text="The file as sent; emptied once it is read.")
+    size = models.PositiveIntegerField(default=0)
+    category = models.ForeignKey(Category, on_delete=models.CASCADE, related_name="+")
+    scope = models.CharField(max_length=16, choices=Scope.choices, default=Scope.SHARED)
+    status = models.CharField(max_length=16, choices=Document.Status.choices, default=Document.Status.QUEUED)
+    error = models.TextField(blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    claim = models.CharField(max_length=80, blank=True)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    document_ids = ArrayField(models.BigIntegerField(), default=list, blank=True, help_text="What it was read into.")
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "created_at"], name="upload_status")]
+
+    def __str__(self) -> str:
+        return self.name
 
 
 class Chunk(models.Model):

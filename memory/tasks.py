@@ -5,8 +5,9 @@ from django.conf import settings
 
 from memory.documents.extracting import extract_facts, sweep_pending_extractions
 from memory.documents.failures import is_transient
-from memory.documents.ingestion import ingest_document, release_worker_claims, sweep_stuck_documents
+from memory.documents.ingestion import ingest_next, release_worker_claims, sweep_stuck_documents
 from memory.retrieval.org_indexes import sync_org_indexes
+from memory.upload.reading import read_next, sweep_stuck_uploads
 
 # Retries of a temporary failure: 10 s doubling, at most 5 minutes apart. How many times a document
 # is tried is counted on the document (BRAIN_INGEST_MAX_ATTEMPTS), so a message queued again by a
@@ -28,7 +29,7 @@ def backoff(retries: int) -> int:
 )
 def ingest_document_task(self: Task, document_id: int) -> str:
     try:
-        outcome = ingest_document(document_id=document_id, task_id=self.request.id, worker=self.request.hostname or "")
+        outcome = ingest_next(document_id=document_id, task_id=self.request.id, worker=self.request.hostname or "")
     except Exception as exc:
         if not is_transient(exc) or self.request.retries >= DATABASE_RETRIES:
             raise
@@ -38,9 +39,17 @@ def ingest_document_task(self: Task, document_id: int) -> str:
     return outcome
 
 
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True)
+def read_upload_task(self: Task, upload_id: int) -> str:
+    """Read an uploaded file into documents, in a process bounded by the reading budget; sent to
+    the lane its size calls for (memory.upload.reading.lane_of)."""
+    return read_next(upload_id=upload_id, task_id=self.request.id)
+
+
 @shared_task
 def sweep_stuck_documents_task(queued_grace_seconds: int | None = None) -> int:
-    return sweep_stuck_documents(queued_grace_seconds=queued_grace_seconds)
+    grace = settings.BRAIN_QUEUED_GRACE_SECONDS if queued_grace_seconds is None else queued_grace_seconds
+    return sweep_stuck_documents(queued_grace_seconds=grace) + sweep_stuck_uploads(queued_grace_seconds=grace)
 
 
 @shared_task(

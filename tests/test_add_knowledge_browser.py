@@ -17,6 +17,7 @@ from playwright.sync_api import expect
 
 from brain.models import Category
 from conftest import make_org, make_user
+from launcher.processes import QUEUES
 from memory.models import Document
 from tests.browser import browser_page, log_in
 from tests.progress import documents_progress, log_size, wait_while_progressing
@@ -50,7 +51,7 @@ def worker(tmp_path) -> Iterator[Callable[[], subprocess.Popen[bytes]]]:
     def start() -> subprocess.Popen[bytes]:
         log = log_path.open("w")
         proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "brain", "worker", "-Q", "celery,ingest,dispatch,jobs,nightly",
+            [sys.executable, "-m", "celery", "-A", "brain", "worker", "-Q", ",".join(QUEUES),
              "-c", "1", "--pool", "prefork", "-l", "info", "-n", f"test-{os.getpid()}@%h"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
@@ -92,12 +93,13 @@ def test_an_uploaded_file_goes_from_queued_to_ready_with_a_real_worker(brain_url
         page.locator("#id_category_files").select_option("handbook")
         page.get_by_role("button", name="Add files").click()
 
-        item = page.locator("#added-items .item")
-        expect(item).to_have_count(1)
-        expect(item.get_by_text("Travel", exact=True)).to_be_visible()
-        expect(item.locator("[data-role=label]")).to_have_text("Queued")  # no worker runs yet
-        expect(page.get_by_text("1 item saved. Its progress is shown below.")).to_be_visible()
-        expect(page.get_by_text("scan.pdf was not added: not a readable PDF")).to_be_visible()  # the other is kept
+        items = page.locator("#added-items .item")
+        expect(items).to_have_count(2)
+        item, scan = items.filter(has_text="travel-policy.md"), items.filter(has_text="scan.pdf")
+        expect(item.locator("[data-role=label]")).to_have_text("Queued")  # no worker runs yet: nothing read
+        expect(scan.locator("[data-role=label]")).to_have_text("Queued")
+        saved = "2 files saved; each is read into documents in the background. Progress is shown below."
+        expect(page.get_by_text(saved)).to_be_visible()
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")  # fits 375 px
 
         worker()
@@ -107,6 +109,9 @@ def test_an_uploaded_file_goes_from_queued_to_ready_with_a_real_worker(brain_url
         expect(item.locator("[data-role=label]")).to_have_text("Ready", timeout=30_000)  # the page polled it
         expect(item.locator("[data-role=detail]")).to_have_text("Searchable: 2 passages.")
         expect(item.get_by_role("button", name="Retry")).to_be_hidden()
+        expect(scan.locator("[data-role=label]")).to_have_text("Failed", timeout=90_000)  # read in the bulk lane
+        expect(scan.locator("[data-role=detail]")).to_contain_text("Not added: not a readable PDF")
+        expect(scan.get_by_role("button", name="Retry")).to_be_visible()
         if shots := os.environ.get("BRAIN_SCREENSHOT_DIR"):
             page.set_viewport_size({"width": 1000, "height": 800})
             page.screenshot(path=str(Path(shots) / "add-knowledge.png"), full_page=True)

@@ -22,6 +22,7 @@ from django.conf import settings
 
 from launcher import processes
 from launcher.entrypoint import command_for
+from memory.documents.lanes import BULK_QUEUE
 
 ROOT = Path(__file__).resolve().parent.parent
 ENTRYPOINT = ["python", "-m", "launcher.entrypoint"]
@@ -151,6 +152,7 @@ def test_postgres_redis_and_the_proxy_check_their_own_health(compose):
 
 def test_the_workers_together_cover_every_queue_a_task_is_routed_to(compose):
     routed = {route["queue"] for route in settings.CELERY_TASK_ROUTES.values()} | {settings.CELERY_TASK_DEFAULT_QUEUE}
+    routed |= {BULK_QUEUE}
     served = [queue for queues in worker_queues(compose).values() for queue in queues]
     assert routed <= set(served)
     assert sorted(served) == sorted(set(served)), "one worker service per queue"
@@ -158,8 +160,11 @@ def test_the_workers_together_cover_every_queue_a_task_is_routed_to(compose):
 
 def test_the_launchers_queues_are_the_queues_tasks_are_routed_to():
     routed = {route["queue"] for route in settings.CELERY_TASK_ROUTES.values()} | {settings.CELERY_TASK_DEFAULT_QUEUE}
-    assert set(processes.QUEUES) == routed
-    assert option(processes.local_commands(host="h", port=1)["worker"], "-Q").split(",") == list(processes.QUEUES)
+    assert set(processes.QUEUES) == routed | {BULK_QUEUE}  # the bulk lane is chosen per document
+    local = processes.local_commands(host="h", port=1)
+    served = [queue for name in ("worker", "worker-bulk") for queue in option(local[name], "-Q").split(",")]
+    assert sorted(served) == sorted(processes.QUEUES)
+    assert option(local["worker-bulk"], "-Q") == BULK_QUEUE, "long documents never hold the short lane's children"
 
 
 def test_the_entry_point_refuses_a_queue_no_task_is_routed_to():

@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db import connection
 
 from conftest import make_actor, make_org, make_token
+from launcher.processes import QUEUES
 from memory.documents.chunking import chunk
 from memory.documents.saving import add_document
 from memory.models import Chunk, Document
@@ -38,7 +39,7 @@ def worker(tmp_path):
     )
     log = (tmp_path / "worker.log").open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "brain", "worker", "-Q", "celery,ingest,dispatch,jobs,nightly",
+        [sys.executable, "-m", "celery", "-A", "brain", "worker", "-Q", ",".join(QUEUES),
          "-c", "1", "--pool", "prefork", "-l", "info", "-n", f"test-{os.getpid()}@%h"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip

@@ -21,6 +21,7 @@ from memory.access import readable
 from memory.documents.chunking import ChunkDraft, chunk
 from memory.documents.extracting import extract_facts, extraction_due
 from memory.documents.failures import is_transient
+from memory.documents.lanes import lane_of, next_document
 from memory.documents.saving import Status, enqueue, ingest_again, logger, must_wait
 from memory.documents.turns import chunk_fields, embedded_texts, next_message_id
 from memory.models import Chunk, Document, Fact
@@ -28,6 +29,7 @@ from memory.retrieval.serving import Models, Vectors, confirm, embed_with, model
 from usage.metering import can_pay
 
 EMBED_BATCH = 64
+TURNS = 20  # documents one message looks at before it falls back to its own
 
 
 def worker_tag(worker: str) -> str:
@@ -66,6 +68,23 @@ def _claim(document_id: int, claim: str) -> Document | None:
 def ingest_document(*, document_id: int, task_id: str | None = None, worker: str = "") -> str:
     """Chunk, embed and store one document. Safe to run twice; returns what happened."""
     return ingest_documents(document_ids=[document_id], task_id=task_id, worker=worker)[document_id]
+
+
+def ingest_next(*, document_id: int, task_id: str | None = None, worker: str = "") -> str:
+    """What one message of an ingest lane does: its own document when that needs recovering (its
+    worker died past the lease, or this task was delivered again), else the lane's next document
+    by turns between organisations (memory.documents.lanes). Returns what happened."""
+    own = Document.objects.filter(pk=document_id).values_list("status", "length").first()
+    if own is None or own[0] != Status.QUEUED:
+        return ingest_document(document_id=document_id, task_id=task_id, worker=worker)
+    for _ in range(TURNS):
+        chosen = next_document(lane=lane_of(own[1]))
+        if chosen is None:
+            break
+        outcome = ingest_document(document_id=chosen, task_id=task_id, worker=worker)
+        if outcome != "skipped":  # taken by another worker meanwhile, or set waiting: the next one
+            return outcome
+    return ingest_document(document_id=document_id, task_id=task_id, worker=worker)
 
 
 def ingest_documents(*, document_ids: list[int], task_id: str | None = None, worker: str = "") -> dict[int, str]:
@@ -208,7 +227,7 @@ def retry_document(*, actor: Actor, document_id: int) -> Document:
         raise InvalidArgument(f"Only failed documents can be retried; this one is {document.status}.")
     with transaction.atomic():
         Document.objects.filter(pk=document.pk).update(status=Status.QUEUED, error="", claim="", attempts=0)
-        enqueue(document.pk)
+        enqueue(document.pk, length=document.length)
     document.refresh_from_db()
     return document
 
@@ -244,10 +263,10 @@ def queue_waiting_documents(*, org: Organisation) -> int:
     with transaction.atomic():
         if Organisation.objects.filter(pk=org.pk, ingestion_paused_at__isnull=False).exists():
             return 0
-        waiting = list(Document.objects.filter(org=org, status=Status.WAITING).values_list("pk", flat=True))
+        waiting = dict(Document.objects.filter(org=org, status=Status.WAITING).values_list("pk", "length"))
         Document.objects.filter(pk__in=waiting, status=Status.WAITING).update(status=Status.QUEUED)
-        for document_id in waiting:
-            enqueue(document_id)
+        for document_id, length in waiting.items():
+            enqueue(document_id, length=length)
     return len(waiting)
 
 
@@ -276,11 +295,11 @@ def sweep_stuck_documents(*, queued_grace_seconds: int | None = None) -> int:
     lost &= Q(claimed_at__isnull=True) | Q(claimed_at__lt=quiet_since)
     unpaused = Q(status=Status.WAITING, org__ingestion_paused_at__isnull=True)
     unpaused &= Q(org__in=[org for org in _orgs_waiting() if can_pay(org)])
-    ids = list(Document.objects.filter(stale | lost | unpaused).values_list("pk", flat=True)[:1000])
+    ids = dict(Document.objects.filter(stale | lost | unpaused).values_list("pk", "length")[:1000])
     with transaction.atomic():
         Document.objects.filter(pk__in=ids, status=Status.WAITING).update(status=Status.QUEUED)
-        for document_id in ids:
-            enqueue(document_id)
+        for document_id, length in ids.items():
+            enqueue(document_id, length=length)
     return len(ids)
 
 
@@ -293,12 +312,12 @@ def release_worker_claims(*, worker: str, started_before: datetime) -> int:
     """A worker that starts again takes back what it held when it died: those documents go back
     to the queue at once instead of waiting for their lease. Returns how many."""
     with transaction.atomic():
-        ids = list(
+        ids = dict(
             Document.objects.filter(
                 status=Status.PROCESSING, claim__endswith=f":{worker_tag(worker)}", claimed_at__lt=started_before
-            ).values_list("pk", flat=True)
+            ).values_list("pk", "length")
         )
         Document.objects.filter(pk__in=ids, status=Status.PROCESSING).update(status=Status.QUEUED, claim="")
-        for document_id in ids:
-            enqueue(document_id)
+        for document_id, length in ids.items():
+            enqueue(document_id, length=length)
     return len(ids)

@@ -12,6 +12,7 @@ from pathlib import Path
 from bs4 import BeautifulSoup, Tag
 from pypdf import PdfReader
 
+from memory.documents.limits import MAX_DOCUMENT_CHARS, MAX_PDF_DRAWING_BYTES, MAX_PDF_PAGES
 from memory.documents.mail import _parse_eml, _parse_mbox
 from memory.documents.markup import soup_to_markdown
 from memory.documents.parsing import (
@@ -110,7 +111,9 @@ def _html_title(soup: BeautifulSoup) -> str:
 def _parse_pdf(source: _Source) -> list[ParsedDocument]:
     try:
         reader = PdfReader(io.BytesIO(source.data))
-        pages = [(page.extract_text() or "").strip() for page in reader.pages]
+        pages = _pdf_pages(reader)
+    except ParseError:
+        raise
     except Exception as exc:  # pypdf has no single error type for damaged files
         raise ParseError(f"not a readable PDF: {source.rel} ({exc})") from exc
     content = "\n\n".join(page for page in pages if page)
@@ -121,6 +124,32 @@ def _parse_pdf(source: _Source) -> list[ParsedDocument]:
     metadata: dict[str, object] = {"pages": len(pages), **({"author": author} if author else {})}
     title = title or _stem_title(source.path)
     return [_document(source, title, content, "text/plain", "upload", occurred_at=_pdf_date(reader), metadata=metadata)]
+
+
+def _pdf_pages(reader: PdfReader) -> list[str]:
+    """Each page's text, within the budget: a file of many pages, or of pages that all draw one
+    huge content stream, is refused before its text is extracted whole (memory.documents.limits)."""
+    if len(reader.pages) > MAX_PDF_PAGES:
+        raise ParseError(f"it has {len(reader.pages):,} pages; a PDF may have at most {MAX_PDF_PAGES:,}.")
+    drawn = 0
+    for page in reader.pages:  # cheap: a stream is decompressed once however many pages draw it
+        contents = page.get_contents()
+        drawn += len(contents.get_data()) if contents is not None else 0
+        if drawn > MAX_PDF_DRAWING_BYTES:
+            raise ParseError(
+                f"its pages hold more than {MAX_PDF_DRAWING_BYTES // 1024**2} MB of drawing instructions, the most "
+                "a PDF may hold (pages that repeat one large page count each time); split the file."
+            )
+    pages, total = [], 0
+    for page in reader.pages:
+        text = (page.extract_text() or "").strip()
+        total += len(text)
+        if total > MAX_DOCUMENT_CHARS:
+            raise ParseError(
+                f"its text passes {MAX_DOCUMENT_CHARS:,} characters, the most one document may hold; split the file."
+            )
+        pages.append(text)
+    return pages
 
 
 def _pdf_date(reader: PdfReader) -> datetime | None:

@@ -12,7 +12,6 @@ from pathlib import Path
 from brain.inputs import storable, storable_json
 
 MAX_LENGTH = 240
-MAX_CONTENT = 5_000_000  # characters of one document read from a file; a longer one is refused
 
 
 @dataclass(frozen=True)

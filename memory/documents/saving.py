@@ -17,6 +17,8 @@ from brain.models import Category, Organisation
 from brain.personal import require_may_write
 from brain.queueing import send_on_commit
 from memory.access import readable, readable_category_ids
+from memory.documents.lanes import lane_of
+from memory.documents.limits import MAX_DOCUMENT_CHARS, too_long
 from memory.models import Document, Scope
 from usage.metering import can_pay
 
@@ -82,6 +84,8 @@ def add_document(
     require_may_write(actor, scope=scope, what="A shared document")
     if not title.strip() or not content.strip():
         raise InvalidArgument("Both title and content need some text.")
+    if len(content) > MAX_DOCUMENT_CHARS:
+        raise InvalidArgument(too_long("The content", len(content)))
     digest = content_hash(title, content)
     chosen = resolve_category(actor=actor, slug=category) if category else None
     previous = None
@@ -116,12 +120,13 @@ def add_document(
         speaker=_one_line(speaker)[:200],
         conversation=_one_line(conversation)[:240],
         session=_one_line(session)[:240],
+        length=len(content),
     )
     if previous is not None:
         record_audit(actor=actor, action="document.version_added", target=previous.public_id,
                      details={"by": document.public_id, "version": document.version})  # fmt: skip
     if document.status == Status.QUEUED:
-        enqueue(document.pk)
+        enqueue(document.pk, length=document.length)
     return Saved(document, created=True)
 
 
@@ -147,17 +152,18 @@ def _continued_version(
     return candidates.select_related("category").order_by("-version", "-pk").first()
 
 
-def enqueue(document_id: int) -> None:
-    send_on_commit(INGEST_TASK, document_id, what="document")
+def enqueue(document_id: int, *, length: int) -> None:
+    """Queue the document's ingestion in its lane (memory.documents.lanes), by its length."""
+    send_on_commit(INGEST_TASK, document_id, what="document", queue=lane_of(length))
 
 
 def ingest_again(document_ids: list[int | None]) -> None:
     """Queue ready documents for ingestion again (their passages stay searchable until the new
     ones replace them); used when what a passage was embedded with has changed."""
     ready = Document.objects.filter(pk__in=[pk for pk in document_ids if pk], status=Status.READY)
-    for pk in list(ready.values_list("pk", flat=True)):
+    for pk, length in list(ready.values_list("pk", "length")):
         if Document.objects.filter(pk=pk, status=Status.READY).update(status=Status.QUEUED):
-            enqueue(pk)
+            enqueue(pk, length=length)
 
 
 PAUSED, OUT_OF_USAGE = "paused", "out_of_usage"

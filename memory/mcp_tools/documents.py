@@ -15,6 +15,7 @@ from brain.ids import parse_numeric_id
 from brain.mcp.limits import Clamped, Moment
 from brain.mcp.registry import ToolOutput, mcp_tool
 from memory.documents import selectors as selectors
+from memory.documents.limits import MAX_DOCUMENT_CHARS
 from memory.documents.saving import add_document
 from memory.models import Document
 from memory.retrieval.passages import search_chunks
@@ -28,7 +29,11 @@ SNIPPET_CHARS = 320
 class AddKnowledgeArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
     title: str = Field(min_length=1, max_length=240, description="A clear title (up to 240 characters).")
-    content: str = Field(min_length=1, max_length=200_000, description="The knowledge itself (up to 200,000).")
+    content: str = Field(
+        min_length=1,
+        max_length=MAX_DOCUMENT_CHARS,
+        description=f"The knowledge itself (up to {MAX_DOCUMENT_CHARS:,} characters; split a longer text).",
+    )
     content_type: Literal["text/plain", "text/markdown"] = "text/plain"
     source_url: str = Field("", max_length=1000, description="Where it comes from, if it has a URL.")
     external_id: str = Field(

@@ -12,7 +12,8 @@ from django.utils import timezone
 from brain.models import Category
 from conftest import make_actor, make_org, make_user
 from memory.documents.saving import add_document
-from memory.models import Document
+from memory.models import Document, Upload
+from memory.upload.reading import read_upload
 from usage.models import Account
 
 pytestmark = pytest.mark.django_db
@@ -39,6 +40,17 @@ def status(client: Client, document: Document):
     return client.get(f"/knowledge/documents/{document.pk}/status/")
 
 
+def read_all() -> None:
+    """What the worker does with each file kept by the page (memory.tasks.read_upload_task)."""
+    for upload in Upload.objects.filter(status="queued").order_by("pk"):
+        read_upload(upload_id=upload.pk)
+
+
+def upload_status(client: Client, name: str) -> dict:
+    upload = Upload.objects.get(name=name)
+    return client.get(f"/knowledge/uploads/{upload.pk}/status/").json()
+
+
 def test_a_member_uploads_files_into_a_category_and_sees_them_queued(org):
     handbook = Category.objects.create(org=org, slug="handbook", name="Handbook")
     client, user = member_client(org)
@@ -50,14 +62,17 @@ def test_a_member_uploads_files_into_a_category_and_sees_them_queued(org):
         scope="personal",
     )
     assert response.status_code == 302
+    page = client.get(response["Location"])
+    assert "2 files saved; each is read into documents in the background." in page.content.decode()
+    assert page.content.decode().count('data-status="queued"') == 2
+    assert not Document.objects.filter(org=org).exists()  # read by the worker, not while the member waits
+    read_all()
     documents = Document.objects.filter(org=org).order_by("title")
     assert [(d.title, d.category, d.scope, d.owner, d.source_kind, d.status) for d in documents] == [
         ("Holidays", handbook, "personal", user, "upload", "queued"),
         ("vpn", handbook, "personal", user, "upload", "queued"),
     ]
-    page = client.get(response["Location"])
-    assert "2 items saved" in page.content.decode()
-    assert page.content.decode().count('data-status="queued"') == 2
+    assert upload_status(client, "vpn.txt")["detail"] == "Saved; waiting for the worker to take it."
 
 
 def test_a_file_brain_cannot_read_is_refused_with_the_reason_and_the_others_are_kept(org):
@@ -70,9 +85,12 @@ def test_a_file_brain_cannot_read_is_refused_with_the_reason_and_the_others_are_
         SimpleUploadedFile("notes.txt", b"Standup is at 9:30."),
     )
     messages = said(response)
-    assert any(m.startswith("broken.pdf was not added: not a readable PDF") for m in messages)
     assert any(m.startswith("tool.exe was not added: Brain does not read .exe files; it reads .md") for m in messages)
     assert "empty.txt was not added: there is no text in it." in messages
+    read_all()
+    broken = upload_status(client, "broken.pdf")
+    assert (broken["status"], broken["final"], broken["can_retry"]) == ("failed", True, True)
+    assert broken["detail"].startswith("Not added: not a readable PDF")
     assert list(Document.objects.filter(org=org).values_list("title", flat=True)) == ["notes"]
 
 
@@ -82,6 +100,7 @@ def test_a_file_over_the_size_limit_is_refused_saying_the_limit(org, settings):
     big = SimpleUploadedFile("big.txt", b"word " * 300_000)  # 1.5 MB
     response = upload(client, big, SimpleUploadedFile("small.txt", b"Small and fine."))
     assert "big.txt was not added: it is larger than 1 MB, the most one file may be." in said(response)
+    read_all()
     assert list(Document.objects.filter(org=org).values_list("title", flat=True)) == ["small"]
 
 
@@ -92,7 +111,7 @@ def test_more_files_than_the_limit_are_refused_and_nothing_is_saved(org, setting
     response = upload(client, *files)
     assert response.status_code == 400
     assert "Choose at most 2 files at a time (you chose 3)" in response.content.decode()
-    assert not Document.objects.filter(org=org).exists()
+    assert not Upload.objects.exists()
 
 
 def test_more_files_than_django_parses_get_the_same_clear_refusal(org, settings):
@@ -101,7 +120,7 @@ def test_more_files_than_django_parses_get_the_same_clear_refusal(org, settings)
     response = upload(client, *[SimpleUploadedFile(f"note{i}.txt", b"A note.") for i in range(3)])
     assert response.status_code == 413
     assert "Choose at most 20 files at a time, each at most 10 MB; nothing was saved." in response.content.decode()
-    assert not Document.objects.filter(org=org).exists()
+    assert not Upload.objects.exists()
 
 
 def test_a_category_the_member_cannot_read_is_refused_and_not_offered(org):
@@ -191,6 +210,7 @@ def test_every_post_needs_the_csrf_token(org):
     assert client.post(URL, files).status_code == 403
     assert client.post(f"/knowledge/documents/{document.pk}/retry/").status_code == 403
     assert not Document.objects.filter(org=org, title__in=["T", "a"]).exists()
+    assert not Upload.objects.exists()
     assert Document.objects.get(pk=document.pk).status == "failed"
 
 
@@ -198,9 +218,13 @@ def test_the_same_file_again_is_unchanged_and_a_colleagues_file_of_that_name_is_
     client, _ = member_client(org)
     colleague_client, _ = member_client(org)
     upload(client, SimpleUploadedFile("notes.txt", b"Mine."))
-    again = upload(client, SimpleUploadedFile("notes.txt", b"Mine."))
-    assert said(again)[-1] == "1 already saved and unchanged. Its progress is shown below."
+    read_all()
+    first = Document.objects.get(org=org)
+    upload(client, SimpleUploadedFile("notes.txt", b"Mine."))
+    read_all()
+    assert list(Upload.objects.values_list("document_ids", flat=True)) == [[first.pk], [first.pk]]
     upload(colleague_client, SimpleUploadedFile("notes.txt", b"Theirs."))
+    read_all()
     documents = Document.objects.filter(org=org)
     assert sorted(documents.values_list("content", flat=True)) == ["Mine.", "Theirs."]
     assert not documents.filter(superseded_at__isnull=False).exists()

@@ -1,2 +1,3 @@
-"""The Add knowledge page: ``views`` and ``urls``; uploaded files read under limits (``files``),
-saved through ``add_document`` (``adding``); each item's ingestion status in words (``status``)."""
+"""The Add knowledge page: ``views`` and ``urls``; files received under the count and size limits
+(``files``) and kept as sent (``adding``); read into documents by a worker under the reading
+budget (``reading``, in a process of its own: ``reader``); each item's status in words (``status``)."""

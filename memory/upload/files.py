@@ -1,25 +1,17 @@
-"""Files a member adds on the Add knowledge page: the limits, kept while the files arrive, and
-reading each one with the readers ``manage.py ingest`` uses (memory.documents.parsers)."""
+"""Files a member adds on the Add knowledge page: the limits on count and size, kept while the
+files arrive. Reading them is the worker's (memory.upload.reading)."""
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.core.files.uploadedfile import UploadedFile
 from django.core.files.uploadhandler import FileUploadHandler, SkipFile
 from django.http import HttpRequest
 
-from memory.documents.parsers import SUPPORTED_SUFFIXES, parse_file
-from memory.documents.parsing import MAX_CONTENT, ParsedDocument, ParseError
+from memory.upload.reader import READABLE
 
-READABLE = (
-    ".md, .markdown, .txt (a WhatsApp chat export too), .html, .htm, .pdf, .json (a Slack export day), .eml, .mbox, "
-    ".vtt and .srt (meeting transcripts)"
-)
-MAX_NAME = 120  # characters of a file name kept (file systems refuse names past 255 bytes)
+__all__ = ["READABLE", "LimitedUploads", "file_limit_text", "max_file_bytes", "max_files"]
 
 
 def max_files() -> int:
@@ -67,35 +59,3 @@ class LimitedUploads(FileUploadHandler):
     def _refuse(self) -> None:
         self.too_large.append(str(self.file_name))
         raise SkipFile()
-
-
-def read_upload(upload: UploadedFile) -> list[ParsedDocument]:
-    """The documents in one uploaded file, or ParseError saying why it cannot be added."""
-    name = _safe_name(upload.name or "")
-    suffix = Path(name).suffix.lower()
-    if suffix not in SUPPORTED_SUFFIXES:
-        kind = f"{suffix} files" if suffix else "files without a suffix"
-        raise ParseError(f"Brain does not read {kind}; it reads {READABLE}.")
-    # The readers take a path: mailboxes are opened by name, and a Slack day file looks beside it
-    # for the export's user list. A folder of its own per file, so neighbours never mix.
-    with tempfile.TemporaryDirectory(prefix="brain-upload-") as tmp:
-        folder = Path(tmp) / "upload"
-        folder.mkdir()
-        path = folder / name
-        with path.open("wb") as out:
-            for piece in upload.chunks():
-                out.write(piece)
-        documents = parse_file(path, root=folder)
-    if not documents:
-        raise ParseError("there is no text in it.")
-    if any(len(document.content) > MAX_CONTENT for document in documents):
-        raise ParseError(f"its text is longer than {MAX_CONTENT:,} characters, the most one document may hold.")
-    return documents
-
-
-def _safe_name(name: str) -> str:
-    """The uploaded name (Django already took the folders and unprintable characters off), short
-    enough for any file system, its suffix kept."""
-    path = Path(name.replace("/", "_").replace("\\", "_"))
-    stem, suffix = path.stem or "upload", path.suffix[:20]
-    return stem[: MAX_NAME - len(suffix)] + suffix

@@ -24,11 +24,14 @@ from memory.documents.ingestion import retry_document
 from memory.documents.parsers import SUPPORTED_SUFFIXES
 from memory.documents.saving import Saved
 from memory.documents.selectors import get_document, visible_documents
+from memory.models import Upload
 from memory.upload.adding import Added, Refused, add_files, add_text
 from memory.upload.files import READABLE, LimitedUploads, file_limit_text, max_file_bytes, max_files
-from memory.upload.status import status_of
+from memory.upload.reading import get_upload, retry_upload, visible_uploads
+from memory.upload.status import status_of, upload_status
 
 SESSION_KEY = "brain_added_documents"
+UPLOADS_KEY = "brain_added_uploads"
 SHOWN = 100  # items of the last submission listed (a mailbox may hold thousands)
 
 
@@ -59,9 +62,10 @@ def _submit(request: HttpRequest, limits: LimitedUploads) -> HttpResponse:
         return _page(request, error=exc.message, status=400)
     for refused in added.refused:
         messages.error(request, f"{refused.name} was not added: {refused.reason}")
-    if added.saved:
+    if added.saved or added.uploads:
         request.session[SESSION_KEY] = [saved.document.pk for saved in added.saved][:SHOWN]
-        messages.success(request, _saved_message(added.saved))
+        request.session[UPLOADS_KEY] = [upload.pk for upload in added.uploads][:SHOWN]
+        messages.success(request, _saved_message(added.saved) if added.saved else _kept_message(added.uploads))
     return HttpResponseRedirect(f"{reverse('add-knowledge')}?org={actor.org.slug}")
 
 
@@ -102,11 +106,19 @@ def _saved_message(saved: list[Saved]) -> str:
     return f"{', '.join(parts)}. {whose} progress is shown below."
 
 
+def _kept_message(uploads: list[Upload]) -> str:
+    files = f"{len(uploads)} file{'s' if len(uploads) != 1 else ''}"
+    return f"{files} saved; each is read into documents in the background. Progress is shown below."
+
+
 def _page(request: HttpRequest, *, error: str = "", status: int = 200) -> HttpResponse:
     actor = web_actor(request)
+    upload_ids = request.session.get(UPLOADS_KEY, [])
+    uploads = visible_uploads(actor=actor, ids=upload_ids)
+    items = [upload_status(uploads[pk], org_slug=actor.org.slug) for pk in upload_ids if pk in uploads]
     ids = request.session.get(SESSION_KEY, [])
     found = visible_documents(actor=actor, ids=ids)
-    items = [status_of(found[pk], org_slug=actor.org.slug) for pk in ids if pk in found]
+    items += [status_of(found[pk], org_slug=actor.org.slug) for pk in ids if pk in found]
     context = {
         "org": actor.org,
         "orgs": member_organisations(cast(User, request.user)),
@@ -152,4 +164,34 @@ def retry(request: HttpRequest, document_id: int) -> HttpResponse:
     if wants_json:
         return JsonResponse(status_of(document, org_slug=actor.org.slug))
     messages.success(request, f"{document.title}: queued again.")
+    return HttpResponseRedirect(f"{reverse('add-knowledge')}?org={actor.org.slug}")
+
+
+@login_required
+@require_GET
+def upload_status_view(request: HttpRequest, upload_id: int) -> JsonResponse:
+    """One uploaded file's reading and its documents, for the page's polling; only its sender's."""
+    actor = web_actor(request)
+    try:
+        upload = get_upload(actor=actor, upload_id=upload_id)
+    except NotFound:
+        return JsonResponse({"error": "No such upload."}, status=404)
+    return JsonResponse(upload_status(upload, org_slug=actor.org.slug))
+
+
+@login_required
+@require_POST
+def retry_upload_view(request: HttpRequest, upload_id: int) -> HttpResponse:
+    actor = web_actor(request)
+    wants_json = "application/json" in request.headers.get("Accept", "")
+    try:
+        upload = retry_upload(actor=actor, upload_id=upload_id)
+    except DomainError as exc:
+        if wants_json:
+            return JsonResponse({"error": exc.message}, status=exc.status)
+        messages.error(request, exc.message)
+        return HttpResponseRedirect(f"{reverse('add-knowledge')}?org={actor.org.slug}")
+    if wants_json:
+        return JsonResponse(upload_status(upload, org_slug=actor.org.slug))
+    messages.success(request, f"{upload.name}: queued to be read again.")
     return HttpResponseRedirect(f"{reverse('add-knowledge')}?org={actor.org.slug}")

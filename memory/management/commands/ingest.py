@@ -13,8 +13,9 @@ from tqdm import tqdm
 from brain.actors import Actor
 from brain.errors import DomainError
 from brain.models import Membership, Organisation
+from memory.documents.limits import MAX_DOCUMENT_CHARS, too_long
 from memory.documents.parsers import iter_documents
-from memory.documents.parsing import MAX_CONTENT, ParsedDocument, ParseError
+from memory.documents.parsing import ParsedDocument, ParseError
 from memory.documents.saving import add_document
 from memory.management.command_log import logged_to_file
 from memory.management.ingesting import (
@@ -77,8 +78,8 @@ class Command(BaseCommand):
                 if not result:
                     self._count("skipped", f"skipped {path}: no text in it")
                 for parsed in result:
-                    if len(parsed.content) > MAX_CONTENT:
-                        self._count("failed", f"failed {path}: over {MAX_CONTENT:,} characters")
+                    if len(parsed.content) > MAX_DOCUMENT_CHARS:
+                        self._count("failed", f"failed {path}: {too_long('its text', len(parsed.content))}")
                     elif (pk := self._save(actor, parsed, opts)) is not None:
                         created.append(pk)
         return created
