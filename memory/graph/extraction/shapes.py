@@ -11,6 +11,9 @@ def _table(spec: str) -> dict[str, str]:
     return {w: k.strip() for part in spec.split(";") for k, words in [part.split(":")] for w in words.split()}
 
 
+MAX_FACTS = 200  # what one document yields at most, in its order
+
+
 @dataclass
 class ExtractedEntity:
     name: str  # canonical: the KnownEntity's name when linked
