@@ -146,7 +146,7 @@ def _extract_in_windows(text: str, starts: list[int], **kw: object) -> Extractio
     whole, as before."""
     spans = windows(starts, len(text), EXTRACTION_WINDOW)
     if len(spans) == 1:
-        return _extractor()(text, **kw)  # type: ignore[no-any-return]
+        return _extractor()(text, **kw)
     entities: dict[str, ExtractedEntity] = {}
     facts: list[ExtractedFact] = []
     for begin, end in spans:

@@ -118,10 +118,10 @@ def test_a_long_document_is_extracted_a_window_at_a_time_with_what_one_parse_fin
     calls: list[int] = []
     real = document_facts._extractor
 
-    def counting():  # type: ignore[no-untyped-def]
+    def counting():
         extract = real()
 
-        def counted(part, **kw):  # type: ignore[no-untyped-def]
+        def counted(part, **kw):
             calls.append(len(part))
             return extract(part, **kw)
 
