@@ -3,7 +3,8 @@ personal or shared, then watches each item's ingestion until it is ready or fail
 
 from __future__ import annotations
 
-from typing import cast
+from collections.abc import Callable
+from typing import Any, cast
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -151,20 +152,12 @@ def document_status(request: HttpRequest, document_id: int) -> JsonResponse:
 @login_required
 @require_POST
 def retry(request: HttpRequest, document_id: int) -> HttpResponse:
-    actor = web_actor(request)
-    wants_json = "application/json" in request.headers.get("Accept", "")
-    try:
+    def again(actor: Actor) -> tuple[dict[str, Any], str]:
         get_document(actor=actor, document_id=document_id)  # the page retries only what it may show
         document = retry_document(actor=actor, document_id=document_id)
-    except DomainError as exc:
-        if wants_json:
-            return JsonResponse({"error": exc.message}, status=exc.status)
-        messages.error(request, exc.message)
-        return HttpResponseRedirect(f"{reverse('add-knowledge')}?org={actor.org.slug}")
-    if wants_json:
-        return JsonResponse(status_of(document, org_slug=actor.org.slug))
-    messages.success(request, f"{document.title}: queued again.")
-    return HttpResponseRedirect(f"{reverse('add-knowledge')}?org={actor.org.slug}")
+        return status_of(document, org_slug=actor.org.slug), f"{document.title}: queued again."
+
+    return _answer_retry(request, again)
 
 
 @login_required
@@ -182,16 +175,27 @@ def upload_status_view(request: HttpRequest, upload_id: int) -> JsonResponse:
 @login_required
 @require_POST
 def retry_upload_view(request: HttpRequest, upload_id: int) -> HttpResponse:
+    def again(actor: Actor) -> tuple[dict[str, Any], str]:
+        upload = retry_upload(actor=actor, upload_id=upload_id)
+        return upload_status(upload, org_slug=actor.org.slug), f"{upload.name}: queued to be read again."
+
+    return _answer_retry(request, again)
+
+
+def _answer_retry(request: HttpRequest, again: Callable[[Actor], tuple[dict[str, Any], str]]) -> HttpResponse:
+    """Run a retry for the page: its status as JSON for the page's script, else a message and
+    back to the page; a refusal answered the same two ways."""
     actor = web_actor(request)
     wants_json = "application/json" in request.headers.get("Accept", "")
+    back = HttpResponseRedirect(f"{reverse('add-knowledge')}?org={actor.org.slug}")
     try:
-        upload = retry_upload(actor=actor, upload_id=upload_id)
+        status, said = again(actor)
     except DomainError as exc:
         if wants_json:
             return JsonResponse({"error": exc.message}, status=exc.status)
         messages.error(request, exc.message)
-        return HttpResponseRedirect(f"{reverse('add-knowledge')}?org={actor.org.slug}")
+        return back
     if wants_json:
-        return JsonResponse(upload_status(upload, org_slug=actor.org.slug))
-    messages.success(request, f"{upload.name}: queued to be read again.")
-    return HttpResponseRedirect(f"{reverse('add-knowledge')}?org={actor.org.slug}")
+        return JsonResponse(status)
+    messages.success(request, said)
+    return back
