@@ -26,6 +26,8 @@ from django.db import connection
 
 from conftest import make_org, make_token
 from launcher import services
+from launcher.processes import BULK_WORKER_NAME, WORKER_NAME
+from memory.documents.limits import BULK_CHARS
 from memory.models import Document
 from tests.conftest import call, free_port
 
@@ -45,7 +47,7 @@ class Brain:
         return self.log.read_text(errors="replace")
 
     def child(self, name: str) -> psutil.Process:
-        marker = {"web": "uvicorn", "worker": "worker", "beat": "beat"}[name]
+        marker = {"web": "uvicorn", "worker": WORKER_NAME, "worker-bulk": BULK_WORKER_NAME, "beat": "beat"}[name]
         for child in psutil.Process(self.process.pid).children():
             if marker in child.cmdline():
                 return child
@@ -160,14 +162,15 @@ def test_a_killed_worker_is_started_again_and_takes_back_its_document_while_the_
     save(brain, token, "Handbook", BIG)
     wait_for(lambda: "processing" in statuses(org), 60, "the handbook being ingested")
 
-    worker = brain.child("worker")
+    assert len(BIG) > BULK_CHARS  # so the bulk lane's worker holds it
+    worker = brain.child("worker-bulk")
     os.killpg(worker.pid, signal.SIGKILL)  # the whole worker, pool and all, as the OOM killer would
     hits = call(brain.url, token, "search_company_memory", {"query": "quarterly plan"})
     assert not hits.is_error, hits.content  # reads go on while the worker is gone
     save(brain, token, "Note", "Saved while the worker was down.")
 
-    wait_for(lambda: "worker started again" in brain.output(), 30, "the launcher starting the worker again")
-    assert brain.child("worker").pid != worker.pid
+    wait_for(lambda: "worker-bulk started again" in brain.output(), 30, "the launcher starting the worker again")
+    assert brain.child("worker-bulk").pid != worker.pid
     took = wait_for(lambda: statuses(org).count("ready") == 2, RESUME_WITHIN, "both documents being ready")
     print(f"ingestion resumed {took:.1f} s after the worker was started again")
     assert Document.objects.get(org=org, title="Handbook").attempts == 2
