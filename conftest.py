@@ -69,6 +69,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             django_db=item.get_closest_marker("django_db") is not None,
         )
         item.add_marker(getattr(pytest.mark, tier))
+    # Tests that drop every open database connection (a real outage) run after all the others: a
+    # connection another thread of this process held is broken for whichever test uses it next.
+    items.sort(key=lambda item: item.get_closest_marker("runs_last") is not None)
 
 
 def make_org(slug: str | None = None, language: str = "en", credits: int = 1000) -> Organisation:

@@ -18,7 +18,7 @@ from conftest import make_org, make_token
 from memory.models import Document
 from tests.conftest import McpCaller
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.runs_last]
 POLICY = {"title": "Travel policy", "content": "Book trains for trips under four hours.", "external_id": "travel-1"}
 
 
