@@ -12,7 +12,9 @@ import pytest
 from django.core.management import call_command
 
 from brain.models import Organisation
-from memory.management.commands.eval_extraction import (
+from memory.models import Document
+from memory.tests.test_extraction import completion, stub  # noqa: F401 (a fixture)
+from registers.management.commands.eval_extraction import (
     Derived,
     DerivedFact,
     DerivedPromise,
@@ -21,8 +23,6 @@ from memory.management.commands.eval_extraction import (
     score,
     time_correct,
 )
-from memory.models import Document
-from memory.tests.test_extraction import completion, stub  # noqa: F401 (a fixture)
 
 DATA = Path(__file__).parent / "data"
 DOCS, LABELS = DATA / "extraction_docs.jsonl", DATA / "extraction_labels.jsonl"

@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from django.apps import apps
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -45,6 +44,8 @@ from memory.documents.parsing import _Source
 from memory.documents.saving import add_document
 from memory.documents.transcripts import parse_vtt
 from memory.models import Document, Fact, Mention
+from registers.models import Commitment
+from registers.nightly import run_nightly
 
 KINDS = ("mail", "meeting", "chat", "transcript", "wiki")
 SOURCE_KINDS = {"mail": "email", "meeting": "upload", "chat": "chat", "transcript": "transcript", "wiki": "wiki"}
@@ -474,18 +475,14 @@ def derive(writer: Actor, rows: list[dict[str, Any]]) -> tuple[dict[str, Derived
         if not saved.created:
             again.add(row["id"])
     promises: dict[int | None, list[DerivedPromise]] = defaultdict(list)
-    if apps.is_installed("registers"):
-        # Promises are read by the commitment register's nightly scan; an evaluation reads them too.
-        from registers.models import Commitment
-        from registers.nightly import run_nightly
-
-        Features.objects.filter(org=writer.org).update(commitments=True)
-        started = time.perf_counter()
-        with clock(max(datetime.fromisoformat(r["saved_at"]) for r in rows)):
-            run_nightly(writer.org, only="commitments")
-        timing.promises = time.perf_counter() - started
-        for c in Commitment.objects.filter(org=writer.org):
-            promises[c.document_id].append(DerivedPromise(c.owner_name, c.what, c.due_on))
+    # Promises are read by the commitment register's nightly scan; an evaluation reads them too.
+    Features.objects.filter(org=writer.org).update(commitments=True)
+    started = time.perf_counter()
+    with clock(max(datetime.fromisoformat(r["saved_at"]) for r in rows)):
+        run_nightly(writer.org, only="commitments")
+    timing.promises = time.perf_counter() - started
+    for c in Commitment.objects.filter(org=writer.org):
+        promises[c.document_id].append(DerivedPromise(c.owner_name, c.what, c.due_on))
     facts: dict[int | None, list[DerivedFact]] = defaultdict(list)
     for f in Fact.objects.filter(org=writer.org, source=Fact.Source.EXTRACTED).select_related("subject"):
         subject = f.subject.name if f.subject else None
