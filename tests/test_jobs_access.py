@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, ClassVar
 
 import pytest
@@ -24,6 +23,7 @@ from contacts.services import save_contact_topics
 from jobs.models import Job, Run
 from jobs.runs import tick
 from jobs.services import schedule_job
+from jobs.tests.model_server import send_completion, serving
 from memory.graph.memories import remember
 from memory.models import Fact
 from memory.tests.factories import save
@@ -65,12 +65,7 @@ class Follower(BaseHTTPRequestHandler):
         return {"role": "assistant", "content": "Report:\n" + "\n".join(results)}
 
     def answer(self, message: dict[str, Any]) -> None:
-        payload = json.dumps({"choices": [{"message": message}], "usage": {"total_tokens": 10}}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
+        send_completion(self, message, tokens=10)
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -78,14 +73,10 @@ class Follower(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def model(settings):
-    server = HTTPServer(("127.0.0.1", 0), Follower)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    settings.BRAIN_LLM_URL = f"http://127.0.0.1:{server.server_port}/v1"
-    settings.BRAIN_EXTRACT_FACTS = False
     settings.BRAIN_JOB_MAX_STEPS = 20
     Follower.received = []
-    yield Follower
-    server.shutdown()
+    with serving(Follower, settings):
+        yield Follower
 
 
 def world() -> dict[str, Any]:

@@ -5,9 +5,8 @@ its owner may not read; bounds and model failures end the run with a readable re
 from __future__ import annotations
 
 import json
-import threading
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, ClassVar
 
 import pytest
@@ -16,6 +15,7 @@ from brain.models import ToolCall
 from conftest import make_actor, make_user
 from jobs.runs import tick
 from jobs.services import schedule_job
+from jobs.tests.model_server import send_completion, serving
 from memory.graph.memories import remember
 from memory.tests.factories import save
 
@@ -42,13 +42,7 @@ class Scripted(BaseHTTPRequestHandler):
             self.send_response(500)
             self.end_headers()
             return
-        message = Scripted.script.pop(0)
-        payload = json.dumps({"choices": [{"message": message}], "usage": {"total_tokens": 100}}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
+        send_completion(self, Scripted.script.pop(0))
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -56,13 +50,9 @@ class Scripted(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def model(settings):
-    server = HTTPServer(("127.0.0.1", 0), Scripted)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    settings.BRAIN_LLM_URL = f"http://127.0.0.1:{server.server_port}/v1"
-    settings.BRAIN_EXTRACT_FACTS = False
     Scripted.script, Scripted.received = [], []
-    yield Scripted
-    server.shutdown()
+    with serving(Scripted, settings):
+        yield Scripted
 
 
 def test_an_agent_run_searches_delegates_and_reports_as_its_owner(actor, model):
