@@ -6,7 +6,8 @@ Where things live:
 - ``access``: who may see a row and what was believed as of a day, in ORM and SQL form.
 - ``documents``: saving and versions (``saving``), the one document limit (``limits``), the
   ingest lanes and organisations' turns (``lanes``), ingestion with claims, leases and sweeps
-  (``ingestion``), the extraction step's state and sweep (``extracting``, ``failures``), file formats (``parsers``, ``parsing``, ``markup``, ``mail``, ``slack``),
+  (``ingestion``), the extraction step's state and sweep (``extracting``, ``failures``), file
+  formats (``parsers``, ``parsing``, ``markup``, ``mail``, ``slack``),
   ``chunking``, access changes (``placement``) and document reads (``selectors``).
 - ``retrieval``: the embedders (``embedding``), the two retrievers (``candidates``), ``fusion``,
   passage search (``passages``) and model switches (``reembedding``).
