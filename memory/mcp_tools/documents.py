@@ -89,7 +89,7 @@ def add_company_knowledge_tool(actor: Actor, args: AddKnowledgeArgs) -> AddKnowl
     """Save a durable company fact or note into Brain's memory. Use it only when the user asks
     for it, confirms it or approves the write; never for chat, drafts, guesses, temporary
     preferences or sensitive personal data unless the user says it is company memory. Title up to
-    240 characters and content up to 200,000 (longer is refused, not cut); content_type
+    240 characters and content up to 2,000,000 (longer is refused, not cut); content_type
     text/plain or text/markdown. To keep what someone said in a meeting or a channel (one message
     or turn), also give speaker, occurred_at and conversation: it is then found by who said it and
     when. With external_id, sending the same content again changes nothing and changed content
