@@ -284,6 +284,9 @@ class Fact(models.Model):
     flagged_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # A relative date in it ("by Friday") was read against the day the document was saved, as the
+    # document says nowhere when it was written: shown beside the fact so a person can correct it.
+    dated_from_upload = models.BooleanField(default=False, db_default=False)
 
     class Meta:
         # As for chunks, HNSW and GIN indexes are per organisation (memory.retrieval.org_indexes).

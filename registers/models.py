@@ -59,6 +59,9 @@ class Commitment(Audience):
     )
     # One entry per promise read from a document: reading it again finds the same key.
     fingerprint = models.CharField(max_length=64, blank=True)
+    # Its dates were read against the day its document was saved, as the document says nowhere when
+    # the promise was made: shown on the commitment so a person can correct them.
+    dated_from_upload = models.BooleanField(default=False, db_default=False)
 
     class Meta:
         ordering = ["due_on", "pk"]

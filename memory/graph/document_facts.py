@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from memory.documents.source import SourceReading, in_third_person, read_source
 from memory.graph.entities import context_mentions, get_or_create_entity, known_for, lock_names, mention
 from memory.graph.extraction.shapes import MAX_FACTS, ExtractedEntity, ExtractedFact, Extraction
 from memory.graph.linking import KnownEntity
@@ -82,22 +83,31 @@ def extract_document(*, document_id: int) -> int:
     document = Document.objects.filter(pk=document_id, status=Document.Status.READY).first()
     if document is None or document.source_kind == "remember":
         return 0  # remembered facts are recorded as stated, not extracted
-    chunks = list(Chunk.objects.filter(document=document).order_by("ordinal").values_list("pk", "text"))
-    text, starts = "", []
-    for _, passage in chunks:
+    rows = Chunk.objects.filter(document=document).order_by("ordinal").values_list("pk", "text", "speaker")
+    chunks = [(pk, passage) for pk, passage, _ in rows]
+    text, starts, speakers = "", [], []
+    for _, passage, speaker in rows:
         starts.append(len(text))
+        speakers.append((len(text), speaker))
         text += passage + "\n\n"
     if not text.strip():
         return 0
-    day = (document.occurred_at or document.recorded_at).date()
-    result = _extract_in_windows(text, starts, document_date=day, known=_known_entities(document, text))
+    # Only what someone said is read for facts (headers, quotes, signatures... are blanked out, every
+    # offset kept), and relative dates resolve against when the document was said, not saved.
+    source = read_source(document, text, passages=speakers)
+    body = source.body(text)
+    result = _extract_in_windows(body, starts, document_date=source.moment.day, known=_known_entities(document, body))
+    result.entities += _speaker_entities(source, result.entities)
     drafts, chunk_for = [], {}
     for fact in result.facts:
+        speaker = source.speaker_at(fact.char_start)
         # A bare "date" value only repeats the validity window; named dates (renewal_date...) stay.
         draft = FactDraft(
-            statement=fact.statement, kind=fact.kind, subject=fact.subject, object=fact.object,
+            statement=in_third_person(fact.statement, speaker), kind=fact.kind,
+            subject=_speaking_subject(fact, speaker), object=fact.object,
             relation=fact.relation or "", single_valued=fact.single_valued, valid_from=fact.valid_from,
             valid_to=fact.valid_to, values=[v for v in fact.values if v.key != "date"],
+            dated_from_upload=source.moment.from_upload and fact.relative,
         )  # fmt: skip
         role = role_of(fact.statement) if fact.subject else None
         if role is not None:
@@ -123,6 +133,24 @@ def extract_document(*, document_id: int) -> int:
                      chunk_for={n: chunk_for[i] for n, i in enumerate(fresh) if i in chunk_for},
                      vectors=vectors.pick(fresh))  # fmt: skip
     return len(drafts)
+
+
+_FIRST_PERSON_OPENING = re.compile(r"^\W*(?:I|I'(?:ll|m|ve|d)|I’(?:ll|m|ve|d)|my|me)\b", re.IGNORECASE)
+_WE = re.compile(r"^\W*(?:we|we'(?:ll|re|ve|d)|we’(?:ll|re|ve|d)|our|us)\b", re.IGNORECASE)
+
+
+def _speaking_subject(fact: ExtractedFact, speaker: str) -> str | None:
+    """The speaker is the subject of what they say about themselves ("I'll send the quote"); "we" is
+    never an entity, so a fact opening with it keeps the subject the sentence names, if any."""
+    if speaker and _FIRST_PERSON_OPENING.match(fact.statement):
+        return speaker
+    return fact.subject
+
+
+def _speaker_entities(source: SourceReading, found: list[ExtractedEntity]) -> list[ExtractedEntity]:
+    """Everyone who speaks in the document, and its sender, is a person of it."""
+    named = {e.name.lower() for e in found} | {a.lower() for e in found for a in e.aliases}
+    return [ExtractedEntity(name, "person", [name], False) for name in source.speakers() if name.lower() not in named]
 
 
 def windows(starts: list[int], length: int, most: int) -> list[tuple[int, int]]:
@@ -180,8 +208,9 @@ def _keep_unchanged(document: Document, drafts: list[FactDraft], chunk_for: dict
         position = wanted.get(_key(fact.statement, fact.relation, fact.valid_from, fact.kind))
         if position is not None and position in fresh:
             fresh.discard(position)
-            if chunk_for.get(position) != fact.chunk_id:
-                Fact.objects.filter(pk=fact.pk).update(chunk_id=chunk_for.get(position))
+            changed = {"chunk_id": chunk_for.get(position), "dated_from_upload": drafts[position].dated_from_upload}
+            if any(getattr(fact, name) != value for name, value in changed.items()):
+                Fact.objects.filter(pk=fact.pk).update(**changed)
         else:
             gone.append(fact.pk)
     replaced_something = set(Fact.objects.filter(superseded_by_id__in=gone).values_list("superseded_by_id", flat=True))

@@ -31,6 +31,7 @@ class FactDraft:
     valid_from: date | None = None
     valid_to: date | None = None
     values: list[ExtractedValue] = field(default_factory=list)
+    dated_from_upload: bool = False  # its date was read against the day it was saved, for want of its own
 
 
 def embed_drafts(org_id: int, drafts: list[FactDraft]) -> Vectors:
@@ -78,7 +79,7 @@ def record_facts(*, document: Document, drafts: list[FactDraft], source: str = F
                     valid_from=draft.valid_from, valid_to=draft.valid_to, recorded_at=recorded_at, source=source,
                     document=document, chunk_id=(chunk_for or {}).get(index), category_id=document.category_id,
                     scope=document.scope, owner_id=document.owner_id, created_by_id=created_by_id,
-                    **vectors.fields(index),
+                    dated_from_upload=draft.dated_from_upload, **vectors.fields(index),
                 )
                 for index, draft in enumerate(drafts)
             ]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from brain.actors import Actor
 from brain.mcp.registry import ToolOutput
 from memory.access import superseded_by_then
+from memory.documents.source import UPLOAD_DATED
 from memory.graph.entity_views import EntityView, entity_views
 from memory.models import Fact
 
@@ -38,6 +39,11 @@ class FactOut(BaseModel):
     source_document_id: str | None = None
     source_title: str | None = None
     score: float | None = None
+    dated_from_upload: bool = Field(
+        default=False,
+        description="Its source says nowhere when it was written, so its dates were read against the day it was "
+        "saved; they may be off.",
+    )
 
     @classmethod
     def of(
@@ -57,6 +63,7 @@ class FactOut(BaseModel):
             superseded_by=f"mem_{fact.superseded_by_id}" if replaced and fact.superseded_by_id else None,
             source_document_id=f"doc_{fact.document_id}" if fact.document_id else None,
             source_title=fact.document.title if fact.document_id and fact.document else None, score=score,
+            dated_from_upload=fact.dated_from_upload,
         )  # fmt: skip
 
     def line(self) -> str:
@@ -64,6 +71,8 @@ class FactOut(BaseModel):
         if self.valid_from or self.valid_to:
             window = f" (valid {self.valid_from or '…'} → {self.valid_to or 'now'})"
         mark = " SUPERSEDED" if self.superseded else ""
+        if self.dated_from_upload:
+            window += f" (dated from the upload day: {UPLOAD_DATED})"
         ends = [f"{e.name} ({e.entity_id})" for e in (self.subject, self.object) if e]
         entities = f"\n   Entities: {' → '.join(ends)}" if ends else ""
         source = f"\n   Source: {self.source_title} [{self.source_document_id}]" if self.source_title else ""

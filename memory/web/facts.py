@@ -32,10 +32,18 @@ class FactRow:
     replaced_by: str | None
     source: Link | None
     replaced_by_text: str = ""  # the replacing statement, when the same page shows it
+    dated_from_upload: bool = False
 
     @property
     def validity(self) -> str:
-        """When it was true in the world, in words ("" when the source gave no dates)."""
+        """When it was true in the world, in words, and whether its dates were read from the day it
+        was saved ("" when the source gave no dates)."""
+        window = self._window()
+        if self.dated_from_upload:
+            return f"{window}, dated from the upload day" if window else "dated from the upload day"
+        return window
+
+    def _window(self) -> str:
         if self.valid_from and self.valid_to:
             return f"valid {self.valid_from:%Y-%m-%d} to {self.valid_to:%Y-%m-%d}"
         if self.valid_from:
@@ -55,7 +63,7 @@ def fact_row(out: FactOut) -> FactRow:
         memory_id=out.memory_id, statement=out.statement, kind=out.kind, relation=out.relation or "",
         subject=_link(out.subject), object=_link(out.object), valid_from=out.valid_from, valid_to=out.valid_to,
         recorded_at=out.recorded_at, replaced=out.superseded, replaced_at=out.superseded_at,
-        replaced_by=out.superseded_by, source=source,
+        replaced_by=out.superseded_by, source=source, dated_from_upload=out.dated_from_upload,
     )  # fmt: skip
 
 

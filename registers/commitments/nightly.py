@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable
-from datetime import date, datetime, time
+from datetime import datetime, time
 from itertools import groupby
 from zoneinfo import ZoneInfo
 
@@ -20,12 +20,12 @@ from django.db.models import Q, QuerySet
 
 from brain.models import Organisation
 from memory.access import fact_in_use, seen_by_every_reader_of
-from memory.documents.chunking import TURN, opening_turn
+from memory.documents.source import SourceReading, read_source
 from memory.documents.turns import spoken_text
 from memory.graph.entities import live_mentions
 from memory.models import Chunk, Document, Entity, Fact, Scope
 from registers.commitments.extraction import Utterance, extract_commitments
-from registers.common import batches_after_mark, document_audience, local_day, local_today
+from registers.common import batches_after_mark, document_audience, local_today
 from registers.models import Commitment, Verdict
 
 # Documents whose passages are read for promises, besides any passage that is a speaker's turn.
@@ -72,8 +72,7 @@ def scan_commitments(org: Organisation, progress: Callable[[int], None] | None =
 
 def _store(org: Organisation, chunks: list[Chunk]) -> int:
     document = chunks[0].document
-    said_on = local_day(org, document.occurred_at or document.recorded_at)
-    utterances = [u for c in chunks for u in _utterances(c, document, said_on)]
+    source, utterances = _utterances(chunks, document)
     entities = _document_entities(document)
     teams = [name for name, kind in entities.items() if kind.type == "team"]
     drafts = extract_commitments(utterances, teams=teams)
@@ -90,6 +89,7 @@ def _store(org: Organisation, chunks: list[Chunk]) -> int:
             quote=d.quote[:2000],
             origin=Commitment.Origin.EXTRACTED,
             fingerprint=_fingerprint(document, d.what),
+            dated_from_upload=source.moment.from_upload,
             **document_audience(document),
         )  # fmt: skip
         for d in drafts
@@ -104,18 +104,24 @@ def _store(org: Organisation, chunks: list[Chunk]) -> int:
     return len(fresh)
 
 
-def _utterances(chunk: Chunk, document: Document, said_on: date) -> list[Utterance]:
-    """A turn is one utterance; in a passage of notes, a line that is a "Name: ..." turn is one
-    (pasted minutes), and other lines speak for the document's speaker, if any."""
-    if chunk.speaker:
-        return [Utterance(speaker=chunk.speaker, text=spoken_text(chunk), said_on=said_on, ref=chunk.pk)]
+def _utterances(chunks: list[Chunk], document: Document) -> tuple[SourceReading, list[Utterance]]:
+    """What the passages say, a line of the body at a time, each with who said it (a turn's speaker,
+    a "Name: ..." line of pasted minutes, a mail's sender, a message's speaker) and said on the day
+    the document speaks from. Headers, quoted replies, signatures and greetings promise nothing."""
+    text, starts, speakers = "", [], []
+    for chunk in chunks:
+        starts.append(len(text))
+        speakers.append((len(text), chunk.speaker))
+        text += chunk.text + "\n\n"
+    source = read_source(document, text, passages=speakers)
+    said_on = source.moment.day
     found = []
-    for line in chunk.text.splitlines():
-        turn = opening_turn(line)
-        speaker, text = (turn[0], TURN.sub("", line, count=1)) if turn else (document.speaker, line)
-        if text.strip():
-            found.append(Utterance(speaker=speaker, text=text.strip(), said_on=said_on, ref=chunk.pk))
-    return found
+    for segment in source.segments:
+        owner = max(i for i, start in enumerate(starts) if start <= segment.start)
+        words = text[segment.start : segment.end].strip()
+        if words:
+            found.append(Utterance(speaker=segment.speaker, text=words, said_on=said_on, ref=chunks[owner].pk))
+    return source, found
 
 
 def _document_entities(document: Document) -> dict[str, Entity]:

@@ -290,6 +290,7 @@ def _fact(
         values=values,
         char_start=sent.start_char,
         char_end=sent.start_char + len(sent.text.rstrip()),
+        relative=any(h.relative for h in hits),
     )
 
 

@@ -44,6 +44,7 @@ class ExtractedFact:
     values: list[ExtractedValue]
     char_start: int
     char_end: int
+    relative: bool = False  # a date in it was resolved against the document's moment ("by Friday")
 
 
 @dataclass

@@ -1,0 +1,400 @@
+"""When a document was said, and who says each part of it.
+
+``read_source`` reads a document the way a person does before taking anything from it: the moment
+it speaks from (its own time, a mail's ``Date:`` header, a date in its title or first lines, the
+file's own date, and only then the time it was saved), and which parts of it are what someone
+said (the body), with who said them. Mail headers, quoted replies, forwarded headers, signatures,
+greetings, sign-offs and attendee lines are structure: they are read into fields (sender,
+recipients, subject, date, attendees) and left out of the body, so nothing is learnt from them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time
+from email.utils import getaddresses, parsedate_to_datetime
+from zoneinfo import ZoneInfo
+
+from memory.documents.chunking import TURN, clean_inline
+from memory.models import Document
+
+MAIL_KINDS = ("email", "mail")
+# What the mark on a fact or a promise dated from the upload day says, wherever it is shown.
+UPLOAD_DATED = "its source gives no date of its own, so its dates count from the day it was saved"
+ORIGINS = ("occurred_at", "header", "title", "opening", "file", "upload")
+OPENING_LINES = 5  # lines of the text read for a date when the title has none
+
+HEADER = re.compile(r"^\s*(?P<name>from|to|cc|bcc|date|sent|subject|reply-to)\s*:\s*(?P<value>.*)$", re.I)
+QUOTED = re.compile(r"^\s*>")
+# "On Fri, 21 Nov 2025 at 17:03, Tom Becker wrote:" (a reply's quote follows) and its kin.
+WROTE = re.compile(r"^\s*(?:on\b.{0,200}\bwrote|.{1,120}\bschrieb|le\b.{0,200}\ba écrit)\s*:\s*$", re.I)
+ORIGINAL = re.compile(r"^\s*-{2,}\s*original message\s*-{2,}\s*$", re.I)
+FORWARDED = re.compile(r"^\s*-{2,}\s*(?:forwarded message|begin forwarded message)\s*-{0,}\s*:?\s*$", re.I)
+SIGNATURE = re.compile(r"^\s*--\s*$")
+SENT_FROM = re.compile(r"^\s*(?:sent from my|get outlook for)\b.{0,60}$", re.I)
+GREETING = re.compile(
+    r"^\s*(?:hi|hello|hey|dear|hallo|hej|morning|good (?:morning|afternoon|evening))\b[\w .,'’-]{0,60}[,!:]?\s*$",
+    re.I,
+)
+SIGN_OFF = re.compile(
+    r"^\s*(?:best(?: regards| wishes)?|regards|kind regards|warm regards|many thanks|thanks(?: again| a lot)?|"
+    r"thank you|cheers|all the best|br|thx|talk soon|speak soon|yours(?: sincerely| truly)?|sincerely)\s*[,.!]?\s*$",
+    re.I,
+)
+# A line that is only a name ("Jonas,", "Priya", "Lena Fischer"): a mail's greeting or its signature.
+NAME_LINE = re.compile(r"^\s*[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,2}\s*[,!]?\s*$")
+HEADING = re.compile(r"^\s*#{1,6}\s")
+ATTENDEES = re.compile(
+    r"^\s*[-*•]?\s*\**(?P<name>attendees|participants|present|attending|invitees|absent|apologies)\**\s*:\s*(?P<value>.*)$",
+    re.I,
+)
+
+
+def _set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+# Words that open a "Word: ..." line without being anyone's name.
+LABELS = _set(
+    """note notes decision decisions action actions action items owner owners agenda update updates status summary
+    next steps topic topics location time where when goal goals risk risks question questions answer q a todo
+    follow-up follow up outcome outcomes result results background context problem impact cause fix tl;dr warning
+    important reminder deadline budget price prices subject date to from cc re fwd fw ps p.s nb info fyi faq tip
+    example step steps phase phases why what how who scope plan plans priority priorities done blocked
+    blocker blockers in progress open closed minutes meeting call attendees participants present absent"""
+) | {"action items", "next steps", "follow up", "in progress"}
+_MONTHS = {
+    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11,
+    "dec": 12,
+}  # fmt: skip
+_MONTH = r"(?P<month>jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+DATES = (
+    re.compile(r"\b(?P<year>(?:19|20)\d\d)-(?P<mm>\d{1,2})-(?P<day>\d{1,2})\b"),
+    re.compile(rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH},?\s+(?P<year>(?:19|20)\d\d)\b", re.I),
+    re.compile(rf"\b{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<year>(?:19|20)\d\d)\b", re.I),
+    re.compile(r"\b(?P<day>\d{1,2})[/.](?P<mm>\d{1,2})[/.](?P<year>(?:19|20)\d\d)\b"),
+)
+
+
+@dataclass(frozen=True)
+class Moment:
+    """When the document speaks from, where that was read, and its day in the organisation's time zone."""
+
+    at: datetime
+    origin: str  # one of ORIGINS
+    day: date
+
+    @property
+    def from_upload(self) -> bool:
+        """Nothing in the document says when it was said: the time it was saved stands in."""
+        return self.origin == "upload"
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A span of the text that is something said, and who said it ('' when nobody is known)."""
+
+    start: int
+    end: int
+    speaker: str
+
+
+@dataclass
+class SourceReading:
+    moment: Moment
+    segments: list[Segment]
+    fields: dict[str, object] = field(default_factory=dict)
+
+    def speaker_at(self, offset: int) -> str:
+        """Who said what is written at ``offset`` of the text ('' outside the body or when unknown)."""
+        for segment in self.segments:
+            if segment.start <= offset < segment.end:
+                return segment.speaker
+        return ""
+
+    def speakers(self) -> list[str]:
+        """Everyone who says something in the document, and its sender, in order."""
+        names = [str(self.fields.get("sender") or ""), *(s.speaker for s in self.segments)]
+        return [n for n in dict.fromkeys(names) if n]
+
+    def body(self, text: str) -> str:
+        """``text`` with everything but the body blanked out, every offset and line break kept."""
+        keep = bytearray(len(text))
+        for segment in self.segments:
+            keep[segment.start : segment.end] = b"\x01" * (segment.end - segment.start)
+        return "".join(c if keep[i] or c == "\n" else " " for i, c in enumerate(text))
+
+
+def read_source(document: Document, text: str, *, passages: Sequence[tuple[int, str]] = ()) -> SourceReading:
+    """The moment, body and fields of ``document``, whose text (or the passages of it being read) is
+    ``text``. ``passages`` gives where each stored passage starts in ``text`` with its speaker, so a
+    passage cut from a longer turn keeps the turn's speaker."""
+    fields: dict[str, object] = {}
+    segments = _segments(document, text, fields, passages)
+    if not fields.get("sender") and document.speaker and _is_mail(document, text):
+        fields["sender"] = document.speaker
+    return SourceReading(moment=_moment(document, fields), segments=segments, fields=fields)
+
+
+def _is_mail(document: Document, text: str) -> bool:
+    if document.source_kind in MAIL_KINDS:
+        return True
+    head = [line for line in text.lstrip().splitlines()[:6] if line.strip()]
+    return sum(bool(HEADER.match(line)) for line in head) >= 2
+
+
+# --- the moment ----------------------------------------------------------------------------------
+
+
+def _zone(document: Document) -> ZoneInfo:
+    try:
+        return ZoneInfo(document.org.time_zone or "UTC")
+    except (ValueError, KeyError):
+        return ZoneInfo("UTC")
+
+
+def _moment(document: Document, fields: dict[str, object]) -> Moment:
+    zone = _zone(document)
+
+    def at(moment: datetime, origin: str) -> Moment:
+        return Moment(moment, origin, moment.astimezone(zone).date())
+
+    def on(day: date, origin: str) -> Moment:  # a date without a time: midday of that day, where the org is
+        return Moment(datetime.combine(day, time(12), tzinfo=zone), origin, day)
+
+    created = _file_created(document)
+    if document.occurred_at is not None:
+        return at(document.occurred_at, "file" if created == document.occurred_at else "occurred_at")
+    header = _mail_date(str(fields.get("date") or "")) or _mail_date(_header_date(document.content))
+    if header is not None:
+        return at(header, "header")
+    titled = find_date(document.title)
+    if titled is not None:
+        return on(titled, "title")
+    opening = find_date("\n".join(document.content.lstrip().splitlines()[:OPENING_LINES]))
+    if opening is not None:
+        return on(opening, "opening")
+    if created is not None:
+        return at(created, "file")
+    return at(document.recorded_at, "upload")
+
+
+def _file_created(document: Document) -> datetime | None:
+    """The date the file itself carries (a PDF's creation date), when its reader kept it."""
+    value = (document.metadata or {}).get("file_created") if isinstance(document.metadata, dict) else None
+    try:
+        return datetime.fromisoformat(str(value)) if value else None
+    except ValueError:
+        return None
+
+
+def _header_date(content: str) -> str:
+    for line in content.lstrip().splitlines()[:12]:
+        match = HEADER.match(line)
+        if match is None:
+            break
+        if match["name"].lower() in ("date", "sent"):
+            return match["value"].strip()
+    return ""
+
+
+def _mail_date(value: str) -> datetime | None:
+    if not value:
+        return None
+    try:
+        moment = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        day = find_date(value)
+        return datetime.combine(day, time(12), tzinfo=UTC) if day else None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def find_date(text: str) -> date | None:
+    """The first whole date written in ``text``: 2025-11-24, 24 Nov 2025, November 24, 2025,
+    24/11/2025 (day first, unless only the other order is a date)."""
+    found: list[tuple[int, date]] = []
+    for pattern in DATES:
+        for match in pattern.finditer(text):
+            parts = match.groupdict()
+            year, day = int(parts["year"]), int(parts["day"])
+            month = _MONTHS[parts["month"].lower()[:3]] if parts.get("month") else int(parts["mm"])
+            if parts.get("mm") and "/" in match.group(0) + "." and month > 12 >= day:
+                day, month = month, day  # 11/24/2025 written month first
+            try:
+                found.append((match.start(), date(year, month, day)))
+            except ValueError:
+                continue
+            break
+    return min(found)[1] if found else None
+
+
+# --- the body and its speakers -------------------------------------------------------------------
+
+
+def _lines(text: str) -> list[tuple[int, str]]:
+    out, offset = [], 0
+    for line in text.splitlines(keepends=True):
+        out.append((offset, line.rstrip("\r\n")))
+        offset += len(line)
+    return out
+
+
+def _label_speaker(line: str, repeated: Counter[str], known: set[str]) -> tuple[str, int] | None:
+    """(speaker, where the words start) when the line opens with a person's turn label."""
+    match = TURN.match(line)
+    if match is None:
+        return None
+    name = clean_inline(match["bold"] or match["plain"] or "").strip()
+    words = name.split()
+    if not name or name.lower() in LABELS or (words and words[0].lower() in LABELS) or re.search(r"\d", name):
+        return None
+    timed_or_bold = bool(match["time"] or match["bold"])
+    person_like = all(w[:1].isupper() for w in words) and 2 <= len(words) <= 4
+    if timed_or_bold or name in known or (person_like and len(words) >= 2) or repeated[name] >= 2:
+        return name, match.end()
+    return None
+
+
+def _segments(
+    document: Document, text: str, fields: dict[str, object], passages: Sequence[tuple[int, str]]
+) -> list[Segment]:
+    mail = _is_mail(document, text)
+    lines = _lines(text)
+    labels: Counter[str] = Counter()
+    for _, line in lines:
+        if (match := TURN.match(line)) is not None:
+            labels[clean_inline(match["bold"] or match["plain"] or "").strip()] += 1
+    metadata = document.metadata if isinstance(document.metadata, dict) else {}
+    known = {str(s) for s in metadata.get("speakers", []) or []} | ({document.speaker} if document.speaker else set())
+    starts = sorted(passages)
+    default = document.speaker
+    segments: list[Segment] = []
+    in_header = mail  # a mail opens with its headers
+    skipping = ""  # "quote", "signature": the rest is structure until something ends it
+    turn = ""  # the speaker of the paragraph under way (a timed or bold turn)
+    for start, line in lines:
+        stripped = line.strip()
+        if not stripped:
+            in_header = in_header and not fields  # the headers end at the first blank line after them
+            turn = ""
+            continue
+        header = HEADER.match(line) if (in_header or mail or skipping == "forward") else None
+        if header is not None:
+            _header_field(fields, header["name"].lower(), header["value"].strip(), forwarded=skipping == "forward")
+            if skipping == "forward" and header["name"].lower() == "from":
+                default = _display_name(header["value"])
+            continue
+        in_header = False
+        if mail and (QUOTED.match(line) or WROTE.match(line) or ORIGINAL.match(line)):
+            skipping = "quote"
+            continue
+        if mail and FORWARDED.match(line):
+            skipping = "forward"
+            continue
+        if skipping == "forward":
+            skipping = ""  # the forwarded message's body, said by its own sender
+        if skipping:
+            continue
+        if mail and (SIGNATURE.match(line) or SIGN_OFF.match(line) or NAME_LINE.match(line)):
+            if segments or not NAME_LINE.match(line):  # a name before the body greets; after it, signs
+                skipping = "signature"
+            continue
+        if HEADING.match(line):
+            continue
+        if SENT_FROM.match(line) or GREETING.match(line) or SIGN_OFF.match(line) or SIGNATURE.match(line):
+            continue
+        attendees = ATTENDEES.match(line)
+        if attendees is not None:
+            value = re.sub(r"\([^)]*\)", "", attendees["value"])  # "Chloé Martin (chair)"
+            names = [n.strip(" .*") for n in re.split(r",|;|\band\b", value) if n.strip(" .*")]
+            fields.setdefault("attendees", [])
+            fields["attendees"] += names  # type: ignore[operator]
+            continue
+        labelled = _label_speaker(line, labels, known)
+        if labelled is not None:
+            speaker, begin = labelled
+            match = TURN.match(line)
+            turn = speaker if match is not None and (match["time"] or match["bold"]) else ""
+            if line[begin:].strip():
+                segments.append(Segment(start + begin, start + len(line), speaker))
+            continue
+        owner = max((s for s in starts if s[0] <= start), default=(0, ""))[1] if starts else ""
+        segments.append(Segment(start, start + len(line), turn or owner or default or _sender(fields)))
+    return segments
+
+
+def _sender(fields: dict[str, object]) -> str:
+    return str(fields.get("sender") or "")
+
+
+def _display_name(value: str) -> str:
+    pairs = getaddresses([value])
+    name, address = pairs[0] if pairs else ("", "")
+    return (name or address or value).strip()
+
+
+def _header_field(fields: dict[str, object], name: str, value: str, *, forwarded: bool) -> None:
+    """A header line read into the document's fields (a forwarded message's headers go under
+    ``forwarded``, so the mail's own sender and date stay its own)."""
+    target: dict[str, object] = fields
+    if forwarded:
+        inner = fields.setdefault("forwarded", {})
+        target = inner if isinstance(inner, dict) else {}
+    if name == "from":
+        target.setdefault("sender", _display_name(value))
+        target.setdefault("sender_address", value)
+    elif name in ("to", "cc", "bcc"):
+        target.setdefault("recipients", [])
+        target["recipients"] = [*target["recipients"], *(n or a for n, a in getaddresses([value]) if n or a)]  # type: ignore[misc]
+    elif name in ("date", "sent"):
+        target.setdefault("date", value)
+    elif name == "subject":
+        target.setdefault("subject", value)
+
+
+# --- speaking as the speaker ------------------------------------------------------------------------
+
+_THIRD = {"am": "is", "have": "has", "do": "does", "don't": "doesn't", "go": "goes", "was": "was"}
+_VERBS = _set(
+    """think need want know prefer like expect plan hope agree suggest propose see guess believe send take handle own
+    review check call update write prepare share book confirm look work feel mean promise understand remember
+    forget owe lead manage approve run sign follow draft post ask intend aim"""
+)
+_FIRST = re.compile(
+    r"\b(?:I(?P<tail>'(?:ll|m|ve|d)|’(?:ll|m|ve|d))?|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself)\b(?:\s+(?P<next>[\w’']+))?"
+)
+_TAILS = {"'ll": "will", "'m": "is", "'ve": "has", "'d": "would"}
+
+
+def in_third_person(statement: str, speaker: str) -> str:
+    """``statement`` with its speaker named where it says I, me or my: "I'll send the quote" said by
+    Marta Ruiz is "Marta Ruiz will send the quote". Without a speaker it is left as written."""
+    if not speaker:
+        return statement
+
+    def named(match: re.Match[str]) -> str:
+        word, tail, following = match.group(0).split()[0], match["tail"], match["next"]
+        rest = match.group(0)[len(word) :]
+        lowered = word.lower()
+        if lowered in ("my", "mine"):
+            return f"{speaker}'s{rest}"
+        if lowered == "myself":
+            return f"{speaker}{rest}"
+        if lowered == "me":
+            return f"{speaker}{rest}"
+        if tail:
+            return f"{speaker} {_TAILS[tail.replace('’', chr(39))]}{rest}"
+        if following is None:
+            return speaker
+        verb = following.lower()
+        gap = rest[: len(rest) - len(following)]
+        if verb in _THIRD:
+            return f"{speaker}{gap}{_THIRD[verb]}"
+        if verb in _VERBS:
+            return f"{speaker}{gap}{following}{'es' if verb.endswith(('s', 'sh', 'ch', 'o')) else 's'}"
+        return f"{speaker}{rest}"
+
+    return _FIRST.sub(named, statement)
