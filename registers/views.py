@@ -13,6 +13,7 @@ from brain.actors import Actor
 from brain.models import Organisation
 from brain.services import actor_for_user
 from brain.web import page_read
+from memory.documents.source import UPLOAD_DATED
 from registers.commitments.services import list_commitments
 from registers.common import switched_on
 from registers.contradictions.services import list_contradictions
@@ -37,7 +38,8 @@ def registers_page(request: HttpRequest) -> HttpResponse:
         except OutOfCredits as exc:
             sections.append({"org": org, "refusal": exc.message})
     refused = bool(sections) and all("refusal" in section for section in sections)
-    return render(request, "registers/registers.html", {"sections": sections}, status=402 if refused else 200)
+    context = {"sections": sections, "upload_dated": UPLOAD_DATED}
+    return render(request, "registers/registers.html", context, status=402 if refused else 200)
 
 
 def _section(actor: Actor, on: set[str]) -> dict[str, Any]:

@@ -108,10 +108,12 @@ class SourceReading:
     segments: list[Segment]
     fields: dict[str, object] = field(default_factory=dict)
 
-    def speaker_at(self, offset: int) -> str:
-        """Who said what is written at ``offset`` of the text ('' outside the body or when unknown)."""
+    def speaker_at(self, start: int, end: int | None = None) -> str:
+        """Who said what is written from ``start`` to ``end`` of the text (the first body span it
+        touches; '' outside the body or when unknown)."""
+        end = start + 1 if end is None else max(end, start + 1)
         for segment in self.segments:
-            if segment.start <= offset < segment.end:
+            if segment.start < end and start < segment.end:
                 return segment.speaker
         return ""
 

@@ -100,7 +100,7 @@ def extract_document(*, document_id: int) -> int:
     result.entities += _speaker_entities(source, result.entities)
     drafts, chunk_for = [], {}
     for fact in result.facts:
-        speaker = source.speaker_at(fact.char_start)
+        speaker = source.speaker_at(fact.char_start, fact.char_end)
         # A bare "date" value only repeats the validity window; named dates (renewal_date...) stay.
         draft = FactDraft(
             statement=in_third_person(fact.statement, speaker), kind=fact.kind,

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from brain.actors import Actor
 from brain.mcp.limits import Clamped, IsoDay
 from brain.mcp.registry import ToolOutput, mcp_tool
+from memory.documents.source import UPLOAD_DATED
 from registers.commitments import services
 from registers.common import local_today
 from registers.models import Commitment
@@ -30,6 +31,11 @@ class CommitmentOut(BaseModel):
     verdict: str | None = None
     verdict_checked_at: str | None = None
     evidence: list[dict[str, object]] = []
+    dated_from_upload: bool = Field(
+        default=False,
+        description="Its source says nowhere when it was written, so its dates were read against the day it was "
+        "saved; they may be off.",
+    )
 
     def lines(self) -> list[str]:
         """The promise as lines a model reads easily, its id first."""
@@ -38,6 +44,8 @@ class CommitmentOut(BaseModel):
         lines = [f"{self.id}: {self.owner}: {self.what} ({state}{due}; promised {self.promised_on:%Y-%m-%d})"]
         if self.made_in:
             lines.append(f"  made in: {self.made_in}")
+        if self.dated_from_upload:
+            lines.append(f"  dated from the upload day: {UPLOAD_DATED}")
         if self.note:
             lines.append(f"  note: {self.note}")
         if self.verdict:
@@ -64,7 +72,7 @@ def shown(commitment: Commitment, *, overdue: bool = False, verdict: object = No
         overdue=overdue, due_on=commitment.due_on, promised_on=commitment.promised_on, made_in=where,
         note=commitment.note, verdict=getattr(verdict, "summary", None),
         verdict_checked_at=verdict.checked_at.isoformat() if verdict is not None else None,  # type: ignore[attr-defined]
-        evidence=list(getattr(verdict, "found", []) or []),
+        evidence=list(getattr(verdict, "found", []) or []), dated_from_upload=commitment.dated_from_upload,
     )  # fmt: skip
 
 

@@ -1,0 +1,124 @@
+"""When a thing was said and who said it, through saving and ingestion: relative dates resolve
+against the document's own moment, a mail's structure gives no facts, and a first person is its
+speaker."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime
+
+import pytest
+
+from memory.mcp_tools.shapes import fact_outs
+from memory.models import Entity, Fact, Mention
+from memory.tests.factories import said, save
+from memory.web.facts import fact_row
+
+pytestmark = pytest.mark.django_db
+
+MAIL = """From: Marta Ruiz <marta.ruiz@kestrel.example>
+To: Tom Becker <tom.becker@kestrel.example>
+Date: Mon, 24 Nov 2025 09:12:40 +0100
+Subject: Re: Northwind renewal quote
+
+Hi Tom,
+
+I will send the revised quote to Northwind by Friday.
+
+Best,
+Marta
+
+--
+Marta Ruiz | Account Manager | Kestrel Systems
+Signed with Kestrel Systems since 3 March 2019.
+
+On Fri, 21 Nov 2025 at 17:03, Tom Becker wrote:
+> Globex signed the renewal on 14 November 2025 for EUR 90,000.
+"""
+HEADER = re.compile(r"^\s*(?:from|to|cc|date|subject)\s*:", re.I)
+TURN_LABEL = re.compile(r"^\W*[A-Z][\w .'’-]{0,60}?\W*\s*\([^)]{0,40}\):")
+
+
+def facts_of(document) -> list[Fact]:  # type: ignore[no-untyped-def]
+    return list(Fact.objects.filter(document=document).select_related("subject").order_by("pk"))
+
+
+def test_a_mail_without_its_time_resolves_by_friday_against_its_date_header(actor):
+    mail = save(actor, "Re: Northwind renewal quote", MAIL, source_kind="email")
+    assert mail.occurred_at is None  # saved as an assistant saves a pasted mail, a year after it was sent
+    [promise] = [f for f in facts_of(mail) if "revised quote" in f.statement]
+    # Read against Monday 24 November 2025, not the day it was saved: the Friday of that week (which
+    # Friday a deadline means is the phrase reader's rule; here it is the source's week that counts).
+    assert promise.valid_to is not None
+    assert abs((promise.valid_to - date(2025, 11, 24)).days) <= 7
+    assert promise.statement.startswith("Marta Ruiz will send the revised quote to Northwind")
+    assert promise.subject is not None
+    assert promise.subject.name == "Marta Ruiz"
+    assert not promise.dated_from_upload
+
+
+def test_a_mails_headers_quoted_reply_signature_and_greeting_give_no_facts(actor):
+    mail = save(actor, "Re: Northwind renewal quote", MAIL, source_kind="email")
+    statements = [f.statement for f in facts_of(mail)]
+    assert statements, "the body's promise is a fact"
+    assert not [s for s in statements if HEADER.search(s)]
+    assert not [s for s in statements if "Globex" in s or "Account Manager" in s or "Hi Tom" in s or "2019" in s]
+
+
+def test_notes_titled_with_their_day_resolve_against_that_day(actor):
+    notes = save(
+        actor, "Weekly sync 2025-11-24", "- Aiko Tanaka will draft the holiday support schedule by Thursday.\n",
+        content_type="text/markdown", source_kind="upload",
+    )  # fmt: skip
+    [fact] = facts_of(notes)
+    assert fact.valid_to is not None
+    assert abs((fact.valid_to - date(2025, 11, 24)).days) <= 7
+    assert not fact.dated_from_upload
+
+
+def test_a_chat_message_speaks_as_its_speaker_who_becomes_a_person(actor):
+    at = datetime(2025, 11, 24, 9, 2, tzinfo=UTC)
+    text = "I'll send the revised quote to Northwind tomorrow"
+    message = said(actor, "Marta Ruiz", text, at, conversation="slack:#sales", source_kind="chat")
+    [fact] = facts_of(message)
+    assert fact.statement.startswith("Marta Ruiz will send the revised quote to Northwind")
+    assert fact.subject is not None
+    assert fact.subject.name == "Marta Ruiz"
+    marta = Entity.objects.get(org=actor.org, name="Marta Ruiz")
+    assert marta.type == "person"
+    assert Mention.objects.filter(document=message, entity=marta).exists()
+
+
+def test_a_transcript_turn_never_gives_a_fact_that_opens_with_the_speakers_label(actor):
+    turns = [
+        ("Jonas Weber", "00:00:27", "I'll review the take-home exercise on Friday."),
+        ("Samuel Osei", "00:00:35", "The candidate from Warsaw was strong on Postgres but weak on Django."),
+        ("Jonas Weber", "00:00:44", "From now on interviews are held on Tuesdays and Thursdays only."),
+        ("Samuel Osei", "00:00:52", "Noted, I will tell the recruiters today."),
+    ]
+    content = "\n\n".join(f"**{who}** (at {at}): {text}" for who, at, text in turns)
+    call = save(actor, "Hiring sync 2025-11-20", content, content_type="text/markdown", source_kind="transcript")
+    statements = [f.statement for f in facts_of(call)]
+    assert statements
+    assert not [s for s in statements if TURN_LABEL.match(s)], statements
+    assert any(s.startswith("Jonas Weber will review the take-home exercise") for s in statements), statements
+    assert {"Jonas Weber", "Samuel Osei"} <= set(
+        Mention.objects.filter(document=call, entity__type="person").values_list("entity__name", flat=True)
+    )
+
+
+def test_a_page_with_a_relative_date_and_no_date_of_its_own_is_marked_dated_from_the_upload(actor):
+    page = save(actor, "Office moves", "The Lyon team moves to the second floor next Monday.", source_kind="wiki")
+    [fact] = facts_of(page)
+    assert fact.dated_from_upload
+    [out] = fact_outs(actor, [fact])
+    assert out.dated_from_upload
+    assert "dated from the upload day" in out.line()
+    assert "dated from the upload day" in fact_row(out).validity
+
+
+def test_a_page_with_its_own_date_or_no_relative_date_is_not_marked(actor):
+    dated = save(actor, "Office moves", "The Lyon team moves to the second floor next Monday.", source_kind="wiki",
+                 occurred_at=datetime(2025, 11, 19, 10, tzinfo=UTC))  # fmt: skip
+    plain = save(actor, "Offices", "The Lyon office moved to the second floor on 1 December 2025.", source_kind="wiki")
+    assert [f.dated_from_upload for f in facts_of(dated) + facts_of(plain)] == [False, False]

@@ -1,0 +1,87 @@
+"""Promises read by the nightly scan belong to who made them, on the day they were made: a mail's
+"I'll ..." is its sender's, promised on its Date: header; a quoted reply promises nothing; a page
+that says nowhere when it was written is marked as dated from the upload day."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import pytest
+
+from memory.tests.factories import said, save
+from registers.commitments.services import list_commitments
+from registers.mcp_tools.commitments import shown
+from registers.models import Commitment
+from registers.nightly import run_nightly
+from registers.tests.helpers import switch_on
+
+pytestmark = pytest.mark.django_db
+
+MAIL = """From: Marta Ruiz <marta.ruiz@kestrel.example>
+To: Tom Becker <tom.becker@kestrel.example>
+Date: Mon, 24 Nov 2025 09:12:40 +0100
+Subject: Re: Northwind renewal quote
+
+Hi Tom,
+
+I'll send the revised quote to Northwind by Friday.
+
+Best,
+Marta
+
+On Fri, 21 Nov 2025 at 17:03, Tom Becker wrote:
+> I'll call Globex about the contract on Monday.
+"""
+
+
+@pytest.fixture
+def scanning(actor, settings):
+    settings.BRAIN_EXTRACT_FACTS = False
+    switch_on(actor.org, "commitments")
+    return actor
+
+
+def test_a_mails_promise_is_its_senders_made_on_its_date_header_and_its_quoted_reply_promises_nothing(scanning):
+    save(scanning, "Re: Northwind renewal quote", MAIL, source_kind="email")
+    run_nightly(scanning.org, only="commitments")
+    [promise] = Commitment.objects.filter(org=scanning.org)
+    assert promise.owner_name == "Marta Ruiz"
+    assert "revised quote to Northwind" in promise.what
+    assert promise.promised_on == date(2025, 11, 24)
+    assert promise.due_on is not None
+    assert abs((promise.due_on - date(2025, 11, 24)).days) <= 7  # that week's Friday, not a year later
+    assert not promise.dated_from_upload
+
+
+def test_a_chat_message_promise_is_owned_by_its_speaker(scanning):
+    at = datetime(2025, 11, 24, 9, 2, tzinfo=UTC)
+    said(scanning, "Marta Ruiz", "I'll send the revised quote to Northwind tomorrow", at, source_kind="chat")
+    run_nightly(scanning.org, only="commitments")
+    [promise] = Commitment.objects.filter(org=scanning.org)
+    assert (promise.owner_name, promise.promised_on, promise.due_on) == ("Marta Ruiz", date(2025, 11, 24),
+                                                                         date(2025, 11, 25))  # fmt: skip
+    assert not promise.dated_from_upload
+
+
+def test_notes_titled_with_their_day_promise_on_that_day(scanning):
+    notes = (
+        "# Weekly sync 2025-11-24\n\nAttendees: Aiko Tanaka, Priya Shah\n\n"
+        "- Aiko Tanaka will draft the holiday schedule by Thursday.\n"
+    )
+    save(scanning, "Weekly sync 2025-11-24", notes, content_type="text/markdown", source_kind="upload")
+    run_nightly(scanning.org, only="commitments")
+    [promise] = Commitment.objects.filter(org=scanning.org)
+    assert (promise.owner_name, promise.promised_on) == ("Aiko Tanaka", date(2025, 11, 24))
+    assert not promise.dated_from_upload
+
+
+def test_a_promise_from_notes_with_no_date_of_their_own_is_shown_as_dated_from_the_upload_day(scanning, client):
+    save(scanning, "Support meeting notes", "- Aiko Tanaka will write the outage macro by Thursday.\n",
+         content_type="text/markdown", source_kind="upload")  # fmt: skip
+    run_nightly(scanning.org, only="commitments")
+    [promise] = Commitment.objects.filter(org=scanning.org)
+    assert promise.dated_from_upload
+    [item] = list_commitments(actor=scanning)
+    assert any("dated from the upload day" in line for line in shown(item.commitment).lines())
+    client.force_login(scanning.user)
+    assert "dated from the upload day" in client.get("/registers/").content.decode()
