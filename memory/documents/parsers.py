@@ -123,7 +123,10 @@ def _parse_pdf(source: _Source) -> list[ParsedDocument]:
     title, author = ((info.title or "").strip(), (info.author or "").strip()) if info else ("", "")
     metadata: dict[str, object] = {"pages": len(pages), **({"author": author} if author else {})}
     title = title or _stem_title(source.path)
-    return [_document(source, title, content, "text/plain", "upload", occurred_at=_pdf_date(reader), metadata=metadata)]
+    created = _pdf_date(reader)
+    if created is not None:  # the file's own date: what its relative dates count from (memory.documents.source)
+        metadata["file_created"] = created.isoformat()
+    return [_document(source, title, content, "text/plain", "upload", occurred_at=created, metadata=metadata)]
 
 
 def _pdf_pages(reader: PdfReader) -> list[str]:

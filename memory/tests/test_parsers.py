@@ -220,7 +220,9 @@ def test_it_extracts_text_title_author_and_creation_date_from_a_pdf(tmp_path: Pa
     assert document.source_kind == "upload"
     assert document.external_id == "q3.pdf"
     assert document.occurred_at == datetime(2024, 1, 15, 12, 0, tzinfo=UTC)
-    assert document.metadata == {"path": "q3.pdf", "pages": 1, "author": "Finance"}
+    assert document.metadata == {
+        "path": "q3.pdf", "pages": 1, "author": "Finance", "file_created": "2024-01-15T12:00:00+00:00"
+    }  # fmt: skip
 
 
 def test_a_pdf_without_a_title_is_named_after_its_file(tmp_path: Path) -> None:

@@ -9,8 +9,9 @@ from datetime import UTC, date, datetime
 
 import pytest
 
+from memory.documents.source import read_source
 from memory.mcp_tools.shapes import fact_outs
-from memory.models import Entity, Fact, Mention
+from memory.models import Document, Entity, Fact, Mention
 from memory.tests.factories import said, save
 from memory.web.facts import fact_row
 
@@ -39,7 +40,7 @@ HEADER = re.compile(r"^\s*(?:from|to|cc|date|subject)\s*:", re.I)
 TURN_LABEL = re.compile(r"^\W*[A-Z][\w .'’-]{0,60}?\W*\s*\([^)]{0,40}\):")
 
 
-def facts_of(document) -> list[Fact]:  # type: ignore[no-untyped-def]
+def facts_of(document: Document) -> list[Fact]:
     return list(Fact.objects.filter(document=document).select_related("subject").order_by("pk"))
 
 
@@ -122,3 +123,22 @@ def test_a_page_with_its_own_date_or_no_relative_date_is_not_marked(actor):
                  occurred_at=datetime(2025, 11, 19, 10, tzinfo=UTC))  # fmt: skip
     plain = save(actor, "Offices", "The Lyon office moved to the second floor on 1 December 2025.", source_kind="wiki")
     assert [f.dated_from_upload for f in facts_of(dated) + facts_of(plain)] == [False, False]
+
+
+def test_the_moment_says_where_it_was_read_from_in_the_organisations_time_zone(actor):
+    actor.org.time_zone = "Pacific/Auckland"
+    actor.org.save(update_fields=["time_zone"])
+    late = datetime(2025, 11, 23, 20, 0, tzinfo=UTC)  # already Monday 24 November in Auckland
+    cases = [
+        (save(actor, "Chat", "Ok.", occurred_at=late, ingest=False), "occurred_at", date(2025, 11, 24)),
+        (save(actor, "Mail", MAIL, source_kind="email", ingest=False), "header", date(2025, 11, 24)),
+        (save(actor, "Sync 20 Nov 2025", "Notes.", ingest=False), "title", date(2025, 11, 20)),
+        (save(actor, "Sync", "Notes of 24/11/2025\n\nOk.", ingest=False), "opening", date(2025, 11, 24)),
+        (save(actor, "Report", "Ok.", occurred_at=late, metadata={"file_created": late.isoformat()}, ingest=False),
+         "file", date(2025, 11, 24)),
+    ]  # fmt: skip
+    for document, origin, day in cases:
+        moment = read_source(document, document.content).moment
+        assert (moment.origin, moment.day, moment.from_upload) == (origin, day, False), document.title
+    page = save(actor, "Handbook", "Ok.", ingest=False)
+    assert read_source(page, page.content).moment.from_upload
