@@ -123,6 +123,7 @@ def extract_document(*, document_id: int) -> int:
         names += [n for d in drafts for n in (d.subject, d.object) if n]
         lock_names(org_id=document.org_id, names=names)
         Mention.objects.filter(document=document).delete()
+        _keep_fields(document, source)
         for entity in result.entities:
             linked = get_or_create_entity(document=document, name=entity.name, type=entity.type,
                                           aliases=list(entity.aliases))  # fmt: skip
@@ -145,6 +146,15 @@ def _speaking_subject(fact: ExtractedFact, speaker: str) -> str | None:
     if speaker and _FIRST_PERSON_OPENING.match(fact.statement):
         return speaker
     return fact.subject
+
+
+def _keep_fields(document: Document, source: SourceReading) -> None:
+    """What the document's structure says (sender, recipients, subject, date, attendees) and the
+    moment it speaks from, kept on the document for its page."""
+    read = {**source.fields, "said_on": source.moment.day.isoformat(), "said_on_from": source.moment.origin}
+    metadata = document.metadata if isinstance(document.metadata, dict) else {}
+    if metadata.get("source") != read:
+        Document.objects.filter(pk=document.pk).update(metadata={**metadata, "source": read})
 
 
 def _speaker_entities(source: SourceReading, found: list[ExtractedEntity]) -> list[ExtractedEntity]:

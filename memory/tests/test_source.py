@@ -8,6 +8,7 @@ import re
 from datetime import UTC, date, datetime
 
 import pytest
+from django.urls import reverse
 
 from memory.documents.source import read_source
 from memory.mcp_tools.shapes import fact_outs
@@ -58,8 +59,14 @@ def test_a_mail_without_its_time_resolves_by_friday_against_its_date_header(acto
     assert not promise.dated_from_upload
 
 
-def test_a_mails_headers_quoted_reply_signature_and_greeting_give_no_facts(actor):
+def test_a_mails_headers_quoted_reply_signature_and_greeting_give_no_facts_but_fields(actor, client):
     mail = save(actor, "Re: Northwind renewal quote", MAIL, source_kind="email")
+    fields = mail.metadata["source"]
+    assert (fields["sender"], fields["recipients"], fields["subject"]) == (
+        "Marta Ruiz", ["Tom Becker"], "Re: Northwind renewal quote")  # fmt: skip
+    assert (fields["said_on"], fields["said_on_from"]) == ("2025-11-24", "header")
+    client.force_login(actor.user)
+    assert "said on 2025-11-24" in client.get(reverse("memory-document", args=[mail.pk])).content.decode()
     statements = [f.statement for f in facts_of(mail)]
     assert statements, "the body's promise is a fact"
     assert not [s for s in statements if HEADER.search(s)]
