@@ -363,7 +363,8 @@ _THIRD = {"am": "is", "have": "has", "do": "does", "don't": "doesn't", "go": "go
 _VERBS = _set(
     """think need want know prefer like expect plan hope agree suggest propose see guess believe send take handle own
     review check call update write prepare share book confirm look work feel mean promise understand remember
-    forget owe lead manage approve run sign follow draft post ask intend aim"""
+    forget owe lead manage approve run sign follow draft post ask intend aim use meet close offer ship deploy support
+    host"""
 )
 _FIRST = re.compile(
     r"\b(?:I(?P<tail>'(?:ll|m|ve|d)|’(?:ll|m|ve|d))?|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself)\b(?:\s+(?P<next>[\w’']+))?"
@@ -371,32 +372,42 @@ _FIRST = re.compile(
 _TAILS = {"'ll": "will", "'m": "is", "'ve": "has", "'d": "would"}
 
 
-def in_third_person(statement: str, speaker: str) -> str:
+_WE = re.compile(
+    r"\b(?:[Ww]e(?P<tail>'(?:ll|re|ve|d)|’(?:ll|re|ve|d))?|[Oo]ur|[Oo]urs|[Uu]s|[Oo]urselves)\b(?:\s+(?P<next>[\w’']+))?"
+)
+_WE_TAILS = {"'ll": "will", "'re": "is", "'ve": "has", "'d": "would"}
+_WE_THIRD = _THIRD | {"are": "is", "were": "was"}
+
+
+def in_third_person(statement: str, speaker: str, team: str = "") -> str:
     """``statement`` with its speaker named where it says I, me or my: "I'll send the quote" said by
-    Marta Ruiz is "Marta Ruiz will send the quote". Without a speaker it is left as written."""
+    Marta Ruiz is "Marta Ruiz will send the quote"; and, when the speaker's team is known, the team
+    where it says we, us or our. Without a speaker it is left as written."""
     if not speaker:
         return statement
+    statement = _FIRST.sub(lambda match: _named(match, speaker, _TAILS, _THIRD), statement)
+    if team:
+        statement = _WE.sub(lambda match: _named(match, team, _WE_TAILS, _WE_THIRD), statement)
+    return statement
 
-    def named(match: re.Match[str]) -> str:
-        word, tail, following = match.group(0).split()[0], match["tail"], match["next"]
-        rest = match.group(0)[len(word) :]
-        lowered = word.lower()
-        if lowered in ("my", "mine"):
-            return f"{speaker}'s{rest}"
-        if lowered == "myself":
-            return f"{speaker}{rest}"
-        if lowered == "me":
-            return f"{speaker}{rest}"
-        if tail:
-            return f"{speaker} {_TAILS[tail.replace('’', chr(39))]}{rest}"
-        if following is None:
-            return speaker
-        verb = following.lower()
-        gap = rest[: len(rest) - len(following)]
-        if verb in _THIRD:
-            return f"{speaker}{gap}{_THIRD[verb]}"
-        if verb in _VERBS:
-            return f"{speaker}{gap}{following}{'es' if verb.endswith(('s', 'sh', 'ch', 'o')) else 's'}"
-        return f"{speaker}{rest}"
 
-    return _FIRST.sub(named, statement)
+def _named(match: re.Match[str], name: str, tails: dict[str, str], third: dict[str, str]) -> str:
+    """One first-person word (and the verb after it) said in the third person of ``name``."""
+    word, tail, following = match.group(0).split()[0], match["tail"], match["next"]
+    rest = match.group(0)[len(word) :]
+    lowered = word.lower()
+    if lowered in ("my", "mine", "our", "ours"):
+        return f"{name}'s{rest}"
+    if lowered in ("me", "myself", "us", "ourselves"):
+        return f"{name}{rest}"
+    if tail:
+        return f"{name} {tails[tail.replace('’', chr(39))]}{rest}"
+    if following is None:
+        return name
+    verb = following.lower()
+    gap = rest[: len(rest) - len(following)]
+    if verb in third:
+        return f"{name}{gap}{third[verb]}"
+    if verb in _VERBS:
+        return f"{name}{gap}{following}{'es' if verb.endswith(('s', 'sh', 'ch', 'o')) else 's'}"
+    return f"{name}{rest}"

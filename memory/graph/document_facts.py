@@ -98,13 +98,14 @@ def extract_document(*, document_id: int) -> int:
     body = source.body(text)
     result = _extract_in_windows(body, starts, document_date=source.moment.day, known=_known_entities(document, body))
     result.entities += _speaker_entities(source, result.entities)
+    teams = _teams_of(document.org_id, source.speakers())
     drafts, chunk_for = [], {}
     for fact in result.facts:
         speaker = source.speaker_at(fact.char_start, fact.char_end)
         # A bare "date" value only repeats the validity window; named dates (renewal_date...) stay.
         draft = FactDraft(
-            statement=in_third_person(fact.statement, speaker), kind=fact.kind,
-            subject=_speaking_subject(fact, speaker), object=fact.object,
+            statement=in_third_person(fact.statement, speaker, teams.get(speaker, "")), kind=fact.kind,
+            subject=_speaking_subject(fact, speaker, teams.get(speaker, "")), object=fact.object,
             relation=fact.relation or "", single_valued=fact.single_valued, valid_from=fact.valid_from,
             valid_to=fact.valid_to, values=[v for v in fact.values if v.key != "date"],
             dated_from_upload=source.moment.from_upload and fact.relative,
@@ -140,12 +141,34 @@ _FIRST_PERSON_OPENING = re.compile(r"^\W*(?:I|I'(?:ll|m|ve|d)|I’(?:ll|m|ve|d)|
 _WE = re.compile(r"^\W*(?:we|we'(?:ll|re|ve|d)|we’(?:ll|re|ve|d)|our|us)\b", re.IGNORECASE)
 
 
-def _speaking_subject(fact: ExtractedFact, speaker: str) -> str | None:
-    """The speaker is the subject of what they say about themselves ("I'll send the quote"); "we" is
-    never an entity, so a fact opening with it keeps the subject the sentence names, if any."""
+def _speaking_subject(fact: ExtractedFact, speaker: str, team: str) -> str | None:
+    """The speaker is the subject of what they say about themselves ("I'll send the quote"), and
+    their team of what they say as "we" when it is known; "we" itself is never an entity, so
+    otherwise a fact opening with it keeps the subject the sentence names, if any."""
     if speaker and _FIRST_PERSON_OPENING.match(fact.statement):
         return speaker
+    if speaker and team and _WE.match(fact.statement):
+        return team
     return fact.subject
+
+
+# A person's relation to the team or company they speak for when they say "we".
+TEAM_RELATIONS = ("works_at", "member_of", "works_in", "joined", "part_of", "leads", "head_of")
+
+
+def _teams_of(org_id: int, speakers: list[str]) -> dict[str, str]:
+    """Each speaker's team or company, where memory already says it (a current fact "Priya Shah
+    works at Support"): what their "we" stands for. A speaker with none or several keeps "we"."""
+    if not speakers:
+        return {}
+    found: dict[str, set[str]] = {}
+    rows = Fact.objects.filter(
+        org_id=org_id, superseded_at__isnull=True, flagged_at__isnull=True, relation__in=TEAM_RELATIONS,
+        subject__name__in=speakers, object__isnull=False,
+    ).values_list("subject__name", "object__name")  # fmt: skip
+    for speaker, team in rows[:200]:
+        found.setdefault(speaker, set()).add(team)
+    return {speaker: next(iter(teams)) for speaker, teams in found.items() if len(teams) == 1}
 
 
 def _keep_fields(document: Document, source: SourceReading) -> None:

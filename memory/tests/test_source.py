@@ -11,6 +11,7 @@ import pytest
 from django.urls import reverse
 
 from memory.documents.source import read_source
+from memory.graph.writes import FactDraft, record_facts
 from memory.mcp_tools.shapes import fact_outs
 from memory.models import Document, Entity, Fact, Mention
 from memory.tests.factories import said, save
@@ -149,3 +150,20 @@ def test_the_moment_says_where_it_was_read_from_in_the_organisations_time_zone(a
         assert (moment.origin, moment.day, moment.from_upload) == (origin, day, False), document.title
     page = save(actor, "Handbook", "Ok.", ingest=False)
     assert read_source(page, page.content).moment.from_upload
+
+
+def test_we_is_the_speakers_team_when_memory_knows_it_and_otherwise_stays_as_written(actor):
+    known = save(actor, "Team list", "Priya Shah works at Support.", ingest=False)
+    Document.objects.filter(pk=known.pk).update(status="ready")
+    record_facts(document=known, drafts=[FactDraft(statement="Priya Shah works at Support.", subject="Priya Shah",
+                                                   object="Support", relation="works_at")])  # fmt: skip
+    at = datetime(2025, 11, 24, 9, 2, tzinfo=UTC)
+    priya = said(actor, "Priya Shah", "We moved the Halvorsen Foods escalations to Jonas Weber today.", at)
+    [fact] = facts_of(priya)
+    assert fact.statement.startswith("Support moved the Halvorsen Foods escalations")
+    assert fact.subject is not None
+    assert fact.subject.name == "Support"
+    marta = said(actor, "Marta Ruiz", "We moved the Northwind renewal call to Jonas Weber today.", at)
+    [fact] = facts_of(marta)
+    assert fact.statement.startswith("We moved the Northwind renewal call")
+    assert fact.subject is None or fact.subject.name.lower() != "we"
