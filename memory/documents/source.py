@@ -25,6 +25,7 @@ MAIL_KINDS = ("email", "mail")
 # What the mark on a fact or a promise dated from the upload day says, wherever it is shown.
 UPLOAD_DATED = "its source gives no date of its own, so its dates count from the day it was saved"
 ORIGINS = ("occurred_at", "header", "title", "opening", "file", "upload")
+_BLANK = re.compile(r"[^\n]")
 OPENING_LINES = 5  # lines of the text read for a date when the title has none
 
 HEADER = re.compile(r"^\s*(?P<name>from|to|cc|bcc|date|sent|subject|reply-to)\s*:\s*(?P<value>.*)$", re.I)
@@ -124,10 +125,14 @@ class SourceReading:
 
     def body(self, text: str) -> str:
         """``text`` with everything but the body blanked out, every offset and line break kept."""
-        keep = bytearray(len(text))
-        for segment in self.segments:
-            keep[segment.start : segment.end] = b"\x01" * (segment.end - segment.start)
-        return "".join(c if keep[i] or c == "\n" else " " for i, c in enumerate(text))
+        parts, at = [], 0
+        for segment in sorted(self.segments, key=lambda s: s.start):
+            if segment.start > at:
+                parts.append(_BLANK.sub(" ", text[at : segment.start]))
+            parts.append(text[max(at, segment.start) : segment.end])
+            at = max(at, segment.end)
+        parts.append(_BLANK.sub(" ", text[at:]))
+        return "".join(parts)
 
 
 def read_source(document: Document, text: str, *, passages: Sequence[tuple[int, str]] = ()) -> SourceReading:
