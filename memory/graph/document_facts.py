@@ -93,11 +93,12 @@ def extract_document(*, document_id: int) -> int:
     result = _extract_in_windows(text, starts, document_date=day, known=_known_entities(document, text))
     drafts, chunk_for = [], {}
     for fact in result.facts:
-        # A bare "date" value only repeats the validity window; named dates (renewal_date...) stay.
+        # A bare "date" value that only repeats the validity window is dropped; any other date stays.
+        window = (fact.valid_from, fact.valid_to)
         draft = FactDraft(
             statement=fact.statement, kind=fact.kind, subject=fact.subject, object=fact.object,
             relation=fact.relation or "", single_valued=fact.single_valued, valid_from=fact.valid_from,
-            valid_to=fact.valid_to, values=[v for v in fact.values if v.key != "date"],
+            valid_to=fact.valid_to, values=[v for v in fact.values if v.key != "date" or v.date not in window],
         )  # fmt: skip
         role = role_of(fact.statement) if fact.subject else None
         if role is not None:

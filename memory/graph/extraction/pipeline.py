@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from memory.graph.extraction.dates import _dates, _resolve
+from memory.graph.extraction.dates import _RECURRING_RE, _clean, _dates
 from memory.graph.extraction.shapes import (
     MAX_FACTS,
     ExtractedEntity,
@@ -267,8 +267,8 @@ def _fact(
     for hit in hits:
         key = _context_key(sent, hit.start, hit.end, _DATE_KEYS, "date")
         values.append(ExtractedValue(key, date=hit.date, text=sent.text[hit.start : hit.end]))
-    if not mentions and not values:
-        return None
+    if not mentions and not values and not _RECURRING_RE.search(sent.text):
+        return None  # a habit ("every Monday at 10:00") is worth keeping though it names no date
     subj = next(((s, c) for s, c in mentions if _in_subject(s)), None)
     relation = _relation(sent, next((s for s, c in mentions if subj and c is not subj[1]), None)) if subj else None
     subj = subj or (mentions[0] if mentions else None)
@@ -279,7 +279,7 @@ def _fact(
     if kind == "event" and valid_from is None and hits and not any(h.role == "to" for h in hits):
         valid_from = hits[0].date  # an event's date is when its new state starts
     return ExtractedFact(
-        statement=_resolve(sent.text, hits),
+        statement=_clean(sent.text),
         kind=kind,
         subject=subj[1].name if subj else None,
         object=obj.name if obj else None,
@@ -290,6 +290,7 @@ def _fact(
         values=values,
         char_start=sent.start_char,
         char_end=sent.start_char + len(sent.text.rstrip()),
+        relative=any(h.relative for h in hits),
     )
 
 
