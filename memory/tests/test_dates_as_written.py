@@ -39,7 +39,14 @@ def test_a_day_and_a_clock_time_keep_their_words_and_the_day_is_in_the_fields(ac
     assert fact.valid_from == date(2025, 12, 9)  # the year of the day it was said, not of the upload
 
 
-def test_a_relative_day_is_read_from_when_it_was_said_into_a_typed_date_value(actor):
+def test_a_relative_day_is_read_from_when_it_was_said_into_the_fields(actor):
     fact = only_fact(actor, "Lena Fischer will update the finance wiki page tomorrow.")
     assert fact.statement == "Lena Fischer will update the finance wiki page tomorrow."
-    assert [v.date for v in fact.values.all() if v.date] == [date(2025, 11, 25)]
+    assert fact.valid_from == date(2025, 11, 25)
+
+
+def test_a_second_date_in_a_sentence_is_kept_as_a_typed_date_value(actor):
+    fact = only_fact(actor, "Priya Shah starts the pilot on 1 December and reviews it on 15 December.")
+    assert fact.statement == "Priya Shah starts the pilot on 1 December and reviews it on 15 December."
+    assert fact.valid_from == date(2025, 12, 1)
+    assert date(2025, 12, 15) in [v.date for v in fact.values.all()]

@@ -276,8 +276,10 @@ def _fact(
     role_of = bool(relation and relation.endswith("_of") and relation[:-3] in _ROLE_NOUNS)
     kind = _kind(sent, bool(hits))
     valid_from = next((h.date for h in hits if h.role == "from"), None)
-    if kind == "event" and valid_from is None and hits and not any(h.role == "to" for h in hits):
-        valid_from = hits[0].date  # an event's date is when its new state starts
+    if valid_from is None and hits and not any(h.role == "to" for h in hits):
+        # The day an event or a plan happens ("signed this morning", "will call them tomorrow") is when
+        # its statement starts to hold; the statement keeps its words, so this field carries the date.
+        valid_from = hits[0].date
     return ExtractedFact(
         statement=_clean(sent.text),
         kind=kind,
