@@ -27,14 +27,9 @@ if TYPE_CHECKING:
 
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
 _NUMBER_WORDS |= {"ten": 10, "eleven": 11, "twelve": 12, "a": 1, "an": 1}
-_ORDINALS = {
-    w: n
-    for n, w in enumerate(
-        "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
-        "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth".split(),
-        1,
-    )
-}
+_ORDINAL_WORDS = "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth"
+_ORDINAL_WORDS += " fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"
+_ORDINALS = {w: n for n, w in enumerate(_ORDINAL_WORDS.split(), 1)}
 _ORDINALS |= {f"twenty-{w}": 20 + n for w, n in list(_ORDINALS.items())[:9]}
 _ORDINALS |= {f"twenty {w}": 20 + n for w, n in list(_ORDINALS.items())[:9]}
 _ORDINALS |= {"thirtieth": 30, "thirty-first": 31, "thirty first": 31}
@@ -58,28 +53,31 @@ _RECURRING_RE = re.compile(
     r"|\b(?:daily|weekly|monthly|fortnightly|quarterly|annually|yearly|biweekly|bi-weekly|nightly|hourly)\b",
     re.I,
 )
+# fmt: off
 _PATTERNS = [
     ("iso", rf"\b(?P<y>{_YEAR})-(?P<m>\d\d)-(?P<d>\d\d)\b"),
     ("slash", rf"\b(?P<d>\d{{1,2}})/(?P<m>\d{{1,2}})/(?P<y>{_YEAR})\b"),
     ("range", rf"\bfrom\s+(?:the\s+)?(?P<d1>{_DAYNUM})\s*(?:to|-|–|until|till|through)\s*(?:the\s+)?(?P<d>{_DAYNUM})"
-     rf"(?:\s+of)?\s+(?P<m>{_MONTH})(?:,?\s+(?P<y>{_YEAR}))?"),  # fmt: skip
+     rf"(?:\s+of)?\s+(?P<m>{_MONTH})(?:,?\s+(?P<y>{_YEAR}))?"),
     ("daymonth", rf"\b(?:{_WD}|{_WD_SHORT})?,?\s*(?:the\s+)?(?P<d>{_DAYNUM})(?:\s+of)?\s+(?P<m>{_MONTH})"
-     rf"(?:,?\s+(?P<y>{_YEAR})\b|(?P<next>\s+next\s+year))?"),  # fmt: skip
+     rf"(?:,?\s+(?P<y>{_YEAR})\b|(?P<next>\s+next\s+year))?"),
     ("monthday", rf"\b(?P<m>{_MONTH})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(?P<y>{_YEAR})\b)?"),
     ("edge", rf"\b(?:the\s+)?(?P<edge>end|start|beginning|close|middle)\s+of\s+(?:the\s+)?(?P<which>this|next|last|"
-     rf"coming)?\s*(?P<period>{_PERIOD}|(?P<m>{_MONTH})(?:\s+(?P<y>{_YEAR}))?)\b"),  # fmt: skip
-    ("quarter", rf"(?:\b(?:the\s+)?(?P<edge>end|start|beginning|close)\s+of\s+(?:the\s+)?)?\b(?P<q>Q[1-4])\b(?:\s*(?:of\s+)?(?:FY\s?)?(?P<y>{_YEAR}))?"),
+     rf"coming)?\s*(?P<period>{_PERIOD}|(?P<m>{_MONTH})(?:\s+(?P<y>{_YEAR}))?)\b"),
+    ("quarter", rf"(?:\b(?:the\s+)?(?P<edge>end|start|beginning|close)\s+of\s+(?:the\s+)?)?\b(?P<q>Q[1-4])\b"
+     rf"(?:\s*(?:of\s+)?(?:FY\s?)?(?P<y>{_YEAR}))?"),
     ("period", rf"\b(?P<which>last|this|next|coming|past)\s+(?P<period>{_PERIOD})\b"),
     ("month", rf"\b(?P<m>january|february|march|april|may|june|july|august|september|october|november|december)"
-     rf"(?:\s+(?P<y>{_YEAR}))?\b"),  # fmt: skip
+     rf"(?:\s+(?P<y>{_YEAR}))?\b"),
     ("year", rf"\b(?:in|during|for|of|since|until|by|from)\s+(?:FY\s?)?(?P<y>{_YEAR})\b"),
     ("day", r"\b(?P<word>today|tonight|tomorrow|yesterday|this\s+(?:morning|afternoon|evening))\b"),
     ("shift", rf"\b(?:in|within)\s+(?P<n>\d+|{'|'.join(_NUMBER_WORDS)})\s+(?P<unit>day|week|month)s?\b"
-     rf"|\b(?P<n2>\d+|{'|'.join(_NUMBER_WORDS)})\s+(?P<unit2>day|week|month)s?\s+ago\b"),  # fmt: skip
+     rf"|\b(?P<n2>\d+|{'|'.join(_NUMBER_WORDS)})\s+(?P<unit2>day|week|month)s?\s+ago\b"),
     ("weekday", rf"\b(?:(?P<which>last|this|next|coming)\s+)?(?P<wd>{_WD})\b"),
     ("nth", rf"\bthe\s+(?P<d>\d{{1,2}}(?:st|nd|rd|th)|{'|'.join(sorted(_ORDINALS, key=len, reverse=True))})"
-     r"(?=\s*(?:[.,;:!?)]|$|(?:in|at|and|or|so|for|to|then|is|was)\b))"),  # fmt: skip
+     r"(?=\s*(?:[.,;:!?)]|$|(?:in|at|and|or|so|for|to|then|is|was)\b))"),
 ]
+# fmt: on
 _PHRASE_RES = [(name, re.compile(p, re.I)) for name, p in _PATTERNS]
 _TO_RE = re.compile(r"\b(?:until|till|til|through|thru|by|ending|ends?|expires?|expiring|before|within|due|to)\s*$")
 _FROM_RE = re.compile(r"\b(?:from|since|starting|starts?|as of|effective|on|beginning|begins?|commencing)\s*$")
@@ -215,7 +213,9 @@ def _read(kind: str, m: re.Match[str], base: datetime.date, past: bool, last: bo
     if kind == "shift":
         n = _number(g["n"] or g["n2"]) * (1 if g["n"] else -1)
         unit = (g["unit"] or g["unit2"]).lower()
-        return _add_months(base, n) if unit == "month" else base + datetime.timedelta(days=n * (7 if unit == "week" else 1))
+        if unit == "month":
+            return _add_months(base, n)
+        return base + datetime.timedelta(days=n * (7 if unit == "week" else 1))
     if kind == "weekday":
         return _weekday(_WEEKDAYS.index(g["wd"].lower()), (g["which"] or "").lower(), base, past)
     day = _number(g["d"])  # "the 11th": this month's, or the next (or last) month's
@@ -265,7 +265,7 @@ def _phrases(
 
 
 def _order_range(hits: list[_DateHit]) -> None:
-    """"From 24 December to 1 January": an end read before its start is the next year's."""
+    """An end read before its start ("from 24 December to 1 January") is the next year's."""
     start = next((h for h in hits if h.role == "from"), None)
     for hit in hits:
         if start is not None and hit.role == "to" and hit.relative and hit.date < start.date:
@@ -323,7 +323,8 @@ def _dates(
             continue
         # What the patterns do not know ("3rd of Dec '25"), if it names a day at all; never a clock time.
         habit = blocked and not re.search(r"\d", ent.text)  # "Friday drinks ... every week"
-        if ent.label_ == "TIME" or habit or not _DATEISH_RE.search(ent.text) or _CLOCK_ONLY_RE.match(ent.text.strip().lower()):
+        clock = ent.label_ == "TIME" or _CLOCK_ONLY_RE.match(ent.text.strip().lower())
+        if clock or habit or not _DATEISH_RE.search(ent.text):
             continue
         when = _dateparser(ent.text, base, "past" if past_at(start, end) else "future")
         if when is not None:
