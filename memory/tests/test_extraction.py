@@ -159,6 +159,18 @@ def test_a_time_phrase_resolves_against_the_day_it_was_said(sentence, said_on, w
     ],
 )
 def test_a_habit_or_a_clock_time_stays_words_and_is_no_date(sentence):
+    assert_no_date(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["Priya Shah was the first to reply.", "Omar Haddad was the second in line.", "Globex signs in 99999999 days."],
+)
+def test_an_ordinal_that_is_no_day_and_a_date_off_the_calendar_are_no_date(sentence):
+    assert_no_date(sentence)
+
+
+def assert_no_date(sentence: str) -> None:
     facts = extract(sentence, document_date=WEDNESDAY).facts
     assert [f.statement for f in facts] == [sentence]
     assert (facts[0].valid_from, facts[0].valid_to) == (None, None)

@@ -68,7 +68,7 @@ def due_date(sent: Span, ents: list[Span], said_on: datetime.date, start: int, e
     if own is not None:
         return own
     hits, _ = _dates(sent, ents, said_on)
-    for hit in hits:
-        if start <= hit.start < end:
-            return _ahead(sent.text[hit.start : hit.end], hit.date, said_on)
-    return None
+    inside = [hit for hit in hits if start <= hit.start < end]
+    # A deadline ("by the 12th") over any other date in the promise ("the Q1 forecast").
+    hit = next((h for h in inside if h.role == "to"), inside[0] if inside else None)
+    return _ahead(sent.text[hit.start : hit.end], hit.date, said_on) if hit else None

@@ -40,6 +40,7 @@ def due(text: str, said_on: date) -> date | None:
         ("I'll send the quote by 14 November.", date(2026, 11, 14)),  # no year: the next one
         ("I'll send the quote next week.", date(2025, 12, 5)),  # a week: its Friday
         ("I'll send the quote on Monday.", date(2025, 12, 1)),  # said on a Monday: the next one
+        ("I'll draft the Q1 forecast by the 12th.", date(2025, 12, 12)),  # the deadline, not the quarter
     ],
 )
 def test_a_promise_is_never_due_before_it_was_made(text, wanted):

@@ -81,6 +81,7 @@ _PATTERNS = [
 _PHRASE_RES = [(name, re.compile(p, re.I)) for name, p in _PATTERNS]
 _TO_RE = re.compile(r"\b(?:until|till|til|through|thru|by|ending|ends?|expires?|expiring|before|within|due|to)\s*$")
 _FROM_RE = re.compile(r"\b(?:from|since|starting|starts?|as of|effective|on|beginning|begins?|commencing)\s*$")
+_ON_DAY_RE = re.compile(r"\b(?:on|by|until|till|from|since|before|after|for)\s+$", re.I)
 _AHEAD_RE = re.compile(r"\b(?:for|until|till|before|due)\s*$", re.I)
 _DURATION_RE = re.compile(
     rf"(?:the\s+)?(?:(?:next|last|past|first)\s+)?(?P<n>\d+(?:\.\d+)?|{'|'.join(_NUMBER_WORDS)})[\s-]+"
@@ -249,7 +250,12 @@ def _phrases(
             last = edge in ("end", "close") or (role == "to" and kind != "weekday")
             # A deadline or a plan ("by Monday", "booked for 15 January") lies ahead whatever the tense.
             past = role != "to" and not _AHEAD_RE.search(prefix) and past_at(start, end)
-            when = _read(kind, m, base, past, last)
+            if kind == "nth" and not m["d"][0].isdigit() and not _ON_DAY_RE.search(prefix):
+                continue  # "the first to reply" is no day; "on the tenth" is
+            try:
+                when = _read(kind, m, base, past, last)
+            except (OverflowError, ValueError):  # "in 99999999 days" leaves the calendar
+                continue
             if when is None:
                 continue
             taken.append((start, end))
