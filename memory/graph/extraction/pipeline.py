@@ -274,7 +274,9 @@ def _fact(
     subj = subj or (mentions[0] if mentions else None)
     obj = next((c for _, c in mentions if subj and c is not subj[1]), None)
     role_of = bool(relation and relation.endswith("_of") and relation[:-3] in _ROLE_NOUNS)
-    kind = _kind(sent, bool(hits))
+    # A past action at a clock time ("renewed it at 8:45") is dated, though the time is no date field.
+    timed = any(e.label_ == "TIME" for e in ents) and not _RECURRING_RE.search(sent.text)
+    kind = _kind(sent, bool(hits) or timed)
     valid_from = next((h.date for h in hits if h.role == "from"), None)
     if valid_from is None and hits and not any(h.role == "to" for h in hits):
         # The day an event or a plan happens ("signed this morning", "will call them tomorrow") is when
