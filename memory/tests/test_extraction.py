@@ -132,6 +132,8 @@ WEDNESDAY = datetime.date(2025, 11, 12)
         ("Tom Becker will call Globex tomorrow.", WEDNESDAY, datetime.date(2025, 11, 13)),
         ("The Globex pilot runs until the end of the month.", WEDNESDAY, datetime.date(2025, 11, 30)),
         ("The Globex office is closed from 24 December to 1 January.", datetime.date(2025, 12, 2), None),
+        ("Priya Shah has led Globex sales since March.", WEDNESDAY, datetime.date(2025, 3, 1)),
+        ("The Globex migration moves to Sat 6 Dec, 22:00 CET.", WEDNESDAY, datetime.date(2025, 12, 6)),
     ],
 )
 def test_a_time_phrase_resolves_against_the_day_it_was_said(sentence, said_on, wanted):
@@ -142,6 +144,8 @@ def test_a_time_phrase_resolves_against_the_day_it_was_said(sentence, said_on, w
         assert (fact.valid_from, fact.valid_to) == (datetime.date(2025, 12, 24), datetime.date(2026, 1, 1))
     else:
         assert wanted in dates, dates
+        if "moves to" in sentence:  # moving to a day ends nothing
+            assert fact.valid_to is None
     assert fact.relative
 
 

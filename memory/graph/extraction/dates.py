@@ -79,9 +79,11 @@ _PATTERNS = [
 ]
 # fmt: on
 _PHRASE_RES = [(name, re.compile(p, re.I)) for name, p in _PATTERNS]
-_TO_RE = re.compile(r"\b(?:until|till|til|through|thru|by|ending|ends?|expires?|expiring|before|within|due|to)\s*$")
+_TO_RE = re.compile(r"\b(?:until|till|til|through|thru|by|ending|ends?|expires?|expiring|before|within|due)\s*$")
 _FROM_RE = re.compile(r"\b(?:from|since|starting|starts?|as of|effective|on|beginning|begins?|commencing)\s*$")
 _ON_DAY_RE = re.compile(r"\b(?:on|by|until|till|from|since|before|after|for)\s+$", re.I)
+_SPAN_END_RE = re.compile(r"(?:\bto|-|–)\s*$", re.I)
+_SINCE_RE = re.compile(r"\bsince\s+$", re.I)
 _AHEAD_RE = re.compile(r"\b(?:for|until|till|before|due)\s*$", re.I)
 _DURATION_RE = re.compile(
     rf"(?:the\s+)?(?:(?:next|last|past|first)\s+)?(?P<n>\d+(?:\.\d+)?|{'|'.join(_NUMBER_WORDS)})[\s-]+"
@@ -246,10 +248,13 @@ def _phrases(
                 continue  # "may" the verb; "Friday drinks ... every week" is a habit's day
             phrase, prefix = text[start:end], text[:start]
             role = "from" if kind == "range" else _role(prefix, phrase)
+            if not role and _SPAN_END_RE.search(prefix) and any(h.role == "from" for h in hits):
+                role = "to"  # "from 24 December to 1 January"; "moves to Saturday" is no end
             edge = m["edge"].lower() if "edge" in m.groupdict() and m["edge"] else ""
             last = edge in ("end", "close") or (role == "to" and kind != "weekday")
             # A deadline or a plan ("by Monday", "booked for 15 January") lies ahead whatever the tense.
             past = role != "to" and not _AHEAD_RE.search(prefix) and past_at(start, end)
+            past = past or bool(_SINCE_RE.search(prefix))  # "has led sales since March" looks back
             if kind == "nth" and not m["d"][0].isdigit() and not _ON_DAY_RE.search(prefix):
                 continue  # "the first to reply" is no day; "on the tenth" is
             try:
