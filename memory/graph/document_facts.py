@@ -102,12 +102,13 @@ def extract_document(*, document_id: int) -> int:
     drafts, chunk_for = [], {}
     for fact in result.facts:
         speaker = source.speaker_at(fact.char_start, fact.char_end)
-        # A bare "date" value only repeats the validity window; named dates (renewal_date...) stay.
+        # A bare "date" value that only repeats the validity window is dropped; any other date stays.
+        window = (fact.valid_from, fact.valid_to)
         draft = FactDraft(
             statement=in_third_person(fact.statement, speaker, teams.get(speaker, "")), kind=fact.kind,
             subject=_speaking_subject(fact, speaker, teams.get(speaker, "")), object=fact.object,
             relation=fact.relation or "", single_valued=fact.single_valued, valid_from=fact.valid_from,
-            valid_to=fact.valid_to, values=[v for v in fact.values if v.key != "date"],
+            valid_to=fact.valid_to, values=[v for v in fact.values if v.key != "date" or v.date not in window],
             dated_from_upload=source.moment.from_upload and fact.relative,
         )  # fmt: skip
         role = role_of(fact.statement) if fact.subject else None

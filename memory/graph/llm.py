@@ -37,9 +37,11 @@ entities: the people, teams, customers, deals, projects, systems, products, plac
 organisations the text names. type is one of: {", ".join(ENTITY_TYPES)}. When an entity is one of the
 known entities listed by the user, use the known name and type exactly; put other spellings in aliases.
 
-facts: one per statement worth remembering. statement is a self-contained sentence taken from the
-text; keep pronouns as they are, but replace relative dates with ISO dates (YYYY-MM-DD) resolved
-against the document date ("next Friday" -> "on 2026-03-13"). kind is one of: {", ".join(FACT_KINDS)}
+facts: one per statement worth remembering. statement is the sentence as the text says it; keep
+pronouns and time words as written ("by Friday" stays "by Friday"), never put dates into it. Resolve
+each time phrase against the document date into valid_from, valid_to or a dated value instead; a
+recurring time ("every Monday at 10:00", "on the 20th of each month") or a clock time alone is no
+date and gets none. kind is one of: {", ".join(FACT_KINDS)}
 (decision: we decided/agreed/will; preference: prefers/likes/wants; event: a dated past action;
 procedure: an instruction or how-to; fact: anything else). subject is the entity name the statement
 is mainly about, object a second entity it relates to, relation a snake_case verb phrase between

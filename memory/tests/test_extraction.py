@@ -103,16 +103,83 @@ def test_kinds_of_statement():
 # --- dates ---------------------------------------------------------------------------------
 
 
-def test_relative_dates_resolve_against_the_document_date():
+def test_relative_dates_resolve_against_the_document_date_into_fields_and_the_sentence_stays():
     text = "We will meet Globex next Friday. The Initech pilot runs until end of Q3."
     result = extract(text, document_date=MONDAY)  # Monday 9 March 2026
     meeting = fact_about(result, "Globex")
-    assert "on 2026-03-13" in meeting.statement
-    assert "next Friday" not in meeting.statement
+    assert meeting.statement == "We will meet Globex next Friday."
     assert any(v.date == datetime.date(2026, 3, 13) for v in meeting.values)
+    assert meeting.relative
     pilot = fact_about(result, "pilot")
     assert pilot.valid_to == datetime.date(2026, 9, 30)
-    assert pilot.statement == "The Initech pilot runs until 2026-09-30."
+    assert pilot.statement == "The Initech pilot runs until end of Q3."
+
+
+WEDNESDAY = datetime.date(2025, 11, 12)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "said_on", "wanted"),
+    [
+        ("Tom Becker closed the Initech deal last week.", WEDNESDAY, datetime.date(2025, 11, 3)),
+        ("Marta Ruiz will send Globex the quote by Friday.", datetime.date(2025, 11, 24), datetime.date(2025, 11, 28)),
+        ("Lena Fischer will finish the Globex audit by end of next week.", WEDNESDAY, datetime.date(2025, 11, 21)),
+        ("Priya Shah starts at Globex in two weeks.", WEDNESDAY, datetime.date(2025, 11, 26)),
+        ("Globex paid the invoice on the 4th.", WEDNESDAY, datetime.date(2025, 11, 4)),
+        ("Globex moves its team to Lyon in January.", WEDNESDAY, datetime.date(2026, 1, 1)),
+        ("Globex opened its Lyon office in December.", WEDNESDAY, datetime.date(2024, 12, 1)),
+        ("Globex called Tom Becker yesterday.", WEDNESDAY, datetime.date(2025, 11, 11)),
+        ("Tom Becker will call Globex tomorrow.", WEDNESDAY, datetime.date(2025, 11, 13)),
+        ("The Globex pilot runs until the end of the month.", WEDNESDAY, datetime.date(2025, 11, 30)),
+        ("The Globex office is closed from 24 December to 1 January.", datetime.date(2025, 12, 2), None),
+        ("Priya Shah has led Globex sales since March.", WEDNESDAY, datetime.date(2025, 3, 1)),
+        ("The Globex migration moves to Sat 6 Dec, 22:00 CET.", WEDNESDAY, datetime.date(2025, 12, 6)),
+    ],
+)
+def test_a_time_phrase_resolves_against_the_day_it_was_said(sentence, said_on, wanted):
+    fact = extract(sentence, document_date=said_on).facts[0]
+    dates = {fact.valid_from, fact.valid_to} | {v.date for v in fact.values}
+    assert fact.statement == sentence
+    if wanted is None:  # a span: its end lies after its start, in the next year
+        assert (fact.valid_from, fact.valid_to) == (datetime.date(2025, 12, 24), datetime.date(2026, 1, 1))
+    else:
+        assert wanted in dates, dates
+        if "moves to" in sentence:  # moving to a day ends nothing
+            assert fact.valid_to is None
+    assert fact.relative
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The support rota changes every Monday at 10:00.",
+        "Deploys happen every Friday after 14:00.",
+        "Globex invoices go out on the 20th of each month.",
+        "Omar Haddad runs the security briefing every other Thursday.",
+        "The Globex team meets weekly on Tuesdays.",
+        "Globex backups run daily at 9.",
+        "Deployments happen on Tuesdays and Thursdays between 10:00 and 12:00 CET.",
+        "Globex support answers the phone at 10:00.",
+    ],
+)
+def test_a_habit_or_a_clock_time_stays_words_and_is_no_date(sentence):
+    assert_no_date(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["Priya Shah was the first to reply.", "Omar Haddad was the second in line.", "Globex signs in 99999999 days."],
+)
+def test_an_ordinal_that_is_no_day_and_a_date_off_the_calendar_are_no_date(sentence):
+    assert_no_date(sentence)
+
+
+def assert_no_date(sentence: str) -> None:
+    facts = extract(sentence, document_date=WEDNESDAY).facts
+    assert [f.statement for f in facts] == [sentence]
+    assert (facts[0].valid_from, facts[0].valid_to) == (None, None)
+    assert not any(v.date for v in facts[0].values)
+    assert not facts[0].relative
 
 
 def test_quarters_and_validity_bounds():

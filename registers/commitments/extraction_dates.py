@@ -1,9 +1,9 @@
 """Deadlines of a promise: the memory extraction's date reading, pointed at the future.
 
 ``memory.graph.extraction.dates`` reads a date phrase as the nearest such day, before or after the
-document's date, which suits facts ("left on Friday"). A promise looks ahead: "by Friday" said on a
-Wednesday is two days later, "by 3 May" said in June is next May, "next week" is due by the end of
-that week. It also leaves "end of the month", "end of the week" and "today" unread; they are read here.
+document's date, which suits facts ("left on Friday"). A promise looks ahead and is never due before
+it was made: "by Friday" said on a Wednesday is two days later, "by 3 May" said in June is next May,
+"next week" is due by the end of that week.
 """
 
 from __future__ import annotations
@@ -47,20 +47,18 @@ def _own_phrase(text: str, said_on: datetime.date) -> datetime.date | None:
 
 
 def _ahead(phrase: str, day: datetime.date, said_on: datetime.date) -> datetime.date:
-    """The reading of ``phrase`` that lies on or after ``said_on``."""
-    weekday = _WEEKDAY_RE.search(phrase)
-    if weekday and "last" not in phrase.lower():
-        wanted = _WEEKDAYS.index(weekday[1].lower())
-        day = said_on + datetime.timedelta(days=(wanted - said_on.weekday()) % 7 or 7)
-        return day + datetime.timedelta(days=7) if re.search(r"\bnext\b", phrase, re.I) else day
+    """The reading of ``phrase`` that lies on or after ``said_on``: a promise is never due before it was
+    made. A weekday is already the next one; a week is promised by its Friday; a day or month read
+    behind the promise without a year of its own is next year's; anything else still behind is due
+    the day it was promised."""
     if _WEEK_RE.search(phrase):  # a week is promised by its last working day
         day = _friday_of(day)
-    if day < said_on and not _YEAR_RE.search(phrase):
+    if day < said_on and not _YEAR_RE.search(phrase) and not _WEEKDAY_RE.search(phrase):
         try:
             day = day.replace(year=day.year + 1)
         except ValueError:  # 29 February
             day = day.replace(year=day.year + 1, day=28)
-    return day
+    return max(day, said_on)
 
 
 def due_date(sent: Span, ents: list[Span], said_on: datetime.date, start: int, end: int) -> datetime.date | None:
@@ -70,7 +68,7 @@ def due_date(sent: Span, ents: list[Span], said_on: datetime.date, start: int, e
     if own is not None:
         return own
     hits, _ = _dates(sent, ents, said_on)
-    for hit in hits:
-        if start <= hit.start < end:
-            return _ahead(sent.text[hit.start : hit.end], hit.date, said_on)
-    return None
+    inside = [hit for hit in hits if start <= hit.start < end]
+    # A deadline ("by the 12th") over any other date in the promise ("the Q1 forecast").
+    hit = next((h for h in inside if h.role == "to"), inside[0] if inside else None)
+    return _ahead(sent.text[hit.start : hit.end], hit.date, said_on) if hit else None

@@ -122,6 +122,15 @@ def test_a_habit_keeps_its_words_and_a_date_is_read_from_the_statement_or_the_va
     assert time_correct(written, DerivedFact("The lease is extended until 31 March 2027."))
 
 
+def test_a_date_kept_as_a_typed_value_counts_and_a_habit_with_a_date_in_its_fields_does_not():
+    friday = {"text": "by Friday", "value": "2025-11-28"}
+    assert time_correct(friday, DerivedFact("Marta will send it by Friday.", dates=(date(2025, 11, 28),)))
+    assert not time_correct(friday, DerivedFact("Marta will send it by Friday.", dates=(date(2025, 11, 21),)))
+    habit = {"text": "every Monday at 10:00", "value": None}
+    dated = DerivedFact("The support rota changes every Monday at 10:00.", valid_from=date(2025, 11, 24))
+    assert not time_correct(habit, dated)
+
+
 def test_a_turn_label_left_in_a_statement_is_counted_and_a_name_in_a_sentence_is_not():
     derived = Derived(facts=[DerivedFact("Jonas Weber (at 00:00:27): I'll review the take-home on 2026-11-27."),
                              DerivedFact("Jonas Weber reviews the take-home (the second one) on Friday.")])  # fmt: skip

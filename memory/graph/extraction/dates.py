@@ -1,10 +1,18 @@
-"""Dates in a sentence: quarters, relative dates resolved against the document's date, validity roles."""
+"""Dates in a sentence, read into fields: the sentence itself is never rewritten.
+
+Each time phrase resolves against the document's own day (its base). A week, a month or a quarter is
+its first day; a deadline ("by Friday", "by end of next week") is the period's last working day and
+lies ahead; a day or month without a year is the nearest sensible one (a past-tense sentence looks
+back, any other ahead). Recurring or habitual times ("every Monday at 10:00", "on the 20th of each
+month", "on Tuesdays") and clock times alone ("at 10:00") are no date at all: they stay words.
+"""
 
 from __future__ import annotations
 
 import calendar
 import datetime
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -17,29 +25,73 @@ from memory.graph.extraction.values import _DURATION_KEYS, _context_key
 if TYPE_CHECKING:
     from spacy.tokens import Span
 
-_QUARTER_RE = re.compile(
-    r"\b(?:(?:the\s+)?(?P<edge>end|start|beginning|close)\s+of\s+(?:the\s+)?)?(?P<q>Q[1-4])\b"
-    r"(?:\s*(?:of\s+)?(?:FY\s?)?(?P<y>(?:19|20)\d\d))?",
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
+_NUMBER_WORDS |= {"ten": 10, "eleven": 11, "twelve": 12, "a": 1, "an": 1}
+_ORDINAL_WORDS = "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth"
+_ORDINAL_WORDS += " fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"
+_ORDINALS = {w: n for n, w in enumerate(_ORDINAL_WORDS.split(), 1)}
+_ORDINALS |= {f"twenty-{w}": 20 + n for w, n in list(_ORDINALS.items())[:9]}
+_ORDINALS |= {f"twenty {w}": 20 + n for w, n in list(_ORDINALS.items())[:9]}
+_ORDINALS |= {"thirtieth": 30, "thirty-first": 31, "thirty first": 31}
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTHS = tuple(calendar.month_name[1:])
+_WD = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_WD_SHORT = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)\.?"
+_MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december"
+_MONTH += r"|(?:jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\b\.?)"
+_DAYNUM = r"(?:\d{1,2}(?:st|nd|rd|th)?|" + "|".join(sorted(_ORDINALS, key=len, reverse=True)) + ")"
+_YEAR = r"(?:19|20)\d\d"
+_CLOCK = r"(?:\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|h)?|noon|midnight|half past \w+)"
+_PERIOD = r"(?:week|month|quarter|year)"
+
+# Habits and schedules: no one date, so nothing inside them is read as one.
+_RECURRING_RE = re.compile(
+    rf"\b(?:every|each)\s+(?:other\s+|second\s+|third\s+|single\s+)?(?:{_WD}|day|week|month|quarter|year|morning"
+    rf"|afternoon|evening|night|weekday|working\s+day|business\s+day|{_MONTH})s?\b"
+    rf"|\b(?:on\s+|by\s+)?(?:the\s+)?{_DAYNUM}(?:\s+working|\s+business)?(?:\s+day)?\s+of\s+(?:each|every|the)\s+month\b"
+    rf"|\b{_WD}s(?:\s*(?:,|and|or|&)\s*{_WD}s)*\b|\b(?:on\s+)?(?:weekdays|weekends|workdays)\b"
+    r"|\b(?:daily|weekly|monthly|fortnightly|quarterly|annually|yearly|biweekly|bi-weekly|nightly|hourly)\b",
     re.I,
 )
-
-
-_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
-_NUMBER_WORDS |= {"ten": 10, "eleven": 11, "twelve": 12}
+# fmt: off
+_PATTERNS = [
+    ("iso", rf"\b(?P<y>{_YEAR})-(?P<m>\d\d)-(?P<d>\d\d)\b"),
+    ("slash", rf"\b(?P<d>\d{{1,2}})/(?P<m>\d{{1,2}})/(?P<y>{_YEAR})\b"),
+    ("range", rf"\bfrom\s+(?:the\s+)?(?P<d1>{_DAYNUM})\s*(?:to|-|–|until|till|through)\s*(?:the\s+)?(?P<d>{_DAYNUM})"
+     rf"(?:\s+of)?\s+(?P<m>{_MONTH})(?:,?\s+(?P<y>{_YEAR}))?"),
+    ("daymonth", rf"\b(?:{_WD}|{_WD_SHORT})?,?\s*(?:the\s+)?(?P<d>{_DAYNUM})(?:\s+of)?\s+(?P<m>{_MONTH})"
+     rf"(?:,?\s+(?P<y>{_YEAR})\b|(?P<next>\s+next\s+year))?"),
+    ("monthday", rf"\b(?P<m>{_MONTH})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(?P<y>{_YEAR})\b)?"),
+    ("edge", rf"\b(?:the\s+)?(?P<edge>end|start|beginning|close|middle)\s+of\s+(?:the\s+)?(?P<which>this|next|last|"
+     rf"coming)?\s*(?P<period>{_PERIOD}|(?P<m>{_MONTH})(?:\s+(?P<y>{_YEAR}))?)\b"),
+    ("quarter", rf"(?:\b(?:the\s+)?(?P<edge>end|start|beginning|close)\s+of\s+(?:the\s+)?)?\b(?P<q>Q[1-4])\b"
+     rf"(?:\s*(?:of\s+)?(?:FY\s?)?(?P<y>{_YEAR}))?"),
+    ("period", rf"\b(?P<which>last|this|next|coming|past)\s+(?P<period>{_PERIOD})\b"),
+    ("month", rf"\b(?P<m>january|february|march|april|may|june|july|august|september|october|november|december)"
+     rf"(?:\s+(?P<y>{_YEAR}))?\b"),
+    ("year", rf"\b(?:in|during|for|of|since|until|by|from)\s+(?:FY\s?)?(?P<y>{_YEAR})\b"),
+    ("day", r"\b(?P<word>today|tonight|tomorrow|yesterday|this\s+(?:morning|afternoon|evening))\b"),
+    ("shift", rf"\b(?:in|within)\s+(?P<n>\d+|{'|'.join(_NUMBER_WORDS)})\s+(?P<unit>day|week|month)s?\b"
+     rf"|\b(?P<n2>\d+|{'|'.join(_NUMBER_WORDS)})\s+(?P<unit2>day|week|month)s?\s+ago\b"),
+    ("weekday", rf"\b(?:(?P<which>last|this|next|coming)\s+)?(?P<wd>{_WD})\b"),
+    ("nth", rf"\bthe\s+(?P<d>\d{{1,2}}(?:st|nd|rd|th)|{'|'.join(sorted(_ORDINALS, key=len, reverse=True))})"
+     r"(?=\s*(?:[.,;:!?)]|$|(?:in|at|and|or|so|for|to|then|is|was)\b))"),
+]
+# fmt: on
+_PHRASE_RES = [(name, re.compile(p, re.I)) for name, p in _PATTERNS]
+_TO_RE = re.compile(r"\b(?:until|till|til|through|thru|by|ending|ends?|expires?|expiring|before|within|due)\s*$")
+_FROM_RE = re.compile(r"\b(?:from|since|starting|starts?|as of|effective|on|beginning|begins?|commencing)\s*$")
+_ON_DAY_RE = re.compile(r"\b(?:on|by|until|till|from|since|before|after|for)\s+$", re.I)
+_SPAN_END_RE = re.compile(r"(?:\bto|-|–)\s*$", re.I)
+_SINCE_RE = re.compile(r"\bsince\s+$", re.I)
+_AHEAD_RE = re.compile(r"\b(?:for|until|till|before|due)\s*$", re.I)
 _DURATION_RE = re.compile(
     rf"(?:the\s+)?(?:(?:next|last|past|first)\s+)?(?P<n>\d+(?:\.\d+)?|{'|'.join(_NUMBER_WORDS)})[\s-]+"
     r"(?:business\s+|working\s+|calendar\s+)?(?P<unit>day|week|month|year|quarter|hour|minute)s?",
     re.I,
 )
-
-
-_EDGE_RE = re.compile(r"^(?:the\s+)?(?P<edge>end|start|beginning|middle|mid|close|early|late)(?:\s*-\s*|\s+of\s+|\s+)")
-_TO_RE = re.compile(r"\b(?:until|till|til|through|thru|by|ending|ends?|expires?|expiring|before|within)\s*$")
-_FROM_RE = re.compile(r"\b(?:from|since|starting|starts?|as of|effective|on|beginning|begins?|commencing)\s*$")
-_PREP_BEFORE_RE = re.compile(r"\b(?:on|by|until|till|from|since|before|after|in|at|through|of|as of|starting)\s*$")
-_WEEKDAYS = "(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-_DAYISH_RE = re.compile(rf"\b(?:\d{{1,2}}(?:st|nd|rd|th)?|{_WEEKDAYS}|today|tomorrow|yesterday|tonight|week|day|ago)\b")
-_MONTHS_RE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b")
+_CLOCK_ONLY_RE = re.compile(rf"^(?:(?:at|after|before|around|from|until|by)\s+)?{_CLOCK}(?:\s*(?:cet|utc|gmt|\w?st))?$")
+_DATEISH_RE = re.compile(rf"\d|\b{_MONTH}|\b{_WD}\b", re.I)
 
 
 @dataclass
@@ -48,13 +100,7 @@ class _DateHit:
     end: int
     date: datetime.date
     role: str  # "from", "to" or ""
-    relative: bool  # depends on the document date: the statement gets the ISO date instead
-    month: str = ""  # a whole month is rewritten as "January 2026", not as its first day
-
-
-def _quarter(q: int, year: int, last: bool) -> datetime.date:
-    month = 3 * q if last else 3 * q - 2
-    return datetime.date(year, month, calendar.monthrange(year, month)[1] if last else 1)
+    relative: bool  # resolved against the document's date (no year of its own)
 
 
 def _role(prefix: str, phrase: str) -> str:
@@ -66,15 +112,175 @@ def _role(prefix: str, phrase: str) -> str:
     return ""
 
 
-def _snap(day: datetime.date, phrase: str, last: bool) -> datetime.date:
-    # A month or a year without a day means the whole period: its first or last day.
-    if _DAYISH_RE.search(phrase):
-        return day
-    if _MONTHS_RE.search(phrase) or "month" in phrase:
-        return day.replace(day=calendar.monthrange(day.year, day.month)[1] if last else 1)
-    if "year" in phrase or re.fullmatch(r"(fy\s?)?\d{4}", phrase):
-        return datetime.date(day.year, 12, 31) if last else datetime.date(day.year, 1, 1)
-    return day
+def _number(word: str) -> int:
+    word = word.lower()
+    return _ORDINALS.get(word) or _NUMBER_WORDS.get(word) or int(re.sub(r"\D", "", word) or 0)
+
+
+def _month(word: str) -> int:
+    return next(i for i, name in enumerate(_MONTHS, 1) if name.lower().startswith(word.lower().rstrip(".")[:3]))
+
+
+def _monday(day: datetime.date) -> datetime.date:
+    return day - datetime.timedelta(days=day.weekday())
+
+
+def _month_end(year: int, month: int) -> datetime.date:
+    return datetime.date(year, month, calendar.monthrange(year, month)[1])
+
+
+def _add_months(day: datetime.date, n: int) -> datetime.date:
+    year, month = divmod(day.month - 1 + n, 12)
+    year += day.year
+    return datetime.date(year, month + 1, min(day.day, calendar.monthrange(year, month + 1)[1]))
+
+
+def _day_of(year: int, month: int, day: int) -> datetime.date | None:
+    try:
+        return datetime.date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _nearest_year(month: int, day: int, base: datetime.date, past: bool) -> datetime.date | None:
+    """A day and month without a year: the one just behind (past tense) or ahead of the base."""
+    when = _day_of(base.year, month, day)
+    if when is None:
+        return None
+    if past and when > base + datetime.timedelta(days=7):
+        return _day_of(base.year - 1, month, day)
+    if not past and when < base - datetime.timedelta(days=14):
+        return _day_of(base.year + 1, month, day)
+    return when
+
+
+def _period(period: str, which: str, base: datetime.date, last: bool) -> datetime.date:
+    """This, next or last week, month, quarter or year: its first day, or its last (working) day."""
+    step = {"last": -1, "past": -1, "next": 1, "coming": 1}.get(which, 0)
+    if period == "week":
+        monday = _monday(base) + datetime.timedelta(weeks=step)
+        return monday + datetime.timedelta(days=4) if last else monday
+    if period == "month":
+        first = _add_months(base.replace(day=1), step)
+        return _month_end(first.year, first.month) if last else first
+    if period == "quarter":
+        first = _add_months(datetime.date(base.year, 3 * ((base.month - 1) // 3) + 1, 1), 3 * step)
+        end = _add_months(first, 2)
+        return _month_end(end.year, end.month) if last else first
+    year = base.year + step
+    return datetime.date(year, 12, 31) if last else datetime.date(year, 1, 1)
+
+
+def _weekday(wanted: int, which: str, base: datetime.date, past: bool) -> datetime.date:
+    if which == "this":
+        return _monday(base) + datetime.timedelta(days=wanted)
+    if which == "last" or (past and which not in ("next", "coming")):
+        return base - datetime.timedelta(days=(base.weekday() - wanted) % 7 or 7)
+    return base + datetime.timedelta(days=(wanted - base.weekday()) % 7 or 7)
+
+
+def _read(kind: str, m: re.Match[str], base: datetime.date, past: bool, last: bool) -> datetime.date | None:
+    g = m.groupdict()
+    if kind in ("iso", "slash"):
+        return _day_of(int(g["y"]), int(g["m"]), int(g["d"]))
+    if kind in ("daymonth", "monthday", "range"):
+        month, day = _month(g["m"]), _number(g["d"])
+        if g.get("y"):
+            return _day_of(int(g["y"]), month, day)
+        if g.get("next"):
+            return _day_of(base.year + 1, month, day)
+        return _nearest_year(month, day, base, past)
+    if kind == "month" or (kind == "edge" and g["m"]):
+        month = _month(g["m"])
+        if g["y"]:
+            year = int(g["y"])
+        elif past:
+            year = base.year if month <= base.month else base.year - 1
+        else:
+            year = base.year if month >= base.month else base.year + 1
+        if kind == "edge" and g["edge"].lower() == "middle":
+            return datetime.date(year, month, 15)
+        return _month_end(year, month) if last else datetime.date(year, month, 1)
+    if kind in ("edge", "period"):
+        which = (g["which"] or "this").lower()
+        return _period(g["period"].lower(), which, base, last)
+    if kind == "quarter":
+        q, now = int(g["q"][1]), (base.month - 1) // 3 + 1
+        year = int(g["y"]) if g["y"] else base.year + (-1 if past and q > now else 1 if not past and q < now else 0)
+        return _month_end(year, 3 * q) if last else datetime.date(year, 3 * q - 2, 1)
+    if kind == "year":
+        return datetime.date(int(g["y"]), 12, 31) if last else datetime.date(int(g["y"]), 1, 1)
+    if kind == "day":
+        word = g["word"].lower()
+        return base + datetime.timedelta(days={"tomorrow": 1, "yesterday": -1}.get(word, 0))
+    if kind == "shift":
+        n = _number(g["n"] or g["n2"]) * (1 if g["n"] else -1)
+        unit = (g["unit"] or g["unit2"]).lower()
+        if unit == "month":
+            return _add_months(base, n)
+        return base + datetime.timedelta(days=n * (7 if unit == "week" else 1))
+    if kind == "weekday":
+        return _weekday(_WEEKDAYS.index(g["wd"].lower()), (g["which"] or "").lower(), base, past)
+    day = _number(g["d"])  # "the 11th": this month's, or the next (or last) month's
+    when = _day_of(base.year, base.month, day)
+    if when is None or (past and when > base):
+        when = _day_of(*_add_months(base.replace(day=1), -1 if past else 1).timetuple()[:2], day)
+    elif not past and when < base:
+        when = _day_of(*_add_months(base.replace(day=1), 1).timetuple()[:2], day)
+    return when
+
+
+def _phrases(
+    text: str, base: datetime.date, past_at: Callable[[int, int], bool]
+) -> tuple[list[_DateHit], list[tuple[int, int]]]:
+    """Date phrases the patterns read, and the spans of habits (no date, nothing read inside them)."""
+    taken = [(m.start(), m.end()) for m in _RECURRING_RE.finditer(text)]
+    blocked = list(taken)
+    hits: list[_DateHit] = []
+    for kind, pattern in _PHRASE_RES:
+        for m in pattern.finditer(text):
+            start, end = m.start(), m.end()
+            while start < end and (text[start].isspace() or text[start] == ","):
+                start += 1
+            if start >= end or any(s < end and start < e for s, e in taken):
+                continue
+            if (kind == "month" and m["m"] == "may") or (kind == "weekday" and blocked and not m["which"]):
+                continue  # "may" the verb; "Friday drinks ... every week" is a habit's day
+            phrase, prefix = text[start:end], text[:start]
+            role = "from" if kind == "range" else _role(prefix, phrase)
+            if not role and _SPAN_END_RE.search(prefix) and any(h.role == "from" for h in hits):
+                role = "to"  # "from 24 December to 1 January"; "moves to Saturday" is no end
+            edge = m["edge"].lower() if "edge" in m.groupdict() and m["edge"] else ""
+            last = edge in ("end", "close") or (role == "to" and kind != "weekday")
+            # A deadline or a plan ("by Monday", "booked for 15 January") lies ahead whatever the tense.
+            past = role != "to" and not _AHEAD_RE.search(prefix) and past_at(start, end)
+            past = past or bool(_SINCE_RE.search(prefix))  # "has led sales since March" looks back
+            if kind == "nth" and not m["d"][0].isdigit() and not _ON_DAY_RE.search(prefix):
+                continue  # "the first to reply" is no day; "on the tenth" is
+            try:
+                when = _read(kind, m, base, past, last)
+            except (OverflowError, ValueError):  # "in 99999999 days" leaves the calendar
+                continue
+            if when is None:
+                continue
+            taken.append((start, end))
+            relative = kind not in ("iso", "slash", "year") and not m.groupdict().get("y")
+            if kind == "range":
+                first = _day_of(when.year, when.month, _number(m["d1"]))
+                if first is not None:
+                    hits.append(_DateHit(start, end, first, "from", relative))
+                role = "to"
+            hits.append(_DateHit(start, end, when, role, relative))
+    _order_range(hits)
+    return hits, blocked
+
+
+def _order_range(hits: list[_DateHit]) -> None:
+    """An end read before its start ("from 24 December to 1 January") is the next year's."""
+    start = next((h for h in hits if h.role == "from"), None)
+    for hit in hits:
+        if start is not None and hit.role == "to" and hit.relative and hit.date < start.date:
+            hit.date = _day_of(hit.date.year + 1, hit.date.month, hit.date.day) or hit.date
 
 
 @lru_cache(maxsize=4096)
@@ -87,68 +293,56 @@ def _dateparser(query: str, base: datetime.date, prefer: str) -> datetime.date |
     return parsed.date() if parsed else None
 
 
-def _parse_date(phrase: str, base: datetime.date, role: str, past: bool) -> datetime.date | None:
-    phrase = phrase.lower().strip()
-    edge = _EDGE_RE.match(phrase)
-    rest = phrase[edge.end() :] if edge else phrase
-    last = edge["edge"] in ("end", "close", "late") if edge else role == "to"
-    if re.fullmatch(r"(this\s+)?quarter", rest):
-        return _quarter((base.month - 1) // 3 + 1, base.year, last)
-    if re.fullmatch(r"(fy\s?)?(19|20)\d\d", rest):
-        return _snap(datetime.date(int(rest[-4:]), 1, 1), rest, last)
-    # "next Friday" is ahead; "left in December" in a March document is the December before.
-    prefer = "future" if re.search(r"\b(next|coming|upcoming)\b", rest) else "past" if past else "current_period"
-    query = re.sub(r"^(this|the)\s+(?=month|year)", "", rest.replace("coming ", "next ")) or "today"
-    parsed = _dateparser(query, base, prefer)
-    if parsed is None:
-        return None
-    day = _snap(parsed, rest, last)
-    return day.replace(day=15) if edge and edge["edge"] in ("middle", "mid") else day
+def _past_at(sent: Span) -> Callable[[int, int], bool]:
+    """Whether the verb a phrase at sentence offsets ``start:end`` hangs on is in the past tense."""
+
+    def past(start: int, end: int) -> bool:
+        inside = [t for t in sent if start <= t.idx - sent.start_char < end]
+        token = inside[0] if inside else sent.root
+        while token.pos_ not in ("VERB", "AUX") and token.head.i != token.i:
+            token = token.head
+        if token.pos_ not in ("VERB", "AUX"):
+            return False
+        children = list(token.children)
+        if token.tag_ in ("VBP", "VBZ") and token.head.i != token.i and not any("subj" in c.dep_ for c in children):
+            token, children = token.head, list(token.head.children)  # a noun misread as a verb ("16 upgrade")
+        if any(c.tag_ == "MD" for c in children):
+            return False
+        return token.tag_ == "VBD" or (token.tag_ == "VBN" and any(c.tag_ == "VBD" for c in children))
+
+    return past
 
 
 def _dates(
     sent: Span, ents: list[Span], base: datetime.date
 ) -> tuple[list[_DateHit], list[tuple[int, ExtractedValue]]]:
-    text, hits, durations = sent.text, list[_DateHit](), list[tuple[int, ExtractedValue]]()
-    past = any(t.tag_ == "VBD" for t in sent) and not any(t.tag_ == "MD" for t in sent)
-    for m in _QUARTER_RE.finditer(text):  # spaCy reads "Q3" as a number; dateparser gets quarters wrong
-        role = _role(text[: m.start()], m.group(0))
-        day = _quarter(int(m["q"][1]), int(m["y"]) if m["y"] else base.year, role != "from")
-        hits.append(_DateHit(m.start(), m.end(), day, role, not m["y"]))
+    text, durations = sent.text, list[tuple[int, ExtractedValue]]()
+    past_at = _past_at(sent)
+    hits, blocked = _phrases(text, base, past_at)
+    covered = blocked + [(h.start, h.end) for h in hits]
     for ent in ents:
         start, end = ent.start_char - sent.start_char, ent.end_char - sent.start_char
-        clock_only = ent.label_ == "TIME" and not _DAYISH_RE.search(ent.text.lower())  # "3pm" has no date
-        if ent.label_ not in ("DATE", "TIME") or clock_only or any(h.start < end and start < h.end for h in hits):
+        if ent.label_ not in ("DATE", "TIME") or any(s < end and start < e for s, e in covered):
             continue
         prefix, duration = text[:start].lower(), _DURATION_RE.fullmatch(ent.text.strip())
-        after_in = re.search(r"\b(in|within)\s*$", prefix)
-        # "30 days" is a length, not a date; so is "within 4 hours", too short to move a day.
-        if duration and (not after_in or duration["unit"].lower() in ("hour", "minute")):
+        if duration:  # "30 days", "within 4 hours": a length, not a date ("in two weeks" was read above)
             n, unit = duration["n"].lower(), duration["unit"].lower() + "s"
             key = _context_key(sent, start, end, _DURATION_KEYS, "duration")
             durations.append(
                 (start, ExtractedValue(key, number=float(_NUMBER_WORDS.get(n) or n), text=ent.text, unit=unit))
             )
             continue
-        role = _role(prefix, ent.text)
-        start = after_in.start() if duration and after_in else start  # "in two weeks" is one date phrase
-        when = _parse_date(("in " if duration else "") + ent.text, base, role, past)
+        # What the patterns do not know ("3rd of Dec '25"), if it names a day at all; never a clock time.
+        habit = blocked and not re.search(r"\d", ent.text)  # "Friday drinks ... every week"
+        clock = ent.label_ == "TIME" or _CLOCK_ONLY_RE.match(ent.text.strip().lower())
+        if clock or habit or not _DATEISH_RE.search(ent.text):
+            continue
+        when = _dateparser(ent.text, base, "past" if past_at(start, end) else "future")
         if when is not None:
-            hits.append(_DateHit(start, end, when, role, not re.search(r"\b\d{4}\b", ent.text)))
-            if (
-                _MONTHS_RE.search(ent.text.lower())
-                and not _DAYISH_RE.search(ent.text.lower())
-                and not _EDGE_RE.match(ent.text.lower())
-            ):
-                hits[-1].month = f"{ent.text} {when.year}"  # "in January" reads better as "in January 2026"
+            hits.append(_DateHit(start, end, when, _role(prefix, ent.text), not re.search(r"\b\d{4}\b", ent.text)))
     return sorted(hits, key=lambda h: h.start), durations
 
 
-def _resolve(text: str, hits: list[_DateHit]) -> str:
-    """The sentence with each relative date phrase replaced by its ISO date."""
-    for hit in sorted(hits, key=lambda h: -h.start):
-        if hit.relative:
-            before = text[: hit.start].lower()
-            prep = "" if not before.strip() or _PREP_BEFORE_RE.search(before) else "by " if hit.role == "to" else "on "
-            text = text[: hit.start] + (hit.month or prep + hit.date.isoformat()) + text[hit.end :]
+def _clean(text: str) -> str:
+    """The sentence as written: whitespace made single and a leading bullet marker dropped."""
     return " ".join(text.lstrip("-*•,;: \t\n").split())

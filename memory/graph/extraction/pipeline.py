@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from memory.graph.extraction.dates import _dates, _resolve
+from memory.graph.extraction.dates import _RECURRING_RE, _clean, _dates
 from memory.graph.extraction.shapes import (
     MAX_FACTS,
     ExtractedEntity,
@@ -267,19 +267,23 @@ def _fact(
     for hit in hits:
         key = _context_key(sent, hit.start, hit.end, _DATE_KEYS, "date")
         values.append(ExtractedValue(key, date=hit.date, text=sent.text[hit.start : hit.end]))
-    if not mentions and not values:
-        return None
+    if not mentions and not values and not _RECURRING_RE.search(sent.text):
+        return None  # a habit ("every Monday at 10:00") is worth keeping though it names no date
     subj = next(((s, c) for s, c in mentions if _in_subject(s)), None)
     relation = _relation(sent, next((s for s, c in mentions if subj and c is not subj[1]), None)) if subj else None
     subj = subj or (mentions[0] if mentions else None)
     obj = next((c for _, c in mentions if subj and c is not subj[1]), None)
     role_of = bool(relation and relation.endswith("_of") and relation[:-3] in _ROLE_NOUNS)
-    kind = _kind(sent, bool(hits))
+    # A past action at a clock time ("renewed it at 8:45") is dated, though the time is no date field.
+    timed = any(e.label_ == "TIME" for e in ents) and not _RECURRING_RE.search(sent.text)
+    kind = _kind(sent, bool(hits) or timed)
     valid_from = next((h.date for h in hits if h.role == "from"), None)
-    if kind == "event" and valid_from is None and hits and not any(h.role == "to" for h in hits):
-        valid_from = hits[0].date  # an event's date is when its new state starts
+    if valid_from is None and hits and not any(h.role == "to" for h in hits):
+        # The day an event or a plan happens ("signed this morning", "will call them tomorrow") is when
+        # its statement starts to hold; the statement keeps its words, so this field carries the date.
+        valid_from = hits[0].date
     return ExtractedFact(
-        statement=_resolve(sent.text, hits),
+        statement=_clean(sent.text),
         kind=kind,
         subject=subj[1].name if subj else None,
         object=obj.name if obj else None,

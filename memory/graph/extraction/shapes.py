@@ -33,7 +33,7 @@ class ExtractedValue:
 
 @dataclass
 class ExtractedFact:
-    statement: str  # the sentence, relative dates resolved to ISO dates
+    statement: str  # the sentence as written; its dates are in valid_from, valid_to and the values
     kind: str  # one of FACT_KINDS
     subject: str | None
     object: str | None

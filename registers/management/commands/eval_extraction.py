@@ -74,6 +74,7 @@ class DerivedFact:
     kind: str = "fact"
     valid_from: date | None = None
     valid_to: date | None = None
+    dates: tuple[date, ...] = ()  # its typed date values
 
 
 @dataclass
@@ -149,13 +150,14 @@ def match_facts(drafts: list[DerivedFact], labels: list[dict[str, Any]], *, subj
 
 def time_correct(label: dict[str, Any], fact: DerivedFact | None) -> bool:
     """A time expression is read right when the fact it sits in was derived and carries its date
-    (validity or the date written into the statement); an expression with no date (a habit, "every
-    Monday at 10:00") is right when the statement keeps its words and gains no date."""
+    (validity, a typed date value, or the date written into the statement); an expression with no
+    date (a habit, "every Monday at 10:00") is right when the statement keeps its words and the fact
+    gains no date anywhere."""
     if fact is None:
         return False
     if label.get("value"):
         wanted = date.fromisoformat(str(label["value"])[:10])
-        if wanted in (fact.valid_from, fact.valid_to) or str(wanted) in fact.statement:
+        if wanted in (fact.valid_from, fact.valid_to, *fact.dates) or str(wanted) in fact.statement:
             return True
         # An absolute date kept as written ("on 1 January 2026"), or a month written out with its year
         # ("in January" -> "in January 2026"), leaves the statement self-contained and right.
@@ -163,7 +165,8 @@ def time_correct(label: dict[str, Any], fact: DerivedFact | None) -> bool:
         month = wanted.day == 1 and f"{wanted:%B %Y}".lower() in _norm(fact.statement)
         return kept or month
     written = _norm(label["text"])
-    return written in _norm(fact.statement) and not _ISO.search(fact.statement)
+    undated = fact.valid_from is None and fact.valid_to is None and not fact.dates
+    return written in _norm(fact.statement) and not _ISO.search(fact.statement) and undated
 
 
 def match_promises(drafts: list[DerivedPromise], labels: list[dict[str, Any]]) -> dict[int, int]:
@@ -484,9 +487,10 @@ def derive(writer: Actor, rows: list[dict[str, Any]]) -> tuple[dict[str, Derived
     for c in Commitment.objects.filter(org=writer.org):
         promises[c.document_id].append(DerivedPromise(c.owner_name, c.what, c.due_on))
     facts: dict[int | None, list[DerivedFact]] = defaultdict(list)
-    for f in Fact.objects.filter(org=writer.org, source=Fact.Source.EXTRACTED).select_related("subject"):
-        subject = f.subject.name if f.subject else None
-        facts[f.document_id].append(DerivedFact(f.statement, subject, f.kind, f.valid_from, f.valid_to))
+    extracted = Fact.objects.filter(org=writer.org, source=Fact.Source.EXTRACTED)
+    for f in extracted.select_related("subject").prefetch_related("values"):
+        subject, dates = f.subject.name if f.subject else None, tuple(v.date for v in f.values.all() if v.date)
+        facts[f.document_id].append(DerivedFact(f.statement, subject, f.kind, f.valid_from, f.valid_to, dates))
     entities: dict[int, dict[str, str]] = defaultdict(dict)
     for m in Mention.objects.filter(document__org=writer.org).select_related("entity"):
         entities[m.document_id].setdefault(m.surface, m.type or m.entity.type)
