@@ -1,34 +1,37 @@
 """What kind of thing a name is: the model's label checked against what a name plainly is, and the
 role words around it ("our customer Northwind", "the supplier Okapi Print", "the Platform team").
 
-Evidence has a strength (``STRENGTH``): a kind a person chose is never changed by extraction; role
-words in the text beat the model's guess and what memory guessed before; the model's label, checked
-here, beats nothing. A name nothing types is ``other``, never ``person`` by default.
+The order of evidence: a kind a person chose is never changed by extraction; role words in the text
+beat the model's guess and a guess memory kept from before; the model's label, checked here, comes
+last. A name nothing types is ``other``, never ``person`` by default.
 """
 
 from __future__ import annotations
 
 import re
 
-STRENGTH = {"stated": 3, "role": 2, "ner": 1, "unknown": 0}
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
 
 # Software and services a team uses: the model calls them people or companies.
-TECHNOLOGIES = frozenset(
+TECHNOLOGIES = _words(
     """django postgres postgresql mysql mariadb sqlite mongodb redis kafka rabbitmq celery elasticsearch
     kubernetes k8s docker terraform ansible nginx linux windows macos ios android python java javascript
     typescript react node.js nodejs rust golang aws azure gcp heroku vercel cloudflare github gitlab bitbucket
     jira confluence slack teams zoom notion trello asana linear figma salesforce hubspot zendesk freshdesk
     intercom grafana datadog sentry prometheus pagerduty opsgenie statuspage okta yubikey 1password bitwarden
     stripe xero quickbooks sap netsuite workday personio bamboohr pleo navan docusign dropbox gmail outlook
-    excel sharepoint tableau looker snowflake bigquery airflow dbt twilio sendgrid mailchimp shopify""".split()
+    excel sharepoint tableau looker snowflake bigquery airflow dbt twilio sendgrid mailchimp shopify"""
 )
 # Places the small model most often calls people: countries and large cities, as a floor under NER.
-PLACES = frozenset(
+PLACES = _words(
     """rotterdam amsterdam lyon paris porto lisbon braga bergen oslo stockholm malmö malmo copenhagen warsaw
     london berlin munich hamburg madrid barcelona rome milan vienna zurich geneva brussels dublin prague
-    budapest helsinki athens istanbul new york boston chicago toronto tokyo singapore sydney
+    budapest helsinki athens istanbul boston chicago toronto tokyo singapore sydney
     portugal france spain germany italy sweden norway denmark finland poland netherlands belgium
-    ireland austria switzerland""".split()
+    ireland austria switzerland"""
 )
 _NAME = r"((?:[A-Z][\w&'.-]*)(?:\s+(?:[A-Z][\w&'.-]*|&|of))*)"
 # "our customer Northwind", "the supplier Okapi Print", "project Falcon", "Northwind, a customer".
@@ -38,8 +41,13 @@ _ROLE_BEFORE = re.compile(
     + _NAME
 )
 _PROJECT_BEFORE = re.compile(r"\b[Pp]roject\s+" + _NAME)
-_ROLE_AFTER = re.compile(_NAME + r",\s+(?:a|an|our|one of our)\s+(?:\w+\s+)?(customer|client|supplier|vendor|partner)s?\b")
+_ROLE_AFTER = re.compile(
+    _NAME + r",\s+(?:a|an|our|one of our)\s+(?:\w+\s+)?(customer|client|supplier|vendor|partner)s?\b"
+)
 _TEAM_AFTER = re.compile(r"\b(?:[Tt]he\s+)?([A-Z][\w&-]*(?:\s+[A-Z][\w&-]*)?)\s+team\b")
+# "Marta Ruiz <marta.ruiz@...>" is a person; "Verdant Billing <billing@...>" is not.
+_ADDRESSED = re.compile(_NAME + r"\s*<([\w.+-]+)@[\w.-]+>")
+_WORK = re.compile(_NAME + r"\s+(?i:migration|rollout|programme|program|initiative|roadmap)\b")
 _ROLE_KINDS = {"customer": "customer", "client": "customer", "account": "customer", "project": "project"}
 
 
@@ -57,10 +65,19 @@ def role_kinds(text: str) -> dict[str, str]:
     for match in _PROJECT_BEFORE.finditer(text):
         found.setdefault(match.group(0).casefold(), "project")
         found.setdefault(match.group(1).casefold(), "project")
+    for match in _ADDRESSED.finditer(text):
+        first = match.group(1).split()[0].casefold()
+        found.setdefault(
+            match.group(1).casefold(), "person" if match.group(2).casefold().startswith(first) else "organisation"
+        )
+    for match in _WORK.finditer(text):
+        if match.group(1).casefold() not in ("the", "our", "this", "that", "database"):
+            found.setdefault(match.group(0).casefold(), "project")
+            found.setdefault(match.group(1).casefold(), "project")
     for match in _TEAM_AFTER.finditer(text):
         if match.group(1).casefold() not in ("the", "our", "a", "this", "that"):
             found.setdefault(f"{match.group(1)} team".casefold(), "team")
-    return found
+    return {re.sub(r"^the\s+", "", name): kind for name, kind in found.items()}
 
 
 def plain_kind(name: str) -> str | None:
@@ -84,7 +101,7 @@ def looks_like_person(name: str) -> bool:
     return not (len(words) == 1 and words[0].casefold() in _COMMON_NOUNS)
 
 
-_COMMON_NOUNS = frozenset(
+_COMMON_NOUNS = _words(
     """support finance sales marketing legal operations engineering platform product design security billing
-    ledger dispatch atlas heron phoenix falcon customer supplier project team office""".split()
+    ledger dispatch atlas heron phoenix falcon customer supplier project team office"""
 )
