@@ -163,10 +163,10 @@ def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
     # Names only role words give ("project Falcon", "the Support team"), which the model missed.
     for name, kind in roles.items():
         for found in re.finditer(rf"(?i)\b{re.escape(name)}\b", doc.text):
-            span = doc.char_span(found.start(), found.end(), alignment_mode="expand")
-            if span is not None and taken.isdisjoint(range(span.start, span.end)) and span.text[:1].isupper():
-                taken.update(range(span.start, span.end))
-                yield span, kind, index.link(span.text, 88) if known else None
+            named = doc.char_span(found.start(), found.end(), alignment_mode="expand")
+            if named is not None and taken.isdisjoint(range(named.start, named.end)) and named.text[:1].isupper():
+                taken.update(range(named.start, named.end))
+                yield named, kind, index.link(named.text, 88) if known else None
 
 
 def _known_kind(entity: KnownEntity, text: str, roles: dict[str, str]) -> str:
