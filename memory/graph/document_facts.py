@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from memory.documents.source import SourceReading, in_third_person, read_source
 from memory.graph.entities import context_mentions, get_or_create_entity, known_for, lock_names, mention
+from memory.graph.extraction.kinds import role_kinds
 from memory.graph.extraction.shapes import MAX_FACTS, ExtractedEntity, ExtractedFact, Extraction
 from memory.graph.linking import KnownEntity
 from memory.graph.writes import FactDraft, embed_drafts, record_facts
@@ -126,9 +127,11 @@ def extract_document(*, document_id: int) -> int:
         lock_names(org_id=document.org_id, names=names)
         Mention.objects.filter(document=document).delete()
         _keep_fields(document, source)
+        roles = role_kinds(text)
         for entity in result.entities:
+            confident = any(roles.get(n.casefold()) == entity.type for n in (entity.name, *entity.aliases))
             linked = get_or_create_entity(document=document, name=entity.name, type=entity.type,
-                                          aliases=list(entity.aliases))  # fmt: skip
+                                          aliases=list(entity.aliases), confident=confident)  # fmt: skip
             for surface in {entity.name, *entity.aliases}:
                 mention(entity=linked, document=document, surface=surface, type=entity.type)
         fresh = sorted(_keep_unchanged(document, drafts, chunk_for))

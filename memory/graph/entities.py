@@ -44,11 +44,13 @@ def context_mentions(document: Document) -> QuerySet[Mention]:
 
 
 def known_for(mentions: QuerySet[Mention], entity_ids: set[int] | None = None) -> list[KnownEntity]:
-    """Known entities as those mentions show them: their surfaces and the type most of them give."""
+    """Known entities as those mentions show them: their surfaces and their type (an admin's; else the
+    entity's own when a source gives it, set by the strongest evidence so far; else the most given)."""
     rows = mentions.filter(entity_id__in=entity_ids) if entity_ids is not None else mentions
     surfaces: dict[int, list[str]] = defaultdict(list)
     types: dict[int, Counter[str]] = defaultdict(Counter)
     fixed: dict[int, str] = {}
+    settled: dict[int, str] = {}
     columns = ("entity_id", "surface", "type", "entity__type", "entity__type_fixed")
     for entity_id, surface, type_, chosen, is_fixed in rows.values_list(*columns).distinct()[:MAX_KNOWN_MENTIONS]:
         if surface not in surfaces[entity_id]:
@@ -57,11 +59,14 @@ def known_for(mentions: QuerySet[Mention], entity_ids: set[int] | None = None) -
             types[entity_id][type_] += 1
         if is_fixed:
             fixed[entity_id] = chosen
+        elif chosen == type_:  # the entity's own type, kept up to date by the strongest evidence so far
+            settled[entity_id] = chosen
     known = []
     for entity_id, forms in surfaces.items():
         name = display_name(forms)
-        kind = shown_type(types[entity_id], fixed.get(entity_id))
-        known.append(KnownEntity(name=name, type=kind, aliases=tuple(f for f in forms if f != name), key=entity_id))
+        kind = fixed.get(entity_id) or settled.get(entity_id) or top_type(types[entity_id])
+        aliases = tuple(f for f in forms if f != name)
+        known.append(KnownEntity(name=name, type=kind, aliases=aliases, key=entity_id, fixed=entity_id in fixed))
     return known
 
 
@@ -108,13 +113,15 @@ def lock_names(*, org_id: int, names: Iterable[str]) -> None:
 
 
 def get_or_create_entity(
-    *, document: Document, name: str, type: str = "other", aliases: list[str] | None = None
+    *, document: Document, name: str, type: str = "other", aliases: list[str] | None = None, confident: bool = False
 ) -> Entity:
     """The entity ``name`` (or one of ``aliases``) refers to in ``document``, created when new.
 
     Exact names first, then the linker's rules (suffixes, accents, "Ms Shah" for the one known
     Shah, fuzzy), all over the names the document's readers can see. Runs inside the caller's
     transaction; an advisory lock per name keeps two workers from creating the same entity twice.
+    ``confident``: the type comes from role words or a person, not a model's guess, so it replaces
+    a guessed type (never one an admin chose).
     """
     name = clean_name(name)
     wanted = [a for a in dict.fromkeys([name, *(clean_name(a) for a in aliases or [])]) if a]
@@ -133,7 +140,8 @@ def get_or_create_entity(
         entity = Entity.objects.get(pk=entity_id)
         while entity.merged_into_id is not None:  # merged since the mentions were read
             entity = Entity.objects.get(pk=entity.merged_into_id)
-        if entity.type == "other" and kind != "other" and not entity.type_fixed:
+        guessed = entity.type == "other" or (confident and entity.type != kind)
+        if guessed and kind != "other" and not entity.type_fixed:
             Entity.objects.filter(pk=entity.pk).update(type=kind)  # the operators' view in the admin
         return entity
     return Entity.objects.create(org_id=document.org_id, name=name, type=kind, aliases=wanted[1:50])

@@ -25,6 +25,7 @@ class KnownEntity:
     type: str  # one of ENTITY_TYPES
     aliases: tuple[str, ...] = ()
     key: int | None = None  # the entity's id, when it comes from the database
+    fixed: bool = False  # a person chose the type: extraction never changes it
 
 
 LEGAL_SUFFIXES = {"ltd", "limited", "inc", "llc", "gmbh", "plc", "corp", "corporation", "co", "sa", "sl", "ag", "bv"}

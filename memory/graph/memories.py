@@ -93,7 +93,8 @@ def remember(
         )  # fmt: skip
         for item in entities or []:
             # What this memory says an entity is belongs to the memory: its readers see it, no one else.
-            named = get_or_create_entity(document=saved.document, name=item["name"], type=item.get("type", "other"))
+            named = get_or_create_entity(document=saved.document, name=item["name"], type=item.get("type", "other"),
+                                         confident="type" in item)  # fmt: skip
             mention(entity=named, document=saved.document, surface=item["name"], type=item.get("type", ""),
                     summary=item.get("summary", ""))  # fmt: skip
         facts = record_facts(document=saved.document, drafts=drafts, source=Fact.Source.REMEMBERED,

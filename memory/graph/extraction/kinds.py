@@ -1,0 +1,107 @@
+"""What kind of thing a name is: the model's label checked against what a name plainly is, and the
+role words around it ("our customer Northwind", "the supplier Okapi Print", "the Platform team").
+
+The order of evidence: a kind a person chose is never changed by extraction; role words in the text
+beat the model's guess and a guess memory kept from before; the model's label, checked here, comes
+last. A name nothing types is ``other``, never ``person`` by default.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Software and services a team uses: the model calls them people or companies.
+TECHNOLOGIES = _words(
+    """django postgres postgresql mysql mariadb sqlite mongodb redis kafka rabbitmq celery elasticsearch
+    kubernetes k8s docker terraform ansible nginx linux windows macos ios android python java javascript
+    typescript react node.js nodejs rust golang aws azure gcp heroku vercel cloudflare github gitlab bitbucket
+    jira confluence slack teams zoom notion trello asana linear figma salesforce hubspot zendesk freshdesk
+    intercom grafana datadog sentry prometheus pagerduty opsgenie statuspage okta yubikey 1password bitwarden
+    stripe xero quickbooks sap netsuite workday personio bamboohr pleo navan docusign dropbox gmail outlook
+    excel sharepoint tableau looker snowflake bigquery airflow dbt twilio sendgrid mailchimp shopify"""
+)
+# Places the small model most often calls people: countries and large cities, as a floor under NER.
+PLACES = _words(
+    """rotterdam amsterdam lyon paris porto lisbon braga bergen oslo stockholm malmö malmo copenhagen warsaw
+    london berlin munich hamburg madrid barcelona rome milan vienna zurich geneva brussels dublin prague
+    budapest helsinki athens istanbul boston chicago toronto tokyo singapore sydney
+    portugal france spain germany italy sweden norway denmark finland poland netherlands belgium
+    ireland austria switzerland"""
+)
+_NAME = r"((?:[A-Z][\w&'.-]*)(?:\s+(?:[A-Z][\w&'.-]*|&|of))*)"
+# "our customer Northwind", "the supplier Okapi Print", "project Falcon", "Northwind, a customer".
+_ROLE_BEFORE = re.compile(
+    r"\b(?i:our|a|the|new|key|existing|another|biggest|largest)\s+(?i:new\s+|key\s+|biggest\s+|largest\s+)?"
+    r"(?i:(customers?|clients?|accounts?|suppliers?|vendors?|partners?|printers?|contractors?|provider|project))\s+"
+    + _NAME
+)
+_PROJECT_BEFORE = re.compile(r"\b[Pp]roject\s+" + _NAME)
+_ROLE_AFTER = re.compile(
+    _NAME + r",\s+(?:a|an|our|one of our)\s+(?:\w+\s+)?(customer|client|supplier|vendor|partner)s?\b"
+)
+_TEAM_AFTER = re.compile(r"\b(?:[Tt]he\s+)?([A-Z][\w&-]*(?:\s+[A-Z][\w&-]*)?)\s+team\b")
+# "Marta Ruiz <marta.ruiz@...>" is a person; "Verdant Billing <billing@...>" is not.
+_ADDRESSED = re.compile(_NAME + r"\s*<([\w.+-]+)@[\w.-]+>")
+_WORK = re.compile(_NAME + r"\s+(?i:migration|rollout|programme|program|initiative|roadmap)\b")
+_ROLE_KINDS = {"customer": "customer", "client": "customer", "account": "customer", "project": "project"}
+
+
+def _role_kind(word: str) -> str:
+    return _ROLE_KINDS.get(word.lower().rstrip("s"), "organisation")
+
+
+def role_kinds(text: str) -> dict[str, str]:
+    """Names the text gives a kind by role words: casefolded name -> kind."""
+    found: dict[str, str] = {}
+    for match in _ROLE_BEFORE.finditer(text):
+        found.setdefault(match.group(2).casefold(), _role_kind(match.group(1)))
+    for match in _ROLE_AFTER.finditer(text):
+        found.setdefault(match.group(1).casefold(), _role_kind(match.group(2)))
+    for match in _PROJECT_BEFORE.finditer(text):
+        found.setdefault(match.group(0).casefold(), "project")
+        found.setdefault(match.group(1).casefold(), "project")
+    for match in _ADDRESSED.finditer(text):
+        first = match.group(1).split()[0].casefold()
+        found.setdefault(
+            match.group(1).casefold(), "person" if match.group(2).casefold().startswith(first) else "organisation"
+        )
+    for match in _WORK.finditer(text):
+        if match.group(1).casefold() not in ("the", "our", "this", "that", "database"):
+            found.setdefault(match.group(0).casefold(), "project")
+            found.setdefault(match.group(1).casefold(), "project")
+    for match in _TEAM_AFTER.finditer(text):
+        if match.group(1).casefold() not in ("the", "our", "a", "this", "that"):
+            found.setdefault(f"{match.group(1)} team".casefold(), "team")
+    return {re.sub(r"^the\s+", "", name): kind for name, kind in found.items()}
+
+
+def plain_kind(name: str) -> str | None:
+    """The kind a name plainly has whatever the model says: software, a well-known place, a team."""
+    folded = name.casefold().strip()
+    if folded in TECHNOLOGIES or folded.split(" ")[0] in TECHNOLOGIES and len(folded.split()) == 1:
+        return "system"
+    if folded in PLACES:
+        return "place"
+    if folded.endswith(" team"):
+        return "team"
+    return None
+
+
+def looks_like_person(name: str) -> bool:
+    """A PERSON label is believed for a name of capitalised words that is no known place or software,
+    and not one capitalised word that is also an ordinary word ("Support", "Finance")."""
+    words = name.split()
+    if not words or plain_kind(name) or not all(w[:1].isupper() for w in words):
+        return False
+    return not (len(words) == 1 and words[0].casefold() in _COMMON_NOUNS)
+
+
+_COMMON_NOUNS = _words(
+    """support finance sales marketing legal operations engineering platform product design security billing
+    ledger dispatch atlas heron phoenix falcon customer supplier project team office"""
+)

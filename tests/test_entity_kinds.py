@@ -1,0 +1,76 @@
+"""What kind of thing a name is, through saving and ingestion: places and software are not people,
+role words give customers, suppliers, teams and projects, and a person's choice is never undone."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import make_actor, make_org, make_token, make_user
+from memory.documents.ingestion import ingest_documents
+from memory.documents.saving import add_document
+from memory.graph.fixes import change_entity_type
+from memory.models import Entity, Mention
+from tests.conftest import call
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def writer():
+    org = make_org()
+    issued = make_token(org, make_user(org, role="admin"))
+    return org, issued.plaintext, make_actor(org, issued.token.user)
+
+
+def save(actor, title, text):
+    saved = add_document(actor=actor, title=title, content=text)
+    ingest_documents(document_ids=[saved.document.pk])
+    return saved.document
+
+
+def kinds_in(document) -> dict[str, str]:
+    return {m.surface: m.type for m in Mention.objects.filter(document=document)}
+
+
+def test_a_city_is_a_place_and_a_framework_is_software_not_a_person(writer):
+    _, _, actor = writer
+    document = save(actor, "Trip notes", "Jonas Weber flew to Rotterdam on Monday. The checkout runs on Django.")
+    kinds = kinds_in(document)
+    assert kinds["Rotterdam"] == "place"
+    assert kinds["Django"] in ("system", "product")
+    assert "person" not in {kinds["Rotterdam"], kinds["Django"]}
+
+
+def test_our_customer_is_a_customer_and_lookup_values_finds_it_by_that_kind(brain_url, writer):
+    _, token, actor = writer
+    document = save(actor, "Renewal", "Our customer Northwind signed the renewal for $48,000 a year.")
+    assert kinds_in(document)["Northwind"] == "customer"
+    keys = call(brain_url, token, "lookup_values", {}).structured_content["keys"]
+    assert keys, "the renewal's amount is a value"
+    found = call(brain_url, token, "lookup_values", {"key": keys[0]["key"], "entity_type": "customer"})
+    assert not found.is_error
+    assert [v["number"] for v in found.structured_content["values"]] == [48000.0]
+
+
+def test_a_kind_guessed_once_gives_way_when_a_later_document_names_the_role(writer):
+    _, _, actor = writer
+    first = save(actor, "Call", "Brightwater Mills called about the delivery.")
+    guessed = Entity.objects.get(name="Brightwater Mills")
+    assert guessed.type != "customer"
+    second = save(actor, "Accounts", "Our customer Brightwater Mills asked for a discount on the next order.")
+    assert kinds_in(second)["Brightwater Mills"] == "customer"
+    assert Entity.objects.get(pk=guessed.pk).type == "customer"
+    third = save(actor, "Follow-up", "Brightwater Mills confirmed the order on Friday.")
+    assert kinds_in(third)["Brightwater Mills"] == "customer"
+    assert first.pk != third.pk
+
+
+def test_a_kind_a_person_chose_is_never_changed_by_extraction(writer):
+    _, _, actor = writer
+    save(actor, "Intro", "Okapi Print sent the proofs for the brochure.")
+    entity = Entity.objects.get(name="Okapi Print")
+    change_entity_type(actor=actor, entity_id=entity.pk, type="deal")
+    later = save(actor, "Accounts", "Our customer Okapi Print asked for a second quote.")
+    entity.refresh_from_db()
+    assert (entity.type, entity.type_fixed) == ("deal", True)
+    assert kinds_in(later)["Okapi Print"] == "deal"
