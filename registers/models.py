@@ -80,6 +80,33 @@ class Commitment(Audience):
         return self.state == self.State.OPEN and self.due_on is not None and self.due_on < today  # type: ignore[operator]
 
 
+class CommitmentSource(models.Model):
+    """A further place a commitment was said: the same promise read again from another document
+    (registers.commitments.twins). It has the commitment's audience, so whoever reads the
+    commitment may read it; what that place said is kept as it was said there."""
+
+    org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="+")
+    commitment = models.ForeignKey(Commitment, on_delete=models.CASCADE, related_name="sources")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    chunk = models.ForeignKey(Chunk, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    what = models.CharField(max_length=300)
+    due_on = models.DateField(null=True, blank=True)
+    promised_on = models.DateField()
+    quote = models.TextField(blank=True)
+    # The key the promise has in this document (as Commitment.fingerprint): reading it again adds nothing.
+    fingerprint = models.CharField(max_length=64)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["promised_on", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["org", "fingerprint"], name="commitment_source_unique_fingerprint")
+        ]
+
+    def __str__(self) -> str:
+        return self.what
+
+
 class Verdict(models.Model):
     """One night's look for evidence that a commitment landed: what was searched and what was found."""
 

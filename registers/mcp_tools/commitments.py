@@ -17,6 +17,15 @@ from registers.models import Commitment
 FEATURE = "commitments"
 
 
+class SaidAlso(BaseModel):
+    document_id: str
+    title: str
+    passage: str | None
+    what: str = Field(description="The promise as that place said it.")
+    due_on: date | None
+    promised_on: date
+
+
 class CommitmentOut(BaseModel):
     id: str
     owner: str
@@ -30,6 +39,9 @@ class CommitmentOut(BaseModel):
     verdict: str | None = None
     verdict_checked_at: str | None = None
     evidence: list[dict[str, object]] = []
+    said_also: list[SaidAlso] = Field(
+        default_factory=list, description="Further places the same promise was said (one entry, several sources)."
+    )
 
     def lines(self) -> list[str]:
         """The promise as lines a model reads easily, its id first."""
@@ -42,6 +54,9 @@ class CommitmentOut(BaseModel):
             lines.append(f"  note: {self.note}")
         if self.verdict:
             lines.append(f"  verdict ({self.verdict_checked_at or 'not checked'}): {self.verdict}")
+        for item in self.said_also:
+            due = f", due {item.due_on:%Y-%m-%d}" if item.due_on else ""
+            lines.append(f"  also said in: {item.title} ({item.document_id}, {item.promised_on:%Y-%m-%d}{due})")
         for item in self.evidence:
             lines.append(f"  evidence: {evidence_line(item)}")
         return lines
@@ -65,6 +80,12 @@ def shown(commitment: Commitment, *, overdue: bool = False, verdict: object = No
         note=commitment.note, verdict=getattr(verdict, "summary", None),
         verdict_checked_at=verdict.checked_at.isoformat() if verdict is not None else None,  # type: ignore[attr-defined]
         evidence=list(getattr(verdict, "found", []) or []),
+        said_also=[
+            SaidAlso(document_id=s.document.public_id, title=s.document.title,
+                     passage=f"chunk_{s.chunk_id}" if s.chunk_id else None, what=s.what, due_on=s.due_on,
+                     promised_on=s.promised_on)
+            for s in getattr(commitment, "said_also", [])
+        ],
     )  # fmt: skip
 
 

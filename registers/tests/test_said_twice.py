@@ -1,0 +1,120 @@
+"""One promise said in two places is one commitment with both places as its sources."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import pytest
+from django.test import Client
+
+from brain.actors import Actor
+from brain.services import mark_memory_built
+from conftest import make_actor, make_token, make_user
+from memory.models import Document
+from memory.tests.factories import save
+from registers.commitments.services import list_commitments
+from registers.commitments.twins import alike
+from registers.models import Commitment, Scan
+from registers.nightly import run_nightly
+from registers.tests.helpers import switch_on
+from tests.conftest import brain_url, call  # noqa: F401 (brain_url is a fixture)
+
+MONDAY = datetime(2026, 3, 2, 10, tzinfo=UTC)
+TUESDAY = datetime(2026, 3, 3, 15, tzinfo=UTC)
+
+
+def mail(actor: Actor, text: str, *, at: datetime = MONDAY, **kw: object) -> Document:
+    return save(actor, "Re: BigCo quote", f"Priya: {text}", occurred_at=at, source_kind="email", **kw)
+
+
+def chat(actor: Actor, text: str, *, at: datetime = TUESDAY, speaker: str = "Priya") -> Document:
+    return save(actor, f"#sales {at:%d %b}", f"{speaker}: {text}", speaker=speaker, conversation="sales",
+                occurred_at=at, source_kind="slack")  # fmt: skip
+
+
+@pytest.fixture
+def promised_twice(actor, settings):
+    settings.BRAIN_EXTRACT_FACTS = False
+    switch_on(actor.org, "commitments")
+    first = mail(actor, "I'll send the revised quote to BigCo by Friday.")
+    second = chat(actor, "I will send BigCo the revised quote on Friday, promise.")
+    return actor, first, second
+
+
+@pytest.mark.django_db
+def test_the_same_promise_in_a_mail_and_a_chat_is_one_commitment_with_both_sources(promised_twice):
+    actor, first, second = promised_twice
+    assert run_nightly(actor.org)["commitments found"] == 1
+    [item] = list_commitments(actor=actor)
+    promise = item.commitment
+    assert (promise.owner_name, promise.due_on, promise.document_id) == ("Priya", date(2026, 3, 6), first.pk)
+    [also] = promise.said_also
+    assert (also.document_id, also.due_on, also.promised_on) == (second.pk, date(2026, 3, 6), date(2026, 3, 3))
+    assert "revised quote" in also.what
+    # Read again (a second night, a redelivered scan): nothing is added twice.
+    Scan.objects.filter(org=actor.org, register="commitments").update(last_id=0)
+    run_nightly(actor.org)
+    assert promise.sources.count() == 1
+    assert Commitment.objects.filter(org=actor.org).count() == 1
+
+
+@pytest.mark.django_db
+def test_another_undertaking_another_owner_or_next_weeks_deadline_stays_its_own_commitment(actor, settings):
+    settings.BRAIN_EXTRACT_FACTS = False
+    switch_on(actor.org, "commitments")
+    mail(actor, "I'll send the revised quote to BigCo by Friday.")
+    chat(actor, "I will book the demo room in Lyon by Friday.")  # another undertaking
+    chat(actor, "I will send the revised quote to BigCo by Friday.", speaker="Sam")  # another owner
+    chat(actor, "I'll send the revised quote to BigCo by Friday.", at=datetime(2026, 3, 10, 9, tzinfo=UTC))
+    run_nightly(actor.org)
+    assert Commitment.objects.filter(org=actor.org).count() == 4
+    assert not Commitment.objects.filter(org=actor.org, sources__isnull=False).exists()
+
+
+@pytest.mark.django_db
+def test_a_promise_said_where_other_people_read_is_not_joined_to_their_commitment(actor, settings):
+    """Said again in someone's personal note, the promise is their own entry: neither reader learns
+    of the other's source through a shared twin."""
+    settings.BRAIN_EXTRACT_FACTS = False
+    switch_on(actor.org, "commitments")
+    mail(actor, "I'll send the revised quote to BigCo by Friday.")
+    other = make_actor(actor.org, make_user(actor.org))
+    save(other, "My notes from the BigCo call", "Priya: I will send BigCo the revised quote on Friday.",
+         occurred_at=TUESDAY, source_kind="email", scope="personal")  # fmt: skip
+    run_nightly(actor.org)
+    assert Commitment.objects.filter(org=actor.org).count() == 2
+    [mine] = list_commitments(actor=actor)
+    assert mine.commitment.said_also == []
+    theirs = [item.commitment for item in list_commitments(actor=other)]
+    assert len(theirs) == 2
+    assert all(c.said_also == [] for c in theirs)
+
+
+def test_the_alike_threshold_separates_the_labelled_twins_from_other_promises():
+    twins = [
+        ("Marta will send the revised quote to Northwind", "Marta will send you the revised quote on Monday"),
+        ("Rui will share the depot address lists by Friday", "Rui will send you the depot address lists"),
+        ("Priya will write the incident report and send it to Erik", "Priya will send you the report by Monday"),
+    ]
+    others = [("Lena will send the board pack to the directors", "Lena will confirm the details with the auditors"),
+              ("Marta will send the revised quote", "Marta will prepare the usage report"),
+              ("Priya will send it", "Priya will send the report")]  # fmt: skip
+    owner = {"M": "Marta", "R": "Rui", "P": "Priya", "L": "Lena"}
+    assert all(alike(a, b, owner[a[0]]) >= 60 for a, b in twins)
+    assert all(alike(a, b, owner[a[0]]) < 60 for a, b in others)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_list_commitments_and_the_register_page_name_each_place_the_promise_was_said(promised_twice, brain_url):  # noqa: F811
+    actor, first, second = promised_twice
+    mark_memory_built(org=actor.org)
+    run_nightly(actor.org)
+    result = call(brain_url, make_token(actor.org, actor.user).plaintext, "list_commitments", {})
+    assert not result.is_error, result.content[0].text
+    [shown] = result.structured_content["commitments"]
+    assert [s["document_id"] for s in shown["said_also"]] == [second.public_id]
+    assert f"also said in: {second.title} ({second.public_id}, 2026-03-03, due 2026-03-06)" in result.content[0].text
+    browser = Client()
+    browser.force_login(actor.user)
+    page = browser.get("/registers/").content.decode()
+    assert f"also said in {second.title} (2026-03-03)" in page
