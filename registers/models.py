@@ -169,6 +169,11 @@ class Contradiction(models.Model):
     )
     # The pair of facts, smaller id first, for pairs found by the nightly scan: never the same twice.
     pair = models.CharField(max_length=60, blank=True)
+    # The same disagreement (one thing, the same two claims, each side read by the same people) found
+    # again in another pair of facts is a twin of the first entry: listed once, answered together
+    # (registers.contradictions.twins).
+    twin_key = models.CharField(max_length=64, blank=True)
+    twin_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="twins")
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -178,7 +183,10 @@ class Contradiction(models.Model):
                 fields=["org", "pair"], name="contradiction_unique_pair", condition=~models.Q(pair="")
             )
         ]
-        indexes = [models.Index(fields=["org", "state", "severity"], name="contradiction_org_state")]
+        indexes = [
+            models.Index(fields=["org", "state", "severity"], name="contradiction_org_state"),
+            models.Index(fields=["org", "twin_key"], name="contradiction_twin", condition=~models.Q(twin_key="")),
+        ]
 
     def __str__(self) -> str:
         return self.about

@@ -1,4 +1,5 @@
-"""One promise said in two places is one commitment with both places as its sources."""
+"""One thing said twice is one entry: a promise said in two places is one commitment with both places
+as its sources, and one disagreement found in two pairs of statements is one contradiction."""
 
 from __future__ import annotations
 
@@ -8,15 +9,17 @@ import pytest
 from django.test import Client
 
 from brain.actors import Actor
+from brain.models import Category
 from brain.services import mark_memory_built
 from conftest import make_actor, make_token, make_user
-from memory.models import Document
+from memory.models import Document, Fact
 from memory.tests.factories import save
 from registers.commitments.services import list_commitments
 from registers.commitments.twins import alike
-from registers.models import Commitment, Scan
+from registers.contradictions.services import answer_contradiction, list_contradictions
+from registers.models import Commitment, Contradiction, Scan
 from registers.nightly import run_nightly
-from registers.tests.helpers import switch_on
+from registers.tests.helpers import stated, switch_on
 from tests.conftest import brain_url, call  # noqa: F401 (brain_url is a fixture)
 
 MONDAY = datetime(2026, 3, 2, 10, tzinfo=UTC)
@@ -118,3 +121,67 @@ def test_list_commitments_and_the_register_page_name_each_place_the_promise_was_
     browser.force_login(actor.user)
     page = browser.get("/registers/").content.decode()
     assert f"also said in {second.title} (2026-03-03)" in page
+
+
+@pytest.fixture
+def three_prices(actor, settings):
+    """The price list says 48500; the sales deck and a later mail both say 52000: one disagreement."""
+    settings.BRAIN_EXTRACT_FACTS = False
+    switch_on(actor.org, "contradictions")
+    listed = stated(actor, "Price list", "The enterprise plan costs 48500 USD a year.", number=48500)
+    deck = stated(actor, "Sales deck", "The enterprise plan costs 52000 USD a year.", number=52000)
+    mail = stated(actor, "Re: pricing", "Enterprise is 52000 USD a year now.", number=52000)
+    return listed, deck, mail
+
+
+@pytest.mark.django_db
+def test_the_same_disagreement_found_twice_is_listed_once_and_one_answer_settles_both(actor, three_prices):
+    listed, deck, mail = three_prices
+    assert run_nightly(actor.org)["contradictions raised"] == 2
+    [entry] = list_contradictions(actor=actor)
+    assert entry.twin_count == 1
+    twin = Contradiction.objects.get(twin_of=entry)
+    answer_contradiction(actor=actor, contradiction_id=entry.public_id, answer="a" if entry.fact_a == listed else "b",
+                         note="The price list is signed off by finance.")  # fmt: skip
+    twin.refresh_from_db()
+    assert (twin.state, twin.note) == ("resolved", f"As {entry.public_id}: The price list is signed off by finance.")
+    assert (twin.fact_a if twin.answer == "a" else twin.fact_b) == listed
+    for fact in (deck, mail):
+        fact.refresh_from_db()
+        assert fact.superseded_at is not None  # both statements of 52000 gave way to the price list
+    assert list_contradictions(actor=actor) == []
+    assert run_nightly(actor.org)["contradictions raised"] == 0
+
+
+@pytest.mark.django_db
+def test_a_twin_found_after_the_answer_is_settled_the_same_way(actor, three_prices):
+    listed, deck, mail = three_prices
+    mail.delete()  # not said yet
+    run_nightly(actor.org)
+    [entry] = list_contradictions(actor=actor)
+    answer_contradiction(actor=actor, contradiction_id=entry.public_id, answer="both", note="Two plans, two prices.")
+    later = stated(actor, "Re: pricing", "Enterprise is 52000 USD a year now.", number=52000)
+    assert run_nightly(actor.org)["contradictions raised"] == 1
+    twin = Contradiction.objects.get(twin_of=entry)
+    assert (twin.state, twin.answer) == ("resolved", "both")
+    later.refresh_from_db()
+    assert later.superseded_at is None
+    assert list_contradictions(actor=actor) == []
+
+
+@pytest.mark.django_db
+def test_a_disagreement_read_by_other_people_is_not_a_twin(actor, three_prices):
+    """The same price in a restricted category is its own entry: answering the shared one never
+    touches a statement its reader cannot see, and a reader of only the shared one sees one entry."""
+    listed, _, mail = three_prices
+    board = Category.objects.create(org=actor.org, slug="board", name="Board", restricted=True)
+    Fact.objects.filter(pk=mail.pk).update(category=board)
+    Document.objects.filter(pk=mail.document_id).update(category=board)
+    run_nightly(actor.org)
+    assert Contradiction.objects.filter(org=actor.org, twin_of__isnull=False).count() == 0
+    [entry] = list_contradictions(actor=actor)
+    answer_contradiction(actor=actor, contradiction_id=entry.public_id, answer="a" if entry.fact_a == listed else "b",
+                         note="Finance.")  # fmt: skip
+    mail.refresh_from_db()
+    assert mail.superseded_at is None
+    assert Contradiction.objects.filter(org=actor.org, state="open").count() == 1
