@@ -59,7 +59,7 @@ def list_commitments(*, actor: Actor, owner: str | None = None, state: str | Non
     return [Listed(c, c.is_overdue(today), next(iter(getattr(c, "latest", [])), None)) for c in picked]
 
 
-def said_also(actor: Actor) -> Prefetch:  # type: ignore[type-arg]
+def said_also(actor: Actor) -> Prefetch:
     """The further places each commitment was said (``commitment.said_also``), those the actor may
     read only: a twin is kept only within one audience, and this keeps it so if that ever changes."""
     seen = CommitmentSource.objects.filter(document__in=Document.objects.filter(readable(actor)))

@@ -78,7 +78,7 @@ def find_twin(reading: Commitment, *, also: list[Commitment]) -> Commitment | No
     near = Commitment.objects.filter(
         org_id=reading.org_id, owner_name__iexact=reading.owner_name.strip(), category_id=reading.category_id,
         scope=reading.scope, owner_id=reading.owner_id,
-    ).exclude(document_id=reading.document_id)  # fmt: skip
+    ).exclude(document_id=reading.document_id or 0)  # fmt: skip
     if reading.due_on is not None:
         near = near.exclude(due_on__lt=reading.due_on - DUE_SLACK).exclude(due_on__gt=reading.due_on + DUE_SLACK)
     candidates = [c for c in [*near.order_by("pk")[:200], *also] if c.document_id != reading.document_id]
@@ -91,7 +91,7 @@ def add_source(commitment: Commitment, reading: Commitment) -> None:
     commitment lacks."""
     CommitmentSource.objects.bulk_create(
         [CommitmentSource(
-            org_id=commitment.org_id, commitment=commitment, document_id=reading.document_id,
+            org_id=commitment.org_id, commitment=commitment, document_id=reading.document_id or 0,
             chunk_id=reading.chunk_id, what=reading.what, due_on=reading.due_on, promised_on=reading.promised_on,
             quote=reading.quote, fingerprint=reading.fingerprint,
         )],

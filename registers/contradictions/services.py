@@ -52,14 +52,14 @@ def list_contradictions(*, actor: Actor, state: str | None = None, severity: str
     """Open ones by default, the most severe first."""
     chosen = one_of(state, "state", STATES, "open")
     # A twin is listed through the first entry of its disagreement (its readers are the same).
-    rows = visible_contradictions(actor=actor).filter(twin_of__isnull=True).select_related("fact_a", "fact_b")
-    rows = rows.annotate(twin_count=Count("twins"))
+    rows: QuerySet[Contradiction] = visible_contradictions(actor=actor).filter(twin_of__isnull=True)
+    rows = rows.select_related("fact_a", "fact_b").annotate(twin_count=Count("twins"))
     if chosen != "all":
         rows = rows.filter(state=chosen)
     if severity is not None:
         rows = rows.filter(severity=one_of(severity, "severity", SEVERITIES, "medium"))
     order = {"high": 0, "medium": 1, "low": 2}
-    picked = list(rows.order_by("-pk")[: max(1, min(limit, LIST_LIMIT)) * 3])
+    picked: list[Contradiction] = list(rows.order_by("-pk")[: max(1, min(limit, LIST_LIMIT)) * 3])
     picked.sort(key=lambda c: (order[c.severity], -c.pk))
     return picked[: max(1, min(limit, LIST_LIMIT))]
 

@@ -54,9 +54,9 @@ class CommitmentOut(BaseModel):
             lines.append(f"  note: {self.note}")
         if self.verdict:
             lines.append(f"  verdict ({self.verdict_checked_at or 'not checked'}): {self.verdict}")
-        for item in self.said_also:
-            due = f", due {item.due_on:%Y-%m-%d}" if item.due_on else ""
-            lines.append(f"  also said in: {item.title} ({item.document_id}, {item.promised_on:%Y-%m-%d}{due})")
+        for place in self.said_also:
+            due = f", due {place.due_on:%Y-%m-%d}" if place.due_on else ""
+            lines.append(f"  also said in: {place.title} ({place.document_id}, {place.promised_on:%Y-%m-%d}{due})")
         for item in self.evidence:
             lines.append(f"  evidence: {evidence_line(item)}")
         return lines

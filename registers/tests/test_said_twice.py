@@ -4,6 +4,7 @@ as its sources, and one disagreement found in two pairs of statements is one con
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
+from typing import Any
 
 import pytest
 from django.test import Client
@@ -26,7 +27,7 @@ MONDAY = datetime(2026, 3, 2, 10, tzinfo=UTC)
 TUESDAY = datetime(2026, 3, 3, 15, tzinfo=UTC)
 
 
-def mail(actor: Actor, text: str, *, at: datetime = MONDAY, **kw: object) -> Document:
+def mail(actor: Actor, text: str, *, at: datetime = MONDAY, **kw: Any) -> Document:
     return save(actor, "Re: BigCo quote", f"Priya: {text}", occurred_at=at, source_kind="email", **kw)
 
 
@@ -51,7 +52,7 @@ def test_the_same_promise_in_a_mail_and_a_chat_is_one_commitment_with_both_sourc
     [item] = list_commitments(actor=actor)
     promise = item.commitment
     assert (promise.owner_name, promise.due_on, promise.document_id) == ("Priya", date(2026, 3, 6), first.pk)
-    [also] = promise.said_also
+    [also] = promise.said_also  # type: ignore[attr-defined]
     assert (also.document_id, also.due_on, also.promised_on) == (second.pk, date(2026, 3, 6), date(2026, 3, 3))
     assert "revised quote" in also.what
     # Read again (a second night, a redelivered scan): nothing is added twice.
@@ -87,10 +88,10 @@ def test_a_promise_said_where_other_people_read_is_not_joined_to_their_commitmen
     run_nightly(actor.org)
     assert Commitment.objects.filter(org=actor.org).count() == 2
     [mine] = list_commitments(actor=actor)
-    assert mine.commitment.said_also == []
+    assert mine.commitment.said_also == []  # type: ignore[attr-defined]
     theirs = [item.commitment for item in list_commitments(actor=other)]
     assert len(theirs) == 2
-    assert all(c.said_also == [] for c in theirs)
+    assert all(c.said_also == [] for c in theirs)  # type: ignore[attr-defined]
 
 
 def test_the_alike_threshold_separates_the_labelled_twins_from_other_promises():
@@ -139,7 +140,7 @@ def test_the_same_disagreement_found_twice_is_listed_once_and_one_answer_settles
     listed, deck, mail = three_prices
     assert run_nightly(actor.org)["contradictions raised"] == 2
     [entry] = list_contradictions(actor=actor)
-    assert entry.twin_count == 1
+    assert entry.twin_count == 1  # type: ignore[attr-defined]
     twin = Contradiction.objects.get(twin_of=entry)
     answer_contradiction(actor=actor, contradiction_id=entry.public_id, answer="a" if entry.fact_a == listed else "b",
                          note="The price list is signed off by finance.")  # fmt: skip
