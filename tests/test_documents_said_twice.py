@@ -1,9 +1,11 @@
-"""Saving the same note twice without an external id keeps one document, over every way in."""
+"""Said twice, seen through the interfaces: saving the same note twice without an external id keeps
+one document (MCP, REST), and a promise said in two places is one commitment naming both (MCP, page)."""
 
 from datetime import UTC, datetime
 
 import pytest
 from django.contrib.auth.models import Group
+from django.test import Client
 from rest_framework.test import APIClient
 
 from brain.models import Category
@@ -12,6 +14,8 @@ from conftest import make_actor, make_org, make_token, make_user
 from memory.documents.ingestion import ingest_document
 from memory.documents.saving import add_document
 from memory.models import Document
+from registers.nightly import run_nightly
+from registers.tests.test_said_twice import promised_twice  # noqa: F401 (a fixture)
 from tests.conftest import call
 
 
@@ -116,3 +120,19 @@ def test_the_rest_api_answers_200_with_the_document_it_repeats():
     assert personal.status_code == 201
     assert personal.json()["duplicate_of"] is None
     assert Document.objects.filter(org=org).count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_list_commitments_and_the_register_page_name_each_place_the_promise_was_said(promised_twice, brain_url):  # noqa: F811
+    actor, first, second = promised_twice
+    mark_memory_built(org=actor.org)
+    run_nightly(actor.org)
+    result = call(brain_url, make_token(actor.org, actor.user).plaintext, "list_commitments", {})
+    assert not result.is_error, result.content[0].text
+    [shown] = result.structured_content["commitments"]
+    assert [s["document_id"] for s in shown["said_also"]] == [second.public_id]
+    assert f"also said in: {second.title} ({second.public_id}, 2026-03-03, due 2026-03-06)" in result.content[0].text
+    browser = Client()
+    browser.force_login(actor.user)
+    page = browser.get("/registers/").content.decode()
+    assert f"also said in {second.title} (2026-03-03)" in page

@@ -7,12 +7,10 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 import pytest
-from django.test import Client
 
 from brain.actors import Actor
 from brain.models import Category
-from brain.services import mark_memory_built
-from conftest import make_actor, make_token, make_user
+from conftest import make_actor, make_user
 from memory.models import Document, Fact
 from memory.tests.factories import save
 from registers.commitments.services import list_commitments
@@ -21,7 +19,6 @@ from registers.contradictions.services import answer_contradiction, list_contrad
 from registers.models import Commitment, Contradiction, Scan
 from registers.nightly import run_nightly
 from registers.tests.helpers import stated, switch_on
-from tests.conftest import brain_url, call  # noqa: F401 (brain_url is a fixture)
 
 MONDAY = datetime(2026, 3, 2, 10, tzinfo=UTC)
 TUESDAY = datetime(2026, 3, 3, 15, tzinfo=UTC)
@@ -106,22 +103,6 @@ def test_the_alike_threshold_separates_the_labelled_twins_from_other_promises():
     owner = {"M": "Marta", "R": "Rui", "P": "Priya", "L": "Lena"}
     assert all(alike(a, b, owner[a[0]]) >= 60 for a, b in twins)
     assert all(alike(a, b, owner[a[0]]) < 60 for a, b in others)
-
-
-@pytest.mark.django_db(transaction=True)
-def test_list_commitments_and_the_register_page_name_each_place_the_promise_was_said(promised_twice, brain_url):  # noqa: F811
-    actor, first, second = promised_twice
-    mark_memory_built(org=actor.org)
-    run_nightly(actor.org)
-    result = call(brain_url, make_token(actor.org, actor.user).plaintext, "list_commitments", {})
-    assert not result.is_error, result.content[0].text
-    [shown] = result.structured_content["commitments"]
-    assert [s["document_id"] for s in shown["said_also"]] == [second.public_id]
-    assert f"also said in: {second.title} ({second.public_id}, 2026-03-03, due 2026-03-06)" in result.content[0].text
-    browser = Client()
-    browser.force_login(actor.user)
-    page = browser.get("/registers/").content.decode()
-    assert f"also said in {second.title} (2026-03-03)" in page
 
 
 @pytest.fixture
