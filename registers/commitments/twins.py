@@ -88,7 +88,7 @@ def find_twin(reading: Commitment, *, also: list[Commitment]) -> Commitment | No
 
 def add_source(commitment: Commitment, reading: Commitment) -> None:
     """Keep ``reading`` as a further source of ``commitment``; a deadline it gives fills one the
-    commitment lacks."""
+    commitment lacks, and an earlier day it was said on becomes the day it was promised."""
     CommitmentSource.objects.bulk_create(
         [CommitmentSource(
             org_id=commitment.org_id, commitment=commitment, document_id=reading.document_id or 0,
@@ -100,3 +100,7 @@ def add_source(commitment: Commitment, reading: Commitment) -> None:
     if commitment.due_on is None and reading.due_on is not None:
         Commitment.objects.filter(pk=commitment.pk, due_on__isnull=True).update(due_on=reading.due_on)
         commitment.due_on = reading.due_on
+    if reading.promised_on < commitment.promised_on:
+        # Read later but said earlier (a mail loaded after the chat): it was promised from then on.
+        Commitment.objects.filter(pk=commitment.pk).update(promised_on=reading.promised_on)
+        commitment.promised_on = reading.promised_on

@@ -25,7 +25,7 @@ from memory.graph.memories import supersede_explicitly
 from memory.graph.reads import parse_memory_id, visible_facts
 from memory.models import Document, Fact
 from registers.common import entry_id, one_of
-from registers.contradictions.twins import side_key
+from registers.contradictions.twins import side_key, twin_key_of_pair
 from registers.models import Contradiction
 
 STATES = ("open", "resolved", "dismissed", "all")
@@ -104,6 +104,10 @@ def raise_or_find_contradiction(*, actor: Actor, question: str, about: str, clai
     except IntegrityError:
         return Contradiction.objects.get(org=actor.org, pair=pair), False
     record_audit(actor=actor, action="contradiction.raised", target=entry.public_id, details={"about": entry.about})
+    fold_twins(actor.org, {entry.twin_key})
+    entry.refresh_from_db()
+    if entry.twin_of is not None:
+        return entry.twin_of, False  # the same disagreement is on the register already: that entry answers
     return entry, True
 
 
@@ -120,6 +124,7 @@ def _create(actor: Actor, question: str, about: str, claim_a: str, source_a: str
         fact_a=fact_a, fact_b=fact_b, date_a=_day(fact_a), date_b=_day(fact_b),
         severity=one_of(severity, "severity", SEVERITIES, "medium"),
         subject=checked_text(subject, "subject", LIMITS["subject"]), raised_by=actor.user, pair=pair,
+        twin_key=twin_key_of_pair(fact_a, fact_b) if fact_a is not None and fact_b is not None else "",
     )  # fmt: skip
 
 

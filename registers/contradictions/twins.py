@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 
 from memory.graph.supersession import Claim
+from memory.graph.vocabulary import HELD_BY_ONE
 from memory.models import Fact
 
 
@@ -26,3 +27,16 @@ def twin_key(thing: str, a: Fact, b: Fact) -> str:
     """The key two entries share when they are the same disagreement about ``thing``."""
     first, second = sorted((side_key(a), side_key(b)))
     return hashlib.sha256(f"{thing}|{first}|{second}".encode()).hexdigest()
+
+
+def thing_of(fact: Fact) -> str:
+    """What a single-valued fact states, as the nightly scan groups facts (its ``thing``)."""
+    if fact.relation in HELD_BY_ONE and fact.object_id is not None:
+        return f"role:{fact.relation}:{fact.object_id}"
+    return f"thing:{fact.subject_id}:{fact.relation}:{fact.value_key}"
+
+
+def twin_key_of_pair(a: Fact, b: Fact) -> str:
+    """The twin key of a pair a person raises, when both facts state the same single-valued thing."""
+    same = a.single_valued and b.single_valued and a.subject_id is not None and thing_of(a) == thing_of(b)
+    return twin_key(thing_of(a), a, b) if same else ""

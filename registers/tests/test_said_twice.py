@@ -15,7 +15,7 @@ from memory.models import Document, Fact
 from memory.tests.factories import save
 from registers.commitments.services import list_commitments
 from registers.commitments.twins import alike
-from registers.contradictions.services import answer_contradiction, list_contradictions
+from registers.contradictions.services import answer_contradiction, list_contradictions, raise_or_find_contradiction
 from registers.models import Commitment, Contradiction, Scan
 from registers.nightly import run_nightly
 from registers.tests.helpers import stated, switch_on
@@ -167,3 +167,34 @@ def test_a_disagreement_read_by_other_people_is_not_a_twin(actor, three_prices):
     mail.refresh_from_db()
     assert mail.superseded_at is None
     assert Contradiction.objects.filter(org=actor.org, state="open").count() == 1
+
+
+@pytest.mark.django_db
+def test_raising_a_disagreement_already_on_the_register_answers_with_that_entry(actor, three_prices):
+    listed, deck, mail = three_prices
+    mail_id = mail.pk
+    mail.delete()
+    run_nightly(actor.org)
+    [entry] = list_contradictions(actor=actor)
+    later = stated(actor, "Re: pricing", "Enterprise is 52000 USD a year now.", number=52000)
+    assert later.pk != mail_id
+    found, new = raise_or_find_contradiction(
+        actor=actor, question="Which price is right?", about="Enterprise plan price", claim_a=listed.statement,
+        source_a="Price list", claim_b=later.statement, source_b="Re: pricing", memory_id_a=listed.public_id,
+        memory_id_b=later.public_id,
+    )  # fmt: skip
+    assert (found.pk, new) == (entry.pk, False)
+    assert len(list_contradictions(actor=actor)) == 1
+
+
+@pytest.mark.django_db
+def test_a_promise_loaded_later_but_said_earlier_dates_the_commitment_and_gives_its_deadline(actor, settings):
+    settings.BRAIN_EXTRACT_FACTS = False
+    switch_on(actor.org, "commitments")
+    chat(actor, "I'll send the revised quote to BigCo soon.", at=TUESDAY)
+    mail(actor, "I'll send the revised quote to BigCo by Friday.", at=MONDAY)
+    run_nightly(actor.org)
+    [item] = list_commitments(actor=actor)
+    assert (item.commitment.promised_on, item.commitment.due_on) == (date(2026, 3, 2), date(2026, 3, 6))
+    [also] = item.commitment.said_also  # type: ignore[attr-defined]
+    assert (also.promised_on, also.due_on) == (date(2026, 3, 2), date(2026, 3, 6))
