@@ -198,3 +198,16 @@ def test_a_promise_loaded_later_but_said_earlier_dates_the_commitment_and_gives_
     assert (item.commitment.promised_on, item.commitment.due_on) == (date(2026, 3, 2), date(2026, 3, 6))
     [also] = item.commitment.said_also  # type: ignore[attr-defined]
     assert (also.promised_on, also.due_on) == (date(2026, 3, 2), date(2026, 3, 6))
+
+
+@pytest.mark.django_db
+def test_the_commitment_admin_page_lists_where_else_the_promise_was_said(promised_twice):
+    from brain.tests.admin_client import logged_in, make_org_admin
+
+    actor, _, second = promised_twice
+    run_nightly(actor.org)
+    promise = Commitment.objects.get(org=actor.org)
+    page = logged_in(make_org_admin(actor.org)).get(f"/admin/registers/commitment/{promise.pk}/change/")
+    assert page.status_code == 200
+    assert "also said in" in page.content.decode().lower()
+    assert second.title in page.content.decode()
