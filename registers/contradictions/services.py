@@ -184,6 +184,7 @@ def answer_contradiction(*, actor: Actor, contradiction_id: str, answer: str, no
     return entry
 
 
+@transaction.atomic  # the nightly scan calls it outside any transaction; twins are settled under lock
 def fold_twins(org: Organisation, keys: set[str]) -> None:
     """Entries with one of ``keys`` become twins of the first entry of their disagreement; a twin
     found after that one was answered is settled the same way at once."""

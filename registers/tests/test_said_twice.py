@@ -211,3 +211,16 @@ def test_the_commitment_admin_page_lists_where_else_the_promise_was_said(promise
     assert page.status_code == 200
     assert "also said in" in page.content.decode().lower()
     assert second.title in page.content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_nightly_scan_settles_a_late_twin_outside_a_test_transaction(actor, three_prices):
+    """As the worker runs it: in autocommit, where a row lock needs its own transaction."""
+    listed, deck, mail = three_prices
+    mail.delete()
+    run_nightly(actor.org)
+    [entry] = list_contradictions(actor=actor)
+    answer_contradiction(actor=actor, contradiction_id=entry.public_id, answer="both", note="Two plans.")
+    stated(actor, "Re: pricing", "Enterprise is 52000 USD a year now.", number=52000)
+    run_nightly(actor.org)
+    assert Contradiction.objects.get(twin_of=entry).state == "resolved"
