@@ -70,6 +70,10 @@ class DocumentOut(BaseModel):
     processed_at: datetime | None
     superseded_at: datetime | None
     created: bool | None = None
+    unchanged: bool | None = Field(None, description="On saving: true when nothing new was stored.")
+    duplicate_of: str | None = Field(
+        None, description="On saving without external_id: the document already holding this title and content."
+    )
     content: str | None = None
 
     @classmethod
@@ -114,7 +118,9 @@ class DocumentsView(APIView):
         operation_id="documents_create",
         summary="Save a document",
         description="Queues it for ingestion; with external_id, the same content is a no-op and changed content a "
-        "new version. HTML is converted to markdown.",
+        "new version. Without external_id, the same title and content saved again (same speaker, time and "
+        "conversation, same audience) returns the document already there with duplicate_of set (status 200). "
+        "HTML is converted to markdown.",
         request=DocumentIn,
         responses={201: DocumentOut, 200: DocumentOut, 400: ErrorBody, 403: ErrorBody, 413: ErrorBody},
         tags=["documents"],
@@ -135,6 +141,7 @@ class DocumentsView(APIView):
             values["content"], values["content_type"] = html_to_markdown(body.content), "text/markdown"
         saved = add_document(actor=actor, **values)
         out = DocumentOut.of(saved.document, created=saved.created)
+        out.unchanged, out.duplicate_of = not saved.created, saved.duplicate_of
         return Response(out.model_dump(mode="json"), status=201 if saved.created else 200)
 
     @extend_schema(

@@ -102,6 +102,10 @@ class Document(models.Model):
             # The queue a worker claims from fairly (memory.documents.lanes).
             models.Index(fields=["org", "length", "id"], name="document_queued", condition=models.Q(status="queued")),
             models.Index(fields=["org", "claimed_at"], name="document_org_claimed"),
+            # A save without an external id looks for its twin by content (memory.documents.saving).
+            models.Index(
+                fields=["org", "content_hash"], name="document_content", condition=models.Q(superseded_at__isnull=True)
+            ),
         ]
 
     def __str__(self) -> str:

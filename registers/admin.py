@@ -16,7 +16,7 @@ from brain.admin import OrgScopedAdmin, admin_actor
 from brain.errors import DomainError
 from registers.contradictions.services import ANSWERS, answer_contradiction, without_personal
 from registers.glossary.services import update_term
-from registers.models import Commitment, Contradiction, Term, Verdict
+from registers.models import Commitment, CommitmentSource, Contradiction, Term, Verdict
 
 
 class VerdictInline(admin.TabularInline):
@@ -30,6 +30,28 @@ class VerdictInline(admin.TabularInline):
         return False
 
 
+class SourceInline(admin.TabularInline):
+    """The further places the promise was said (the same audience as the commitment)."""
+
+    model = CommitmentSource
+    fk_name = "commitment"
+    extra = 0
+    can_delete = False
+    verbose_name_plural = "also said in"
+    fields = ("document", "promised_on", "due_on", "what", "quote")
+    readonly_fields = fields
+
+    # The commitment's admin already decided who may see it, and its sources have its audience.
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return True
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 @admin.register(Commitment)
 class CommitmentAdmin(OrgScopedAdmin):
     list_display = ["what", "owner_name", "state", "due_on", "promised_on", "origin", "org"]
@@ -38,7 +60,7 @@ class CommitmentAdmin(OrgScopedAdmin):
     shared_only = "scope"
     readonly_fields = ["document", "chunk", "quote", "origin", "fingerprint", "settled_by", "settled_at",
                        "created_by", "category", "scope", "owner", "owner_entity"]  # fmt: skip
-    inlines = [VerdictInline]
+    inlines = [SourceInline, VerdictInline]
 
 
 class AnswerForm(forms.Form):

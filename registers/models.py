@@ -83,6 +83,33 @@ class Commitment(Audience):
         return self.state == self.State.OPEN and self.due_on is not None and self.due_on < today  # type: ignore[operator]
 
 
+class CommitmentSource(models.Model):
+    """A further place a commitment was said: the same promise read again from another document
+    (registers.commitments.twins). It has the commitment's audience, so whoever reads the
+    commitment may read it; what that place said is kept as it was said there."""
+
+    org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="+")
+    commitment = models.ForeignKey(Commitment, on_delete=models.CASCADE, related_name="sources")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    chunk = models.ForeignKey(Chunk, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    what = models.CharField(max_length=300)
+    due_on = models.DateField(null=True, blank=True)
+    promised_on = models.DateField()
+    quote = models.TextField(blank=True)
+    # The key the promise has in this document (as Commitment.fingerprint): reading it again adds nothing.
+    fingerprint = models.CharField(max_length=64)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["promised_on", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["org", "fingerprint"], name="commitment_source_unique_fingerprint")
+        ]
+
+    def __str__(self) -> str:
+        return self.what
+
+
 class Verdict(models.Model):
     """One night's look for evidence that a commitment landed: what was searched and what was found."""
 
@@ -145,6 +172,11 @@ class Contradiction(models.Model):
     )
     # The pair of facts, smaller id first, for pairs found by the nightly scan: never the same twice.
     pair = models.CharField(max_length=60, blank=True)
+    # The same disagreement (one thing, the same two claims, each side read by the same people) found
+    # again in another pair of facts is a twin of the first entry: listed once, answered together
+    # (registers.contradictions.twins).
+    twin_key = models.CharField(max_length=64, blank=True)
+    twin_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="twins")
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -154,7 +186,10 @@ class Contradiction(models.Model):
                 fields=["org", "pair"], name="contradiction_unique_pair", condition=~models.Q(pair="")
             )
         ]
-        indexes = [models.Index(fields=["org", "state", "severity"], name="contradiction_org_state")]
+        indexes = [
+            models.Index(fields=["org", "state", "severity"], name="contradiction_org_state"),
+            models.Index(fields=["org", "twin_key"], name="contradiction_twin", condition=~models.Q(twin_key="")),
+        ]
 
     def __str__(self) -> str:
         return self.about

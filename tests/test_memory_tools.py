@@ -28,6 +28,8 @@ def test_add_search_and_retrieve_through_mcp(brain_url):
         "message": "Done.",
         "detail": "This information will be available in a few minutes.",
         "title": "Refund policy",
+        "unchanged": False,
+        "duplicate_of": None,
     }
     assert "doc_" not in saved.content[0].text
     assert "wiki-7" not in saved.content[0].text

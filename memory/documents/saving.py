@@ -48,7 +48,14 @@ def _one_line(label: str) -> str:
 @dataclass(frozen=True)
 class Saved:
     document: Document
-    created: bool  # False when the same content was already saved under this external_id
+    created: bool  # False when the same content was already saved (under this external_id, or as a twin)
+    # True when no external_id was given and the same title and content, said by the same speaker at the
+    # same moment, was already saved with the same audience: ``document`` is that earlier one.
+    duplicate: bool = False
+
+    @property
+    def duplicate_of(self) -> str | None:
+        return self.document.public_id if self.duplicate else None
 
 
 @transaction.atomic
@@ -72,7 +79,9 @@ def add_document(
     """Save a document and queue its ingestion once the transaction commits.
 
     With an ``external_id``, sending the same content again changes nothing, and changed
-    content becomes a new version that supersedes the old one when it is ready. A document that
+    content becomes a new version that supersedes the old one when it is ready. Without one, the
+    same title and content saved again (same speaker, moment and conversation, same readers) is
+    the document already there, returned as a duplicate (``_saved_twin``). A document that
     is one message of a conversation names its ``speaker``, ``conversation`` and ``session``
     (and its time as ``occurred_at``): its passage is found by who said it and when, and is
     embedded with the message before it.
@@ -100,6 +109,18 @@ def add_document(
         )
         if previous is not None and previous.content_hash == digest:
             return Saved(previous, created=False)
+    elif source_kind not in UNMERGED_KINDS:
+        chosen = chosen or resolve_category(actor=actor, slug=None)
+        with connection.cursor() as cursor:
+            # Two equal saves at once must not both miss each other and make twins.
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"{actor.org.pk}:same:{digest}"])
+        twin = _saved_twin(
+            actor=actor, digest=digest, scope=scope, category=chosen, occurred_at=occurred_at,
+            speaker=_one_line(speaker)[:200], conversation=_one_line(conversation)[:240],
+            session=_one_line(session)[:240],
+        )  # fmt: skip
+        if twin is not None:
+            return Saved(twin, created=False, duplicate=True)
     document = Document.objects.create(
         org=actor.org,
         title=title,
@@ -150,6 +171,39 @@ def _continued_version(
     if category is not None:
         candidates = candidates.filter(category=category)
     return candidates.select_related("category").order_by("-version", "-pk").first()
+
+
+# A memory stored with ``remember`` owns its document (forgetting it deletes the document), so it is
+# never the twin of another save, and saving it again is a new memory.
+UNMERGED_KINDS = ("remember",)
+
+
+def _saved_twin(
+    *,
+    actor: Actor,
+    digest: str,
+    scope: str,
+    category: Category,
+    occurred_at: datetime | None,
+    speaker: str,
+    conversation: str,
+    session: str,
+) -> Document | None:
+    """The current document this save without an external id would repeat, if any: the same title and
+    content, said by the same speaker at the same moment in the same conversation, seen by the same
+    readers (same scope and category; when personal, the writer's own). Only a document the writer
+    may read is found, so the answer never reveals one they cannot see; any other is left alone and
+    the save makes its own document."""
+    candidates = (
+        Document.objects.filter(readable(actor), content_hash=digest, scope=scope, category=category)
+        .filter(superseded_at__isnull=True, occurred_at=occurred_at, speaker=speaker)
+        .filter(conversation=conversation, session=session)
+        .exclude(status=Status.FAILED)
+        .exclude(source_kind__in=UNMERGED_KINDS)
+    )
+    if scope == Scope.PERSONAL:
+        candidates = candidates.filter(owner=actor.user)
+    return candidates.select_related("category").order_by("pk").first()
 
 
 def enqueue(document_id: int, *, length: int) -> None:

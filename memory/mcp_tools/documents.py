@@ -63,11 +63,14 @@ class AddKnowledgeOut(ToolOutput):
     message: str
     detail: str
     title: str
+    unchanged: bool = Field(False, description="True when nothing new was stored: it was in memory already.")
+    duplicate_of: str | None = Field(None, description="The document it repeats, when saved before without an id.")
 
     def to_text(self) -> str:
         return f"{self.message} {self.detail}\n{self.title}"
 
 
+ALREADY = gettext_noop("It was in memory already, so nothing new was stored.")
 SOON = gettext_noop("This information will be available in a few minutes.")
 WAITING = gettext_noop(
     "It is saved but waiting: this organisation's usage has run out or its ingestion is paused, so it "
@@ -93,7 +96,8 @@ def add_company_knowledge_tool(actor: Actor, args: AddKnowledgeArgs) -> AddKnowl
     text/plain or text/markdown. To keep what someone said in a meeting or a channel (one message
     or turn), also give speaker, occurred_at and conversation: it is then found by who said it and
     when. With external_id, sending the same content again changes nothing and changed content
-    replaces the earlier version. The answer is a fixed confirmation with the
+    replaces the earlier version; without one, the same title and content saved again is not stored
+    twice (the answer says it was already there). The answer is a fixed confirmation with the
     saved title: relay it without ids or backend details. It becomes searchable within minutes, or
     waits (and the confirmation says so) while the organisation's usage has run out or its
     ingestion is paused."""
@@ -112,10 +116,13 @@ def add_company_knowledge_tool(actor: Actor, args: AddKnowledgeArgs) -> AddKnowl
         session=args.session,
     )
     with translation.override(actor.org.language):
+        waiting = saved.document.status == Document.Status.WAITING
         return AddKnowledgeOut(
             message=gettext("Done."),
-            detail=gettext(WAITING if saved.document.status == Document.Status.WAITING else SOON),
+            detail=gettext(ALREADY if not saved.created else WAITING if waiting else SOON),
             title=args.title,
+            unchanged=not saved.created,
+            duplicate_of=saved.duplicate_of,
         )
 
 

@@ -16,6 +16,7 @@ from itertools import groupby
 from zoneinfo import ZoneInfo
 
 from django.contrib.postgres.search import SearchQuery
+from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
 
 from brain.models import Organisation
@@ -25,8 +26,9 @@ from memory.documents.turns import spoken_text
 from memory.graph.entities import live_mentions
 from memory.models import Chunk, Document, Entity, Fact, Scope
 from registers.commitments.extraction import Utterance, extract_commitments
+from registers.commitments.twins import add_source, find_twin
 from registers.common import batches_after_mark, document_audience, local_today
-from registers.models import Commitment, Verdict
+from registers.models import Commitment, CommitmentSource, Verdict
 
 # Documents whose passages are read for promises, besides any passage that is a speaker's turn.
 CONVERSATION_SOURCES = ("slack", "mail", "email", "transcript", "meeting", "chat")
@@ -94,13 +96,21 @@ def _store(org: Organisation, chunks: list[Chunk]) -> int:
         )  # fmt: skip
         for d in drafts
     ]
-    known = set(
-        Commitment.objects.filter(org=org, fingerprint__in=[r.fingerprint for r in rows]).values_list(
-            "fingerprint", flat=True
-        )
-    )
-    fresh = list({r.fingerprint: r for r in rows if r.fingerprint not in known}.values())
-    Commitment.objects.bulk_create(fresh, ignore_conflicts=True)  # one read meanwhile elsewhere stays as it is
+    prints = [r.fingerprint for r in rows]
+    known = set(Commitment.objects.filter(org=org, fingerprint__in=prints).values_list("fingerprint", flat=True))
+    known |= set(CommitmentSource.objects.filter(org=org, fingerprint__in=prints).values_list("fingerprint", flat=True))
+    fresh: list[Commitment] = []
+    for row in {r.fingerprint: r for r in rows if r.fingerprint not in known}.values():
+        twin = find_twin(row, also=fresh)
+        if twin is not None:
+            add_source(twin, row)  # one promise said twice: the earlier entry gains this place
+            continue
+        try:
+            with transaction.atomic():
+                row.save()
+        except IntegrityError:
+            continue  # read meanwhile by another scan: that entry stays as it is
+        fresh.append(row)
     return len(fresh)
 
 

@@ -14,10 +14,11 @@ from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound
 from brain.inputs import checked_text
 from brain.personal import SHARED, require_may_write
+from memory.access import readable
 from memory.graph.reads import find_entities
-from memory.models import Entity
+from memory.models import Document, Entity
 from registers.common import entry_id, local_today, one_of, readable_entries, shared_audience
-from registers.models import Commitment, Verdict
+from registers.models import Commitment, CommitmentSource, Verdict
 
 STATES = ("open", "overdue", "landed", "cancelled", "all")
 # What update_commitment accepts, and the state each word means.
@@ -53,8 +54,17 @@ def list_commitments(*, actor: Actor, owner: str | None = None, state: str | Non
     if who:
         rows = rows.filter(owner_name__icontains=who)
     latest = Prefetch("verdicts", queryset=Verdict.objects.order_by("-checked_at", "-pk"), to_attr="latest")
-    picked = rows.order_by("due_on", "promised_on", "pk").prefetch_related(latest)[: max(1, min(limit, LIST_LIMIT))]
+    picked = rows.order_by("due_on", "promised_on", "pk").prefetch_related(latest, said_also(actor))
+    picked = picked[: max(1, min(limit, LIST_LIMIT))]
     return [Listed(c, c.is_overdue(today), next(iter(getattr(c, "latest", [])), None)) for c in picked]
+
+
+def said_also(actor: Actor) -> Prefetch:
+    """The further places each commitment was said (``commitment.said_also``), those the actor may
+    read only: a twin is kept only within one audience, and this keeps it so if that ever changes."""
+    seen = CommitmentSource.objects.filter(document__in=Document.objects.filter(readable(actor)))
+    return Prefetch("sources", queryset=seen.select_related("document").order_by("promised_on", "pk"),
+                    to_attr="said_also")  # fmt: skip
 
 
 def owner_entity(actor: Actor, name: str) -> Entity | None:

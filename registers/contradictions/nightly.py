@@ -23,6 +23,8 @@ from memory.graph.entity_views import names_given_by
 from memory.graph.supersession import Claim, overlaps, same_claim
 from memory.graph.vocabulary import HELD_BY_ONE
 from memory.models import Fact
+from registers.contradictions.services import fold_twins
+from registers.contradictions.twins import twin_key
 from registers.models import Contradiction, Scan
 
 # Value keys and relations where acting on the wrong one costs money or a customer today.
@@ -35,7 +37,7 @@ FACT_FIELDS = (
     "statement", "subject_id", "object_id", "relation", "value_key", "valid_from", "valid_to", "source",
     "recorded_at", "created_by_id", "document_id", "document__title", "document__external_id",
     "document__source_kind", "document__occurred_at", "document__recorded_at", "created_by__username",
-    "created_by__first_name", "created_by__last_name",
+    "created_by__first_name", "created_by__last_name", "category_id", "scope", "owner_id",
 )  # fmt: skip
 
 _GROUPS = """
@@ -74,7 +76,7 @@ def scan_contradictions(org: Organisation, progress: Callable[[int], None] | Non
             .in_bulk()
         )
     raised = 0
-    for ids in groups.values():
+    for thing, ids in groups.items():
         pairs = {
             f"{a}:{b}": (facts[a], facts[b])
             for a, b in combinations(sorted(ids), 2)
@@ -84,9 +86,10 @@ def scan_contradictions(org: Organisation, progress: Callable[[int], None] | Non
         names = names_given_by(
             {(a.subject_id, a.document_id) for a, _ in pairs.values() if a.subject_id and a.document_id}
         )
-        fresh = [_entry(org, a, b, names) for key, (a, b) in pairs.items() if key not in known]
+        fresh = [_entry(org, a, b, names, thing) for key, (a, b) in pairs.items() if key not in known]
         # A pair raised meanwhile by a person or another run is left as it is (the unique pair).
         Contradiction.objects.bulk_create(fresh, ignore_conflicts=True)
+        fold_twins(org, {entry.twin_key for entry in fresh})
         raised += len(fresh)
         if progress:
             progress(len(ids))
@@ -101,7 +104,7 @@ def _contradict(a: Fact, b: Fact) -> bool:
     return overlaps(first, second) and not same_claim(first, second) and first.source != second.source
 
 
-def _entry(org: Organisation, a: Fact, b: Fact, names: dict[tuple[int, int], str]) -> Contradiction:
+def _entry(org: Organisation, a: Fact, b: Fact, names: dict[tuple[int, int], str], group: str) -> Contradiction:
     thing = (a.value_key or a.relation).replace("_", " ")
     # Named as a's own source names it: the entity's record may hold a name its readers cannot see.
     subject = names.get((a.subject_id, a.document_id), "") if a.subject_id and a.document_id else ""
@@ -111,7 +114,7 @@ def _entry(org: Organisation, a: Fact, b: Fact, names: dict[tuple[int, int], str
         question=f"Which is right: {a.statement!r} or {b.statement!r}?"[:500],
         claim_a=a.statement[:1000], source_a=_source(a), date_a=_day(a), fact_a=a,
         claim_b=b.statement[:1000], source_b=_source(b), date_b=_day(b), fact_b=b,
-        severity=_severity(thing), pair=f"{a.pk}:{b.pk}",
+        severity=_severity(thing), pair=f"{a.pk}:{b.pk}", twin_key=twin_key(group, a, b),
     )  # fmt: skip
 
 

@@ -11,19 +11,21 @@ from datetime import date
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound
 from brain.inputs import checked_text
+from brain.models import Organisation
 from brain.personal import SHARED, require_may_write
 from memory.access import seen_by_every_reader_of
 from memory.graph.memories import supersede_explicitly
 from memory.graph.reads import parse_memory_id, visible_facts
 from memory.models import Document, Fact
 from registers.common import entry_id, one_of
+from registers.contradictions.twins import side_key, twin_key_of_pair
 from registers.models import Contradiction
 
 STATES = ("open", "resolved", "dismissed", "all")
@@ -49,13 +51,15 @@ def list_contradictions(*, actor: Actor, state: str | None = None, severity: str
                         limit: int = 20) -> list[Contradiction]:  # fmt: skip
     """Open ones by default, the most severe first."""
     chosen = one_of(state, "state", STATES, "open")
-    rows = visible_contradictions(actor=actor).select_related("fact_a", "fact_b")
+    # A twin is listed through the first entry of its disagreement (its readers are the same).
+    rows: QuerySet[Contradiction] = visible_contradictions(actor=actor).filter(twin_of__isnull=True)
+    rows = rows.select_related("fact_a", "fact_b").annotate(twin_count=Count("twins"))
     if chosen != "all":
         rows = rows.filter(state=chosen)
     if severity is not None:
         rows = rows.filter(severity=one_of(severity, "severity", SEVERITIES, "medium"))
     order = {"high": 0, "medium": 1, "low": 2}
-    picked = list(rows.order_by("-pk")[: max(1, min(limit, LIST_LIMIT)) * 3])
+    picked: list[Contradiction] = list(rows.order_by("-pk")[: max(1, min(limit, LIST_LIMIT)) * 3])
     picked.sort(key=lambda c: (order[c.severity], -c.pk))
     return picked[: max(1, min(limit, LIST_LIMIT))]
 
@@ -100,6 +104,10 @@ def raise_or_find_contradiction(*, actor: Actor, question: str, about: str, clai
     except IntegrityError:
         return Contradiction.objects.get(org=actor.org, pair=pair), False
     record_audit(actor=actor, action="contradiction.raised", target=entry.public_id, details={"about": entry.about})
+    fold_twins(actor.org, {entry.twin_key})
+    entry.refresh_from_db()
+    if entry.twin_of is not None:
+        return entry.twin_of, False  # the same disagreement is on the register already: that entry answers
     return entry, True
 
 
@@ -116,6 +124,7 @@ def _create(actor: Actor, question: str, about: str, claim_a: str, source_a: str
         fact_a=fact_a, fact_b=fact_b, date_a=_day(fact_a), date_b=_day(fact_b),
         severity=one_of(severity, "severity", SEVERITIES, "medium"),
         subject=checked_text(subject, "subject", LIMITS["subject"]), raised_by=actor.user, pair=pair,
+        twin_key=twin_key_of_pair(fact_a, fact_b) if fact_a is not None and fact_b is not None else "",
     )  # fmt: skip
 
 
@@ -169,6 +178,55 @@ def answer_contradiction(*, actor: Actor, contradiction_id: str, answer: str, no
     entry.answer, entry.note, entry.answered_by, entry.answered_at = chosen, reason, actor.user, timezone.now()
     entry.state = Contradiction.State.DISMISSED if chosen == "neither" else Contradiction.State.RESOLVED
     entry.save()
+    twins = _settle_twins(entry)
     record_audit(actor=actor, action="contradiction.answered", target=entry.public_id,
-                 details={"answer": chosen, "note": reason, "superseded": superseded})  # fmt: skip
+                 details={"answer": chosen, "note": reason, "superseded": superseded, "twins": twins})  # fmt: skip
     return entry
+
+
+@transaction.atomic  # the nightly scan calls it outside any transaction; twins are settled under lock
+def fold_twins(org: Organisation, keys: set[str]) -> None:
+    """Entries with one of ``keys`` become twins of the first entry of their disagreement; a twin
+    found after that one was answered is settled the same way at once."""
+    for key in sorted(k for k in keys if k):
+        first, *others = Contradiction.objects.filter(org=org, twin_key=key).order_by("pk")
+        for other in others:
+            if other.twin_of_id != first.pk:
+                Contradiction.objects.filter(pk=other.pk).update(twin_of=first)
+        if first.state != Contradiction.State.OPEN:
+            _settle_twins(first)
+
+
+def _settle_twins(answered: Contradiction) -> list[str]:
+    """Settle the open twins of ``answered`` as it was settled; returns their ids. For an answer a
+    or b, the side of each twin that claims what the standing side claims stands, and the other is
+    superseded when everyone who reads it may read the one that stands (as an answer does)."""
+    root = answered.twin_of_id or answered.pk
+    family = Contradiction.objects.filter(Q(pk=root) | Q(twin_of_id=root), org_id=answered.org_id)
+    open_ones = family.filter(state=Contradiction.State.OPEN).exclude(pk=answered.pk)
+    stands_key = ""
+    if answered.answer in ("a", "b"):
+        stands = answered.fact_a if answered.answer == "a" else answered.fact_b
+        stands_key = side_key(stands) if stands is not None else ""
+    settled = []
+    for twin in open_ones.select_for_update(of=("self",)).select_related("fact_a", "fact_b"):
+        twin.answer = answered.answer
+        if stands_key:
+            twin.answer = _supersede_like(twin, stands_key) or Contradiction.Answer.BOTH
+        twin.note = f"As {answered.public_id}: {answered.note}"[: LIMITS["note"]]
+        twin.answered_by_id, twin.answered_at, twin.state = answered.answered_by_id, timezone.now(), answered.state
+        twin.save()
+        settled.append(twin.public_id)
+    return settled
+
+
+def _supersede_like(twin: Contradiction, stands_key: str) -> str:
+    """In ``twin``, the side claiming what stands stands: its other side is superseded (when that
+    is allowed); returns the answer that says so ("a" or "b"), or "" when neither side claims it."""
+    for answer, stands, loses in (("a", twin.fact_a, twin.fact_b), ("b", twin.fact_b, twin.fact_a)):
+        if stands is None or loses is None or side_key(stands) != stands_key:
+            continue
+        if loses.superseded_at is None and _seen_by_readers_of(loses, stands):
+            supersede_explicitly(old=loses, new=stands, at=timezone.now())
+        return answer
+    return ""

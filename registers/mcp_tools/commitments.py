@@ -18,6 +18,15 @@ from registers.models import Commitment
 FEATURE = "commitments"
 
 
+class SaidAlso(BaseModel):
+    document_id: str
+    title: str
+    passage: str | None
+    what: str = Field(description="The promise as that place said it.")
+    due_on: date | None
+    promised_on: date
+
+
 class CommitmentOut(BaseModel):
     id: str
     owner: str
@@ -36,6 +45,9 @@ class CommitmentOut(BaseModel):
         description="Its source says nowhere when it was written, so its dates were read against the day it was "
         "saved; they may be off.",
     )
+    said_also: list[SaidAlso] = Field(
+        default_factory=list, description="Further places the same promise was said (one entry, several sources)."
+    )
 
     def lines(self) -> list[str]:
         """The promise as lines a model reads easily, its id first."""
@@ -50,6 +62,9 @@ class CommitmentOut(BaseModel):
             lines.append(f"  note: {self.note}")
         if self.verdict:
             lines.append(f"  verdict ({self.verdict_checked_at or 'not checked'}): {self.verdict}")
+        for place in self.said_also:
+            due = f", due {place.due_on:%Y-%m-%d}" if place.due_on else ""
+            lines.append(f"  also said in: {place.title} ({place.document_id}, {place.promised_on:%Y-%m-%d}{due})")
         for item in self.evidence:
             lines.append(f"  evidence: {evidence_line(item)}")
         return lines
@@ -73,6 +88,12 @@ def shown(commitment: Commitment, *, overdue: bool = False, verdict: object = No
         note=commitment.note, verdict=getattr(verdict, "summary", None),
         verdict_checked_at=verdict.checked_at.isoformat() if verdict is not None else None,  # type: ignore[attr-defined]
         evidence=list(getattr(verdict, "found", []) or []), dated_from_upload=commitment.dated_from_upload,
+        said_also=[
+            SaidAlso(document_id=s.document.public_id, title=s.document.title,
+                     passage=f"chunk_{s.chunk_id}" if s.chunk_id else None, what=s.what, due_on=s.due_on,
+                     promised_on=s.promised_on)
+            for s in getattr(commitment, "said_also", [])
+        ],
     )  # fmt: skip
 
 

@@ -39,12 +39,19 @@ class ContradictionOut(BaseModel):
     b: SideOut
     answer: str = ""
     note: str = ""
+    found_again: int = Field(
+        0, description="Other pairs of statements found disagreeing the same way; answering this answers them too."
+    )
 
     def lines(self) -> list[str]:
         """The pair as lines a model reads easily, its id first."""
         subject = f", about {self.subject}" if self.subject else ""
         lines = [f"{self.id}: {self.about} ({self.state}, {self.severity} severity{subject})",
                  f"  question: {self.question}", self.a.line("a"), self.b.line("b")]  # fmt: skip
+        if self.found_again:
+            lines.append(
+                f"  found again in {self.found_again} other pair(s) of statements; answering this answers them"
+            )
         if self.answer:
             lines.append(f"  answer: {self.answer}" + (f"; {self.note}" if self.note else ""))
         return lines
@@ -54,6 +61,7 @@ def shown(entry: Contradiction) -> ContradictionOut:
     return ContradictionOut(
         id=entry.public_id, about=entry.about, question=entry.question, subject=entry.subject,
         severity=entry.severity, state=entry.state, answer=entry.answer, note=entry.note,
+        found_again=getattr(entry, "twin_count", 0),
         a=SideOut(claim=entry.claim_a, source=entry.source_a, date=entry.date_a,
                   memory_id=f"mem_{entry.fact_a_id}" if entry.fact_a_id else None),
         b=SideOut(claim=entry.claim_b, source=entry.source_b, date=entry.date_b,

@@ -202,3 +202,12 @@ def test_with_a_model_configured_the_command_scores_the_models_answer(stub, sett
     wiki = report["figures"]["all"]["wiki"]
     assert (wiki["fact_precision"], wiki["fact_recall"]) == (1.0, 0.5)
     assert report["figures"]["all"]["mail"]["fact_recall"] == 0.0  # the model said nothing about the quote
+
+
+def test_a_promise_kept_as_one_entry_with_both_documents_as_sources_is_no_duplicate():
+    derived = made_by_hand()
+    for promise in (p for found in derived.values() for p in found.promises):
+        promise.entry = 7  # one register entry, read from the mail and the chat
+    figures = score(tiny_set(), derived)["all"]["all"].figures()
+    assert figures["duplicate_promises_per_100"] == 0.0
+    assert (figures["promise_precision"], figures["promise_recall"]) == (1.0, 1.0)

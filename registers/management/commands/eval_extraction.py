@@ -44,7 +44,7 @@ from memory.documents.parsing import _Source
 from memory.documents.saving import add_document
 from memory.documents.transcripts import parse_vtt
 from memory.models import Document, Fact, Mention
-from registers.models import Commitment
+from registers.models import Commitment, CommitmentSource
 from registers.nightly import run_nightly
 
 KINDS = ("mail", "meeting", "chat", "transcript", "wiki")
@@ -82,6 +82,7 @@ class DerivedPromise:
     owner: str
     what: str
     due_on: date | None = None
+    entry: int | None = None  # the register entry: a promise said in two documents is one entry with both
 
 
 @dataclass
@@ -334,21 +335,22 @@ def errors_of(labels: dict[str, Any], derived: Derived) -> dict[str, list[str]]:
 
 def duplicates(docs: list[Doc], derived: dict[str, Derived]) -> dict[str, Tally]:
     """Per document id, the duplicates charged to it: a promise labelled with the same ``key`` as one
-    in an earlier document and derived again; a document labelled ``duplicate_of`` an earlier one that
+    in an earlier document and derived again as another register entry (one entry with both documents as
+    its sources is one promise); a document labelled ``duplicate_of`` an earlier one that
     was stored as a new document, and each of its facts that repeats a fact of that one."""
     charged: dict[str, Tally] = defaultdict(Tally)
-    seen_keys: set[str] = set()
+    seen_keys: set[object] = set()  # each key, and each (key, register entry) it was derived as
     for doc in docs:
         found = derived.get(doc.id)
         if found is None:
             continue
         wanted = doc.labels.get("promises", [])
-        for li in match_promises(found.promises, wanted):
-            key = wanted[li].get("key")
-            if key and key in seen_keys:
+        for li, di in match_promises(found.promises, wanted).items():
+            key, entry = wanted[li].get("key"), found.promises[di].entry
+            if key and key in seen_keys and (entry is None or (key, entry) not in seen_keys):
                 charged[doc.id].duplicate_promises += 1
             elif key:
-                seen_keys.add(key)
+                seen_keys.update((key, (key, entry)))
         original = derived.get(doc.labels.get("duplicate_of") or "")
         if original is not None and found.stored:
             charged[doc.id].duplicate_documents += 1
@@ -485,7 +487,9 @@ def derive(writer: Actor, rows: list[dict[str, Any]]) -> tuple[dict[str, Derived
         run_nightly(writer.org, only="commitments")
     timing.promises = time.perf_counter() - started
     for c in Commitment.objects.filter(org=writer.org):
-        promises[c.document_id].append(DerivedPromise(c.owner_name, c.what, c.due_on))
+        promises[c.document_id].append(DerivedPromise(c.owner_name, c.what, c.due_on, c.pk))
+    for s in CommitmentSource.objects.filter(org=writer.org).select_related("commitment"):
+        promises[s.document_id].append(DerivedPromise(s.commitment.owner_name, s.what, s.due_on, s.commitment_id))
     facts: dict[int | None, list[DerivedFact]] = defaultdict(list)
     extracted = Fact.objects.filter(org=writer.org, source=Fact.Source.EXTRACTED)
     for f in extracted.select_related("subject").prefetch_related("values"):
