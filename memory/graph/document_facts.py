@@ -33,14 +33,29 @@ ROLE = re.compile(
     re.IGNORECASE,
 )
 
+# "Anna owns the Northwind account", "Tom is the account owner for Northwind": an account has one owner.
+OWNER = re.compile(
+    r"\b(?:owns|owned|runs|ran|took over|takes over|has taken over)\s+(?:the\s+)?(?P<target>[A-Za-z][\w&'\- ]{1,40}?)"
+    r"\s+account\b|\b(?:is|was|became|becomes|remains|is now)\s+(?:the\s+)?(?:new\s+)?(?:account\s+)?owner\s+"
+    r"(?:of|for)\s+(?:the\s+)?(?P<target2>[A-Za-z][\w&'\- ]{1,40}?)(?=\s+account\b|\s+(?:at|from|since|until|on|in)\b"
+    r"|[.,;:]|$)",
+    re.IGNORECASE,
+)
+
 
 def role_of(statement: str) -> tuple[str, str] | None:
-    """(relation, the team or company) when the statement gives someone a role, else None."""
+    """(relation, the team, company or account) when the statement gives someone a role, else None."""
     match = ROLE.search(statement)
-    if match is None:
-        return None
-    target = " ".join(w if w.isupper() else w.capitalize() for w in match.group("target").split())
-    return f"{match.group('role').lower()}_of", target
+    if match is not None:
+        return f"{match.group('role').lower()}_of", _named(match.group("target"))
+    match = OWNER.search(statement)
+    if match is not None:
+        return "owner_of", _named(match.group("target") or match.group("target2"))
+    return None
+
+
+def _named(words: str) -> str:
+    return " ".join(w if w.isupper() else w.capitalize() for w in words.split())
 
 
 def _known_entities(document: Document, text: str) -> list[KnownEntity]:
@@ -93,11 +108,13 @@ def extract_document(*, document_id: int) -> int:
     result = _extract_in_windows(text, starts, document_date=day, known=_known_entities(document, text))
     drafts, chunk_for = [], {}
     for fact in result.facts:
-        # A bare "date" value only repeats the validity window; named dates (renewal_date...) stay.
+        # A bare "date" value only repeats the validity window; named dates (renewal_date...) stay, and
+        # so does the date of a one-time happening with a topic ("the office opens on 1 May").
         draft = FactDraft(
             statement=fact.statement, kind=fact.kind, subject=fact.subject, object=fact.object,
-            relation=fact.relation or "", single_valued=fact.single_valued, valid_from=fact.valid_from,
-            valid_to=fact.valid_to, values=[v for v in fact.values if v.key != "date"],
+            relation=fact.relation or "", single_valued=fact.single_valued or bool(fact.topic),
+            valid_from=fact.valid_from, valid_to=fact.valid_to, topic=fact.topic,
+            values=[v for v in fact.values if v.key != "date" or fact.topic],
         )  # fmt: skip
         role = role_of(fact.statement) if fact.subject else None
         if role is not None:

@@ -1,7 +1,8 @@
 """The nightly contradiction scan: pairs of current facts that cannot both hold.
 
-Two current facts contradict when they state the same single-valued thing (the same subject
-and relation or value key; for a role one person holds, the same role of the same object),
+Two current facts contradict when they state the same single-valued thing (for a role one person
+holds, the same role of the same object; else the same topic; else the same subject and relation
+or value key: ``memory.graph.supersession.about_the_same_thing``),
 their validity overlaps, they say something different, and they come from different sources
 (``memory.graph.supersession``: the same source correcting itself supersedes instead). The scan
 is incremental: only groups with a fact added since the last run are read, in one statement, and
@@ -43,10 +44,11 @@ WITH current AS (
     SELECT id, subject_id, object_id, relation, value_key,
            CASE WHEN relation = ANY(%(roles)s) AND object_id IS NOT NULL
                 THEN 'role:' || relation || ':' || object_id
+                WHEN topic <> '' THEN 'topic:' || topic
                 ELSE 'thing:' || subject_id || ':' || relation || ':' || value_key END AS thing
     FROM memory_fact
-    WHERE org_id = %(org)s AND superseded_at IS NULL AND single_valued AND subject_id IS NOT NULL
-      AND (relation <> '' OR value_key <> '')
+    WHERE org_id = %(org)s AND superseded_at IS NULL AND single_valued
+      AND (topic <> '' OR (subject_id IS NOT NULL AND (relation <> '' OR value_key <> '')))
 ), touched AS (
     SELECT thing FROM current GROUP BY thing HAVING count(*) > 1 AND max(id) > %(after)s
 )

@@ -20,6 +20,7 @@ from memory.graph.extraction.shapes import (
     Extraction,
     _table,
 )
+from memory.graph.extraction.topics import affirmed, topic_of
 from memory.graph.extraction.values import _DATE_KEYS, _context_key, _counts, _money
 from memory.graph.linking import LEGAL_SUFFIXES, KnownEntity, NameIndex, known_index, name_words
 
@@ -267,6 +268,7 @@ def _fact(
     for hit in hits:
         key = _context_key(sent, hit.start, hit.end, _DATE_KEYS, "date")
         values.append(ExtractedValue(key, date=hit.date, text=sent.text[hit.start : hit.end]))
+    values = affirmed(sent.text, values)
     if not mentions and not values:
         return None
     subj = next(((s, c) for s, c in mentions if _in_subject(s)), None)
@@ -276,12 +278,13 @@ def _fact(
     role_of = bool(relation and relation.endswith("_of") and relation[:-3] in _ROLE_NOUNS)
     kind = _kind(sent, bool(hits))
     valid_from = next((h.date for h in hits if h.role == "from"), None)
+    topic, thing = topic_of(sent, values, bool(hits))
     if kind == "event" and valid_from is None and hits and not any(h.role == "to" for h in hits):
         valid_from = hits[0].date  # an event's date is when its new state starts
     return ExtractedFact(
         statement=_resolve(sent.text, hits),
         kind=kind,
-        subject=subj[1].name if subj else None,
+        subject=subj[1].name if subj else (thing or None),
         object=obj.name if obj else None,
         relation=relation,
         single_valued=relation in _SINGLE_VALUED or role_of or any(v.key in _SINGLE_VALUED_KEYS for v in values),
@@ -290,6 +293,7 @@ def _fact(
         values=values,
         char_start=sent.start_char,
         char_end=sent.start_char + len(sent.text.rstrip()),
+        topic=topic,
     )
 
 

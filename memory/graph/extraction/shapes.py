@@ -44,6 +44,7 @@ class ExtractedFact:
     values: list[ExtractedValue]
     char_start: int
     char_end: int
+    topic: str = ""  # "subject words|attribute" when it states one value of one thing (``topics``)
 
 
 @dataclass
