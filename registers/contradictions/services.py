@@ -28,7 +28,7 @@ from registers.models import Contradiction
 
 STATES = ("open", "resolved", "dismissed", "all")
 SEVERITIES = ("high", "medium", "low")
-ANSWERS = ("a", "b", "both", "neither")
+ANSWERS = ("a", "b", "c", "d", "e", "f", "both", "neither")  # c to f: the statements after a and b
 LIMITS = {"question": 500, "about": 80, "claim": 1000, "source": 300, "subject": 200, "note": 500}
 LIST_LIMIT = 100
 
@@ -143,8 +143,8 @@ def _pair(a: Fact | None, b: Fact | None) -> str:
 
 @transaction.atomic
 def answer_contradiction(*, actor: Actor, contradiction_id: str, answer: str, note: str) -> Contradiction:
-    """a or b: that statement stands and the other is superseded in memory; both or neither close
-    it and leave memory as it is. A note is required."""
+    """a or b (or c, d... on an entry naming more statements): that statement stands and the others
+    are superseded in memory; both or neither close it and leave memory as it is. A note is required."""
     require_may_write(actor, scope=SHARED, what="Answering a contradiction (the register is shared)")
     number = entry_id(contradiction_id, "ctr", "contradiction")
     entry = visible_contradictions(actor=actor).select_for_update(of=("self",)).filter(pk=number).first()
@@ -154,21 +154,34 @@ def answer_contradiction(*, actor: Actor, contradiction_id: str, answer: str, no
     reason = checked_text(note, "note", LIMITS["note"], required=True)
     if entry.state != Contradiction.State.OPEN:
         raise InvalidArgument(f"{entry.public_id} was already answered ({entry.answer}); it is {entry.state}.")
-    superseded = ""
-    if chosen in ("a", "b"):
-        stands, loses = (entry.fact_a, entry.fact_b) if chosen == "a" else (entry.fact_b, entry.fact_a)
-        if stands is not None and loses is not None and loses.superseded_at is None:
-            if not _seen_by_readers_of(loses, stands):
-                raise InvalidArgument(
-                    f"The statement that would stand ({chosen}) is hidden from some people who read the other one, "
-                    "so it cannot replace it for them. Answer both or neither, or correct the other statement at "
-                    "its source."
-                )
+    sides = statements(entry)
+    if chosen not in ("both", "neither") and chosen not in sides:
+        labels = ", ".join([*sides, "both", "neither"])
+        raise InvalidArgument(f"answer must be one of {labels}: {entry.public_id} names {len(sides)} statements.")
+    superseded = []
+    stands = sides.get(chosen)
+    if stands is not None:
+        losing = [f for label, f in sides.items() if label != chosen and f is not None and f.superseded_at is None]
+        if any(not _seen_by_readers_of(loses, stands) for loses in losing):
+            raise InvalidArgument(
+                f"The statement that would stand ({chosen}) is hidden from some people who read another one, "
+                "so it cannot replace it for them. Answer both or neither, or correct the other statement at "
+                "its source."
+            )
+        for loses in losing:
             supersede_explicitly(old=loses, new=stands, at=timezone.now())
-            superseded = loses.public_id
+            superseded.append(loses.public_id)
     entry.answer, entry.note, entry.answered_by, entry.answered_at = chosen, reason, actor.user, timezone.now()
     entry.state = Contradiction.State.DISMISSED if chosen == "neither" else Contradiction.State.RESOLVED
     entry.save()
     record_audit(actor=actor, action="contradiction.answered", target=entry.public_id,
-                 details={"answer": chosen, "note": reason, "superseded": superseded})  # fmt: skip
+                 details={"answer": chosen, "note": reason, "superseded": ", ".join(superseded)})  # fmt: skip
     return entry
+
+
+def statements(entry: Contradiction) -> dict[str, Fact | None]:
+    """An entry's statements by label: a, b, then c, d... for one thing stated more ways."""
+    more = Fact.objects.in_bulk([side["fact"] for side in entry.more])
+    sides = {"a": entry.fact_a, "b": entry.fact_b}
+    sides.update({label: more.get(side["fact"]) for label, side in zip("cdef", entry.more, strict=False)})
+    return sides

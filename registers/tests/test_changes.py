@@ -1,0 +1,94 @@
+"""A later source changing a value, and sources disagreeing: through add_document, the ingestion
+task and the nightly scan, as a user's documents arrive."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from memory.models import Fact
+from memory.tests.factories import save
+from registers.nightly import run_nightly
+from registers.contradictions.services import answer_contradiction, list_contradictions
+from registers.models import Contradiction
+from registers.tests.helpers import switch_on
+
+pytestmark = pytest.mark.django_db
+UTC = ZoneInfo("UTC")
+
+
+def day(month: int, date: int) -> datetime:
+    return datetime(2025, month, date, 9, 0, tzinfo=UTC)
+
+
+def facts_saying(actor, words: str) -> list[Fact]:
+    return list(Fact.objects.filter(org=actor.org, statement__icontains=words).order_by("pk"))
+
+
+def test_an_update_in_a_later_document_supersedes_the_earlier_date_without_a_contradiction(actor):
+    switch_on(actor.org, "contradictions")
+    save(actor, "Office plans", "The Lisbon office opens on 1 May 2025.", occurred_at=day(3, 3))
+    save(actor, "Office news", "Update: the Lisbon office now opens on 15 June 2025, not 1 May.", occurred_at=day(4, 7))
+    [old] = facts_saying(actor, "opens on 1 May")
+    [new] = facts_saying(actor, "now opens")
+    assert old.superseded_by_id == new.pk and old.superseded_at is not None
+    assert new.superseded_at is None
+    assert [v.date.isoformat() for v in new.values.all()] == ["2025-06-15"]  # "not 1 May" is no value of it
+    run_nightly(actor.org, only="contradictions")
+    assert not Contradiction.objects.filter(org=actor.org).exists()
+
+
+def test_a_later_document_giving_another_date_without_saying_it_changed_raises_a_contradiction(actor):
+    switch_on(actor.org, "contradictions")
+    save(actor, "Office plans", "The Lisbon office opens on 1 May 2025.", occurred_at=day(3, 3))
+    save(actor, "Facilities notes", "The Lisbon office opens on 15 June 2025.", occurred_at=day(4, 7))
+    both = facts_saying(actor, "Lisbon office opens")
+    assert len(both) == 2 and all(f.superseded_at is None for f in both)
+    run_nightly(actor.org, only="contradictions")
+    [entry] = Contradiction.objects.filter(org=actor.org)
+    assert {entry.fact_a_id, entry.fact_b_id} == {f.pk for f in both}
+
+
+def test_a_new_price_said_to_be_new_supersedes_the_old_one(actor):
+    save(actor, "Price list", "The Enterprise plan costs $40k a year.", occurred_at=day(1, 6))
+    save(actor, "Pricing mail", "The Enterprise plan now costs $45k a year.", occurred_at=day(2, 3))
+    [old] = facts_saying(actor, "costs $40k")
+    [new] = facts_saying(actor, "now costs $45k")
+    assert old.superseded_by_id == new.pk
+
+
+def test_one_price_stated_three_ways_is_one_contradiction_naming_all_three(actor):
+    switch_on(actor.org, "contradictions")
+    save(actor, "Price list", "The Enterprise plan costs $40k a year.", occurred_at=day(1, 6))
+    save(actor, "Sales deck", "The Enterprise plan is $45k per year.", occurred_at=day(1, 8))
+    run_nightly(actor.org, only="contradictions")
+    save(actor, "Board pack", "Enterprise plan price: $50k.", occurred_at=day(1, 9))
+    run_nightly(actor.org, only="contradictions")
+    [entry] = list_contradictions(actor=actor)
+    claims = [entry.claim_a, entry.claim_b, *(s["claim"] for s in entry.more)]
+    assert sorted(claims) == sorted(f.statement for f in facts_saying(actor, "Enterprise plan"))
+    assert entry.severity == "high"
+    assert "Board pack" in entry.more[0]["source"]
+    # Choosing one settles it: the other two are superseded by it.
+    answer_contradiction(actor=actor, contradiction_id=entry.public_id, answer="c", note="Board pack is current.")
+    standing = [f.statement for f in facts_saying(actor, "Enterprise plan") if f.superseded_at is None]
+    assert standing == ["Enterprise plan price: $50k."]
+
+
+def test_two_sources_naming_different_owners_of_one_account_raise_a_contradiction(actor):
+    switch_on(actor.org, "contradictions")
+    save(actor, "Account map", "Anna owns the Northwind account.", occurred_at=day(1, 6))
+    save(actor, "CRM export", "Tom is the account owner for Northwind.", occurred_at=day(1, 9))
+    run_nightly(actor.org, only="contradictions")
+    [entry] = Contradiction.objects.filter(org=actor.org)
+    assert {entry.claim_a, entry.claim_b} == {"Anna owns the Northwind account.", "Tom is the account owner for Northwind."}
+
+
+def test_a_new_owner_said_to_have_taken_over_supersedes_the_old_one(actor):
+    save(actor, "Account map", "Anna owns the Northwind account.", occurred_at=day(1, 6))
+    save(actor, "Team news", "Tom took over the Northwind account.", occurred_at=day(2, 9))
+    [old] = facts_saying(actor, "Anna owns")
+    [new] = facts_saying(actor, "Tom took over")
+    assert old.superseded_by_id == new.pk
