@@ -7,16 +7,18 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
+from django.urls import reverse
 
 from memory.models import Fact
 from memory.tests.factories import save
-from registers.nightly import run_nightly
+from registers.commitments.services import list_commitments
 from registers.contradictions.services import answer_contradiction, list_contradictions
+from registers.nightly import run_nightly
 from registers.models import Contradiction
 from registers.tests.helpers import switch_on
 
 pytestmark = pytest.mark.django_db
-UTC = ZoneInfo("UTC")
+UTC = ZoneInfo("UTC")  # the test organisation's zone
 
 
 def day(month: int, date: int) -> datetime:
@@ -92,3 +94,41 @@ def test_a_new_owner_said_to_have_taken_over_supersedes_the_old_one(actor):
     [old] = facts_saying(actor, "Anna owns")
     [new] = facts_saying(actor, "Tom took over")
     assert old.superseded_by_id == new.pk
+
+
+def promise_and_replies(actor, settings):
+    """A promise made in a meeting on 2 March; a mail dated 27 February (saved later) and a chat
+    message of 5 March both say the quote went out."""
+    settings.BRAIN_EXTRACT_FACTS = False
+    switch_on(actor.org, "commitments")
+    meeting = "Priya: Thanks all. I'll send the revised quote to BigCo by Friday.\n\nSam: Sounds good."
+    save(actor, "BigCo meeting", meeting, occurred_at=datetime(2026, 3, 2, 10, tzinfo=UTC), source_kind="transcript")
+    save(actor, "Old thread", "Hi all,\nPriya sent the first quote to BigCo last month.\nThanks",
+         occurred_at=datetime(2026, 2, 27, 9, tzinfo=UTC), source_kind="mail")  # fmt: skip
+    reply = "Priya: Morning! Yes, the revised quote for BigCo went out this morning. Next up is the MID."
+    return save(actor, "sales 05 Mar", reply, speaker="Priya", conversation="sales",
+                occurred_at=datetime(2026, 3, 5, 9, tzinfo=UTC), source_kind="slack")  # fmt: skip
+
+
+def test_a_verdict_names_the_passages_it_rests_on_with_the_line_that_matched(actor, settings):
+    reply = promise_and_replies(actor, settings)
+    run_nightly(actor.org)
+    [item] = list_commitments(actor=actor)
+    verdict = item.verdict
+    [found] = verdict.found  # the mail dated before the promise is no evidence, though saved after it
+    passage = reply.chunks.get()
+    assert (found["id"], found["document"], found["day"]) == (passage.public_id, reply.public_id, "2026-03-05")
+    assert found["line"] == "Yes, the revised quote for BigCo went out this morning."
+    assert passage.public_id in verdict.summary and "went out this morning" in verdict.summary
+    assert "passage(s)" not in verdict.summary
+
+
+def test_the_registers_page_links_each_piece_of_evidence_to_its_passage(actor, settings, client):
+    reply = promise_and_replies(actor, settings)
+    run_nightly(actor.org)
+    client.force_login(actor.user)
+    page = client.get(reverse("registers"))
+    passage = reply.chunks.get()
+    href = f'{reverse("memory-document", args=[reply.pk])}#passage-{passage.pk}'
+    assert f'<a href="{href}">{passage.public_id}</a>' in page.content.decode()
+    assert "went out this morning" in page.content.decode()
