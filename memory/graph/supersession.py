@@ -52,7 +52,10 @@ class Claim:
     def of(cls, fact: Fact) -> Claim:
         stated = [(v.number, v.date, v.text) for v in fact.values.all()] if fact.value_key else []
         days = {day for _, day, _ in stated if day is not None}
-        start, end = (None if fact.valid_from in days else fact.valid_from), (None if fact.valid_to in days else fact.valid_to)
+        start, end = (
+            (None if fact.valid_from in days else fact.valid_from),
+            (None if fact.valid_to in days else fact.valid_to),
+        )
         return cls(fact.subject_id, fact.object_id, fact.relation, fact.value_key, value_order(stated), start, end,
                    source_of(fact), bool(CHANGE_WORDS.search(fact.statement)))  # fmt: skip
 

@@ -4,19 +4,25 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('memory', '0014_upload_reading_and_lanes'),
+        ("memory", "0014_upload_reading_and_lanes"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='fact',
-            name='topic',
-            field=models.CharField(blank=True, db_default='', help_text="What it states one value of, in words: 'plan|price'.", max_length=200),
+            model_name="fact",
+            name="topic",
+            field=models.CharField(
+                blank=True,
+                db_default="",
+                help_text="What it states one value of, in words: 'plan|price'.",
+                max_length=200,
+            ),
         ),
         migrations.AddIndex(
-            model_name='fact',
-            index=models.Index(condition=models.Q(('topic', ''), _negated=True), fields=['org', 'topic'], name='fact_topic'),
+            model_name="fact",
+            index=models.Index(
+                condition=models.Q(("topic", ""), _negated=True), fields=["org", "topic"], name="fact_topic"
+            ),
         ),
     ]

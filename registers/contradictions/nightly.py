@@ -121,12 +121,14 @@ def _raise_grouped(org: Organisation, group: list[int], pairs: dict[str, tuple[F
             return 0
         raised = 1
     on_it = {entry.fact_a_id, entry.fact_b_id, *(side["fact"] for side in entry.more)}
-    for key, (a, b) in rest.items():
+    for _key, (a, b) in rest.items():
         joining = [f for f in (a, b) if f.pk not in on_it]
         if not joining:
             continue
-        if entry.fact_a is not None and all(_same_audience(f, entry.fact_a) for f in joining) and (
-            len(entry.more) + len(joining) <= MORE
+        if (
+            entry.fact_a is not None
+            and all(_same_audience(f, entry.fact_a) for f in joining)
+            and (len(entry.more) + len(joining) <= MORE)
         ):
             entry.more += [_side(f) for f in joining]
             on_it.update(f.pk for f in joining)

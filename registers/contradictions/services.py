@@ -45,6 +45,19 @@ def visible_contradictions(*, actor: Actor) -> QuerySet[Contradiction]:
     )
 
 
+def open_about(*, actor: Actor, fact_ids: set[int]) -> dict[int, list[str]]:
+    """The open contradictions the actor may see touching each of ``fact_ids``: fact id -> entry ids."""
+    touching: dict[int, list[str]] = {}
+    if not fact_ids:
+        return touching
+    entries = visible_contradictions(actor=actor).filter(state=Contradiction.State.OPEN)
+    rows = entries.filter(Q(fact_a__in=fact_ids) | Q(fact_b__in=fact_ids) | ~Q(more=[])).order_by("pk")
+    for entry in rows[:LIST_LIMIT]:
+        for fact_id in {entry.fact_a_id, entry.fact_b_id, *(side["fact"] for side in entry.more)} & fact_ids:
+            touching.setdefault(fact_id, []).append(entry.public_id)  # type: ignore[index]
+    return touching
+
+
 def list_contradictions(*, actor: Actor, state: str | None = None, severity: str | None = None,
                         limit: int = 20) -> list[Contradiction]:  # fmt: skip
     """Open ones by default, the most severe first."""

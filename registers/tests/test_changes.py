@@ -13,8 +13,8 @@ from memory.models import Fact
 from memory.tests.factories import save
 from registers.commitments.services import list_commitments
 from registers.contradictions.services import answer_contradiction, list_contradictions
-from registers.nightly import run_nightly
 from registers.models import Contradiction
+from registers.nightly import run_nightly
 from registers.tests.helpers import switch_on
 
 pytestmark = pytest.mark.django_db
@@ -35,7 +35,8 @@ def test_an_update_in_a_later_document_supersedes_the_earlier_date_without_a_con
     save(actor, "Office news", "Update: the Lisbon office now opens on 15 June 2025, not 1 May.", occurred_at=day(4, 7))
     [old] = facts_saying(actor, "opens on 1 May")
     [new] = facts_saying(actor, "now opens")
-    assert old.superseded_by_id == new.pk and old.superseded_at is not None
+    assert old.superseded_by_id == new.pk
+    assert old.superseded_at is not None
     assert new.superseded_at is None
     assert [v.date.isoformat() for v in new.values.all()] == ["2025-06-15"]  # "not 1 May" is no value of it
     run_nightly(actor.org, only="contradictions")
@@ -47,7 +48,8 @@ def test_a_later_document_giving_another_date_without_saying_it_changed_raises_a
     save(actor, "Office plans", "The Lisbon office opens on 1 May 2025.", occurred_at=day(3, 3))
     save(actor, "Facilities notes", "The Lisbon office opens on 15 June 2025.", occurred_at=day(4, 7))
     both = facts_saying(actor, "Lisbon office opens")
-    assert len(both) == 2 and all(f.superseded_at is None for f in both)
+    assert len(both) == 2
+    assert all(f.superseded_at is None for f in both)
     run_nightly(actor.org, only="contradictions")
     [entry] = Contradiction.objects.filter(org=actor.org)
     assert {entry.fact_a_id, entry.fact_b_id} == {f.pk for f in both}
@@ -85,7 +87,10 @@ def test_two_sources_naming_different_owners_of_one_account_raise_a_contradictio
     save(actor, "CRM export", "Tom is the account owner for Northwind.", occurred_at=day(1, 9))
     run_nightly(actor.org, only="contradictions")
     [entry] = Contradiction.objects.filter(org=actor.org)
-    assert {entry.claim_a, entry.claim_b} == {"Anna owns the Northwind account.", "Tom is the account owner for Northwind."}
+    assert {entry.claim_a, entry.claim_b} == {
+        "Anna owns the Northwind account.",
+        "Tom is the account owner for Northwind.",
+    }
 
 
 def test_a_new_owner_said_to_have_taken_over_supersedes_the_old_one(actor):
@@ -119,7 +124,8 @@ def test_a_verdict_names_the_passages_it_rests_on_with_the_line_that_matched(act
     passage = reply.chunks.get()
     assert (found["id"], found["document"], found["day"]) == (passage.public_id, reply.public_id, "2026-03-05")
     assert found["line"] == "Yes, the revised quote for BigCo went out this morning."
-    assert passage.public_id in verdict.summary and "went out this morning" in verdict.summary
+    assert passage.public_id in verdict.summary
+    assert "went out this morning" in verdict.summary
     assert "passage(s)" not in verdict.summary
 
 
@@ -129,6 +135,6 @@ def test_the_registers_page_links_each_piece_of_evidence_to_its_passage(actor, s
     client.force_login(actor.user)
     page = client.get(reverse("registers"))
     passage = reply.chunks.get()
-    href = f'{reverse("memory-document", args=[reply.pk])}#passage-{passage.pk}'
+    href = f"{reverse('memory-document', args=[reply.pk])}#passage-{passage.pk}"
     assert f'<a href="{href}">{passage.public_id}</a>' in page.content.decode()
     assert "went out this morning" in page.content.decode()

@@ -49,13 +49,13 @@ def topic_of(sent: Span, values: list[ExtractedValue], dated: bool) -> tuple[str
     if not key:
         return "", ""
     tokens = _subject_tokens(sent, verb)
-    words = [t.lemma_.lower() for t in tokens]
-    if not words:
-        return "", ""
     # "The Enterprise plan" names a thing, and so does a heading ("Enterprise plan price: $50k");
-    # "the office" does not (it stays a topic, never an entity).
+    # "the deal" or "the office" does not: two of them in two documents may be two different
+    # things, so they get no topic.
     named = any(t.pos_ == "PROPN" or (t.text[:1].isupper() and (t.i != sent.start or verb is None)) for t in tokens)
-    return f"{' '.join(words)}|{key}"[:200], " ".join(t.text for t in tokens) if named else ""
+    if not named:
+        return "", ""
+    return f"{' '.join(t.lemma_.lower() for t in tokens)}|{key}"[:200], " ".join(t.text for t in tokens)
 
 
 def _main_verb(sent: Span) -> Token | None:
@@ -77,10 +77,14 @@ def _subject_tokens(sent: Span, verb: Token | None) -> list[Token]:
         of = next((c for c in head.children if c.dep_ == "prep" and c.lower_ in ("of", "for")), None)
         inner = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None
         head = inner or head
+    # "our customer Northwind": the name after the noun is part of it.
+    names = [t for t in head.children if t.dep_ == "appos" and t.pos_ == "PROPN"]
     tokens = [t for t in head.subtree if t.i <= head.i or t.dep_ in ("compound", "amod")]
+    tokens += [t for name in names for t in name.subtree if t.dep_ in ("compound", "appos") or t.i == name.i]
     return [
         t
         for t in tokens
-        if t.pos_ in ("NOUN", "PROPN", "ADJ", "NUM") and t.lemma_.lower() not in NOT_THE_THING and t.dep_ != "appos"
+        if t.pos_ in ("NOUN", "PROPN", "ADJ", "NUM")
+        and t.lemma_.lower() not in NOT_THE_THING
         and re.search(r"[a-z]", t.lemma_.lower())
     ]
