@@ -189,6 +189,18 @@ def _promised_at(commitment: Commitment) -> tuple[datetime, bool]:
     return datetime.combine(commitment.promised_on, time.min, tzinfo=tz), False
 
 
+def own_moment(document: Document) -> datetime:
+    """When a document without ``occurred_at`` was said: its own time where its text gives one (a
+    mail's Date: header, a date in a meeting's title), else when it was saved."""
+    try:
+        from memory.documents.source import read_source
+    except ImportError:  # no reader of the source's own time: the time it was saved
+        return document.recorded_at
+    opening = Chunk.objects.filter(document=document).order_by("ordinal").values_list("text", flat=True).first()
+    moment = read_source(document, opening or "").moment
+    return document.recorded_at if moment.from_upload else moment.at
+
+
 def _matched_line(text: str, words: list[str], owner: str) -> str:
     """The line of ``text`` that says it was done: a sentence with a completion word, preferring one
     naming the object or the owner."""
@@ -210,13 +222,17 @@ def _evidence(commitment: Commitment, words: list[str]) -> list[dict[str, object
     else:
         readers = Q(org_id=commitment.org_id, scope=Scope.SHARED, category__restricted=False)
     since, exact = _promised_at(commitment)
-    after = {"moment__gt": since} if exact else {"moment__gte": since}
+    after = Q(moment__gt=since) if exact else Q(moment__gte=since)
+
+    def said_after(moment: datetime) -> bool:
+        return moment > since if exact else moment >= since
+
     query = SearchQuery(" OR ".join(words), search_type="websearch", config="english")
     candidates = (
         Chunk.objects.filter(org_id=commitment.org_id, superseded_at__isnull=True, search=query)
         .filter(document__in=Document.objects.filter(readers))
         .annotate(moment=Coalesce("said_at", "document__occurred_at", "recorded_at"))
-        .filter(**after)
+        .filter(after | Q(said_at__isnull=True, document__occurred_at__isnull=True))  # undated: read below
         .exclude(pk=commitment.chunk_id or 0)
         .select_related("document")
         .order_by("moment", "pk")[:50]
@@ -224,6 +240,10 @@ def _evidence(commitment: Commitment, words: list[str]) -> list[dict[str, object
     owner = commitment.owner_name.split()[0].lower() if commitment.owner_name else ""
     found: list[dict[str, object]] = []
     for chunk in candidates:
+        if chunk.said_at is None and chunk.document.occurred_at is None:
+            chunk.moment = own_moment(chunk.document)
+            if not said_after(chunk.moment):
+                continue
         text = spoken_text(chunk)
         about_owner = owner and (owner in chunk.speaker.lower() or owner in text.lower())
         if COMPLETION.search(text) and about_owner:
@@ -238,7 +258,7 @@ def _evidence(commitment: Commitment, words: list[str]) -> list[dict[str, object
         Fact.objects.filter(org_id=commitment.org_id, superseded_at__isnull=True, search=query)
         .filter(fact_in_use(), document__in=Document.objects.filter(readers))
         .annotate(moment=Coalesce("document__occurred_at", "recorded_at"))
-        .filter(**after)
+        .filter(after | (Q(document__occurred_at__isnull=True) & ~Q(document__source_kind="remember")))
         .select_related("document")
         .only("pk", "statement", "recorded_at", "document", "document__title", "document__occurred_at",
               "document__source_kind")
@@ -247,6 +267,10 @@ def _evidence(commitment: Commitment, words: list[str]) -> list[dict[str, object
     for fact in facts:
         if len(found) >= 3:
             break
+        if fact.document is not None and fact.document.occurred_at is None and fact.document.source_kind != "remember":
+            fact.moment = own_moment(fact.document)
+            if not said_after(fact.moment):
+                continue
         if COMPLETION.search(fact.statement) and owner and owner in fact.statement.lower():
             remembered = fact.document is None or fact.document.source_kind == "remember"
             found.append({"id": fact.public_id, "memory": fact.public_id, "statement": fact.statement[:300],

@@ -138,3 +138,18 @@ def test_the_registers_page_links_each_piece_of_evidence_to_its_passage(actor, s
     href = f"{reverse('memory-document', args=[reply.pk])}#passage-{passage.pk}"
     assert f'<a href="{href}">{passage.public_id}</a>' in page.content.decode()
     assert "went out this morning" in page.content.decode()
+
+
+def test_notes_saved_after_the_promise_but_dated_before_it_in_their_title_are_no_evidence(actor, settings):
+    pytest.importorskip("memory.documents.source")  # the reader of a source's own time
+    settings.BRAIN_EXTRACT_FACTS = False
+    switch_on(actor.org, "commitments")
+    meeting = "Priya: Thanks all. I'll send the revised quote to BigCo by Friday.\n\nSam: Sounds good."
+    save(actor, "BigCo meeting", meeting, occurred_at=datetime(2026, 3, 2, 10, tzinfo=UTC), source_kind="transcript")
+    # Saved today, without occurred_at: its title says when it was written, before the promise.
+    save(actor, "Weekly sync 2026-02-23", "Priya sent the revised quote to BigCo, an earlier draft.",
+         source_kind="upload")  # fmt: skip
+    run_nightly(actor.org)
+    [item] = list_commitments(actor=actor)
+    assert item.verdict.found == []
+    assert "stays open" in item.verdict.summary
