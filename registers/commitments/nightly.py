@@ -272,12 +272,12 @@ def _evidence(commitment: Commitment, words: list[str]) -> list[dict[str, object
             if not said_after(fact.moment):
                 continue
         if COMPLETION.search(fact.statement) and owner and owner in fact.statement.lower():
-            remembered = fact.document is None or fact.document.source_kind == "remember"
+            source = fact.document if fact.document is not None and fact.document.source_kind != "remember" else None
             found.append({"id": fact.public_id, "memory": fact.public_id, "statement": fact.statement[:300],
                           "line": _short(fact.statement, 200), "said_at": fact.moment.isoformat(),
                           "day": local_day(commitment.org, fact.moment).isoformat(),
-                          "title": "remembered" if remembered else fact.document.title,
-                          "document": fact.document.public_id if fact.document and not remembered else "",
-                          "document_pk": fact.document_id if not remembered else None,
+                          "title": source.title if source else "remembered",
+                          "document": source.public_id if source else "",
+                          "document_pk": source.pk if source else None,
                           "recorded_at": fact.recorded_at.isoformat()})  # fmt: skip
     return found

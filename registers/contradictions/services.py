@@ -54,7 +54,7 @@ def open_about(*, actor: Actor, fact_ids: set[int]) -> dict[int, list[str]]:
     rows = entries.filter(Q(fact_a__in=fact_ids) | Q(fact_b__in=fact_ids) | ~Q(more=[])).order_by("pk")
     for entry in rows[:LIST_LIMIT]:
         for fact_id in {entry.fact_a_id, entry.fact_b_id, *(side["fact"] for side in entry.more)} & fact_ids:
-            touching.setdefault(fact_id, []).append(entry.public_id)  # type: ignore[index]
+            touching.setdefault(fact_id, []).append(entry.public_id)
     return touching
 
 

@@ -38,7 +38,7 @@ def test_an_update_in_a_later_document_supersedes_the_earlier_date_without_a_con
     assert old.superseded_by_id == new.pk
     assert old.superseded_at is not None
     assert new.superseded_at is None
-    assert [v.date.isoformat() for v in new.values.all()] == ["2025-06-15"]  # "not 1 May" is no value of it
+    assert [str(v.date) for v in new.values.all()] == ["2025-06-15"]  # "not 1 May" is no value of it
     run_nightly(actor.org, only="contradictions")
     assert not Contradiction.objects.filter(org=actor.org).exists()
 
@@ -120,6 +120,7 @@ def test_a_verdict_names_the_passages_it_rests_on_with_the_line_that_matched(act
     run_nightly(actor.org)
     [item] = list_commitments(actor=actor)
     verdict = item.verdict
+    assert verdict is not None
     [found] = verdict.found  # the mail dated before the promise is no evidence, though saved after it
     passage = reply.chunks.get()
     assert (found["id"], found["document"], found["day"]) == (passage.public_id, reply.public_id, "2026-03-05")
@@ -151,5 +152,6 @@ def test_notes_saved_after_the_promise_but_dated_before_it_in_their_title_are_no
          source_kind="upload")  # fmt: skip
     run_nightly(actor.org)
     [item] = list_commitments(actor=actor)
+    assert item.verdict is not None
     assert item.verdict.found == []
     assert "stays open" in item.verdict.summary
