@@ -112,8 +112,8 @@ class Contradiction(models.Model):
         LOW = "low"
 
     class Answer(models.TextChoices):
-        A = "a", "a stands, the others are superseded"
-        B = "b", "b stands, the others are superseded"
+        A = "a", "a stands, b is superseded"
+        B = "b", "b stands, a is superseded"
         C = "c", "c stands, the others are superseded"
         D = "d", "d stands, the others are superseded"
         E = "e", "e stands, the others are superseded"

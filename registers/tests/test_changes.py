@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from django.urls import reverse
 
+from brain.tests.admin_client import logged_in, make_org_admin
 from memory.models import Fact
 from memory.tests.factories import save
 from registers.commitments.services import list_commitments
@@ -155,3 +156,24 @@ def test_notes_saved_after_the_promise_but_dated_before_it_in_their_title_are_no
     assert item.verdict is not None
     assert item.verdict.found == []
     assert "stays open" in item.verdict.summary
+
+
+def test_an_admin_answers_an_entry_of_three_statements_with_the_third(actor):
+    switch_on(actor.org, "contradictions")
+    save(actor, "Price list", "The Enterprise plan costs $40k a year.", occurred_at=day(1, 6))
+    save(actor, "Sales deck", "The Enterprise plan is $45k per year.", occurred_at=day(1, 8))
+    save(actor, "Board pack", "Enterprise plan price: $50k.", occurred_at=day(1, 9))
+    run_nightly(actor.org, only="contradictions")
+    [entry] = Contradiction.objects.filter(org=actor.org)
+    client = logged_in(make_org_admin(actor.org))
+    url = reverse("admin:registers_answer", args=[entry.pk])
+    page = client.get(url).content.decode()
+    assert "Enterprise plan price: $50k." in page
+    assert 'value="c"' in page
+    assert 'value="d"' not in page  # only the letters of its own statements
+    client.post(url, {"answer": "c", "note": "The board pack is the current list."})
+    entry.refresh_from_db()
+    assert (entry.state, entry.answer) == ("resolved", "c")
+    assert [f.statement for f in facts_saying(actor, "Enterprise plan") if f.superseded_at is None] == [
+        "Enterprise plan price: $50k."
+    ]
