@@ -199,6 +199,9 @@ def _keep_unchanged(document: Document, drafts: list[FactDraft], chunk_for: dict
             fresh.discard(position)
             if chunk_for.get(position) != fact.chunk_id:
                 Fact.objects.filter(pk=fact.pk).update(chunk_id=chunk_for.get(position))
+            if fact.topic != drafts[position].topic:  # read again under newer rules: what it states a value of
+                Fact.objects.filter(pk=fact.pk).update(topic=drafts[position].topic[:200],
+                                                       single_valued=drafts[position].single_valued)  # fmt: skip
         else:
             gone.append(fact.pk)
     replaced_something = set(Fact.objects.filter(superseded_by_id__in=gone).values_list("superseded_by_id", flat=True))

@@ -177,3 +177,18 @@ def test_an_admin_answers_an_entry_of_three_statements_with_the_third(actor):
     assert [f.statement for f in facts_saying(actor, "Enterprise plan") if f.superseded_at is None] == [
         "Enterprise plan price: $50k."
     ]
+
+
+def test_reading_a_stored_document_again_gives_its_facts_their_topic(actor):
+    from memory.graph.document_facts import extract_document
+
+    switch_on(actor.org, "contradictions")
+    first = save(actor, "Price list", "The Enterprise plan costs $40k a year.", occurred_at=day(1, 6))
+    second = save(actor, "Sales deck", "The Enterprise plan is $45k per year.", occurred_at=day(1, 8))
+    Fact.objects.filter(org=actor.org).update(topic="")  # as stored before topics were read
+    for document in (first, second):
+        extract_document(document_id=document.pk)
+    [kept] = facts_saying(actor, "costs $40k")
+    assert kept.topic == "enterprise plan|price"
+    run_nightly(actor.org, only="contradictions")
+    assert Contradiction.objects.filter(org=actor.org).count() == 1
