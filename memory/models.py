@@ -258,6 +258,9 @@ class Fact(models.Model):
     relation = models.CharField(max_length=80, blank=True)
     value_key = models.CharField(max_length=80, blank=True, help_text="The value this fact states, if any.")
     single_valued = models.BooleanField(default=False, help_text="Its relation or value holds one value at a time.")
+    topic = models.CharField(
+        max_length=200, blank=True, db_default="", help_text="What it states one value of, in words: 'plan|price'."
+    )
     valid_from = models.DateField(null=True, blank=True)
     valid_to = models.DateField(null=True, blank=True)
     recorded_at = models.DateTimeField(default=timezone.now)
@@ -296,6 +299,7 @@ class Fact(models.Model):
         # As for chunks, HNSW and GIN indexes are per organisation (memory.retrieval.org_indexes).
         indexes = [
             models.Index(fields=["org", "subject", "relation"], name="fact_subject_relation"),
+            models.Index(fields=["org", "topic"], name="fact_topic", condition=~models.Q(topic="")),
             models.Index(fields=["org", "recorded_at"], name="fact_org_recorded"),
             models.Index(
                 fields=["org", "flagged_at"], name="fact_flagged", condition=models.Q(flagged_at__isnull=False)

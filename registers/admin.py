@@ -67,6 +67,15 @@ class AnswerForm(forms.Form):
     answer = forms.ChoiceField(choices=[(a, Contradiction.Answer(a).label) for a in ANSWERS], widget=forms.RadioSelect)
     note = forms.CharField(max_length=500, help_text="What the answer rests on: the system checked, or who said so.")
 
+    def __init__(self, *args: Any, statements: int = 2, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Only the letters of the entry's own statements: a and b, then c, d... on one naming more.
+        offered = [a for a in ANSWERS if len(a) > 1 or "abcdef".index(a) < statements]
+        labels = {a: str(Contradiction.Answer(a).label) for a in offered}
+        if statements > 2:
+            labels.update({a: f"{a} stands, the others are superseded" for a in offered if len(a) == 1})
+        self.fields["answer"].choices = list(labels.items())  # type: ignore[attr-defined]
+
 
 @admin.register(Contradiction)
 class ContradictionAdmin(OrgScopedAdmin):
@@ -91,7 +100,7 @@ class ContradictionAdmin(OrgScopedAdmin):
 
     def answer_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         entry = get_object_or_404(self.get_queryset(request), pk=pk)
-        form = AnswerForm(request.POST or None)
+        form = AnswerForm(request.POST or None, statements=2 + len(entry.more))
         if request.method == "POST" and form.is_valid():
             try:
                 answer_contradiction(actor=admin_actor(request, entry.org), contradiction_id=entry.public_id,

@@ -144,6 +144,10 @@ class Contradiction(models.Model):
     class Answer(models.TextChoices):
         A = "a", "a stands, b is superseded"
         B = "b", "b stands, a is superseded"
+        C = "c", "c stands, the others are superseded"
+        D = "d", "d stands, the others are superseded"
+        E = "e", "e stands, the others are superseded"
+        F = "f", "f stands, the others are superseded"
         BOTH = "both", "both are true"
         NEITHER = "neither", "they never disagreed"
 
@@ -159,6 +163,9 @@ class Contradiction(models.Model):
     source_b = models.CharField(max_length=300)
     date_b = models.DateField(null=True, blank=True)
     fact_b = models.ForeignKey(Fact, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    # One thing stated three or more ways is one entry: the statements after a and b, labelled c, d...
+    # each {"fact": id, "claim", "source", "date"}, of the same audience as a.
+    more = models.JSONField(default=list, blank=True, help_text="Further statements of the same thing (c, d, ...).")
     severity = models.CharField(max_length=8, choices=Severity.choices, default=Severity.MEDIUM)
     state = models.CharField(max_length=16, choices=State.choices, default=State.OPEN)
     answer = models.CharField(max_length=8, choices=Answer.choices, blank=True)

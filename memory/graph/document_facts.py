@@ -35,14 +35,29 @@ ROLE = re.compile(
     re.IGNORECASE,
 )
 
+# "Anna owns the Northwind account", "Tom is the account owner for Northwind": an account has one owner.
+OWNER = re.compile(
+    r"\b(?:owns|owned|runs|ran|took over|takes over|has taken over)\s+(?:the\s+)?(?P<target>[A-Za-z][\w&'\- ]{1,40}?)"
+    r"\s+account\b|\b(?:is|was|became|becomes|remains|is now)\s+(?:the\s+)?(?:new\s+)?(?:account\s+)?owner\s+"
+    r"(?:of|for)\s+(?:the\s+)?(?P<target2>[A-Za-z][\w&'\- ]{1,40}?)(?=\s+account\b|\s+(?:at|from|since|until|on|in)\b"
+    r"|[.,;:]|$)",
+    re.IGNORECASE,
+)
+
 
 def role_of(statement: str) -> tuple[str, str] | None:
-    """(relation, the team or company) when the statement gives someone a role, else None."""
+    """(relation, the team, company or account) when the statement gives someone a role, else None."""
     match = ROLE.search(statement)
-    if match is None:
-        return None
-    target = " ".join(w if w.isupper() else w.capitalize() for w in match.group("target").split())
-    return f"{match.group('role').lower()}_of", target
+    if match is not None:
+        return f"{match.group('role').lower()}_of", _named(match.group("target"))
+    match = OWNER.search(statement)
+    if match is not None:
+        return "owner_of", _named(match.group("target") or match.group("target2"))
+    return None
+
+
+def _named(words: str) -> str:
+    return " ".join(w if w.isupper() else w.capitalize() for w in words.split())
 
 
 def _known_entities(document: Document, text: str) -> list[KnownEntity]:
@@ -103,13 +118,15 @@ def extract_document(*, document_id: int) -> int:
     drafts, chunk_for = [], {}
     for fact in result.facts:
         speaker = source.speaker_at(fact.char_start, fact.char_end)
-        # A bare "date" value that only repeats the validity window is dropped; any other date stays.
+        # A bare "date" value that only repeats the validity window is dropped; any other date stays, and
+        # so does the date of a one-time happening with a topic ("the office opens on 1 May").
         window = (fact.valid_from, fact.valid_to)
         draft = FactDraft(
             statement=in_third_person(fact.statement, speaker, teams.get(speaker, "")), kind=fact.kind,
             subject=_speaking_subject(fact, speaker, teams.get(speaker, "")), object=fact.object,
-            relation=fact.relation or "", single_valued=fact.single_valued, valid_from=fact.valid_from,
-            valid_to=fact.valid_to, values=[v for v in fact.values if v.key != "date" or v.date not in window],
+            relation=fact.relation or "", single_valued=fact.single_valued or bool(fact.topic),
+            valid_from=fact.valid_from, valid_to=fact.valid_to, topic=fact.topic,
+            values=[v for v in fact.values if v.key != "date" or v.date not in window or fact.topic],
             dated_from_upload=source.moment.from_upload and fact.relative,
         )  # fmt: skip
         role = role_of(fact.statement) if fact.subject else None
@@ -246,6 +263,8 @@ def _keep_unchanged(document: Document, drafts: list[FactDraft], chunk_for: dict
         if position is not None and position in fresh:
             fresh.discard(position)
             changed = {"chunk_id": chunk_for.get(position), "dated_from_upload": drafts[position].dated_from_upload}
+            if fact.topic != drafts[position].topic:  # read again under newer rules: what it states a value of
+                changed |= {"topic": drafts[position].topic[:200], "single_valued": drafts[position].single_valued}
             if any(getattr(fact, name) != value for name, value in changed.items()):
                 Fact.objects.filter(pk=fact.pk).update(**changed)
         else:

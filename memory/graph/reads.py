@@ -277,5 +277,42 @@ def lookup_values(
     return list(values.order_by("-number", "date", "pk")[:limit])
 
 
+@dataclass(frozen=True)
+class Tally:
+    """A total that counts each entity once: its latest stated current value of a single-valued key
+    (every value of a key that holds many). ``conflicts`` are the entities with more than one
+    current value of a single-valued key, each with all of them, latest stated first."""
+
+    total: float | None
+    counted: frozenset[int]  # the values (pks) in the total
+    conflicts: dict[int, list[Value]]
+
+
+def tally_values(*, actor: Actor, key: str, values: list[Value], as_of: date | None = None) -> Tally:
+    """Total ``values`` (from ``lookup_values``) with one current value per entity, and say which
+    entities' current values of ``key`` disagree, also among values the filters left out."""
+
+    def latest(value: Value) -> tuple[object, ...]:
+        return (value.stated_on or date.min, value.fact.recorded_at, value.pk)
+
+    facts = believed(visible_facts(actor=actor), as_of=as_of).filter(single_valued=True)
+    current = Value.objects.filter(fact__in=facts, key=key, entity_id__in={v.entity_id for v in values})
+    by_entity: dict[int, list[Value]] = {}
+    for value in current.select_related("fact", "fact__document"):
+        by_entity.setdefault(value.entity_id, []).append(value)
+    conflicts = {}
+    for entity_id, stated in by_entity.items():
+        if len({(v.number, v.date, v.text.strip().lower()) for v in stated}) > 1:
+            conflicts[entity_id] = sorted(stated, key=latest, reverse=True)
+    counted: dict[object, Value] = {}
+    for value in values:
+        one = value.fact.single_valued
+        slot = ("entity", value.entity_id) if one else ("value", value.pk)
+        if slot not in counted or latest(value) > latest(counted[slot]):
+            counted[slot] = value
+    numbers = [v.number for v in counted.values() if v.number is not None]
+    return Tally(sum(numbers) if numbers else None, frozenset(v.pk for v in counted.values()), conflicts)
+
+
 def as_datetime(value: datetime | None) -> str | None:
     return value.isoformat() if value else None

@@ -1,9 +1,11 @@
 """When a new statement supersedes an older one: the time rules as a pure decision, and their
 application to stored facts.
 
-A new fact supersedes an older one only when both are about the same thing (the same subject and
-single-valued relation or value key; for a role held by one, the same object), have the same
-audience, say something different, and their validity overlaps:
+A new fact supersedes an older one only when both are about the same thing (for a role held by
+one, the same role of the same object; else the same topic, the words naming what a value is of,
+"lisbon office|open", when both have one; else the same subject and single-valued relation or
+value key), have the same audience, say something different, and their validity overlaps. A date
+that is the value itself ("opens on 1 May") is no window of validity:
 
 - the new one starts later: the old one is closed at that date and superseded by it;
 - the new one starts earlier (it arrived late, about an earlier time): the new one is closed
@@ -48,9 +50,14 @@ class Claim:
 
     @classmethod
     def of(cls, fact: Fact) -> Claim:
-        values = value_order((v.number, v.date, v.text) for v in fact.values.all()) if fact.value_key else ()
-        return cls(fact.subject_id, fact.object_id, fact.relation, fact.value_key, values, fact.valid_from,
-                   fact.valid_to, source_of(fact), bool(CHANGE_WORDS.search(fact.statement)))  # fmt: skip
+        stated = [(v.number, v.date, v.text) for v in fact.values.all()] if fact.value_key else []
+        days = {day for _, day, _ in stated if day is not None}
+        start, end = (
+            (None if fact.valid_from in days else fact.valid_from),
+            (None if fact.valid_to in days else fact.valid_to),
+        )
+        return cls(fact.subject_id, fact.object_id, fact.relation, fact.value_key, value_order(stated), start, end,
+                   source_of(fact), bool(CHANGE_WORDS.search(fact.statement)))  # fmt: skip
 
     @property
     def is_role(self) -> bool:
@@ -116,6 +123,8 @@ def overlaps(a: Claim, b: Claim) -> bool:
 def same_claim(old: Claim, new: Claim) -> bool:
     if new.is_role:
         return old.subject_id == new.subject_id
+    if old.values and new.values:  # two statements of a value (the same topic): the values decide
+        return old.values == new.values
     if new.relation and old.object_id != new.object_id:
         return False
     if new.value_key:
@@ -124,12 +133,17 @@ def same_claim(old: Claim, new: Claim) -> bool:
 
 
 def about_the_same_thing(fact: Fact) -> Q | None:
-    """Facts stating the same single-valued thing as ``fact`` (None when it states none)."""
-    if not fact.single_valued or fact.subject_id is None or not (fact.relation or fact.value_key):
+    """Facts stating the same single-valued thing as ``fact`` (None when it states none). The
+    nightly contradiction scan groups facts by the same rule (``registers.contradictions.nightly``)."""
+    if not fact.single_valued:
         return None
     if fact.relation in HELD_BY_ONE and fact.object_id is not None:
         # A role is single-valued on its object: support has one head at a time, whoever it is.
         return Q(single_valued=True, relation=fact.relation, object_id=fact.object_id)
+    if fact.topic:
+        return Q(single_valued=True, topic=fact.topic)
+    if fact.subject_id is None or not (fact.relation or fact.value_key):
+        return None
     return Q(single_valued=True, subject_id=fact.subject_id, relation=fact.relation, value_key=fact.value_key)
 
 

@@ -11,7 +11,7 @@ ENTITY_TYPES += ("term", "organisation", "other")
 FACT_KINDS = ("fact", "decision", "preference", "event", "procedure")
 # Relations whose object has one holder at a time ("X is head of support": support has one head).
 HELD_BY_ONE = {"head_of", "ceo_of", "cto_of", "cfo_of", "coo_of", "cmo_of", "director_of", "manager_of", "lead_of",
-               "president_of", "chair_of"}  # fmt: skip
+               "president_of", "chair_of", "owner_of"}  # fmt: skip
 HONORIFICS = {"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "dame"}
 
 # Words by which a statement says the world changed (not merely that a source sees it otherwise):
@@ -21,6 +21,7 @@ CHANGE_WORDS = re.compile(
     r"|\bhas become\b|\b(?:changed|changes|switched|moved) (?:to|over)\b|\bwas changed\b|\breplac(?:ed|es)\b"
     r"|\b(?:took|takes|taken) over\b|\bfrom now on\b|\bno longer\b|\bstarting (?:today|now|on)\b"
     r"|\bwith effect from\b|\beffective (?:from|on|immediately|today)\b|\bsucceed(?:ed|s)\b|\bcorrect(?:ion|ed)\b"
-    r"|\bnew (?:price|owner|head|lead|rate)\b",
+    r"|\bnew (?:price|owner|head|lead|rate)\b|\bnow\b|\binstead of\b|\brather than\b|,\s*not\b"
+    r"|^\W*(?:update|updated|correction|change)\s*:|\b(?:moved|changed|pushed|postponed|delayed|brought forward) to\b",
     re.IGNORECASE,
 )

@@ -32,6 +32,7 @@ class FactDraft:
     valid_to: date | None = None
     values: list[ExtractedValue] = field(default_factory=list)
     dated_from_upload: bool = False  # its date was read against the day it was saved, for want of its own
+    topic: str = ""  # what it states one value of, in words (``memory.graph.extraction.topics``)
 
 
 def embed_drafts(org_id: int, drafts: list[FactDraft]) -> Vectors:
@@ -77,6 +78,7 @@ def record_facts(*, document: Document, drafts: list[FactDraft], source: str = F
                     subject=entity(draft.subject), object=entity(draft.object), relation=draft.relation[:80],
                     value_key=(draft.values[0].key if draft.values else "")[:80], single_valued=draft.single_valued,
                     valid_from=draft.valid_from, valid_to=draft.valid_to, recorded_at=recorded_at, source=source,
+                    topic=draft.topic[:200],
                     document=document, chunk_id=(chunk_for or {}).get(index), category_id=document.category_id,
                     scope=document.scope, owner_id=document.owner_id, created_by_id=created_by_id,
                     dated_from_upload=draft.dated_from_upload, **vectors.fields(index),

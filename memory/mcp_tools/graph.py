@@ -12,9 +12,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from brain.actors import Actor
 from brain.mcp.limits import Clamped
 from brain.mcp.registry import ToolOutput, mcp_tool
+from brain.selectors import enabled_features
 from memory.graph import reads as graph
 from memory.graph.entity_views import entity_views
 from memory.mcp_tools.shapes import EntityOut, EntityRef, FactOut, FactsOut, NoArgs, fact_outs
+from memory.models import Value
+from registers.contradictions.services import open_about
 
 
 class SearchFactsArgs(BaseModel):
@@ -236,20 +239,42 @@ class ValueOut(BaseModel):
     stated_on: dt.date | None
     memory_id: str
     source_title: str | None
+    counted: bool = Field(True, description="In the total: the entity's latest stated current value.")
+    conflicting: bool = Field(False, description="The entity has other current values of this key.")
+
+
+class ConflictOut(BaseModel):
+    entity: EntityRef
+    values: list[ValueOut] = Field(description="The entity's current values of the key, latest stated first.")
+    contradiction_ids: list[str] = Field(default_factory=list, description="Open contradictions about them.")
 
 
 class ValuesOut(ToolOutput):
     keys: list[dict[str, Any]] | None = None
     values: list[ValueOut] | None = None
-    total: float | None = None
+    total: float | None = Field(None, description="Each entity's latest stated current value counted once.")
+    conflicts: list[ConflictOut] = Field(
+        default_factory=list, description="Entities whose current values disagree: the total counts one of them."
+    )
 
     def to_text(self) -> str:
         if self.keys is not None:
             return "Recorded keys: " + (", ".join(f"{k['key']} ({k['count']})" for k in self.keys) or "none")
-        rows = [f"- {v.entity.name}: {v.key} = {v.number if v.number is not None else v.date or v.text} {v.unit}"
-                f" (stated {v.stated_on}, {v.memory_id})" for v in self.values or []]  # fmt: skip
-        total = f"\nTotal: {self.total:g}" if self.total is not None else ""
+        rows = [f"- {v.entity.name}: {v.key} = {_shown(v)} (stated {v.stated_on}, {v.memory_id})"
+                + ("" if v.counted else "; not in the total") + (" [conflicting]" if v.conflicting else "")
+                for v in self.values or []]  # fmt: skip
+        total = f"\nTotal: {self.total:g} (each entity's latest stated value, once)" if self.total is not None else ""
+        for conflict in self.conflicts:
+            said = " vs ".join(f"{_shown(v)} ({v.memory_id}, stated {v.stated_on})" for v in conflict.values)
+            open_ = f"; open: {', '.join(conflict.contradiction_ids)}" if conflict.contradiction_ids else ""
+            total += (f"\nValues conflict for {conflict.entity.name}: {said}{open_}. The total counts the latest "
+                      "stated; settle which is right before relying on it.")  # fmt: skip
         return ("\n".join(rows) or "No recorded values match.") + total
+
+
+def _shown(value: ValueOut) -> str:
+    shown = value.number if value.number is not None else value.date or value.text
+    return f"{shown:g} {value.unit}".strip() if isinstance(shown, float) else f"{shown} {value.unit}".strip()
 
 
 @mcp_tool("lookup_values", title="Look Up Recorded Values", args=ValuesArgs, output=ValuesOut, idempotent=True)
@@ -263,13 +288,33 @@ def lookup_values_tool(actor: Actor, args: ValuesArgs) -> ValuesOut:
         return ValuesOut(keys=[{"key": k, "count": n} for k, n in graph.value_keys(actor=actor)])
     rows = graph.lookup_values(actor=actor, key=args.key, entity_type=args.entity_type, minimum=args.min,
                                maximum=args.max, start=args.from_, end=args.to, limit=args.limit)  # fmt: skip
+    tally = graph.tally_values(actor=actor, key=args.key, values=rows)
     views = entity_views(actor=actor, entity_ids={v.entity_id for v in rows})
-    values = [
-        ValueOut(entity=EntityRef.of(views[v.entity_id]), key=v.key, number=v.number,
-                 date=v.date, text=v.text, unit=v.unit, stated_on=v.stated_on, memory_id=v.fact.public_id,
-                 source_title=v.fact.document.title if v.fact.document else None)
-        for v in rows
-        if v.entity_id in views
+    touching = open_contradictions(actor, {v.fact_id for vs in tally.conflicts.values() for v in vs}
+                                   | {v.fact_id for v in rows})  # fmt: skip
+    disputed = set(tally.conflicts) | {v.entity_id for v in rows if v.fact_id in touching}
+
+    def out(v: Value) -> ValueOut:
+        return ValueOut(entity=EntityRef.of(views[v.entity_id]), key=v.key, number=v.number,
+                        date=v.date, text=v.text, unit=v.unit, stated_on=v.stated_on, memory_id=v.fact.public_id,
+                        source_title=v.fact.document.title if v.fact.document else None, counted=v.pk in tally.counted,
+                        conflicting=v.entity_id in disputed)  # fmt: skip
+
+    values = [out(v) for v in rows if v.entity_id in views]
+    shown = {v.entity_id: v for v in rows if v.entity_id in views}
+    conflicts = [
+        ConflictOut(entity=EntityRef.of(views[entity_id]),
+                    values=[out(v) for v in tally.conflicts.get(entity_id, [shown[entity_id]])],
+                    contradiction_ids=sorted({c for v in tally.conflicts.get(entity_id, [shown[entity_id]])
+                                              for c in touching.get(v.fact_id, [])}))
+        for entity_id in sorted(disputed & set(shown))
     ]  # fmt: skip
-    numbers = [v.number for v in values if v.number is not None]
-    return ValuesOut(values=values, total=sum(numbers) if numbers else None)
+    numbers = [v.number for v in values if v.number is not None and v.counted]
+    return ValuesOut(values=values, total=sum(numbers) if numbers else None, conflicts=conflicts)
+
+
+def open_contradictions(actor: Actor, fact_ids: set[int]) -> dict[int, list[str]]:
+    """The open contradictions about these facts, when the organisation keeps the register."""
+    if "contradictions" not in enabled_features(actor=actor):
+        return {}
+    return open_about(actor=actor, fact_ids=fact_ids)

@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 from django.contrib.postgres.search import SearchQuery
 from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
+from django.db.models.functions import Coalesce
 
 from brain.models import Organisation
 from memory.access import fact_in_use, seen_by_every_reader_of
@@ -150,6 +151,7 @@ def _fingerprint(document: Document, what: str) -> str:
 def check_commitments(org: Organisation, progress: Callable[[int], None] | None = None) -> int:
     """A verdict for every open commitment: passages said after it was promised, readable by
     everyone who may read the commitment, naming its owner or its object with a word of completion.
+    A verdict names each passage or memory it rests on, with the line that matched.
 
     One a night: a commitment already judged since the organisation's midnight is skipped, so a
     second beat, a redelivered task or a scan run by hand the same day adds nothing."""
@@ -157,21 +159,34 @@ def check_commitments(org: Organisation, progress: Callable[[int], None] | None 
     midnight = datetime.combine(local_today(org), time.min, tzinfo=ZoneInfo(org.time_zone))
     open_ones = Commitment.objects.filter(org=org, state=Commitment.State.OPEN)
     judged = Verdict.objects.filter(commitment__org=org, checked_at__gte=midnight).values("commitment_id")
-    for commitment in open_ones.exclude(pk__in=judged).select_related("document"):
+    for commitment in open_ones.exclude(pk__in=judged).select_related("document", "chunk", "org"):
         words = _object_words(commitment)
-        looked_for = f"passages since {commitment.promised_on} by or naming {commitment.owner_name} about " + (
+        looked_for = f"passages said after {commitment.promised_on} by or naming {commitment.owner_name} about " + (
             " ".join(words) or commitment.what
         )
         found = _evidence(commitment, words)
         Verdict.objects.create(
             commitment=commitment, looked_for=looked_for[:500], found=found, suggests_landed=bool(found),
-            summary=(f"{len(found)} passage(s) suggest it landed; check them before saying so." if found
-                     else "No evidence yet that it landed; it stays open."),
+            summary=_summary(found),
         )  # fmt: skip
         done += 1
         if progress:
             progress(1)
     return done
+
+
+def _summary(found: list[dict[str, object]]) -> str:
+    """What a verdict says, naming what it rests on: "Said after the promise: chunk_12 in Sales chat
+    (2026-03-05): "the revised quote went out this morning". Check before saying it landed." """
+    if not found:
+        return "No evidence yet that it landed; it stays open."
+    named = [f"{item['id']} in {item['title']} ({item['day']}): \"{_short(str(item['line']), 90)}\""
+             for item in found]  # fmt: skip
+    return f"Said after the promise: {'; '.join(named)}. Check before saying it landed."[:500]
+
+
+def _short(text: str, most: int) -> str:
+    return text if len(text) <= most else text[: most - 1].rstrip() + "…"
 
 
 def _object_words(commitment: Commitment) -> list[str]:
@@ -180,46 +195,105 @@ def _object_words(commitment: Commitment) -> list[str]:
     return list(dict.fromkeys(words))[:8]
 
 
+def _promised_at(commitment: Commitment) -> tuple[datetime, bool]:
+    """When the promise was said, and whether that is a moment (a passage's own time) rather than
+    the start of the day it was promised on."""
+    chunk, document = commitment.chunk, commitment.document
+    if chunk is not None and document is not None and (chunk.said_at or document.occurred_at):
+        return chunk.said_at or document.occurred_at, True  # type: ignore[return-value]
+    tz = ZoneInfo(commitment.org.time_zone)
+    return datetime.combine(commitment.promised_on, time.min, tzinfo=tz), False
+
+
+def own_moment(document: Document) -> datetime:
+    """When a document without ``occurred_at`` was said: its own time where its text gives one (a
+    mail's Date: header, a date in a meeting's title), else when it was saved."""
+    try:
+        from memory.documents.source import read_source
+    except ImportError:  # no reader of the source's own time: the time it was saved
+        return document.recorded_at
+    opening = Chunk.objects.filter(document=document).order_by("ordinal").values_list("text", flat=True).first()
+    moment = read_source(document, opening or "").moment
+    return document.recorded_at if moment.from_upload else moment.at
+
+
+def _matched_line(text: str, words: list[str], owner: str) -> str:
+    """The line of ``text`` that says it was done: a sentence with a completion word, preferring one
+    naming the object or the owner."""
+    sentences = [s.strip() for line in text.splitlines() for s in re.split(r"(?<=[.!?])\s+", line) if s.strip()]
+    done = [s for s in sentences if COMPLETION.search(s)]
+    lowered = [w.lower() for w in words]
+    best = next((s for s in done if any(w in s.lower() for w in lowered)), None)
+    best = best or next((s for s in done if owner and owner in s.lower()), None)
+    return _short(best or (done[0] if done else text.strip()), 200)
+
+
 def _evidence(commitment: Commitment, words: list[str]) -> list[dict[str, object]]:
+    """Up to three passages or memories said after the promise (each by its own moment: when the
+    passage was said, else its document's date, and the upload time only when it has neither)."""
     if not words:
         return []
     if commitment.document is not None:
         readers = seen_by_every_reader_of(commitment.document)
     else:
         readers = Q(org_id=commitment.org_id, scope=Scope.SHARED, category__restricted=False)
+    since, exact = _promised_at(commitment)
+    after = Q(moment__gt=since) if exact else Q(moment__gte=since)
+
+    def said_after(moment: datetime) -> bool:
+        return moment > since if exact else moment >= since
+
     query = SearchQuery(" OR ".join(words), search_type="websearch", config="english")
     candidates = (
         Chunk.objects.filter(org_id=commitment.org_id, superseded_at__isnull=True, search=query)
         .filter(document__in=Document.objects.filter(readers))
-        .filter(
-            Q(said_at__date__gte=commitment.promised_on)
-            | Q(said_at__isnull=True, recorded_at__date__gte=commitment.promised_on)
-        )
+        .annotate(moment=Coalesce("said_at", "document__occurred_at", "recorded_at"))
+        .filter(after | Q(said_at__isnull=True, document__occurred_at__isnull=True))  # undated: read below
         .exclude(pk=commitment.chunk_id or 0)
         .select_related("document")
-        .order_by("pk")[:50]
+        .order_by("moment", "pk")[:50]
     )
     owner = commitment.owner_name.split()[0].lower() if commitment.owner_name else ""
-    found = []
+    found: list[dict[str, object]] = []
     for chunk in candidates:
+        if chunk.said_at is None and chunk.document.occurred_at is None:
+            chunk.moment = own_moment(chunk.document)
+            if not said_after(chunk.moment):
+                continue
         text = spoken_text(chunk)
         about_owner = owner and (owner in chunk.speaker.lower() or owner in text.lower())
         if COMPLETION.search(text) and about_owner:
-            found.append({"document": chunk.document.public_id, "passage": chunk.pk, "title": chunk.title,
-                          "said_at": (chunk.said_at or chunk.recorded_at).isoformat(), "text": text[:300]})  # fmt: skip
+            found.append({"id": chunk.public_id, "passage": chunk.public_id, "passage_pk": chunk.pk,
+                          "document": chunk.document.public_id, "document_pk": chunk.document_id,
+                          "title": chunk.title or chunk.document.title, "said_at": chunk.moment.isoformat(),
+                          "day": local_day(commitment.org, chunk.moment).isoformat(),
+                          "line": _matched_line(text, words, owner), "text": text[:300]})  # fmt: skip
         if len(found) >= 3:
             break
     facts = (
-        Fact.objects.filter(org_id=commitment.org_id, superseded_at__isnull=True, search=query,
-                            recorded_at__date__gte=commitment.promised_on)
+        Fact.objects.filter(org_id=commitment.org_id, superseded_at__isnull=True, search=query)
         .filter(fact_in_use(), document__in=Document.objects.filter(readers))
-        .only("pk", "statement", "recorded_at")
-        .order_by("pk")[:50]
+        .annotate(moment=Coalesce("document__occurred_at", "recorded_at"))
+        .filter(after | (Q(document__occurred_at__isnull=True) & ~Q(document__source_kind="remember")))
+        .select_related("document")
+        .only("pk", "statement", "recorded_at", "document", "document__title", "document__occurred_at",
+              "document__source_kind")
+        .order_by("moment", "pk")[:50]
     )  # fmt: skip
     for fact in facts:
         if len(found) >= 3:
             break
+        if fact.document is not None and fact.document.occurred_at is None and fact.document.source_kind != "remember":
+            fact.moment = own_moment(fact.document)
+            if not said_after(fact.moment):
+                continue
         if COMPLETION.search(fact.statement) and owner and owner in fact.statement.lower():
-            found.append({"memory": fact.public_id, "statement": fact.statement[:300],
+            source = fact.document if fact.document is not None and fact.document.source_kind != "remember" else None
+            found.append({"id": fact.public_id, "memory": fact.public_id, "statement": fact.statement[:300],
+                          "line": _short(fact.statement, 200), "said_at": fact.moment.isoformat(),
+                          "day": local_day(commitment.org, fact.moment).isoformat(),
+                          "title": source.title if source else "remembered",
+                          "document": source.public_id if source else "",
+                          "document_pk": source.pk if source else None,
                           "recorded_at": fact.recorded_at.isoformat()})  # fmt: skip
     return found

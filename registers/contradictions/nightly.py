@@ -1,7 +1,8 @@
 """The nightly contradiction scan: pairs of current facts that cannot both hold.
 
-Two current facts contradict when they state the same single-valued thing (the same subject
-and relation or value key; for a role one person holds, the same role of the same object),
+Two current facts contradict when they state the same single-valued thing (for a role one person
+holds, the same role of the same object; else the same topic; else the same subject and relation
+or value key: ``memory.graph.supersession.about_the_same_thing``),
 their validity overlaps, they say something different, and they come from different sources
 (``memory.graph.supersession``: the same source correcting itself supersedes instead). The scan
 is incremental: only groups with a fact added since the last run are read, in one statement, and
@@ -15,7 +16,8 @@ from collections.abc import Callable
 from datetime import date
 from itertools import combinations
 
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from brain.models import Organisation
@@ -32,9 +34,11 @@ HIGH = ("price", "cost", "fee", "rate", "discount", "budget", "salary", "contrac
 MEDIUM = ("owner", "head", "lead", "manager", "account", "office", "date", "deadline")
 
 READ_BATCH = 5000
+MORE = 4  # statements beyond a and b on one entry: c to f
 # What the rules and an entry need of a fact: never its vectors or its document's text.
 FACT_FIELDS = (
-    "statement", "subject_id", "object_id", "relation", "value_key", "valid_from", "valid_to", "source",
+    "statement", "subject_id", "object_id", "relation", "value_key", "valid_from", "valid_to", "source", "topic",
+    "category_id", "scope", "owner_id",
     "recorded_at", "created_by_id", "document_id", "document__title", "document__external_id",
     "document__source_kind", "document__occurred_at", "document__recorded_at", "created_by__username",
     "created_by__first_name", "created_by__last_name", "category_id", "scope", "owner_id",
@@ -45,10 +49,11 @@ WITH current AS (
     SELECT id, subject_id, object_id, relation, value_key,
            CASE WHEN relation = ANY(%(roles)s) AND object_id IS NOT NULL
                 THEN 'role:' || relation || ':' || object_id
+                WHEN topic <> '' THEN 'topic:' || topic
                 ELSE 'thing:' || subject_id || ':' || relation || ':' || value_key END AS thing
     FROM memory_fact
-    WHERE org_id = %(org)s AND superseded_at IS NULL AND single_valued AND subject_id IS NOT NULL
-      AND (relation <> '' OR value_key <> '')
+    WHERE org_id = %(org)s AND superseded_at IS NULL AND single_valued
+      AND (topic <> '' OR (subject_id IS NOT NULL AND (relation <> '' OR value_key <> '')))
 ), touched AS (
     SELECT thing FROM current GROUP BY thing HAVING count(*) > 1 AND max(id) > %(after)s
 )
@@ -83,14 +88,9 @@ def scan_contradictions(org: Organisation, progress: Callable[[int], None] | Non
             if max(a, b) > scan.last_id and _contradict(facts[a], facts[b])
         }
         known = set(Contradiction.objects.filter(org=org, pair__in=list(pairs)).values_list("pair", flat=True))
-        names = names_given_by(
-            {(a.subject_id, a.document_id) for a, _ in pairs.values() if a.subject_id and a.document_id}
-        )
-        fresh = [_entry(org, a, b, names, thing) for key, (a, b) in pairs.items() if key not in known]
-        # A pair raised meanwhile by a person or another run is left as it is (the unique pair).
-        Contradiction.objects.bulk_create(fresh, ignore_conflicts=True)
-        fold_twins(org, {entry.twin_key for entry in fresh})
-        raised += len(fresh)
+        fresh = {key: pair for key, pair in pairs.items() if key not in known}
+        if fresh:
+            raised += _raise_grouped(org, thing, ids, fresh)
         if progress:
             progress(len(ids))
     newest = Fact.objects.filter(org=org).order_by("-pk").values_list("pk", flat=True).first()
@@ -99,15 +99,70 @@ def scan_contradictions(org: Organisation, progress: Callable[[int], None] | Non
     return raised
 
 
+def _raise_grouped(org: Organisation, thing: str, group: list[int], pairs: dict[str, tuple[Fact, Fact]]) -> int:
+    """One thing stated three ways is one entry naming all three, not three pairs: a reader
+    answers once, choosing the one that stands. A statement joins an open entry about the same
+    thing, when it has the entry's audience; otherwise it is raised as its own pair. Returns how
+    many entries were raised."""
+    entry = (
+        Contradiction.objects.filter(org=org, state=Contradiction.State.OPEN)
+        .filter(Q(fact_a_id__in=group) | Q(fact_b_id__in=group))
+        .select_related("fact_a")
+        .order_by("pk")
+        .first()
+    )
+    names = names_given_by({(a.subject_id, a.document_id) for a, _ in pairs.values() if a.subject_id and a.document_id})
+    raised, rest = 0, dict(pairs)
+    if entry is None:
+        key, (a, b) = next(iter(rest.items()))
+        entry = _entry(org, a, b, names, thing)
+        try:
+            with transaction.atomic():  # a savepoint: a pair raised meanwhile elsewhere is left as it is
+                entry.save()
+        except IntegrityError:
+            return 0
+        raised = 1
+    on_it = {entry.fact_a_id, entry.fact_b_id, *(side["fact"] for side in entry.more)}
+    for _key, (a, b) in rest.items():
+        joining = [f for f in (a, b) if f.pk not in on_it]
+        if not joining:
+            continue
+        if (
+            entry.fact_a is not None
+            and all(_same_audience(f, entry.fact_a) for f in joining)
+            and (len(entry.more) + len(joining) <= MORE)
+        ):
+            entry.more += [_side(f) for f in joining]
+            on_it.update(f.pk for f in joining)
+        else:
+            Contradiction.objects.bulk_create([_entry(org, a, b, names, thing)], ignore_conflicts=True)
+            raised += 1
+    if entry.more:
+        claims = [entry.claim_a, entry.claim_b, *(side["claim"] for side in entry.more)]
+        entry.question = ("Which is right: " + ", ".join(repr(c) for c in claims[:-1]) + f" or {claims[-1]!r}?")[:500]
+        entry.save(update_fields=["more", "question"])
+    fold_twins(org, {twin_key(thing, a, b) for a, b in pairs.values()})
+    return raised
+
+
+def _same_audience(a: Fact, b: Fact) -> bool:
+    return a.category_id == b.category_id and a.scope == b.scope and a.owner_id == b.owner_id
+
+
+def _side(fact: Fact) -> dict[str, object]:
+    return {"fact": fact.pk, "claim": fact.statement[:1000], "source": _source(fact), "date": _day(fact).isoformat()}
+
+
 def _contradict(a: Fact, b: Fact) -> bool:
     first, second = Claim.of(a), Claim.of(b)
     return overlaps(first, second) and not same_claim(first, second) and first.source != second.source
 
 
 def _entry(org: Organisation, a: Fact, b: Fact, names: dict[tuple[int, int], str], group: str) -> Contradiction:
-    thing = (a.value_key or a.relation).replace("_", " ")
+    thing = (a.value_key or a.relation or a.topic.partition("|")[2]).replace("_", " ")
     # Named as a's own source names it: the entity's record may hold a name its readers cannot see.
     subject = names.get((a.subject_id, a.document_id), "") if a.subject_id and a.document_id else ""
+    subject = subject or a.topic.partition("|")[0]
     about = " ".join(f"{subject} {thing}".split()[:6])[:80]
     return Contradiction(
         org=org, about=about, subject=subject[:200],

@@ -30,7 +30,7 @@ from registers.models import Contradiction
 
 STATES = ("open", "resolved", "dismissed", "all")
 SEVERITIES = ("high", "medium", "low")
-ANSWERS = ("a", "b", "both", "neither")
+ANSWERS = ("a", "b", "c", "d", "e", "f", "both", "neither")  # c to f: the statements after a and b
 LIMITS = {"question": 500, "about": 80, "claim": 1000, "source": 300, "subject": 200, "note": 500}
 LIST_LIMIT = 100
 
@@ -45,6 +45,19 @@ def visible_contradictions(*, actor: Actor) -> QuerySet[Contradiction]:
     return Contradiction.objects.filter(org=actor.org).filter(
         Q(fact_a__isnull=True) | Q(fact_a__in=facts), Q(fact_b__isnull=True) | Q(fact_b__in=facts)
     )
+
+
+def open_about(*, actor: Actor, fact_ids: set[int]) -> dict[int, list[str]]:
+    """The open contradictions the actor may see touching each of ``fact_ids``: fact id -> entry ids."""
+    touching: dict[int, list[str]] = {}
+    if not fact_ids:
+        return touching
+    entries = visible_contradictions(actor=actor).filter(state=Contradiction.State.OPEN)
+    rows = entries.filter(Q(fact_a__in=fact_ids) | Q(fact_b__in=fact_ids) | ~Q(more=[])).order_by("pk")
+    for entry in rows[:LIST_LIMIT]:
+        for fact_id in {entry.fact_a_id, entry.fact_b_id, *(side["fact"] for side in entry.more)} & fact_ids:
+            touching.setdefault(fact_id, []).append(entry.public_id)
+    return touching
 
 
 def list_contradictions(*, actor: Actor, state: str | None = None, severity: str | None = None,
@@ -152,8 +165,8 @@ def _pair(a: Fact | None, b: Fact | None) -> str:
 
 @transaction.atomic
 def answer_contradiction(*, actor: Actor, contradiction_id: str, answer: str, note: str) -> Contradiction:
-    """a or b: that statement stands and the other is superseded in memory; both or neither close
-    it and leave memory as it is. A note is required."""
+    """a or b (or c, d... on an entry naming more statements): that statement stands and the others
+    are superseded in memory; both or neither close it and leave memory as it is. A note is required."""
     require_may_write(actor, scope=SHARED, what="Answering a contradiction (the register is shared)")
     number = entry_id(contradiction_id, "ctr", "contradiction")
     entry = visible_contradictions(actor=actor).select_for_update(of=("self",)).filter(pk=number).first()
@@ -163,24 +176,29 @@ def answer_contradiction(*, actor: Actor, contradiction_id: str, answer: str, no
     reason = checked_text(note, "note", LIMITS["note"], required=True)
     if entry.state != Contradiction.State.OPEN:
         raise InvalidArgument(f"{entry.public_id} was already answered ({entry.answer}); it is {entry.state}.")
-    superseded = ""
-    if chosen in ("a", "b"):
-        stands, loses = (entry.fact_a, entry.fact_b) if chosen == "a" else (entry.fact_b, entry.fact_a)
-        if stands is not None and loses is not None and loses.superseded_at is None:
-            if not _seen_by_readers_of(loses, stands):
-                raise InvalidArgument(
-                    f"The statement that would stand ({chosen}) is hidden from some people who read the other one, "
-                    "so it cannot replace it for them. Answer both or neither, or correct the other statement at "
-                    "its source."
-                )
+    sides = statements(entry)
+    if chosen not in ("both", "neither") and chosen not in sides:
+        labels = ", ".join([*sides, "both", "neither"])
+        raise InvalidArgument(f"answer must be one of {labels}: {entry.public_id} names {len(sides)} statements.")
+    superseded = []
+    stands = sides.get(chosen)
+    if stands is not None:
+        losing = [f for label, f in sides.items() if label != chosen and f is not None and f.superseded_at is None]
+        if any(not _seen_by_readers_of(loses, stands) for loses in losing):
+            raise InvalidArgument(
+                f"The statement that would stand ({chosen}) is hidden from some people who read another one, "
+                "so it cannot replace it for them. Answer both or neither, or correct the other statement at "
+                "its source."
+            )
+        for loses in losing:
             supersede_explicitly(old=loses, new=stands, at=timezone.now())
-            superseded = loses.public_id
+            superseded.append(loses.public_id)
     entry.answer, entry.note, entry.answered_by, entry.answered_at = chosen, reason, actor.user, timezone.now()
     entry.state = Contradiction.State.DISMISSED if chosen == "neither" else Contradiction.State.RESOLVED
     entry.save()
     twins = _settle_twins(entry)
     record_audit(actor=actor, action="contradiction.answered", target=entry.public_id,
-                 details={"answer": chosen, "note": reason, "superseded": superseded, "twins": twins})  # fmt: skip
+                 details={"answer": chosen, "note": reason, "superseded": ", ".join(superseded), "twins": twins})  # fmt: skip
     return entry
 
 
@@ -230,3 +248,11 @@ def _supersede_like(twin: Contradiction, stands_key: str) -> str:
             supersede_explicitly(old=loses, new=stands, at=timezone.now())
         return answer
     return ""
+
+
+def statements(entry: Contradiction) -> dict[str, Fact | None]:
+    """An entry's statements by label: a, b, then c, d... for one thing stated more ways."""
+    more = Fact.objects.in_bulk([side["fact"] for side in entry.more])
+    sides = {"a": entry.fact_a, "b": entry.fact_b}
+    sides.update({label: more.get(side["fact"]) for label, side in zip("cdef", entry.more, strict=False)})
+    return sides

@@ -71,11 +71,13 @@ class CommitmentOut(BaseModel):
 
 
 def evidence_line(item: dict[str, object]) -> str:
-    """One piece of evidence a verdict found: a passage of a document or a memory."""
-    if "memory" in item:
-        return f"{item['memory']}: {item.get('statement', '')}"
-    where = f"{item.get('title', '')} ({item.get('document', '')})"
-    return f"{where}: {item.get('text', '')}"
+    """One piece of evidence a verdict found, a passage of a document or a memory: its id, where
+    and when it was said, and the line that matched."""
+    ref = item.get("id") or item.get("memory") or item.get("passage") or ""
+    document = f" ({item['document']})" if item.get("document") else ""
+    day = f", {item['day']}" if item.get("day") else ""
+    line = item.get("line") or item.get("statement") or item.get("text") or ""
+    return f"{ref} in {item.get('title', '')}{document}{day}: {line}"
 
 
 def shown(commitment: Commitment, *, overdue: bool = False, verdict: object = None) -> CommitmentOut:

@@ -37,6 +37,7 @@ class ContradictionOut(BaseModel):
     state: str
     a: SideOut
     b: SideOut
+    more: list[SideOut] = Field(default_factory=list, description="The same thing stated more ways: c, d, ...")
     answer: str = ""
     note: str = ""
     found_again: int = Field(
@@ -48,6 +49,7 @@ class ContradictionOut(BaseModel):
         subject = f", about {self.subject}" if self.subject else ""
         lines = [f"{self.id}: {self.about} ({self.state}, {self.severity} severity{subject})",
                  f"  question: {self.question}", self.a.line("a"), self.b.line("b")]  # fmt: skip
+        lines += [side.line(label) for label, side in zip("cdef", self.more, strict=False)]
         if self.found_again:
             lines.append(
                 f"  found again in {self.found_again} other pair(s) of statements; answering this answers them"
@@ -66,6 +68,8 @@ def shown(entry: Contradiction) -> ContradictionOut:
                   memory_id=f"mem_{entry.fact_a_id}" if entry.fact_a_id else None),
         b=SideOut(claim=entry.claim_b, source=entry.source_b, date=entry.date_b,
                   memory_id=f"mem_{entry.fact_b_id}" if entry.fact_b_id else None),
+        more=[SideOut(claim=side["claim"], source=side["source"], date=side["date"], memory_id=f"mem_{side['fact']}")
+              for side in entry.more],
     )  # fmt: skip
 
 
@@ -155,8 +159,9 @@ def raise_contradiction_tool(actor: Actor, args: RaiseContradictionArgs) -> Cont
 class AnswerContradictionArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str = Field(max_length=40, description="The contradiction id list_contradictions returns (ctr_...).")
-    answer: Literal["a", "b", "both", "neither"] = Field(
-        description="a or b: that one stands and the other is superseded; both: both true; neither: no contradiction."
+    answer: Literal["a", "b", "c", "d", "e", "f", "both", "neither"] = Field(
+        description="a, b (or c... when the entry names more statements): that one stands and the others are "
+        "superseded; both: all true; neither: no contradiction."
     )
     note: str = Field(
         max_length=500, description="What the answer rests on: the system checked, or who said so and when."
@@ -173,7 +178,9 @@ def answer_contradiction_tool(actor: Actor, args: AnswerContradictionArgs) -> Co
     inference, and say in your reply what the answer rests on."""
     entry = services.answer_contradiction(actor=actor, contradiction_id=args.id, answer=args.answer, note=args.note)
     backed = entry.fact_a_id is not None and entry.fact_b_id is not None
-    effect = {"a": "b is superseded in memory", "b": "a is superseded in memory"}.get(entry.answer, "")
+    others = [label for label in "abcdef"[: 2 + len(entry.more)] if label != entry.answer]
+    verb = "is" if len(others) == 1 else "are"
+    effect = f"{' and '.join(others)} {verb} superseded in memory" if entry.answer in tuple("abcdef") else ""
     if not effect or not backed:
         effect = "memory is unchanged" + ("" if backed or not effect else " (no memory ids were behind the statements)")
     return ContradictionResult(contradiction=shown(entry), message=f"{entry.public_id} is {entry.state}; {effect}.")

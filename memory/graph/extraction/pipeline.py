@@ -21,6 +21,7 @@ from memory.graph.extraction.shapes import (
     Extraction,
     _table,
 )
+from memory.graph.extraction.topics import affirmed, topic_of
 from memory.graph.extraction.values import _DATE_KEYS, _context_key, _counts, _money
 from memory.graph.linking import LEGAL_SUFFIXES, KnownEntity, NameIndex, known_index, name_words
 
@@ -303,6 +304,7 @@ def _fact(
     for hit in hits:
         key = _context_key(sent, hit.start, hit.end, _DATE_KEYS, "date")
         values.append(ExtractedValue(key, date=hit.date, text=sent.text[hit.start : hit.end]))
+    values = affirmed(sent.text, values)
     if not mentions and not values and not _RECURRING_RE.search(sent.text):
         return None  # a habit ("every Monday at 10:00") is worth keeping though it names no date
     subj = next(((s, c) for s, c in mentions if _in_subject(s)), None)
@@ -314,6 +316,7 @@ def _fact(
     timed = any(e.label_ == "TIME" for e in ents) and not _RECURRING_RE.search(sent.text)
     kind = _kind(sent, bool(hits) or timed)
     valid_from = next((h.date for h in hits if h.role == "from"), None)
+    topic, thing = topic_of(sent, values, bool(hits))
     if valid_from is None and hits and not any(h.role == "to" for h in hits):
         # The day an event or a plan happens ("signed this morning", "will call them tomorrow") is when
         # its statement starts to hold; the statement keeps its words, so this field carries the date.
@@ -321,7 +324,7 @@ def _fact(
     return ExtractedFact(
         statement=_clean(sent.text),
         kind=kind,
-        subject=subj[1].name if subj else None,
+        subject=subj[1].name if subj else (thing or None),
         object=obj.name if obj else None,
         relation=relation,
         single_valued=relation in _SINGLE_VALUED or role_of or any(v.key in _SINGLE_VALUED_KEYS for v in values),
@@ -331,6 +334,7 @@ def _fact(
         char_start=sent.start_char,
         char_end=sent.start_char + len(sent.text.rstrip()),
         relative=any(h.relative for h in hits),
+        topic=topic,
     )
 
 

@@ -45,6 +45,7 @@ class ExtractedFact:
     char_start: int
     char_end: int
     relative: bool = False  # a date in it was resolved against the document's moment ("by Friday")
+    topic: str = ""  # "subject words|attribute" when it states one value of one thing (``topics``)
 
 
 @dataclass
