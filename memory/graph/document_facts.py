@@ -10,13 +10,22 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Collection
 from dataclasses import replace
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
-from memory.graph.entities import context_mentions, get_or_create_entity, known_for, lock_names, mention
+from memory.graph.entities import (
+    clean_name,
+    context_mentions,
+    get_or_create_entity,
+    known_for,
+    lock_names,
+    mention,
+)
 from memory.graph.extraction.shapes import MAX_FACTS, ExtractedEntity, ExtractedFact, Extraction
 from memory.graph.linking import KnownEntity
 from memory.graph.writes import FactDraft, embed_drafts, record_facts
@@ -77,8 +86,11 @@ def _extractor():  # type: ignore[no-untyped-def]
     return extraction.extract
 
 
-def extract_document(*, document_id: int) -> int:
-    """(Re)build the extracted facts of one ready document; returns how many were recorded."""
+def extract_document(*, document_id: int, keep: Collection[int] = ()) -> int:
+    """(Re)build the extracted facts of one ready document; returns how many were recorded.
+
+    ``keep``: facts a person decided something about elsewhere (an answered contradiction names
+    them); one no longer found is retired rather than deleted, as a flagged one is."""
     document = Document.objects.filter(pk=document_id, status=Document.Status.READY).first()
     if document is None or document.source_kind == "remember":
         return 0  # remembered facts are recorded as stated, not extracted
@@ -112,13 +124,16 @@ def extract_document(*, document_id: int) -> int:
         names = [e.name for e in result.entities]
         names += [n for d in drafts for n in (d.subject, d.object) if n]
         lock_names(org_id=document.org_id, names=names)
-        Mention.objects.filter(document=document).delete()
+        named = set()
         for entity in result.entities:
+            # The document's own mentions are still there: a name links to the entity it did before.
             linked = get_or_create_entity(document=document, name=entity.name, type=entity.type,
                                           aliases=list(entity.aliases))  # fmt: skip
             for surface in {entity.name, *entity.aliases}:
                 mention(entity=linked, document=document, surface=surface, type=entity.type)
-        fresh = sorted(_keep_unchanged(document, drafts, chunk_for))
+                named.add((linked.pk, clean_name(surface)))
+        _forget_other_mentions(document, named)
+        fresh = sorted(_keep_unchanged(document, drafts, chunk_for, keep))
         record_facts(document=document, drafts=[drafts[i] for i in fresh],
                      chunk_for={n: chunk_for[i] for n, i in enumerate(fresh) if i in chunk_for},
                      vectors=vectors.pick(fresh))  # fmt: skip
@@ -166,12 +181,16 @@ def _key(statement: str, relation: str, valid_from: object, kind: str) -> tuple[
     return (" ".join(statement.split()), relation, valid_from, kind)
 
 
-def _keep_unchanged(document: Document, drafts: list[FactDraft], chunk_for: dict[int, int]) -> set[int]:
+def _keep_unchanged(
+    document: Document, drafts: list[FactDraft], chunk_for: dict[int, int], keep: Collection[int] = ()
+) -> set[int]:
     """Re-extraction keeps the facts it finds again, with their ids and history; returns the
     positions of the drafts that are new.
 
     A fact no longer found is deleted, unless it had superseded another: then it is retired
-    (superseded now) so the history of what it replaced stays whole.
+    (superseded now) so the history of what it replaced stays whole. A fact a person decided on
+    is never deleted either: flagged (it stays flagged, for its review), retired on review, or in
+    ``keep``; it is retired if it was current.
     """
     wanted = {_key(d.statement, d.relation, d.valid_from, d.kind): i for i, d in enumerate(drafts)}
     fresh = set(range(len(drafts)))
@@ -185,6 +204,20 @@ def _keep_unchanged(document: Document, drafts: list[FactDraft], chunk_for: dict
         else:
             gone.append(fact.pk)
     replaced_something = set(Fact.objects.filter(superseded_by_id__in=gone).values_list("superseded_by_id", flat=True))
+    replaced_something |= _decided(gone, keep)
     Fact.objects.filter(pk__in=replaced_something, superseded_at__isnull=True).update(superseded_at=timezone.now())
     Fact.objects.filter(pk__in=set(gone) - replaced_something).delete()
     return fresh
+
+
+def _decided(ids: list[int], keep: Collection[int]) -> set[int]:
+    """Those of ``ids`` a person decided on: flagged, retired on review (superseded by nothing), or kept."""
+    held = Q(flagged_at__isnull=False) | Q(superseded_at__isnull=False, superseded_by__isnull=True) | Q(pk__in=keep)
+    return set(Fact.objects.filter(pk__in=ids).filter(held).values_list("pk", flat=True))
+
+
+def _forget_other_mentions(document: Document, named: set[tuple[int, str]]) -> None:
+    """Delete the document's mentions this extraction did not make again."""
+    stale = [pk for pk, entity_id, surface in Mention.objects.filter(document=document).values_list(
+        "pk", "entity_id", "surface") if (entity_id, surface) not in named]  # fmt: skip
+    Mention.objects.filter(pk__in=stale).delete()

@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 from django.contrib.postgres.search import SearchQuery
 from django.db.models import Q, QuerySet
 
-from brain.models import Organisation
+from brain.models import AuditRecord, Organisation
 from memory.access import fact_in_use, seen_by_every_reader_of
 from memory.documents.chunking import TURN, opening_turn
 from memory.documents.turns import spoken_text
@@ -52,16 +52,7 @@ def scan_commitments(org: Organisation, progress: Callable[[int], None] | None =
     """Read the passages added since the last scan; returns how many promises were stored."""
 
     def rows(after: int) -> QuerySet[Chunk]:
-        return (
-            Chunk.objects.filter(org=org, pk__gt=after, superseded_at__isnull=True)
-            .filter(
-                Q(speaker__gt="")
-                | Q(document__source_kind__in=CONVERSATION_SOURCES)
-                | Q(document__title__iregex=MEETING_TITLE)
-            )
-            .select_related("document")
-            .order_by("pk")
-        )
+        return promise_passages(Chunk.objects.filter(org=org, pk__gt=after)).order_by("pk")
 
     stored = 0
     for batch in batches_after_mark(org, "commitments", rows, BATCH, progress):
@@ -70,7 +61,33 @@ def scan_commitments(org: Organisation, progress: Callable[[int], None] | None =
     return stored
 
 
+def promise_passages(chunks: QuerySet[Chunk]) -> QuerySet[Chunk]:
+    """The current passages read for promises: a speaker's turn, a conversation, a meeting's notes."""
+    return (
+        chunks.filter(superseded_at__isnull=True)
+        .filter(
+            Q(speaker__gt="")
+            | Q(document__source_kind__in=CONVERSATION_SOURCES)
+            | Q(document__title__iregex=MEETING_TITLE)
+        )
+        .select_related("document")
+    )
+
+
 def _store(org: Organisation, chunks: list[Chunk]) -> int:
+    rows = read_promises(org, chunks)
+    known = set(
+        Commitment.objects.filter(org=org, fingerprint__in=[r.fingerprint for r in rows]).values_list(
+            "fingerprint", flat=True
+        )
+    )
+    fresh = list({r.fingerprint: r for r in rows if r.fingerprint not in known}.values())
+    Commitment.objects.bulk_create(fresh, ignore_conflicts=True)  # one read meanwhile elsewhere stays as it is
+    return len(fresh)
+
+
+def read_promises(org: Organisation, chunks: list[Chunk]) -> list[Commitment]:
+    """The promises the passages of one document make, as unsaved register entries."""
     document = chunks[0].document
     said_on = local_day(org, document.occurred_at or document.recorded_at)
     utterances = [u for c in chunks for u in _utterances(c, document, said_on)]
@@ -94,14 +111,7 @@ def _store(org: Organisation, chunks: list[Chunk]) -> int:
         )  # fmt: skip
         for d in drafts
     ]
-    known = set(
-        Commitment.objects.filter(org=org, fingerprint__in=[r.fingerprint for r in rows]).values_list(
-            "fingerprint", flat=True
-        )
-    )
-    fresh = list({r.fingerprint: r for r in rows if r.fingerprint not in known}.values())
-    Commitment.objects.bulk_create(fresh, ignore_conflicts=True)  # one read meanwhile elsewhere stays as it is
-    return len(fresh)
+    return rows
 
 
 def _utterances(chunk: Chunk, document: Document, said_on: date) -> list[Utterance]:
@@ -207,3 +217,23 @@ def _evidence(commitment: Commitment, words: list[str]) -> list[dict[str, object
             found.append({"memory": fact.public_id, "statement": fact.statement[:300],
                           "recorded_at": fact.recorded_at.isoformat()})  # fmt: skip
     return found
+
+
+def reread_commitments(org: Organisation, document: Document) -> dict[str, int]:
+    """Read one document's promises again with the current rules (``manage.py reextract``).
+
+    A promise found again stays as it is (state, verdicts, a person's edits); a new one is added;
+    one no longer found is removed, unless a person settled, noted or edited it. Returns how many
+    were added, removed and kept."""
+    chunks = list(promise_passages(Chunk.objects.filter(document=document)).order_by("ordinal"))
+    wanted = {r.fingerprint: r for r in (read_promises(org, chunks) if chunks else [])}
+    stored = Commitment.objects.filter(org=org, document=document, origin=Commitment.Origin.EXTRACTED)
+    taken = set(Commitment.objects.filter(org=org, fingerprint__in=list(wanted)).values_list("fingerprint", flat=True))
+    fresh = [row for key, row in wanted.items() if key not in taken]
+    Commitment.objects.bulk_create(fresh, ignore_conflicts=True)
+    decided = ~Q(state=Commitment.State.OPEN) | Q(settled_by__isnull=False) | ~Q(note="")
+    gone = {c.public_id: c.pk for c in stored.exclude(fingerprint__in=list(wanted)).exclude(decided).only("pk")}
+    edited = AuditRecord.objects.filter(org=org, action="commitment.updated", target__in=list(gone))
+    removable = [pk for key, pk in gone.items() if key not in set(edited.values_list("target", flat=True))]
+    Commitment.objects.filter(pk__in=removable).delete()
+    return {"added": len(fresh), "removed": len(removable), "kept": stored.count() - len(fresh)}
