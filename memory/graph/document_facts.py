@@ -30,6 +30,7 @@ from memory.graph.extraction.shapes import MAX_FACTS, ExtractedEntity, Extracted
 from memory.graph.linking import KnownEntity
 from memory.graph.writes import FactDraft, embed_drafts, record_facts
 from memory.models import Chunk, Document, Fact, Mention
+from memory.retrieval.serving import Vectors
 
 logger = logging.getLogger("brain.extract")
 MAX_KNOWN = 500
@@ -118,13 +119,15 @@ def extract_document(*, document_id: int, keep: Collection[int] = ()) -> int:
         owner = max((i for i, start in enumerate(starts) if start <= fact.char_start), default=0)
         if chunks:
             chunk_for[len(drafts) - 1] = chunks[owner][0]
-    vectors = embed_drafts(document.org_id, drafts)  # before the transaction: the model may be remote
+    # Before the transaction, as the model may be remote; a fact found again keeps its vector.
+    unseen = _not_stored(document, drafts)
+    vectors = embed_drafts(document.org_id, [drafts[i] for i in unseen])
     with transaction.atomic():
         # Every name this document links, locked at once in one order (see ``lock_names``).
         names = [e.name for e in result.entities]
         names += [n for d in drafts for n in (d.subject, d.object) if n]
         lock_names(org_id=document.org_id, names=names)
-        named = set()
+        named, by_name = set(), {}
         for entity in result.entities:
             # The document's own mentions are still there: a name links to the entity it did before.
             linked = get_or_create_entity(document=document, name=entity.name, type=entity.type,
@@ -132,11 +135,12 @@ def extract_document(*, document_id: int, keep: Collection[int] = ()) -> int:
             for surface in {entity.name, *entity.aliases}:
                 mention(entity=linked, document=document, surface=surface, type=entity.type)
                 named.add((linked.pk, clean_name(surface)))
+                by_name[surface] = linked
         _forget_other_mentions(document, named)
         fresh = sorted(_keep_unchanged(document, drafts, chunk_for, keep))
         record_facts(document=document, drafts=[drafts[i] for i in fresh],
                      chunk_for={n: chunk_for[i] for n, i in enumerate(fresh) if i in chunk_for},
-                     vectors=vectors.pick(fresh))  # fmt: skip
+                     vectors=_vectors_of(document, drafts, fresh, unseen, vectors), linked=by_name)  # fmt: skip
     return len(drafts)
 
 
@@ -221,3 +225,20 @@ def _forget_other_mentions(document: Document, named: set[tuple[int, str]]) -> N
     stale = [pk for pk, entity_id, surface in Mention.objects.filter(document=document).values_list(
         "pk", "entity_id", "surface") if (entity_id, surface) not in named]  # fmt: skip
     Mention.objects.filter(pk__in=stale).delete()
+
+
+def _not_stored(document: Document, drafts: list[FactDraft]) -> list[int]:
+    """Positions of the drafts no extracted fact of the document states yet: those to embed."""
+    rows = Fact.objects.filter(document=document, source=Fact.Source.EXTRACTED)
+    stored = {_key(*row) for row in rows.values_list("statement", "relation", "valid_from", "kind")}
+    return [i for i, d in enumerate(drafts) if _key(d.statement, d.relation, d.valid_from, d.kind) not in stored]
+
+
+def _vectors_of(document: Document, drafts: list[FactDraft], fresh: list[int], unseen: list[int],
+                vectors: Vectors) -> Vectors:  # fmt: skip
+    """The vectors of the ``fresh`` drafts, from those made for the ``unseen`` ones; a fact deleted
+    meanwhile by another run is embedded here (rare: the model is then called inside the transaction)."""
+    where = {position: n for n, position in enumerate(unseen)}
+    if all(i in where for i in fresh):
+        return vectors.pick(where[i] for i in fresh)
+    return embed_drafts(document.org_id, [drafts[i] for i in fresh])

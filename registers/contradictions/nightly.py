@@ -89,7 +89,7 @@ def rescan_document(org: Organisation, document_id: int) -> dict[str, int]:
     return {"added": added, "removed": len(stale)}
 
 
-def _raise(org: Organisation, sql: str, params: dict[str, object], wanted: Pick,
+def _raise(org: Organisation, sql: str, params: dict[str, int], wanted: Pick,
            progress: Callable[[int], None] | None) -> int:  # fmt: skip
     """Raise the contradicting pairs ``wanted`` of the groups ``sql`` reads; returns how many."""
     with connection.cursor() as cursor:
