@@ -11,6 +11,7 @@ from django.core.management import CommandError, call_command
 
 from brain.models import Membership
 from conftest import make_actor, make_user
+from memory.graph import document_facts
 from memory.graph.extraction import pipeline
 from memory.graph.fixes import change_entity_type, flag_fact
 from memory.models import Entity, Fact, Mention
@@ -141,3 +142,17 @@ def test_one_document_can_be_chosen_and_an_unknown_one_is_refused(admin, stored,
         reextract(admin.org, "--document", "999999")
     with pytest.raises(CommandError, match="No organisation"):
         call_command("reextract", "--org", "no-such-org", stdout=StringIO())
+
+
+def test_a_second_run_embeds_no_statement_again(admin, stored, new_rules, monkeypatch):
+    reextract(admin.org)
+    embedded: list[str] = []
+    real = document_facts.embed_drafts
+
+    def spy(org_id: int, drafts: list[Any]) -> Any:
+        embedded.extend(d.statement for d in drafts)
+        return real(org_id, drafts)
+
+    monkeypatch.setattr(document_facts, "embed_drafts", spy)
+    reextract(admin.org)
+    assert embedded == []  # every fact was found again, with its vector
