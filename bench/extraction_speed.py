@@ -10,7 +10,9 @@ transcripts, wiki pages) and a generic mix (``--mix`` documents: 300-word compan
   date and value readers, the entity clusters), in one process and in two (the two cores);
 - the extraction step of ingestion (``extract_document``: the above plus entity linking, the
   facts' vectors, the writes and supersession), with where its time goes;
-- the whole ingestion (saving, passages, their vectors, extraction), one document at a time.
+- the whole ingestion (saving, passages, their vectors, extraction), one document at a time;
+- ``manage.py reextract`` over the documents just ingested, twice (the second finds everything
+  derived already and only reads).
 
 The ingestion runs in a throwaway organisation, deleted afterwards.
 """
@@ -128,13 +130,31 @@ def ingestion_speed(name: str, texts: list[str]) -> None:
                 if saved.created:
                     ingest_documents(document_ids=[saved.document.pk])
         whole = time.perf_counter() - started
+        step = stages.pop("extraction step")
+        print(f"{name}: extraction step {len(texts) / step:.1f} documents/s; "
+              f"whole ingestion {len(texts) / whole:.1f} documents/s")  # fmt: skip
+        for label, seconds in stages.items():
+            print(f"  {label.strip():20} {seconds:6.2f} s ({100 * seconds / step:.0f}% of the step)")
+        rederive_speed(name, org)
     finally:
         Organisation.objects.filter(pk=org.pk).delete()
-    step = stages.pop("extraction step")
-    print(f"{name}: extraction step {len(texts) / step:.1f} documents/s; "
-          f"whole ingestion {len(texts) / whole:.1f} documents/s")  # fmt: skip
-    for label, seconds in stages.items():
-        print(f"  {label.strip():20} {seconds:6.2f} s ({100 * seconds / step:.0f}% of the step)")
+
+
+def rederive_speed(name: str, org: Any) -> None:
+    """``manage.py reextract`` over the same documents, with the registers on: twice."""
+    from brain.models import Features
+    from registers.nightly import run_nightly
+    from registers.repair import documents_to_rederive, rederive_document
+
+    Features.objects.filter(org=org).update(commitments=True, contradictions=True)
+    run_nightly(org)
+    for run in ("first", "second"):
+        started, changed = time.perf_counter(), 0
+        ids = list(documents_to_rederive(org))
+        for document_id in ids:
+            changed += rederive_document(org, document_id).changed
+        seconds = time.perf_counter() - started
+        print(f"{name}: reextract, {run} run: {len(ids) / seconds:.1f} documents/s, {changed} changed")
 
 
 def main() -> None:
