@@ -7,7 +7,8 @@ entities and values (``memory.graph.document_facts.extract_document``), its prom
 
 - a fact flagged or retired on review, or named by an answered contradiction, is never deleted
   (retired instead, if the rules no longer find it), so the answer keeps both its sides;
-- a commitment a person settled, noted or edited stays, found again or not;
+- a commitment a person settled, noted or edited stays as they left it, found again or not
+  (one nobody touched takes the owner, dates and quote read now);
 - a contradiction a person raised or answered stays; an open one the scan raised goes only
   when the current rules no longer see a conflict;
 - merges and an admin's entity types hold: extraction links names to the kept entity and never
@@ -47,6 +48,7 @@ class Changes:
     mentions_added: int = 0
     mentions_removed: int = 0
     commitments_added: int = 0
+    commitments_updated: int = 0  # found again with another owner, date or quote
     commitments_removed: int = 0
     commitments_kept: int = 0
     contradictions_added: int = 0
@@ -66,7 +68,8 @@ class Changes:
         return (
             f"facts +{self.facts_added} -{self.facts_removed} retired {self.facts_retired} kept {self.facts_kept}; "
             f"entities +{self.entities_added}, mentions +{self.mentions_added} -{self.mentions_removed}; "
-            f"commitments +{self.commitments_added} -{self.commitments_removed} kept {self.commitments_kept}; "
+            f"commitments +{self.commitments_added} -{self.commitments_removed} updated {self.commitments_updated} "
+            f"kept {self.commitments_kept}; "
             f"contradictions +{self.contradictions_added} -{self.contradictions_removed}"
         )
 
@@ -133,7 +136,7 @@ def _rederive(org: Organisation, document_id: int, changes: Changes) -> None:
     if "commitments" in on:
         read = reread_commitments(org, document)
         changes.commitments_added, changes.commitments_removed = read["added"], read["removed"]
-        changes.commitments_kept = read["kept"]
+        changes.commitments_kept, changes.commitments_updated = read["kept"], read["updated"]
     if "contradictions" in on:
         rescan_document(org, document.pk)
     raised_after = set(contradictions.values_list("pk", flat=True))

@@ -136,11 +136,11 @@ def extract_document(*, document_id: int, keep: Collection[int] = ()) -> int:
                 mention(entity=linked, document=document, surface=surface, type=entity.type)
                 named.add((linked.pk, clean_name(surface)))
                 by_name[surface] = linked
-        _forget_other_mentions(document, named)
         fresh = sorted(_keep_unchanged(document, drafts, chunk_for, keep))
         record_facts(document=document, drafts=[drafts[i] for i in fresh],
                      chunk_for={n: chunk_for[i] for n, i in enumerate(fresh) if i in chunk_for},
                      vectors=_vectors_of(document, drafts, fresh, unseen, vectors), linked=by_name)  # fmt: skip
+        _forget_other_mentions(document, named)
     return len(drafts)
 
 
@@ -221,9 +221,12 @@ def _decided(ids: list[int], keep: Collection[int]) -> set[int]:
 
 
 def _forget_other_mentions(document: Document, named: set[tuple[int, str]]) -> None:
-    """Delete the document's mentions this extraction did not make again."""
+    """Delete the document's mentions this extraction did not make again, but for the entities
+    its facts are about (a fact found again keeps the mentions it was recorded with)."""
+    facts = Fact.objects.filter(document=document)
+    about = {*facts.values_list("subject_id", flat=True), *facts.values_list("object_id", flat=True)}
     stale = [pk for pk, entity_id, surface in Mention.objects.filter(document=document).values_list(
-        "pk", "entity_id", "surface") if (entity_id, surface) not in named]  # fmt: skip
+        "pk", "entity_id", "surface") if (entity_id, surface) not in named and entity_id not in about]  # fmt: skip
     Mention.objects.filter(pk__in=stale).delete()
 
 

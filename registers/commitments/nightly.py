@@ -219,12 +219,17 @@ def _evidence(commitment: Commitment, words: list[str]) -> list[dict[str, object
     return found
 
 
+# What reading a promise again may correct on an entry nobody has touched.
+REREAD_FIELDS = ("owner_name", "owner_entity_id", "due_on", "promised_on", "chunk_id", "quote")
+
+
 def reread_commitments(org: Organisation, document: Document) -> dict[str, int]:
     """Read one document's promises again with the current rules (``manage.py reextract``).
 
-    A promise found again stays as it is (state, verdicts, a person's edits); a new one is added;
-    one no longer found is removed, unless a person settled, noted or edited it. Returns how many
-    were added, removed and kept."""
+    A promise found again keeps its entry (state, verdicts); if nobody has settled, noted or
+    edited it, its owner, dates and quote are those read now. A new one is added; one no longer
+    found is removed, unless a person settled, noted or edited it. Returns how many were added,
+    updated, removed and kept."""
     chunks = list(promise_passages(Chunk.objects.filter(document=document)).order_by("ordinal"))
     wanted = {r.fingerprint: r for r in (read_promises(org, chunks) if chunks else [])}
     stored = Commitment.objects.filter(org=org, document=document, origin=Commitment.Origin.EXTRACTED)
@@ -232,8 +237,21 @@ def reread_commitments(org: Organisation, document: Document) -> dict[str, int]:
     fresh = [row for key, row in wanted.items() if key not in taken]
     Commitment.objects.bulk_create(fresh, ignore_conflicts=True)
     decided = ~Q(state=Commitment.State.OPEN) | Q(settled_by__isnull=False) | ~Q(note="")
-    gone = {c.public_id: c.pk for c in stored.exclude(fingerprint__in=list(wanted)).exclude(decided).only("pk")}
-    edited = AuditRecord.objects.filter(org=org, action="commitment.updated", target__in=list(gone))
-    removable = [pk for key, pk in gone.items() if key not in set(edited.values_list("target", flat=True))]
+    untouched = {c.public_id: c for c in stored.exclude(decided)}
+    edited = set(
+        AuditRecord.objects.filter(org=org, action="commitment.updated", target__in=list(untouched)).values_list(
+            "target", flat=True
+        )
+    )
+    untouched = {key: c for key, c in untouched.items() if key not in edited}
+    removable = [c.pk for c in untouched.values() if c.fingerprint not in wanted]
     Commitment.objects.filter(pk__in=removable).delete()
-    return {"added": len(fresh), "removed": len(removable), "kept": stored.count() - len(fresh)}
+    updated = 0
+    for entry in untouched.values():
+        now = wanted.get(entry.fingerprint)
+        changed = [f for f in REREAD_FIELDS if now is not None and getattr(entry, f) != getattr(now, f)]
+        if now is not None and changed:
+            Commitment.objects.filter(pk=entry.pk).update(**{f: getattr(now, f) for f in changed})
+            updated += 1
+    kept = stored.count() - len(fresh)
+    return {"added": len(fresh), "updated": updated, "removed": len(removable), "kept": kept}

@@ -3,6 +3,8 @@ ingestion and nightly code, keeping what people decided by hand; a second run ch
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
 from io import StringIO
 from typing import Any
 
@@ -90,7 +92,7 @@ def test_it_rederives_with_the_new_rules_and_keeps_what_people_decided(admin, st
     report = reextract(org)
 
     assert "facts +0 -1 retired 1" in report  # the notes: "renewed" removed, the flagged one retired
-    assert "commitments +0 -1 kept 1" in report  # the venue removed, the deck (done by hand) kept
+    assert "commitments +0 -1 updated 0 kept 1" in report  # the venue removed, the deck (done by hand) kept
     assert report.strip().splitlines()[-1].startswith(f"{org.slug}: 3 document(s)")
     assert not Fact.objects.filter(pk=renewed.pk).exists()
     lisbon = Fact.objects.get(pk=stored["lisbon"].pk)
@@ -156,3 +158,23 @@ def test_a_second_run_embeds_no_statement_again(admin, stored, new_rules, monkey
     monkeypatch.setattr(document_facts, "embed_drafts", spy)
     reextract(admin.org)
     assert embedded == []  # every fact was found again, with its vector
+
+
+def test_a_promise_read_again_takes_the_new_due_date_unless_a_person_settled_it(admin, stored, monkeypatch):
+    read = commitments_nightly.extract_commitments
+    later = datetime.date(2030, 1, 31)
+
+    def later_dates(*args: Any, **kw: Any) -> Any:
+        return [dataclasses.replace(d, due_on=later) for d in read(*args, **kw)]
+
+    monkeypatch.setattr(commitments_nightly, "extract_commitments", later_dates)
+    venue = Commitment.objects.get(org=admin.org, what__icontains="venue")
+
+    report = reextract(admin.org)
+
+    assert "updated 1" in report
+    venue.refresh_from_db()
+    assert venue.due_on == later  # nobody touched it: the rules' reading now
+    deck = Commitment.objects.get(pk=stored["deck"].pk)
+    assert deck.due_on == stored["deck"].due_on  # settled by a person: as they left it
+    assert "unchanged" in reextract(admin.org)
