@@ -20,6 +20,7 @@ from memory.models import Entity, Fact, Mention
 from memory.tests.factories import save
 from registers.commitments import nightly as commitments_nightly
 from registers.commitments.services import update_commitment
+from registers.contradictions import nightly as contradictions_nightly
 from registers.contradictions.services import answer_contradiction
 from registers.models import Commitment, Contradiction
 from registers.nightly import run_nightly
@@ -178,3 +179,19 @@ def test_a_promise_read_again_takes_the_new_due_date_unless_a_person_settled_it(
     deck = Commitment.objects.get(pk=stored["deck"].pk)
     assert deck.due_on == stored["deck"].due_on  # settled by a person: as they left it
     assert "unchanged" in reextract(admin.org)
+
+
+def test_contradictions_are_checked_again_with_the_current_rules(admin, monkeypatch):
+    switch_on(admin.org, "contradictions")
+    save(admin, "Price list", "The price of the BigCo enterprise plan is $48,000 a year.")
+    save(admin, "Sales deck", "The price of the BigCo enterprise plan is $52,000 a year.")
+    run_nightly(admin.org)
+    assert Contradiction.objects.filter(org=admin.org, state="open").count() == 1
+
+    with monkeypatch.context() as rules:
+        rules.setattr(contradictions_nightly, "_contradict", lambda a, b: False)
+        assert "contradictions +0 -1" in reextract(admin.org)  # the rules no longer see a conflict
+    assert not Contradiction.objects.filter(org=admin.org).exists()
+
+    assert "contradictions +1 -0" in reextract(admin.org)  # and with the rules as they were, it is back
+    assert Contradiction.objects.filter(org=admin.org, state="open").count() == 1
