@@ -10,19 +10,29 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Collection
 from dataclasses import replace
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from memory.documents.source import SourceReading, in_third_person, read_source
-from memory.graph.entities import context_mentions, get_or_create_entity, known_for, lock_names, mention
+from memory.graph.entities import (
+    clean_name,
+    context_mentions,
+    get_or_create_entity,
+    known_for,
+    lock_names,
+    mention,
+)
 from memory.graph.extraction.kinds import role_kinds
 from memory.graph.extraction.shapes import MAX_FACTS, ExtractedEntity, ExtractedFact, Extraction
 from memory.graph.linking import KnownEntity
 from memory.graph.writes import FactDraft, embed_drafts, record_facts
 from memory.models import Chunk, Document, Fact, Mention
+from memory.retrieval.serving import Vectors
 
 logger = logging.getLogger("brain.extract")
 MAX_KNOWN = 500
@@ -94,8 +104,11 @@ def _extractor():  # type: ignore[no-untyped-def]
     return extraction.extract
 
 
-def extract_document(*, document_id: int) -> int:
-    """(Re)build the extracted facts of one ready document; returns how many were recorded."""
+def extract_document(*, document_id: int, keep: Collection[int] = ()) -> int:
+    """(Re)build the extracted facts of one ready document; returns how many were recorded.
+
+    ``keep``: facts a person decided something about elsewhere (an answered contradiction names
+    them); one no longer found is retired rather than deleted, as a flagged one is."""
     document = Document.objects.filter(pk=document_id, status=Document.Status.READY).first()
     if document is None or document.source_kind == "remember":
         return 0  # remembered facts are recorded as stated, not extracted
@@ -136,25 +149,31 @@ def extract_document(*, document_id: int) -> int:
         owner = max((i for i, start in enumerate(starts) if start <= fact.char_start), default=0)
         if chunks:
             chunk_for[len(drafts) - 1] = chunks[owner][0]
-    vectors = embed_drafts(document.org_id, drafts)  # before the transaction: the model may be remote
+    # Before the transaction, as the model may be remote; a fact found again keeps its vector.
+    unseen = _not_stored(document, drafts)
+    vectors = embed_drafts(document.org_id, [drafts[i] for i in unseen])
     with transaction.atomic():
         # Every name this document links, locked at once in one order (see ``lock_names``).
         names = [e.name for e in result.entities]
         names += [n for d in drafts for n in (d.subject, d.object) if n]
         lock_names(org_id=document.org_id, names=names)
-        Mention.objects.filter(document=document).delete()
         _keep_fields(document, source)
         roles = role_kinds(text)
+        named, by_name = set(), {}
         for entity in result.entities:
+            # The document's own mentions are still there: a name links to the entity it did before.
             confident = any(roles.get(n.casefold()) == entity.type for n in (entity.name, *entity.aliases))
             linked = get_or_create_entity(document=document, name=entity.name, type=entity.type,
                                           aliases=list(entity.aliases), confident=confident)  # fmt: skip
             for surface in {entity.name, *entity.aliases}:
                 mention(entity=linked, document=document, surface=surface, type=entity.type)
-        fresh = sorted(_keep_unchanged(document, drafts, chunk_for))
+                named.add((linked.pk, clean_name(surface)))
+                by_name[surface] = linked
+        fresh = sorted(_keep_unchanged(document, drafts, chunk_for, keep))
         record_facts(document=document, drafts=[drafts[i] for i in fresh],
                      chunk_for={n: chunk_for[i] for n, i in enumerate(fresh) if i in chunk_for},
-                     vectors=vectors.pick(fresh))  # fmt: skip
+                     vectors=_vectors_of(document, drafts, fresh, unseen, vectors), linked=by_name)  # fmt: skip
+        _forget_other_mentions(document, named)
     return len(drafts)
 
 
@@ -248,12 +267,16 @@ def _key(statement: str, relation: str, valid_from: object, kind: str) -> tuple[
     return (" ".join(statement.split()), relation, valid_from, kind)
 
 
-def _keep_unchanged(document: Document, drafts: list[FactDraft], chunk_for: dict[int, int]) -> set[int]:
+def _keep_unchanged(
+    document: Document, drafts: list[FactDraft], chunk_for: dict[int, int], keep: Collection[int] = ()
+) -> set[int]:
     """Re-extraction keeps the facts it finds again, with their ids and history; returns the
     positions of the drafts that are new.
 
     A fact no longer found is deleted, unless it had superseded another: then it is retired
-    (superseded now) so the history of what it replaced stays whole.
+    (superseded now) so the history of what it replaced stays whole. A fact a person decided on
+    is never deleted either: flagged (it stays flagged, for its review), retired on review, or in
+    ``keep``; it is retired if it was current.
     """
     wanted = {_key(d.statement, d.relation, d.valid_from, d.kind): i for i, d in enumerate(drafts)}
     fresh = set(range(len(drafts)))
@@ -270,6 +293,40 @@ def _keep_unchanged(document: Document, drafts: list[FactDraft], chunk_for: dict
         else:
             gone.append(fact.pk)
     replaced_something = set(Fact.objects.filter(superseded_by_id__in=gone).values_list("superseded_by_id", flat=True))
+    replaced_something |= _decided(gone, keep)
     Fact.objects.filter(pk__in=replaced_something, superseded_at__isnull=True).update(superseded_at=timezone.now())
     Fact.objects.filter(pk__in=set(gone) - replaced_something).delete()
     return fresh
+
+
+def _decided(ids: list[int], keep: Collection[int]) -> set[int]:
+    """Those of ``ids`` a person decided on: flagged, retired on review (superseded by nothing), or kept."""
+    held = Q(flagged_at__isnull=False) | Q(superseded_at__isnull=False, superseded_by__isnull=True) | Q(pk__in=keep)
+    return set(Fact.objects.filter(pk__in=ids).filter(held).values_list("pk", flat=True))
+
+
+def _forget_other_mentions(document: Document, named: set[tuple[int, str]]) -> None:
+    """Delete the document's mentions this extraction did not make again, but for the entities
+    its facts are about (a fact found again keeps the mentions it was recorded with)."""
+    facts = Fact.objects.filter(document=document)
+    about = {*facts.values_list("subject_id", flat=True), *facts.values_list("object_id", flat=True)}
+    stale = [pk for pk, entity_id, surface in Mention.objects.filter(document=document).values_list(
+        "pk", "entity_id", "surface") if (entity_id, surface) not in named and entity_id not in about]  # fmt: skip
+    Mention.objects.filter(pk__in=stale).delete()
+
+
+def _not_stored(document: Document, drafts: list[FactDraft]) -> list[int]:
+    """Positions of the drafts no extracted fact of the document states yet: those to embed."""
+    rows = Fact.objects.filter(document=document, source=Fact.Source.EXTRACTED)
+    stored = {_key(*row) for row in rows.values_list("statement", "relation", "valid_from", "kind")}
+    return [i for i, d in enumerate(drafts) if _key(d.statement, d.relation, d.valid_from, d.kind) not in stored]
+
+
+def _vectors_of(document: Document, drafts: list[FactDraft], fresh: list[int], unseen: list[int],
+                vectors: Vectors) -> Vectors:  # fmt: skip
+    """The vectors of the ``fresh`` drafts, from those made for the ``unseen`` ones; a fact deleted
+    meanwhile by another run is embedded here (rare: the model is then called inside the transaction)."""
+    where = {position: n for n, position in enumerate(unseen)}
+    if all(i in where for i in fresh):
+        return vectors.pick(where[i] for i in fresh)
+    return embed_drafts(document.org_id, [drafts[i] for i in fresh])

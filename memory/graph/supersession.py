@@ -165,7 +165,7 @@ def rivals(new: Fact) -> QuerySet[Fact]:
 def apply_supersession(new: Fact) -> None:
     """Apply the rules between ``new`` and each of its rivals, inside the caller's transaction."""
     claim = Claim.of(new)
-    for old in rivals(new).select_related("document").select_for_update(of=("self",)):
+    for old in rivals(new).select_related("document").prefetch_related("values").select_for_update(of=("self",)):
         decision = decide(Claim.of(old), claim)
         if decision.action is Action.CLOSE_NEW:
             new.valid_to = decision.end

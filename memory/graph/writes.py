@@ -43,10 +43,11 @@ def embed_drafts(org_id: int, drafts: list[FactDraft]) -> Vectors:
 
 def record_facts(*, document: Document, drafts: list[FactDraft], source: str = Fact.Source.EXTRACTED,
                  created_by_id: int | None = None, chunk_for: dict[int, int] | None = None,
-                 vectors: Vectors | None = None) -> list[Fact]:  # fmt: skip
+                 vectors: Vectors | None = None, linked: dict[str, Entity] | None = None) -> list[Fact]:  # fmt: skip
     """Store facts with their entities, mentions and values, and apply supersession.
 
-    Pass ``vectors`` (from ``embed_drafts``) when calling inside a transaction.
+    Pass ``vectors`` (from ``embed_drafts``) when calling inside a transaction, and ``linked``
+    (name -> entity) for names the caller has just linked and mentioned in this document.
     """
     if not drafts:
         return []
@@ -55,7 +56,7 @@ def record_facts(*, document: Document, drafts: list[FactDraft], source: str = F
         if draft.valid_from and draft.valid_to and draft.valid_to < draft.valid_from:
             logger.info("dropping an end date before the start in %r", draft.statement[:80])
             draft.valid_to = None  # a window that ends before it starts says nothing about the end
-    entities: dict[str, Entity] = {}
+    entities: dict[str, Entity] = dict(linked or {})
 
     def entity(name: str | None) -> Entity | None:
         if not name or not clean_name(name):

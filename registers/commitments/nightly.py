@@ -20,7 +20,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
 from django.db.models.functions import Coalesce
 
-from brain.models import Organisation
+from brain.models import AuditRecord, Organisation
 from memory.access import fact_in_use, seen_by_every_reader_of
 from memory.documents.source import SourceReading, read_source
 from memory.documents.turns import spoken_text
@@ -28,7 +28,7 @@ from memory.graph.entities import live_mentions
 from memory.models import Chunk, Document, Entity, Fact, Scope
 from registers.commitments.extraction import Utterance, extract_commitments
 from registers.commitments.twins import add_source, find_twin
-from registers.common import batches_after_mark, document_audience, local_today
+from registers.common import batches_after_mark, document_audience, local_day, local_today
 from registers.models import Commitment, CommitmentSource, Verdict
 
 # Documents whose passages are read for promises, besides any passage that is a speaker's turn.
@@ -55,16 +55,7 @@ def scan_commitments(org: Organisation, progress: Callable[[int], None] | None =
     """Read the passages added since the last scan; returns how many promises were stored."""
 
     def rows(after: int) -> QuerySet[Chunk]:
-        return (
-            Chunk.objects.filter(org=org, pk__gt=after, superseded_at__isnull=True)
-            .filter(
-                Q(speaker__gt="")
-                | Q(document__source_kind__in=CONVERSATION_SOURCES)
-                | Q(document__title__iregex=MEETING_TITLE)
-            )
-            .select_related("document")
-            .order_by("pk")
-        )
+        return promise_passages(Chunk.objects.filter(org=org, pk__gt=after)).order_by("pk")
 
     stored = 0
     for batch in batches_after_mark(org, "commitments", rows, BATCH, progress):
@@ -73,7 +64,41 @@ def scan_commitments(org: Organisation, progress: Callable[[int], None] | None =
     return stored
 
 
+def promise_passages(chunks: QuerySet[Chunk]) -> QuerySet[Chunk]:
+    """The current passages read for promises: a speaker's turn, a conversation, a meeting's notes."""
+    return (
+        chunks.filter(superseded_at__isnull=True)
+        .filter(
+            Q(speaker__gt="")
+            | Q(document__source_kind__in=CONVERSATION_SOURCES)
+            | Q(document__title__iregex=MEETING_TITLE)
+        )
+        .select_related("document")
+    )
+
+
 def _store(org: Organisation, chunks: list[Chunk]) -> int:
+    rows = read_promises(org, chunks)
+    prints = [r.fingerprint for r in rows]
+    known = set(Commitment.objects.filter(org=org, fingerprint__in=prints).values_list("fingerprint", flat=True))
+    known |= set(CommitmentSource.objects.filter(org=org, fingerprint__in=prints).values_list("fingerprint", flat=True))
+    fresh: list[Commitment] = []
+    for row in {r.fingerprint: r for r in rows if r.fingerprint not in known}.values():
+        twin = find_twin(row, also=fresh)
+        if twin is not None:
+            add_source(twin, row)  # one promise said twice: the earlier entry gains this place
+            continue
+        try:
+            with transaction.atomic():
+                row.save()
+        except IntegrityError:
+            continue  # read meanwhile by another scan: that entry stays as it is
+        fresh.append(row)
+    return len(fresh)
+
+
+def read_promises(org: Organisation, chunks: list[Chunk]) -> list[Commitment]:
+    """The promises the passages of one document make, as unsaved register entries."""
     document = chunks[0].document
     source, utterances = _utterances(chunks, document)
     entities = _document_entities(document)
@@ -97,22 +122,7 @@ def _store(org: Organisation, chunks: list[Chunk]) -> int:
         )  # fmt: skip
         for d in drafts
     ]
-    prints = [r.fingerprint for r in rows]
-    known = set(Commitment.objects.filter(org=org, fingerprint__in=prints).values_list("fingerprint", flat=True))
-    known |= set(CommitmentSource.objects.filter(org=org, fingerprint__in=prints).values_list("fingerprint", flat=True))
-    fresh: list[Commitment] = []
-    for row in {r.fingerprint: r for r in rows if r.fingerprint not in known}.values():
-        twin = find_twin(row, also=fresh)
-        if twin is not None:
-            add_source(twin, row)  # one promise said twice: the earlier entry gains this place
-            continue
-        try:
-            with transaction.atomic():
-                row.save()
-        except IntegrityError:
-            continue  # read meanwhile by another scan: that entry stays as it is
-        fresh.append(row)
-    return len(fresh)
+    return rows
 
 
 def _utterances(chunks: list[Chunk], document: Document) -> tuple[SourceReading, list[Utterance]]:
@@ -297,3 +307,44 @@ def _evidence(commitment: Commitment, words: list[str]) -> list[dict[str, object
                           "document_pk": source.pk if source else None,
                           "recorded_at": fact.recorded_at.isoformat()})  # fmt: skip
     return found
+
+
+# What reading a promise again may correct on an entry nobody has touched.
+REREAD_FIELDS = ("owner_name", "owner_entity_id", "due_on", "promised_on", "chunk_id", "quote")
+
+
+def reread_commitments(org: Organisation, document: Document) -> dict[str, int]:
+    """Read one document's promises again with the current rules (``manage.py reextract``).
+
+    A promise found again keeps its entry (state, verdicts); if nobody has settled, noted or
+    edited it, its owner, dates and quote are those read now. A new one is added; one no longer
+    found is removed, unless a person settled, noted or edited it. Returns how many were added,
+    updated, removed and kept."""
+    chunks = list(promise_passages(Chunk.objects.filter(document=document)).order_by("ordinal"))
+    wanted = {r.fingerprint: r for r in (read_promises(org, chunks) if chunks else [])}
+    stored = Commitment.objects.filter(org=org, document=document, origin=Commitment.Origin.EXTRACTED)
+    taken = set(Commitment.objects.filter(org=org, fingerprint__in=list(wanted)).values_list("fingerprint", flat=True))
+    taken |= set(
+        CommitmentSource.objects.filter(org=org, fingerprint__in=list(wanted)).values_list("fingerprint", flat=True)
+    )
+    fresh = [row for key, row in wanted.items() if key not in taken]
+    Commitment.objects.bulk_create(fresh, ignore_conflicts=True)
+    decided = ~Q(state=Commitment.State.OPEN) | Q(settled_by__isnull=False) | ~Q(note="")
+    untouched = {c.public_id: c for c in stored.exclude(decided)}
+    edited = set(
+        AuditRecord.objects.filter(org=org, action="commitment.updated", target__in=list(untouched)).values_list(
+            "target", flat=True
+        )
+    )
+    untouched = {key: c for key, c in untouched.items() if key not in edited}
+    removable = [c.pk for c in untouched.values() if c.fingerprint not in wanted]
+    Commitment.objects.filter(pk__in=removable).delete()
+    updated = 0
+    for entry in untouched.values():
+        now = wanted.get(entry.fingerprint)
+        changed = [f for f in REREAD_FIELDS if now is not None and getattr(entry, f) != getattr(now, f)]
+        if now is not None and changed:
+            Commitment.objects.filter(pk=entry.pk).update(**{f: getattr(now, f) for f in changed})
+            updated += 1
+    kept = stored.count() - len(fresh)
+    return {"added": len(fresh), "updated": updated, "removed": len(removable), "kept": kept}

@@ -46,7 +46,7 @@ FACT_FIELDS = (
 
 _GROUPS = """
 WITH current AS (
-    SELECT id, subject_id, object_id, relation, value_key,
+    SELECT id, document_id, subject_id, object_id, relation, value_key,
            CASE WHEN relation = ANY(%(roles)s) AND object_id IS NOT NULL
                 THEN 'role:' || relation || ':' || object_id
                 WHEN topic <> '' THEN 'topic:' || topic
@@ -55,17 +55,51 @@ WITH current AS (
     WHERE org_id = %(org)s AND superseded_at IS NULL AND single_valued
       AND (topic <> '' OR (subject_id IS NOT NULL AND (relation <> '' OR value_key <> '')))
 ), touched AS (
-    SELECT thing FROM current GROUP BY thing HAVING count(*) > 1 AND max(id) > %(after)s
+    SELECT thing FROM current GROUP BY thing HAVING count(*) > 1 AND {touched}
 )
 SELECT current.id, current.thing FROM current JOIN touched USING (thing)
 """
 
 
+# Which groups a scan reads: those with a fact added since the last scan, or with one of a document's.
+_SINCE = "max(id) > %(after)s"
+_OF_DOCUMENT = "bool_or(document_id = %(document)s)"
+Pick = Callable[[Fact, Fact], bool]
+
+
 def scan_contradictions(org: Organisation, progress: Callable[[int], None] | None = None) -> int:
     """Raise every new pair; returns how many were raised."""
     scan, _ = Scan.objects.get_or_create(org=org, register="contradictions")
+    raised = _raise(org, _GROUPS.format(touched=_SINCE), {"after": scan.last_id},
+                    lambda a, b: max(a.pk, b.pk) > scan.last_id, progress)  # fmt: skip
+    newest = Fact.objects.filter(org=org).order_by("-pk").values_list("pk", flat=True).first()
+    scan.last_id, scan.finished_at = max(scan.last_id, newest or 0), timezone.now()
+    scan.save(update_fields=["last_id", "finished_at"])
+    return raised
+
+
+def rescan_document(org: Organisation, document_id: int) -> dict[str, int]:
+    """Check again, with the current rules, every pair one of a document's current facts is in
+    (``manage.py reextract``): raise the new ones, and take back the open ones the scan raised
+    that no longer hold. One a person raised or answered stays as it is."""
+    mine: Pick = lambda a, b: document_id in (a.document_id, b.document_id)  # noqa: E731
+    added = _raise(org, _GROUPS.format(touched=_OF_DOCUMENT), {"document": document_id}, mine, None)
+    stale = []
+    open_ones = Contradiction.objects.filter(org=org, state=Contradiction.State.OPEN, raised_by__isnull=True)
+    of_document = Q(fact_a__document_id=document_id) | Q(fact_b__document_id=document_id)
+    for entry in open_ones.exclude(pair="").filter(of_document).select_related("fact_a", "fact_b"):
+        a, b = entry.fact_a, entry.fact_b
+        if a and b and a.superseded_at is None and b.superseded_at is None and not _contradict(a, b):
+            stale.append(entry.pk)
+    Contradiction.objects.filter(pk__in=stale).delete()
+    return {"added": added, "removed": len(stale)}
+
+
+def _raise(org: Organisation, sql: str, params: dict[str, int], wanted: Pick,
+           progress: Callable[[int], None] | None) -> int:  # fmt: skip
+    """Raise the contradicting pairs ``wanted`` of the groups ``sql`` reads; returns how many."""
     with connection.cursor() as cursor:
-        cursor.execute(_GROUPS, {"roles": sorted(HELD_BY_ONE), "org": org.pk, "after": scan.last_id})
+        cursor.execute(sql, {"roles": sorted(HELD_BY_ONE), "org": org.pk, **params})
         rows = cursor.fetchall()
     groups: dict[str, list[int]] = defaultdict(list)
     for fact_id, thing in rows:
@@ -85,7 +119,7 @@ def scan_contradictions(org: Organisation, progress: Callable[[int], None] | Non
         pairs = {
             f"{a}:{b}": (facts[a], facts[b])
             for a, b in combinations(sorted(ids), 2)
-            if max(a, b) > scan.last_id and _contradict(facts[a], facts[b])
+            if wanted(facts[a], facts[b]) and _contradict(facts[a], facts[b])
         }
         known = set(Contradiction.objects.filter(org=org, pair__in=list(pairs)).values_list("pair", flat=True))
         fresh = {key: pair for key, pair in pairs.items() if key not in known}
@@ -93,9 +127,6 @@ def scan_contradictions(org: Organisation, progress: Callable[[int], None] | Non
             raised += _raise_grouped(org, thing, ids, fresh)
         if progress:
             progress(len(ids))
-    newest = Fact.objects.filter(org=org).order_by("-pk").values_list("pk", flat=True).first()
-    scan.last_id, scan.finished_at = max(scan.last_id, newest or 0), timezone.now()
-    scan.save(update_fields=["last_id", "finished_at"])
     return raised
 
 

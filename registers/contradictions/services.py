@@ -197,8 +197,8 @@ def answer_contradiction(*, actor: Actor, contradiction_id: str, answer: str, no
     entry.state = Contradiction.State.DISMISSED if chosen == "neither" else Contradiction.State.RESOLVED
     entry.save()
     twins = _settle_twins(entry)
-    record_audit(actor=actor, action="contradiction.answered", target=entry.public_id,
-                 details={"answer": chosen, "note": reason, "superseded": ", ".join(superseded), "twins": twins})  # fmt: skip
+    details = {"answer": chosen, "note": reason, "superseded": ", ".join(superseded), "twins": twins}
+    record_audit(actor=actor, action="contradiction.answered", target=entry.public_id, details=details)
     return entry
 
 
