@@ -285,7 +285,9 @@ def _keep_unchanged(
         position = wanted.get(_key(fact.statement, fact.relation, fact.valid_from, fact.kind))
         if position is not None and position in fresh:
             fresh.discard(position)
-            changed = {"chunk_id": chunk_for.get(position), "dated_from_upload": drafts[position].dated_from_upload}
+            draft = drafts[position]
+            changed: dict[str, object] = {"chunk_id": chunk_for.get(position)}
+            changed["dated_from_upload"] = draft.dated_from_upload
             if fact.topic != drafts[position].topic:  # read again under newer rules: what it states a value of
                 changed |= {"topic": drafts[position].topic[:200], "single_valued": drafts[position].single_valued}
             if any(getattr(fact, name) != value for name, value in changed.items()):
