@@ -207,7 +207,10 @@ def fold_twins(org: Organisation, keys: set[str]) -> None:
     """Entries with one of ``keys`` become twins of the first entry of their disagreement; a twin
     found after that one was answered is settled the same way at once."""
     for key in sorted(k for k in keys if k):
-        first, *others = Contradiction.objects.filter(org=org, twin_key=key).order_by("pk")
+        family = list(Contradiction.objects.filter(org=org, twin_key=key).order_by("pk"))
+        if not family:  # its statements joined another entry about the same thing instead
+            continue
+        first, *others = family
         for other in others:
             if other.twin_of_id != first.pk:
                 Contradiction.objects.filter(pk=other.pk).update(twin_of=first)
