@@ -22,6 +22,8 @@ from memory.documents.chunking import TURN, clean_inline
 from memory.models import Document
 
 MAIL_KINDS = ("email", "mail")
+# Sources that are people taking turns.
+CONVERSATION_KINDS = ("slack", "chat", "transcript", "meeting", "teams", "discord")
 # What the mark on a fact or a promise dated from the upload day says, wherever it is shown.
 UPLOAD_DATED = "its source gives no date of its own, so its dates count from the day it was saved"
 ORIGINS = ("occurred_at", "header", "title", "opening", "file", "upload")
@@ -48,6 +50,8 @@ SIGN_OFF = re.compile(
 # A line that is only a name ("Jonas,", "Priya", "Lena Fischer"): a mail's greeting or its signature.
 NAME_LINE = re.compile(r"^\s*[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,2}\s*[,!]?\s*$")
 HEADING = re.compile(r"^\s*#{1,6}\s")
+# A one-word label followed by someone speaking for themselves is a turn ("Priya: I'll send it").
+SPEECH = re.compile(r"\s*(?:i|i'm|i'll|i've|i'd|we|we'll|we're|we've|my|our)\b", re.I)
 ATTENDEES = re.compile(
     r"^\s*[-*•]?\s*\**(?P<name>attendees|participants|present|attending|invitees|absent|apologies)\**\s*:\s*(?P<value>.*)$",
     re.I,
@@ -249,7 +253,7 @@ def _lines(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def _label_speaker(line: str, repeated: Counter[str], known: set[str]) -> tuple[str, int] | None:
+def _label_speaker(line: str, repeated: Counter[str], known: set[str], turns: bool) -> tuple[str, int] | None:
     """(speaker, where the words start) when the line opens with a person's turn label."""
     match = TURN.match(line)
     if match is None:
@@ -260,7 +264,11 @@ def _label_speaker(line: str, repeated: Counter[str], known: set[str]) -> tuple[
         return None
     timed_or_bold = bool(match["time"] or match["bold"])
     person_like = all(w[:1].isupper() for w in words) and 2 <= len(words) <= 4
-    if timed_or_bold or name in known or (person_like and len(words) >= 2) or repeated[name] >= 2:
+    one_name = len(words) == 1 and words[0][:1].isupper()
+    # A one-word label is a turn in a conversation ("Priya: ...", "Sam: ..."), or where the words
+    # after it speak for themselves ("Priya: I'll send it").
+    speaks = one_name and (turns or SPEECH.match(line[match.end() :]) is not None)
+    if timed_or_bold or name in known or (person_like and len(words) >= 2) or repeated[name] >= 2 or speaks:
         return name, match.end()
     return None
 
@@ -274,6 +282,7 @@ def _segments(
     for _, line in lines:
         if (match := TURN.match(line)) is not None:
             labels[clean_inline(match["bold"] or match["plain"] or "").strip()] += 1
+    turns = document.source_kind in CONVERSATION_KINDS  # its one-word labels are names
     metadata = document.metadata if isinstance(document.metadata, dict) else {}
     known = {str(s) for s in metadata.get("speakers", []) or []} | ({document.speaker} if document.speaker else set())
     starts = sorted(passages)
@@ -320,7 +329,7 @@ def _segments(
             fields.setdefault("attendees", [])
             fields["attendees"] += names  # type: ignore[operator]
             continue
-        labelled = _label_speaker(line, labels, known)
+        labelled = _label_speaker(line, labels, known, turns)
         if labelled is not None:
             speaker, begin = labelled
             match = TURN.match(line)

@@ -3,7 +3,7 @@ people described by a role. The time a question speaks of is in test_when.py."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -63,9 +63,10 @@ def test_a_question_naming_the_wrong_person_still_finds_what_the_other_one_said(
     said(actor, "Melanie", "I ran a charity race for mental health on Saturday, it made me see I need rest too.", at)
     things = ("pottery class", "new job", "sailing novel", "cat", "hiking trip", "garden", "guitar lessons",
               "sister's wedding", "book club", "cooking", "road trip", "volunteering", "painting", "yoga")  # fmt: skip
-    for thing in things:
-        said(actor, "Caroline", f"Let me tell you about my {thing}, it has been on my mind all week.", at)
-        said(actor, "Melanie", "oh nice, tell me more", at)
+    for minute, thing in enumerate(things, start=1):  # each turn its own moment: the same words said twice
+        said(actor, "Caroline", f"Let me tell you about my {thing}, it has been on my mind all week.",
+             at + timedelta(minutes=minute))  # fmt: skip
+        said(actor, "Melanie", "oh nice, tell me more", at + timedelta(minutes=minute, seconds=30))
     hits = search_chunks(actor=actor, query="What did Caroline realise after her charity race?", top_k=3).hits
     assert any("charity race" in hit.text for hit in hits)
 

@@ -112,22 +112,18 @@ def three_prices(actor, settings):
     switch_on(actor.org, "contradictions")
     listed = stated(actor, "Price list", "The enterprise plan costs 48500 USD a year.", number=48500)
     deck = stated(actor, "Sales deck", "The enterprise plan costs 52000 USD a year.", number=52000)
-    mail = stated(actor, "Re: pricing", "Enterprise is 52000 USD a year now.", number=52000)
+    mail = stated(actor, "Re: pricing", "Enterprise is 52000 USD a year.", number=52000)
     return listed, deck, mail
 
 
 @pytest.mark.django_db
-def test_the_same_disagreement_found_twice_is_listed_once_and_one_answer_settles_both(actor, three_prices):
+def test_the_same_disagreement_found_in_two_pairs_is_listed_once_and_one_answer_settles_both(actor, three_prices):
     listed, deck, mail = three_prices
-    assert run_nightly(actor.org)["contradictions raised"] == 2
+    assert run_nightly(actor.org)["contradictions raised"] == 1
     [entry] = list_contradictions(actor=actor)
-    assert entry.twin_count == 1  # type: ignore[attr-defined]
-    twin = Contradiction.objects.get(twin_of=entry)
+    assert {entry.fact_a_id, entry.fact_b_id, *(side["fact"] for side in entry.more)} == {listed.pk, deck.pk, mail.pk}
     answer_contradiction(actor=actor, contradiction_id=entry.public_id, answer="a" if entry.fact_a == listed else "b",
                          note="The price list is signed off by finance.")  # fmt: skip
-    twin.refresh_from_db()
-    assert (twin.state, twin.note) == ("resolved", f"As {entry.public_id}: The price list is signed off by finance.")
-    assert (twin.fact_a if twin.answer == "a" else twin.fact_b) == listed
     for fact in (deck, mail):
         fact.refresh_from_db()
         assert fact.superseded_at is not None  # both statements of 52000 gave way to the price list
@@ -142,7 +138,7 @@ def test_a_twin_found_after_the_answer_is_settled_the_same_way(actor, three_pric
     run_nightly(actor.org)
     [entry] = list_contradictions(actor=actor)
     answer_contradiction(actor=actor, contradiction_id=entry.public_id, answer="both", note="Two plans, two prices.")
-    later = stated(actor, "Re: pricing", "Enterprise is 52000 USD a year now.", number=52000)
+    later = stated(actor, "Re: pricing", "Enterprise is 52000 USD a year.", number=52000)
     assert run_nightly(actor.org)["contradictions raised"] == 1
     twin = Contradiction.objects.get(twin_of=entry)
     assert (twin.state, twin.answer) == ("resolved", "both")
@@ -176,7 +172,7 @@ def test_raising_a_disagreement_already_on_the_register_answers_with_that_entry(
     mail.delete()
     run_nightly(actor.org)
     [entry] = list_contradictions(actor=actor)
-    later = stated(actor, "Re: pricing", "Enterprise is 52000 USD a year now.", number=52000)
+    later = stated(actor, "Re: pricing", "Enterprise is 52000 USD a year.", number=52000)
     assert later.pk != mail_id
     found, new = raise_or_find_contradiction(
         actor=actor, question="Which price is right?", about="Enterprise plan price", claim_a=listed.statement,
@@ -221,6 +217,6 @@ def test_the_nightly_scan_settles_a_late_twin_outside_a_test_transaction(actor, 
     run_nightly(actor.org)
     [entry] = list_contradictions(actor=actor)
     answer_contradiction(actor=actor, contradiction_id=entry.public_id, answer="both", note="Two plans.")
-    stated(actor, "Re: pricing", "Enterprise is 52000 USD a year now.", number=52000)
+    stated(actor, "Re: pricing", "Enterprise is 52000 USD a year.", number=52000)
     run_nightly(actor.org)
     assert Contradiction.objects.get(twin_of=entry).state == "resolved"
