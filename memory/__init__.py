@@ -4,7 +4,8 @@ Where things live:
 
 - ``models``: Document, Chunk, Entity, Fact, Value, Mention.
 - ``access``: who may see a row and what was believed as of a day, in ORM and SQL form.
-- ``documents``: saving and versions (``saving``), the one document limit (``limits``), the
+- ``documents``: saving and versions (``saving``), what a source says of itself: its moment,
+  speakers and header fields (``source``), the one document limit (``limits``), the
   ingest lanes and organisations' turns (``lanes``), ingestion with claims, leases and sweeps
   (``ingestion``), the extraction step's state and sweep (``extracting``, ``failures``), file
   formats (``parsers``, ``parsing``, ``markup``, ``mail``, ``slack``),
@@ -14,9 +15,9 @@ Where things live:
 - ``graph``: facts written (``writes``), the time rules (``supersession``), remember and forget
   (``memories``), entities linked (``entities``) and shown (``entity_views``), graph reads
   (``reads``) and reads from the graph back to its documents (``provenance``), the extraction
-  step of ingestion (``document_facts``) with ``extraction``, ``linking`` and the optional
-  ``llm``, the words of the graph (``vocabulary``), and admins' fixes: merging entities, their
-  type, flagging broken facts (``fixes``; in the admin through ``memory.admin_fixes``).
+  step of ingestion (``document_facts``) with ``extraction`` (times, values, kinds, topics),
+  ``linking`` and the optional ``llm``, the words of the graph (``vocabulary``), and admins'
+  fixes: merging entities, their type, flagging broken facts (``fixes``; in the admin through ``memory.admin_fixes``).
 - ``code_history``: git ingestion (``git``) and ``why``.
 - ``upload``: the Add knowledge page (files and pasted text, and their ingestion status); files
   are stored, then read by a worker in a process under a budget (``reading``, ``reader``).

@@ -218,10 +218,6 @@ def _promised_at(commitment: Commitment) -> tuple[datetime, bool]:
 def own_moment(document: Document) -> datetime:
     """When a document without ``occurred_at`` was said: its own time where its text gives one (a
     mail's Date: header, a date in a meeting's title), else when it was saved."""
-    try:
-        from memory.documents.source import read_source
-    except ImportError:  # no reader of the source's own time: the time it was saved
-        return document.recorded_at
     opening = Chunk.objects.filter(document=document).order_by("ordinal").values_list("text", flat=True).first()
     moment = read_source(document, opening or "").moment
     return document.recorded_at if moment.from_upload else moment.at

@@ -143,7 +143,6 @@ def test_the_registers_page_links_each_piece_of_evidence_to_its_passage(actor, s
 
 
 def test_notes_saved_after_the_promise_but_dated_before_it_in_their_title_are_no_evidence(actor, settings):
-    pytest.importorskip("memory.documents.source")  # the reader of a source's own time
     settings.BRAIN_EXTRACT_FACTS = False
     switch_on(actor.org, "commitments")
     meeting = "Priya: Thanks all. I'll send the revised quote to BigCo by Friday.\n\nSam: Sounds good."
