@@ -19,6 +19,7 @@ from email.utils import getaddresses, parsedate_to_datetime
 from zoneinfo import ZoneInfo
 
 from memory.documents.chunking import TURN, clean_inline
+from memory.graph.extraction.kinds import plain_kind
 from memory.models import Document
 
 MAIL_KINDS = ("email", "mail")
@@ -263,7 +264,8 @@ def _label_speaker(line: str, repeated: Counter[str], known: set[str], turns: bo
     if not name or name.lower() in LABELS or (words and words[0].lower() in LABELS) or re.search(r"\d", name):
         return None
     timed_or_bold = bool(match["time"] or match["bold"])
-    person_like = all(w[:1].isupper() for w in words) and 2 <= len(words) <= 4
+    # "Brightline Logistics: pilot decision by Friday" in notes is a topic, not a company speaking.
+    person_like = all(w[:1].isupper() for w in words) and 2 <= len(words) <= 4 and plain_kind(name) is None
     one_name = len(words) == 1 and words[0][:1].isupper()
     # A one-word label is a turn in a conversation ("Priya: ...", "Sam: ..."), or where the words
     # after it speak for themselves ("Priya: I'll send it").

@@ -27,7 +27,7 @@ from memory.graph.entities import (
     lock_names,
     mention,
 )
-from memory.graph.extraction.kinds import role_kinds
+from memory.graph.extraction.kinds import looks_like_person, role_kinds
 from memory.graph.extraction.shapes import MAX_FACTS, ExtractedEntity, ExtractedFact, Extraction
 from memory.graph.linking import KnownEntity
 from memory.graph.writes import FactDraft, embed_drafts, record_facts
@@ -221,9 +221,17 @@ def _keep_fields(document: Document, source: SourceReading) -> None:
 
 
 def _speaker_entities(source: SourceReading, found: list[ExtractedEntity]) -> list[ExtractedEntity]:
-    """Everyone who speaks in the document, and its sender, is a person of it."""
+    """Everyone who speaks in the document, and its sender, is a person of it; so is each recipient
+    and attendee it names by a person's full name (not "Support <help@...>" nor a bare address)."""
     named = {e.name.lower() for e in found} | {a.lower() for e in found for a in e.aliases}
-    return [ExtractedEntity(name, "person", [name], False) for name in source.speakers() if name.lower() not in named]
+    listed = [str(n) for key in ("recipients", "attendees") for n in _as_list(source.fields.get(key))]
+    full_names = [n for n in listed if len(n.split()) >= 2 and "@" not in n and looks_like_person(n)]
+    people = dict.fromkeys([*source.speakers(), *full_names])
+    return [ExtractedEntity(name, "person", [name], False) for name in people if name.lower() not in named]
+
+
+def _as_list(value: object) -> list[object]:
+    return list(value) if isinstance(value, list) else []
 
 
 def windows(starts: list[int], length: int, most: int) -> list[tuple[int, int]]:

@@ -33,8 +33,13 @@ from registers.models import Commitment, CommitmentSource, Verdict
 
 # Documents whose passages are read for promises, besides any passage that is a speaker's turn.
 CONVERSATION_SOURCES = ("slack", "mail", "email", "transcript", "meeting", "chat")
-# Uploaded pages whose title says they record a meeting are read too ("Weekly sync notes").
-MEETING_TITLE = r"\m(minutes|meeting|notes|stand-?up|retro|retrospective|transcript|sync|call|action items)\M"
+# Uploaded pages whose title says they record a meeting are read too ("Weekly sync notes", "Pipeline review").
+MEETING_TITLE = (
+    r"\m(minutes|meeting|notes|stand-?up|retro|retrospective|transcript|sync|call|action items|review|kick-?off"
+    r"|workshop|planning|debrief|check-?in|huddle|1:1|one-on-one|catch-?up|offsite)\M"
+)
+# Or their text lists who attended ("Attendees: Priya Shah, Tom Becker").
+ATTENDEES_LINE = r"(?n)^\W*(attendees|participants|present|attendance)\W*:"
 BATCH = 500
 # Words that say something was carried out.
 COMPLETION = re.compile(
@@ -72,6 +77,7 @@ def promise_passages(chunks: QuerySet[Chunk]) -> QuerySet[Chunk]:
             Q(speaker__gt="")
             | Q(document__source_kind__in=CONVERSATION_SOURCES)
             | Q(document__title__iregex=MEETING_TITLE)
+            | Q(document__content__iregex=ATTENDEES_LINE)
         )
         .select_related("document")
     )

@@ -80,15 +80,35 @@ def role_kinds(text: str) -> dict[str, str]:
     return {re.sub(r"^the\s+", "", name): kind for name, kind in found.items()}
 
 
+# The last word of a company's name ("Brightline Logistics", "Verdant Cloud"): the small model calls
+# many of these people.
+COMPANY_WORDS = _words(
+    """logistics foods food print printing systems labs lab group holdings industries solutions software
+    technologies technology partners consulting consultants capital media services networks retail bank
+    insurance energy health healthcare pharma airlines airways motors studios press freight shipping transport
+    cloud telecom electronics manufacturing analytics ventures hotels robotics agency associates brewery
+    bakery farms markets supermarkets stores fresh trading imports exports supplies"""
+)
+# The last word of a product's name ("Kestrel Ledger", "Kestrel Dispatch").
+PRODUCT_WORDS = _words("ledger dispatch desk hub suite app portal console pay connect dashboard tracker planner")
+
+
 def plain_kind(name: str) -> str | None:
-    """The kind a name plainly has whatever the model says: software, a well-known place, a team."""
+    """The kind a name plainly has whatever the model says: software, a well-known place, a team, a
+    company or a product by the word its name ends with."""
     folded = name.casefold().strip()
-    if folded in TECHNOLOGIES or folded.split(" ")[0] in TECHNOLOGIES and len(folded.split()) == 1:
+    words = folded.split()
+    if folded in TECHNOLOGIES or words and words[0] in TECHNOLOGIES and len(words) == 1:
         return "system"
     if folded in PLACES:
         return "place"
     if folded.endswith(" team"):
         return "team"
+    if len(words) >= 2 and name.split()[0][:1].isupper():
+        if words[-1] in COMPANY_WORDS:
+            return "organisation"
+        if words[-1] in PRODUCT_WORDS:
+            return "product"
     return None
 
 
