@@ -74,3 +74,22 @@ def test_a_kind_a_person_chose_is_never_changed_by_extraction(writer):
     entity.refresh_from_db()
     assert (entity.type, entity.type_fixed) == ("deal", True)
     assert kinds_in(later)["Okapi Print"] == "deal"
+
+
+def test_a_company_or_product_named_like_a_person_is_not_one_and_a_mails_people_are(writer):
+    """The small model calls "Brightline Logistics" and "Kestrel Ledger" people; the word a name ends
+    with says better. A mail's sender and recipients, and a meeting's attendees, are people of it."""
+    _, _, actor = writer
+    mail = save(actor, "Re: exports", "From: Priya Shah <priya.shah@kestrel.example>\n"
+                "To: Jonas Weber <jonas.weber@kestrel.example>, Support <help@kestrel.example>\n"
+                "Date: Wed, 26 Nov 2025 11:40:00 +0000\n\n"
+                "Brightline Logistics lost access to Kestrel Ledger for an hour yesterday.\n")  # fmt: skip
+    kinds = kinds_in(mail)
+    assert (kinds["Brightline Logistics"], kinds["Kestrel Ledger"]) == ("organisation", "product")
+    assert (kinds["Priya Shah"], kinds["Jonas Weber"]) == ("person", "person")
+    assert "Support" not in kinds  # a shared mailbox is nobody
+    notes = save(actor, "Sales pipeline review 20 Nov 2025", "Attendees: Marta Ruiz, Tom Becker\n\n"
+                 "Halvorsen Foods: upsell of 40 seats discussed for 2026.\n")  # fmt: skip
+    kinds = kinds_in(notes)
+    assert (kinds["Marta Ruiz"], kinds["Tom Becker"]) == ("person", "person")
+    assert kinds["Halvorsen Foods"] == "organisation"  # a topic heading its line, not a speaker

@@ -14,6 +14,7 @@ from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from memory.graph.extraction.kinds import plain_kind
 from memory.graph.extraction.pipeline import _nlp
 from registers.commitments.extraction_dates import due_date
 from registers.commitments.extraction_phrasing import Promise, find_promises
@@ -77,6 +78,10 @@ def _draft(candidate: _Candidate, doc: Doc, promise: Promise) -> CommitmentDraft
     )
 
 
+# Owners whose undertaking is no person's promise.
+NOT_PEOPLE = ("organisation", "product", "system", "place")
+
+
 def extract_commitments(utterances: Sequence[Utterance], *, teams: Collection[str] = ()) -> list[CommitmentDraft]:
     """The promises made in ``utterances``, in order; ``teams`` are the team names "we" may resolve to."""
     team_names = tuple(t.strip() for t in teams if t.strip())
@@ -89,6 +94,8 @@ def extract_commitments(utterances: Sequence[Utterance], *, teams: Collection[st
             if rejection(candidate.cleaned, upto=promise.end_char) is not None:
                 continue
             draft = _draft(candidate, doc, promise)
+            if plain_kind(draft.owner) in NOT_PEOPLE:
+                continue  # "Okapi Print will print the invoices": a company's plan, no person's promise
             key = (draft.ref, draft.owner.casefold(), draft.what.casefold())
             if key not in seen:  # a turn that repeats itself promises once
                 seen.add(key)

@@ -33,7 +33,11 @@ REJECT_RES = {
         r"\b(?:if|unless|once|provided|providing|assuming|in case|soon as|depending|otherwise|worst comes)\b"
         r"|\bwhen (?:we|i|you|they|it|he|she)\b"
     ),
-    "habit": re.compile(r"\b(?:typically|usually|generally|normally|often|sometimes|whenever|in which case)\b"),
+    "habit": re.compile(
+        r"\b(?:typically|usually|generally|normally|often|sometimes|whenever|in which case)\b"
+        r"|\b(?:every|each) (?:other )?(?:day|morning|evening|week|month|quarter|year|monday|tuesday|wednesday"
+        r"|thursday|friday|saturday|sunday)\b"
+    ),
     "hedge": re.compile(
         r"\b(?:maybe|perhaps|probably|possibly|hopefully|hope|hoping|wish|might|could|should|would|"
         r"i think|i guess|i suppose|i reckon|i imagine|i expect|not sure|wonder|try and see|sort of|kind of|"
@@ -51,6 +55,9 @@ REJECT_RES = {
 NON_ACTION_LEMMAS = frozenset(
     [
         "be",
+        "attend",
+        "join",
+        "participate",
         "say",
         "admit",
         "bet",

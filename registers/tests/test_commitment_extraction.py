@@ -111,6 +111,10 @@ def test_each_way_of_undertaking_is_read(text, owner, what):
         "I'll just put the lid on.",
         "I'll go first.",
         "We'll discuss the budget later.",
+        "I'll do the weekly check-ins every Wednesday at 9:30.",
+        "Erik Halvorsen will attend the review on Thursday.",
+        "Okapi Print will print and post the paper invoices from January.",
+        "Verdant Cloud will raise the node price on 1 February.",
     ],
 )
 def test_what_is_no_promise_gives_nothing(text):

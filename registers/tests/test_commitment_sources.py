@@ -75,6 +75,22 @@ def test_notes_titled_with_their_day_promise_on_that_day(scanning):
     assert not promise.dated_from_upload
 
 
+def test_notes_of_a_review_listing_attendees_are_read_for_promises_but_a_page_of_plans_is_not(scanning):
+    review = (
+        "# Sales pipeline review 20 Nov 2025\n\nAttendees: Marta Ruiz, Tom Becker, Diego Alves\n\n"
+        "Brightline Logistics: pilot decision expected by 28 November.\n"
+        "Diego Alves will prepare a pilot plan for Brightline by Tuesday.\n"
+        "Okapi Print will print the paper invoices from January.\n"
+    )
+    save(scanning, "Sales pipeline review 20 Nov 2025", review, content_type="text/markdown", source_kind="upload")
+    plans = "# Roadmap\n\nDiego Alves will own the routing engine rewrite next year.\n"
+    save(scanning, "Roadmap", plans, content_type="text/markdown", source_kind="wiki")
+    run_nightly(scanning.org, only="commitments")
+    [promise] = Commitment.objects.filter(org=scanning.org)
+    assert (promise.owner_name, promise.promised_on, promise.due_on) == ("Diego Alves", date(2025, 11, 20),
+                                                                         date(2025, 11, 25))  # fmt: skip
+
+
 def test_a_promise_from_notes_with_no_date_of_their_own_is_shown_as_dated_from_the_upload_day(scanning, client):
     save(scanning, "Support meeting notes", "- Aiko Tanaka will write the outage macro by Thursday.\n",
          content_type="text/markdown", source_kind="upload")  # fmt: skip
