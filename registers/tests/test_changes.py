@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from brain.tests.admin_client import logged_in, make_org_admin
-from memory.models import Fact
+from memory.models import Chunk, Document, Fact
 from memory.tests.factories import save
 from registers.commitments.services import list_commitments
 from registers.contradictions.services import answer_contradiction, list_contradictions
@@ -140,6 +140,28 @@ def test_the_registers_page_links_each_piece_of_evidence_to_its_passage(actor, s
     href = f"{reverse('memory-document', args=[reply.pk])}#passage-{passage.pk}"
     assert f'<a href="{href}">{passage.public_id}</a>' in page.content.decode()
     assert "went out this morning" in page.content.decode()
+
+
+def test_a_verdict_on_a_shared_promise_never_rests_on_a_personal_note_or_a_restricted_page(actor, settings):
+    """Everyone who reads the commitment reads its verdict: a line only some of them may read is no
+    evidence, however well it matches."""
+    from brain.models import Category
+
+    settings.BRAIN_EXTRACT_FACTS = False
+    switch_on(actor.org, "commitments")
+    meeting = "Priya: Thanks all. I'll send the revised quote to BigCo by Friday.\n\nSam: Sounds good."
+    save(actor, "BigCo meeting", meeting, occurred_at=datetime(2026, 3, 2, 10, tzinfo=UTC), source_kind="transcript")
+    board = Category.objects.create(org=actor.org, slug="board", name="Board", restricted=True)
+    done = "Priya: the revised quote for BigCo went out this morning."
+    save(actor, "My notes", done, occurred_at=datetime(2026, 3, 4, 9, tzinfo=UTC), scope="personal")
+    restricted = save(actor, "Board notes", done, occurred_at=datetime(2026, 3, 5, 9, tzinfo=UTC))
+    Document.objects.filter(pk=restricted.pk).update(category=board)
+    Chunk.objects.filter(document=restricted).update(category=board)
+    run_nightly(actor.org)
+    [item] = list_commitments(actor=actor)
+    assert item.verdict is not None
+    assert item.verdict.found == []
+    assert "went out" not in item.verdict.summary
 
 
 def test_notes_saved_after_the_promise_but_dated_before_it_in_their_title_are_no_evidence(actor, settings):
