@@ -19,7 +19,14 @@ from django.urls.resolvers import URLPattern
 from django_celery_beat.models import ClockedSchedule, CrontabSchedule, IntervalSchedule, PeriodicTask, SolarSchedule
 
 from brain import services
-from brain.admin_base import OrgScopedAdmin, admin_actor, admin_org_ids, for_operators_only, staff_user
+from brain.admin_base import (
+    OrgScopedAdmin,
+    ReadOnlyInline,
+    admin_actor,
+    admin_org_ids,
+    for_operators_only,
+    staff_user,
+)
 from brain.audit import record_audit
 from brain.errors import DomainError
 from brain.invitations import Invitation, invite_member, link_lifetime
@@ -36,7 +43,7 @@ from brain.models import (
     ToolCall,
 )
 
-__all__ = ["OrgScopedAdmin", "admin_actor", "admin_org_ids"]
+__all__ = ["OrgScopedAdmin", "ReadOnlyInline", "admin_actor", "admin_org_ids"]
 
 admin.site.site_header = "Brain"
 admin.site.site_title = "Brain admin"

@@ -295,6 +295,25 @@ class OrgScopedAdmin(admin.ModelAdmin):
         )
 
 
+class ReadOnlyInline(admin.TabularInline):
+    """Rows shown under their parent and never edited there (a skill's versions, the further places a
+    promise was said): the parent's admin already decided who may see them."""
+
+    extra = 0
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return True
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 class OperatorsOnlyAdmin(admin.ModelAdmin):
     """Brain's own machinery (Celery beat's schedule tables): operators see and change it;
     organisation admins never do, whatever permissions a group may have given them."""

@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 
-from brain.admin import OrgScopedAdmin, admin_actor
+from brain.admin import OrgScopedAdmin, ReadOnlyInline, admin_actor
 from brain.errors import DomainError
 from registers.contradictions.services import ANSWERS, answer_contradiction, without_personal
 from registers.glossary.services import update_term
@@ -30,26 +30,15 @@ class VerdictInline(admin.TabularInline):
         return False
 
 
-class SourceInline(admin.TabularInline):
-    """The further places the promise was said (the same audience as the commitment)."""
+class SourceInline(ReadOnlyInline):
+    """The further places the promise was said (they have the commitment's audience)."""
 
     model = CommitmentSource
     fk_name = "commitment"
-    extra = 0
     can_delete = False
     verbose_name_plural = "also said in"
     fields = ("document", "promised_on", "due_on", "what", "quote")
     readonly_fields = fields
-
-    # The commitment's admin already decided who may see it, and its sources have its audience.
-    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return True
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(Commitment)

@@ -17,7 +17,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.urls.resolvers import URLPattern
 
-from brain.admin import OrgScopedAdmin, admin_actor
+from brain.admin import OrgScopedAdmin, ReadOnlyInline, admin_actor
 from brain.errors import DomainError
 from brain.markdown import render_markdown
 from skills import services
@@ -268,26 +268,12 @@ def _archive(model_admin: admin.ModelAdmin[Any], request: HttpRequest, skill: Sk
     return True
 
 
-class VersionInline(admin.TabularInline):
+class VersionInline(ReadOnlyInline):
     model = SkillVersion
     fields = ("version", "name", "status", "submitted_by", "submitted_at", "reviewed_at")
     readonly_fields = fields
     ordering = ["-submitted_at"]
-    extra = 0
     show_change_link = True
-
-    # The skill's own admin already decided who may see it; versions are never edited inline.
-    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return True
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(Skill)
