@@ -72,13 +72,19 @@ def readable(actor: Actor, categories: list[int] | None = None) -> Q:
     return Q(org=actor.org) & Q(category_id__in=cats) & (Q(scope=SHARED) | Q(owner_id=_reader_id(actor)))
 
 
-def fact_in_use() -> Q:
-    """Facts not held back for review by a flag (for reads that apply the audience otherwise)."""
+def fact_not_flagged() -> Q:
+    """Facts not held back for review by a flag."""
     return Q(flagged_at__isnull=True)
 
 
+def fact_in_use() -> Q:
+    """Facts not held back for review by a flag, nor shown through the first document that said
+    them (``memory.graph.twins``), for reads that apply the audience otherwise."""
+    return fact_not_flagged() & Q(same_as__isnull=True)
+
+
 def readable_facts(actor: Actor) -> Q:
-    """Facts the actor may see: readable, and not held back for review by a flag."""
+    """Facts the actor may see: readable, not held back for review by a flag, and not a twin."""
     return readable(actor) & fact_in_use()
 
 
@@ -91,7 +97,7 @@ BELIEVED_NOW_SQL = "c.superseded_at IS NULL"
 RECORDED_BY_SQL = "c.recorded_at <= %(as_of)s"
 BELIEVED_THEN_SQL = f"{RECORDED_BY_SQL} AND (c.superseded_at IS NULL OR c.superseded_at > %(as_of)s)"
 TIME_RULES_SQL = (EVERY_RECORDED_SQL, BELIEVED_NOW_SQL, RECORDED_BY_SQL, BELIEVED_THEN_SQL)
-FACT_IN_USE_SQL = "c.flagged_at IS NULL"
+FACT_IN_USE_SQL = "c.flagged_at IS NULL AND c.same_as_id IS NULL"
 # Every WHERE text a retrieval statement may carry: who may see a row, alone or with a time rule,
 # and for facts with the rule that flagged ones are held back.
 CLAUSES = frozenset(

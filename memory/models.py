@@ -294,6 +294,9 @@ class Fact(models.Model):
     # A relative date in it ("by Friday") was read against the day the document was saved, as the
     # document says nowhere when it was written: shown beside the fact so a person can correct it.
     dated_from_upload = models.BooleanField(default=False, db_default=False)
+    # The earlier fact of another document saying the same thing, shown in its place
+    # (``memory.graph.twins``); empty for a fact shown on its own.
+    same_as = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="twins")
 
     class Meta:
         # As for chunks, HNSW and GIN indexes are per organisation (memory.retrieval.org_indexes).

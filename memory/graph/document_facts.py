@@ -30,6 +30,7 @@ from memory.graph.entities import (
 from memory.graph.extraction.kinds import looks_like_person, role_kinds
 from memory.graph.extraction.shapes import MAX_FACTS, ExtractedEntity, ExtractedFact, Extraction
 from memory.graph.linking import KnownEntity
+from memory.graph.twins import release_twins
 from memory.graph.writes import FactDraft, embed_drafts, record_facts
 from memory.models import Chunk, Document, Fact, Mention
 from memory.retrieval.serving import Vectors
@@ -305,6 +306,7 @@ def _keep_unchanged(
     replaced_something = set(Fact.objects.filter(superseded_by_id__in=gone).values_list("superseded_by_id", flat=True))
     replaced_something |= _decided(gone, keep)
     Fact.objects.filter(pk__in=replaced_something, superseded_at__isnull=True).update(superseded_at=timezone.now())
+    release_twins(list(replaced_something))
     Fact.objects.filter(pk__in=set(gone) - replaced_something).delete()
     return fresh
 

@@ -35,6 +35,7 @@ from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.inputs import checked_text
+from memory.graph.twins import release_twins
 from memory.graph.vocabulary import ENTITY_TYPES
 from memory.models import Entity, EntityMerge, Fact, Mention, Scope
 
@@ -260,6 +261,7 @@ def flag_fact(*, actor: Actor, fact_id: int, reason: str) -> Fact:
         raise InvalidArgument(f"{fact.public_id} is flagged already ({fact.flag_reason}); review it instead.")
     fact.flagged_at, fact.flag_reason, fact.flagged_by = timezone.now(), why, actor.user
     fact.save(update_fields=["flagged_at", "flag_reason", "flagged_by"])
+    release_twins([fact.pk])  # another document saying the same is shown on its own meanwhile
     record_audit(actor=actor, action="memory.flagged", target=fact.public_id, details={"reason": why})
     return fact
 

@@ -13,7 +13,7 @@ from datetime import date
 from django.db.models import Q
 
 from brain.actors import Actor
-from memory.access import believed_filter, readable
+from memory.access import believed_filter, fact_not_flagged, readable
 from memory.graph.entity_views import visible_mentions
 from memory.graph.reads import believed, visible_facts
 from memory.models import Document, Fact
@@ -43,8 +43,9 @@ def facts_behind(
 
 
 def document_facts(*, actor: Actor, document: Document) -> list[Fact]:
-    """Every fact taken from (or remembered as) one document, replaced ones too, oldest first."""
-    rows = visible_facts(actor=actor).filter(document=document).select_related("document")
+    """Every fact taken from (or remembered as) one document, replaced ones too, oldest first: also
+    those shown elsewhere through the first document that said them (twins)."""
+    rows = Fact.objects.filter(readable(actor) & fact_not_flagged(), document=document).select_related("document")
     return list(rows.order_by("recorded_at", "pk")[:SHOWN])
 
 

@@ -12,6 +12,7 @@ from django.utils import timezone
 from memory.graph.entities import clean_name, get_or_create_entity, lock_names, mention
 from memory.graph.extraction.shapes import ExtractedValue
 from memory.graph.supersession import apply_supersession
+from memory.graph.twins import join_twins
 from memory.models import Document, Entity, Fact, Value
 from memory.retrieval.serving import Vectors, confirm, embed_for
 
@@ -101,4 +102,5 @@ def record_facts(*, document: Document, drafts: list[FactDraft], source: str = F
         )  # fmt: skip
         for fact in facts:
             apply_supersession(fact)
+        join_twins(facts)
     return facts

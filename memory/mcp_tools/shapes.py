@@ -11,6 +11,7 @@ from brain.mcp.registry import ToolOutput
 from memory.access import superseded_by_then
 from memory.documents.source import UPLOAD_DATED
 from memory.graph.entity_views import EntityView, entity_views
+from memory.graph.twins import sources_of_twins
 from memory.models import Fact
 
 
@@ -21,6 +22,11 @@ class EntityRef(BaseModel):
     @classmethod
     def of(cls, view: EntityView) -> EntityRef:
         return cls(entity_id=view.public_id, name=view.name)
+
+
+class SourceRef(BaseModel):
+    document_id: str
+    title: str
 
 
 class FactOut(BaseModel):
@@ -43,6 +49,9 @@ class FactOut(BaseModel):
         default=False,
         description="Its source says nowhere when it was written, so its dates were read against the day it was "
         "saved; they may be off.",
+    )
+    also_in: list[SourceRef] = Field(
+        default_factory=list, description="Other documents that say the same thing (one fact, several sources)."
     )
 
     @classmethod
@@ -76,6 +85,8 @@ class FactOut(BaseModel):
         ends = [f"{e.name} ({e.entity_id})" for e in (self.subject, self.object) if e]
         entities = f"\n   Entities: {' → '.join(ends)}" if ends else ""
         source = f"\n   Source: {self.source_title} [{self.source_document_id}]" if self.source_title else ""
+        if self.also_in:
+            source += "\n   Also said in: " + "; ".join(f"{d.title} [{d.document_id}]" for d in self.also_in)
         return f"[{self.memory_id}]{mark} {self.statement}{window}{entities}{source}"
 
 
@@ -84,7 +95,11 @@ def fact_outs(
 ) -> list[FactOut]:
     """Facts for output, their entities named as the caller's sources name them."""
     views = entity_views(actor=actor, entity_ids={e for f in facts for e in (f.subject_id, f.object_id) if e})
-    return [FactOut.of(f, views, score=scores[i] if scores else None, as_of=as_of) for i, f in enumerate(facts)]
+    outs = [FactOut.of(f, views, score=scores[i] if scores else None, as_of=as_of) for i, f in enumerate(facts)]
+    also = sources_of_twins(actor=actor, fact_ids=[f.pk for f in facts])
+    for fact, out in zip(facts, outs, strict=True):
+        out.also_in = [SourceRef(document_id=f"doc_{pk}", title=title) for pk, title in also.get(fact.pk, [])]
+    return outs
 
 
 def _lines(items: list[FactOut], empty: str) -> str:

@@ -52,7 +52,7 @@ WITH current AS (
                 WHEN topic <> '' THEN 'topic:' || topic
                 ELSE 'thing:' || subject_id || ':' || relation || ':' || value_key END AS thing
     FROM memory_fact
-    WHERE org_id = %(org)s AND superseded_at IS NULL AND single_valued
+    WHERE org_id = %(org)s AND superseded_at IS NULL AND single_valued AND same_as_id IS NULL
       AND (topic <> '' OR (subject_id IS NOT NULL AND (relation <> '' OR value_key <> '')))
 ), touched AS (
     SELECT thing FROM current GROUP BY thing HAVING count(*) > 1 AND {touched}
