@@ -21,7 +21,7 @@ from django.db.models.functions import Lower
 from memory.access import seen_by_every_reader_of
 from memory.graph.linking import KnownEntity, link_name
 from memory.graph.vocabulary import ENTITY_TYPES, HONORIFICS
-from memory.models import Document, Entity, Mention
+from memory.models import Document, Entity, Mention, Scope
 
 MAX_KNOWN_MENTIONS = 20000
 
@@ -112,6 +112,10 @@ def lock_names(*, org_id: int, names: Iterable[str]) -> None:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [number])
 
 
+# The kinds a model guesses most; a surer kind may replace them.
+GUESSED = ("person", "organisation")
+
+
 def get_or_create_entity(
     *, document: Document, name: str, type: str = "other", aliases: list[str] | None = None, confident: bool = False
 ) -> Entity:
@@ -140,7 +144,11 @@ def get_or_create_entity(
         entity = Entity.objects.get(pk=entity_id)
         while entity.merged_into_id is not None:  # merged since the mentions were read
             entity = Entity.objects.get(pk=entity.merged_into_id)
-        guessed = entity.type == "other" or (confident and entity.type != kind)
+        # A sure kind replaces only a model's usual guess (a person, an organisation), from a source
+        # everyone may read: the entity's own type is what every reader sees, and a kind some source
+        # gave surely ("our customer", a type someone remembered) stays for its readers.
+        everyone = document.scope == Scope.SHARED and not document.category.restricted
+        guessed = entity.type == "other" or (confident and everyone and entity.type in GUESSED and entity.type != kind)
         if guessed and kind != "other" and not entity.type_fixed:
             Entity.objects.filter(pk=entity.pk).update(type=kind)  # the operators' view in the admin
         return entity
