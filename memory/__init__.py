@@ -12,12 +12,13 @@ Where things live:
   ``chunking``, access changes (``placement``) and document reads (``selectors``).
 - ``retrieval``: the embedders (``embedding``), the two retrievers (``candidates``), ``fusion``,
   passage search (``passages``) and model switches (``reembedding``).
-- ``graph``: facts written (``writes``), the time rules (``supersession``), remember and forget
-  (``memories``), entities linked (``entities``) and shown (``entity_views``), graph reads
-  (``reads``) and reads from the graph back to its documents (``provenance``), the extraction
-  step of ingestion (``document_facts``) with ``extraction`` (times, values, kinds, topics),
-  ``linking`` and the optional ``llm``, the words of the graph (``vocabulary``), and admins'
-  fixes: merging entities, their type, flagging broken facts (``fixes``; in the admin through ``memory.admin_fixes``).
+- ``graph``: facts written (``writes``), the time rules (``supersession``), one fact said in two
+  documents (``twins``), remember and forget (``memories``), entities linked (``entities``) and
+  shown (``entity_views``), graph reads (``reads``) and reads from the graph back to its
+  documents (``provenance``), the extraction step of ingestion (``document_facts``) with
+  ``extraction`` (times, values, kinds, topics), ``linking`` and the optional ``llm``, the words
+  of the graph (``vocabulary``), and admins' fixes: merging entities, their type, flagging broken
+  facts (``fixes``; in the admin through ``memory.admin_fixes``).
 - ``code_history``: git ingestion (``git``) and ``why``.
 - ``upload``: the Add knowledge page (files and pasted text, and their ingestion status); files
   are stored, then read by a worker in a process under a budget (``reading``, ``reader``).
