@@ -10,13 +10,14 @@ the promise itself, against the utterance's date.
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Collection, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from memory.graph.extraction.kinds import plain_kind
 from memory.graph.extraction.pipeline import _nlp
-from registers.commitments.extraction_dates import due_date
+from registers.commitments.extraction_dates import LATER_EVENT, due_date, earlier_date
 from registers.commitments.extraction_phrasing import Promise, find_promises
 from registers.commitments.extraction_rules import CUE_RE, SENTENCE_END_RE, clean, rejection
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from spacy.tokens import Doc
 
 MAX_WHAT = 300
+EARLIER = 6  # sentences said before a promise that may name its deadline
 BATCH = 64
 
 
@@ -94,6 +96,8 @@ def extract_commitments(utterances: Sequence[Utterance], *, teams: Collection[st
             if rejection(candidate.cleaned, upto=promise.end_char) is not None:
                 continue
             draft = _draft(candidate, doc, promise)
+            if draft.due_on is None:
+                draft = _due_by_what_was_said_before(draft, candidate, utterances)
             if plain_kind(draft.owner) in NOT_PEOPLE:
                 continue  # "Okapi Print will print the invoices": a company's plan, no person's promise
             key = (draft.ref, draft.owner.casefold(), draft.what.casefold())
@@ -101,3 +105,26 @@ def extract_commitments(utterances: Sequence[Utterance], *, teams: Collection[st
                 seen.add(key)
                 drafts.append(draft)
     return drafts
+
+
+def _due_by_what_was_said_before(
+    draft: CommitmentDraft, candidate: _Candidate, utterances: Sequence[Utterance]
+) -> CommitmentDraft:
+    """A deadline named by something said earlier in the same conversation or notes ("The QBR is on
+    11 December. I'll prepare the usage report before the QBR", "...the 11th. I'll have it before
+    then"): the date of the latest earlier sentence naming it (for "then", giving any date)."""
+    named = LATER_EVENT.search(candidate.quote)
+    if named is None:
+        return draft
+    before: list[str] = []
+    for utterance in utterances:
+        sentences = [s.strip() for s in SENTENCE_END_RE.split(utterance.text) if s.strip()]
+        if utterance is candidate.utterance:
+            before += sentences[: next((i for i, s in enumerate(sentences) if candidate.quote in s), 0)]
+            break
+        before += sentences
+    event = named["event"]
+    if event:
+        before = [s for s in before if re.search(rf"\b{re.escape(event)}\b", s)]
+    due = earlier_date([doc[:] for doc in _nlp().pipe(before[-EARLIER:])], draft.promised_on) if before else None
+    return replace(draft, due_on=due) if due else draft

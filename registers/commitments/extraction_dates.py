@@ -72,3 +72,19 @@ def due_date(sent: Span, ents: list[Span], said_on: datetime.date, start: int, e
     # A deadline ("by the 12th") over any other date in the promise ("the Q1 forecast").
     hit = next((h for h in inside if h.role == "to"), inside[0] if inside else None)
     return _ahead(sent.text[hit.start : hit.end], hit.date, said_on) if hit else None
+
+
+# A deadline named by something said before: "before the QBR", "by then", "ahead of the launch".
+LATER_EVENT = re.compile(
+    r"\b(?:before|by|ahead of|in time for)\s+(?:(?P<then>then|that date|that day)\b|the\s+(?P<event>[A-Z][\w-]+))"
+)
+
+
+def earlier_date(sentences: list[Span], said_on: datetime.date) -> datetime.date | None:
+    """The date the latest of ``sentences`` (said before the promise, oldest first) that gives one
+    gives, read ahead of ``said_on``."""
+    for sent in reversed(sentences):
+        hits, _ = _dates(sent, list(sent.ents), said_on)
+        if hits:
+            return _ahead(sent.text[hits[0].start : hits[0].end], hits[0].date, said_on)
+    return None

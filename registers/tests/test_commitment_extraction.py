@@ -159,3 +159,17 @@ def test_the_eval_matches_a_draft_to_a_label_by_turn_owner_and_words():
         [("m:1", draft), ("m:2", draft)], [Label("m:1", "Priya", "Priya will send the revised quote to BigCo")]
     )
     assert (len(hits), len(false), missed) == (1, 1, [])
+
+
+def test_a_deadline_named_by_what_was_said_before_takes_its_date():
+    tuesday = datetime.date(2025, 12, 2)
+    mail = ("The QBR with Halvorsen Foods is on 11 December in Bergen. Erik Halvorsen will attend. "
+            "I'll prepare the usage report before the QBR.")  # fmt: skip
+    assert only(mail, "Marta Ruiz", tuesday).due_on == datetime.date(2025, 12, 11)
+    chat = "QBR with Halvorsen is the 11th in Bergen. I'll prepare the usage report before then"
+    assert only(chat, "Marta Ruiz", tuesday).due_on == datetime.date(2025, 12, 11)
+    # Nothing said before gives the QBR a date: no deadline is made up.
+    assert only("I'll prepare the usage report before the QBR.", "Marta Ruiz", tuesday).due_on is None
+    # Another event's date is not the QBR's.
+    other = "The board meets on 4 December. I'll prepare the usage report before the QBR."
+    assert only(other, "Marta Ruiz", tuesday).due_on is None
