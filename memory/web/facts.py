@@ -35,6 +35,11 @@ class FactRow:
     dated_from_upload: bool = False
 
     @property
+    def window(self) -> str:
+        """When it was true in the world, in words ("" when the source gave no dates)."""
+        return self._window()
+
+    @property
     def validity(self) -> str:
         """When it was true in the world, in words, and whether its dates were read from the day it
         was saved ("" when the source gave no dates)."""
