@@ -27,6 +27,10 @@ MAIL_KINDS = ("email", "mail")
 CONVERSATION_KINDS = ("slack", "chat", "transcript", "meeting", "teams", "discord")
 # What the mark on a fact or a promise dated from the upload day says, wherever it is shown.
 UPLOAD_DATED = "its source gives no date of its own, so its dates count from the day it was saved"
+# How tool outputs describe their ``dated_from_upload`` field.
+UPLOAD_DATED_HELP = (
+    "Its source says nowhere when it was written, so its dates were read against the day it was saved; they may be off."
+)
 ORIGINS = ("occurred_at", "header", "title", "opening", "file", "upload")
 _BLANK = re.compile(r"[^\n]")
 OPENING_LINES = 5  # lines of the text read for a date when the title has none

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from brain.actors import Actor
 from brain.mcp.registry import ToolOutput
 from memory.access import superseded_by_then
-from memory.documents.source import UPLOAD_DATED
+from memory.documents.source import UPLOAD_DATED, UPLOAD_DATED_HELP
 from memory.graph.entity_views import EntityView, entity_views
 from memory.graph.twins import sources_of_twins
 from memory.models import Fact
@@ -47,8 +47,7 @@ class FactOut(BaseModel):
     score: float | None = None
     dated_from_upload: bool = Field(
         default=False,
-        description="Its source says nowhere when it was written, so its dates were read against the day it was "
-        "saved; they may be off.",
+        description=UPLOAD_DATED_HELP,
     )
     also_in: list[SourceRef] = Field(
         default_factory=list, description="Other documents that say the same thing (one fact, several sources)."

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from brain.actors import Actor
 from brain.mcp.limits import Clamped, IsoDay
 from brain.mcp.registry import ToolOutput, mcp_tool
-from memory.documents.source import UPLOAD_DATED
+from memory.documents.source import UPLOAD_DATED, UPLOAD_DATED_HELP
 from registers.commitments import services
 from registers.common import local_today
 from registers.models import Commitment
@@ -42,8 +42,7 @@ class CommitmentOut(BaseModel):
     evidence: list[dict[str, object]] = []
     dated_from_upload: bool = Field(
         default=False,
-        description="Its source says nowhere when it was written, so its dates were read against the day it was "
-        "saved; they may be off.",
+        description=UPLOAD_DATED_HELP,
     )
     said_also: list[SaidAlso] = Field(
         default_factory=list, description="Further places the same promise was said (one entry, several sources)."
