@@ -27,7 +27,7 @@ from memory.graph.entities import (
     lock_names,
     mention,
 )
-from memory.graph.extraction.kinds import looks_like_person, role_kinds
+from memory.graph.extraction.kinds import looks_like_person, role_kinds, short_form
 from memory.graph.extraction.shapes import MAX_FACTS, ExtractedEntity, ExtractedFact, Extraction
 from memory.graph.linking import KnownEntity
 from memory.graph.twins import release_twins
@@ -74,9 +74,13 @@ def _named(words: str) -> str:
 def _known_entities(document: Document, text: str) -> list[KnownEntity]:
     """Entities named in ``text`` as far as every reader of the document can know them."""
     lowered = text.lower()
+    words = set(re.findall(r"\w+", lowered))
     known = []
     for entity in known_for(context_mentions(document)):
-        if any(n.lower() in lowered for n in (entity.name, *entity.aliases) if len(n) > 2):
+        # By a name it has, or by the word it goes by: a short form ("Heron") or a person's first name.
+        named = any(n.lower() in lowered for n in (entity.name, *entity.aliases) if len(n) > 2)
+        first = entity.name.split()[0].lower() if entity.type == "person" and " " in entity.name else None
+        if named or (short_form(entity.name, entity.type) or "").lower() in words or first in words:
             known.append(entity)
             if len(known) >= MAX_KNOWN:
                 break
@@ -160,6 +164,7 @@ def extract_document(*, document_id: int, keep: Collection[int] = ()) -> int:
         lock_names(org_id=document.org_id, names=names)
         _keep_fields(document, source)
         roles = role_kinds(text)
+        roles.update({p.casefold(): "person" for p in _people_of(source)})  # who speaks, sends or attends
         named, by_name = set(), {}
         for entity in result.entities:
             # The document's own mentions are still there: a name links to the entity it did before.
@@ -224,11 +229,18 @@ def _keep_fields(document: Document, source: SourceReading) -> None:
 def _speaker_entities(source: SourceReading, found: list[ExtractedEntity]) -> list[ExtractedEntity]:
     """Everyone who speaks in the document, and its sender, is a person of it; so is each recipient
     and attendee it names by a person's full name (not "Support <help@...>" nor a bare address)."""
+    people = _people_of(source)
+    for entity in found:  # a speaker the model called a place or a company is a person all the same
+        if {n.casefold() for n in (entity.name, *entity.aliases)} & {p.casefold() for p in people}:
+            entity.type = "person"
     named = {e.name.lower() for e in found} | {a.lower() for e in found for a in e.aliases}
+    return [ExtractedEntity(name, "person", [name], False) for name in people if name.lower() not in named]
+
+
+def _people_of(source: SourceReading) -> list[str]:
     listed = [str(n) for key in ("recipients", "attendees") for n in _as_list(source.fields.get(key))]
     full_names = [n for n in listed if len(n.split()) >= 2 and "@" not in n and looks_like_person(n)]
-    people = dict.fromkeys([*source.speakers(), *full_names])
-    return [ExtractedEntity(name, "person", [name], False) for name in people if name.lower() not in named]
+    return list(dict.fromkeys([*source.speakers(), *full_names]))
 
 
 def _as_list(value: object) -> list[object]:

@@ -148,7 +148,9 @@ def get_or_create_entity(
         # everyone may read: the entity's own type is what every reader sees, and a kind some source
         # gave surely ("our customer", a type someone remembered) stays for its readers.
         everyone = document.scope == Scope.SHARED and not document.category.restricted
-        guessed = entity.type == "other" or (confident and everyone and entity.type in GUESSED and entity.type != kind)
+        # A person is surer still (one who speaks, sends or is led by name): the model's place goes too.
+        guesses = (*GUESSED, "place") if kind == "person" else GUESSED
+        guessed = entity.type == "other" or (confident and everyone and entity.type in guesses and entity.type != kind)
         if guessed and kind != "other" and not entity.type_fixed:
             Entity.objects.filter(pk=entity.pk).update(type=kind)  # the operators' view in the admin
         return entity

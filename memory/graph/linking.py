@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz, process
 
+from memory.graph.extraction.kinds import short_form
 from memory.graph.vocabulary import HONORIFICS
 
 
@@ -81,6 +82,22 @@ class NameIndex:
                 self.choices.append(" ".join(sorted(words)))
                 self.forms.append(words)
                 self.owners.append(entity)
+        self._add_short_forms(known)
+
+    def _add_short_forms(self, known: Sequence[KnownEntity]) -> None:
+        """Once memory knows them, "Heron" is Project Heron and "Halvorsen" is Halvorsen Foods: a short
+        form links when one known thing has it and it is no other name or a known person's first name."""
+        shorts: dict[str, set[KnownEntity]] = {}
+        written: dict[str, str] = {}
+        for entity in known:
+            short = short_form(entity.name, entity.type)
+            if short:
+                shorts.setdefault(short.casefold(), set()).add(entity)
+                written[short.casefold()] = short
+        for short, owners in shorts.items():
+            if len(owners) == 1 and short not in self.exact and short not in self.first_names:
+                self.exact[short] = next(iter(owners))
+                self.cased[short] = written[short]
 
     def link(self, name: str, threshold: int, type_hint: str | None = None) -> KnownEntity | None:
         hit = self.exact.get(name.strip().casefold())

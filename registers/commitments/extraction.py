@@ -96,6 +96,8 @@ def extract_commitments(utterances: Sequence[Utterance], *, teams: Collection[st
             if rejection(candidate.cleaned, upto=promise.end_char) is not None:
                 continue
             draft = _draft(candidate, doc, promise)
+            if _BACK_REFERENCE.search(promise.predicate):
+                draft = _as_asked(draft, candidate, utterances)
             if draft.due_on is None:
                 draft = _due_by_what_was_said_before(draft, candidate, utterances)
             if plain_kind(draft.owner) in NOT_PEOPLE:
@@ -105,6 +107,32 @@ def extract_commitments(utterances: Sequence[Utterance], *, teams: Collection[st
                 seen.add(key)
                 drafts.append(draft)
     return drafts
+
+
+# "I'll collect their feedback", "I'll send it": the undertaking names what was asked only by a pronoun.
+_BACK_REFERENCE = re.compile(r"\b(?i:it|that|this|them|their|those|these)\b")
+# "Omar, can you get us feedback from the Lyon team?", "could you send me the deck, Priya?"
+_REQUEST = re.compile(
+    r"(?:^|[.!?]\s+)(?:@?(?P<name>[A-Z][\w'-]+)\s*,\s*)?(?i:can|could|would|will)\s+you\s+(?:please\s+)?"
+    r"(?P<asked>[^?.!]+?)(?:\s*,\s*@?(?P<after>[A-Z][\w'-]+))?\s*\?"
+)
+
+
+def _as_asked(draft: CommitmentDraft, candidate: _Candidate, utterances: Sequence[Utterance]) -> CommitmentDraft:
+    """A yes to a request made of the owner in the turn before ("Omar, can you get us feedback from the
+    Lyon team?" - "Yes, I'll collect their feedback by next Wednesday") promises what was asked."""
+    at = next((i for i, u in enumerate(utterances) if u is candidate.utterance), 0)
+    if at == 0 or not utterances[at - 1].speaker.strip() or utterances[at - 1].speaker == candidate.utterance.speaker:
+        return draft
+    asker = utterances[at - 1].speaker.strip()
+    first = draft.owner.split()[0].casefold()
+    for request in reversed(list(_REQUEST.finditer(utterances[at - 1].text))):
+        if (request["name"] or request["after"] or "").casefold() != first:
+            continue
+        asked = re.sub(r"^(\S+)\s+us\s+", r"\1 ", request["asked"].strip())  # "get us feedback": get feedback
+        asked = re.sub(r"\bme\b", asker, re.sub(r"\bmy\b", f"{asker}'s", asked))
+        return replace(draft, what=f"{draft.owner} will {asked}"[:MAX_WHAT])
+    return draft
 
 
 def _due_by_what_was_said_before(

@@ -173,3 +173,23 @@ def test_a_deadline_named_by_what_was_said_before_takes_its_date():
     # Another event's date is not the QBR's.
     other = "The board meets on 4 December. I'll prepare the usage report before the QBR."
     assert only(other, "Marta Ruiz", tuesday).due_on is None
+
+
+def test_a_yes_to_a_request_promises_what_was_asked_not_a_pronoun():
+    thursday = datetime.date(2025, 11, 13)
+    turns = [
+        Utterance("Chloé Martin", "Omar, can you get us feedback from the Lyon team?", thursday, ref=1),
+        Utterance("Omar Haddad", "Yes, I'll collect their feedback by next Wednesday.", thursday, ref=2),
+    ]
+    [draft] = extract_commitments(turns)
+    assert (draft.owner, draft.ref) == ("Omar Haddad", 2)
+    assert draft.what == "Omar Haddad will get feedback from the Lyon team"
+    assert draft.due_on == datetime.date(2025, 11, 19)  # the reply's deadline
+    assert draft.quote == "Yes, I'll collect their feedback by next Wednesday."
+    # "me" is the one who asked; a request made of somebody else leaves the reply's own words.
+    mine = [Utterance("Priya Shah", "Could you send me the signed contract, Tom?", thursday),
+            Utterance("Tom Becker", "Sure, I'll send it tomorrow.", thursday)]  # fmt: skip
+    assert extract_commitments(mine)[0].what == "Tom Becker will send Priya Shah the signed contract"
+    theirs = [Utterance("Priya Shah", "Marta, can you send the contract?", thursday),
+              Utterance("Tom Becker", "I'll send it tomorrow.", thursday)]  # fmt: skip
+    assert extract_commitments(theirs)[0].what == "Tom Becker will send it tomorrow"

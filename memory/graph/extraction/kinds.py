@@ -25,6 +25,8 @@ TECHNOLOGIES = _words(
     stripe xero quickbooks sap netsuite workday personio bamboohr pleo navan docusign dropbox gmail outlook
     excel sharepoint tableau looker snowflake bigquery airflow dbt twilio sendgrid mailchimp shopify"""
 )
+# The ones that are no ordinary English word as well, so a capitalised one is always the software.
+SOFTWARE_NAMES = TECHNOLOGIES - _words("teams linear windows rust node zoom notion excel outlook sentry okta xero")
 # Places the small model most often calls people: countries and large cities, as a floor under NER.
 PLACES = _words(
     """rotterdam amsterdam lyon paris porto lisbon braga bergen oslo stockholm malmö malmo copenhagen warsaw
@@ -48,6 +50,16 @@ _TEAM_AFTER = re.compile(r"\b(?:[Tt]he\s+)?([A-Z][\w&-]*(?:\s+[A-Z][\w&-]*)?)\s+
 # "Marta Ruiz <marta.ruiz@...>" is a person; "Verdant Billing <billing@...>" is not.
 _ADDRESSED = re.compile(_NAME + r"\s*<([\w.+-]+)@[\w.-]+>")
 _WORK = re.compile(_NAME + r"\s+(?i:migration|rollout|programme|program|initiative|roadmap)\b")
+# People by what is said of them: "led by Marta Ruiz", "thanks Diego", "welcome Inés Moreno".
+_PERSON_BY = re.compile(
+    r"\b(?:led|run|owned|managed|maintained|chaired|hosted|handled|approved|signed|presented|reviewed)\s+by\s+"
+    r"([A-Z][\w'-]+\s+[A-Z][\w'-]+)\b"
+)
+_GREETED = re.compile(
+    r"(?:^|[.!?]\s+|\n)\s*(?i:thanks|thank\s+you|cheers|congrats|congratulations|well\s+done|nice\s+one|"
+    r"great\s+job|good\s+job|hi|hey|hello|welcome)\s*,?\s+([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)\b",
+    re.MULTILINE,
+)
 _ROLE_KINDS = {"customer": "customer", "client": "customer", "account": "customer", "project": "project"}
 
 
@@ -77,6 +89,9 @@ def role_kinds(text: str) -> dict[str, str]:
     for match in _TEAM_AFTER.finditer(text):
         if match.group(1).casefold() not in ("the", "our", "a", "this", "that"):
             found.setdefault(f"{match.group(1)} team".casefold(), "team")
+    for match in [*_PERSON_BY.finditer(text), *_GREETED.finditer(text)]:
+        if looks_like_person(match.group(1)):
+            found.setdefault(match.group(1).casefold(), "person")
     return {re.sub(r"^the\s+", "", name): kind for name, kind in found.items()}
 
 
@@ -93,6 +108,29 @@ COMPANY_WORDS = _words(
 PRODUCT_WORDS = _words("ledger dispatch desk hub suite app portal console pay connect dashboard tracker planner")
 
 
+# A company's departments, named alone ("joins Finance", "ask Legal"): teams.
+DEPARTMENTS = _words(
+    """finance sales marketing legal engineering operations procurement accounting hr recruiting support
+    facilities compliance"""
+)
+
+
+def short_form(name: str, kind: str) -> str | None:
+    """The one word a known name goes by once people know it: "Heron" for Project Heron, "Halvorsen" for
+    Halvorsen Foods, "Ledger" for Kestrel Ledger. None when the name has no such form."""
+    words = name.split()
+    if len(words) != 2 or not all(w[:1].isupper() for w in words):
+        return None
+    first, last = words
+    if kind == "project" and first.casefold() == "project":
+        return last
+    if kind in ("organisation", "customer", "supplier", "partner") and last.casefold() in COMPANY_WORDS:
+        return first
+    if kind == "product" and last.casefold() in PRODUCT_WORDS:
+        return last
+    return None
+
+
 def plain_kind(name: str) -> str | None:
     """The kind a name plainly has whatever the model says: software, a well-known place, a team, a
     company or a product by the word its name ends with."""
@@ -102,7 +140,7 @@ def plain_kind(name: str) -> str | None:
         return "system"
     if folded in PLACES:
         return "place"
-    if folded.endswith(" team"):
+    if folded.endswith(" team") or folded in DEPARTMENTS:
         return "team"
     if len(words) >= 2 and name.split()[0][:1].isupper():
         if words[-1] in COMPANY_WORDS:

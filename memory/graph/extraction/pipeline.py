@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from memory.graph.extraction.dates import _RECURRING_RE, _clean, _dates
-from memory.graph.extraction.kinds import looks_like_person, plain_kind, role_kinds
+from memory.graph.extraction.kinds import SOFTWARE_NAMES, looks_like_person, plain_kind, role_kinds
 from memory.graph.extraction.shapes import (
     MAX_FACTS,
     ExtractedEntity,
@@ -74,7 +74,8 @@ _matcher: list[PhraseMatcher] = []
 
 @lru_cache(maxsize=16)
 def _known_forms(known: tuple[KnownEntity, ...]) -> frozenset[str]:
-    return frozenset(f.strip().casefold() for e in known for f in (e.name, *e.aliases) if len(f.strip()) > 1)
+    # Every form the index links by exact name: names, aliases and the short forms ("Heron").
+    return frozenset(form for form in known_index(known).exact if len(form) > 1)
 
 
 def _known_spans(doc: Doc, known: tuple[KnownEntity, ...]) -> list[Span]:
@@ -139,14 +140,13 @@ def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
     links: dict[str, KnownEntity | None] = {}  # names repeat within a document
     taken: set[int] = set()
     for ent in doc.ents:
-        if ent.label_ == _KNOWN_LABEL:
+        team = _team_of(doc, _trim(ent), roles)
+        if ent.label_ == _KNOWN_LABEL and team is None:
             entity = index.exact[ent.ent_id_]
             taken.update(range(ent.start, ent.end))
             yield ent, _known_kind(entity, ent.text.strip(), roles), entity
-        elif ent.label_ in _LABEL_TYPES:
-            span = _trim(ent)
-            if span.end < len(doc) and doc[span.end].lower_ == "team" and f"{span.text} team".casefold() in roles:
-                span = doc[span.start : span.end + 1]  # "the Platform team" is the team, not "Platform"
+        elif ent.label_ in _LABEL_TYPES or team is not None:
+            span = team or _trim(ent)
             text = span.text.strip()
             if len(text) < 2 or text.islower() or _NOT_ENTITIES.fullmatch(text) or not re.search("[A-Za-z]", text):
                 continue
@@ -168,6 +168,19 @@ def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
             if named is not None and taken.isdisjoint(range(named.start, named.end)) and named.text[:1].isupper():
                 taken.update(range(named.start, named.end))
                 yield named, kind, index.link(named.text, 88) if known else None
+    # Software the model does not see as a name ("Django upgrade waits"), written with its capital.
+    for token in doc:
+        if token.i not in taken and token.text[:1].isupper() and token.lower_ in SOFTWARE_NAMES:
+            taken.add(token.i)
+            span = doc[token.i : token.i + 1]
+            yield span, "system", index.link(span.text, 88) if known else None
+
+
+def _team_of(doc: Doc, span: Span, roles: dict[str, str]) -> Span | None:
+    """A place followed by "team" ("the Lyon team") is a team, not the city: the name and the word team."""
+    if span.end < len(doc) and doc[span.end].lower_ == "team" and f"{span.text} team".casefold() in roles:
+        return doc[span.start : span.end + 1]
+    return None
 
 
 def _known_kind(entity: KnownEntity, text: str, roles: dict[str, str]) -> str:
