@@ -428,3 +428,30 @@ def test_a_span_of_hours_is_a_length_not_a_date():
     assert fact.valid_from is None
     assert fact.valid_to is None
     assert [(v.number, v.unit) for v in fact.values] == [(4, "hours")]
+
+
+def test_amounts_currencies_and_business_acronyms_are_no_entities():
+    result = extract("The QBR with Halvorsen Foods is on 11 December. Revenue for October was EUR 412,000, "
+                     "and the SLA and the PDF export are unchanged.", document_date=MONDAY)  # fmt: skip
+    names = {e.name for e in result.entities}
+    assert "Halvorsen Foods" in names
+    assert not names & {"QBR", "EUR 412,000", "EUR", "SLA", "PDF"}
+    assert fact_about(result, "QBR").subject == "Halvorsen Foods"
+
+
+def test_what_a_speaker_will_do_is_kept_though_it_names_nobody():
+    """The speaker is named when the document's speaker is known; a plain remark is not a fact."""
+    result = extract("I'll prepare the usage report before the QBR. I think so too, honestly.", document_date=MONDAY)
+    assert [f.statement for f in result.facts] == ["I'll prepare the usage report before the QBR."]
+
+
+def test_short_forms_link_only_when_one_known_thing_has_them():
+    known = [KnownEntity("Project Heron", "project"), KnownEntity("Halvorsen Foods", "customer"),
+             KnownEntity("Kestrel Ledger", "product"), KnownEntity("Okapi Print", "organisation"),
+             KnownEntity("Okapi Logistics", "organisation"), KnownEntity("Diego Alves", "person"),
+             KnownEntity("Diego Foods", "customer")]  # fmt: skip
+    assert link_name("Heron", known).name == "Project Heron"
+    assert link_name("Halvorsen", known).name == "Halvorsen Foods"
+    assert link_name("Ledger", known).name == "Kestrel Ledger"
+    assert link_name("Okapi", known) is None  # two companies go by it
+    assert link_name("Diego", known).name == "Diego Alves"  # a known person's first name comes first

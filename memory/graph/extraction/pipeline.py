@@ -38,7 +38,11 @@ _LABEL_TYPES |= _table("other: WORK_OF_ART EVENT LAW")
 
 
 # Acronyms the small model likes to call organisations; they are metrics or titles, not entities.
-_NOT_ENTITIES = re.compile(r"(?i)arr|mrr|acv|tcv|kpi|okr|ceo|cto|cfo|coo|vp|hr|q[1-4]")
+# Business acronyms, currency codes and amounts ("EUR 412,000"): the model calls them companies.
+_NOT_ENTITIES = re.compile(
+    r"(?i)arr|mrr|acv|tcv|kpi|okr|ceo|cto|cfo|coo|vp|hr|q[1-4]|qbr|pdf|csv|api|sla|nda|rfp|poc|mvp|eta|faq|"
+    r"(?:eur|usd|gbp|chf|sek|nok|dkk|pln|jpy|aud|cad)(?:\s*[\d.,]+\s*(?:k|m|bn)?)?"
+)
 _ROLE_NOUNS = {"head", "ceo", "cto", "cfo", "coo", "cio", "cmo", "director", "manager", "lead", "owner", "president"}
 _SINGLE_VALUED = {"head_of", "leads", "ceo_of", "works_at", "reports_to", "owns", "manages"}
 _SINGLE_VALUED_KEYS = {"price", "deal_value", "headcount", "renewal_date", "status", "budget", "salary"}
@@ -305,6 +309,14 @@ def _kind(sent: Span, has_date: bool) -> str:
     return "fact"
 
 
+def _speaker_plans(sent: Span) -> bool:
+    """ "I'll prepare the usage report before the QBR": what its speaker will do is about the speaker,
+    who is named once the speaker is known, though the sentence names nobody."""
+    subject = next((t for t in sent if t.dep_ in ("nsubj", "nsubjpass") and t.head.i == sent.root.i), None)
+    modal = any(c.tag_ == "MD" or c.lower_ == "going" for c in sent.root.children)
+    return subject is not None and subject.lower_ == "i" and modal
+
+
 def _fact(
     sent: Span, all_ents: list[Span], placed: list[tuple[Span, ExtractedEntity]], base: datetime.date
 ) -> ExtractedFact | None:
@@ -318,7 +330,7 @@ def _fact(
         key = _context_key(sent, hit.start, hit.end, _DATE_KEYS, "date")
         values.append(ExtractedValue(key, date=hit.date, text=sent.text[hit.start : hit.end]))
     values = affirmed(sent.text, values)
-    if not mentions and not values and not _RECURRING_RE.search(sent.text):
+    if not mentions and not values and not _RECURRING_RE.search(sent.text) and not _speaker_plans(sent):
         return None  # a habit ("every Monday at 10:00") is worth keeping though it names no date
     subj = next(((s, c) for s, c in mentions if _in_subject(s)), None)
     relation = _relation(sent, next((s for s, c in mentions if subj and c is not subj[1]), None)) if subj else None
