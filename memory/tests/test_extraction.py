@@ -455,3 +455,9 @@ def test_short_forms_link_only_when_one_known_thing_has_them():
     assert link_name("Ledger", known).name == "Kestrel Ledger"
     assert link_name("Okapi", known) is None  # two companies go by it
     assert link_name("Diego", known).name == "Diego Alves"  # a known person's first name comes first
+
+
+def test_courtesy_and_short_verbless_lines_are_no_facts():
+    text = "Thanks for joining, Anna Lind.\nnice one Diego Alves 🎉\nThe support rota changes every Monday at 10:00."
+    result = extract(text, document_date=MONDAY)
+    assert [f.statement for f in result.facts] == ["The support rota changes every Monday at 10:00."]

@@ -309,6 +309,13 @@ def _kind(sent: Span, has_date: bool) -> str:
     return "fact"
 
 
+_THANKS = re.compile(r"\s*(?i:thanks|thank\s+you|many\s+thanks)\s+(?:so\s+much\s+|a\s+lot\s+)?for\b")
+
+
+def _has_verb(sent: Span) -> bool:
+    return any(t.pos_ in ("VERB", "AUX") or t.tag_.startswith("VB") or t.tag_ == "MD" for t in sent)
+
+
 def _speaker_plans(sent: Span) -> bool:
     """ "I'll prepare the usage report before the QBR": what its speaker will do is about the speaker,
     who is named once the speaker is known, though the sentence names nobody."""
@@ -322,6 +329,8 @@ def _fact(
 ) -> ExtractedFact | None:
     if sum(not (t.is_punct or t.is_space or t.is_currency) for t in sent) < 4 or sent.text.rstrip().endswith("?"):
         return None
+    if _THANKS.match(sent.text):
+        return None  # "Thanks for joining, Anna.": courtesy, not knowledge
     mentions = [(s, c) for s, c in placed if sent.start <= s.start < sent.end]
     ents = [e for e in all_ents if sent.start <= e.start < sent.end]  # Span.ents rescans the whole doc each time
     hits, durations = _dates(sent, ents, base)
@@ -332,6 +341,14 @@ def _fact(
     values = affirmed(sent.text, values)
     if not mentions and not values and not _RECURRING_RE.search(sent.text) and not _speaker_plans(sent):
         return None  # a habit ("every Monday at 10:00") is worth keeping though it names no date
+    if (
+        not values
+        and len(sent) <= 8
+        and ":" not in sent.text
+        and not _RECURRING_RE.search(sent.text)
+        and not _has_verb(sent)
+    ):
+        return None  # "nice one Diego", "Porto, Lisbon and Braga depots": a short verbless line ("Owner: X" aside)
     subj = next(((s, c) for s, c in mentions if _in_subject(s)), None)
     relation = _relation(sent, next((s for s, c in mentions if subj and c is not subj[1]), None)) if subj else None
     subj = subj or (mentions[0] if mentions else None)
