@@ -184,6 +184,7 @@ def extract_document(*, document_id: int, keep: Collection[int] = ()) -> int:
 
 
 _FIRST_PERSON_OPENING = re.compile(r"^\W*(?:I|I'(?:ll|m|ve|d)|I’(?:ll|m|ve|d)|my|me)\b", re.IGNORECASE)
+_FIRST_PERSON_SUBJECT = re.compile(r"\bI(?:'(?:ll|m|ve|d)|’(?:ll|m|ve|d))?\s+(?!\w+ly\b)")
 _WE = re.compile(r"^\W*(?:we|we'(?:ll|re|ve|d)|we’(?:ll|re|ve|d)|our|us)\b", re.IGNORECASE)
 
 
@@ -192,6 +193,10 @@ def _speaking_subject(fact: ExtractedFact, speaker: str, team: str) -> str | Non
     their team of what they say as "we" when it is known; "we" itself is never an entity, so
     otherwise a fact opening with it keeps the subject the sentence names, if any."""
     if speaker and _FIRST_PERSON_OPENING.match(fact.statement):
+        return speaker
+    said = _FIRST_PERSON_SUBJECT.search(fact.statement)  # "Rota handover: I'm on support, Sam takes over"
+    named = fact.statement.find(fact.subject) if fact.subject else -1
+    if speaker and said and (named < 0 or said.start() < named):
         return speaker
     if speaker and team and _WE.match(fact.statement):
         return team

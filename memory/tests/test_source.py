@@ -98,6 +98,18 @@ def test_a_chat_message_speaks_as_its_speaker_who_becomes_a_person(actor):
     assert Mention.objects.filter(document=message, entity=marta).exists()
 
 
+def test_a_speaker_saying_i_after_a_label_is_the_subject_and_a_plan_naming_nobody_is_kept(actor):
+    at = datetime(2025, 11, 24, 9, 2, tzinfo=UTC)
+    text = "Rota handover: I'm on support this week, Sam takes over next Monday"
+    message = said(actor, "Aiko Tanaka", text, at, conversation="slack:#support", source_kind="chat")
+    [fact] = facts_of(message)
+    assert fact.subject.name == "Aiko Tanaka"
+    plan = said(actor, "Marta Ruiz", "I'll prepare the usage report before the review", at, source_kind="chat")
+    [fact] = facts_of(plan)
+    assert fact.statement == "Marta Ruiz will prepare the usage report before the review"
+    assert fact.subject.name == "Marta Ruiz"
+
+
 def test_a_transcript_turn_never_gives_a_fact_that_opens_with_the_speakers_label(actor):
     turns = [
         ("Jonas Weber", "00:00:27", "I'll review the take-home exercise on Friday."),
