@@ -2093,12 +2093,423 @@ Visitors sign in at reception; the Rotterdam office is open from 8:00 to 19:00 o
 )
 
 
+# --- a second batch, written after the rules were tuned (January to March 2026); all of it is held out ---
+
+# A batch written after the rules were tuned, all held out.
+WRITTEN_LATER = frozenset(
+    {
+        "mail-11",
+        "mail-12",
+        "meeting-11",
+        "meeting-12",
+        *(f"chat-{n}" for n in range(41, 47)),
+        "transcript-07",
+        "wiki-09",
+    }
+)
+TOMASZ = "Tomasz Nowak"
+
+D = "2026-01-19"
+mail(
+    "mail-11",
+    "Heron beta: first days",
+    "Jonas Weber <jonas.weber@kestrel.example>",
+    "Chloé Martin <chloe.martin@kestrel.example>",
+    D,
+    "Mon, 19 Jan 2026 09:40:00 +0100",
+    """
+Chloé,
+
+The Heron public beta went live on 15 January with 23 customers.
+Marlow Fresh found a rounding error in the VAT totals on credit notes, and Samuel Osei has already fixed it.
+From March, Heron will e-mail the invoices to customers itself.
+I'll send you a summary of the beta feedback by Thursday.
+Should we open the beta to more customers?
+
+Jonas
+""",
+    "2026-12-09T08:30:00+00:00",
+    facts=[
+        F("The Heron public beta went live on 15 January with 23 customers.", "Project Heron", "event", "2026-01-15"),
+        F(
+            "Marlow Fresh found a rounding error in the VAT totals on credit notes, and Samuel Osei has already fixed it.",
+            "Marlow Fresh",
+            "event",
+        ),
+        F("From March, Heron will e-mail the invoices to customers itself.", "Project Heron", "decision", "2026-03-01"),
+        F(
+            "Jonas Weber will send Chloé Martin a summary of the beta feedback by Thursday.",
+            JONAS,
+            "decision",
+            None,
+            coming(D, "thu"),
+        ),
+    ],
+    times=[T("on 15 January", "2026-01-15"), T("From March", "2026-03-01"), T("by Thursday", coming(D, "thu"))],
+    entities=[
+        E(JONAS, "person"),
+        E(CHLOE, "person"),
+        E("Heron", "project"),
+        E("Marlow Fresh", *CUSTOMER),
+        E(SAM, "person"),
+    ],
+    promises=[P(JONAS, "Jonas Weber will send Chloé Martin a summary of the Heron beta feedback", coming(D, "thu"))],
+)
+
+D = "2026-02-25"
+mail(
+    "mail-12",
+    "Porto offsite: travel and rooms",
+    "Omar Haddad <omar.haddad@kestrel.example>",
+    "all@kestrel.example",
+    D,
+    "Wed, 25 Feb 2026 16:05:00 +0100",
+    """
+Hi all,
+
+The offsite flights are booked, and Navan will e-mail your tickets.
+We stay at Casa do Rio in Porto, two people to a room.
+The bus leaves the airport at 14:30 on Wednesday 4 March.
+I'll send the room list tomorrow.
+
+Omar Haddad
+Facilities
+""",
+    "2026-12-09T08:31:00+00:00",
+    facts=[
+        F("The offsite flights are booked, and Navan will e-mail the tickets.", None, "fact"),
+        F("Kestrel Systems stays at Casa do Rio in Porto for the offsite, two people to a room.", None, "fact"),
+        F("The bus leaves the airport at 14:30 on Wednesday 4 March.", None, "event", "2026-03-04"),
+        F("Omar Haddad will send the room list tomorrow.", OMAR, "decision", None, plus(D, 1)),
+    ],
+    times=[T("on Wednesday 4 March", "2026-03-04"), T("tomorrow", plus(D, 1))],
+    entities=[
+        E(OMAR, "person"),
+        E("Navan", *SYSTEM, "organisation"),
+        E("Casa do Rio", "place", "organisation"),
+        E("Porto", "place"),
+    ],
+    promises=[P(OMAR, "Omar Haddad will send the offsite room list", plus(D, 1))],
+)
+
+D = "2026-01-12"
+notes(
+    "meeting-11",
+    "Platform planning, 12 Jan 2026",
+    f"""
+Attendees: {JONAS}, {SAM}, {AIKO}, {TOMASZ}
+
+## Notes
+- Tomasz Nowak has joined the Platform team as a backend engineer.
+- Jonas Weber attends the Verdant Cloud quarterly review on 20 January.
+
+## Decisions
+- Hotfixes now need a second reviewer.
+
+## Action items
+- Samuel Osei: renew the staging certificates by Friday.
+- Tomasz Nowak: write the Osprey design doc by 30 January.
+- Aiko Tanaka will move the on-call alerts to the new dashboards next week.
+""",
+    "2026-12-09T09:00:00+00:00",
+    facts=[
+        F("Tomasz Nowak has joined the Platform team as a backend engineer.", TOMASZ, "event"),
+        F("Jonas Weber attends the Verdant Cloud quarterly review on 20 January.", JONAS, "event", "2026-01-20"),
+        F("Hotfixes now need a second reviewer.", None, "decision"),
+        F("Samuel Osei will renew the staging certificates by Friday.", SAM, "decision", None, coming(D, "fri")),
+        F("Tomasz Nowak will write the Osprey design doc by 30 January.", TOMASZ, "decision", None, "2026-01-30"),
+        F(
+            "Aiko Tanaka will move the on-call alerts to the new dashboards next week.",
+            AIKO,
+            "decision",
+            plus(D, 7),
+            plus(D, 11),
+        ),
+    ],
+    times=[
+        T("on 20 January", "2026-01-20"),
+        T("by Friday", coming(D, "fri")),
+        T("by 30 January", "2026-01-30"),
+        T("next week", plus(D, 7)),
+    ],
+    entities=[
+        E(JONAS, "person"),
+        E(SAM, "person"),
+        E(AIKO, "person"),
+        E(TOMASZ, "person"),
+        E("Platform team", "team"),
+        E("Verdant Cloud", *SUPPLIER),
+        E("Osprey", "project"),
+    ],
+    promises=[
+        P(SAM, "Samuel Osei will renew the staging certificates", coming(D, "fri")),
+        P(TOMASZ, "Tomasz Nowak will write the Osprey design doc", "2026-01-30"),
+        P(AIKO, "Aiko Tanaka will move the on-call alerts to the new dashboards", plus(D, 11)),
+    ],
+)
+
+D = "2026-02-16"
+notes(
+    "meeting-12",
+    "Account review 16/02/2026",
+    f"""
+Attendees: {MARTA}, {TOM}, {DIEGO}
+
+- The Brightline pilot has ended and Brightline Logistics signed a three-year contract for all 11 depots.
+- Northwind wants to add 15 vans in April.
+- Marlow Fresh is unhappy with the new invoice layout.
+- Marta Ruiz hopes to close an upsell of 25 seats with Marlow Fresh in Q2.
+
+Actions
+- Diego Alves: plan the rollout of the other eight depots with Brightline by 27 February.
+- Tom Becker: send Northwind a quote for the extra vans by Wednesday.
+""",
+    "2026-12-09T09:01:00+00:00",
+    facts=[
+        F(
+            "The Brightline pilot has ended and Brightline Logistics signed a three-year contract for all 11 depots.",
+            "Brightline Logistics",
+            "event",
+        ),
+        F("Northwind wants to add 15 vans in April.", "Northwind", "preference", "2026-04-01"),
+        F("Marlow Fresh is unhappy with the new invoice layout.", "Marlow Fresh", "fact"),
+        F(
+            "Marta Ruiz hopes to close an upsell of 25 seats with Marlow Fresh in Q2.",
+            MARTA,
+            "preference",
+            "2026-04-01",
+        ),
+        F(
+            "Diego Alves will plan the rollout of the other eight depots with Brightline by 27 February.",
+            DIEGO,
+            "decision",
+            None,
+            "2026-02-27",
+        ),
+        F(
+            "Tom Becker will send Northwind a quote for the extra vans by Wednesday.",
+            TOM,
+            "decision",
+            None,
+            coming(D, "wed"),
+        ),
+    ],
+    times=[
+        T("in April", "2026-04-01"),
+        T("in Q2", "2026-04-01"),
+        T("by 27 February", "2026-02-27"),
+        T("by Wednesday", coming(D, "wed")),
+    ],
+    entities=[
+        E(MARTA, "person"),
+        E(TOM, "person"),
+        E(DIEGO, "person"),
+        E("Brightline Logistics", *CUSTOMER),
+        E("Northwind", *CUSTOMER),
+        E("Marlow Fresh", *CUSTOMER),
+    ],
+    promises=[
+        P(DIEGO, "Diego Alves will plan the rollout of the other eight Brightline depots", "2026-02-27"),
+        P(TOM, "Tom Becker will send Northwind a quote for the extra vans", coming(D, "wed")),
+    ],
+)
+
+CHATS_LATER = [
+    # (channel, speaker, at, text, facts, times, entities, promises); chat-41 asks and chat-42 answers
+    (
+        "#support",
+        PRIYA,
+        "2026-01-27T09:15:00+01:00",
+        "Aiko, can you update the Freshdesk macros for the new invoice layout by Friday?",
+        [],
+        [],
+        [E(PRIYA, "person"), E("Aiko", "person"), E("Freshdesk", *SYSTEM)],
+        [],
+    ),
+    (
+        "#support",
+        AIKO,
+        "2026-01-27T09:22:00+01:00",
+        "Sure, I'll have them done by Friday",
+        [F("Aiko Tanaka will have the Freshdesk macros done by Friday", AIKO, "decision", None, "2026-01-30")],
+        [T("by Friday", "2026-01-30")],
+        [E(AIKO, "person")],
+        [P(AIKO, "Aiko Tanaka will update the Freshdesk macros for the new invoice layout", "2026-01-30")],
+    ),
+    (
+        "#platform",
+        JONAS,
+        "2026-01-28T11:00:00+01:00",
+        "From the Platform team: we'll move staging to the new Verdant cluster on the 4th, expect about 20 minutes of downtime",
+        [
+            F(
+                "The Platform team will move staging to the new Verdant cluster on the 4th, with about 20 minutes of downtime",
+                "Platform team",
+                "decision",
+                "2026-02-04",
+            )
+        ],
+        [T("on the 4th", "2026-02-04")],
+        [E(JONAS, "person"), E("Platform team", "team"), E("Verdant", *SUPPLIER)],
+        [P("Platform team", "The Platform team will move staging to the new Verdant cluster", "2026-02-04")],
+    ),
+    (
+        "#general",
+        LENA,
+        "2026-01-30T10:00:00+01:00",
+        "Finance holds expense office hours every Tuesday at 9:00 in #finance. I'll also send everyone the new Pleo guide next week",
+        [
+            F("Finance holds expense office hours every Tuesday at 9:00 in #finance", "Finance", "procedure"),
+            F(
+                "Lena Fischer will also send everyone the new Pleo guide next week",
+                LENA,
+                "decision",
+                "2026-02-02",
+                "2026-02-06",
+            ),
+        ],
+        [T("every Tuesday at 9:00", None), T("next week", "2026-02-02")],
+        [E(LENA, "person"), E("Finance", "team"), E("Pleo", *SYSTEM)],
+        [P(LENA, "Lena Fischer will send everyone the new Pleo guide", "2026-02-06")],
+    ),
+    (
+        "#sales",
+        TOM,
+        "2026-02-18T15:30:00+01:00",
+        "Sent Northwind the quote for the 15 extra vans this morning. Anna wants them on the road by 1 April, if Legal signs off in time we can make it",
+        [
+            F("Tom Becker sent Northwind the quote for the 15 extra vans this morning", TOM, "event", "2026-02-18"),
+            F(
+                "Anna Lind wants the 15 extra vans on the road by 1 April",
+                "Anna Lind",
+                "preference",
+                None,
+                "2026-04-01",
+            ),
+            F("If Legal signs off in time, Kestrel Systems can meet that date", None, "fact"),
+        ],
+        [T("this morning", "2026-02-18"), T("by 1 April", "2026-04-01")],
+        [E(TOM, "person"), E("Northwind", *CUSTOMER), E("Anna", "person"), E("Legal", "team")],
+        [],
+    ),
+    (
+        "#heron",
+        SAM,
+        "2026-03-10T17:10:00+01:00",
+        "Heron 1.1 is out, the invoice total is back on page one. Hopefully the XML export lands by the end of the month",
+        [
+            F("Heron 1.1 is out and the invoice total is back on page one", "Project Heron", "event", "2026-03-10"),
+            F("Hopefully the XML export lands by the end of the month", None, "fact", None, "2026-03-31"),
+        ],
+        [T("by the end of the month", "2026-03-31")],
+        [E(SAM, "person"), E("Heron", "project")],
+        [],
+    ),
+]
+S_LATER = "2026-12-09T10:00:00+00:00"
+if len(CHATS) != 40:
+    raise SystemExit("the later chats are numbered from chat-41: CHATS must hold 40 messages")
+for n, (channel, speaker, at, text, facts, times, entities, promises) in enumerate(CHATS_LATER, 41):
+    chat(
+        f"chat-{n}", channel, speaker, at, text, S_LATER, facts=facts, times=times, entities=entities, promises=promises
+    )
+
+D = "2026-02-24"
+doc(
+    "transcript-07",
+    "transcript",
+    "Marlow Fresh call 24 February 2026",
+    vtt(
+        [
+            (
+                "Hannah Brooks",
+                "Our drivers hand the invoices to shop owners, and the new layout puts the total on page two.",
+            ),
+            (PRIYA, "Understood. Sam, can you move the total back to the first page?"),
+            (SAM, "Yes, I'll have it in the release on the tenth of March."),
+            ("Hannah Brooks", "Good. We're also opening a new depot in Leeds."),
+            (PRIYA, "Then I'll send you the onboarding checklist for Leeds by Monday."),
+            ("Hannah Brooks", "Our ops team meets on the first Monday of every month, you're welcome to join."),
+            (PRIYA, "Happy to, I'll be there."),
+        ]
+    ),
+    "2026-12-09T11:00:00+00:00",
+    facts=[
+        F(
+            "Marlow Fresh drivers hand the invoices to shop owners, and the new layout puts the total on page two.",
+            "Marlow Fresh",
+            "fact",
+        ),
+        F(
+            "Samuel Osei will move the invoice total back to the first page in the release on the tenth of March.",
+            SAM,
+            "decision",
+            "2026-03-10",
+        ),
+        F("Marlow Fresh is opening a new depot in Leeds.", "Marlow Fresh", "fact"),
+        F(
+            "Priya Shah will send Hannah Brooks the onboarding checklist for Leeds by Monday.",
+            PRIYA,
+            "decision",
+            None,
+            coming(D, "mon"),
+        ),
+        F("The Marlow Fresh ops team meets on the first Monday of every month.", "Marlow Fresh", "procedure"),
+        F("Priya Shah will join the Marlow Fresh ops meeting.", PRIYA, "decision"),
+    ],
+    times=[
+        T("on the tenth of March", "2026-03-10"),
+        T("by Monday", coming(D, "mon")),
+        T("on the first Monday of every month", None),
+    ],
+    entities=[
+        E("Hannah Brooks", "person"),
+        E(PRIYA, "person"),
+        E(SAM, "person"),
+        E("Marlow Fresh", *CUSTOMER),
+        E("Leeds", "place"),
+    ],
+    promises=[
+        P(SAM, "Samuel Osei will move the invoice total back to the first page", "2026-03-10"),
+        P(PRIYA, "Priya Shah will send Hannah Brooks the onboarding checklist for Leeds", coming(D, "mon")),
+    ],
+)
+
+wiki(
+    "wiki-09",
+    "Project Osprey",
+    """
+Osprey is the reporting warehouse for Kestrel Ledger data.
+It runs on ClickHouse.
+Tomasz Nowak leads the project.
+The first customer reports ship in June.
+""",
+    "2026-02-20T12:00:00+00:00",
+    facts=[
+        F("Osprey is the reporting warehouse for Kestrel Ledger data.", "Project Osprey", "fact"),
+        F("Osprey runs on ClickHouse.", "Project Osprey", "fact"),
+        F("Tomasz Nowak leads Project Osprey.", TOMASZ, "fact"),
+        F("The first Osprey customer reports ship in June.", "Project Osprey", "decision", "2026-06-01"),
+    ],
+    times=[T("in June", "2026-06-01")],
+    entities=[
+        E("Project Osprey", "project"),
+        E("Kestrel Ledger", "product"),
+        E("ClickHouse", *SYSTEM),
+        E(TOMASZ, "person"),
+    ],
+)
+
+
 def held_out(docs: list[dict[str, Any]]) -> None:
     """The fixed rule: within each kind, in id order, every fifth document (the 5th, 10th, ...) is held out.
-    A document saved twice goes with the one it repeats."""
+    The documents written later (WRITTEN_LATER) are all held out. A document saved twice goes with the one it repeats."""
     for kind in sorted({d["kind"] for d in docs}):
         for i, d in enumerate(sorted((d for d in docs if d["kind"] == kind), key=lambda d: d["id"])):
             d["split"] = "heldout" if i % 5 == 4 else "dev"
+    for d in docs:
+        if d["id"] in WRITTEN_LATER:
+            d["split"] = "heldout"
     split = {d["id"]: d["split"] for d in docs}
     for d in docs:
         original = LABELS[d["id"]].get("duplicate_of")

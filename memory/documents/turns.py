@@ -100,6 +100,13 @@ def previous_message(document: Document) -> str:
     return f"{speaker}: {content}" if speaker else content
 
 
+def previous_turn(document: Document) -> tuple[str, str] | None:
+    """(speaker, text) of the message before a one-message document in its conversation, if it has
+    the same audience: what a reply ("Sure, I'll have them done by Friday") answers."""
+    found = _around(document, same_audience=True, before=True).values_list("speaker", "content").first()
+    return (found[0], found[1]) if found is not None else None
+
+
 def next_message_id(document: Document) -> int | None:
     """The message after a one-message document in its conversation, whoever may read it: the one
     whose vector may have been computed after this one."""

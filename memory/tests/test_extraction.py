@@ -450,11 +450,16 @@ def test_short_forms_link_only_when_one_known_thing_has_them():
              KnownEntity("Kestrel Ledger", "product"), KnownEntity("Okapi Print", "organisation"),
              KnownEntity("Okapi Logistics", "organisation"), KnownEntity("Diego Alves", "person"),
              KnownEntity("Diego Foods", "customer")]  # fmt: skip
-    assert link_name("Heron", known).name == "Project Heron"
-    assert link_name("Halvorsen", known).name == "Halvorsen Foods"
-    assert link_name("Ledger", known).name == "Kestrel Ledger"
-    assert link_name("Okapi", known) is None  # two companies go by it
-    assert link_name("Diego", known).name == "Diego Alves"  # a known person's first name comes first
+
+    def linked(name: str) -> str | None:
+        found = link_name(name, known)
+        return found.name if found else None
+
+    assert linked("Heron") == "Project Heron"
+    assert linked("Halvorsen") == "Halvorsen Foods"
+    assert linked("Ledger") == "Kestrel Ledger"
+    assert linked("Okapi") is None  # two companies go by it
+    assert linked("Diego") == "Diego Alves"  # a known person's first name comes first
 
 
 def test_courtesy_and_short_verbless_lines_are_no_facts():

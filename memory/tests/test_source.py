@@ -103,10 +103,12 @@ def test_a_speaker_saying_i_after_a_label_is_the_subject_and_a_plan_naming_nobod
     text = "Rota handover: I'm on support this week, Sam takes over next Monday"
     message = said(actor, "Aiko Tanaka", text, at, conversation="slack:#support", source_kind="chat")
     [fact] = facts_of(message)
+    assert fact.subject is not None
     assert fact.subject.name == "Aiko Tanaka"
     plan = said(actor, "Marta Ruiz", "I'll prepare the usage report before the review", at, source_kind="chat")
     [fact] = facts_of(plan)
     assert fact.statement == "Marta Ruiz will prepare the usage report before the review"
+    assert fact.subject is not None
     assert fact.subject.name == "Marta Ruiz"
 
 

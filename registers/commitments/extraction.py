@@ -54,10 +54,20 @@ class _Candidate:
     cleaned: str
 
 
+# An action item in notes: "- Samuel Osei: renew the staging certificates by Friday."
+_NAMED_ACTION = re.compile(r"^\s*(?:[-*•]\s*)?(?P<owner>[A-Z][\w'-]+(?: [A-Z][\w'-]+){1,2}):\s+(?P<rest>[a-z]+\b.*)$")
+
+
 def _candidates(utterances: Sequence[Utterance]) -> Iterator[_Candidate]:
     for utterance in utterances:
         for sentence in SENTENCE_END_RE.split(utterance.text):
             quote = sentence.strip()
+            action = _NAMED_ACTION.match(quote) if not utterance.speaker.strip() else None
+            if action is not None:  # read as "Samuel Osei will renew ..."; a line that is no action gives nothing
+                cleaned = clean(f"{action['owner']} will {action['rest']}")
+                if cleaned and rejection(cleaned) is None:
+                    yield _Candidate(utterance, quote, cleaned)
+                continue
             if not quote or not CUE_RE.search(quote):
                 continue
             cleaned = clean(quote)
@@ -96,8 +106,8 @@ def extract_commitments(utterances: Sequence[Utterance], *, teams: Collection[st
             if rejection(candidate.cleaned, upto=promise.end_char) is not None:
                 continue
             draft = _draft(candidate, doc, promise)
-            if _BACK_REFERENCE.search(promise.predicate):
-                draft = _as_asked(draft, candidate, utterances)
+            if _BACK_REFERENCE.search(promise.predicate) or _POSSESSIVE.search(promise.predicate):
+                draft = _as_asked(draft, candidate, utterances, promise.predicate)
             if draft.due_on is None:
                 draft = _due_by_what_was_said_before(draft, candidate, utterances)
             if plain_kind(draft.owner) in NOT_PEOPLE:
@@ -110,7 +120,9 @@ def extract_commitments(utterances: Sequence[Utterance], *, teams: Collection[st
 
 
 # "I'll collect their feedback", "I'll send it": the undertaking names what was asked only by a pronoun.
-_BACK_REFERENCE = re.compile(r"\b(?i:it|that|this|them|their|those|these)\b")
+_BACK_REFERENCE = re.compile(r"\b(?i:it|that|this|them|those|these)\b(?!\s+[a-z]+(?:s|ing|ion)\b)")
+# "I'll collect their feedback" after "can you get us feedback...?": the thing asked for, by a pronoun.
+_POSSESSIVE = re.compile(r"\b(?i:their|its)\s+(?P<thing>[\w-]+)")
 # "Omar, can you get us feedback from the Lyon team?", "could you send me the deck, Priya?"
 _REQUEST = re.compile(
     r"(?:^|[.!?]\s+)(?:@?(?P<name>[A-Z][\w'-]+)\s*,\s*)?(?i:can|could|would|will)\s+you\s+(?:please\s+)?"
@@ -118,7 +130,9 @@ _REQUEST = re.compile(
 )
 
 
-def _as_asked(draft: CommitmentDraft, candidate: _Candidate, utterances: Sequence[Utterance]) -> CommitmentDraft:
+def _as_asked(
+    draft: CommitmentDraft, candidate: _Candidate, utterances: Sequence[Utterance], predicate: str
+) -> CommitmentDraft:
     """A yes to a request made of the owner in the turn before ("Omar, can you get us feedback from the
     Lyon team?" - "Yes, I'll collect their feedback by next Wednesday") promises what was asked."""
     at = next((i for i, u in enumerate(utterances) if u is candidate.utterance), 0)
@@ -127,8 +141,13 @@ def _as_asked(draft: CommitmentDraft, candidate: _Candidate, utterances: Sequenc
     asker = utterances[at - 1].speaker.strip()
     first = draft.owner.split()[0].casefold()
     for request in reversed(list(_REQUEST.finditer(utterances[at - 1].text))):
-        if (request["name"] or request["after"] or "").casefold() != first:
+        called = (request["name"] or request["after"] or "").casefold()
+        if not (called == first or (len(called) >= 3 and first.startswith(called))):  # "Sam" for Samuel
             continue
+        thing = _POSSESSIVE.search(predicate)
+        other = thing is not None and thing["thing"].casefold() not in request["asked"].casefold()
+        if not _BACK_REFERENCE.search(predicate) and other:
+            return draft  # "I'll call their account manager" answers "can you push back?" with more than asked
         asked = re.sub(r"^(\S+)\s+us\s+", r"\1 ", request["asked"].strip())  # "get us feedback": get feedback
         asked = re.sub(r"\bme\b", asker, re.sub(r"\bmy\b", f"{asker}'s", asked))
         return replace(draft, what=f"{draft.owner} will {asked}"[:MAX_WHAT])

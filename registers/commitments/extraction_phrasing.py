@@ -11,9 +11,11 @@ from registers.commitments.extraction_rules import (
     ACTION_ITEM_RE,
     ACTION_PREFIX_RE,
     DELIVERY_LEMMAS,
+    DONE_WORDS,
     LEAVE_IT_WITH_ME_RE,
     LET_ME_VERBS,
     MEETING_ADVERBS,
+    MEETING_THINGS,
     NON_ACTION_LEMMAS,
     NOT_DELIVERABLE_OBJECTS,
     PERSON_OBJECTS,
@@ -107,6 +109,15 @@ def _is_action(verb: Token) -> bool:
         return any(c.dep_ == "prt" and c.lower_ == "back" for c in kids) or (
             bool(objects) and bool(_children(verb, "prep"))
         )
+    if lemma == "move":  # "I'll move the alerts to the new dashboards", not "I'll move on", "move to the next item"
+        moved = [c for c in kids if c.dep_ in ("dobj", "xcomp")]
+        return any(o.lower_ not in PRONOUNS and o.lemma_.lower() not in MEETING_THINGS for o in moved)
+    states = [c for c in kids if c.dep_ in ("xcomp", "ccomp", "oprd", "acomp")]
+    held = objects + [g for c in states for g in c.children if g.dep_ == "nsubj"]
+    if lemma == "have" and any(o.lower_ in ("it", "them", "that", "this") for o in held):
+        # "I'll have them done by Friday", "I'll have it in the release": what was asked, delivered
+        done = any(c.lemma_.lower() in DONE_WORDS or c.lower_ in DONE_WORDS for c in states)
+        return done or any(c.dep_ == "prep" and c.lower_ in ("in", "by", "for", "to") for c in kids)
     if lemma == "have" and not any(c.lower_ == "the" for o in objects for c in o.children if c.dep_ == "det"):
         return False  # "we'll have the report to them", not "we'll have a discussion", "our meetings"
     if lemma == "give" and not any(o.dep_ == "dobj" for o in objects):

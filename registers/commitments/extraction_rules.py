@@ -128,6 +128,11 @@ NOT_DELIVERABLE_OBJECTS = frozenset(
     ["example", "try", "go", "idea", "overview", "flavour", "flavor", "sense", "bit", "chance", "word", "question"]
 )
 MEETING_ADVERBS = frozenset({"now", "first", "here"})
+# What a meeting moves through ("move to the next item"), and the states a thing is had in when delivered.
+MEETING_THINGS = frozenset(
+    ["item", "point", "agenda", "topic", "question", "floor", "meeting", "call", "slide", "thing"]
+)
+DONE_WORDS = frozenset(["do", "done", "ready", "finish", "finished", "fix", "fixed", "sort", "sorted", "send", "sent"])
 # An unqualified "we" is the speaker's own promise only when it hands something over; "we'll discuss",
 # "we're going to do some training" is the group's plan, with no one in particular owning it.
 DELIVERY_LEMMAS = frozenset(

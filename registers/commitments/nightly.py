@@ -23,7 +23,7 @@ from django.db.models.functions import Coalesce
 from brain.models import AuditRecord, Organisation
 from memory.access import fact_in_use, seen_by_every_reader_of
 from memory.documents.source import SourceReading, read_source
-from memory.documents.turns import spoken_text
+from memory.documents.turns import previous_turn, spoken_text
 from memory.graph.entities import live_mentions
 from memory.models import Chunk, Document, Entity, Fact, Scope
 from registers.commitments.extraction import Utterance, extract_commitments
@@ -109,7 +109,10 @@ def read_promises(org: Organisation, chunks: list[Chunk]) -> list[Commitment]:
     source, utterances = _utterances(chunks, document)
     entities = _document_entities(document)
     teams = [name for name, kind in entities.items() if kind.type == "team"]
-    drafts = extract_commitments(utterances, teams=teams)
+    before = previous_turn(document) if utterances else None
+    if before is not None:  # a one-message reply is read after the message it answers, which promises nothing here
+        utterances = [Utterance(speaker=before[0], text=before[1], said_on=utterances[0].said_on), *utterances]
+    drafts = [d for d in extract_commitments(utterances, teams=teams) if d.ref is not None]
     rows = [
         Commitment(
             org=org,

@@ -193,3 +193,37 @@ def test_a_yes_to_a_request_promises_what_was_asked_not_a_pronoun():
     theirs = [Utterance("Priya Shah", "Marta, can you send the contract?", thursday),
               Utterance("Tom Becker", "I'll send it tomorrow.", thursday)]  # fmt: skip
     assert extract_commitments(theirs)[0].what == "Tom Becker will send it tomorrow"
+
+
+def test_action_items_in_notes_moves_and_things_had_done_are_promises():
+    monday = datetime.date(2026, 1, 12)
+    notes = ("- Samuel Osei: renew the staging certificates by Friday.\n"
+             "- Tomasz Nowak: write the design doc by 30 January.\n"
+             "- Jonas Weber: great quarter overall.\n"
+             "- Aiko Tanaka will move the on-call alerts to the new dashboards next week.")  # fmt: skip
+    found = {(d.owner, d.what, d.due_on) for d in extract_commitments([Utterance("", notes, monday)])}
+    assert found == {
+        ("Samuel Osei", "Samuel Osei will renew the staging certificates by Friday", datetime.date(2026, 1, 16)),
+        ("Tomasz Nowak", "Tomasz Nowak will write the design doc by 30 January", datetime.date(2026, 1, 30)),
+        ("Aiko Tanaka", "Aiko Tanaka will move the on-call alerts to the new dashboards next week",
+         datetime.date(2026, 1, 23)),
+    }  # fmt: skip
+    # A chat line "Name: do this" is the speaker telling Name, not Name's promise.
+    assert extract_commitments([Utterance("Priya Shah", "Samuel Osei: renew the certificates", monday)]) == []
+    # Moving through a meeting is no promise.
+    assert drafts("I'll move on to the next item.") == []
+    assert drafts("Let's move to the next point, I'll move it later.") == []
+
+
+def test_a_yes_to_sam_by_a_nickname_and_a_reply_that_says_more_than_was_asked():
+    tuesday = datetime.date(2026, 2, 24)
+    turns = [
+        Utterance("Priya Shah", "Understood. Sam, can you move the total back to the first page?", tuesday, 1),
+        Utterance("Samuel Osei", "Yes, I'll have it in the release on the tenth of March.", tuesday, 2),
+    ]
+    [draft] = extract_commitments(turns)
+    assert (draft.what, draft.due_on) == ("Samuel Osei will move the total back to the first page",
+                                          datetime.date(2026, 3, 10))  # fmt: skip
+    vaguer = [Utterance("Jonas Weber", "Tom, can you push back?", tuesday, 1),
+              Utterance("Tom Becker", "Yes, I'll call their account manager on Friday", tuesday, 2)]  # fmt: skip
+    assert extract_commitments(vaguer)[0].what == "Tom Becker will call their account manager on Friday"

@@ -101,3 +101,26 @@ def test_a_promise_from_notes_with_no_date_of_their_own_is_shown_as_dated_from_t
     assert any("dated from the upload day" in line for line in shown(item.commitment).lines())
     client.force_login(scanning.user)
     assert "dated from the upload day" in client.get("/registers/").content.decode()
+
+
+def test_a_one_message_yes_promises_what_the_message_before_asked_and_only_within_its_audience(scanning):
+    """Chat messages are one document each: the reply is read after the request it answers. A request
+    in a personal message is not read into a shared reply's promise."""
+    at = datetime(2026, 1, 26, 9, 0, tzinfo=UTC)
+    said(scanning, "Priya Shah", "Aiko, can you update the Freshdesk macros for the new invoice layout by Friday?", at,
+         conversation="slack:#support", source_kind="chat")  # fmt: skip
+    said(scanning, "Aiko Tanaka", "Sure, I'll have them done by Friday", at.replace(minute=5),
+         conversation="slack:#support", source_kind="chat")  # fmt: skip
+    run_nightly(scanning.org, only="commitments")
+    [promise] = Commitment.objects.filter(org=scanning.org)
+    assert promise.owner_name == "Aiko Tanaka"
+    assert promise.what == "Aiko Tanaka will update the Freshdesk macros for the new invoice layout by Friday"
+    assert promise.due_on == date(2026, 1, 30)
+    assert promise.quote == "Sure, I'll have them done by Friday"
+    said(scanning, "Priya Shah", "Aiko, can you send me the salary review?", at.replace(hour=10),
+         conversation="slack:#dm", source_kind="chat", scope="personal")  # fmt: skip
+    said(scanning, "Aiko Tanaka", "Sure, I'll send it tomorrow", at.replace(hour=10, minute=5),
+         conversation="slack:#dm", source_kind="chat")  # fmt: skip
+    run_nightly(scanning.org, only="commitments")
+    later = Commitment.objects.filter(org=scanning.org).exclude(pk=promise.pk)
+    assert [c.what for c in later] == ["Aiko Tanaka will send it tomorrow"]
