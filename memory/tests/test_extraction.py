@@ -466,3 +466,15 @@ def test_courtesy_and_short_verbless_lines_are_no_facts():
     text = "Thanks for joining, Anna Lind.\nnice one Diego Alves 🎉\nThe support rota changes every Monday at 10:00."
     result = extract(text, document_date=MONDAY)
     assert [f.statement for f in result.facts] == ["The support rota changes every Monday at 10:00."]
+
+
+def test_a_deadline_named_by_what_came_before_dates_the_fact():
+    tuesday = datetime.date(2025, 12, 2)
+    text = "The QBR with Halvorsen Foods is on 11 December in Bergen. I will prepare the usage report before the QBR."
+    plan = fact_about(extract(text, document_date=tuesday), "usage report")
+    assert (plan.valid_from, plan.valid_to) == (None, datetime.date(2025, 12, 11))
+    # Nothing before gives the QBR a date, or another event's date: no deadline is made up.
+    alone = fact_about(extract("I will prepare the usage report before the QBR.", document_date=tuesday), "usage")
+    assert alone.valid_to is None
+    other = "The board meets on 4 December. I will prepare the usage report before the QBR."
+    assert fact_about(extract(other, document_date=tuesday), "usage report").valid_to is None

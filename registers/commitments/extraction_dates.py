@@ -75,11 +75,6 @@ def due_date(sent: Span, ents: list[Span], said_on: datetime.date, start: int, e
 
 
 # A deadline named by something said before: "before the QBR", "by then", "ahead of the launch".
-LATER_EVENT = re.compile(
-    r"\b(?:before|by|ahead of|in time for)\s+(?:(?P<then>then|that date|that day)\b|the\s+(?P<event>[A-Z][\w-]+))"
-)
-
-
 def earlier_date(sentences: list[Span], said_on: datetime.date) -> datetime.date | None:
     """The date the latest of ``sentences`` (said before the promise, oldest first) that gives one
     gives, read ahead of ``said_on``."""

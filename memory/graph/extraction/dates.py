@@ -346,3 +346,9 @@ def _dates(
 def _clean(text: str) -> str:
     """The sentence as written: whitespace made single and a leading bullet marker dropped."""
     return " ".join(text.lstrip("-*•,;: \t\n").split())
+
+
+# A deadline named by something said before: "before the QBR", "by then", "in time for the Launch".
+LATER_EVENT = re.compile(
+    r"\b(?:before|by|ahead of|in time for)\s+(?:(?P<then>then|that date|that day)\b|the\s+(?P<event>[A-Z][\w-]+))"
+)

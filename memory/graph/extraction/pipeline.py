@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from memory.graph.extraction.dates import _RECURRING_RE, _clean, _dates
+from memory.graph.extraction.dates import _RECURRING_RE, LATER_EVENT, _clean, _dates
 from memory.graph.extraction.kinds import SOFTWARE_NAMES, looks_like_person, plain_kind, role_kinds
 from memory.graph.extraction.shapes import (
     MAX_FACTS,
@@ -395,4 +395,19 @@ def extract(text: str, *, document_date: datetime.date | None = None, known: Seq
             facts.append(fact)
             if len(facts) >= MAX_FACTS:
                 break
+    _dated_by_what_came_before(facts)
     return Extraction(entities=clusters, facts=facts)
+
+
+def _dated_by_what_came_before(facts: list[ExtractedFact]) -> None:
+    """ "The QBR is on 11 December. I'll prepare the usage report before the QBR": a fact that names
+    its deadline by something said before, and gives no date itself, holds until that date."""
+    for i, fact in enumerate(facts):
+        named = LATER_EVENT.search(fact.statement)
+        if named is None or fact.valid_from or fact.valid_to or any(v.date for v in fact.values):
+            continue
+        for earlier in reversed(facts[:i]):
+            day = earlier.valid_from or next((v.date for v in earlier.values if v.date), None)
+            if day and (not named["event"] or re.search(rf"\b{re.escape(named['event'])}\b", earlier.statement)):
+                fact.valid_to = day
+                break
