@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
-from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.indexes import GinIndex, HashIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
-from django.db.models.functions import Lower
+from django.db.models.functions import Lower, Upper
 from django.utils import timezone
 from pgvector.django import VectorField
 
@@ -307,6 +307,8 @@ class Fact(models.Model):
             models.Index(
                 fields=["org", "flagged_at"], name="fact_flagged", condition=models.Q(flagged_at__isnull=False)
             ),
+            # The same words said again (memory.graph.twins): a hash, as a statement may be longer than a btree key.
+            HashIndex(Upper("statement"), name="fact_statement_words"),
         ]
 
     def __str__(self) -> str:
