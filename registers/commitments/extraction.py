@@ -120,7 +120,8 @@ def extract_commitments(utterances: Sequence[Utterance], *, teams: Collection[st
     return drafts
 
 
-# "I'll collect their feedback", "I'll send it": the undertaking names what was asked only by a pronoun.
+# "I'll send it", "I'll have them done": the undertaking names what was asked only by a pronoun. A word
+# after it that reads as a noun ("this morning", "those reports") makes it a determiner, not the thing.
 _BACK_REFERENCE = re.compile(r"\b(?i:it|that|this|them|those|these)\b(?!\s+[a-z]+(?:s|ing|ion)\b)")
 # "I'll collect their feedback" after "can you get us feedback...?": the thing asked for, by a pronoun.
 _POSSESSIVE = re.compile(r"\b(?i:their|its)\s+(?P<thing>[\w-]+)")
