@@ -61,7 +61,7 @@ def fill(
 ) -> float:
     """Add chunks (one document per ``per_document``) until the organisation holds ``chunks``;
     returns seconds."""
-    from memory.retrieval.embedding import get_embedder
+    from memory.index.embedding import get_embedder
 
     have = chunk_count(org)
     if have >= chunks:
@@ -103,8 +103,8 @@ def fill(
 
 
 def index_organisations() -> None:
-    """Each large organisation's search indexes, as beat builds them (memory.retrieval.org_indexes)."""
-    from memory.retrieval.org_indexes import sync_org_indexes
+    """Each large organisation's search indexes, as beat builds them (memory.index.org_indexes)."""
+    from memory.index.org_indexes import sync_org_indexes
 
     sync_org_indexes(concurrently=False)
 
@@ -188,7 +188,7 @@ def fact_count(org: Organisation) -> int:
 
 def fill_facts(org: Organisation, actor: Actor, facts: int, *, pool: int = 2000, seed: int = 5) -> float:
     """Add facts (with subject entities from the grammar's names) until the organisation holds ``facts``."""
-    from memory.retrieval.embedding import get_embedder
+    from memory.index.embedding import get_embedder
 
     have = fact_count(org)
     if have >= facts:

@@ -88,8 +88,7 @@ def pipeline_speed(name: str, texts: list[str]) -> None:
 @contextmanager
 def timed(stages: dict[str, float]) -> Iterator[None]:
     """Time the steps of ``extract_document`` by wrapping what it calls."""
-    from memory.documents import extracting
-    from memory.graph import document_facts
+    from memory.graph import document_facts, extracting
 
     def wrap(label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         def run(*args: Any, **kw: Any) -> Any:

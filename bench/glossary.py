@@ -74,7 +74,7 @@ def main() -> None:
     import django
 
     django.setup()
-    from memory.retrieval.embedding import MiniLMEmbedder
+    from memory.index.embedding import MiniLMEmbedder
     from registers.glossary.candidates import Passage, find_terms
 
     embed = MiniLMEmbedder(threads=args.threads).embed

@@ -33,7 +33,7 @@ def main() -> None:
     from django.core.cache import cache
 
     from bench.corpus import bench_org, fill, questions
-    from memory.retrieval import candidates
+    from memory.index import candidates
 
     org, actor = bench_org(f"bench-{args.chunks}")
     fill(org, actor, args.chunks)

@@ -7,7 +7,7 @@ fifth of all rows, the smallest about two thousand) and sum to ``--chunks``, in 
 ``brain_bench_tenants`` of the embedded cluster (filled once, kept between runs). Each measured
 organisation (``--measure``: ranks, 1 = the largest) is also put alone, with the very same
 passages, in a database of its own. Both are measured the same way: the vector arm of search
-(``memory.retrieval.candidates.vector_candidates``, 50 candidates, as ``search_chunks`` asks),
+(``memory.index.candidates.vector_candidates``, 50 candidates, as ``search_chunks`` asks),
 the whole ``search_chunks`` in ``auto`` mode (query embedding included), and the vector arm's
 recall against an exact search (every visible row compared).
 
@@ -15,7 +15,7 @@ Passages come from ``bench.corpus``: one pool of embedded passages, each row its
 plus noise, so every organisation talks about the same kind of things (the hard case: the
 neighbours of a question in other organisations are as close as in one's own). After loading,
 each database gets its organisations' search indexes as beat would build them
-(``memory.retrieval.org_indexes``). Recall counts distinct passages: a pool passage is stored
+(``memory.index.org_indexes``). Recall counts distinct passages: a pool passage is stored
 many times over, and its copies are near-equal neighbours.
 """
 
@@ -54,7 +54,7 @@ def embedded_pool(seed: int = 7) -> tuple[list[str], np.ndarray, str]:
     """The pool's passages and their vectors, embedded once and kept beside the embedded cluster."""
     from bench.corpus import passage
     from launcher.services import data_dir
-    from memory.retrieval.embedding import get_embedder
+    from memory.index.embedding import get_embedder
 
     embedder = get_embedder()
     path = data_dir() / f"bench-pool-{POOL}-{seed}.npz"
@@ -106,11 +106,11 @@ def fill_org(slug: str, rows: int, seed: int, pool: tuple[list[str], np.ndarray,
 
 def fill_database(plan: list[tuple[str, int, int]]) -> float:
     """Load every (slug, rows, seed) of ``plan`` that is missing, then build the organisations'
-    search indexes as beat would (``memory.retrieval.org_indexes``). Returns the seconds taken."""
+    search indexes as beat would (``memory.index.org_indexes``). Returns the seconds taken."""
     from django.db import connection
 
     from brain.models import Organisation
-    from memory.retrieval.org_indexes import sync_org_indexes
+    from memory.index.org_indexes import sync_org_indexes
 
     started = time.perf_counter()
     missing = [entry for entry in plan if not Organisation.objects.filter(slug=entry[0]).exists()]
@@ -157,9 +157,9 @@ def passages_of(ids: set[int]) -> set[str]:
 def measure(slug: str, queries: list[str]) -> dict[str, Any]:
     """Latency of the vector arm and of the whole search, and the arm's recall, for one organisation."""
     from bench.corpus import bench_org
-    from memory.retrieval.candidates import access_and_time, vector_candidates
-    from memory.retrieval.passages import search_chunks
-    from memory.retrieval.serving import query_vector
+    from memory.index.candidates import access_and_time, vector_candidates
+    from memory.index.serving import query_vector
+    from memory.search.passages import search_chunks
 
     org, actor = bench_org(slug)
     where = access_and_time(actor, None)

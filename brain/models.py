@@ -43,7 +43,7 @@ class Organisation(models.Model):
         null=True, blank=True, help_text="While set, new documents wait instead of being ingested."
     )
     # Which model's vectors serve this organisation's searches, and the one a switch is moving it to
-    # (``manage.py reembed --to``; memory.retrieval.serving). Changing BRAIN_EMBEDDER moves no one.
+    # (``manage.py reembed --to``; memory.index.serving). Changing BRAIN_EMBEDDER moves no one.
     time_zone = models.CharField(
         max_length=64,
         default="UTC",

@@ -49,11 +49,11 @@ BRAIN_EMBEDDER = env_str("BRAIN_EMBEDDER", "minilm")
 if BRAIN_EMBEDDER not in ("minilm", "openai"):
     raise ImproperlyConfigured(f"BRAIN_EMBEDDER must be minilm or openai; got {BRAIN_EMBEDDER!r}")
 BRAIN_EMBED_THREADS = env_int("BRAIN_EMBED_THREADS", 1, minimum=1, maximum=64)
-# Threads per process that run a search's retrievers side by side (memory.retrieval.side_by_side);
+# Threads per process that run a search's retrievers side by side (memory.index.side_by_side);
 # each holds a database connection. 0 runs them in turn on the caller's thread.
 BRAIN_SEARCH_THREADS = env_int("BRAIN_SEARCH_THREADS", 2, minimum=0, maximum=16)
 # An organisation with this many passages (or facts) gets an HNSW index of its own; smaller ones
-# are searched exactly (memory.retrieval.org_indexes).
+# are searched exactly (memory.index.org_indexes).
 BRAIN_ORG_INDEX_ROWS = env_int("BRAIN_ORG_INDEX_ROWS", 1000, minimum=1)
 BRAIN_EMBEDDINGS_URL = env_str("BRAIN_EMBEDDINGS_URL")
 BRAIN_EMBEDDINGS_MODEL = env_str("BRAIN_EMBEDDINGS_MODEL", "text-embedding-3-small")

@@ -27,8 +27,8 @@ from brain.services import resolve_activity
 from contacts.models import CHANNELS, Contact, HumanRequest
 from contacts.transports import Message, TransportError, configured_channels, is_webhook_url, transport_for
 from memory.documents.saving import add_document
-from memory.retrieval.embedding import get_embedder
-from memory.retrieval.serving import query_vector
+from memory.index.embedding import get_embedder
+from memory.index.serving import query_vector
 
 logger = logging.getLogger("brain.contacts")
 SIGNING_SALT = "brain.contacts.answer"

@@ -18,9 +18,9 @@ from brain.admin_base import SameOrganisationForm, staff_user
 from brain.errors import DomainError
 from brain.models import Organisation
 from memory.admin_fixes import EntityFixesAdmin, FactFixesAdmin, FlaggedFilter
-from memory.documents.extracting import retry_extraction
 from memory.documents.ingestion import pause_ingestion, resume_ingestion, retry_document
 from memory.documents.placement import change_document_access, check_access, delete_documents
+from memory.graph.extracting import retry_extraction
 from memory.models import Chunk, Document, Entity, Fact, Value
 
 ACCESS_FIELDS = ("category", "scope", "owner")

@@ -7,3 +7,7 @@ class MemoryConfig(AppConfig):
 
     def ready(self) -> None:
         from memory import health  # noqa: F401  (registers the model's health check)
+        from memory.documents.ingestion import READY
+        from memory.graph.extracting import extract_ready
+
+        READY.plug(extract_ready)  # a ready document's facts are learnt next

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from brain.health import register_check
-from memory.retrieval.embedding import get_embedder
+from memory.index.embedding import get_embedder
 
 
 @register_check("model")

@@ -158,7 +158,7 @@ class Chunk(models.Model):
     char_end = models.PositiveIntegerField()
     embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS)
     embedding_model = models.CharField(max_length=200, blank=True, help_text="The model that computed the vector.")
-    # During a switch of models, the upcoming model's vector (memory.retrieval.serving); empty otherwise.
+    # During a switch of models, the upcoming model's vector (memory.index.serving); empty otherwise.
     next_embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
     next_embedding_model = models.CharField(max_length=200, blank=True, db_default="")
     # A passage that is one speaker's turn: who spoke and when (both also in its embedded text).
@@ -179,7 +179,7 @@ class Chunk(models.Model):
     superseded_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        # No HNSW or GIN index here: each large organisation has its own (memory.retrieval.org_indexes).
+        # No HNSW or GIN index here: each large organisation has its own (memory.index.org_indexes).
         indexes = [
             models.Index(fields=["org", "document", "ordinal"], name="chunk_org_document"),
             models.Index(fields=["org", "speaker"], name="chunk_org_speaker", condition=~models.Q(speaker="")),
@@ -279,7 +279,7 @@ class Fact(models.Model):
     )
     embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS)
     embedding_model = models.CharField(max_length=200, blank=True, help_text="The model that computed the vector.")
-    # During a switch of models, the upcoming model's vector (memory.retrieval.serving); empty otherwise.
+    # During a switch of models, the upcoming model's vector (memory.index.serving); empty otherwise.
     next_embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
     next_embedding_model = models.CharField(max_length=200, blank=True, db_default="")
     search = models.GeneratedField(
@@ -299,7 +299,7 @@ class Fact(models.Model):
     same_as = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="twins")
 
     class Meta:
-        # As for chunks, HNSW and GIN indexes are per organisation (memory.retrieval.org_indexes).
+        # As for chunks, HNSW and GIN indexes are per organisation (memory.index.org_indexes).
         indexes = [
             models.Index(fields=["org", "subject", "relation"], name="fact_subject_relation"),
             models.Index(fields=["org", "topic"], name="fact_topic", condition=~models.Q(topic="")),
@@ -395,7 +395,7 @@ class SearchEpoch(models.Model):
     """Counters that move when what search may have cached about an audience goes stale.
 
     Search keeps an audience's keyword statistics and its list of speakers for some minutes
-    (``memory.retrieval.candidates``, ``memory.retrieval.speakers``) and names these counters in
+    (``memory.index.candidates``, ``memory.search.speakers``) and names these counters in
     the cache keys. Triggers in the database move them (migration 0012), so every way rows change
     counts, the admin and raw SQL included: ``withdrawn`` when a passage or fact is deleted or
     changes category, scope or owner (a cached figure may then count a row its audience may no

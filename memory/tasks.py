@@ -3,10 +3,10 @@ from datetime import datetime
 from celery import Task, shared_task
 from django.conf import settings
 
-from memory.documents.extracting import extract_facts, sweep_pending_extractions
 from memory.documents.failures import is_transient
 from memory.documents.ingestion import ingest_next, release_worker_claims, sweep_stuck_documents
-from memory.retrieval.org_indexes import sync_org_indexes
+from memory.graph.extracting import extract_facts, sweep_pending_extractions
+from memory.index.org_indexes import sync_org_indexes
 from memory.upload.reading import read_next, sweep_stuck_uploads
 
 # Retries of a temporary failure: 10 s doubling, at most 5 minutes apart. How many times a document

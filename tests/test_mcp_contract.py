@@ -15,7 +15,7 @@ from brain.mcp.registry import TOOLS, ToolOutput, mcp_tool
 from brain.models import ApiToken, Report, ToolCall
 from brain.services import mark_memory_built, revoke_token, start_activity
 from conftest import make_actor, make_org, make_token
-from memory.retrieval.embedding import EmbeddingError, get_embedder
+from memory.index.embedding import EmbeddingError, get_embedder
 from tests.conftest import call, run_mcp
 
 pytestmark = pytest.mark.django_db(transaction=True)

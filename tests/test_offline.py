@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LOAD_THE_MODEL = """
 import django
 django.setup()
-from memory.retrieval.embedding import MiniLMEmbedder
+from memory.index.embedding import MiniLMEmbedder
 assert MiniLMEmbedder().embed(["offline"]).shape == (1, 384)
 """
 

@@ -50,7 +50,7 @@ def test_concurrent_page_and_rest_requests_close_their_connections_when_they_end
         codes = list(pool.map(probe, range(CONCURRENT)))
     assert set(codes) == {200}, codes
     # A web process's search threads keep a connection each for reuse, as its MCP threads do
-    # (memory.retrieval.side_by_side): at most that many stay, however many requests searched.
+    # (memory.index.side_by_side): at most that many stay, however many requests searched.
     kept = settings.BRAIN_SEARCH_THREADS
     assert settled(before + kept) <= before + kept
 

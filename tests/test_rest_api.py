@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 from brain.models import Report, ToolCall
 from brain.services import revoke_token
 from conftest import make_actor, make_org, make_token
-from memory.retrieval.embedding import EmbeddingError, get_embedder
+from memory.index.embedding import EmbeddingError, get_embedder
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from brain.models import Features, ToolCall
 from brain.services import record_tool_call, start_activity
 from conftest import make_actor
 from memory.graph.llm import LLMError
-from memory.retrieval.embedding import EmbeddingError, get_embedder
+from memory.index.embedding import EmbeddingError, get_embedder
 
 pytestmark = pytest.mark.django_db
 

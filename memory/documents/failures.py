@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import InterfaceError, OperationalError
 
-from memory.retrieval.embedding import EmbeddingError
+from memory.index.embedding import EmbeddingError
 
 
 def is_transient(exc: BaseException) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -15,20 +16,36 @@ from django.utils import timezone
 from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound
+from brain.hooks import Seam
 from brain.models import Organisation
 from brain.services import mark_memory_built
 from memory.access import readable
 from memory.documents.chunking import ChunkDraft, chunk
-from memory.documents.extracting import extract_facts, extraction_due
 from memory.documents.failures import is_transient
 from memory.documents.lanes import lane_of, next_document
 from memory.documents.saving import Status, enqueue, ingest_again, logger, must_wait
 from memory.documents.turns import chunk_fields, embedded_texts, next_message_id
+from memory.index.serving import Models, Vectors, confirm, embed_with, models_of
 from memory.models import Chunk, Document, Fact
-from memory.retrieval.serving import Models, Vectors, confirm, embed_with, models_of
 from usage.metering import can_pay
 
 EMBED_BATCH = 64
+Extraction = Document.Extraction
+
+# What runs once a document's passages are stored: learning its facts (memory.graph.extracting plugs
+# it in). A document is searchable even if a step fails; each step keeps its own state and retries.
+READY: Seam[Callable[[int], object]] = Seam(
+    "ready document", "called with a document's id once its passages are stored and it is ready"
+)
+
+
+def extraction_due(document: Document) -> dict[str, object]:
+    """The fields that mark a document that has just become ready as owing its facts, or not."""
+    if not settings.BRAIN_EXTRACT_FACTS or document.source_kind == "remember":
+        return {"extraction": Extraction.NONE}  # remembered facts are recorded as stated
+    return {"extraction": Extraction.PENDING, "extraction_error": "", "extraction_attempts": 0}
+
+
 TURNS = 20  # documents one message looks at before it falls back to its own
 
 
@@ -118,10 +135,9 @@ def ingest_documents(*, document_ids: list[int], task_id: str | None = None, wor
         return outcome
     for document, claim, drafts in work:
         outcome[document.pk] = _store(document.pk, claim, drafts, texts[document.pk], vectors[document.pk])
-        if outcome[document.pk] == "ready" and settings.BRAIN_EXTRACT_FACTS:
-            # Facts come after the passages: a document is searchable even if extraction fails,
-            # and one whose extraction fails stays marked for the extraction sweep.
-            extract_facts(document_id=document.pk)
+        if outcome[document.pk] == "ready":
+            for step in READY:
+                step(document.pk)
     return outcome
 
 

@@ -19,7 +19,7 @@ from email.utils import getaddresses, parsedate_to_datetime
 from zoneinfo import ZoneInfo
 
 from memory.documents.chunking import TURN, clean_inline
-from memory.graph.extraction.kinds import plain_kind
+from memory.documents.names import plain_kind
 from memory.models import Document
 
 MAIL_KINDS = ("email", "mail")

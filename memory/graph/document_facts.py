@@ -32,8 +32,8 @@ from memory.graph.extraction.shapes import MAX_FACTS, ExtractedEntity, Extracted
 from memory.graph.linking import KnownEntity
 from memory.graph.twins import release_twins
 from memory.graph.writes import FactDraft, embed_drafts, record_facts
+from memory.index.serving import Vectors
 from memory.models import Chunk, Document, Fact, Mention
-from memory.retrieval.serving import Vectors
 
 logger = logging.getLogger("brain.extract")
 MAX_KNOWN = 500

@@ -20,10 +20,10 @@ from brain.ids import parse_numeric_id
 from memory.access import believed_filter, end_of_day, readable, readable_facts, readable_facts_and_believed
 from memory.graph.entities import shown_type
 from memory.graph.entity_views import EntityView, entities_of_type, entity_views, visible_mentions
+from memory.index.candidates import keyword_candidates, vector_candidates, with_counters
+from memory.index.fusion import fuse
+from memory.index.serving import QueryVector, query_vector
 from memory.models import Document, Entity, Fact, Mention, Value
-from memory.retrieval.candidates import keyword_candidates, vector_candidates, with_counters
-from memory.retrieval.fusion import fuse
-from memory.retrieval.serving import QueryVector, query_vector
 
 
 def visible_facts(*, actor: Actor) -> QuerySet[Fact]:

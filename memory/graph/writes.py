@@ -13,8 +13,8 @@ from memory.graph.entities import clean_name, get_or_create_entity, lock_names, 
 from memory.graph.extraction.shapes import ExtractedValue
 from memory.graph.supersession import apply_supersession
 from memory.graph.twins import join_twins
+from memory.index.serving import Vectors, confirm, embed_for
 from memory.models import Document, Entity, Fact, Value
-from memory.retrieval.serving import Vectors, confirm, embed_for
 
 logger = logging.getLogger("brain.facts")
 

@@ -1,6 +1,6 @@
 """ask_company_memory: a question in, the best evidence out (excerpts, the facts behind them, sources).
 
-A thin tool over ``memory.retrieval.evidence.gather_evidence``: it parses, gathers, formats."""
+A thin tool over ``memory.search.evidence.gather_evidence``: it parses, gathers, formats."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from brain.mcp.registry import ToolOutput, mcp_tool
 from brain.services import resolve_activity, start_activity
 from memory.graph.entity_views import entity_views
 from memory.mcp_tools.shapes import FactOut, fact_outs
-from memory.retrieval.evidence import Excerpt, Question, gather_evidence
+from memory.search.evidence import Excerpt, Question, gather_evidence
 from registers.ask import for_question
 from registers.mcp_tools.contradictions import ContradictionOut
 from registers.mcp_tools.contradictions import shown as shown_contradiction

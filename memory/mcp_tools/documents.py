@@ -18,7 +18,7 @@ from memory.documents import selectors as selectors
 from memory.documents.limits import MAX_DOCUMENT_CHARS
 from memory.documents.saving import add_document
 from memory.models import Document
-from memory.retrieval.passages import search_chunks
+from memory.search.passages import search_chunks
 from usage.misses import record_miss
 
 SNIPPET_CHARS = 320

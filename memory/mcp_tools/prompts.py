@@ -7,7 +7,7 @@ from brain.mcp.registry import mcp_prompt
 from memory.graph import reads as graph
 from memory.graph.entity_views import entity_views
 from memory.mcp_tools.shapes import FactOut, fact_outs
-from memory.retrieval.passages import search_chunks
+from memory.search.passages import search_chunks
 
 
 def _facts(title: str, facts: list[FactOut]) -> str:

@@ -1,4 +1,4 @@
-"""Per-organisation search indexes instead of ones over the whole table (memory.retrieval.org_indexes).
+"""Per-organisation search indexes instead of ones over the whole table (memory.index.org_indexes).
 
 Each large organisation's own HNSW and GIN indexes are built first, concurrently, so processes of
 the previous release keep writing and every search keeps an index; then the whole-table ones go.

@@ -8,7 +8,7 @@ from brain.tests.admin_client import logged_in, make_operator, make_org_admin
 from conftest import make_actor, make_user
 from memory.graph.reads import search_facts
 from memory.models import Chunk, Document, Entity, Fact, Value
-from memory.retrieval.passages import search_chunks
+from memory.search.passages import search_chunks
 from memory.tests.factories import save
 
 pytestmark = pytest.mark.django_db

@@ -7,10 +7,10 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from memory.retrieval.anchors import Anchor, anchor, anchored_window
-from memory.retrieval.candidates import access_and_time
-from memory.retrieval.passages import search_chunks
-from memory.retrieval.when import Window
+from memory.index.candidates import access_and_time
+from memory.search.anchors import Anchor, anchor, anchored_window
+from memory.search.passages import search_chunks
+from memory.search.when import Window
 from memory.tests.factories import said, save
 
 TODAY = date(2026, 12, 1)

@@ -81,8 +81,8 @@ def test_a_message_the_next_ones_readers_cannot_all_see_is_never_its_context(act
 
 @pytest.mark.django_db
 def test_re_embedding_computes_each_passage_from_the_same_text_as_ingestion(actor):
-    from memory.retrieval.embedding import get_embedder
-    from memory.retrieval.reembedding import reembed
+    from memory.index.embedding import get_embedder
+    from memory.maintenance.reembedding import reembed
 
     document = save(actor, "#sales 2026-01-05", SLACK_DAY, content_type="text/markdown",
                     occurred_at=datetime(2026, 1, 5, 9, 2, tzinfo=UTC))  # fmt: skip
@@ -111,7 +111,7 @@ def test_an_edited_message_is_not_embedded_after_its_own_earlier_version(actor):
 def test_moving_a_message_to_other_readers_embeds_it_and_the_next_one_again_without_it(actor, insider):
     from memory.documents.ingestion import ingest_documents
     from memory.documents.placement import change_document_access
-    from memory.retrieval.embedding import get_embedder
+    from memory.index.embedding import get_embedder
 
     at = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
     said(actor, "Maya", "Anyone for lunch?", at)

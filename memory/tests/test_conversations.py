@@ -11,12 +11,12 @@ import pytest
 from brain.actors import Actor
 from conftest import make_actor, make_user
 from memory.graph.writes import FactDraft, record_facts
-from memory.retrieval import passages
-from memory.retrieval.expansion import people_behind
-from memory.retrieval.fusion import RRF_K, RRF_WEIGHTS
-from memory.retrieval.passages import search_chunks
-from memory.retrieval.rerank import NEIGHBOUR_SHARE
-from memory.retrieval.speakers import known_speakers, speakers_named, without_speakers
+from memory.index.fusion import RRF_K, RRF_WEIGHTS
+from memory.search import passages
+from memory.search.expansion import people_behind
+from memory.search.passages import search_chunks
+from memory.search.rerank import NEIGHBOUR_SHARE
+from memory.search.speakers import known_speakers, speakers_named, without_speakers
 from memory.tests.factories import said, save
 
 # --- who: speakers named by a question ---------------------------------------------------
@@ -137,7 +137,7 @@ def embedded_questions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def search_access(actor: Actor):
-    from memory.retrieval.candidates import access_and_time
+    from memory.index.candidates import access_and_time
 
     return access_and_time(actor, None)
 
@@ -258,7 +258,7 @@ def test_a_messages_neighbours_are_found_through_the_conversation_index(actor):
     # messages each lookup read the whole table (seconds a search). The plan must walk the index.
     from django.db import connection, transaction
 
-    from memory.retrieval.rerank import DOCUMENT_OF_PASSAGE
+    from memory.search.rerank import DOCUMENT_OF_PASSAGE
 
     said(actor, "A", "hello", datetime(2026, 4, 1, tzinfo=UTC))
     with transaction.atomic(), connection.cursor() as cursor:

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from memory.retrieval.embedding import EmbeddingError, MiniLMEmbedder, OpenAICompatibleEmbedder
+from memory.index.embedding import EmbeddingError, MiniLMEmbedder, OpenAICompatibleEmbedder
 from memory.tests.embedding_stub import EmbeddingsStub
 from memory.tests.reference_minilm import reference_embed
 

@@ -28,10 +28,10 @@ from memory.access import (
 from memory.graph import memories as fact_services
 from memory.graph.document_facts import extract_document
 from memory.graph.reads import find_entities
+from memory.index.candidates import access_and_time, keyword_candidates
+from memory.maintenance.reembedding import reembed
 from memory.models import Chunk, Document, Entity, Fact
-from memory.retrieval.candidates import access_and_time, keyword_candidates
-from memory.retrieval.passages import search_chunks
-from memory.retrieval.reembedding import reembed
+from memory.search.passages import search_chunks
 from memory.tests.factories import save
 
 pytestmark = pytest.mark.django_db
@@ -72,7 +72,7 @@ def test_a_fact_no_longer_extracted_is_retired_not_deleted_when_it_had_replaced_
 
 
 def test_vectors_record_their_model_and_reembed_moves_every_one(actor, monkeypatch):
-    from memory.retrieval import embedding as embedding
+    from memory.index import embedding as embedding
 
     save(actor, "Plan", "The zebra migration starts in May.")
     fact_services.remember(actor=actor, content="The zebra migration has a budget of 40k.")

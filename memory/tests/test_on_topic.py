@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from memory.retrieval.evidence import ON_TOPIC_SIMILARITY, on_topic
-from memory.retrieval.passages import Hit
+from memory.search.evidence import ON_TOPIC_SIMILARITY, on_topic
+from memory.search.passages import Hit
 
 MODEL = "all-MiniLM-L6-v2 (onnx int8)"
 CUT = ON_TOPIC_SIMILARITY[MODEL]

@@ -1,4 +1,4 @@
-"""Per-organisation vector indexes (memory.retrieval.org_indexes): built for organisations large
+"""Per-organisation vector indexes (memory.index.org_indexes): built for organisations large
 enough, used by their searches, gone with the organisation, rebuilt when a build was left invalid."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from django.db import connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 
 from conftest import make_actor, make_org
+from memory.index.candidates import SPEAKER_SQL, Narrowing, access_and_time, vector_candidates
+from memory.index.org_indexes import KINDS, LOCK_KEY, TABLES, index_name, present, sync_org_indexes
+from memory.index.serving import query_vector
 from memory.models import Chunk, Fact
-from memory.retrieval.candidates import SPEAKER_SQL, Narrowing, access_and_time, vector_candidates
-from memory.retrieval.org_indexes import KINDS, LOCK_KEY, TABLES, index_name, present, sync_org_indexes
-from memory.retrieval.serving import query_vector
 from memory.tests.factories import save
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -13,8 +13,8 @@ from django.utils import timezone
 from brain.services import mark_memory_built
 from memory.documents.ingestion import _claim, ingest_document, release_worker_claims, sweep_stuck_documents, worker_tag
 from memory.documents.saving import add_document
+from memory.index.embedding import EmbeddingError
 from memory.models import Document
-from memory.retrieval.embedding import EmbeddingError
 from memory.tasks import ingest_document_task
 
 POLICY = "# Refunds\n\nEnterprise customers get a full refund within 30 days."

@@ -7,7 +7,7 @@ from django.utils import timezone
 from brain.models import Category
 from conftest import make_actor, make_user
 from memory.models import Chunk, Document
-from memory.retrieval.passages import search_chunks
+from memory.search.passages import search_chunks
 from memory.tests.factories import save
 
 pytestmark = pytest.mark.django_db
@@ -95,8 +95,8 @@ def test_as_of_sees_what_was_known_then_and_superseded_versions_are_hidden_now(a
 
 
 def test_many_passages_holding_every_rare_word_are_ranked_from_a_sample_and_all_hold_them(actor, monkeypatch):
-    from memory.retrieval import candidates
-    from memory.retrieval.candidates import access_and_time, keyword_candidates
+    from memory.index import candidates
+    from memory.index.candidates import access_and_time, keyword_candidates
 
     for n in range(8):
         save(actor, f"Audit {n}", f"Globex audit of the roadmap, note {n}.")

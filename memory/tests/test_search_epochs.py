@@ -15,10 +15,10 @@ from brain.models import Category, Organisation
 from conftest import make_actor, make_user
 from memory.documents.placement import change_document_access, delete_documents
 from memory.graph.writes import FactDraft, record_facts
+from memory.index.candidates import access_and_time, audience_of, keyword_candidates, with_counters
 from memory.models import Chunk, Fact, SearchEpoch
-from memory.retrieval.candidates import access_and_time, audience_of, keyword_candidates, with_counters
-from memory.retrieval.passages import search_chunks
-from memory.retrieval.speakers import known_speakers
+from memory.search.passages import search_chunks
+from memory.search.speakers import known_speakers
 from memory.tasks import ingest_document_task
 from memory.tests.factories import said, save
 

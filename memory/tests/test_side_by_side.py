@@ -11,8 +11,9 @@ from datetime import UTC, datetime
 import pytest
 from django.db import connection, transaction
 
-from memory.retrieval import passages, side_by_side
-from memory.retrieval.passages import search_chunks
+from memory.index import side_by_side
+from memory.search import passages
+from memory.search.passages import search_chunks
 from memory.tests.factories import save
 
 QUESTIONS = [

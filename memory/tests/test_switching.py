@@ -13,10 +13,10 @@ from contacts.models import Contact
 from contacts.services import route, save_contact_topics
 from memory.graph import memories
 from memory.graph.writes import FactDraft, embed_drafts, record_facts
+from memory.index.embedding import get_embedder
+from memory.maintenance.reembedding import begin_switch, cancel_switch, complete_switch, fill_upcoming, switch
 from memory.models import Chunk, Fact
-from memory.retrieval.embedding import get_embedder
-from memory.retrieval.passages import search_chunks
-from memory.retrieval.reembedding import begin_switch, cancel_switch, complete_switch, fill_upcoming, switch
+from memory.search.passages import search_chunks
 from memory.tests.embedding_stub import EmbeddingsStub
 from memory.tests.factories import save
 

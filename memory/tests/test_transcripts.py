@@ -9,7 +9,7 @@ from memory.documents.chunking import chunk
 from memory.documents.parsers import iter_documents, parse_file
 from memory.documents.parsing import ParseError
 from memory.models import Chunk, Document
-from memory.retrieval.passages import search_chunks
+from memory.search.passages import search_chunks
 
 TEAMS_VTT = """WEBVTT
 

@@ -18,7 +18,7 @@ from memory.documents.saving import add_document
 from memory.graph import memories as fact_services
 from memory.graph.writes import FactDraft, record_facts
 from memory.models import Document, Fact
-from memory.retrieval.passages import search_chunks
+from memory.search.passages import search_chunks
 from memory.tests.factories import save
 
 pytestmark = pytest.mark.django_db

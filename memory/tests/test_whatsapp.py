@@ -7,7 +7,7 @@ import pytest
 
 from memory.documents.parsers import parse_file
 from memory.models import Chunk, Document
-from memory.retrieval.passages import search_chunks
+from memory.search.passages import search_chunks
 
 ANDROID = """12/01/2024, 09:00 - Messages and calls are end-to-end encrypted. No one outside of this chat can read them.
 12/01/2024, 09:02 - Priya Shah: morning! the BigCo pilot kicks off on 20 January

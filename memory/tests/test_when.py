@@ -7,10 +7,10 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from memory.retrieval.fusion import REPEAT_SHARES, repeats
-from memory.retrieval.passages import search_chunks
-from memory.retrieval.rerank import SAYS_A_TIME
-from memory.retrieval.when import Window, parse_moment, window
+from memory.index.fusion import REPEAT_SHARES, repeats
+from memory.search.passages import search_chunks
+from memory.search.rerank import SAYS_A_TIME
+from memory.search.when import Window, parse_moment, window
 from memory.tests.factories import said
 
 TODAY = date(2026, 12, 1)

@@ -15,8 +15,8 @@ from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from memory.documents.names import plain_kind
 from memory.graph.extraction.dates import LATER_EVENT
-from memory.graph.extraction.kinds import plain_kind
 from memory.graph.extraction.pipeline import _nlp
 from registers.commitments.extraction_dates import due_date, earlier_date
 from registers.commitments.extraction_phrasing import Promise, find_promises

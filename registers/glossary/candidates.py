@@ -275,6 +275,6 @@ def _zipf(word: str) -> float:
 
 
 def _default_embed() -> Embed:
-    from memory.retrieval.embedding import get_embedder
+    from memory.index.embedding import get_embedder
 
     return get_embedder("minilm").embed

@@ -11,8 +11,9 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from memory.documents.names import SOFTWARE_NAMES, plain_kind
 from memory.graph.extraction.dates import _RECURRING_RE, LATER_EVENT, _clean, _dates
-from memory.graph.extraction.kinds import SOFTWARE_NAMES, looks_like_person, plain_kind, role_kinds
+from memory.graph.extraction.kinds import looks_like_person, role_kinds
 from memory.graph.extraction.shapes import (
     MAX_FACTS,
     ExtractedEntity,

@@ -4,7 +4,7 @@ Each corpus is loaded as ``eval_retrieval`` loads it. Every question of the set 
 answers) and every off-topic question (asked of every corpus) goes through ``gather_evidence``
 with ask_company_memory's defaults. Reported: how many real questions wrongly get no evidence and
 how many off-topic ones still get some, at the threshold in use and at others, with the
-closeness (``memory.retrieval.evidence.closeness``) of both kinds of question.
+closeness (``memory.search.evidence.closeness``) of both kinds of question.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from brain.actors import Actor
 from brain.models import Organisation
 from memory.graph.entity_views import entities_named
 from memory.graph.reads import search_facts
+from memory.index.serving import query_vector
 from memory.management.commands.eval_retrieval import Command as Loader
 from memory.management.commands.eval_retrieval import read_jsonl
-from memory.retrieval.evidence import ON_TOPIC_SIMILARITY, Question, closeness, gather_evidence
-from memory.retrieval.passages import search_chunks
-from memory.retrieval.serving import query_vector
+from memory.search.evidence import ON_TOPIC_SIMILARITY, Question, closeness, gather_evidence
+from memory.search.passages import search_chunks
 
 OFF_TOPIC = Path(__file__).resolve().parents[3] / "eval" / "off-topic" / "questions.jsonl"
 THRESHOLDS = [0.15, 0.2, 0.25, 0.3, 0.35, 0.4]

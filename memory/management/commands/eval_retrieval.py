@@ -1,7 +1,7 @@
 """Measure retrieval quality on JSONL data laid out like shared/eval/qmsum-test.
 
 docs.jsonl: one document a line: doc_id, corpus, text, and optionally speaker, title, timestamp
-(ISO 8601, a written date, or seconds since 1970: ``memory.retrieval.when.parse_moment``) and
+(ISO 8601, a written date, or seconds since 1970: ``memory.search.when.parse_moment``) and
 session. queries.jsonl: qid, corpus, query, gold_doc_ids, and optionally category.
 
 Each corpus is loaded into a throwaway organisation of its own (deleted afterwards unless
@@ -33,8 +33,8 @@ from memory.documents.ingestion import ingest_documents
 from memory.documents.saving import add_document
 from memory.graph.reads import search_facts
 from memory.models import Document
-from memory.retrieval.passages import search_chunks
-from memory.retrieval.when import parse_moment
+from memory.search.passages import search_chunks
+from memory.search.when import parse_moment
 
 SHALLOW = 10  # the cut-off scored as a caller asking for that many passages sees it
 

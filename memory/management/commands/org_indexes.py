@@ -2,7 +2,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from memory.retrieval.org_indexes import KINDS, TABLES, present, sync_org_indexes
+from memory.index.org_indexes import KINDS, TABLES, present, sync_org_indexes
 
 
 class Command(BaseCommand):

@@ -5,8 +5,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from brain.models import Organisation
 from contacts.services import reembed_contact_topics
-from memory.retrieval.embedding import EMBEDDERS, EmbeddingError
-from memory.retrieval.reembedding import cancel_switch, describe, reembed, switch
+from memory.index.embedding import EMBEDDERS, EmbeddingError
+from memory.maintenance.reembedding import cancel_switch, describe, reembed, switch
 
 
 class Command(BaseCommand):

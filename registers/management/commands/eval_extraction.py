@@ -436,7 +436,7 @@ class Timing:
 
 @contextmanager
 def timed_extraction(timing: Timing) -> Iterator[None]:
-    from memory.documents import extracting as ingestion
+    from memory.graph import extracting as ingestion
 
     real = ingestion.extract_document
 

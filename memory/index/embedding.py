@@ -155,7 +155,7 @@ EMBEDDERS = ("minilm", "openai")
 def get_embedder(kind: str | None = None) -> Embedder:
     """The embedder of that kind (``minilm`` or ``openai``), one per process; by default the one
     ``BRAIN_EMBEDDER`` names, which new organisations start with. An organisation's searches use
-    its own (``memory.retrieval.serving``)."""
+    its own (``memory.index.serving``)."""
     kind = kind or settings.BRAIN_EMBEDDER
     return _embedder(kind, settings.BRAIN_EMBEDDINGS_URL if kind == "openai" else "")
 

@@ -18,8 +18,7 @@ from django.utils import timezone
 from brain.actors import Actor
 from brain.replicas import read_alias
 from memory.access import Clause
-from memory.retrieval.anchors import Anchor, anchor, anchored_window
-from memory.retrieval.candidates import (
+from memory.index.candidates import (
     SAID_BETWEEN_SQL,
     SPEAKER_SQL,
     Narrowing,
@@ -29,13 +28,14 @@ from memory.retrieval.candidates import (
     vector_candidates,
     with_counters,
 )
-from memory.retrieval.expansion import people_behind
-from memory.retrieval.fusion import REPEAT_SHARES, fuse, repeats
-from memory.retrieval.rerank import rerank
-from memory.retrieval.serving import QueryVector, query_vector
-from memory.retrieval.side_by_side import Started, may_run_apart, start
-from memory.retrieval.speakers import known_speakers, speakers_named, without_speakers
-from memory.retrieval.when import Window, window
+from memory.index.fusion import REPEAT_SHARES, fuse, repeats
+from memory.index.serving import QueryVector, query_vector
+from memory.index.side_by_side import Started, may_run_apart, start
+from memory.search.anchors import Anchor, anchor, anchored_window
+from memory.search.expansion import people_behind
+from memory.search.rerank import rerank
+from memory.search.speakers import known_speakers, speakers_named, without_speakers
+from memory.search.when import Window, window
 
 MODES = ("auto", "vector", "keyword")
 YEARS_BACK = 10  # how far back a month or day named without a year is looked for

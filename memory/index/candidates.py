@@ -18,7 +18,7 @@ from django.db import connections, transaction
 from brain.actors import Actor
 from brain.replicas import read_alias
 from memory.access import READABLE_SQL, Clause, readable_and_believed
-from memory.retrieval.serving import QueryVector
+from memory.index.serving import QueryVector
 
 BM25_K1, BM25_B = 1.2, 0.75
 STATS_SECONDS = 900
@@ -55,7 +55,7 @@ class Narrowing:
 
     def __post_init__(self) -> None:
         if self.sql not in NARROWINGS:
-            raise ValueError("not a narrowing built by memory.retrieval.candidates")
+            raise ValueError("not a narrowing built by memory.index.candidates")
 
 
 def access_and_time(actor: Actor, as_of: date | None, include_superseded: bool = False) -> Clause:
@@ -67,14 +67,14 @@ def access_and_time(actor: Actor, as_of: date | None, include_superseded: bool =
 def vector_candidates(
     vector: QueryVector, where: Clause, limit: int, table: Table = "memory_chunk", narrowing: Narrowing | None = None
 ) -> list[tuple[int, float]]:
-    """The rows nearest the query's vector (``memory.retrieval.org_indexes`` for the indexes).
+    """The rows nearest the query's vector (``memory.index.org_indexes`` for the indexes).
 
     An audience that sees fewer than ``BRAIN_ORG_INDEX_ROWS`` rows is searched exactly: its rows
     come through the organisation and category b-trees and are all compared, a few milliseconds
     at that size. A larger one walks its organisation's HNSW index: the planner, left to itself,
     takes the exact plan for tens of thousands of rows, because it does not count the cost of
     fetching each vector, and that is ten times slower."""
-    # Only vectors of the query's model are compared (memory.retrieval.serving).
+    # Only vectors of the query's model are compared (memory.index.serving).
     narrow = f" AND {narrowing.sql}" if narrowing is not None else ""
     exact = visible_rows(where, table) < settings.BRAIN_ORG_INDEX_ROWS
     db = connections[read_alias()]

@@ -23,7 +23,7 @@ import numpy as np
 from django.db import connection
 
 from brain.models import Organisation
-from memory.retrieval.embedding import Embedder, EmbeddingError, get_embedder
+from memory.index.embedding import Embedder, EmbeddingError, get_embedder
 
 logger = logging.getLogger(__name__)
 

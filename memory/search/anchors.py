@@ -21,8 +21,8 @@ from django.db import connections
 
 from brain.replicas import read_alias
 from memory.access import Clause
-from memory.retrieval.candidates import keyword_candidates
-from memory.retrieval.when import MONTH_NAMES, Window, window
+from memory.index.candidates import keyword_candidates
+from memory.search.when import MONTH_NAMES, Window, window
 
 Side = Literal["before", "after", "since"]
 EVENT_CANDIDATES = 12  # keyword matches looked through for the best ones with a time

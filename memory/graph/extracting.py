@@ -34,13 +34,6 @@ TRIES_NOW = 4
 EXTRACT_TASK = "memory.tasks.extract_facts_task"
 
 
-def extraction_due(document: Document) -> dict[str, object]:
-    """The fields that mark a document that has just become ready as owing its facts, or not."""
-    if not settings.BRAIN_EXTRACT_FACTS or document.source_kind == "remember":
-        return {"extraction": Extraction.NONE}  # remembered facts are recorded as stated
-    return {"extraction": Extraction.PENDING, "extraction_error": "", "extraction_attempts": 0}
-
-
 def _claim(document_id: int) -> bool:
     """Take the document's extraction: pending, or running past the lease (its worker died)."""
     now = timezone.now()
@@ -51,6 +44,13 @@ def _claim(document_id: int) -> bool:
             extraction=Extraction.RUNNING, extraction_tried_at=now, extraction_attempts=F("extraction_attempts") + 1
         )
     )
+
+
+def extract_ready(document_id: int) -> None:
+    """The step ingestion runs once a document's passages are stored (plugged into
+    ``memory.documents.ingestion.READY`` when the app is ready)."""
+    if settings.BRAIN_EXTRACT_FACTS:
+        extract_facts(document_id=document_id)
 
 
 def extract_facts(*, document_id: int) -> str:

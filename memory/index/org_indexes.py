@@ -9,7 +9,7 @@ So there is no search index over the whole table. An organisation with at least
 an HNSW index over the vectors and a GIN index over the full text, which its searches use as if
 it were alone in the table. A smaller one is read through the organisation and category b-trees:
 every visible row compared with the question, which at that size is as fast
-(``memory.retrieval.candidates`` chooses, by the audience's size). The extended statistics of
+(``memory.index.candidates`` chooses, by the audience's size). The extended statistics of
 migration 0011 let the planner count an audience's rows right.
 
 ``sync_org_indexes`` builds the missing indexes (``CREATE INDEX CONCURRENTLY``: writes go on)

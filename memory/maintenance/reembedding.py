@@ -1,5 +1,5 @@
 """Recomputing vectors: in place with an organisation's own model, or a switch to another model
-while the old vectors go on serving (``memory.retrieval.serving``). Both can stop at any time and
+while the old vectors go on serving (``memory.index.serving``). Both can stop at any time and
 be run again to finish."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from django.db.models import QuerySet
 from brain.models import Organisation
 from contacts.models import Contact
 from memory.documents.turns import stored_texts
+from memory.index.embedding import EMBEDDERS, EmbeddingError, get_embedder
+from memory.index.serving import models_of
 from memory.models import EMBEDDING_DIMENSIONS, Chunk, Document, Fact
-from memory.retrieval.embedding import EMBEDDERS, EmbeddingError, get_embedder
-from memory.retrieval.serving import models_of
 
 # The vector columns a switch fills and then moves into place.
 SERVING = ("embedding", "embedding_model")

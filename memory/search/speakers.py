@@ -18,7 +18,7 @@ from django.db import connections
 
 from brain.replicas import read_alias
 from memory.access import Clause
-from memory.retrieval.candidates import STATS_SECONDS, audience_of
+from memory.index.candidates import STATS_SECONDS, audience_of
 
 MAX_SPEAKERS = 2000
 _WORD = re.compile(r"[\w'’-]+")

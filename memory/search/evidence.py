@@ -16,9 +16,9 @@ from brain.actors import Actor
 from memory.graph import reads as graph
 from memory.graph.entity_views import entities_named
 from memory.graph.supersession import about_the_same_thing
+from memory.index.serving import QueryVector, query_vector
 from memory.models import Chunk, Document, Fact
-from memory.retrieval.passages import Hit, search_chunks
-from memory.retrieval.serving import QueryVector, query_vector
+from memory.search.passages import Hit, search_chunks
 
 # The searches by meaning: the plain vector arm and the ones narrowed to a speaker or a time.
 BY_MEANING = frozenset({"vector", "speaker", "time", "side"})

@@ -1,0 +1,1 @@
+"""Work on what memory already holds: re-embedding passages and facts for a new model."""

@@ -1,1 +1,0 @@
-"""Retrieval: embedding, the passage retrievers, fusion and re-embedding."""
