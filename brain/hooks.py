@@ -9,15 +9,16 @@ function receives and returns.
     READY_DOCUMENT.plug(extract_facts_of)          # in the part above
     for step in READY_DOCUMENT: step(document_id)  # in the part below
 
-Plugging the same function twice keeps it once (an app's ``ready`` may run more than once in tests).
+What is plugged is usually a function, or a small record of functions. Plugging the same one
+twice keeps it once (an app's ``ready`` may run more than once in tests).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import Any, Generic, TypeVar
+from collections.abc import Iterator
+from typing import Generic, TypeVar
 
-F = TypeVar("F", bound=Callable[..., Any])
+F = TypeVar("F")
 
 
 class Seam(Generic[F]):
@@ -26,7 +27,8 @@ class Seam(Generic[F]):
         self._plugged: dict[str, F] = {}
 
     def plug(self, fn: F) -> F:
-        self._plugged[f"{fn.__module__}.{fn.__qualname__}"] = fn
+        name = getattr(fn, "__qualname__", None)
+        self._plugged[f"{fn.__module__}.{name}" if name else repr(fn)] = fn
         return fn
 
     def __iter__(self) -> Iterator[F]:

@@ -8,6 +8,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 import numpy as np
 from django.conf import settings
@@ -27,8 +28,9 @@ from brain.services import resolve_activity
 from contacts.models import CHANNELS, Contact, HumanRequest
 from contacts.transports import Message, TransportError, configured_channels, is_webhook_url, transport_for
 from memory.documents.saving import add_document
-from memory.index.embedding import get_embedder
+from memory.index.embedding import Embedder, get_embedder
 from memory.index.serving import query_vector
+from memory.maintenance.reembedding import KeptElsewhere
 
 logger = logging.getLogger("brain.contacts")
 SIGNING_SALT = "brain.contacts.answer"
@@ -84,6 +86,22 @@ def reembed_contact_topics(*, org: Organisation | None = None, resume: bool = Fa
             save_contact_topics(contact)
             done += 1
     return done
+
+
+def switch_contact_topics(org: Organisation, target: Embedder) -> None:
+    """Give every contact's topics the target model's vectors (inside the transaction that completes
+    an organisation's switch of model; a contact list is short, so none is missed)."""
+    contacts = list(Contact.objects.filter(org=org))
+    topics: Any = target.embed([c.topics_text for c in contacts]) if contacts else []
+    for contact, vector in zip(contacts, topics, strict=True):
+        Contact.objects.filter(pk=contact.pk).update(topics_embedding=vector, topics_embedding_model=target.name[:200])
+
+
+CONTACT_TOPICS = KeptElsewhere(
+    name="contact topics",
+    reembed=lambda org, resume: reembed_contact_topics(org=org, resume=resume),
+    switch=switch_contact_topics,
+)
 
 
 def reachable_channels(contact: Contact, allowed: Sequence[str] | None) -> list[str]:

@@ -8,8 +8,13 @@ class RegistersConfig(AppConfig):
 
     def ready(self) -> None:
         from brain.models import Features, Organisation
+        from memory.mcp_tools.answers import ASK_ADDITIONS, FACT_FLAGS
+        from registers.ask import add_to_answer, flag_facts
         from registers.schedule import on_features_saved, on_organisation_saved
 
         # The nightly entry follows the switches and the time zone (registers.schedule).
         post_save.connect(on_features_saved, sender=Features, dispatch_uid="registers-features")
         post_save.connect(on_organisation_saved, sender=Organisation, dispatch_uid="registers-organisation")
+        # Definitions and open contradictions join memory's answers (memory.mcp_tools.answers).
+        ASK_ADDITIONS.plug(add_to_answer)
+        FACT_FLAGS.plug(flag_facts)

@@ -10,9 +10,11 @@ from django.db.models import Q
 
 from brain.actors import Actor
 from brain.selectors import enabled_features
+from memory.mcp_tools.answers import AskAdditions, AskContext, DefinitionOut
 from memory.models import Document, Fact
-from registers.contradictions.services import visible_contradictions
+from registers.contradictions.services import open_about, visible_contradictions
 from registers.glossary.services import definitions_in
+from registers.mcp_tools.contradictions import shown
 from registers.models import Contradiction, Term
 
 LIMIT = 5
@@ -37,3 +39,22 @@ def for_question(*, actor: Actor, question: str, claims: list[Fact], documents: 
             visible_contradictions(actor=actor).filter(touching, state=Contradiction.State.OPEN).order_by("-pk")[:LIMIT]
         )
     return found
+
+
+def add_to_answer(context: AskContext) -> AskAdditions:
+    """What the registers add to ask_company_memory's answer (plugged into
+    ``memory.mcp_tools.answers.ASK_ADDITIONS``)."""
+    found = for_question(actor=context.actor, question=context.question, claims=context.claims,
+                         documents=context.documents, high_risk=context.high_risk)  # fmt: skip
+    return AskAdditions(
+        definitions=[DefinitionOut(id=t.public_id, term=t.term, definition=t.definition) for t in found.definitions],
+        open_contradictions=[shown(c) for c in found.contradictions],
+    )
+
+
+def flag_facts(actor: Actor, fact_ids: set[int]) -> dict[int, list[str]]:
+    """The open contradictions about these facts, when the organisation keeps the register (plugged
+    into ``memory.mcp_tools.answers.FACT_FLAGS``)."""
+    if "contradictions" not in enabled_features(actor=actor):
+        return {}
+    return open_about(actor=actor, fact_ids=fact_ids)

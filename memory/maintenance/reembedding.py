@@ -5,21 +5,40 @@ be run again to finish."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection, transaction
 from django.db.models import QuerySet
 
+from brain.hooks import Seam
 from brain.models import Organisation
-from contacts.models import Contact
 from memory.documents.turns import stored_texts
-from memory.index.embedding import EMBEDDERS, EmbeddingError, get_embedder
+from memory.index.embedding import EMBEDDERS, Embedder, EmbeddingError, get_embedder
 from memory.index.serving import models_of
 from memory.models import EMBEDDING_DIMENSIONS, Chunk, Document, Fact
 
 # The vector columns a switch fills and then moves into place.
 SERVING = ("embedding", "embedding_model")
 UPCOMING = ("next_embedding", "next_embedding_model")
+
+
+@dataclass(frozen=True)
+class KeptElsewhere:
+    """Vectors another app keeps of its own texts (a contact's topics), re-embedded with memory's.
+
+    ``reembed(org, resume)`` recomputes them with the organisation's serving model and returns how
+    many; ``switch(org, target)`` gives them the target model's vectors inside the transaction that
+    completes a switch (there are few, so none is missed)."""
+
+    name: str
+    reembed: Callable[[Organisation, bool], int]
+    switch: Callable[[Organisation, Embedder], None]
+
+
+ELSEWHERE: Seam[KeptElsewhere] = Seam(
+    "vectors kept elsewhere", "an app's texts, re-embedded and switched with memory's"
+)
 
 
 def reembed(*, org: Organisation | None = None, batch_size: int = 256, resume: bool = False) -> dict[str, int]:
@@ -107,12 +126,8 @@ def complete_switch(*, org: Organisation) -> dict[str, int]:
                     "next_embedding = NULL, next_embedding_model = '' WHERE org_id = %s",
                     [org.pk],
                 )
-        contacts = list(Contact.objects.filter(org=org))  # a few; embedded here so none is missed
-        topics: Any = target.embed([c.topics_text for c in contacts]) if contacts else []
-        for contact, vector in zip(contacts, topics, strict=True):
-            Contact.objects.filter(pk=contact.pk).update(
-                topics_embedding=vector, topics_embedding_model=target.name[:200]
-            )
+        for kept in ELSEWHERE:
+            kept.switch(locked, target)
         Organisation.objects.filter(pk=org.pk).update(embedder=locked.embedder_next, embedder_next="")
     org.refresh_from_db()
     return done

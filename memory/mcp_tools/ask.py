@@ -16,11 +16,9 @@ from brain.mcp.limits import Clamped
 from brain.mcp.registry import ToolOutput, mcp_tool
 from brain.services import resolve_activity, start_activity
 from memory.graph.entity_views import entity_views
+from memory.mcp_tools.answers import ASK_ADDITIONS, AskContext, ContradictionOut, DefinitionOut
 from memory.mcp_tools.shapes import FactOut, fact_outs
 from memory.search.evidence import Excerpt, Question, gather_evidence
-from registers.ask import for_question
-from registers.mcp_tools.contradictions import ContradictionOut
-from registers.mcp_tools.contradictions import shown as shown_contradiction
 from usage.misses import record_miss
 
 GUIDANCE = {
@@ -74,12 +72,6 @@ class EvidenceOut(BaseModel):
             chunk_ids=excerpt.chunk_ids, recorded_at=document.recorded_at, occurred_at=document.occurred_at,
             speaker=document.speaker or None,
         )  # fmt: skip
-
-
-class DefinitionOut(BaseModel):
-    id: str
-    term: str
-    definition: str
 
 
 class AskOut(ToolOutput):
@@ -154,14 +146,14 @@ def ask_company_memory_tool(actor: Actor, args: AskArgs) -> AskOut:
         out.conflicts = fact_outs(actor, found.conflicts, as_of=args.as_of)
         out.warnings = found.warnings
     pages = [e.document for e in found.excerpts]
-    extra = for_question(actor=actor, question=args.question, claims=found.claims, documents=pages,
+    context = AskContext(actor=actor, question=args.question, claims=found.claims, documents=pages,
                          high_risk=args.risk_level == "high")  # fmt: skip
-    if extra.definitions:
-        out.definitions = [
-            DefinitionOut(id=t.public_id, term=t.term, definition=t.definition) for t in extra.definitions
-        ]
-    if extra.contradictions:
-        out.open_contradictions = [shown_contradiction(c) for c in extra.contradictions]
+    for add in ASK_ADDITIONS:
+        extra = add(context)
+        if extra.definitions:
+            out.definitions = [*(out.definitions or []), *extra.definitions]
+        if extra.open_contradictions:
+            out.open_contradictions = [*(out.open_contradictions or []), *extra.open_contradictions]
     if args.response_mode == "full":
         views = entity_views(actor=actor, entity_ids=found.named)
         out.diagnostics = {

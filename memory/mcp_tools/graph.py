@@ -12,12 +12,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from brain.actors import Actor
 from brain.mcp.limits import Clamped
 from brain.mcp.registry import ToolOutput, mcp_tool
-from brain.selectors import enabled_features
 from memory.graph import reads as graph
 from memory.graph.entity_views import entity_views
+from memory.mcp_tools.answers import FACT_FLAGS
 from memory.mcp_tools.shapes import EntityOut, EntityRef, FactOut, FactsOut, NoArgs, fact_outs
 from memory.models import Value
-from registers.contradictions.services import open_about
 
 
 class SearchFactsArgs(BaseModel):
@@ -314,7 +313,9 @@ def lookup_values_tool(actor: Actor, args: ValuesArgs) -> ValuesOut:
 
 
 def open_contradictions(actor: Actor, fact_ids: set[int]) -> dict[int, list[str]]:
-    """The open contradictions about these facts, when the organisation keeps the register."""
-    if "contradictions" not in enabled_features(actor=actor):
-        return {}
-    return open_about(actor=actor, fact_ids=fact_ids)
+    """The open entries (contradictions) about these facts, from the apps that keep them."""
+    flags: dict[int, list[str]] = {}
+    for flagged in FACT_FLAGS:
+        for fact_id, ids in flagged(actor, fact_ids).items():
+            flags.setdefault(fact_id, []).extend(ids)
+    return flags

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -10,53 +9,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from brain.actors import Actor
 from brain.mcp.limits import Clamped
 from brain.mcp.registry import ToolOutput, mcp_tool
+from memory.mcp_tools.answers import ContradictionOut, SideOut
 from registers.contradictions import services
 from registers.models import Contradiction
 
 FEATURE = "contradictions"
-
-
-class SideOut(BaseModel):
-    claim: str
-    source: str
-    date: date | None
-    memory_id: str | None
-
-    def line(self, label: str) -> str:
-        dated = f", {self.date:%Y-%m-%d}" if self.date else ""
-        memory = f", {self.memory_id}" if self.memory_id else ""
-        return f"  {label}: {self.claim} (source: {self.source}{dated}{memory})"
-
-
-class ContradictionOut(BaseModel):
-    id: str
-    about: str
-    question: str
-    subject: str
-    severity: str
-    state: str
-    a: SideOut
-    b: SideOut
-    more: list[SideOut] = Field(default_factory=list, description="The same thing stated more ways: c, d, ...")
-    answer: str = ""
-    note: str = ""
-    found_again: int = Field(
-        0, description="Other pairs of statements found disagreeing the same way; answering this answers them too."
-    )
-
-    def lines(self) -> list[str]:
-        """The pair as lines a model reads easily, its id first."""
-        subject = f", about {self.subject}" if self.subject else ""
-        lines = [f"{self.id}: {self.about} ({self.state}, {self.severity} severity{subject})",
-                 f"  question: {self.question}", self.a.line("a"), self.b.line("b")]  # fmt: skip
-        lines += [side.line(label) for label, side in zip("cdef", self.more, strict=False)]
-        if self.found_again:
-            lines.append(
-                f"  found again in {self.found_again} other pair(s) of statements; answering this answers them"
-            )
-        if self.answer:
-            lines.append(f"  answer: {self.answer}" + (f"; {self.note}" if self.note else ""))
-        return lines
 
 
 def shown(entry: Contradiction) -> ContradictionOut:

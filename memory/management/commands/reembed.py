@@ -4,9 +4,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from brain.models import Organisation
-from contacts.services import reembed_contact_topics
 from memory.index.embedding import EMBEDDERS, EmbeddingError
-from memory.maintenance.reembedding import cancel_switch, describe, reembed, switch
+from memory.maintenance.reembedding import ELSEWHERE, cancel_switch, describe, reembed, switch
 
 
 class Command(BaseCommand):
@@ -46,7 +45,8 @@ class Command(BaseCommand):
                     done = switch(org=org, to=opts["to"])
                 else:
                     done = reembed(org=org, resume=opts["resume"])
-                    done["contact topics"] = reembed_contact_topics(org=org, resume=opts["resume"])
+                    for kept in ELSEWHERE:
+                        done[kept.name] = kept.reembed(org, opts["resume"])
             except EmbeddingError as exc:
                 raise CommandError(f"{org.slug}: {exc}; nothing was switched, the old vectors still serve.") from exc
             seconds = time.perf_counter() - started
