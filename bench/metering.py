@@ -61,11 +61,11 @@ def in_process(calls: int) -> list[tuple[str, float, float]]:
 
     from brain.actors import Actor
     from brain.mcp import invoke
+    from brain.mcp.prices import READ
     from brain.mcp.registry import TOOLS
     from brain.models import Organisation
     from usage.metering import charge
     from usage.models import Account, Plan
-    from usage.prices import READ
 
     org, user = paying_org()
     spec = TOOLS[TOOL]

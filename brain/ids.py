@@ -32,3 +32,8 @@ def is_random_id(value: object, prefix: str) -> bool:
         return False
     match = _RANDOM.fullmatch(value)
     return match is not None and match.group(1) == prefix
+
+
+def format_id(prefix: str, pk: int) -> str:
+    """12 to ``doc_12`` for ``prefix="doc"``: the one way a public numeric id is written."""
+    return f"{prefix}_{pk}"

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import OuterRef, Subquery
@@ -18,6 +18,7 @@ import brain
 from brain.actors import Actor
 from brain.audit import record_audit, shown
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.hooks import Seam
 from brain.ids import is_random_id
 from brain.models import (
     Activity,
@@ -29,7 +30,6 @@ from brain.models import (
     Report,
     ToolCall,
 )
-from usage.models import Account, Plan, get_plan
 
 TOKEN_PREFIX = "brn_"  # noqa: S105 (a public marker at the start of every token, not a secret)
 
@@ -37,6 +37,13 @@ TOKEN_PREFIX = "brn_"  # noqa: S105 (a public marker at the start of every token
 def hash_token(plaintext: str) -> str:
     # Tokens carry 256 bits of randomness, so an unsalted SHA-256 is enough to store them.
     return hashlib.sha256(plaintext.encode()).hexdigest()
+
+
+# What else a new organisation needs, from the apps above the core: its account on a plan (usage).
+# Called inside create_organisation's transaction with the organisation and the plan asked for.
+ORGANISATION_MADE: Seam[Callable[[Organisation, str | None], None]] = Seam(
+    "organisation made", "called with a new organisation and the plan asked for; raises to refuse it"
+)
 
 
 @transaction.atomic
@@ -48,13 +55,11 @@ def create_organisation(
     without the default category nothing can be saved to it."""
     if Organisation.objects.filter(slug=slug).exists():
         raise InvalidArgument(f"An organisation with the slug {slug!r} already exists.")
-    chosen = get_plan(plan)
-    if chosen is None:
-        raise InvalidArgument(f"No plan {plan or settings.BRAIN_DEFAULT_PLAN!r}.")
     org = Organisation.objects.create(slug=slug, name=name, language=language, time_zone=time_zone)
     Category.objects.create(org=org, slug=Category.DEFAULT_SLUG, name="General")
     Features.objects.create(org=org)
-    Account.objects.create(org=org, plan=chosen)
+    for made in ORGANISATION_MADE:
+        made(org, plan)  # may refuse (an unknown plan): the whole creation is then undone
     return org
 
 
@@ -321,7 +326,7 @@ def bootstrap(*, org_slug: str, org_name: str, admin_username: str, admin_email:
     """Make sure a first organisation, its admin and a read-write token exist. Safe to run again."""
     # A new install never surprises its owner with a limit: the first organisation is unlimited.
     org = Organisation.objects.filter(slug=org_slug).first() or create_organisation(
-        slug=org_slug, name=org_name, plan=Plan.UNLIMITED
+        slug=org_slug, name=org_name, plan="unlimited"
     )
     password: str | None = None
     admin = User.objects.filter(username=admin_username).first()

@@ -90,7 +90,7 @@ BRAIN_QUEUED_GRACE_SECONDS = env_int("BRAIN_QUEUED_GRACE_SECONDS", 300, minimum=
 # A request being sent for longer than this was interrupted (its worker died) and is queued again.
 BRAIN_SEND_LEASE_SECONDS = env_int("BRAIN_SEND_LEASE_SECONDS", 300, minimum=5, maximum=86400)
 BRAIN_REPORT_RETENTION_DAYS = env_int("BRAIN_REPORT_RETENTION_DAYS", 90, minimum=1, maximum=3650)
-# Usage (usage.prices): with metering off nothing is charged or refused, for any plan; calls are still
+# Usage (brain.mcp.prices): with metering off nothing is charged or refused, for any plan; calls are still
 # counted. New organisations start on BRAIN_DEFAULT_PLAN (a Plan slug: free or unlimited built in).
 # Questions that found no evidence are kept this many days for the admins' overview.
 BRAIN_METERING = env_bool("BRAIN_METERING", True)

@@ -15,11 +15,10 @@ from django.http import Http404, HttpRequest
 
 from brain.actors import Actor
 from brain.errors import DomainError
-from brain.mcp.invoke import record_call
+from brain.mcp.meter import Meter, metered, record_call
+from brain.mcp.prices import PAGE
 from brain.models import Organisation
 from brain.services import actor_for_user
-from usage.metering import Meter, metered
-from usage.prices import PAGE
 
 SESSION_KEY = "brain_org"
 
@@ -55,7 +54,7 @@ def web_actor(request: HttpRequest) -> Actor:
 @contextmanager
 def page_read(actor: Actor, what: str) -> Iterator[None]:
     """Memory a page reads itself (not through a tool, which pays for its own call): paid for as a
-    read (``usage.prices.PAGE``) before the block runs, given back if it fails, and recorded as
+    read (``brain.mcp.prices.PAGE``) before the block runs, given back if it fails, and recorded as
     the call ``page:<what>``. ``OutOfCredits`` leaves the block unrun, for the page to show."""
     started = time.perf_counter()
     code = "internal"

@@ -11,6 +11,7 @@ from django.db import models
 from django.utils import timezone
 from pgvector.django import VectorField
 
+from brain.ids import format_id
 from brain.models import Activity, ApiToken, Organisation
 from contacts.validation import ADDRESS_FIELD, channel_problems, normalise_phone
 
@@ -55,7 +56,7 @@ class Contact(models.Model):
 
     @property
     def public_id(self) -> str:
-        return f"con_{self.pk}"
+        return format_id("con", self.pk)
 
     def address_for(self, channel: str) -> str:
         field = ADDRESS_FIELD.get(channel)

@@ -18,6 +18,7 @@ from brain.admin import OrgScopedAdmin, admin_actor
 from brain.errors import DomainError
 from brain.models import Organisation
 from jobs.models import Job, Run
+from jobs.selectors import jobs_seen_by, runs_read_by
 from jobs.services import update_job
 
 
@@ -30,9 +31,8 @@ class JobAdmin(OrgScopedAdmin):
     actions = ["pause"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Job]:
-        # A personal job's prompt is its owner's: admins, operators too, see the shared ones and their own.
-        rows = super().get_queryset(request)
-        return rows.filter(scope="shared") | rows.filter(owner=request.user)
+        # A personal job's prompt is its owner's: admins, operators too, see what a member sees.
+        return super().get_queryset(request).filter(jobs_seen_by(request.user.pk))
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -62,9 +62,7 @@ class RunAdmin(OrgScopedAdmin):
     readonly_fields = [f.name for f in Run._meta.fields if f.name != "id"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Run]:
-        rows = super().get_queryset(request)
-        for_members = rows.filter(chat__shared=True, audience=Run.Audience.MEMBERS)
-        return for_members | rows.filter(chat__owner=request.user)
+        return super().get_queryset(request).filter(runs_read_by(request.user.pk))
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from brain.ids import format_id
 from brain.models import Activity, Organisation
 
 
@@ -78,7 +79,7 @@ class Job(models.Model):
 
     @property
     def public_id(self) -> str:
-        return f"job_{self.pk}"
+        return format_id("job", self.pk)
 
 
 class Run(models.Model):
@@ -120,7 +121,7 @@ class Run(models.Model):
 
     @property
     def public_id(self) -> str:
-        return f"run_{self.pk}"
+        return format_id("run", self.pk)
 
 
 class Message(models.Model):

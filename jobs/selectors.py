@@ -10,24 +10,40 @@ from __future__ import annotations
 from django.db.models import Q, QuerySet
 
 from brain.actors import Actor
-from jobs.models import Chat, Run
+from jobs.models import Chat, Job, Run
 
 RUNS_LISTED = 10  # in list_jobs by default; the tool takes up to RUNS_MOST
 RUNS_MOST = 50
 
 
+# Who sees which job, chat and run, written once for the tools, the pages and the admin.
+
+
+def jobs_seen_by(user_id: int | None) -> Q:
+    """Jobs a member sees: their own and the organisation's shared ones (an admin's view is the same)."""
+    return Q(owner_id=user_id) | Q(scope=Job.Scope.SHARED)
+
+
+def chats_read_by(user_id: int | None) -> Q:
+    """Chats a member may read: their own and the shared ones, whether or not the job is still there."""
+    return Q(owner_id=user_id) | Q(shared=True)
+
+
+def runs_read_by(user_id: int | None) -> Q:
+    """Runs whose reports a member may read: their own chat's, or a shared chat's run that read only
+    what every member may (``Run.audience``; a run read with its owner's reach, a personal job's or
+    one from before runs were narrowed, is its owner's alone)."""
+    return Q(chat__owner_id=user_id) | Q(chat__shared=True, audience=Run.Audience.MEMBERS)
+
+
 def readable_chats(*, actor: Actor) -> QuerySet[Chat]:
-    """The chats the caller may read: their own and the organisation's shared ones, whether or not
-    the job is still there."""
-    return Chat.objects.filter(org=actor.org).filter(Q(owner=actor.user) | Q(shared=True))
+    """The chats of the caller's organisation they may read (``chats_read_by``)."""
+    return Chat.objects.filter(chats_read_by(actor.user.pk), org=actor.org)
 
 
 def readable_runs(*, actor: Actor) -> QuerySet[Run]:
-    """The runs whose reports the caller may read: in a chat they may read, and either theirs or
-    read only what every member may (``Run.audience``; a run read with its owner's reach, a
-    personal job's or one from before runs were narrowed, is its owner's alone)."""
-    audience = Q(chat__owner=actor.user) | Q(audience=Run.Audience.MEMBERS)
-    return Run.objects.filter(audience, chat__in=readable_chats(actor=actor))
+    """The runs of the caller's organisation whose reports they may read (``runs_read_by``)."""
+    return Run.objects.filter(runs_read_by(actor.user.pk), chat__org=actor.org)
 
 
 def list_runs(*, actor: Actor, limit: int = RUNS_LISTED) -> list[Run]:

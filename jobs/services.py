@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from brain.actors import Actor
@@ -37,6 +37,7 @@ from jobs.schedule import (
     parse_moment,
     zone,
 )
+from jobs.selectors import jobs_seen_by
 
 T = TypeVar("T")
 NAME_LIMIT, PROMPT_LIMIT, MODEL_LIMIT = 120, 8000, 100
@@ -140,7 +141,7 @@ def schedule_job(*, actor: Actor, name: str, prompt: str, schedule: str, time_zo
 
 def visible_jobs(*, actor: Actor) -> QuerySet[Job]:
     """The caller's own jobs and the organisation's shared ones (an admin's view is the same)."""
-    return Job.objects.filter(org=actor.org).filter(Q(owner=actor.user) | Q(scope=Job.Scope.SHARED))
+    return Job.objects.filter(jobs_seen_by(actor.user.pk), org=actor.org)
 
 
 def list_jobs(*, actor: Actor) -> list[Scheduled]:

@@ -1,28 +1,42 @@
 """Brain's memory: documents and their passages, the temporal graph, and the tools that read them.
 
-Where things live:
+Layers, lowest first; a layer imports only those below it (``tests/import_direction.py`` checks):
 
 - ``models``: Document, Chunk, Entity, Fact, Value, Mention.
-- ``access``: who may see a row and what was believed as of a day, in ORM and SQL form.
+- ``access``: who may see a row, what was believed as of a day, and which rows share an audience,
+  in ORM and SQL form.
+- ``index``: what both writers and search stand on: the embedders (``embedding``), the vectors a
+  write stores and a question is read with, during a switch of models too (``serving``), the
+  vector and BM25 retrievers (``candidates``), ``fusion``, retrievers run on connections of their
+  own (``side_by_side``) and each large organisation's vector index (``org_indexes``).
 - ``documents``: saving and versions (``saving``), what a source says of itself: its moment,
-  speakers and header fields (``source``), the one document limit (``limits``), the
-  ingest lanes and organisations' turns (``lanes``), ingestion with claims, leases and sweeps
-  (``ingestion``), the extraction step's state and sweep (``extracting``, ``failures``), file
-  formats (``parsers``, ``parsing``, ``markup``, ``mail``, ``slack``),
-  ``chunking``, access changes (``placement``) and document reads (``selectors``).
-- ``retrieval``: the embedders (``embedding``), the two retrievers (``candidates``), ``fusion``,
-  passage search (``passages``) and model switches (``reembedding``).
+  speakers and header fields (``source``), what a name plainly is (``names``), the one document
+  limit (``limits``), the ingest lanes and organisations' turns (``lanes``), ingestion with claims,
+  leases and sweeps and the ``READY`` seam that runs the graph's step (``ingestion``), what a retry
+  can mend (``failures``), file formats (``parsers``, ``parsing``, ``markup``, ``mail``,
+  ``slack``, ``transcripts``, ``whatsapp``), conversation order (``turns``), ``chunking``, access
+  changes (``placement``) and document reads (``selectors``).
 - ``graph``: facts written (``writes``), the time rules (``supersession``), one fact said in two
   documents (``twins``), remember and forget (``memories``), entities linked (``entities``) and
-  shown (``entity_views``), graph reads (``reads``) and reads from the graph back to its
-  documents (``provenance``), the extraction step of ingestion (``document_facts``) with
-  ``extraction`` (times, values, kinds, topics), ``linking`` and the optional ``llm``, the words
-  of the graph (``vocabulary``), and admins' fixes: merging entities, their type, flagging broken
-  facts (``fixes``; in the admin through ``memory.admin_fixes``).
-- ``code_history``: git ingestion (``git``) and ``why``.
-- ``upload``: the Add knowledge page (files and pasted text, and their ingestion status); files
-  are stored, then read by a worker in a process under a budget (``reading``, ``reader``).
-- ``mcp_tools``: every tool and prompt of the memory, their shared output ``shapes``.
-- ``web``: the members' pages (search, a document, an entity, their memories), running the tools.
-- ``tasks``: the Celery tasks (their names are part of queued messages, so they stay here).
+  shown (``entity_views``), graph reads (``reads``) and reads from the graph back to its documents
+  (``provenance``), the extraction step of ingestion (``document_facts``) with its state, retries
+  and sweep (``extracting``) and ``extraction`` (``pipeline``, ``dates``, ``values``, ``kinds``,
+  ``topics``, ``shapes``), ``linking`` and the optional ``llm``, the words of the graph
+  (``vocabulary``), and admins' fixes: merging entities, their type, flagging broken facts
+  (``fixes``; in the admin through ``admin_fixes``).
+- ``search``: passage search (``passages``), the evidence for ask (``evidence``), people behind a
+  role (``expansion``), speakers a question names (``speakers``), the time it speaks of
+  (``when``), times named by an event (``anchors``) and neighbouring turns (``rerank``); beside
+  it ``code_history``: git ingestion (``git``) and ``why``.
+- ``maintenance``: re-embedding and switches of model (``reembedding``), with the ``ELSEWHERE``
+  seam for vectors other apps keep.
+- The ways in: ``mcp_tools`` (every tool and prompt of the memory: ``documents``, ``ask``,
+  ``graph``, ``memories``, ``code``, ``prompts``, their shared ``shapes``, and ``answers``: the
+  seams through which other apps add to answers), the REST views (``api``), the admin (``admin``),
+  the Celery tasks (``tasks``; their names are part of queued messages, so they stay here),
+  ``health``, ``urls``, ``apps`` (where the seams are plugged), the commands (``management``:
+  ``ingesting``, ``command_log``, ``commands``), and the Add knowledge page (``upload``: ``views``,
+  ``adding``, ``files``, ``reading``, ``reader``, ``status``).
+- ``web``: the members' pages (``search``, ``documents``, ``entities``, ``memories``, with
+  ``facts``, ``graph_svg``, ``highlight``, ``common``), running the tools.
 """

@@ -29,7 +29,7 @@ from brain.actors import Actor, worked_out_once
 from brain.models import Category
 
 if TYPE_CHECKING:
-    from memory.models import Document
+    from memory.models import Document, Fact
 
 SHARED, PERSONAL = "shared", "personal"
 EVERY_MEMBER = "every member"
@@ -146,6 +146,12 @@ def believed_filter(as_of: date | None, include_superseded: bool = False) -> Q:
     return known & (Q(superseded_at__isnull=True) | Q(superseded_at__gt=moment))
 
 
+def current(as_of: date | None = None) -> Q:
+    """Rows current now, or as they stood at the end of ``as_of``: recorded by then and not yet
+    superseded. Every read of what is current uses this (``believed_filter`` with history)."""
+    return believed_filter(as_of)
+
+
 def believed_sql(as_of: date | None, include_superseded: bool = False) -> tuple[str, dict[str, Any]]:
     """The same rule as ``believed_filter``, for rows aliased ``c`` in raw SQL (``TRUE`` when
     nothing is filtered)."""
@@ -173,6 +179,43 @@ def superseded_by_then(superseded_at: datetime | None, as_of: date | None) -> bo
     if superseded_at is None:
         return False
     return as_of is None or superseded_at <= end_of_day(as_of)
+
+
+def readable_by_all() -> Q:
+    """Rows every member of their organisation may read: shared, in a category that is not
+    restricted (what work whose result everyone reads may draw on: the nightly scans)."""
+    return Q(scope=SHARED, category__restricted=False)
+
+
+def audience_key(scope: str, owner_id: int | None, category_id: int | None) -> tuple[object, ...]:
+    """Who reads a row, as a value: two rows are read by the same people exactly when their keys are
+    equal. A shared row's owner (its writer) does not change who reads it; a personal row is its
+    owner's alone."""
+    return (category_id, scope, owner_id if scope == PERSONAL else None)
+
+
+def same_audience(scope: str, owner_id: int | None, category_id: int | None = None) -> Q:
+    """Rows read by the same people as a row of this scope, owner and category (``audience_key`` as
+    a filter). ``category_id`` None leaves the category to the caller."""
+    rule = Q(scope=scope)
+    if category_id is not None:
+        rule &= Q(category_id=category_id)
+    if scope == PERSONAL:
+        rule &= Q(owner_id=owner_id)
+    return rule
+
+
+def same_audience_as(row: Document | Fact) -> Q:
+    """Rows read by the same people as ``row``."""
+    return same_audience(row.scope, row.owner_id, row.category_id)
+
+
+def same_audience_sql(row: str, other: str) -> str:
+    """``same_audience_as`` in SQL: the rows aliased ``other`` read by the same people as ``row``."""
+    return (
+        f"{other}.category_id = {row}.category_id AND {other}.scope = {row}.scope "
+        f"AND ({other}.scope = '{SHARED}' OR {other}.owner_id = {row}.owner_id)"
+    )
 
 
 def seen_by_every_reader_of(document: Document) -> Q:

@@ -19,12 +19,12 @@ from brain.errors import InvalidArgument, PermissionDenied
 from brain.ids import parse_numeric_id
 from brain.inputs import INT64_MAX, refuse_unstorable, whole_number
 from brain.mcp.limits import Moment, clamp, describe_validation_error
+from brain.mcp.prices import KNOWLEDGE
 from memory.documents import selectors as selectors
 from memory.documents.limits import MAX_DOCUMENT_CHARS
 from memory.documents.markup import html_to_markdown
 from memory.documents.saving import add_document
 from memory.models import Document
-from usage.prices import KNOWLEDGE
 
 
 class DocumentIn(BaseModel):

@@ -11,6 +11,7 @@ from django.db.models.functions import Lower, Upper
 from django.utils import timezone
 from pgvector.django import VectorField
 
+from brain.ids import format_id
 from brain.models import Category, Organisation
 
 EMBEDDING_DIMENSIONS = 384
@@ -113,7 +114,7 @@ class Document(models.Model):
 
     @property
     def public_id(self) -> str:
-        return f"doc_{self.pk}"
+        return format_id("doc", self.pk)
 
 
 class Upload(models.Model):
@@ -193,7 +194,7 @@ class Chunk(models.Model):
 
     @property
     def public_id(self) -> str:
-        return f"chunk_{self.pk}"
+        return format_id("chunk", self.pk)
 
 
 class Entity(models.Model):
@@ -226,7 +227,7 @@ class Entity(models.Model):
 
     @property
     def public_id(self) -> str:
-        return f"ent_{self.pk}"
+        return format_id("ent", self.pk)
 
 
 class Fact(models.Model):
@@ -316,7 +317,7 @@ class Fact(models.Model):
 
     @property
     def public_id(self) -> str:
-        return f"mem_{self.pk}"
+        return format_id("mem", self.pk)
 
 
 class Value(models.Model):

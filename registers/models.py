@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from brain.ids import format_id
 from brain.models import Category, Organisation
 from memory.models import Chunk, Document, Entity, Fact, Scope
 
@@ -243,7 +244,7 @@ class Term(models.Model):
 
     @property
     def public_id(self) -> str:
-        return f"term_{self.pk}"
+        return format_id("term", self.pk)
 
 
 class Scan(models.Model):

@@ -28,6 +28,7 @@ from django.db import transaction
 from django.db.models import Q
 
 from brain.models import Organisation
+from memory.access import current
 from memory.graph.document_facts import extract_document
 from memory.models import Document, Entity, Fact, Mention
 from registers.commitments.nightly import reread_commitments
@@ -80,7 +81,7 @@ class _DryRun(Exception):
 
 def documents_to_rederive(org: Organisation, *, after: int = 0) -> Iterator[int]:
     """Ids of the organisation's current, ready documents that extraction reads, in order."""
-    rows = Document.objects.filter(org=org, status=Document.Status.READY, superseded_at__isnull=True, pk__gt=after)
+    rows = Document.objects.filter(current(), org=org, status=Document.Status.READY, pk__gt=after)
     yield from rows.exclude(source_kind="remember").order_by("pk").values_list("pk", flat=True).iterator()
 
 

@@ -10,6 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from brain.actors import Actor
+from brain.mcp.meter import OutOfCredits
 from brain.models import Organisation
 from brain.services import actor_for_user
 from brain.web import page_read
@@ -18,7 +19,6 @@ from registers.commitments.services import list_commitments
 from registers.common import switched_on
 from registers.contradictions.services import list_contradictions
 from registers.glossary.services import glossary
-from usage.metering import OutOfCredits
 
 SHOWN = 100
 

@@ -13,12 +13,12 @@ import pytest
 from django.db import connection
 from django.db.models import Sum
 
+from brain.mcp.prices import READ, REMEMBERING
 from brain.models import ToolCall
 from conftest import make_org, make_token
 from tests.conftest import mcp_session
 from usage.metering import OutOfCredits, charge, month_of
 from usage.models import Account, Month
-from usage.prices import READ, REMEMBERING
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -13,6 +13,7 @@ from django.test import Client
 from mcp.shared.exceptions import MCPError
 from rest_framework.test import APIClient
 
+from brain.mcp.prices import of_call
 from brain.mcp.registry import PROMPTS, TOOLS, mcp_prompt
 from brain.models import ToolCall
 from conftest import make_token
@@ -24,7 +25,6 @@ from tests.small_org import small_organisation
 from tests.test_tool_contract import minimal_arguments
 from usage.metering import month_of
 from usage.models import Account, Month
-from usage.prices import of_call
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

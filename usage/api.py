@@ -10,7 +10,7 @@ from rest_framework.views import APIView
 from brain.actors import Actor
 from brain.api.metering import metered
 from brain.api.tools import ErrorBody
-from usage.prices import FREE
+from brain.mcp.prices import FREE
 from usage.selectors import get_usage
 from usage.shapes import UsageOut
 

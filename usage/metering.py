@@ -8,7 +8,7 @@ and a call is charged at most once because only ``charge`` takes and only ``refu
 what that one charge took. Callers charge outside long transactions: the month row is locked
 only for the instant of the update.
 
-``metered`` is the one rule every way in follows (tool runs for MCP, REST, pages and jobs,
+``brain.mcp.meter.metered`` is the one rule every way in follows (tool runs for MCP, REST, pages and jobs,
 prompts, the REST endpoints that are not tools, pages that read memory themselves): pay before the
 work runs, be refused with ``OutOfCredits`` when it cannot be paid, and be given back what was
 taken when the work does not succeed.
@@ -17,9 +17,6 @@ taken when the work does not succeed.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
@@ -29,30 +26,15 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from brain.errors import DomainError
+from brain.mcp.meter import BILLER, Biller, Charge, OutOfCredits
+from brain.mcp.prices import READ, Price
 from brain.models import Organisation
 from usage.models import Account, Month, Plan, default_plan_id
-from usage.prices import READ, Price
 
 if TYPE_CHECKING:
-    from brain.actors import Actor
+    pass
 
 logger = logging.getLogger("brain.calls")
-
-
-class OutOfCredits(DomainError):
-    code, status = "out_of_credits", 402
-
-
-@dataclass(frozen=True)
-class Charge:
-    """What one charge took, so that exactly that can be given back."""
-
-    org_id: int
-    month: date
-    price: Price
-    free: int = 0
-    credits: int = 0
 
 
 def month_of(org: Organisation, now: datetime | None = None) -> date:
@@ -103,44 +85,6 @@ def charge(*, org: Organisation, price: Price, what: str = "this call", now: dat
         return Charge(org.pk, month, price, credits=price.units)
     message = out_of_credits_message(org, plan, what=what, price=price, now=now)
     raise OutOfCredits(message, renews_at=renews_at(org, now).isoformat())
-
-
-class Meter:
-    """One metered piece of work: what it took, and giving that back at most once."""
-
-    def __init__(self, spent: Charge | None) -> None:
-        self.spent = spent
-
-    @property
-    def credits(self) -> int:
-        """The credits the work costs as things stand (for its call record)."""
-        return self.spent.credits if self.spent is not None else 0
-
-    def give_back(self) -> None:
-        """The work did not succeed: refund it. A refund that fails is logged and stays charged."""
-        if self.spent is None:
-            return
-        try:
-            refund(self.spent)
-        except Exception:
-            logger.exception("could not give back the charge of a failed call: %s", self.spent)
-            return
-        self.spent = None
-
-
-@contextmanager
-def metered(actor: Actor, what: str, price: Price | None) -> Iterator[Meter]:
-    """Pay ``price`` for ``what`` before it runs, or raise ``OutOfCredits`` having taken nothing.
-
-    The work runs inside the block; an exception out of it gives the charge back. Work that
-    fails without raising (a REST answer of 4xx) calls ``give_back`` itself. A free piece of work
-    (``price`` None) takes nothing and cannot be refused."""
-    meter = Meter(None if price is None else charge(org=actor.org, price=price, what=what))
-    try:
-        yield meter
-    except BaseException:
-        meter.give_back()
-        raise
 
 
 def refund(spent: Charge) -> None:
@@ -241,3 +185,11 @@ def _count(
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchone() is not None
+
+
+def plug_in() -> None:
+    """Charge and refund every metered call (``brain.mcp.meter``) through this app's accounts."""
+    BILLER.plug(BILLING)
+
+
+BILLING = Biller(charge=charge, refund=refund)

@@ -6,8 +6,9 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from brain.errors import InvalidArgument
+from brain.mcp.prices import BUILT_IN_PLANS
 from brain.models import Organisation
-from usage.prices import BUILT_IN_PLANS
 
 
 class Plan(models.Model):
@@ -99,3 +100,12 @@ class Miss(models.Model):
 
     def __str__(self) -> str:
         return self.question[:60]
+
+
+def open_account(org: Organisation, plan: str | None) -> None:
+    """The new organisation's account on ``plan`` (``BRAIN_DEFAULT_PLAN`` when None); an unknown plan
+    is refused (plugged into ``brain.services.ORGANISATION_MADE``)."""
+    chosen = get_plan(plan)
+    if chosen is None:
+        raise InvalidArgument(f"No plan {plan or settings.BRAIN_DEFAULT_PLAN!r}.")
+    Account.objects.create(org=org, plan=chosen)

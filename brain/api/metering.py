@@ -15,18 +15,16 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from brain.errors import DomainError
-from brain.models import ToolCall
+from brain.mcp import meter as metering
+from brain.mcp.meter import Meter, record_call
+from brain.mcp.prices import CALL, of_call
 from brain.replicas import mark_written
-from brain.services import record_tool_call
-from usage import metering
-from usage.metering import Meter
-from usage.prices import CALL, of_call
 
 logger = logging.getLogger("brain.calls")
 
 
 def metered(name: str, billing: str = CALL) -> Callable[[Callable[..., Response]], Callable[..., Response]]:
-    """Wrap an APIView method: charged as ``billing`` says (``usage.prices``), given back when it
+    """Wrap an APIView method: charged as ``billing`` says (``brain.mcp.prices``), given back when it
     does not succeed, and one ToolCall row per call with its outcome from the status code. A write
     that succeeds sends its caller's reads to the primary for a while (``brain.replicas``)."""
     price = of_call(billing)
@@ -55,10 +53,8 @@ def metered(name: str, billing: str = CALL) -> Callable[[Callable[..., Response]
                 status = exc.status_code
                 raise
             finally:
-                try:  # a write that succeeded is answered as such even if recording it fails now
-                    _record(request, name, status, started, meter.credits if meter is not None else 0)
-                except Exception:
-                    logger.exception("could not record the call to %s (status %s)", name, status)
+                # A write that succeeded is answered as such even if recording it fails now.
+                _record(request, name, status, started, meter.credits if meter is not None else 0)
 
         return wrapper
 
@@ -67,21 +63,6 @@ def metered(name: str, billing: str = CALL) -> Callable[[Callable[..., Response]
 
 def _record(request: Request, name: str, status: int, started: float, credits: int) -> None:
     actor = getattr(request._request, "brain_actor", None)
-    if actor is None:
-        return
-    if status < 400:
-        outcome = ToolCall.OK
-    elif status in (401, 403):
-        outcome = ToolCall.DENIED
-    elif status >= 500:
-        outcome = ToolCall.ERROR
-    else:
-        outcome = ToolCall.REFUSED
-    record_tool_call(
-        actor=actor,
-        tool=name,
-        duration_ms=round((time.perf_counter() - started) * 1000, 2),
-        outcome=outcome,
-        error_code="" if status < 400 else str(status),
-        credits=credits,
-    )
+    if actor is not None:
+        code = "" if status < 400 else str(status)
+        record_call(actor, name, code, time.perf_counter() - started, credits=credits, status=status)

@@ -15,15 +15,13 @@ from brain.actors import Actor, one_call
 from brain.errors import DomainError, Outage, PermissionDenied, Unavailable
 from brain.inputs import refuse_unstorable
 from brain.mcp.limits import describe_validation_error
+from brain.mcp.meter import Meter, metered, record_call
+from brain.mcp.prices import PROMPT, of_call
 from brain.mcp.registry import PromptSpec, ToolOutput, ToolSpec, is_visible
-from brain.models import ToolCall
 from brain.personal import SHARED, require_may_write
 from brain.replicas import mark_written, run_read
 from brain.selectors import enabled_features
-from brain.services import record_tool_call
 from brain.unavailable import DATABASE_ERRORS, MAY_HAVE_SAVED, database_unavailable
-from usage.metering import Meter, metered
-from usage.prices import PROMPT, of_call
 
 logger = logging.getLogger("brain.calls")
 
@@ -144,29 +142,3 @@ def run_prompt(actor: Actor, spec: PromptSpec, arguments: dict[str, str]) -> str
     finally:
         credits = meter.credits if meter is not None else 0
         record_call(actor, f"prompt:{spec.name}", code, time.perf_counter() - started, credits=credits)
-
-
-def record_call(
-    actor: Actor, name: str, code: str, seconds: float, *, credits: int = 0, activity_id: str | None = None
-) -> None:
-    """One call record: ok when ``code`` is empty, else its outcome from the refusal's code."""
-    if not code:
-        result = ToolCall.OK
-    elif code in ("internal", Unavailable.code):  # an outage is still a failed call
-        result = ToolCall.ERROR
-    elif code == "permission_denied":
-        result = ToolCall.DENIED
-    else:
-        result = ToolCall.REFUSED
-    try:
-        record_tool_call(
-            actor=actor,
-            tool=name,
-            duration_ms=round(seconds * 1000, 2),
-            outcome=result,
-            error_code=code,
-            activity_id=activity_id,
-            credits=credits,
-        )
-    except Exception:  # a lost call record must not turn a good answer into an error
-        logger.exception("could not record the call to %s", name)

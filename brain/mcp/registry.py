@@ -11,8 +11,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from brain.actors import Actor
+from brain.mcp.prices import BILLINGS, CALL
 from brain.personal import SHARED, may_write
-from usage.prices import BILLINGS, CALL
 
 
 class ToolOutput(BaseModel):
@@ -49,7 +49,7 @@ class ToolSpec:
     destructive: bool
     idempotent: bool
     open_world: bool
-    billing: str  # what a call costs: one of usage.prices.BILLINGS
+    billing: str  # what a call costs: one of brain.mcp.prices.BILLINGS
     activity_arg: str | None  # the argument that carries an activity id, for call records
     writes: str | None = None  # None for a read-only tool, else one of WRITES
 
@@ -87,7 +87,7 @@ def mcp_tool(
     ``scope`` decides who sees the tool (a read-only token never sees a write tool); ``read_only``
     is the hint clients get, and defaults to ``scope == "read"``. Tools that only record a note
     (reports, feedback) need the read scope but are not read-only. ``billing`` is what a call
-    costs (``usage.prices``): a metered call unless said otherwise. ``writes`` is what a tool that
+    costs (``brain.mcp.prices``): a metered call unless said otherwise. ``writes`` is what a tool that
     is not read-only writes (``WRITES``); one that does not say is taken to write what others read.
     """
     if scope not in ("read", "write"):

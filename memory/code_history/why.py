@@ -18,9 +18,10 @@ from pydantic import BaseModel
 
 from brain.actors import Actor
 from brain.errors import InvalidArgument
+from brain.ids import format_id
 from brain.mcp.limits import clamp
 from brain.replicas import read_alias
-from memory.access import end_of_day, readable
+from memory.access import current, readable
 from memory.code_history.git import SOURCE_KIND, owner_and_name
 from memory.models import Document
 
@@ -180,11 +181,7 @@ def _arguments(path: str | None, repo: str | None) -> tuple[str | None, str | No
 
 def _known_by(documents: QuerySet[Document], as_of: date | None) -> QuerySet[Document]:
     """Ingested documents, current or as they stood at the end of ``as_of``."""
-    documents = documents.filter(status=Document.Status.READY)
-    if as_of is None:
-        return documents.filter(superseded_at__isnull=True)
-    moment = end_of_day(as_of)
-    return documents.filter(recorded_at__lte=moment).filter(Q(superseded_at__isnull=True) | Q(superseded_at__gt=moment))
+    return documents.filter(current(as_of), status=Document.Status.READY)
 
 
 def _git_documents(actor: Actor, repo: str | None, as_of: date | None) -> QuerySet[Document]:
@@ -270,7 +267,7 @@ def _mention(row: dict[str, Any], refs: list[str]) -> WhyConversation:
     text = f"{row['title']}\n{row['passage']}"
     mentioned = [ref for ref in refs if re.search(ref_pattern([ref]), text, re.IGNORECASE)]
     return WhyConversation(
-        document_id=f"doc_{row['pk']}",
+        document_id=format_id("doc", row["pk"]),
         title=row["title"],
         source_kind=row["source_kind"],
         external_url=row["source_url"] or None,

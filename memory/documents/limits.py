@@ -13,6 +13,7 @@ from __future__ import annotations
 
 MAX_TITLE_CHARS = 240
 MAX_DOCUMENT_CHARS = 2_000_000  # characters of one document, on every way in
+MAX_METADATA_CHARS = 20_000  # a document's metadata, written out, on every way in
 MAX_DOCUMENTS_PER_FILE = 1_000  # documents one uploaded file may make (an mbox's messages, a Slack day's)
 MAX_PDF_PAGES = 2_000  # pages of one uploaded PDF
 # Drawing instructions of all pages of one PDF, counted before any text is read: a page that
@@ -37,3 +38,10 @@ def too_many_documents(count: int) -> str:
         f"it holds {count:,} documents; one file may make at most {MAX_DOCUMENTS_PER_FILE:,}. "
         "Split it into several files."
     )
+
+
+def metadata_problem(metadata: dict[str, object] | None) -> str | None:
+    """Why a document's metadata cannot be kept (too large), or None; the same words on every way in."""
+    if metadata and len(str(metadata)) > MAX_METADATA_CHARS:
+        return f"metadata is too large (keep it under {MAX_METADATA_CHARS:,} characters)"
+    return None

@@ -20,6 +20,7 @@ from django.db import transaction
 from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.ids import format_id
 from brain.models import Category, Membership, Organisation
 from memory.documents.saving import ingest_again
 from memory.documents.turns import next_message_id
@@ -73,7 +74,7 @@ def change_document_access(
         actor=actor,
         action="document.access_changed",
         target=document.public_id,
-        details={"from": before, "to": after, "versions": [f"doc_{pk}" for pk in versions]},
+        details={"from": before, "to": after, "versions": [format_id("doc", pk) for pk in versions]},
     )
     document.refresh_from_db()
     return document

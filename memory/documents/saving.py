@@ -16,9 +16,9 @@ from brain.errors import InvalidArgument, PermissionDenied
 from brain.models import Category, Organisation
 from brain.personal import require_may_write
 from brain.queueing import send_on_commit
-from memory.access import readable, readable_category_ids
+from memory.access import current, readable, readable_category_ids, same_audience
 from memory.documents.lanes import lane_of
-from memory.documents.limits import MAX_DOCUMENT_CHARS, too_long
+from memory.documents.limits import MAX_DOCUMENT_CHARS, metadata_problem, too_long
 from memory.models import Document, Scope
 from usage.metering import can_pay
 
@@ -95,6 +95,8 @@ def add_document(
         raise InvalidArgument("Both title and content need some text.")
     if len(content) > MAX_DOCUMENT_CHARS:
         raise InvalidArgument(too_long("The content", len(content)))
+    if problem := metadata_problem(metadata):
+        raise InvalidArgument(problem[:1].upper() + problem[1:] + ".")
     digest = content_hash(title, content)
     chosen = resolve_category(actor=actor, slug=category) if category else None
     previous = None
@@ -162,14 +164,11 @@ def _continued_version(
     left alone, and the new one starts at version 1 as if the id were fresh.
     """
     candidates = (
-        Document.objects.filter(readable(actor), source_kind=source_kind, external_id=external_id, scope=scope)
-        .filter(superseded_at__isnull=True)
+        Document.objects.filter(readable(actor), source_kind=source_kind, external_id=external_id)
+        .filter(same_audience(scope, actor.user.pk, category.pk if category is not None else None))
+        .filter(current())
         .exclude(status=Status.FAILED)
     )
-    if scope == Scope.PERSONAL:
-        candidates = candidates.filter(owner=actor.user)
-    if category is not None:
-        candidates = candidates.filter(category=category)
     return candidates.select_related("category").order_by("-version", "-pk").first()
 
 
@@ -195,14 +194,12 @@ def _saved_twin(
     may read is found, so the answer never reveals one they cannot see; any other is left alone and
     the save makes its own document."""
     candidates = (
-        Document.objects.filter(readable(actor), content_hash=digest, scope=scope, category=category)
-        .filter(superseded_at__isnull=True, occurred_at=occurred_at, speaker=speaker)
+        Document.objects.filter(readable(actor), same_audience(scope, actor.user.pk, category.pk), content_hash=digest)
+        .filter(current(), occurred_at=occurred_at, speaker=speaker)
         .filter(conversation=conversation, session=session)
         .exclude(status=Status.FAILED)
         .exclude(source_kind__in=UNMERGED_KINDS)
     )
-    if scope == Scope.PERSONAL:
-        candidates = candidates.filter(owner=actor.user)
     return candidates.select_related("category").order_by("pk").first()
 
 
@@ -225,7 +222,7 @@ PAUSED, OUT_OF_USAGE = "paused", "out_of_usage"
 
 def why_waiting(org: Organisation) -> str:
     """Why the organisation's documents wait now: ``PAUSED`` (its ingestion is paused),
-    ``OUT_OF_USAGE`` (its usage has run out, usage.prices), or "" when nothing holds them."""
+    ``OUT_OF_USAGE`` (its usage has run out, brain.mcp.prices), or "" when nothing holds them."""
     if org.ingestion_paused_at:
         return PAUSED
     return "" if can_pay(org) else OUT_OF_USAGE

@@ -6,7 +6,7 @@ from django.db.models import QuerySet
 
 from brain.actors import Actor
 from brain.errors import NotFound
-from memory.access import readable
+from memory.access import current, readable
 from memory.models import Chunk, Document
 
 
@@ -68,5 +68,5 @@ def list_versions(*, actor: Actor, document: Document) -> list[Document]:
 
 def list_saved_documents(*, actor: Actor, limit: int = 200) -> list[Document]:
     """The current versions of the documents the caller saved (not their remembered memories)."""
-    mine = Document.objects.filter(readable(actor), owner=actor.user, superseded_at__isnull=True)
+    mine = Document.objects.filter(current(), readable(actor), owner=actor.user)
     return list(mine.exclude(source_kind="remember").order_by("-recorded_at", "-pk")[:limit])

@@ -18,8 +18,9 @@ from datetime import UTC, datetime, time
 
 from django.db.models import Q, QuerySet
 
+from memory.access import current, same_audience_as, same_audience_sql
 from memory.documents.chunking import TURN, ChunkDraft
-from memory.models import Chunk, Document, Scope
+from memory.models import Chunk, Document
 
 CONTEXT_CHARS = 300  # of the turn before: with a turn of up to 900, inside the model's window
 _CLOCK = re.compile(r"^(\d{1,2}):(\d{2})(?::\d{2})?$")
@@ -117,13 +118,11 @@ def _around(document: Document, *, same_audience: bool, before: bool) -> QuerySe
     # The order of a conversation; ``message_beside_sql`` is the same order for many at once.
     if not document.conversation or not document.speaker:
         return Document.objects.none()
-    same = Document.objects.filter(
-        org_id=document.org_id, conversation=document.conversation, superseded_at__isnull=True
-    ).exclude(pk__in=[document.pk, document.previous_id or 0])  # not its own earlier version
+    same = Document.objects.filter(current(), org_id=document.org_id, conversation=document.conversation).exclude(
+        pk__in=[document.pk, document.previous_id or 0]
+    )  # not its own earlier version
     if same_audience:  # whoever may read the one may read the other: a shared message's writer does not matter
-        same = same.filter(category_id=document.category_id, scope=document.scope)
-        if document.scope != Scope.SHARED:
-            same = same.filter(owner_id=document.owner_id)
+        same = same.filter(same_audience_as(document))
     # Messages of one session may share a time: then the order they were saved in decides.
     at, pk = document.occurred_at, document.pk
     if before:
@@ -152,7 +151,7 @@ def message_beside_sql(document: str, *, before: bool) -> str:
         f"SELECT p.id FROM memory_document p WHERE p.org_id = {d}.org_id AND p.conversation <> '' "  # noqa: S608 (an alias)
         f"AND p.conversation = {d}.conversation "
         f"AND p.superseded_at IS NULL AND p.id <> coalesce({d}.previous_id, 0) AND p.category_id = {d}.category_id "
-        f"AND p.scope = {d}.scope AND (p.scope = '{Scope.SHARED}' OR p.owner_id = {d}.owner_id)"
+        f"AND {same_audience_sql(d, 'p')}"
     )
     untimed = f"{same} AND p.occurred_at IS NULL AND p.id {op} {d}.id ORDER BY p.id {order} LIMIT 1"
     timed = (

@@ -18,6 +18,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from memory.access import current
 from memory.documents.source import SourceReading, in_third_person, read_source
 from memory.graph.entities import (
     clean_name,
@@ -214,7 +215,7 @@ def _teams_of(org_id: int, speakers: list[str]) -> dict[str, str]:
         return {}
     found: dict[str, set[str]] = {}
     rows = Fact.objects.filter(
-        org_id=org_id, superseded_at__isnull=True, flagged_at__isnull=True, relation__in=TEAM_RELATIONS,
+        current(), org_id=org_id, flagged_at__isnull=True, relation__in=TEAM_RELATIONS,
         subject__name__in=speakers, object__isnull=False,
     ).values_list("subject__name", "object__name")  # fmt: skip
     for speaker, team in rows[:200]:

@@ -18,6 +18,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.db.models.functions import Lower
 
 from brain.actors import Actor
+from brain.ids import format_id
 from memory.access import readable
 from memory.graph.entities import display_name, live_mentions, shown_type
 from memory.models import Document, Entity, Mention
@@ -35,7 +36,7 @@ class EntityView:
 
     @property
     def public_id(self) -> str:
-        return f"ent_{self.pk}"
+        return format_id("ent", self.pk)
 
 
 def visible_mentions(*, actor: Actor) -> QuerySet[Mention]:

@@ -34,6 +34,7 @@ from django.utils import timezone
 from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.ids import format_id
 from brain.inputs import checked_text
 from memory.graph.twins import release_twins
 from memory.graph.vocabulary import ENTITY_TYPES
@@ -116,7 +117,7 @@ def _mergeable(actor: Actor, entities: dict[int, Entity], entity_id: int, *, kep
     if entity is None:
         raise _no_entity(entity_id)
     if entity.merged_into_id is not None:
-        into = f"ent_{entity.merged_into_id}"
+        into = format_id("ent", entity.merged_into_id)
         if kept:
             raise InvalidArgument(f"{entity.public_id} was merged into {into}: merge into {into} instead.")
         raise InvalidArgument(f"{entity.public_id} was already merged into {into}; undo that merge first.")

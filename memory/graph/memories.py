@@ -11,14 +11,16 @@ from django.utils import timezone
 from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.ids import format_id
 from brain.models import Category
 from brain.personal import default_scope, require_may_write
+from memory.access import audience_key
 from memory.documents.placement import delete_documents
 from memory.documents.saving import add_document
 from memory.graph.entities import get_or_create_entity, mention
 from memory.graph.reads import visible_facts
 from memory.graph.writes import FactDraft, embed_drafts, record_facts
-from memory.models import Chunk, Document, Fact, Scope
+from memory.models import Chunk, Document, Fact
 
 
 def replaceable_memory(*, actor: Actor, memory_id: int, scope: str) -> Fact:
@@ -27,8 +29,8 @@ def replaceable_memory(*, actor: Actor, memory_id: int, scope: str) -> Fact:
     old = visible_facts(actor=actor).filter(pk=memory_id).select_related("category").first()
     if old is None:
         raise NotFound(f"No memory mem_{memory_id} that you can see; nothing was replaced.")
-    same_owner = scope != Scope.PERSONAL or old.owner_id == actor.user.pk
-    if old.scope != scope or old.category.slug != Category.DEFAULT_SLUG or not same_owner:
+    new = audience_key(scope, actor.user.pk, old.category_id if old.category.slug == Category.DEFAULT_SLUG else None)
+    if audience_key(old.scope, old.owner_id, old.category_id) != new:
         raise InvalidArgument(
             f"mem_{memory_id} is seen by other people than this memory would be (its scope or category "
             "differs), so it cannot be replaced by it. Remember the correction with the same scope as the "
@@ -123,7 +125,7 @@ def withdraw(*, actor: Actor, fact: Fact) -> None:
             Chunk.objects.filter(document_id=document.pk, superseded_at__isnull=True).update(superseded_at=now)
             Fact.objects.filter(document_id=document.pk, superseded_at__isnull=True).update(superseded_at=now)
         Fact.objects.filter(pk=fact.pk, superseded_at__isnull=True).update(superseded_at=now)
-    record_audit(actor=actor, action="memory.withdrawn", target=f"mem_{fact.pk}", details={"deleted": deleted})
+    record_audit(actor=actor, action="memory.withdrawn", target=format_id("mem", fact.pk), details={"deleted": deleted})
 
 
 @transaction.atomic
@@ -149,6 +151,9 @@ def forget(*, actor: Actor, memory_id: int) -> str:
     else:
         fact.delete()
     record_audit(
-        actor=actor, action="memory.forgotten", target=f"mem_{memory_id}", details={"statement": statement[:200]}
+        actor=actor,
+        action="memory.forgotten",
+        target=format_id("mem", memory_id),
+        details={"statement": statement[:200]},
     )
     return statement

@@ -17,7 +17,7 @@ from django.db.models.functions import Lower
 from brain.actors import Actor
 from brain.errors import InvalidArgument, NotFound
 from brain.ids import parse_numeric_id
-from memory.access import believed_filter, end_of_day, readable, readable_facts, readable_facts_and_believed
+from memory.access import believed_filter, current, end_of_day, readable, readable_facts, readable_facts_and_believed
 from memory.graph.entities import shown_type
 from memory.graph.entity_views import EntityView, entities_of_type, entity_views, visible_mentions
 from memory.index.candidates import keyword_candidates, vector_candidates, with_counters
@@ -79,10 +79,10 @@ def visible_entities(*, actor: Actor) -> QuerySet[Entity]:
 
 
 def connection_counts(*, actor: Actor, entity_ids: list[int]) -> dict[int, int]:
-    current = visible_facts(actor=actor).filter(superseded_at__isnull=True)
+    now = visible_facts(actor=actor).filter(current())
     counts: dict[int, int] = dict.fromkeys(entity_ids, 0)
     for field in ("subject", "object"):
-        rows = current.filter(**{f"{field}__in": entity_ids}).values(field).annotate(n=Count("pk"))
+        rows = now.filter(**{f"{field}__in": entity_ids}).values(field).annotate(n=Count("pk"))
         for row in rows:
             counts[row[field]] += row["n"]
     return counts
@@ -182,7 +182,7 @@ class Overview:
 
 def overview(*, actor: Actor) -> Overview:
     documents = Document.objects.filter(readable(actor))
-    facts = visible_facts(actor=actor).filter(superseded_at__isnull=True)
+    facts = visible_facts(actor=actor).filter(current())
     entities = visible_entities(actor=actor)
     span = documents.aggregate(first=Min("recorded_at"), last=Max("recorded_at"))
     top_ids = list(
@@ -253,7 +253,7 @@ def timeline(
 
 
 def value_keys(*, actor: Actor) -> list[tuple[str, int]]:
-    values = Value.objects.filter(fact__in=visible_facts(actor=actor).filter(superseded_at__isnull=True))
+    values = Value.objects.filter(fact__in=visible_facts(actor=actor).filter(current()))
     return list(values.values_list("key").annotate(n=Count("pk")).order_by("-n", "key"))
 
 
@@ -296,9 +296,9 @@ def tally_values(*, actor: Actor, key: str, values: list[Value], as_of: date | N
         return (value.stated_on or date.min, value.fact.recorded_at, value.pk)
 
     facts = believed(visible_facts(actor=actor), as_of=as_of).filter(single_valued=True)
-    current = Value.objects.filter(fact__in=facts, key=key, entity_id__in={v.entity_id for v in values})
+    known = Value.objects.filter(fact__in=facts, key=key, entity_id__in={v.entity_id for v in values})
     by_entity: dict[int, list[Value]] = {}
-    for value in current.select_related("fact", "fact__document"):
+    for value in known.select_related("fact", "fact__document"):
         by_entity.setdefault(value.entity_id, []).append(value)
     conflicts = {}
     for entity_id, stated in by_entity.items():

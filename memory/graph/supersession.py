@@ -30,8 +30,9 @@ from enum import Enum
 
 from django.db.models import Q, QuerySet
 
+from memory.access import current, same_audience_as
 from memory.graph.vocabulary import CHANGE_WORDS, HELD_BY_ONE
-from memory.models import Fact, Scope
+from memory.models import Fact
 
 
 @dataclass(frozen=True)
@@ -132,9 +133,21 @@ def same_claim(old: Claim, new: Claim) -> bool:
     return old.object_id == new.object_id
 
 
+# ``about_the_same_thing`` for many facts at once, in SQL over rows of memory_fact: the key of the
+# single-valued thing a row states (rows with equal keys are about the same thing), and the rows
+# that state one. ``%(roles)s`` is ``sorted(HELD_BY_ONE)``. The nightly contradiction scan groups by it.
+THING_SQL = """CASE WHEN relation = ANY(%(roles)s) AND object_id IS NOT NULL
+                THEN 'role:' || relation || ':' || object_id
+                WHEN topic <> '' THEN 'topic:' || topic
+                ELSE 'thing:' || subject_id || ':' || relation || ':' || value_key END"""
+STATES_A_THING_SQL = (
+    "single_valued AND (topic <> '' OR (subject_id IS NOT NULL AND (relation <> '' OR value_key <> '')))"
+)
+
+
 def about_the_same_thing(fact: Fact) -> Q | None:
-    """Facts stating the same single-valued thing as ``fact`` (None when it states none). The
-    nightly contradiction scan groups facts by the same rule (``registers.contradictions.nightly``)."""
+    """Facts stating the same single-valued thing as ``fact`` (None when it states none); the same
+    rule as ``THING_SQL``, which the nightly contradiction scan groups by."""
     if not fact.single_valued:
         return None
     if fact.relation in HELD_BY_ONE and fact.object_id is not None:
@@ -153,13 +166,10 @@ def rivals(new: Fact) -> QuerySet[Fact]:
     same = about_the_same_thing(new)
     if same is None:
         return Fact.objects.none()
-    current = Fact.objects.filter(same, org_id=new.org_id, superseded_at__isnull=True, scope=new.scope,
-                                  category_id=new.category_id).exclude(pk=new.pk)  # fmt: skip
+    found = Fact.objects.filter(current(), same, same_audience_as(new), org_id=new.org_id).exclude(pk=new.pk)
     if new.relation in HELD_BY_ONE and new.object_id is not None:
-        current = current.exclude(subject_id=new.subject_id)
-    if new.scope == Scope.PERSONAL:
-        current = current.filter(owner_id=new.owner_id)
-    return current
+        found = found.exclude(subject_id=new.subject_id)
+    return found
 
 
 def apply_supersession(new: Fact) -> None:

@@ -1,7 +1,7 @@
 """One fact said in two documents is one fact: the later statement is kept as a twin of the first
 (``Fact.same_as``), and reads show the first once, naming every document that says it.
 
-A twin is only ever found among facts with the same audience (category, scope and owner), so
+A twin is only ever found among facts with the same audience (``memory.access.same_audience``), so
 whoever reads the first reads each of its sources, and nobody learns of a restricted or personal
 document through a shared fact. The first is the earlier fact; a twin never has twins of its own.
 When the first stops being shown (flagged for review, or deleted with its document), its twins are
@@ -16,7 +16,7 @@ from django.db.models import Q
 from rapidfuzz import fuzz
 
 from brain.actors import Actor
-from memory.access import fact_not_flagged, readable
+from memory.access import current, fact_not_flagged, readable, same_audience_as
 from memory.models import Fact
 
 # Two statements of the same values about the same subject, this alike in their words, say one thing
@@ -65,9 +65,9 @@ def join_twins(facts: list[Fact]) -> int:
         if fact.subject_id is not None:
             same |= Q(subject_id=fact.subject_id, relation=fact.relation, value_key=fact.value_key)
         candidates = (
-            Fact.objects.filter(same, org_id=fact.org_id, pk__lt=fact.pk, category_id=fact.category_id,
-                                scope=fact.scope, owner_id=fact.owner_id, source=Fact.Source.EXTRACTED)
-            .filter(superseded_at__isnull=True, flagged_at__isnull=True, same_as__isnull=True)
+            Fact.objects.filter(same, same_audience_as(fact), org_id=fact.org_id, pk__lt=fact.pk,
+                                source=Fact.Source.EXTRACTED)
+            .filter(current(), flagged_at__isnull=True, same_as__isnull=True)
             .exclude(document_id=fact.document_id)
         )  # fmt: skip
         document = fact.document

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from brain.actors import Actor
 from brain.errors import InvalidArgument
+from brain.ids import format_id
 from brain.mcp.limits import Clamped
 from brain.mcp.registry import ToolOutput, mcp_tool
 from brain.services import resolve_activity, start_activity
@@ -158,8 +159,8 @@ def ask_company_memory_tool(actor: Actor, args: AskArgs) -> AskOut:
         views = entity_views(actor=actor, entity_ids=found.named)
         out.diagnostics = {
             "passages": [
-                {"chunk_id": f"chunk_{h.chunk_id}", "document_id": f"doc_{h.document_id}", "score": h.score,
-                 "ranks": h.ranks, "scores": h.scores}
+                {"chunk_id": format_id("chunk", h.chunk_id), "document_id": format_id("doc", h.document_id),
+                 "score": h.score, "ranks": h.ranks, "scores": h.scores}
                 for h in found.hits
             ],
             "entities_named": [{"entity_id": v.public_id, "name": v.name} for v in views.values()],

@@ -11,11 +11,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from brain.actors import Actor
 from brain.errors import InvalidArgument
-from brain.ids import parse_numeric_id
+from brain.ids import format_id, parse_numeric_id
 from brain.mcp.limits import Clamped, Moment
 from brain.mcp.registry import ToolOutput, mcp_tool
 from memory.documents import selectors as selectors
-from memory.documents.limits import MAX_DOCUMENT_CHARS
+from memory.documents.limits import MAX_DOCUMENT_CHARS, metadata_problem
 from memory.documents.saving import add_document
 from memory.models import Document
 from memory.search.passages import search_chunks
@@ -54,8 +54,8 @@ class AddKnowledgeArgs(BaseModel):
     @field_validator("metadata")
     @classmethod
     def _small_metadata(cls, value: dict[str, Any]) -> dict[str, Any]:
-        if len(str(value)) > 20_000:
-            raise ValueError("metadata is too large (keep it under 20,000 characters)")
+        if problem := metadata_problem(value):
+            raise ValueError(problem)
         return value
 
 
@@ -190,8 +190,8 @@ def search_company_memory_tool(actor: Actor, args: SearchArgs) -> SearchOut:
     result = search_chunks(actor=actor, query=args.query, top_k=args.top_k, mode=args.retrieval_mode, as_of=args.as_of)
     hits = [
         SearchHitOut(
-            chunk_id=f"chunk_{hit.chunk_id}",
-            document_id=f"doc_{hit.document_id}",
+            chunk_id=format_id("chunk", hit.chunk_id),
+            document_id=format_id("doc", hit.document_id),
             title=hit.title,
             external_url=hit.source_url or None,
             snippet=snippet(hit.text),
@@ -300,7 +300,7 @@ def _document_page(document: Any, limit: int, diagnostics: bool) -> PageOut:
         external_url=document.source_url or None,
         content=content[:limit],
         truncated=len(content) > limit,
-        chunk_ids=[f"chunk_{pk}" for pk in selectors.chunk_ids_within(document=document, chars=limit)],
+        chunk_ids=[format_id("chunk", pk) for pk in selectors.chunk_ids_within(document=document, chars=limit)],
         diagnostics={"status": document.status, "version": document.version, "chars": len(content)}
         if diagnostics
         else None,

@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from brain.actors import Actor
+from brain.ids import format_id
 from brain.mcp.limits import NonBlank
 from brain.mcp.registry import ToolOutput, mcp_tool
 from memory.graph import memories as fact_services
@@ -98,4 +99,4 @@ def forget_tool(actor: Actor, args: ForgetArgs) -> ForgottenOut:
     Never billed."""
     memory_id = graph.parse_memory_id(args.memory_id)
     statement = fact_services.forget(actor=actor, memory_id=memory_id)
-    return ForgottenOut(memory_id=f"mem_{memory_id}", forgotten=statement[:200])
+    return ForgottenOut(memory_id=format_id("mem", memory_id), forgotten=statement[:200])

@@ -7,6 +7,7 @@ from datetime import date, datetime
 from pydantic import BaseModel, ConfigDict, Field
 
 from brain.actors import Actor
+from brain.ids import format_id
 from brain.mcp.registry import ToolOutput
 from memory.access import superseded_by_then
 from memory.documents.source import UPLOAD_DATED, UPLOAD_DATED_HELP
@@ -68,8 +69,8 @@ class FactOut(BaseModel):
             object=ref(fact.object_id), relation=fact.relation or None, valid_from=fact.valid_from,
             valid_to=fact.valid_to, recorded_at=fact.recorded_at, superseded=replaced,
             superseded_at=fact.superseded_at if replaced else None,
-            superseded_by=f"mem_{fact.superseded_by_id}" if replaced and fact.superseded_by_id else None,
-            source_document_id=f"doc_{fact.document_id}" if fact.document_id else None,
+            superseded_by=format_id("mem", fact.superseded_by_id) if replaced and fact.superseded_by_id else None,
+            source_document_id=format_id("doc", fact.document_id) if fact.document_id else None,
             source_title=fact.document.title if fact.document_id and fact.document else None, score=score,
             dated_from_upload=fact.dated_from_upload,
         )  # fmt: skip
@@ -97,7 +98,7 @@ def fact_outs(
     outs = [FactOut.of(f, views, score=scores[i] if scores else None, as_of=as_of) for i, f in enumerate(facts)]
     also = sources_of_twins(actor=actor, fact_ids=[f.pk for f in facts])
     for fact, out in zip(facts, outs, strict=True):
-        out.also_in = [SourceRef(document_id=f"doc_{pk}", title=title) for pk, title in also.get(fact.pk, [])]
+        out.also_in = [SourceRef(document_id=format_id("doc", pk), title=title) for pk, title in also.get(fact.pk, [])]
     return outs
 
 

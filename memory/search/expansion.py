@@ -10,6 +10,7 @@ nothing.
 from __future__ import annotations
 
 import re
+from datetime import date
 
 from brain.actors import Actor
 from memory.graph import reads as graph
@@ -26,14 +27,15 @@ ROLE_VERBS = {"leads", "heads", "runs", "manages", "owns", "chairs", "directs"}
 MAX_PEOPLE = 3
 
 
-def people_behind(*, actor: Actor, question: str) -> list[str]:
-    """Names of whoever holds the role the question describes, as the caller sees them."""
+def people_behind(*, actor: Actor, question: str, as_of: date | None = None) -> list[str]:
+    """Names of whoever holds the role the question describes, as the caller sees them, as things
+    stood at the end of ``as_of`` (now without it)."""
     if not ROLE_QUESTION.search(question):
         return []
     named = entities_named(actor=actor, text=question, limit=5)
     if not named:
         return []
-    facts = graph.believed(graph.visible_facts(actor=actor), as_of=None).filter(
+    facts = graph.believed(graph.visible_facts(actor=actor), as_of=as_of).filter(
         object_id__in=named, subject__isnull=False
     )
     holders = [

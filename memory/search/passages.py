@@ -122,7 +122,7 @@ def search_chunks(
     # names, which every one of their turns carries (``speakers.without_speakers``). The keyword
     # arm keeps them: measured, taking them out there did not help (docs/benchmarks.md).
     t = time.perf_counter()
-    people = _people(actor, query, where) if mode == "auto" else People([], [])
+    people = _people(actor, query, where, as_of) if mode == "auto" else People([], [])
     asked = without_speakers(query, people.speakers) if people.speakers else query
     timings["people"] = (time.perf_counter() - t) * 1000
     if mode in ("auto", "vector"):
@@ -177,10 +177,10 @@ class People:
     role_holders: list[str]
 
 
-def _people(actor: Actor, query: str, where: Clause) -> People:
+def _people(actor: Actor, query: str, where: Clause, as_of: date | None) -> People:
     speakers = known_speakers(where)
     named = speakers_named(query, speakers)
-    holders = people_behind(actor=actor, question=query)
+    holders = people_behind(actor=actor, question=query, as_of=as_of)
     if holders:
         named = list(dict.fromkeys([*named, *speakers_named(" ".join(holders), speakers)]))
     return People(named, holders)

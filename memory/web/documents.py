@@ -11,6 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from brain.errors import NotFound
+from brain.mcp.meter import OutOfCredits
 from brain.web import web_actor
 from memory.documents.selectors import get_document, list_passages, list_versions
 from memory.graph.entity_views import entity_views
@@ -20,7 +21,6 @@ from memory.mcp_tools.shapes import fact_outs
 from memory.models import Document
 from memory.web.common import message_page, run_tool, web_link
 from memory.web.facts import fact_rows
-from usage.metering import OutOfCredits
 
 MAX_CHARS = 50_000  # the most retrieve_company_memory gives of one page
 

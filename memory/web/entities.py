@@ -12,7 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
-from brain.ids import parse_numeric_id
+from brain.ids import format_id, parse_numeric_id
 from brain.web import web_actor
 from memory.graph.provenance import documents_mentioning
 from memory.mcp_tools.graph import ExploreOut
@@ -29,7 +29,7 @@ def entity_page(request: HttpRequest, entity_id: int) -> HttpResponse:
     actor = web_actor(request)
     as_of = request.GET.get("as_of", "").strip()
     depth = 2 if request.GET.get("depth") == "2" else 1
-    ref = f"ent_{entity_id}"
+    ref = format_id("ent", entity_id)
     explore = {"entity": ref, "limit": MOST_FACTS, "as_of": as_of or None}
     outcome = run_tool(actor, "explore_entity", {**explore, "depth": 1, "include_superseded": True})
     if outcome.output is None:

@@ -21,11 +21,11 @@ from django.db.models import Q, QuerySet
 from django.db.models.functions import Coalesce
 
 from brain.models import AuditRecord, Organisation
-from memory.access import fact_in_use, seen_by_every_reader_of
+from memory.access import current, fact_in_use, readable_by_all, seen_by_every_reader_of
 from memory.documents.source import SourceReading, read_source
 from memory.documents.turns import previous_turn, spoken_text
 from memory.graph.entities import live_mentions
-from memory.models import Chunk, Document, Entity, Fact, Scope
+from memory.models import Chunk, Document, Entity, Fact
 from registers.commitments.extraction import Utterance, extract_commitments
 from registers.commitments.twins import add_source, find_twin
 from registers.common import batches_after_mark, document_audience, local_day, local_today
@@ -72,7 +72,7 @@ def scan_commitments(org: Organisation, progress: Callable[[int], None] | None =
 def promise_passages(chunks: QuerySet[Chunk]) -> QuerySet[Chunk]:
     """The current passages read for promises: a speaker's turn, a conversation, a meeting's notes."""
     return (
-        chunks.filter(superseded_at__isnull=True)
+        chunks.filter(current())
         .filter(
             Q(speaker__gt="")
             | Q(document__source_kind__in=CONVERSATION_SOURCES)
@@ -251,7 +251,7 @@ def _evidence(commitment: Commitment, words: list[str]) -> list[dict[str, object
     if commitment.document is not None:
         readers = seen_by_every_reader_of(commitment.document)
     else:
-        readers = Q(org_id=commitment.org_id, scope=Scope.SHARED, category__restricted=False)
+        readers = Q(org_id=commitment.org_id) & readable_by_all()
     since, exact = _promised_at(commitment)
     after = Q(moment__gt=since) if exact else Q(moment__gte=since)
 
@@ -260,7 +260,7 @@ def _evidence(commitment: Commitment, words: list[str]) -> list[dict[str, object
 
     query = SearchQuery(" OR ".join(words), search_type="websearch", config="english")
     candidates = (
-        Chunk.objects.filter(org_id=commitment.org_id, superseded_at__isnull=True, search=query)
+        Chunk.objects.filter(current(), org_id=commitment.org_id, search=query)
         .filter(document__in=Document.objects.filter(readers))
         .annotate(moment=Coalesce("said_at", "document__occurred_at", "recorded_at"))
         .filter(after | Q(said_at__isnull=True, document__occurred_at__isnull=True))  # undated: read below
@@ -286,7 +286,7 @@ def _evidence(commitment: Commitment, words: list[str]) -> list[dict[str, object
         if len(found) >= 3:
             break
     facts = (
-        Fact.objects.filter(org_id=commitment.org_id, superseded_at__isnull=True, search=query)
+        Fact.objects.filter(current(), org_id=commitment.org_id, search=query)
         .filter(fact_in_use(), document__in=Document.objects.filter(readers))
         .annotate(moment=Coalesce("document__occurred_at", "recorded_at"))
         .filter(after | (Q(document__occurred_at__isnull=True) & ~Q(document__source_kind="remember")))

@@ -15,6 +15,7 @@ from datetime import date, timedelta
 
 from rapidfuzz import fuzz
 
+from memory.access import same_audience
 from registers.models import Commitment, CommitmentSource
 
 # Words that say nothing about what was undertaken: the owner's name aside, these are dropped before
@@ -76,8 +77,8 @@ def find_twin(reading: Commitment, *, also: list[Commitment]) -> Commitment | No
     """The commitment ``reading`` repeats: among those read from other documents (``also``: the ones
     stored in this pass), the most alike."""
     near = Commitment.objects.filter(
-        org_id=reading.org_id, owner_name__iexact=reading.owner_name.strip(), category_id=reading.category_id,
-        scope=reading.scope, owner_id=reading.owner_id,
+        same_audience(reading.scope, reading.owner_id, reading.category_id),
+        org_id=reading.org_id, owner_name__iexact=reading.owner_name.strip(),
     ).exclude(document_id=reading.document_id or 0)  # fmt: skip
     if reading.due_on is not None:
         near = near.exclude(due_on__lt=reading.due_on - DUE_SLACK).exclude(due_on__gt=reading.due_on + DUE_SLACK)

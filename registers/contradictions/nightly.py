@@ -21,8 +21,9 @@ from django.db.models import Q
 from django.utils import timezone
 
 from brain.models import Organisation
+from memory.access import audience_key
 from memory.graph.entity_views import names_given_by
-from memory.graph.supersession import Claim, overlaps, same_claim
+from memory.graph.supersession import STATES_A_THING_SQL, THING_SQL, Claim, overlaps, same_claim
 from memory.graph.vocabulary import HELD_BY_ONE
 from memory.models import Fact
 from registers.contradictions.services import fold_twins
@@ -46,19 +47,14 @@ FACT_FIELDS = (
 
 _GROUPS = """
 WITH current AS (
-    SELECT id, document_id, subject_id, object_id, relation, value_key,
-           CASE WHEN relation = ANY(%(roles)s) AND object_id IS NOT NULL
-                THEN 'role:' || relation || ':' || object_id
-                WHEN topic <> '' THEN 'topic:' || topic
-                ELSE 'thing:' || subject_id || ':' || relation || ':' || value_key END AS thing
+    SELECT id, document_id, subject_id, object_id, relation, value_key, {thing} AS thing
     FROM memory_fact
-    WHERE org_id = %(org)s AND superseded_at IS NULL AND single_valued AND same_as_id IS NULL
-      AND (topic <> '' OR (subject_id IS NOT NULL AND (relation <> '' OR value_key <> '')))
+    WHERE org_id = %(org)s AND superseded_at IS NULL AND same_as_id IS NULL AND {states_a_thing}
 ), touched AS (
     SELECT thing FROM current GROUP BY thing HAVING count(*) > 1 AND {touched}
 )
 SELECT current.id, current.thing FROM current JOIN touched USING (thing)
-"""
+""".replace("{thing}", THING_SQL).replace("{states_a_thing}", STATES_A_THING_SQL)
 
 
 # Which groups a scan reads: those with a fact added since the last scan, or with one of a document's.
@@ -160,7 +156,7 @@ def _raise_grouped(org: Organisation, thing: str, group: list[int], pairs: dict[
             continue
         if (
             entry.fact_a is not None
-            and all(_same_audience(f, entry.fact_a) for f in joining)
+            and all(_audience(f) == _audience(entry.fact_a) for f in joining)
             and (len(entry.more) + len(joining) <= MORE)
         ):
             entry.more += [_side(f) for f in joining]
@@ -176,8 +172,8 @@ def _raise_grouped(org: Organisation, thing: str, group: list[int], pairs: dict[
     return raised
 
 
-def _same_audience(a: Fact, b: Fact) -> bool:
-    return a.category_id == b.category_id and a.scope == b.scope and a.owner_id == b.owner_id
+def _audience(fact: Fact) -> tuple[object, ...]:
+    return audience_key(fact.scope, fact.owner_id, fact.category_id)
 
 
 def _side(fact: Fact) -> dict[str, object]:

@@ -14,8 +14,9 @@ from django.db import transaction
 from django.db.models import QuerySet
 
 from brain.models import Organisation
+from memory.access import current, readable_by_all
 from memory.documents.turns import spoken_text
-from memory.models import Chunk, Scope
+from memory.models import Chunk
 from registers.common import batches_after_mark
 from registers.glossary.candidates import Passage, TermCandidate, find_terms
 from registers.models import Term
@@ -28,8 +29,7 @@ def scan_glossary(org: Organisation, progress: Callable[[int], None] | None = No
     """Read the new passages; returns how many terms were added or gained uses."""
 
     def rows(after: int) -> QuerySet[Chunk]:
-        readable_by_all = {"scope": Scope.SHARED, "category__restricted": False}
-        return Chunk.objects.filter(org=org, pk__gt=after, superseded_at__isnull=True, **readable_by_all).order_by("pk")
+        return Chunk.objects.filter(current(), readable_by_all(), org=org, pk__gt=after).order_by("pk")
 
     touched = 0
     for chunks in batches_after_mark(org, "glossary", rows, WINDOW, progress):

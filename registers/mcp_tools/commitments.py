@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from brain.actors import Actor
+from brain.ids import format_id
 from brain.mcp.limits import Clamped, IsoDay
 from brain.mcp.registry import ToolOutput, mcp_tool
 from memory.documents.source import UPLOAD_DATED, UPLOAD_DATED_HELP
@@ -91,7 +92,7 @@ def shown(commitment: Commitment, *, overdue: bool = False, verdict: object = No
         evidence=list(getattr(verdict, "found", []) or []), dated_from_upload=commitment.dated_from_upload,
         said_also=[
             SaidAlso(document_id=s.document.public_id, title=s.document.title,
-                     passage=f"chunk_{s.chunk_id}" if s.chunk_id else None, what=s.what, due_on=s.due_on,
+                     passage=format_id("chunk", s.chunk_id) if s.chunk_id else None, what=s.what, due_on=s.due_on,
                      promised_on=s.promised_on)
             for s in getattr(commitment, "said_also", [])
         ],

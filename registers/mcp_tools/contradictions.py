@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from brain.actors import Actor
+from brain.ids import format_id
 from brain.mcp.limits import Clamped
 from brain.mcp.registry import ToolOutput, mcp_tool
 from memory.mcp_tools.answers import ContradictionOut, SideOut
@@ -22,11 +23,11 @@ def shown(entry: Contradiction) -> ContradictionOut:
         severity=entry.severity, state=entry.state, answer=entry.answer, note=entry.note,
         found_again=getattr(entry, "twin_count", 0),
         a=SideOut(claim=entry.claim_a, source=entry.source_a, date=entry.date_a,
-                  memory_id=f"mem_{entry.fact_a_id}" if entry.fact_a_id else None),
+                  memory_id=format_id("mem", entry.fact_a_id) if entry.fact_a_id else None),
         b=SideOut(claim=entry.claim_b, source=entry.source_b, date=entry.date_b,
-                  memory_id=f"mem_{entry.fact_b_id}" if entry.fact_b_id else None),
-        more=[SideOut(claim=side["claim"], source=side["source"], date=side["date"], memory_id=f"mem_{side['fact']}")
-              for side in entry.more],
+                  memory_id=format_id("mem", entry.fact_b_id) if entry.fact_b_id else None),
+        more=[SideOut(claim=side["claim"], source=side["source"], date=side["date"],
+                      memory_id=format_id("mem", side["fact"])) for side in entry.more],
     )  # fmt: skip
 
 

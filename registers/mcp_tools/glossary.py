@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from brain.actors import Actor
+from brain.ids import format_id
 from brain.mcp.limits import Clamped
 from brain.mcp.registry import ToolOutput, mcp_tool
 from registers.glossary import services
@@ -44,7 +45,7 @@ def shown(entry: Term) -> TermOut:
     return TermOut(
         id=entry.public_id, term=entry.term, state=entry.state, definition=entry.definition,
         suggestion=entry.suggestion if entry.state == Term.State.OPEN else "", senses=entry.senses, uses=entry.uses,
-        examples=list(entry.examples), memory_id=f"mem_{entry.memory_id}" if entry.memory_id else None,
+        examples=list(entry.examples), memory_id=format_id("mem", entry.memory_id) if entry.memory_id else None,
     )  # fmt: skip
 
 

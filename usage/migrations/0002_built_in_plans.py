@@ -5,7 +5,7 @@ them."""
 
 from django.db import migrations
 
-from usage.prices import BUILT_IN_PLANS
+from brain.mcp.prices import BUILT_IN_PLANS
 
 
 def forwards(apps, schema_editor):  # type: ignore[no-untyped-def]

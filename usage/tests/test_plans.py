@@ -11,6 +11,7 @@ from django.core.management import call_command
 from django.test import override_settings
 
 from brain.mcp.invoke import execute
+from brain.mcp.prices import FREE, KNOWLEDGE, READ, REMEMBER
 from brain.mcp.registry import TOOLS
 from brain.models import AuditRecord, ToolCall
 from brain.services import bootstrap, create_organisation
@@ -20,7 +21,6 @@ from memory.documents.saving import add_document
 from memory.models import Document
 from usage.metering import OutOfCredits, charge, month_of, renews_at
 from usage.models import Account, Month, Plan
-from usage.prices import FREE, KNOWLEDGE, READ, REMEMBER
 from usage.selectors import get_member_month, get_usage
 from usage.services import add_credits, change_plan
 

@@ -1,0 +1,136 @@
+"""The meter every call goes through: its price (``brain.mcp.prices``) paid before the work runs,
+given back when the work does not succeed, and the call recorded. Tools run by ``execute`` (MCP,
+REST, pages, jobs), prompts, the REST endpoints that are not tools and the pages that read memory
+themselves all come here, so there is one way to charge and one mapping of outcomes.
+
+The accounts live in the usage app, which plugs its ``charge`` and ``refund`` into ``BILLER`` when
+it is ready (``usage.metering``); with nothing plugged, work is recorded and costs nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import date
+
+from brain.actors import Actor
+from brain.errors import DomainError, Unavailable
+from brain.hooks import Seam
+from brain.mcp.prices import Price
+from brain.models import Organisation, ToolCall
+from brain.services import record_tool_call
+
+logger = logging.getLogger("brain.calls")
+
+
+class OutOfCredits(DomainError):
+    code, status = "out_of_credits", 402
+
+
+@dataclass(frozen=True)
+class Charge:
+    """What one charge took, so that exactly that can be given back."""
+
+    org_id: int
+    month: date
+    price: Price
+    free: int = 0
+    credits: int = 0
+
+
+@dataclass(frozen=True)
+class Biller:
+    """``charge`` takes a price or raises ``OutOfCredits``; ``refund`` gives back exactly one charge."""
+
+    charge: Callable[..., Charge]  # (*, org: Organisation, price: Price, what: str) -> Charge
+    refund: Callable[[Charge], None]
+
+
+BILLER: Seam[Biller] = Seam("biller", "charges a price to an organisation and refunds one charge")
+
+
+def _charge(org: Organisation, price: Price, what: str) -> Charge | None:
+    for biller in BILLER:
+        return biller.charge(org=org, price=price, what=what)
+    return None
+
+
+class Meter:
+    """One metered piece of work: what it took, and giving that back at most once."""
+
+    def __init__(self, spent: Charge | None) -> None:
+        self.spent = spent
+
+    @property
+    def credits(self) -> int:
+        """The credits the work costs as things stand (for its call record)."""
+        return self.spent.credits if self.spent is not None else 0
+
+    def give_back(self) -> None:
+        """The work did not succeed: refund it. A refund that fails is logged and stays charged."""
+        if self.spent is None:
+            return
+        try:
+            for biller in BILLER:
+                biller.refund(self.spent)
+        except Exception:
+            logger.exception("could not give back the charge of a failed call: %s", self.spent)
+            return
+        self.spent = None
+
+
+@contextmanager
+def metered(actor: Actor, what: str, price: Price | None) -> Iterator[Meter]:
+    """Pay ``price`` for ``what`` before it runs, or raise ``OutOfCredits`` having taken nothing.
+
+    The work runs inside the block; an exception out of it gives the charge back. Work that
+    fails without raising (a REST answer of 4xx) calls ``give_back`` itself. A free piece of work
+    (``price`` None) takes nothing and cannot be refused."""
+    meter = Meter(None if price is None else _charge(actor.org, price, what))
+    try:
+        yield meter
+    except BaseException:
+        meter.give_back()
+        raise
+
+
+def record_call(
+    actor: Actor,
+    name: str,
+    code: str,
+    seconds: float,
+    *,
+    credits: int = 0,
+    activity_id: str | None = None,
+    status: int | None = None,
+) -> None:
+    """One call record: ok when ``code`` is empty, else its outcome from the refusal's code; for a
+    REST endpoint that is not a tool, from the answer's ``status`` (its code is the status)."""
+    result = outcome_of(code, status)
+    try:
+        record_tool_call(
+            actor=actor,
+            tool=name,
+            duration_ms=round(seconds * 1000, 2),
+            outcome=result,
+            error_code=code,
+            activity_id=activity_id,
+            credits=credits,
+        )
+    except Exception:  # a lost call record must not turn a good answer into an error
+        logger.exception("could not record the call to %s", name)
+
+
+def outcome_of(code: str, status: int | None = None) -> str:
+    """A call's recorded outcome: ok, denied, refused, or error (an outage is still a failed call)."""
+    if status is not None:
+        failed, denied, broken = status >= 400, status in (401, 403), status >= 500
+    else:
+        failed, denied, broken = bool(code), code == "permission_denied", code in ("internal", Unavailable.code)
+    if not failed:
+        return ToolCall.OK
+    if broken:
+        return ToolCall.ERROR
+    return ToolCall.DENIED if denied else ToolCall.REFUSED

@@ -1,0 +1,75 @@
+"""Imports point one way, and the maps of the code name every module.
+
+Read from the source with ``ast`` (``tests/import_direction.py``); no database."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.import_direction import ROOT, against_direction, crossing, layer_map, modules, unlayered
+
+# The back-imports the layers and seams replaced: each must still be caught if it came back.
+BACK_IMPORTS = [
+    ("brain.mcp.invoke", "usage.metering"),
+    ("brain.mcp.registry", "usage.prices"),
+    ("brain.api.metering", "usage.metering"),
+    ("brain.web", "usage.metering"),
+    ("brain.services", "usage.models"),
+    ("usage.services", "memory.documents.ingestion"),
+    ("memory.mcp_tools.ask", "registers.ask"),
+    ("memory.mcp_tools.ask", "registers.mcp_tools.contradictions"),
+    ("memory.mcp_tools.graph", "registers.contradictions.services"),
+    ("memory.maintenance.reembedding", "contacts.models"),
+    ("memory.management.commands.reembed", "contacts.services"),
+    ("memory.documents.ingestion", "memory.graph.memories"),
+    ("memory.documents.extracting", "memory.graph.document_facts"),
+    ("memory.documents.source", "memory.graph.extraction.kinds"),
+    ("memory.graph.reads", "memory.search.evidence"),
+    ("memory.graph.reads", "memory.search.expansion"),
+    ("memory.index.serving", "memory.documents.turns"),
+    ("memory.index.candidates", "memory.search.speakers"),
+    ("memory.search.passages", "memory.mcp_tools.documents"),
+    ("memory.mcp_tools.documents", "memory.web.search"),
+]
+
+
+def test_no_module_imports_against_the_direction():
+    assert against_direction() == []
+
+
+def test_every_package_of_memory_is_in_a_layer():
+    assert unlayered() == []
+
+
+@pytest.mark.parametrize(("module", "target"), BACK_IMPORTS)
+def test_each_replaced_back_import_would_be_caught(module, target):
+    assert crossing(module, target)
+
+
+def test_downward_imports_and_seams_are_allowed():
+    assert crossing("memory.search.passages", "memory.index.candidates") is None
+    assert crossing("contacts.services", "memory.maintenance.reembedding") is None
+    assert crossing("registers.ask", "memory.mcp_tools.answers") is None
+    assert crossing("usage.metering", "brain.mcp.meter") is None
+    assert crossing("brain.urls", "registers.views") is None
+
+
+def test_memory_init_names_every_module_of_memory():
+    text = (ROOT / "memory" / "__init__.py").read_text()
+    named = set(re.findall(r"``(\w+)``", text))
+    missing = sorted(
+        module
+        for module, _ in modules()
+        if module.startswith("memory.") and ".management.commands." not in module and module.split(".")[-1] not in named
+    )
+    assert missing == []
+
+
+def test_the_architecture_map_is_the_tree():
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    start, end = "<!-- layer map: python -m tests.import_direction --map -->\n", "<!-- end of the layer map -->"
+    assert start in text
+    assert end in text
+    assert text.split(start, 1)[1].split(end, 1)[0] == layer_map()
