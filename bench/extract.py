@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.extract --documents 200 --words 300
 
-Throughput: 300-word company documents through ``memory.extraction.extract`` in one process.
+Throughput: 300-word company documents through ``memory.graph.extraction.pipeline.extract`` in one process.
 Duplication: documents that name a fixed cast of people and companies under variants ("BigCo",
 "BigCo Ltd", "Bigco Inc.", "Priya Shah", "Priya", "Ms Shah"...) are ingested into a throwaway
 organisation with the real pipeline; the rate is the share of extra entities created for the

@@ -12,6 +12,7 @@ import brain
 from brain import services
 from brain.actors import Actor
 from brain.health import run_checks
+from brain.hooks import Seam
 from brain.mcp.limits import Cut
 from brain.mcp.registry import TOOLS, ToolOutput, mcp_tool, visible_tools
 from brain.selectors import enabled_features, get_profile
@@ -84,7 +85,9 @@ class InitOut(ToolOutput):
 
 
 # Apps that offer skills register a function returning the caller's usable skills.
-SKILL_PROVIDERS: list[Callable[[Actor], list[SkillSummary]]] = []
+SKILL_PROVIDERS: Seam[Callable[[Actor], list[SkillSummary]]] = Seam(
+    "skill providers", "called with the caller; returns the skills they may use, for init"
+)
 
 
 def _usable_skills(actor: Actor) -> list[SkillSummary]:

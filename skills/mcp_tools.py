@@ -214,5 +214,4 @@ def skill_summaries(actor: Actor) -> list[SkillSummary]:
     return summaries
 
 
-if skill_summaries not in core_tools.SKILL_PROVIDERS:
-    core_tools.SKILL_PROVIDERS.append(skill_summaries)
+core_tools.SKILL_PROVIDERS.plug(skill_summaries)

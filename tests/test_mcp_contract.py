@@ -77,8 +77,9 @@ def test_a_read_token_never_sees_or_runs_write_tools(brain_url, org, test_tools)
 
 def test_every_tool_has_a_title_annotations_a_description_and_schemas(brain_url, org):
     tools = tool_names(brain_url, make_token(org).plaintext)
-    for name in CORE_TOOLS:
-        tool = tools[name]
+    assert set(tools) >= CORE_TOOLS
+    assert len(tools) > len(CORE_TOOLS)  # every app's tools, not the core's alone
+    for tool in tools.values():
         assert tool.title
         assert tool.annotations.title == tool.title
         assert tool.annotations.read_only_hint is not None

@@ -1,6 +1,6 @@
 """Optional LLM extraction over an OpenAI-compatible chat-completions endpoint.
 
-Produces the same dataclasses as ``memory.extraction.extract``. The answer is constrained with a
+Produces the same dataclasses as ``memory.graph.extraction.pipeline.extract``. The answer is constrained with a
 strict JSON schema and then validated item by item: an invalid entity, fact or value is dropped,
 not the whole answer. Transport or format failures raise ``LLMError`` so the caller can fall back
 to the deterministic extractor.
@@ -56,7 +56,7 @@ currency code like USD, EUR, GBP, or "%", "days", "people"). "$40k" is 40000. Ne
 
 
 class LLMError(Outage):
-    """The endpoint failed or answered something unusable; fall back to ``memory.extraction.extract``."""
+    """The endpoint failed or answered something unusable; fall back to ``memory.graph.extraction.pipeline.extract``."""
 
     dependency = "its language model"
 
