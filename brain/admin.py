@@ -84,8 +84,7 @@ class OrganisationAdmin(OrgScopedAdmin):
         if change:
             super().save_model(request, obj, form, change)
             return
-        org = services.create_organisation(slug=obj.slug, name=obj.name, language=obj.language,
-                                           time_zone=obj.time_zone)  # fmt: skip
+        org = services.create_organisation(slug=obj.slug, name=obj.name, language=obj.language, time_zone=obj.time_zone)
         # The admin goes on with its own instance (the change message, the redirect): it becomes the saved row.
         obj.pk, obj.created_at, obj.embedder = org.pk, org.created_at, org.embedder
         obj._state.adding, obj._state.db = False, org._state.db
@@ -102,8 +101,11 @@ class OrganisationAdmin(OrgScopedAdmin):
 
 class InviteForm(forms.Form):
     email = forms.EmailField(label="Email address", help_text="The invitation and its link go here.")
-    role = forms.ChoiceField(choices=Membership.ROLES, initial=Membership.MEMBER,
-                             help_text="Admins also work in this admin, for their organisations only.")  # fmt: skip
+    role = forms.ChoiceField(
+        choices=Membership.ROLES,
+        initial=Membership.MEMBER,
+        help_text="Admins also work in this admin, for their organisations only.",
+    )
     org = forms.ModelChoiceField(queryset=Organisation.objects.none(), label="Organisation", empty_label=None)
 
     def __init__(self, *args: Any, orgs: QuerySet[Organisation], **kwargs: Any) -> None:
@@ -155,14 +157,22 @@ class MembershipAdmin(OrgScopedAdmin):
     def _report(self, request: HttpRequest, invitation: Invitation, email: str) -> None:
         org = invitation.membership.org
         if not invitation.sent:
-            self.message_user(request, f"{email} is now a member of {org}, but the email could not be sent; "
-                              "check the mail settings and invite them again.", messages.ERROR)  # fmt: skip
+            self.message_user(
+                request,
+                f"{email} is now a member of {org}, but the email could not be sent; "
+                "check the mail settings and invite them again.",
+                messages.ERROR,
+            )
         elif invitation.membership.user.has_usable_password():
-            self.message_user(request, f"{email} already had an account: added to {org} and told by email.",
-                              messages.SUCCESS)  # fmt: skip
+            self.message_user(
+                request, f"{email} already had an account: added to {org} and told by email.", messages.SUCCESS
+            )
         else:
-            self.message_user(request, f"Invitation sent to {email}: the link to set a password works once, "
-                              f"for {link_lifetime()}.", messages.SUCCESS)  # fmt: skip
+            self.message_user(
+                request,
+                f"Invitation sent to {email}: the link to set a password works once, for {link_lifetime()}.",
+                messages.SUCCESS,
+            )
 
 
 @admin.register(ApiToken)
@@ -173,8 +183,17 @@ class ApiTokenAdmin(OrgScopedAdmin):
     list_filter = ["revoked_at"]
     # Only the label is edited: moving a token to another user, widening it or un-revoking it
     # would hand someone else's access to whoever holds the token.
-    readonly_fields = ["org", "user", "prefix", "hashed", "scopes", "created_at", "expires_at", "revoked_at",
-                       "last_used_at"]  # fmt: skip
+    readonly_fields = [
+        "org",
+        "user",
+        "prefix",
+        "hashed",
+        "scopes",
+        "created_at",
+        "expires_at",
+        "revoked_at",
+        "last_used_at",
+    ]
     search_fields = ["name", "prefix", "user__username"]
     actions = ["revoke"]
 
@@ -215,9 +234,12 @@ class BrainGroupAdmin(GroupAdmin):
         link = OrganisationGroup.objects.filter(group=form.instance).select_related("org").first()
         if link is not None and (form.changed_data or any(f.has_changed() for f in formsets)):
             record_audit(
-                actor=staff_user(request), org=link.org, action="group.changed", target=f"group {form.instance.pk}",
+                actor=staff_user(request),
+                org=link.org,
+                action="group.changed",
+                target=f"group {form.instance.pk}",
                 details={"name": form.instance.name, "fields": sorted(form.changed_data)},
-            )  # fmt: skip
+            )
 
 
 @admin.register(Activity)
@@ -277,11 +299,38 @@ class ReportAdmin(admin.ModelAdmin):
     search_fields = ["observed", "expected", "summary", "client_name", "session_ref"]
     fieldsets = [
         (None, {"fields": ["kind", "org", "user", "token", "created_at", "expires_at"]}),
-        ("What was reported", {"fields": ["category", "tool_name", "observed", "expected", "user_request",
-                                          "error_message", "summary", "origin", "context", "blocked"]}),
-        ("Where it came from", {"fields": ["client_name", "client_version", "session_ref", "user_agent", "release",
-                                           "activity", "activity_ref"]}),
-    ]  # fmt: skip
+        (
+            "What was reported",
+            {
+                "fields": [
+                    "category",
+                    "tool_name",
+                    "observed",
+                    "expected",
+                    "user_request",
+                    "error_message",
+                    "summary",
+                    "origin",
+                    "context",
+                    "blocked",
+                ]
+            },
+        ),
+        (
+            "Where it came from",
+            {
+                "fields": [
+                    "client_name",
+                    "client_version",
+                    "session_ref",
+                    "user_agent",
+                    "release",
+                    "activity",
+                    "activity_ref",
+                ]
+            },
+        ),
+    ]
 
     @admin.display(description="assistant app", ordering="client_name")
     def client(self, report: Report) -> str:

@@ -89,8 +89,12 @@ def invite_member(*, actor: Actor, email: str, role: str = Membership.MEMBER) ->
     if role == Membership.ADMIN and not user.is_staff:
         user.is_staff = True  # organisation admins work in the admin, which shows them their organisations only
         user.save(update_fields=["is_staff"])
-    record_audit(actor=actor, action="member.invited", target=f"membership {membership.public_id}",
-                 details={"email": email, "role": role, "new_account": new_account})  # fmt: skip
+    record_audit(
+        actor=actor,
+        action="member.invited",
+        target=f"membership {membership.public_id}",
+        details={"email": email, "role": role, "new_account": new_account},
+    )
     invitation = Invitation(membership=membership, new_account=new_account)
     inviter = actor.user.get_full_name() or actor.user.get_username()
     transaction.on_commit(lambda: _send(invitation, inviter))
@@ -140,8 +144,10 @@ def _send(invitation: Invitation, inviter: str) -> None:
     as_role = "an admin" if membership.role == Membership.ADMIN else "a member"
     if user.has_usable_password():
         subject = f"You were added to {org.name} on Brain"
-        body = (f"{inviter} added you to {org.name} on Brain, the company memory, as {as_role}.\n\n"
-                f"Log in as before: {settings.BRAIN_BASE_URL}/login/")  # fmt: skip
+        body = (
+            f"{inviter} added you to {org.name} on Brain, the company memory, as {as_role}.\n\n"
+            f"Log in as before: {settings.BRAIN_BASE_URL}/login/"
+        )
     else:
         until = timezone.localtime(timezone.now() + timedelta(seconds=int(settings.PASSWORD_RESET_TIMEOUT)))
         subject = f"You are invited to {org.name} on Brain"

@@ -28,26 +28,46 @@ class NoArgs(BaseModel):
 
 # Each rule applies only when the caller can see the tool it names.
 RULES: list[tuple[str | None, str]] = [
-    (None, "Brain returns evidence, not answers: write the answer yourself from what it returns, cite "
-           "the page titles you used, and say plainly when the evidence does not answer the question "
-           "instead of guessing."),
-    ("ask_company_memory", "For any question about the company, call ask_company_memory first. Keep its "
-           "activity_id and pass it to every follow-up call made for the same question."),
-    ("search_company_memory", "Use search_company_memory only as a fallback, to look for candidates "
-           "ask_company_memory did not surface; then fetch the few that matter with retrieve_company_memory."),
-    ("add_company_knowledge", "Save knowledge with add_company_knowledge only when the user asks, confirms "
-           "or approves it. Save durable company facts; never chat, drafts, guesses or sensitive personal "
-           "data unless the user says it is company memory. Do not show ids or backend details to the user."),
+    (
+        None,
+        "Brain returns evidence, not answers: write the answer yourself from what it returns, cite "
+        "the page titles you used, and say plainly when the evidence does not answer the question "
+        "instead of guessing.",
+    ),
+    (
+        "ask_company_memory",
+        "For any question about the company, call ask_company_memory first. Keep its "
+        "activity_id and pass it to every follow-up call made for the same question.",
+    ),
+    (
+        "search_company_memory",
+        "Use search_company_memory only as a fallback, to look for candidates "
+        "ask_company_memory did not surface; then fetch the few that matter with retrieve_company_memory.",
+    ),
+    (
+        "add_company_knowledge",
+        "Save knowledge with add_company_knowledge only when the user asks, confirms "
+        "or approves it. Save durable company facts; never chat, drafts, guesses or sensitive personal "
+        "data unless the user says it is company memory. Do not show ids or backend details to the user.",
+    ),
     ("skills_get", "Load a skill with skills_get when its description fits the task at hand."),
-    ("request_human_info", "To ask a person, call request_human_info with dispatch=false first and name "
-           "only the contact it returns; dispatch after the user confirms, unless the user asked to be "
-           "contacted themselves. Tell the user it runs in the background and can take minutes."),
-    ("report_issue", "Report a confirmed failure once with report_issue and tell the user in one line; "
-           "it needs no permission. Wrong company facts are not issues: tell the user to contact an admin."),
-    ("send_feedback", "Send at most one send_feedback at the end of a task, when something could be "
-           "better but nothing failed."),
+    (
+        "request_human_info",
+        "To ask a person, call request_human_info with dispatch=false first and name "
+        "only the contact it returns; dispatch after the user confirms, unless the user asked to be "
+        "contacted themselves. Tell the user it runs in the background and can take minutes.",
+    ),
+    (
+        "report_issue",
+        "Report a confirmed failure once with report_issue and tell the user in one line; "
+        "it needs no permission. Wrong company facts are not issues: tell the user to contact an admin.",
+    ),
+    (
+        "send_feedback",
+        "Send at most one send_feedback at the end of a task, when something could be better but nothing failed.",
+    ),
     (None, "If a report or feedback cannot be saved, carry on with the user's task and do not retry."),
-]  # fmt: skip
+]
 
 COLLECTING_NOTICE = (
     "Company Memory is still collecting its initial knowledge and is not ready to answer questions. "
@@ -134,8 +154,7 @@ class HealthOut(ToolOutput):
 UP, DOWN = "reachable", "not answering; an operator can see why with 'manage.py check_health'"
 
 
-@mcp_tool("health", title="Check Company Brain Health", args=NoArgs, output=HealthOut, idempotent=True,
-          billing="free")  # fmt: skip
+@mcp_tool("health", title="Check Company Brain Health", args=NoArgs, output=HealthOut, idempotent=True, billing="free")
 def health_tool(actor: Actor, args: NoArgs) -> HealthOut:
     """Check whether Brain and the parts it depends on (database, queue, model) are reachable.
     Use it when other Brain tools fail or seem stuck, before reporting an issue. Says which part
@@ -166,8 +185,7 @@ class ProfileOut(ToolOutput):
         return f"{self.name} <{self.email}> in {self.organisation} (profile {self.profile_id})\n{self.usage.to_text()}"
 
 
-@mcp_tool("get_profile", title="Get Signed-in Profile", args=NoArgs, output=ProfileOut, idempotent=True,
-          billing="free")  # fmt: skip
+@mcp_tool("get_profile", title="Get Signed-in Profile", args=NoArgs, output=ProfileOut, idempotent=True, billing="free")
 def get_profile_tool(actor: Actor, args: NoArgs) -> ProfileOut:
     """Return the account this connection is signed in with: an opaque profile id and the email
     address, and the organisation's plan and usage this month (reads, free reads and credits
@@ -244,8 +262,15 @@ class RecordedOut(ToolOutput):
         return self.message
 
 
-@mcp_tool("report_issue", title="Report a Company Brain Issue", args=ReportIssueArgs, output=RecordedOut,
-          read_only=False, billing="free", writes="own")  # fmt: skip
+@mcp_tool(
+    "report_issue",
+    title="Report a Company Brain Issue",
+    args=ReportIssueArgs,
+    output=RecordedOut,
+    read_only=False,
+    billing="free",
+    writes="own",
+)
 def report_issue_tool(actor: Actor, args: ReportIssueArgs) -> RecordedOut:
     """Record a failure you can point to: a tool error, missing information the user says exists,
     an answer that contradicts its evidence, or an access problem. Report once it is confirmed,
@@ -265,8 +290,15 @@ class SendFeedbackArgs(BaseModel):
     activity_id: Annotated[str, Cut(80)] | None = Field(None, description="The activity this concerns.")
 
 
-@mcp_tool("send_feedback", title="Send Company Brain Feedback", args=SendFeedbackArgs, output=RecordedOut,
-          read_only=False, billing="free", writes="own")  # fmt: skip
+@mcp_tool(
+    "send_feedback",
+    title="Send Company Brain Feedback",
+    args=SendFeedbackArgs,
+    output=RecordedOut,
+    read_only=False,
+    billing="free",
+    writes="own",
+)
 def send_feedback_tool(actor: Actor, args: SendFeedbackArgs) -> RecordedOut:
     """Suggest an improvement to Brain when nothing failed (for failures use report_issue). Send
     it once, at the end of the task. Over-long texts are cut, not refused. Changes no knowledge."""

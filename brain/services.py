@@ -118,9 +118,13 @@ def create_token(
         expires_at=timezone.now() + timedelta(days=expires_in_days) if expires_in_days else None,
     )
     record_audit(
-        actor=user, org=org, via=via, action="token.created", target=f"token brn_{token.prefix}",
+        actor=user,
+        org=org,
+        via=via,
+        action="token.created",
+        target=f"token brn_{token.prefix}",
         details={"user": user.get_username(), "scopes": wanted, "expires_at": shown(token.expires_at)},
-    )  # fmt: skip
+    )
     return IssuedToken(token=token, plaintext=plaintext)
 
 

@@ -215,7 +215,11 @@ def accept_invitation(request: HttpRequest, uidb64: str, token: str) -> HttpResp
         messages.success(request, f"Your password is set. Log in with the username {user.get_username()}.")
         return HttpResponseRedirect(f"{reverse('login')}?username={quote(user.get_username())}")
     orgs = [m.org for m in user.memberships.select_related("org").order_by("org__name")]
-    response = render(request, "registration/invitation.html", {"form": form, "invited": user, "orgs": orgs},
-                      status=400 if form.errors else 200)  # fmt: skip
+    response = render(
+        request,
+        "registration/invitation.html",
+        {"form": form, "invited": user, "orgs": orgs},
+        status=400 if form.errors else 200,
+    )
     add_never_cache_headers(response)
     return response

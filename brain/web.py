@@ -67,5 +67,10 @@ def page_read(actor: Actor, what: str) -> Iterator[None]:
         code = exc.code
         raise
     finally:
-        record_call(actor, f"page:{what}", code, time.perf_counter() - started,
-                    credits=meter.credits if meter is not None else 0)  # fmt: skip
+        record_call(
+            actor,
+            f"page:{what}",
+            code,
+            time.perf_counter() - started,
+            credits=meter.credits if meter is not None else 0,
+        )

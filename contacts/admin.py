@@ -17,8 +17,11 @@ from contacts.validation import ADDRESS_FIELD
 
 # Each address field in words, said beside the box of each channel that needs it.
 FIELD_NAMES = {"email": "the email address", "slack": "the Slack address", "phone": "the phone number"}
-SETUP = {"slack": "BRAIN_SLACK_BOT_TOKEN, or a webhook URL as the address",
-         "call": "the BRAIN_TWILIO_* settings", "whatsapp": "the BRAIN_TWILIO_* settings"}  # fmt: skip
+SETUP = {
+    "slack": "BRAIN_SLACK_BOT_TOKEN, or a webhook URL as the address",
+    "call": "the BRAIN_TWILIO_* settings",
+    "whatsapp": "the BRAIN_TWILIO_* settings",
+}
 
 
 def channel_choices() -> list[tuple[str, str]]:
@@ -36,15 +39,20 @@ class ContactForm(SameOrganisationForm):
     """Channels as boxes, each saying which address it needs; Contact.clean checks the addresses."""
 
     channels = forms.MultipleChoiceField(
-        choices=channel_choices, widget=forms.CheckboxSelectMultiple, required=False, initial=["email"],
+        choices=channel_choices,
+        widget=forms.CheckboxSelectMultiple,
+        required=False,
+        initial=["email"],
         help_text="Brain reaches this person only over the channels ticked here, each with its address below.",
-    )  # fmt: skip
+    )
 
     class Meta:
         model = Contact
         exclude = ["topics_embedding", "topics_embedding_model"]
-        help_texts = {"phone": "E.164: a plus sign, the country code and the number, e.g. +34600111222. "
-                               "Spaces and dashes are dropped."}  # fmt: skip
+        help_texts = {
+            "phone": "E.164: a plus sign, the country code and the number, e.g. +34600111222. "
+            "Spaces and dashes are dropped."
+        }
 
 
 @admin.register(Contact)

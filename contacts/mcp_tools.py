@@ -56,8 +56,16 @@ class RequestOut(ToolOutput):
         return f"Queued {self.request_id} to {who}. {self.message}"
 
 
-@mcp_tool("request_human_info", title="Request Information from a Person", args=RequestArgs, output=RequestOut,
-          scope="write", destructive=True, open_world=True, writes="shared")  # fmt: skip
+@mcp_tool(
+    "request_human_info",
+    title="Request Information from a Person",
+    args=RequestArgs,
+    output=RequestOut,
+    scope="write",
+    destructive=True,
+    open_world=True,
+    writes="shared",
+)
 def request_human_info_tool(actor: Actor, args: RequestArgs) -> RequestOut:
     """Ask a colleague who is set up as a contact for information Brain does not have. Always
     preview first (dispatch false): nothing is sent, and Brain returns the contact it would ask;
@@ -80,22 +88,36 @@ def request_human_info_tool(actor: Actor, args: RequestArgs) -> RequestOut:
             "Preview first (dispatch false) and pass the contact it returns as requested_contact_id; nothing was sent."
         )
     request = services.dispatch_request(
-        actor=actor, question=args.question, contact_id=services.parse_contact_id(args.requested_contact_id),
-        gap_analysis=args.gap_analysis, allowed=args.allowed_channel_types, activity_id=args.activity_id,
+        actor=actor,
+        question=args.question,
+        contact_id=services.parse_contact_id(args.requested_contact_id),
+        gap_analysis=args.gap_analysis,
+        allowed=args.allowed_channel_types,
+        activity_id=args.activity_id,
         requester_directed=args.requester_directed,
-    )  # fmt: skip
-    contact = ContactOut(contact_id=request.contact.public_id, name=request.contact.name, channel=request.channel,
-                         topics=request.contact.topics)  # fmt: skip
+    )
+    contact = ContactOut(
+        contact_id=request.contact.public_id,
+        name=request.contact.name,
+        channel=request.channel,
+        topics=request.contact.topics,
+    )
     return RequestOut(status="queued", contact=contact, request_id=request.public_id, message=BACKGROUND)
 
 
 def _preview(actor: Actor, args: RequestArgs) -> RequestOut:
     chosen = services.route(
-        actor=actor, question=args.question, allowed=args.allowed_channel_types,
+        actor=actor,
+        question=args.question,
+        allowed=args.allowed_channel_types,
         contact_name=args.requested_contact_name,
-    )  # fmt: skip
-    contact = ContactOut(contact_id=chosen.contact.public_id, name=chosen.contact.name, channel=chosen.channel,
-                         topics=chosen.contact.topics)  # fmt: skip
+    )
+    contact = ContactOut(
+        contact_id=chosen.contact.public_id,
+        name=chosen.contact.name,
+        channel=chosen.channel,
+        topics=chosen.contact.topics,
+    )
     if chosen.contact.user_id == actor.user.pk:
         message = (
             "This contact is the user. If they asked to be contacted themselves, dispatch now with "

@@ -25,9 +25,13 @@ class Contact(models.Model):
     org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="contacts")
     name = models.CharField(max_length=200)
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="contact_profiles",
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="contact_profiles",
         help_text="The Brain user this person is, if any (lets them be asked on their own behalf).",
-    )  # fmt: skip
+    )
     topics = models.TextField(blank=True, help_text="What they can answer, in plain words.")
     topics_embedding = VectorField(dimensions=384, null=True, blank=True)
     topics_embedding_model = models.CharField(max_length=200, blank=True, help_text="The model behind the vector.")
@@ -37,9 +41,11 @@ class Contact(models.Model):
     )
     phone = models.CharField(max_length=20, blank=True, help_text="E.164, e.g. +34600111222; for calls and WhatsApp.")
     channels = ArrayField(
-        models.CharField(max_length=16), default=list, blank=True,
+        models.CharField(max_length=16),
+        default=list,
+        blank=True,
         help_text="Channels this person may be reached on: email, slack, call, whatsapp.",
-    )  # fmt: skip
+    )
     active = models.BooleanField(default=True)
     created_at = models.DateTimeField(default=timezone.now)
 

@@ -163,9 +163,16 @@ def parse_contact_id(value: str) -> int:
 
 
 @transaction.atomic
-def dispatch_request(*, actor: Actor, question: str, contact_id: int, gap_analysis: str = "",
-                     allowed: Sequence[str] | None = None, activity_id: str | None = None,
-                     requester_directed: bool = False) -> HumanRequest:  # fmt: skip
+def dispatch_request(
+    *,
+    actor: Actor,
+    question: str,
+    contact_id: int,
+    gap_analysis: str = "",
+    allowed: Sequence[str] | None = None,
+    activity_id: str | None = None,
+    requester_directed: bool = False,
+) -> HumanRequest:
     """Queue a question to the previewed contact; delivery runs in the background."""
     if not actor.can_write:
         raise PermissionDenied("Asking a person needs a token with the write scope.")
@@ -181,10 +188,16 @@ def dispatch_request(*, actor: Actor, question: str, contact_id: int, gap_analys
     if not channels:
         raise InvalidArgument(f"{contact.name} cannot be reached over the allowed channels; nothing was sent.")
     request = HumanRequest.objects.create(
-        org=actor.org, requester=actor.user, token=actor.token, contact=contact, channel=channels[0],
-        question=question, gap_analysis=gap_analysis, requester_directed=requester_directed,
+        org=actor.org,
+        requester=actor.user,
+        token=actor.token,
+        contact=contact,
+        channel=channels[0],
+        question=question,
+        gap_analysis=gap_analysis,
+        requester_directed=requester_directed,
         activity=resolve_activity(actor=actor, activity_id=activity_id),
-    )  # fmt: skip
+    )
     send_on_commit(DELIVER_TASK, request.pk, what="request")
     return request
 
@@ -249,10 +262,13 @@ def deliver_request(*, request_id: int) -> str:
         return "skipped"
     request = HumanRequest.objects.select_related("contact", "requester").get(pk=request_id)
     message = Message(
-        to_name=request.contact.name, address=request.contact.address_for(request.channel),
+        to_name=request.contact.name,
+        address=request.contact.address_for(request.channel),
         subject=f"A question for you from {request.requester.get_full_name() or request.requester.get_username()}",
-        text=_message_text(request), answer_url=answer_url(request), reference=request.public_id,
-    )  # fmt: skip
+        text=_message_text(request),
+        answer_url=answer_url(request),
+        reference=request.public_id,
+    )
     try:
         if request.channel == "call":
             _send_link_for_call(request, message)
@@ -323,7 +339,7 @@ def record_answer(*, request: HumanRequest, answer: str) -> HumanRequest:
                 None,
                 [request.requester.email],
                 fail_silently=True,
-            )  # fmt: skip
+            )
         )
     return request
 
@@ -338,10 +354,12 @@ def save_answer_to_memory(*, actor: Actor, request_id: str) -> HumanRequest:
         raise InvalidArgument("Only an answered request can be saved into memory.")
     if request.saved_document_id is None:
         saved = add_document(
-            actor=actor, title=f"{request.contact.name} on: {request.question[:200]}",
+            actor=actor,
+            title=f"{request.contact.name} on: {request.question[:200]}",
             content=f"Question: {request.question}\n\nAnswer from {request.contact.name}: {request.answer}",
-            source_kind="human_answer", external_id=request.public_id,
-        )  # fmt: skip
+            source_kind="human_answer",
+            external_id=request.public_id,
+        )
         request.saved_document = saved.document
         request.save(update_fields=["saved_document"])
     return request
@@ -350,10 +368,13 @@ def save_answer_to_memory(*, actor: Actor, request_id: str) -> HumanRequest:
 def send_test_message(*, contact: Contact, channel: str) -> tuple[bool, str]:
     """Send a short test over one channel now (admin action); returns whether it went and what happened."""
     message = Message(
-        to_name=contact.name, address=contact.address_for(channel), subject="Brain test message",
+        to_name=contact.name,
+        address=contact.address_for(channel),
+        subject="Brain test message",
         text="This is a test from Brain, the company memory: you are set up as a contact.",
-        answer_url=settings.BRAIN_BASE_URL, reference=f"test-{contact.pk}",
-    )  # fmt: skip
+        answer_url=settings.BRAIN_BASE_URL,
+        reference=f"test-{contact.pk}",
+    )
     try:
         provider_id = transport_for(channel).send(message)
     except TransportError as exc:

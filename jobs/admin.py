@@ -40,8 +40,12 @@ class JobAdmin(OrgScopedAdmin):
     def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
         listed = self.get_queryset(request).values("org_id")
         for org in Organisation.objects.filter(pk__in=listed).exclude(features__jobs=True).order_by("name"):
-            self.message_user(request, f"Jobs are switched off for {org.name}: none of its jobs runs, and what is "
-                              "due waits here until the switch is on again (Features).", messages.WARNING)  # fmt: skip
+            self.message_user(
+                request,
+                f"Jobs are switched off for {org.name}: none of its jobs runs, and what is "
+                "due waits here until the switch is on again (Features).",
+                messages.WARNING,
+            )
         return super().changelist_view(request, extra_context)
 
     @admin.action(description="Pause the selected jobs")

@@ -83,8 +83,12 @@ def _complete(job: Job, messages: list[dict[str, Any]], tools: list[dict[str, An
     if tools:
         body["tools"] = tools
     try:
-        response = httpx.post(settings.BRAIN_LLM_URL.rstrip("/") + "/chat/completions", json=body, headers=headers,
-                              timeout=max(1.0, budget.deadline - time.monotonic()))  # fmt: skip
+        response = httpx.post(
+            settings.BRAIN_LLM_URL.rstrip("/") + "/chat/completions",
+            json=body,
+            headers=headers,
+            timeout=max(1.0, budget.deadline - time.monotonic()),
+        )
         response.raise_for_status()
         answer = response.json()
         budget.used_tokens += int((answer.get("usage") or {}).get("total_tokens") or 0)
@@ -98,13 +102,22 @@ def _tools_for(actor: Actor, job: Job, *, worker: bool) -> list[dict[str, Any]]:
     for spec in visible_tools(scopes=actor.scopes, features=enabled_features(actor=actor)):
         if not may_call(job, spec):
             continue
-        offered.append({"type": "function", "function": {"name": spec.name, "description": spec.description[:1000],
-                                                         "parameters": spec.input_schema()}})  # fmt: skip
+        offered.append(
+            {
+                "type": "function",
+                "function": {
+                    "name": spec.name,
+                    "description": spec.description[:1000],
+                    "parameters": spec.input_schema(),
+                },
+            }
+        )
     return offered if worker else [*offered, DELEGATE]
 
 
-def _call_tool(actor: Actor, job: Job, name: str, arguments: dict[str, Any], budget: Budget, *, worker: bool,
-               activity: str | None) -> str:  # fmt: skip
+def _call_tool(
+    actor: Actor, job: Job, name: str, arguments: dict[str, Any], budget: Budget, *, worker: bool, activity: str | None
+) -> str:
     if name == "delegate" and not worker:
         if budget.delegations <= 0:
             return "delegate refused: this run has used all its delegations."
@@ -127,8 +140,9 @@ def _call_tool(actor: Actor, job: Job, name: str, arguments: dict[str, Any], bud
     return outcome.output.to_text()[:20_000] if outcome.output is not None else f"{outcome.code}: {outcome.message}"
 
 
-def loop(actor: Actor, job: Job, prompt: str, budget: Budget, *, worker: bool = False,
-         activity: str | None = None) -> str:  # fmt: skip
+def loop(
+    actor: Actor, job: Job, prompt: str, budget: Budget, *, worker: bool = False, activity: str | None = None
+) -> str:
     """The model's report for ``prompt`` after at most the budget's steps of tool calls."""
     owner = actor.user.get_full_name() or actor.user.get_username()
     messages: list[dict[str, Any]] = [
@@ -163,17 +177,22 @@ def loop(actor: Actor, job: Job, prompt: str, budget: Budget, *, worker: bool = 
 
 
 def agent_run(actor: Actor, job: Job, activity: str | None) -> tuple[str, list[dict[str, Any]]]:
-    budget = Budget(steps=settings.BRAIN_JOB_MAX_STEPS, deadline=time.monotonic() + settings.BRAIN_JOB_MAX_SECONDS,
-                    tokens=settings.BRAIN_JOB_MAX_TOKENS)  # fmt: skip
+    budget = Budget(
+        steps=settings.BRAIN_JOB_MAX_STEPS,
+        deadline=time.monotonic() + settings.BRAIN_JOB_MAX_SECONDS,
+        tokens=settings.BRAIN_JOB_MAX_TOKENS,
+    )
     return loop(actor, job, job.prompt, budget, activity=activity), budget.calls
 
 
 def chat_run(actor: Actor, job: Job, activity: str | None) -> tuple[str, list[dict[str, Any]]]:
     """One reply to the prompt with ask_company_memory's evidence for it."""
-    budget = Budget(steps=1, deadline=time.monotonic() + settings.BRAIN_JOB_MAX_SECONDS,
-                    tokens=settings.BRAIN_JOB_MAX_TOKENS)  # fmt: skip
-    evidence = _call_tool(actor, job, "ask_company_memory", {"question": job.prompt[:4000]}, budget, worker=True,
-                          activity=activity)  # fmt: skip
+    budget = Budget(
+        steps=1, deadline=time.monotonic() + settings.BRAIN_JOB_MAX_SECONDS, tokens=settings.BRAIN_JOB_MAX_TOKENS
+    )
+    evidence = _call_tool(
+        actor, job, "ask_company_memory", {"question": job.prompt[:4000]}, budget, worker=True, activity=activity
+    )
     messages = [
         {"role": "system", "content": SYSTEM.format(owner=actor.user.get_username(), org=actor.org.name)},
         {"role": "user", "content": f"{job.prompt}\n\nEvidence from company memory:\n{evidence}"},

@@ -21,8 +21,12 @@ def task_name(job: Job) -> str:
 
 def sync(job: Job) -> None:
     """Create or change the job's beat entry to match it (enabled, schedule, time zone)."""
-    defaults: dict[str, object] = {"task": "jobs.tasks.tick_task", "args": f"[{job.pk}]", "queue": "jobs",
-                                   "enabled": job.enabled and job.next_run_at is not None}  # fmt: skip
+    defaults: dict[str, object] = {
+        "task": "jobs.tasks.tick_task",
+        "args": f"[{job.pk}]",
+        "queue": "jobs",
+        "enabled": job.enabled and job.next_run_at is not None,
+    }
     if job.kind == Job.Kind.ONCE:
         if job.at is None:
             raise ValueError(f"one-off job {job.pk} has no moment")
@@ -31,9 +35,13 @@ def sync(job: Job) -> None:
     else:
         minute, hour, day, month, weekday = job.cron.split()
         crontab, _ = CrontabSchedule.objects.get_or_create(
-            minute=minute, hour=hour, day_of_month=day, month_of_year=month, day_of_week=weekday,
+            minute=minute,
+            hour=hour,
+            day_of_month=day,
+            month_of_year=month,
+            day_of_week=weekday,
             timezone=job.time_zone,
-        )  # fmt: skip
+        )
         defaults.update(crontab=crontab, clocked=None, one_off=False)
     PeriodicTask.objects.update_or_create(name=task_name(job), defaults=defaults)
 

@@ -41,8 +41,9 @@ def checked_grant(actor: Actor, names: Iterable[str] | None) -> list[str]:
     """The write tools ``actor`` grants a new job, refused with the ones they may grant."""
     chosen = sorted(set(names or []))
     features = enabled_features(actor=actor)
-    allowed = sorted(s.name for s in TOOLS.values() if grantable(s) and is_visible(s, scopes=actor.scopes,
-                                                                                  features=features))  # fmt: skip
+    allowed = sorted(
+        s.name for s in TOOLS.values() if grantable(s) and is_visible(s, scopes=actor.scopes, features=features)
+    )
     wrong = [name for name in chosen if name not in allowed]
     if wrong:
         never = ", ".join(sorted(NEVER))

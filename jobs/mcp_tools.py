@@ -65,18 +65,36 @@ def shown(item: Scheduled) -> JobOut:
     job = item.job
     owner = job.owner.get_full_name() or job.owner.get_username()
     return JobOut(
-        id=job.public_id, name=job.name, kind=job.kind, schedule=item.schedule, cron=job.cron, at=job.at,
-        timezone=job.time_zone, scope=job.scope, mode=job.mode, model=job.model, memory=job.memory,
-        write_tools=job.write_tools, enabled=job.enabled, notify=job.notify, paused_reason=job.paused_reason,
-        next_run_at=job.next_run_at, last_run_at=job.last_run_at, last_status=job.last_status, owner=owner,
-    )  # fmt: skip
+        id=job.public_id,
+        name=job.name,
+        kind=job.kind,
+        schedule=item.schedule,
+        cron=job.cron,
+        at=job.at,
+        timezone=job.time_zone,
+        scope=job.scope,
+        mode=job.mode,
+        model=job.model,
+        memory=job.memory,
+        write_tools=job.write_tools,
+        enabled=job.enabled,
+        notify=job.notify,
+        paused_reason=job.paused_reason,
+        next_run_at=job.next_run_at,
+        last_run_at=job.last_run_at,
+        last_status=job.last_status,
+        owner=owner,
+    )
 
 
 class Common(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(max_length=120, description="A short name, e.g. 'Chase the Baltic invoice'.")
-    prompt: str = Field(max_length=8000, description="Complete instructions for a future assistant with no memory of "
-                        "this conversation: names, systems, filters, what the report should hold.")  # fmt: skip
+    prompt: str = Field(
+        max_length=8000,
+        description="Complete instructions for a future assistant with no memory of "
+        "this conversation: names, systems, filters, what the report should hold.",
+    )
     timezone: str | None = Field(None, max_length=64, description="IANA time zone, e.g. Europe/Madrid (default UTC).")
     scope: Literal["personal", "shared"] = Field(
         "personal",
@@ -99,8 +117,11 @@ class Common(BaseModel):
 
 
 class ScheduleOnceArgs(Common):
-    at: str = Field(max_length=40, description="ISO date and time in the time zone, e.g. 2026-10-19T09:00; a date "
-                    "alone means 09:00 that day. It must be in the future.")  # fmt: skip
+    at: str = Field(
+        max_length=40,
+        description="ISO date and time in the time zone, e.g. 2026-10-19T09:00; a date "
+        "alone means 09:00 that day. It must be in the future.",
+    )
 
 
 class ScheduleJobArgs(Common):
@@ -115,39 +136,73 @@ class JobResult(ToolOutput):
         return "\n".join([self.message, *self.job.lines()])
 
 
-@mcp_tool("schedule_once", title="Schedule a One-off Job", args=ScheduleOnceArgs, output=JobResult, scope="write",
-          feature=FEATURE, writes="scoped")  # fmt: skip
+@mcp_tool(
+    "schedule_once",
+    title="Schedule a One-off Job",
+    args=ScheduleOnceArgs,
+    output=JobResult,
+    scope="write",
+    feature=FEATURE,
+    writes="scoped",
+)
 def schedule_once_tool(actor: Actor, args: ScheduleOnceArgs) -> JobResult:
     """Schedule a task for one future moment ("remind me in a week to...", "on Friday afternoon
     check whether X landed"). It runs once as this user, reports into a chat, then deletes itself
     (the chat stays). Prefer it to schedule_job whenever the user means once. Work the moment out
     from today's date and pass it as an ISO date and time; write the prompt for a reader with no
     memory of this conversation. Read the schedule back to the user in the words returned."""
-    made = services.schedule_once(actor=actor, name=args.name, prompt=args.prompt, at=args.at,
-                                  time_zone=args.timezone, scope=args.scope, mode=args.mode, model=args.model,
-                                  memory=args.memory, notify=args.notify, write_tools=args.write_tools)  # fmt: skip
+    made = services.schedule_once(
+        actor=actor,
+        name=args.name,
+        prompt=args.prompt,
+        at=args.at,
+        time_zone=args.timezone,
+        scope=args.scope,
+        mode=args.mode,
+        model=args.model,
+        memory=args.memory,
+        notify=args.notify,
+        write_tools=args.write_tools,
+    )
     return JobResult(job=shown(made), message=f"Scheduled {made.schedule}.")
 
 
-@mcp_tool("schedule_job", title="Schedule a Recurring Job", args=ScheduleJobArgs, output=JobResult, scope="write",
-          feature=FEATURE, writes="scoped")  # fmt: skip
+@mcp_tool(
+    "schedule_job",
+    title="Schedule a Recurring Job",
+    args=ScheduleJobArgs,
+    output=JobResult,
+    scope="write",
+    feature=FEATURE,
+    writes="scoped",
+)
 def schedule_job_tool(actor: Actor, args: ScheduleJobArgs) -> JobResult:
     """Create a recurring job: a task carried out on a five-field cron schedule with the same
     tools, as this user, each run's report saved to the job's chat ("every morning...", "each
     Friday..."). Write the prompt for a future assistant with no memory of this conversation, and
     read the schedule back to the user in the words returned."""
-    made = services.schedule_job(actor=actor, name=args.name, prompt=args.prompt, schedule=args.schedule,
-                                 time_zone=args.timezone, scope=args.scope, mode=args.mode, model=args.model,
-                                 memory=args.memory, notify=args.notify, write_tools=args.write_tools)  # fmt: skip
+    made = services.schedule_job(
+        actor=actor,
+        name=args.name,
+        prompt=args.prompt,
+        schedule=args.schedule,
+        time_zone=args.timezone,
+        scope=args.scope,
+        mode=args.mode,
+        model=args.model,
+        memory=args.memory,
+        notify=args.notify,
+        write_tools=args.write_tools,
+    )
     return JobResult(job=shown(made), message=f"Scheduled {made.schedule}.")
 
 
 class ListJobsArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
     runs: Annotated[int, Clamped(0, selectors.RUNS_MOST)] = Field(
-        selectors.RUNS_LISTED, description=f"How many recent runs to list, 0 to {selectors.RUNS_MOST}; default "
-        f"{selectors.RUNS_LISTED}.",
-    )  # fmt: skip
+        selectors.RUNS_LISTED,
+        description=f"How many recent runs to list, 0 to {selectors.RUNS_MOST}; default {selectors.RUNS_LISTED}.",
+    )
 
 
 REPORT_CUT = 1500
@@ -167,10 +222,15 @@ class RunOut(BaseModel):
     def of(cls, run: Run) -> RunOut:
         report = run.report if len(run.report) <= REPORT_CUT else run.report[:REPORT_CUT] + "…"
         return cls(
-            id=run.public_id, job=run.chat.title, job_id=run.job.public_id if run.job else None, status=run.status,
-            scheduled_for=run.scheduled_for, finished_at=run.finished_at, report=report,
+            id=run.public_id,
+            job=run.chat.title,
+            job_id=run.job.public_id if run.job else None,
+            status=run.status,
+            scheduled_for=run.scheduled_for,
+            finished_at=run.finished_at,
+            report=report,
             chat=f"{settings.BRAIN_BASE_URL}/jobs/chats/{run.chat_id}/",
-        )  # fmt: skip
+        )
 
     def lines(self) -> list[str]:
         which = self.job_id or "job deleted"
@@ -230,17 +290,35 @@ class UpdatedJob(ToolOutput):
         return "\n".join([self.message, *(self.job.lines() if self.job else [])])
 
 
-@mcp_tool("update_job", title="Update a Scheduled Job", args=UpdateJobArgs, output=UpdatedJob, scope="write",
-          feature=FEATURE, writes="scoped")  # fmt: skip
+@mcp_tool(
+    "update_job",
+    title="Update a Scheduled Job",
+    args=UpdateJobArgs,
+    output=UpdatedJob,
+    scope="write",
+    feature=FEATURE,
+    writes="scoped",
+)
 def update_job_tool(actor: Actor, args: UpdateJobArgs) -> UpdatedJob:
     """Rename, re-prompt, reschedule, move to another time zone, pause (enabled false), resume,
     run now or delete a job, by the id list_jobs gives. A personal job is changed by its owner; a
     shared one by any member who may write; admins may change every job. Only the owner (and for
     a shared job an admin) changes its prompt, mode, model or memory. A paused job does not run now."""
-    changed = services.update_job(actor=actor, job_id=args.id, name=args.name, prompt=args.prompt,
-                                  schedule=args.schedule, time_zone=args.timezone, enabled=args.enabled,
-                                  mode=args.mode, model=args.model, memory=args.memory, run_now=args.run_now,
-                                  delete=args.delete, notify=args.notify)  # fmt: skip
+    changed = services.update_job(
+        actor=actor,
+        job_id=args.id,
+        name=args.name,
+        prompt=args.prompt,
+        schedule=args.schedule,
+        time_zone=args.timezone,
+        enabled=args.enabled,
+        mode=args.mode,
+        model=args.model,
+        memory=args.memory,
+        run_now=args.run_now,
+        delete=args.delete,
+        notify=args.notify,
+    )
     if changed is None:
         return UpdatedJob(job=None, message=f"Deleted {args.id}; its past runs stay in its chat.")
     queued = " A run is queued within the next minute." if args.run_now else ""

@@ -107,8 +107,12 @@ class Run(models.Model):
     error = models.CharField(max_length=1000, blank=True)
     activity = models.ForeignKey(Activity, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     tool_calls = models.JSONField(default=list, help_text="The tools the run called, in order.")
-    audience = models.CharField(max_length=16, choices=Audience.choices, default=Audience.OWNER,
-                                help_text="Whose reach the run read with: who may read its report.")  # fmt: skip
+    audience = models.CharField(
+        max_length=16,
+        choices=Audience.choices,
+        default=Audience.OWNER,
+        help_text="Whose reach the run read with: who may read its report.",
+    )
 
     class Meta:
         ordering = ["-scheduled_for", "-pk"]

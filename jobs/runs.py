@@ -209,8 +209,13 @@ def digest(actor: Actor, job: Job, run: Run) -> tuple[str, list[dict[str, Any]]]
     """What memory holds on the prompt and what changed since the last run, without a model."""
     calls: list[dict[str, Any]] = []
     activity = run.activity.public_id if run.activity else None
-    asked = _call(actor, run, "ask_company_memory", {"question": job.prompt[:4000], "activity_id": activity,
-                                                     "max_evidence_documents": DIGEST_ITEMS}, calls)  # fmt: skip
+    asked = _call(
+        actor,
+        run,
+        "ask_company_memory",
+        {"question": job.prompt[:4000], "activity_id": activity, "max_evidence_documents": DIGEST_ITEMS},
+        calls,
+    )
     since = (job.last_run_at or (run.scheduled_for - timedelta(days=7))).date()
     changed = _call(actor, run, "memory_timeline", {"from": since.isoformat(), "limit": 40}, calls)
     lines = [

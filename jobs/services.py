@@ -84,9 +84,21 @@ def words(job: Job) -> str:
     return f"{described}; next run {upcoming}" + ("" if job.enabled else " (paused)")
 
 
-def _create(actor: Actor, *, name: str, prompt: str, kind: str, time_zone: str, scope: str | None,
-            mode: str | None, model: str | None, memory: str | None, notify: bool = False,
-            write_tools: list[str] | None = None, **when: object) -> Job:  # fmt: skip
+def _create(
+    actor: Actor,
+    *,
+    name: str,
+    prompt: str,
+    kind: str,
+    time_zone: str,
+    scope: str | None,
+    mode: str | None,
+    model: str | None,
+    memory: str | None,
+    notify: bool = False,
+    write_tools: list[str] | None = None,
+    **when: object,
+) -> Job:
     if Job.objects.filter(org=actor.org, owner=actor.user).count() >= JOBS_PER_USER:
         raise InvalidArgument(f"You have {JOBS_PER_USER} jobs, the most one person may have; delete one first.")
     chosen_scope = scope or Job.Scope.PERSONAL
@@ -103,39 +115,95 @@ def _create(actor: Actor, *, name: str, prompt: str, kind: str, time_zone: str, 
     chat = Chat.objects.create(org=actor.org, owner=actor.user, title=title, shared=chosen_scope == Job.Scope.SHARED)
     Message.objects.create(chat=chat, role=Message.Role.PROMPT, text=instructions)
     job = Job.objects.create(
-        org=actor.org, owner=actor.user, name=title, prompt=instructions, kind=kind, time_zone=time_zone,
-        scope=chosen_scope, mode=chosen_mode, model=_model(model), memory=chosen_memory, chat=chat,
-        notify=notify, write_tools=granted, personal_only=is_personal_only(actor.scopes), **when,
-    )  # fmt: skip
+        org=actor.org,
+        owner=actor.user,
+        name=title,
+        prompt=instructions,
+        kind=kind,
+        time_zone=time_zone,
+        scope=chosen_scope,
+        mode=chosen_mode,
+        model=_model(model),
+        memory=chosen_memory,
+        chat=chat,
+        notify=notify,
+        write_tools=granted,
+        personal_only=is_personal_only(actor.scopes),
+        **when,
+    )
     beat.sync(job)
     record_audit(actor=actor, action="job.created", target=job.public_id, details={"name": title, "kind": kind})
     return job
 
 
 @transaction.atomic
-def schedule_once(*, actor: Actor, name: str, prompt: str, at: str, time_zone: str | None = None,
-                  scope: str | None = None, mode: str | None = None, model: str | None = None,
-                  memory: str | None = None, notify: bool = False,
-                  write_tools: list[str] | None = None) -> Scheduled:  # fmt: skip
+def schedule_once(
+    *,
+    actor: Actor,
+    name: str,
+    prompt: str,
+    at: str,
+    time_zone: str | None = None,
+    scope: str | None = None,
+    mode: str | None = None,
+    model: str | None = None,
+    memory: str | None = None,
+    notify: bool = False,
+    write_tools: list[str] | None = None,
+) -> Scheduled:
     tz = _checked(zone, time_zone or "UTC")
     moment = _checked(parse_moment, at, tz, timezone.now())
-    job = _create(actor, name=name, prompt=prompt, kind=Job.Kind.ONCE, time_zone=tz.key, scope=scope, mode=mode,
-                  model=model, memory=memory, notify=notify, write_tools=write_tools, at=moment,
-                  next_run_at=moment)  # fmt: skip
+    job = _create(
+        actor,
+        name=name,
+        prompt=prompt,
+        kind=Job.Kind.ONCE,
+        time_zone=tz.key,
+        scope=scope,
+        mode=mode,
+        model=model,
+        memory=memory,
+        notify=notify,
+        write_tools=write_tools,
+        at=moment,
+        next_run_at=moment,
+    )
     return Scheduled(job, words(job))
 
 
 @transaction.atomic
-def schedule_job(*, actor: Actor, name: str, prompt: str, schedule: str, time_zone: str | None = None,
-                 scope: str | None = None, mode: str | None = None, model: str | None = None,
-                 memory: str | None = None, notify: bool = False,
-                 write_tools: list[str] | None = None) -> Scheduled:  # fmt: skip
+def schedule_job(
+    *,
+    actor: Actor,
+    name: str,
+    prompt: str,
+    schedule: str,
+    time_zone: str | None = None,
+    scope: str | None = None,
+    mode: str | None = None,
+    model: str | None = None,
+    memory: str | None = None,
+    notify: bool = False,
+    write_tools: list[str] | None = None,
+) -> Scheduled:
     tz = _checked(zone, time_zone or "UTC")
     cron = _checked(parse_cron, schedule)
     _checked(check_interval, cron, tz)
-    job = _create(actor, name=name, prompt=prompt, kind=Job.Kind.RECURRING, time_zone=tz.key, scope=scope,
-                  mode=mode, model=model, memory=memory, notify=notify, write_tools=write_tools, cron=cron.expression,
-                  next_run_at=next_run(cron, tz, timezone.now()))  # fmt: skip
+    job = _create(
+        actor,
+        name=name,
+        prompt=prompt,
+        kind=Job.Kind.RECURRING,
+        time_zone=tz.key,
+        scope=scope,
+        mode=mode,
+        model=model,
+        memory=memory,
+        notify=notify,
+        write_tools=write_tools,
+        cron=cron.expression,
+        next_run_at=next_run(cron, tz, timezone.now()),
+    )
     return Scheduled(job, words(job))
 
 
@@ -152,9 +220,10 @@ def _require_personal_if_limited(actor: Actor, *, scope: str, memory: str) -> No
     """A shared job, or one whose runs store what they learn in shared memory, writes what others read."""
     require_may_write(actor, scope=PERSONAL if scope == Job.Scope.PERSONAL else SHARED, what="A shared job")
     require_may_write(
-        actor, scope=SHARED if memory == Job.Memory.ORG else PERSONAL,
+        actor,
+        scope=SHARED if memory == Job.Memory.ORG else PERSONAL,
         what="A job that stores what it learns in the organisation's memory (memory org)",
-    )  # fmt: skip
+    )
 
 
 def _manageable(actor: Actor, job_id: str) -> Job:
@@ -169,11 +238,22 @@ def _manageable(actor: Actor, job_id: str) -> Job:
 
 
 @transaction.atomic
-def update_job(*, actor: Actor, job_id: str, name: str | None = None, prompt: str | None = None,
-               schedule: str | None = None, time_zone: str | None = None, enabled: bool | None = None,
-               mode: str | None = None, model: str | None = None, memory: str | None = None,
-               run_now: bool = False, delete: bool = False,
-               notify: bool | None = None) -> Scheduled | None:  # fmt: skip
+def update_job(
+    *,
+    actor: Actor,
+    job_id: str,
+    name: str | None = None,
+    prompt: str | None = None,
+    schedule: str | None = None,
+    time_zone: str | None = None,
+    enabled: bool | None = None,
+    mode: str | None = None,
+    model: str | None = None,
+    memory: str | None = None,
+    run_now: bool = False,
+    delete: bool = False,
+    notify: bool | None = None,
+) -> Scheduled | None:
     """Change a job; None when it was deleted (its chat and past runs stay)."""
     job = _manageable(actor, job_id)
     if delete and job.scope == Job.Scope.PERSONAL:  # one's own job may end, whatever it did

@@ -34,9 +34,11 @@ class DocumentAccessForm(SameOrganisationForm):
         if not self.errors and all(name in cleaned for name in ("category", "scope")):
             try:
                 check_access(
-                    org=self.instance.org, category=cleaned["category"], scope=cleaned["scope"],
+                    org=self.instance.org,
+                    category=cleaned["category"],
+                    scope=cleaned["scope"],
                     owner=cleaned.get("owner"),
-                )  # fmt: skip
+                )
             except DomainError as exc:
                 self.add_error(None, exc.message)
         return cleaned
@@ -44,8 +46,20 @@ class DocumentAccessForm(SameOrganisationForm):
 
 @admin.register(Document)
 class DocumentAdmin(OrgScopedAdmin):
-    list_display = ["title", "org", "status", "extraction", "source_kind", "category", "scope", "chunk_count",
-                    "version", "attempts", "recorded_at", "superseded_at"]  # fmt: skip
+    list_display = [
+        "title",
+        "org",
+        "status",
+        "extraction",
+        "source_kind",
+        "category",
+        "scope",
+        "chunk_count",
+        "version",
+        "attempts",
+        "recorded_at",
+        "superseded_at",
+    ]
     list_filter = ["status", "extraction", "source_kind"]
     search_fields = ["title", "external_id"]
     date_hierarchy = "recorded_at"
@@ -61,9 +75,12 @@ class DocumentAdmin(OrgScopedAdmin):
     def save_model(self, request: HttpRequest, obj: Document, form: Any, change: bool) -> None:
         data = form.cleaned_data
         change_document_access(
-            actor=admin_actor(request, obj.org), document_id=obj.pk, category=data["category"],
-            scope=data["scope"], owner=data.get("owner"),
-        )  # fmt: skip
+            actor=admin_actor(request, obj.org),
+            document_id=obj.pk,
+            category=data["category"],
+            scope=data["scope"],
+            owner=data.get("owner"),
+        )
 
     def delete_model(self, request: HttpRequest, obj: Document) -> None:
         with transaction.atomic():
@@ -99,8 +116,20 @@ class ChunkAdmin(OrgScopedAdmin):
     shared_only = "scope"
     list_display = ["document", "ordinal", "heading", "org", "recorded_at", "superseded_at"]
     search_fields = ["text", "title"]
-    readonly_fields = ["document", "ordinal", "title", "heading", "text", "char_start", "char_end", "category",
-                       "scope", "owner", "recorded_at", "superseded_at"]  # fmt: skip
+    readonly_fields = [
+        "document",
+        "ordinal",
+        "title",
+        "heading",
+        "text",
+        "char_start",
+        "char_end",
+        "category",
+        "scope",
+        "owner",
+        "recorded_at",
+        "superseded_at",
+    ]
     exclude = ["embedding", "next_embedding"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -149,15 +178,38 @@ class FactAdmin(FactFixesAdmin):
     """Links and validity can be corrected; the statement, its access and its history cannot. A
     broken fact is flagged with an action (nobody is shown it) and reviewed with another."""
 
-    list_display = ["statement", "kind", "subject", "relation", "valid_from", "valid_to", "recorded_at",
-                    "superseded_at", "source", "flag"]  # fmt: skip
+    list_display = [
+        "statement",
+        "kind",
+        "subject",
+        "relation",
+        "valid_from",
+        "valid_to",
+        "recorded_at",
+        "superseded_at",
+        "source",
+        "flag",
+    ]
     list_filter = [FlaggedFilter, "kind", "source"]
     search_fields = ["statement"]
     exclude = ["embedding", "next_embedding"]
     shared_only = "scope"  # personal memories belong to their owners, even in the admin
-    readonly_fields = ["statement", "source", "document", "chunk", "category", "scope", "owner", "created_by",
-                       "recorded_at", "superseded_at", "superseded_by", "flagged_at", "flag_reason",
-                       "flagged_by"]  # fmt: skip
+    readonly_fields = [
+        "statement",
+        "source",
+        "document",
+        "chunk",
+        "category",
+        "scope",
+        "owner",
+        "created_by",
+        "recorded_at",
+        "superseded_at",
+        "superseded_by",
+        "flagged_at",
+        "flag_reason",
+        "flagged_by",
+    ]
     raw_id_fields = ["subject", "object"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:

@@ -72,8 +72,13 @@ class EntityFixesAdmin(OrgScopedAdmin):
             return None
         form = MergeForm(request.POST if request.POST.get("post") == "yes" else None, entities=entities)
         if not form.is_valid():
-            context = {**self.admin_site.each_context(request), "title": "Merge entities", "opts": self.opts,
-                       "entities": entities, "form": form}  # fmt: skip
+            context = {
+                **self.admin_site.each_context(request),
+                "title": "Merge entities",
+                "opts": self.opts,
+                "entities": entities,
+                "form": form,
+            }
             return TemplateResponse(request, "admin/memory/entity/merge.html", context)
         kept = form.cleaned_data["kept"]
         actor = admin_actor(request, kept.org)
@@ -130,12 +135,18 @@ class FactFixesAdmin(OrgScopedAdmin):
         facts = list(queryset.select_related("org"))
         form = FlagForm(request.POST if request.POST.get("post") == "yes" else None)
         if not form.is_valid():
-            context = {**self.admin_site.each_context(request), "title": "Flag facts as broken", "opts": self.opts,
-                       "facts": facts, "form": form}  # fmt: skip
+            context = {
+                **self.admin_site.each_context(request),
+                "title": "Flag facts as broken",
+                "opts": self.opts,
+                "facts": facts,
+                "form": form,
+            }
             return TemplateResponse(request, "admin/memory/fact/flag.html", context)
         reason = form.cleaned_data["reason"]
-        done = self._each(request, facts, lambda actor, fact: fixes.flag_fact(actor=actor, fact_id=fact.pk,
-                                                                              reason=reason))  # fmt: skip
+        done = self._each(
+            request, facts, lambda actor, fact: fixes.flag_fact(actor=actor, fact_id=fact.pk, reason=reason)
+        )
         if done:
             self.message_user(
                 request, f"{done} fact(s) flagged: nobody is shown them until reviewed.", messages.SUCCESS
@@ -144,15 +155,21 @@ class FactFixesAdmin(OrgScopedAdmin):
 
     @admin.action(description="Review: restore the flagged facts (they are right)")
     def restore_selected(self, request: HttpRequest, queryset: QuerySet[Fact]) -> None:
-        done = self._each(request, list(queryset.select_related("org")),
-                          lambda actor, fact: fixes.restore_fact(actor=actor, fact_id=fact.pk))  # fmt: skip
+        done = self._each(
+            request,
+            list(queryset.select_related("org")),
+            lambda actor, fact: fixes.restore_fact(actor=actor, fact_id=fact.pk),
+        )
         if done:
             self.message_user(request, f"{done} fact(s) restored.", messages.SUCCESS)
 
     @admin.action(description="Review: retire the flagged facts (they are wrong)")
     def retire_selected(self, request: HttpRequest, queryset: QuerySet[Fact]) -> None:
-        done = self._each(request, list(queryset.select_related("org")),
-                          lambda actor, fact: fixes.retire_fact(actor=actor, fact_id=fact.pk))  # fmt: skip
+        done = self._each(
+            request,
+            list(queryset.select_related("org")),
+            lambda actor, fact: fixes.retire_fact(actor=actor, fact_id=fact.pk),
+        )
         if done:
             self.message_user(request, f"{done} fact(s) retired as wrong.", messages.SUCCESS)
 

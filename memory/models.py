@@ -210,9 +210,13 @@ class Entity(models.Model):
     type_fixed = models.BooleanField(default=False, db_default=False, help_text="An admin chose the type.")
     # A merged entity is retired, not deleted: nobody is shown it, and undoing the merge brings it back.
     merged_into = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="+",
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="+",
         help_text="Retired: merged into this entity.",
-    )  # fmt: skip
+    )
 
     class Meta:
         verbose_name_plural = "entities"

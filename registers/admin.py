@@ -47,8 +47,20 @@ class CommitmentAdmin(OrgScopedAdmin):
     list_filter = ["state", "origin", "due_on"]
     search_fields = ["what", "owner_name", "quote"]
     shared_only = "scope"
-    readonly_fields = ["document", "chunk", "quote", "origin", "fingerprint", "settled_by", "settled_at",
-                       "created_by", "category", "scope", "owner", "owner_entity"]  # fmt: skip
+    readonly_fields = [
+        "document",
+        "chunk",
+        "quote",
+        "origin",
+        "fingerprint",
+        "settled_by",
+        "settled_at",
+        "created_by",
+        "category",
+        "scope",
+        "owner",
+        "owner_entity",
+    ]
     inlines = [SourceInline, VerdictInline]
 
 
@@ -92,15 +104,24 @@ class ContradictionAdmin(OrgScopedAdmin):
         form = AnswerForm(request.POST or None, statements=2 + len(entry.more))
         if request.method == "POST" and form.is_valid():
             try:
-                answer_contradiction(actor=admin_actor(request, entry.org), contradiction_id=entry.public_id,
-                                     answer=form.cleaned_data["answer"], note=form.cleaned_data["note"])  # fmt: skip
+                answer_contradiction(
+                    actor=admin_actor(request, entry.org),
+                    contradiction_id=entry.public_id,
+                    answer=form.cleaned_data["answer"],
+                    note=form.cleaned_data["note"],
+                )
             except DomainError as exc:
                 form.add_error(None, exc.message)
             else:
                 self.message_user(request, f"{entry.public_id} answered.", messages.SUCCESS)
                 return HttpResponseRedirect(reverse("admin:registers_contradiction_changelist"))
-        context = {**self.admin_site.each_context(request), "entry": entry, "form": form, "opts": self.model._meta,
-                   "title": f"Contradiction: {entry.about}"}  # fmt: skip
+        context = {
+            **self.admin_site.each_context(request),
+            "entry": entry,
+            "form": form,
+            "opts": self.model._meta,
+            "title": f"Contradiction: {entry.about}",
+        }
         return TemplateResponse(request, "registers/answer_contradiction.html", context)
 
 
@@ -126,9 +147,13 @@ class TermAdmin(OrgScopedAdmin):
         stored = Term.objects.get(pk=obj.pk)
         wants_text = obj.state == Term.State.DEFINED
         try:
-            update_term(actor=admin_actor(request, obj.org), term_id=obj.public_id,
-                        definition=obj.definition if wants_text else None,
-                        state=None if wants_text else obj.state, note=obj.note or None)  # fmt: skip
+            update_term(
+                actor=admin_actor(request, obj.org),
+                term_id=obj.public_id,
+                definition=obj.definition if wants_text else None,
+                state=None if wants_text else obj.state,
+                note=obj.note or None,
+            )
         except DomainError as exc:
             self.message_user(request, f"{obj.term} was not changed: {exc.message}", messages.ERROR)
             obj.definition, obj.state = stored.definition, stored.state

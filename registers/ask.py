@@ -26,8 +26,9 @@ class RegisterEvidence:
     contradictions: list[Contradiction] = field(default_factory=list)
 
 
-def for_question(*, actor: Actor, question: str, claims: list[Fact], documents: list[Document],
-                 high_risk: bool) -> RegisterEvidence:  # fmt: skip
+def for_question(
+    *, actor: Actor, question: str, claims: list[Fact], documents: list[Document], high_risk: bool
+) -> RegisterEvidence:
     on = enabled_features(actor=actor)
     found = RegisterEvidence()
     if "glossary" in on:
@@ -44,8 +45,13 @@ def for_question(*, actor: Actor, question: str, claims: list[Fact], documents: 
 def add_to_answer(context: AskContext) -> AskAdditions:
     """What the registers add to ask_company_memory's answer (plugged into
     ``memory.mcp_tools.answers.ASK_ADDITIONS``)."""
-    found = for_question(actor=context.actor, question=context.question, claims=context.claims,
-                         documents=context.documents, high_risk=context.high_risk)  # fmt: skip
+    found = for_question(
+        actor=context.actor,
+        question=context.question,
+        claims=context.claims,
+        documents=context.documents,
+        high_risk=context.high_risk,
+    )
     return AskAdditions(
         definitions=[DefinitionOut(id=t.public_id, term=t.term, definition=t.definition) for t in found.definitions],
         open_contradictions=[shown(c) for c in found.contradictions],

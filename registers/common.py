@@ -72,8 +72,13 @@ def shared_audience(org: Organisation) -> dict[str, object]:
     return {"category_id": general_category(org).pk, "scope": Scope.SHARED, "owner_id": None}
 
 
-def batches_after_mark(org: Organisation, register: str, rows: Callable[[int], QuerySet[Any]], size: int,
-                       progress: Callable[[int], None] | None = None) -> Iterator[list[Any]]:  # fmt: skip
+def batches_after_mark(
+    org: Organisation,
+    register: str,
+    rows: Callable[[int], QuerySet[Any]],
+    size: int,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[list[Any]]:
     """Batches of rows (by id) after where the register's last scan stopped. The mark moves past a
     batch only once the caller has handled it, so an interrupted scan resumes where it failed."""
     scan, _ = Scan.objects.get_or_create(org=org, register=register)

@@ -143,8 +143,9 @@ def _rederive(org: Organisation, document_id: int, changes: Changes) -> None:
     raised_after = set(contradictions.values_list("pk", flat=True))
     changes.contradictions_added = len(raised_after - raised_before)
     # Those whose fact was deleted went with it, as well as those taken back by the scan.
-    changes.contradictions_removed = len(raised_before - set(Contradiction.objects.filter(pk__in=raised_before)
-                                                             .values_list("pk", flat=True)))  # fmt: skip
+    changes.contradictions_removed = len(
+        raised_before - set(Contradiction.objects.filter(pk__in=raised_before).values_list("pk", flat=True))
+    )
 
 
 def _answered_facts(org: Organisation, document: Document) -> set[int]:

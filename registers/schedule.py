@@ -29,14 +29,23 @@ def sync_schedule(org: Organisation) -> PeriodicTask | None:
         return None
     hour, minute = NIGHTLY_AT
     crontab, _ = CrontabSchedule.objects.get_or_create(
-        minute=str(minute), hour=str(hour), day_of_week="*", day_of_month="*", month_of_year="*",
+        minute=str(minute),
+        hour=str(hour),
+        day_of_week="*",
+        day_of_month="*",
+        month_of_year="*",
         timezone=org.time_zone,
-    )  # fmt: skip
+    )
     task, _ = PeriodicTask.objects.update_or_create(
         name=name,
-        defaults={"task": "registers.tasks.nightly_task", "crontab": crontab, "args": f"[{org.pk}]",
-                  "queue": "nightly", "enabled": True},
-    )  # fmt: skip
+        defaults={
+            "task": "registers.tasks.nightly_task",
+            "crontab": crontab,
+            "args": f"[{org.pk}]",
+            "queue": "nightly",
+            "enabled": True,
+        },
+    )
     return task
 
 

@@ -25,9 +25,24 @@ from skills.diff import content_diff, field_changes
 from skills.models import Skill, SkillVersion
 
 Status = SkillVersion.Status
-VERSION_FIELDS = ("skill", "version", "name", "status", "description", "tags", "categories", "content", "assets",
-                  "scripts", "metadata", "submitted_by", "submitted_at", "reviewed_by", "reviewed_at",
-                  "review_note")  # fmt: skip
+VERSION_FIELDS = (
+    "skill",
+    "version",
+    "name",
+    "status",
+    "description",
+    "tags",
+    "categories",
+    "content",
+    "assets",
+    "scripts",
+    "metadata",
+    "submitted_by",
+    "submitted_at",
+    "reviewed_by",
+    "reviewed_at",
+    "review_note",
+)
 # Pending versions first; Django takes expressions in ``ordering`` although the stubs list only strings.
 PENDING_FIRST = cast(str, Case(When(status=Status.PENDING, then=Value(0)), default=Value(1)).asc())
 
@@ -153,8 +168,9 @@ class SkillVersionAdmin(ReviewMixin, OrgScopedAdmin):
             return self._missing(request)
         if request.method != "POST" or request.POST.get("post") != "yes":
             back = reverse("admin:skills_skillversion_change", args=[version.pk])
-            return _archive_page(self, request, [version.skill], action_url=self._url("archive_skill", version.pk),
-                                 cancel_url=back)  # fmt: skip
+            return _archive_page(
+                self, request, [version.skill], action_url=self._url("archive_skill", version.pk), cancel_url=back
+            )
         if _archive(self, request, version.skill):
             self.message_user(request, f"Skill {version.skill} archived: nobody can use it now.", messages.SUCCESS)
         return self._back_to(version)
@@ -185,8 +201,14 @@ class SkillVersionAdmin(ReviewMixin, OrgScopedAdmin):
         skills = list(Skill.objects.filter(pk__in=queryset.values("skill_id")).select_related("org"))
         if request.POST.get("post") != "yes":
             changelist = reverse("admin:skills_skillversion_changelist")
-            return _archive_page(self, request, skills, action_url=changelist, cancel_url=changelist,
-                                 bulk=("archive_selected_skills", [v.pk for v in queryset]))  # fmt: skip
+            return _archive_page(
+                self,
+                request,
+                skills,
+                action_url=changelist,
+                cancel_url=changelist,
+                bulk=("archive_selected_skills", [v.pk for v in queryset]),
+            )
         done = sum(_archive(self, request, skill) for skill in skills)
         if done:
             self.message_user(request, f"{done} skill(s) archived.", messages.SUCCESS)
@@ -316,8 +338,14 @@ class SkillAdmin(ReviewMixin, OrgScopedAdmin):
         skills = list(queryset.select_related("org"))
         if request.POST.get("post") != "yes":
             changelist = reverse("admin:skills_skill_changelist")
-            return _archive_page(self, request, skills, action_url=changelist, cancel_url=changelist,
-                                 bulk=("archive_selected", [skill.pk for skill in skills]))  # fmt: skip
+            return _archive_page(
+                self,
+                request,
+                skills,
+                action_url=changelist,
+                cancel_url=changelist,
+                bulk=("archive_selected", [skill.pk for skill in skills]),
+            )
         done = sum(_archive(self, request, skill) for skill in skills)
         if done:
             self.message_user(request, f"{done} skill(s) archived.", messages.SUCCESS)

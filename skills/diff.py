@@ -87,8 +87,9 @@ def _text_change(label: str, before: str, after: str) -> FieldChange:
             left.append(f'<del class="diff_sub">{removed}</del>')
         if added:
             right.append(f'<ins class="diff_add">{added}</ins>')
-    return FieldChange(label, _shown("".join(left) if before else ""), _shown("".join(right) if after else ""),
-                       before != after)  # fmt: skip
+    return FieldChange(
+        label, _shown("".join(left) if before else ""), _shown("".join(right) if after else ""), before != after
+    )
 
 
 def _list_change(label: str, before: list[str], after: list[str]) -> FieldChange:

@@ -119,8 +119,11 @@ def line_chart(*, chart_id: str, title: str, labels: Sequence[str], series: Sequ
                 )
     if not values:
         parts.append(_empty_note("No calls in these days."))
-    highest = [f"highest {s.name} {_number(max(v for v in s.values if v is not None))} {unit}" for s in series
-               if any(v is not None for v in s.values)]  # fmt: skip
+    highest = [
+        f"highest {s.name} {_number(max(v for v in s.values if v is not None))} {unit}"
+        for s in series
+        if any(v is not None for v in s.values)
+    ]
     summary = f"{n} days; " + ("; ".join(highest) if highest else "no values") + "."
     return _svg(chart_id, title, summary, parts, series)
 

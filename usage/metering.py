@@ -119,8 +119,9 @@ def refuse_unless_payable(org: Organisation, *, what: str, price: Price = READ) 
     run); each of its calls is still charged by ``metered``. Advisory, like ``can_pay``."""
     if not can_pay(org, price):
         account = get_account(org)
-        raise OutOfCredits(out_of_credits_message(org, account.plan, what=what, price=price),
-                           renews_at=renews_at(org).isoformat())  # fmt: skip
+        raise OutOfCredits(
+            out_of_credits_message(org, account.plan, what=what, price=price), renews_at=renews_at(org).isoformat()
+        )
 
 
 def out_of_credits_message(
@@ -180,8 +181,13 @@ def _count(
         {guard}
         RETURNING 1
     """  # noqa: S608 -- the guard is one of two fixed texts
-    params: dict[str, int | date | None] = {"org": org_id, "month": month, "free": free, "credits": credits,
-                                            "limit": free_limit}  # fmt: skip
+    params: dict[str, int | date | None] = {
+        "org": org_id,
+        "month": month,
+        "free": free,
+        "credits": credits,
+        "limit": free_limit,
+    }
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchone() is not None

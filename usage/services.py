@@ -44,8 +44,13 @@ def add_credits(*, actor: Actor | User | None, org: Organisation, amount: int) -
             balance = Account.objects.get(org=org).credits
             raise InvalidArgument(f"{org.slug} has {balance:,} credits; taking {-amount:,} would go below zero.")
         balance = Account.objects.get(org=org).credits
-        record_audit(actor=actor, org=org, action="credits.added", target=org.slug,
-                     details={"amount": amount, "balance": balance})  # fmt: skip
+        record_audit(
+            actor=actor,
+            org=org,
+            action="credits.added",
+            target=org.slug,
+            details={"amount": amount, "balance": balance},
+        )
     if amount > 0:
         _payable_again(org)
     return balance
@@ -61,8 +66,9 @@ def change_plan(*, actor: Actor | User | None, org: Organisation, plan: str) -> 
     old = account.plan.slug
     with transaction.atomic():
         Account.objects.filter(org=org).update(plan=chosen)
-        record_audit(actor=actor, org=org, action="plan.changed", target=org.slug,
-                     details={"old": old, "new": chosen.slug})  # fmt: skip
+        record_audit(
+            actor=actor, org=org, action="plan.changed", target=org.slug, details={"old": old, "new": chosen.slug}
+        )
     _payable_again(org)
     account.refresh_from_db()
     return account

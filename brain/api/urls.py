@@ -22,8 +22,8 @@ urlpatterns = [
         "docs/",
         SpectacularSwaggerView.as_view(url_name="api-schema", template_name="api/swagger_ui.html"),
         name="api-docs",
-    ),  # fmt: skip
+    ),
     path(
         "redoc/", SpectacularRedocView.as_view(url_name="api-schema", template_name="api/redoc.html"), name="api-redoc"
-    ),  # fmt: skip
+    ),
 ]

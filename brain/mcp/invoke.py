@@ -114,8 +114,14 @@ def execute(actor: Actor, spec: ToolSpec, arguments: dict[str, Any]) -> Outcome:
         if activity_id is None and spec.activity_arg:
             activity_id = arguments.get(spec.activity_arg)
         credits = meter.credits if meter is not None else 0
-        record_call(actor, spec.name, outcome.code if outcome.output is None else "", time.perf_counter() - started,
-                    credits=credits, activity_id=activity_id if isinstance(activity_id, str) else None)  # fmt: skip
+        record_call(
+            actor,
+            spec.name,
+            outcome.code if outcome.output is None else "",
+            time.perf_counter() - started,
+            credits=credits,
+            activity_id=activity_id if isinstance(activity_id, str) else None,
+        )
     return outcome
 
 

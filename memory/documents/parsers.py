@@ -164,7 +164,15 @@ def _pdf_date(reader: PdfReader) -> datetime | None:
 
 
 _PARSERS: dict[str, _Parser] = {
-    ".md": _parse_markdown, ".markdown": _parse_markdown, ".txt": _parse_text, ".html": _parse_html,
-    ".htm": _parse_html, ".pdf": _parse_pdf, ".json": _parse_slack_file, ".eml": _parse_eml, ".mbox": _parse_mbox,
-    ".vtt": parse_vtt, ".srt": parse_srt,
-}  # fmt: skip
+    ".md": _parse_markdown,
+    ".markdown": _parse_markdown,
+    ".txt": _parse_text,
+    ".html": _parse_html,
+    ".htm": _parse_html,
+    ".pdf": _parse_pdf,
+    ".json": _parse_slack_file,
+    ".eml": _parse_eml,
+    ".mbox": _parse_mbox,
+    ".vtt": parse_vtt,
+    ".srt": parse_srt,
+}

@@ -117,10 +117,15 @@ def add_document(
             # Two equal saves at once must not both miss each other and make twins.
             cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"{actor.org.pk}:same:{digest}"])
         twin = _saved_twin(
-            actor=actor, digest=digest, scope=scope, category=chosen, occurred_at=occurred_at,
-            speaker=_one_line(speaker)[:200], conversation=_one_line(conversation)[:240],
+            actor=actor,
+            digest=digest,
+            scope=scope,
+            category=chosen,
+            occurred_at=occurred_at,
+            speaker=_one_line(speaker)[:200],
+            conversation=_one_line(conversation)[:240],
             session=_one_line(session)[:240],
-        )  # fmt: skip
+        )
         if twin is not None:
             return Saved(twin, created=False, duplicate=True)
     document = Document.objects.create(
@@ -146,8 +151,12 @@ def add_document(
         length=len(content),
     )
     if previous is not None:
-        record_audit(actor=actor, action="document.version_added", target=previous.public_id,
-                     details={"by": document.public_id, "version": document.version})  # fmt: skip
+        record_audit(
+            actor=actor,
+            action="document.version_added",
+            target=previous.public_id,
+            details={"by": document.public_id, "version": document.version},
+        )
     if document.status == Status.QUEUED:
         enqueue(document.pk, length=document.length)
     return Saved(document, created=True)

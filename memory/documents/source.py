@@ -77,9 +77,19 @@ LABELS = _set(
     blocker blockers in progress open closed minutes meeting call attendees participants present absent"""
 ) | {"action items", "next steps", "follow up", "in progress"}
 _MONTHS = {
-    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11,
+    "jan": 1,
+    "feb": 2,
+    "mar": 3,
+    "apr": 4,
+    "may": 5,
+    "jun": 6,
+    "jul": 7,
+    "aug": 8,
+    "sep": 9,
+    "oct": 10,
+    "nov": 11,
     "dec": 12,
-}  # fmt: skip
+}
 _MONTH = r"(?P<month>jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 DATES = (
     re.compile(r"\b(?P<year>(?:19|20)\d\d)-(?P<mm>\d{1,2})-(?P<day>\d{1,2})\b"),

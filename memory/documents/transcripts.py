@@ -70,11 +70,15 @@ def _parse_captions(source: _Source, kind: str) -> list[ParsedDocument]:
     title = _stem_title(source.path)
     return [
         _document(
-            source, title, content, "text/markdown", "transcript",
+            source,
+            title,
+            content,
+            "text/markdown",
+            "transcript",
             conversation=f"transcript:{source.rel}",
             metadata={"speakers": sorted({t.speaker for t in turns if t.speaker})[:50]},
         )
-    ]  # fmt: skip
+    ]
 
 
 def _spoken(voice: str | None, text: str) -> tuple[str, str]:

@@ -102,12 +102,16 @@ def _days(source: _Source, messages: list[_Message]) -> list[ParsedDocument]:
         participants = list(dict.fromkeys(m.sender for m in said))
         documents.append(
             _document(
-                source, f"{chat} {day.isoformat()}", "\n\n".join(turns), "text/markdown", "chat",
+                source,
+                f"{chat} {day.isoformat()}",
+                "\n\n".join(turns),
+                "text/markdown",
+                "chat",
                 external_id=f"whatsapp:{source.rel}:{day.isoformat()}",
                 occurred_at=said[0].at,
                 metadata={"participants": participants, "messages": len(turns)},
                 conversation=f"whatsapp:{source.rel}",
                 session=day.isoformat(),
             )
-        )  # fmt: skip
+        )
     return documents

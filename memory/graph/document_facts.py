@@ -141,13 +141,18 @@ def extract_document(*, document_id: int, keep: Collection[int] = ()) -> int:
         # so does the date of a one-time happening with a topic ("the office opens on 1 May").
         window = (fact.valid_from, fact.valid_to)
         draft = FactDraft(
-            statement=in_third_person(fact.statement, speaker, teams.get(speaker, "")), kind=fact.kind,
-            subject=_speaking_subject(fact, speaker, teams.get(speaker, "")), object=fact.object,
-            relation=fact.relation or "", single_valued=fact.single_valued or bool(fact.topic),
-            valid_from=fact.valid_from, valid_to=fact.valid_to, topic=fact.topic,
+            statement=in_third_person(fact.statement, speaker, teams.get(speaker, "")),
+            kind=fact.kind,
+            subject=_speaking_subject(fact, speaker, teams.get(speaker, "")),
+            object=fact.object,
+            relation=fact.relation or "",
+            single_valued=fact.single_valued or bool(fact.topic),
+            valid_from=fact.valid_from,
+            valid_to=fact.valid_to,
+            topic=fact.topic,
             values=[v for v in fact.values if v.key != "date" or v.date not in window or fact.topic],
             dated_from_upload=source.moment.from_upload and fact.relative,
-        )  # fmt: skip
+        )
         role = role_of(fact.statement) if fact.subject else None
         if role is not None:
             draft.relation, draft.object, draft.single_valued = role[0], role[1], True
@@ -170,16 +175,21 @@ def extract_document(*, document_id: int, keep: Collection[int] = ()) -> int:
         for entity in result.entities:
             # The document's own mentions are still there: a name links to the entity it did before.
             confident = any(roles.get(n.casefold()) == entity.type for n in (entity.name, *entity.aliases))
-            linked = get_or_create_entity(document=document, name=entity.name, type=entity.type,
-                                          aliases=list(entity.aliases), confident=confident)  # fmt: skip
+            linked = get_or_create_entity(
+                document=document, name=entity.name, type=entity.type, aliases=list(entity.aliases), confident=confident
+            )
             for surface in {entity.name, *entity.aliases}:
                 mention(entity=linked, document=document, surface=surface, type=entity.type)
                 named.add((linked.pk, clean_name(surface)))
                 by_name[surface] = linked
         fresh = sorted(_keep_unchanged(document, drafts, chunk_for, keep))
-        record_facts(document=document, drafts=[drafts[i] for i in fresh],
-                     chunk_for={n: chunk_for[i] for n, i in enumerate(fresh) if i in chunk_for},
-                     vectors=_vectors_of(document, drafts, fresh, unseen, vectors), linked=by_name)  # fmt: skip
+        record_facts(
+            document=document,
+            drafts=[drafts[i] for i in fresh],
+            chunk_for={n: chunk_for[i] for n, i in enumerate(fresh) if i in chunk_for},
+            vectors=_vectors_of(document, drafts, fresh, unseen, vectors),
+            linked=by_name,
+        )
         _forget_other_mentions(document, named)
     return len(drafts)
 
@@ -215,9 +225,13 @@ def _teams_of(org_id: int, speakers: list[str]) -> dict[str, str]:
         return {}
     found: dict[str, set[str]] = {}
     rows = Fact.objects.filter(
-        current(), org_id=org_id, flagged_at__isnull=True, relation__in=TEAM_RELATIONS,
-        subject__name__in=speakers, object__isnull=False,
-    ).values_list("subject__name", "object__name")  # fmt: skip
+        current(),
+        org_id=org_id,
+        flagged_at__isnull=True,
+        relation__in=TEAM_RELATIONS,
+        subject__name__in=speakers,
+        object__isnull=False,
+    ).values_list("subject__name", "object__name")
     for speaker, team in rows[:200]:
         found.setdefault(speaker, set()).add(team)
     return {speaker: next(iter(teams)) for speaker, teams in found.items() if len(teams) == 1}
@@ -340,8 +354,13 @@ def _forget_other_mentions(document: Document, named: set[tuple[int, str]]) -> N
     its facts are about (a fact found again keeps the mentions it was recorded with)."""
     facts = Fact.objects.filter(document=document)
     about = {*facts.values_list("subject_id", flat=True), *facts.values_list("object_id", flat=True)}
-    stale = [pk for pk, entity_id, surface in Mention.objects.filter(document=document).values_list(
-        "pk", "entity_id", "surface") if (entity_id, surface) not in named and entity_id not in about]  # fmt: skip
+    stale = [
+        pk
+        for pk, entity_id, surface in Mention.objects.filter(document=document).values_list(
+            "pk", "entity_id", "surface"
+        )
+        if (entity_id, surface) not in named and entity_id not in about
+    ]
     Mention.objects.filter(pk__in=stale).delete()
 
 
@@ -352,8 +371,9 @@ def _not_stored(document: Document, drafts: list[FactDraft]) -> list[int]:
     return [i for i, d in enumerate(drafts) if _key(d.statement, d.relation, d.valid_from, d.kind) not in stored]
 
 
-def _vectors_of(document: Document, drafts: list[FactDraft], fresh: list[int], unseen: list[int],
-                vectors: Vectors) -> Vectors:  # fmt: skip
+def _vectors_of(
+    document: Document, drafts: list[FactDraft], fresh: list[int], unseen: list[int], vectors: Vectors
+) -> Vectors:
     """The vectors of the ``fresh`` drafts, from those made for the ``unseen`` ones; a fact deleted
     meanwhile by another run is embedded here (rare: the model is then called inside the transaction)."""
     where = {position: n for n, position in enumerate(unseen)}

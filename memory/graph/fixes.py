@@ -244,8 +244,9 @@ def change_entity_type(*, actor: Actor, entity_id: int, type: str) -> Entity:
     before = entity.type
     entity.type, entity.type_fixed = type, True
     entity.save(update_fields=["type", "type_fixed"])
-    record_audit(actor=actor, action="entity.type_changed", target=entity.public_id,
-                 details={"from": before, "to": type})  # fmt: skip
+    record_audit(
+        actor=actor, action="entity.type_changed", target=entity.public_id, details={"from": before, "to": type}
+    )
     return entity
 
 

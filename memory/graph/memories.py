@@ -79,32 +79,55 @@ def remember(
         replaceable_memory(actor=actor, memory_id=replaces_memory_id, scope=scope) if replaces_memory_id else None
     )
     drafts = [
-        FactDraft(statement=content, kind=kind, subject=subject, valid_from=valid_from, valid_to=valid_to,
-                  single_valued=False)
-    ]  # fmt: skip
+        FactDraft(
+            statement=content, kind=kind, subject=subject, valid_from=valid_from, valid_to=valid_to, single_valued=False
+        )
+    ]
     drafts += [
-        FactDraft(statement=f"{r['from']} {r['relation'].replace('_', ' ')} {r['to']}.", subject=r["from"],
-                  object=r["to"], relation=r["relation"], valid_from=valid_from, valid_to=valid_to)
+        FactDraft(
+            statement=f"{r['from']} {r['relation'].replace('_', ' ')} {r['to']}.",
+            subject=r["from"],
+            object=r["to"],
+            relation=r["relation"],
+            valid_from=valid_from,
+            valid_to=valid_to,
+        )
         for r in relations or []
-    ]  # fmt: skip
+    ]
     vectors = embed_drafts(actor.org.pk, drafts)
     with transaction.atomic():
         saved = add_document(
-            actor=actor, title=title or content[:80], content=content, source_kind="remember", scope=scope,
+            actor=actor,
+            title=title or content[:80],
+            content=content,
+            source_kind="remember",
+            scope=scope,
             metadata={"description": description} if description else {},
-        )  # fmt: skip
+        )
         for item in entities or []:
             # What this memory says an entity is belongs to the memory: its readers see it, no one else.
-            named = get_or_create_entity(document=saved.document, name=item["name"], type=item.get("type", "other"),
-                                         confident="type" in item)  # fmt: skip
-            mention(entity=named, document=saved.document, surface=item["name"], type=item.get("type", ""),
-                    summary=item.get("summary", ""))  # fmt: skip
-        facts = record_facts(document=saved.document, drafts=drafts, source=Fact.Source.REMEMBERED,
-                             created_by_id=actor.user.pk, vectors=vectors)  # fmt: skip
+            named = get_or_create_entity(
+                document=saved.document, name=item["name"], type=item.get("type", "other"), confident="type" in item
+            )
+            mention(
+                entity=named,
+                document=saved.document,
+                surface=item["name"],
+                type=item.get("type", ""),
+                summary=item.get("summary", ""),
+            )
+        facts = record_facts(
+            document=saved.document,
+            drafts=drafts,
+            source=Fact.Source.REMEMBERED,
+            created_by_id=actor.user.pk,
+            vectors=vectors,
+        )
         if replaced is not None:
             supersede_explicitly(old=replaced, new=facts[0])
-            record_audit(actor=actor, action="memory.replaced", target=replaced.public_id,
-                         details={"by": facts[0].public_id})  # fmt: skip
+            record_audit(
+                actor=actor, action="memory.replaced", target=replaced.public_id, details={"by": facts[0].public_id}
+            )
     return facts[0]
 
 

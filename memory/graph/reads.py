@@ -51,9 +51,14 @@ class ScoredFact:
 
 
 def search_facts(
-    *, actor: Actor, query: str, limit: int = 5, as_of: date | None = None, include_superseded: bool = False,
+    *,
+    actor: Actor,
+    query: str,
+    limit: int = 5,
+    as_of: date | None = None,
+    include_superseded: bool = False,
     vector: QueryVector | None = None,
-) -> list[ScoredFact]:  # fmt: skip
+) -> list[ScoredFact]:
     """Hybrid search over facts with the passage search's retrievers (HNSW neighbours, BM25),
     fused by reciprocal rank. Access and time are part of the SQL."""
     where = with_counters(readable_facts_and_believed(actor, as_of, include_superseded))
@@ -131,9 +136,14 @@ class Neighbourhood:
 
 
 def explore(
-    *, actor: Actor, entity: EntityView, depth: int = 1, limit: int = 15, include_superseded: bool = False,
+    *,
+    actor: Actor,
+    entity: EntityView,
+    depth: int = 1,
+    limit: int = 15,
+    include_superseded: bool = False,
     as_of: date | None = None,
-) -> Neighbourhood:  # fmt: skip
+) -> Neighbourhood:
     """The facts within ``depth`` hops of the entity, the newest current ones first. ``total``
     counts every fact in reach (each hop walks from the entities the previous hop reached)."""
     facts = believed(visible_facts(actor=actor), as_of=as_of, include_superseded=include_superseded)
@@ -258,10 +268,17 @@ def value_keys(*, actor: Actor) -> list[tuple[str, int]]:
 
 
 def lookup_values(
-    *, actor: Actor, key: str, entity_type: str | None = None, minimum: float | None = None,
-    maximum: float | None = None, start: date | None = None, end: date | None = None, limit: int = 20,
+    *,
+    actor: Actor,
+    key: str,
+    entity_type: str | None = None,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    start: date | None = None,
+    end: date | None = None,
+    limit: int = 20,
     as_of: date | None = None,
-) -> list[Value]:  # fmt: skip
+) -> list[Value]:
     facts = believed(visible_facts(actor=actor), as_of=as_of)
     values = Value.objects.filter(fact__in=facts, key=key).select_related("entity", "fact", "fact__document")
     if entity_type:

@@ -57,8 +57,17 @@ class Claim:
             (None if fact.valid_from in days else fact.valid_from),
             (None if fact.valid_to in days else fact.valid_to),
         )
-        return cls(fact.subject_id, fact.object_id, fact.relation, fact.value_key, value_order(stated), start, end,
-                   source_of(fact), bool(CHANGE_WORDS.search(fact.statement)))  # fmt: skip
+        return cls(
+            fact.subject_id,
+            fact.object_id,
+            fact.relation,
+            fact.value_key,
+            value_order(stated),
+            start,
+            end,
+            source_of(fact),
+            bool(CHANGE_WORDS.search(fact.statement)),
+        )
 
     @property
     def is_role(self) -> bool:

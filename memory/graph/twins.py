@@ -65,11 +65,12 @@ def join_twins(facts: list[Fact]) -> int:
         if fact.subject_id is not None:
             same |= Q(subject_id=fact.subject_id, relation=fact.relation, value_key=fact.value_key)
         candidates = (
-            Fact.objects.filter(same, same_audience_as(fact), org_id=fact.org_id, pk__lt=fact.pk,
-                                source=Fact.Source.EXTRACTED)
+            Fact.objects.filter(
+                same, same_audience_as(fact), org_id=fact.org_id, pk__lt=fact.pk, source=Fact.Source.EXTRACTED
+            )
             .filter(current(), flagged_at__isnull=True, same_as__isnull=True)
             .exclude(document_id=fact.document_id)
-        )  # fmt: skip
+        )
         document = fact.document
         if document is not None and document.external_id:  # another version of the same document says it again
             candidates = candidates.exclude(

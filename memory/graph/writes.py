@@ -42,9 +42,16 @@ def embed_drafts(org_id: int, drafts: list[FactDraft]) -> Vectors:
     return embed_for(org_id, [d.statement for d in drafts])
 
 
-def record_facts(*, document: Document, drafts: list[FactDraft], source: str = Fact.Source.EXTRACTED,
-                 created_by_id: int | None = None, chunk_for: dict[int, int] | None = None,
-                 vectors: Vectors | None = None, linked: dict[str, Entity] | None = None) -> list[Fact]:  # fmt: skip
+def record_facts(
+    *,
+    document: Document,
+    drafts: list[FactDraft],
+    source: str = Fact.Source.EXTRACTED,
+    created_by_id: int | None = None,
+    chunk_for: dict[int, int] | None = None,
+    vectors: Vectors | None = None,
+    linked: dict[str, Entity] | None = None,
+) -> list[Fact]:
     """Store facts with their entities, mentions and values, and apply supersession.
 
     Pass ``vectors`` (from ``embed_drafts``) when calling inside a transaction, and ``linked``
@@ -75,31 +82,49 @@ def record_facts(*, document: Document, drafts: list[FactDraft], source: str = F
         facts = Fact.objects.bulk_create(
             [
                 Fact(
-                    org_id=document.org_id, statement=draft.statement,
+                    org_id=document.org_id,
+                    statement=draft.statement,
                     kind=draft.kind if draft.kind in Fact.Kind.values else Fact.Kind.FACT,
-                    subject=entity(draft.subject), object=entity(draft.object), relation=draft.relation[:80],
-                    value_key=(draft.values[0].key if draft.values else "")[:80], single_valued=draft.single_valued,
-                    valid_from=draft.valid_from, valid_to=draft.valid_to, recorded_at=recorded_at, source=source,
+                    subject=entity(draft.subject),
+                    object=entity(draft.object),
+                    relation=draft.relation[:80],
+                    value_key=(draft.values[0].key if draft.values else "")[:80],
+                    single_valued=draft.single_valued,
+                    valid_from=draft.valid_from,
+                    valid_to=draft.valid_to,
+                    recorded_at=recorded_at,
+                    source=source,
                     topic=draft.topic[:200],
-                    document=document, chunk_id=(chunk_for or {}).get(index), category_id=document.category_id,
-                    scope=document.scope, owner_id=document.owner_id, created_by_id=created_by_id,
-                    dated_from_upload=draft.dated_from_upload, **vectors.fields(index),
+                    document=document,
+                    chunk_id=(chunk_for or {}).get(index),
+                    category_id=document.category_id,
+                    scope=document.scope,
+                    owner_id=document.owner_id,
+                    created_by_id=created_by_id,
+                    dated_from_upload=draft.dated_from_upload,
+                    **vectors.fields(index),
                 )
                 for index, draft in enumerate(drafts)
             ]
-        )  # fmt: skip
+        )
         Value.objects.bulk_create(
             [
                 Value(
-                    org_id=document.org_id, entity=fact.subject, fact=fact, key=value.key[:80],
-                    number=value.number, date=value.date, text=value.text[:500], unit=value.unit[:20],
+                    org_id=document.org_id,
+                    entity=fact.subject,
+                    fact=fact,
+                    key=value.key[:80],
+                    number=value.number,
+                    date=value.date,
+                    text=value.text[:500],
+                    unit=value.unit[:20],
                     stated_on=stated_on,
                 )
                 for fact, draft in zip(facts, drafts, strict=True)
                 if fact.subject is not None
                 for value in draft.values
             ]
-        )  # fmt: skip
+        )
         for fact in facts:
             apply_supersession(fact)
         join_twins(facts)

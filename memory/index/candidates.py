@@ -100,7 +100,7 @@ def vector_candidates(
                 "limit": limit,
                 "model": vector.model,
                 "vec": "[" + ",".join(f"{x:.6f}" for x in vector.values) + "]",
-            },  # fmt: skip
+            },
         )
         rows = cursor.fetchall()
     rows.sort(key=lambda row: row[1])  # relaxed_order may return neighbours slightly out of order
@@ -141,8 +141,16 @@ def keyword_candidates(query: str, where: Clause, limit: int, table: Table = "me
         f"length(c.search) / %(avg)s)) AS score FROM {_table(table)} c WHERE {where.sql} "
         "AND c.search @@ to_tsquery('simple', %(any)s) LIMIT %(scan)s) scored ORDER BY score DESC LIMIT %(limit)s"
     )
-    values = {**where.params, **terms, **idfs, "k1": BM25_K1, "k1p1": BM25_K1 + 1, "b": BM25_B,
-              "avg": max(average, 1.0), "limit": limit}  # fmt: skip
+    values = {
+        **where.params,
+        **terms,
+        **idfs,
+        "k1": BM25_K1,
+        "k1p1": BM25_K1 + 1,
+        "b": BM25_B,
+        "avg": max(average, 1.0),
+        "limit": limit,
+    }
     # Where many chunks hold the terms, the best BM25 scores are among chunks holding all of the
     # rarest terms, then two of them: score those first, widening only when they are too few.
     dense = len(gather) >= 2 and sum(frequencies[lx] for lx in gather) > DENSE_MATCHES

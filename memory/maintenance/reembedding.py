@@ -173,8 +173,14 @@ def _facts(facts: QuerySet[Fact], kind: str, columns: tuple[str, str], batch_siz
     return _rows(facts.order_by("pk"), ["statement"], lambda fact: fact.statement, kind, columns, batch_size)
 
 
-def _rows(rows: QuerySet[Any], fields: list[str], text: Callable[[Any], str], kind: str,
-          columns: tuple[str, str], batch_size: int) -> int:  # fmt: skip
+def _rows(
+    rows: QuerySet[Any],
+    fields: list[str],
+    text: Callable[[Any], str],
+    kind: str,
+    columns: tuple[str, str],
+    batch_size: int,
+) -> int:
     embedder = get_embedder(kind)
     done, last = 0, 0
     while True:

@@ -60,8 +60,12 @@ class ContradictionOut(BaseModel):
     def lines(self) -> list[str]:
         """The pair as lines a model reads easily, its id first."""
         subject = f", about {self.subject}" if self.subject else ""
-        lines = [f"{self.id}: {self.about} ({self.state}, {self.severity} severity{subject})",
-                 f"  question: {self.question}", self.a.line("a"), self.b.line("b")]  # fmt: skip
+        lines = [
+            f"{self.id}: {self.about} ({self.state}, {self.severity} severity{subject})",
+            f"  question: {self.question}",
+            self.a.line("a"),
+            self.b.line("b"),
+        ]
         lines += [side.line(label) for label, side in zip("cdef", self.more, strict=False)]
         if self.found_again:
             lines.append(

@@ -68,11 +68,17 @@ class EvidenceOut(BaseModel):
     def of(cls, excerpt: Excerpt) -> EvidenceOut:
         document = excerpt.document
         return cls(
-            document_id=document.public_id, title=document.title, reference=document.source_url or document.public_id,
-            external_url=document.source_url or None, excerpt=excerpt.text, truncated=excerpt.truncated,
-            chunk_ids=excerpt.chunk_ids, recorded_at=document.recorded_at, occurred_at=document.occurred_at,
+            document_id=document.public_id,
+            title=document.title,
+            reference=document.source_url or document.public_id,
+            external_url=document.source_url or None,
+            excerpt=excerpt.text,
+            truncated=excerpt.truncated,
+            chunk_ids=excerpt.chunk_ids,
+            recorded_at=document.recorded_at,
+            occurred_at=document.occurred_at,
             speaker=document.speaker or None,
-        )  # fmt: skip
+        )
 
 
 class AskOut(ToolOutput):
@@ -128,11 +134,19 @@ def ask_company_memory_tool(actor: Actor, args: AskArgs) -> AskOut:
     warnings; response_mode full adds diagnostics and is for debugging."""
     started = time.perf_counter()
     activity = _activity(actor, args)
-    found = gather_evidence(actor=actor, question=Question(
-        text=args.question, retrieval_mode=args.retrieval_mode, top_k=args.top_k,
-        max_evidence_documents=args.max_evidence_documents, max_chars_per_document=args.max_chars_per_document,
-        max_claims=args.max_claims, as_of=args.as_of, high_risk=args.risk_level == "high",
-    ))  # fmt: skip
+    found = gather_evidence(
+        actor=actor,
+        question=Question(
+            text=args.question,
+            retrieval_mode=args.retrieval_mode,
+            top_k=args.top_k,
+            max_evidence_documents=args.max_evidence_documents,
+            max_chars_per_document=args.max_chars_per_document,
+            max_claims=args.max_claims,
+            as_of=args.as_of,
+            high_risk=args.risk_level == "high",
+        ),
+    )
     if found.empty:
         record_miss(actor=actor, tool="ask_company_memory", question=args.question)
         return AskOut(activity_id=activity, status="no_evidence", guidance=NO_EVIDENCE, evidence=[], claims=[])
@@ -147,8 +161,9 @@ def ask_company_memory_tool(actor: Actor, args: AskArgs) -> AskOut:
         out.conflicts = fact_outs(actor, found.conflicts, as_of=args.as_of)
         out.warnings = found.warnings
     pages = [e.document for e in found.excerpts]
-    context = AskContext(actor=actor, question=args.question, claims=found.claims, documents=pages,
-                         high_risk=args.risk_level == "high")  # fmt: skip
+    context = AskContext(
+        actor=actor, question=args.question, claims=found.claims, documents=pages, high_risk=args.risk_level == "high"
+    )
     for add in ASK_ADDITIONS:
         extra = add(context)
         if extra.definitions:
@@ -159,14 +174,19 @@ def ask_company_memory_tool(actor: Actor, args: AskArgs) -> AskOut:
         views = entity_views(actor=actor, entity_ids=found.named)
         out.diagnostics = {
             "passages": [
-                {"chunk_id": format_id("chunk", h.chunk_id), "document_id": format_id("doc", h.document_id),
-                 "score": h.score, "ranks": h.ranks, "scores": h.scores}
+                {
+                    "chunk_id": format_id("chunk", h.chunk_id),
+                    "document_id": format_id("doc", h.document_id),
+                    "score": h.score,
+                    "ranks": h.ranks,
+                    "scores": h.scores,
+                }
                 for h in found.hits
             ],
             "entities_named": [{"entity_id": v.public_id, "name": v.name} for v in views.values()],
             "graph_facts": found.graph_facts,
             "elapsed_ms": round((time.perf_counter() - started) * 1000, 1),
-        }  # fmt: skip
+        }
     return out
 
 

@@ -51,8 +51,11 @@ class EntitiesOut(ToolOutput):
     entities: list[EntityOut]
 
     def to_text(self) -> str:
-        rows = [f"- {e.name} ({e.entity_id}, {e.type}, {e.connections} connections)" + (f": {e.summary}" if e.summary
-                else "") for e in self.entities]  # fmt: skip
+        rows = [
+            f"- {e.name} ({e.entity_id}, {e.type}, {e.connections} connections)"
+            + (f": {e.summary}" if e.summary else "")
+            for e in self.entities
+        ]
         return "\n".join(rows) or "No entity matches that name."
 
 
@@ -108,13 +111,21 @@ def explore_entity_tool(actor: Actor, args: ExploreArgs) -> ExploreOut:
     again with reworded questions. Current facts only unless include_superseded; as_of gives the
     facts believed on an earlier day. When there is more than limit, it says so and how to get more."""
     entity = graph.resolve_entity(actor=actor, ref=args.entity)
-    hood = graph.explore(actor=actor, entity=entity, depth=args.depth, limit=args.limit,
-                         include_superseded=args.include_superseded, as_of=args.as_of)  # fmt: skip
+    hood = graph.explore(
+        actor=actor,
+        entity=entity,
+        depth=args.depth,
+        limit=args.limit,
+        include_superseded=args.include_superseded,
+        as_of=args.as_of,
+    )
     connections = graph.connection_counts(actor=actor, entity_ids=[entity.pk])[entity.pk]
     notice = None
     if hood.truncated:
-        notice = (f"Showing {args.limit} of {hood.total} facts. Call again with a larger limit (up to 50), or "
-                  "explore one of the neighbours.")  # fmt: skip
+        notice = (
+            f"Showing {args.limit} of {hood.total} facts. Call again with a larger limit (up to 50), or "
+            "explore one of the neighbours."
+        )
     return ExploreOut(
         entity=EntityOut.of(entity, connections),
         outgoing=fact_outs(actor, hood.outgoing, as_of=args.as_of),
@@ -178,8 +189,10 @@ class EpisodesOut(ToolOutput):
     episodes: list[EpisodeOut]
 
     def to_text(self) -> str:
-        rows = [f"- {e.recorded_at:%Y-%m-%d %H:%M} [{e.source_kind}] {e.title} ({e.document_id}): {e.preview}"
-                for e in self.episodes]  # fmt: skip
+        rows = [
+            f"- {e.recorded_at:%Y-%m-%d %H:%M} [{e.source_kind}] {e.title} ({e.document_id}): {e.preview}"
+            for e in self.episodes
+        ]
         return "\n".join(rows) or "Nothing has been ingested yet."
 
 
@@ -189,11 +202,18 @@ def recent_episodes_tool(actor: Actor, args: RecentArgs) -> EpisodesOut:
     first, each with a 200-character preview. Use it to catch up at the start of a session."""
     return EpisodesOut(
         episodes=[
-            EpisodeOut(document_id=d.public_id, title=d.title, source_kind=d.source_kind, status=d.status,
-                       recorded_at=d.recorded_at, occurred_at=d.occurred_at, preview=" ".join(d.content.split())[:200])
+            EpisodeOut(
+                document_id=d.public_id,
+                title=d.title,
+                source_kind=d.source_kind,
+                status=d.status,
+                recorded_at=d.recorded_at,
+                occurred_at=d.occurred_at,
+                preview=" ".join(d.content.split())[:200],
+            )
             for d in graph.recent_documents(actor=actor, limit=args.limit)
         ]
-    )  # fmt: skip
+    )
 
 
 class TimelineArgs(BaseModel):
@@ -259,15 +279,20 @@ class ValuesOut(ToolOutput):
     def to_text(self) -> str:
         if self.keys is not None:
             return "Recorded keys: " + (", ".join(f"{k['key']} ({k['count']})" for k in self.keys) or "none")
-        rows = [f"- {v.entity.name}: {v.key} = {_shown(v)} (stated {v.stated_on}, {v.memory_id})"
-                + ("" if v.counted else "; not in the total") + (" [conflicting]" if v.conflicting else "")
-                for v in self.values or []]  # fmt: skip
+        rows = [
+            f"- {v.entity.name}: {v.key} = {_shown(v)} (stated {v.stated_on}, {v.memory_id})"
+            + ("" if v.counted else "; not in the total")
+            + (" [conflicting]" if v.conflicting else "")
+            for v in self.values or []
+        ]
         total = f"\nTotal: {self.total:g} (each entity's latest stated value, once)" if self.total is not None else ""
         for conflict in self.conflicts:
             said = " vs ".join(f"{_shown(v)} ({v.memory_id}, stated {v.stated_on})" for v in conflict.values)
             open_ = f"; open: {', '.join(conflict.contradiction_ids)}" if conflict.contradiction_ids else ""
-            total += (f"\nValues conflict for {conflict.entity.name}: {said}{open_}. The total counts the latest "
-                      "stated; settle which is right before relying on it.")  # fmt: skip
+            total += (
+                f"\nValues conflict for {conflict.entity.name}: {said}{open_}. The total counts the latest "
+                "stated; settle which is right before relying on it."
+            )
         return ("\n".join(rows) or "No recorded values match.") + total
 
 
@@ -285,29 +310,50 @@ def lookup_values_tool(actor: Actor, args: ValuesArgs) -> ValuesOut:
     before acting on a number."""
     if not args.key:
         return ValuesOut(keys=[{"key": k, "count": n} for k, n in graph.value_keys(actor=actor)])
-    rows = graph.lookup_values(actor=actor, key=args.key, entity_type=args.entity_type, minimum=args.min,
-                               maximum=args.max, start=args.from_, end=args.to, limit=args.limit)  # fmt: skip
+    rows = graph.lookup_values(
+        actor=actor,
+        key=args.key,
+        entity_type=args.entity_type,
+        minimum=args.min,
+        maximum=args.max,
+        start=args.from_,
+        end=args.to,
+        limit=args.limit,
+    )
     tally = graph.tally_values(actor=actor, key=args.key, values=rows)
     views = entity_views(actor=actor, entity_ids={v.entity_id for v in rows})
-    touching = open_contradictions(actor, {v.fact_id for vs in tally.conflicts.values() for v in vs}
-                                   | {v.fact_id for v in rows})  # fmt: skip
+    touching = open_contradictions(
+        actor, {v.fact_id for vs in tally.conflicts.values() for v in vs} | {v.fact_id for v in rows}
+    )
     disputed = set(tally.conflicts) | {v.entity_id for v in rows if v.fact_id in touching}
 
     def out(v: Value) -> ValueOut:
-        return ValueOut(entity=EntityRef.of(views[v.entity_id]), key=v.key, number=v.number,
-                        date=v.date, text=v.text, unit=v.unit, stated_on=v.stated_on, memory_id=v.fact.public_id,
-                        source_title=v.fact.document.title if v.fact.document else None, counted=v.pk in tally.counted,
-                        conflicting=v.entity_id in disputed)  # fmt: skip
+        return ValueOut(
+            entity=EntityRef.of(views[v.entity_id]),
+            key=v.key,
+            number=v.number,
+            date=v.date,
+            text=v.text,
+            unit=v.unit,
+            stated_on=v.stated_on,
+            memory_id=v.fact.public_id,
+            source_title=v.fact.document.title if v.fact.document else None,
+            counted=v.pk in tally.counted,
+            conflicting=v.entity_id in disputed,
+        )
 
     values = [out(v) for v in rows if v.entity_id in views]
     shown = {v.entity_id: v for v in rows if v.entity_id in views}
     conflicts = [
-        ConflictOut(entity=EntityRef.of(views[entity_id]),
-                    values=[out(v) for v in tally.conflicts.get(entity_id, [shown[entity_id]])],
-                    contradiction_ids=sorted({c for v in tally.conflicts.get(entity_id, [shown[entity_id]])
-                                              for c in touching.get(v.fact_id, [])}))
+        ConflictOut(
+            entity=EntityRef.of(views[entity_id]),
+            values=[out(v) for v in tally.conflicts.get(entity_id, [shown[entity_id]])],
+            contradiction_ids=sorted(
+                {c for v in tally.conflicts.get(entity_id, [shown[entity_id]]) for c in touching.get(v.fact_id, [])}
+            ),
+        )
         for entity_id in sorted(disputed & set(shown))
-    ]  # fmt: skip
+    ]
     numbers = [v.number for v in values if v.number is not None and v.counted]
     return ValuesOut(values=values, total=sum(numbers) if numbers else None, conflicts=conflicts)
 

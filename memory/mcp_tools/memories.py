@@ -59,8 +59,15 @@ class RememberedOut(ToolOutput):
         return f"{self.message} ({self.memory_id}, {self.scope})"
 
 
-@mcp_tool("remember", title="Remember a Company Fact", args=RememberArgs, output=RememberedOut, scope="write",
-          billing="remember", writes="scoped")  # fmt: skip
+@mcp_tool(
+    "remember",
+    title="Remember a Company Fact",
+    args=RememberArgs,
+    output=RememberedOut,
+    scope="write",
+    billing="remember",
+    writes="scoped",
+)
 def remember_tool(actor: Actor, args: RememberArgs) -> RememberedOut:
     """Store a durable fact, decision, preference, event or procedure the user states or asks
     you to remember, as one self-contained statement with names and dates. scope shared is for
@@ -70,11 +77,19 @@ def remember_tool(actor: Actor, args: RememberArgs) -> RememberedOut:
     searchable at once; its passages within minutes. Returns the memory id (for forget)."""
     replaces = graph.parse_memory_id(args.replaces_memory_id) if args.replaces_memory_id else None
     fact = fact_services.remember(
-        actor=actor, content=args.content, kind=args.kind, subject=args.subject, valid_from=args.valid_from,
-        valid_to=args.valid_to, replaces_memory_id=replaces, entities=[e.model_dump() for e in args.entities],
+        actor=actor,
+        content=args.content,
+        kind=args.kind,
+        subject=args.subject,
+        valid_from=args.valid_from,
+        valid_to=args.valid_to,
+        replaces_memory_id=replaces,
+        entities=[e.model_dump() for e in args.entities],
         relations=[{"from": r.from_, "to": r.to, "relation": r.relation} for r in args.relations],
-        scope=args.scope, title=args.title, description=args.description,
-    )  # fmt: skip
+        scope=args.scope,
+        title=args.title,
+        description=args.description,
+    )
     return RememberedOut(memory_id=fact.public_id, scope=fact.scope, message="Remembered.")
 
 
@@ -91,8 +106,17 @@ class ForgottenOut(ToolOutput):
         return f"Forgot {self.memory_id}: {self.forgotten}"
 
 
-@mcp_tool("forget", title="Forget a Remembered Fact", args=ForgetArgs, output=ForgottenOut, scope="write",
-          destructive=True, idempotent=True, billing="free", writes="scoped")  # fmt: skip
+@mcp_tool(
+    "forget",
+    title="Forget a Remembered Fact",
+    args=ForgetArgs,
+    output=ForgottenOut,
+    scope="write",
+    destructive=True,
+    idempotent=True,
+    billing="free",
+    writes="scoped",
+)
 def forget_tool(actor: Actor, args: ForgetArgs) -> ForgottenOut:
     """Delete a memory you stored with remember. It only removes what was remembered by this same
     user, never uploaded or synced documents, so source material cannot be deleted by mistake.

@@ -18,14 +18,17 @@ def _facts(title: str, facts: list[FactOut]) -> str:
 def catch_me_up(actor: Actor, arguments: dict[str, str]) -> str:
     """What came into company memory most recently, so a new session starts current."""
     episodes = graph.recent_documents(actor=actor, limit=15)
-    lines = [f"- {d.recorded_at:%Y-%m-%d} [{d.source_kind}] {d.title}: {' '.join(d.content.split())[:200]}"
-             for d in episodes]  # fmt: skip
+    lines = [
+        f"- {d.recorded_at:%Y-%m-%d} [{d.source_kind}] {d.title}: {' '.join(d.content.split())[:200]}" for d in episodes
+    ]
     recent = graph.timeline(actor=actor, limit=15)
     return (
         "Here is what Brain recorded most recently. Summarise what changed for me, citing titles.\n\n"
-        "Newest content:\n" + ("\n".join(lines) or "- nothing yet") + "\n\n"
+        "Newest content:\n"
+        + ("\n".join(lines) or "- nothing yet")
+        + "\n\n"
         + _facts("Newest facts", fact_outs(actor, list(reversed(recent))))
-    )  # fmt: skip
+    )
 
 
 @mcp_prompt("recall", title="Recall a topic", arguments=(("topic", "What to recall everything about", True),))
@@ -35,8 +38,9 @@ def recall(actor: Actor, arguments: dict[str, str]) -> str:
     passages = search_chunks(actor=actor, query=topic, top_k=10).hits
     facts = fact_outs(actor, [s.fact for s in graph.search_facts(actor=actor, query=topic, limit=10)])
     parts = [f"Everything Brain holds on: {topic}. Answer from this and say what is missing."]
-    parts.append("Passages:\n" + ("\n".join(f"- {h.title} (doc_{h.document_id}): {h.text[:400]}"
-                                             for h in passages) or "- none"))  # fmt: skip
+    parts.append(
+        "Passages:\n" + ("\n".join(f"- {h.title} (doc_{h.document_id}): {h.text[:400]}" for h in passages) or "- none")
+    )
     parts.append(_facts("Facts", facts))
     found = graph.find_entities(actor=actor, name=topic, limit=1)
     views = entity_views(actor=actor, entity_ids=found)

@@ -65,15 +65,23 @@ class FactOut(BaseModel):
 
         replaced = superseded_by_then(fact.superseded_at, as_of)
         return cls(
-            memory_id=fact.public_id, statement=fact.statement, kind=fact.kind, subject=ref(fact.subject_id),
-            object=ref(fact.object_id), relation=fact.relation or None, valid_from=fact.valid_from,
-            valid_to=fact.valid_to, recorded_at=fact.recorded_at, superseded=replaced,
+            memory_id=fact.public_id,
+            statement=fact.statement,
+            kind=fact.kind,
+            subject=ref(fact.subject_id),
+            object=ref(fact.object_id),
+            relation=fact.relation or None,
+            valid_from=fact.valid_from,
+            valid_to=fact.valid_to,
+            recorded_at=fact.recorded_at,
+            superseded=replaced,
             superseded_at=fact.superseded_at if replaced else None,
             superseded_by=format_id("mem", fact.superseded_by_id) if replaced and fact.superseded_by_id else None,
             source_document_id=format_id("doc", fact.document_id) if fact.document_id else None,
-            source_title=fact.document.title if fact.document_id and fact.document else None, score=score,
+            source_title=fact.document.title if fact.document_id and fact.document else None,
+            score=score,
             dated_from_upload=fact.dated_from_upload,
-        )  # fmt: skip
+        )
 
     def line(self) -> str:
         window = ""
@@ -124,8 +132,14 @@ class EntityOut(BaseModel):
 
     @classmethod
     def of(cls, view: EntityView, connections: int) -> EntityOut:
-        return cls(entity_id=view.public_id, name=view.name, type=view.type, aliases=view.aliases,
-                   connections=connections, summary=view.summary)  # fmt: skip
+        return cls(
+            entity_id=view.public_id,
+            name=view.name,
+            type=view.type,
+            aliases=view.aliases,
+            connections=connections,
+            summary=view.summary,
+        )
 
 
 class NoArgs(BaseModel):

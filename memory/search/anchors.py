@@ -29,10 +29,18 @@ EVENT_CANDIDATES = 12  # keyword matches looked through for the best ones with a
 BEFORE_MATCHES, AFTER_MATCHES = 1, 3  # "before": its best match; "after": the earliest of its best three
 EVENT_WORDS = 5
 _SIDES: dict[str, Side] = {
-    "before": "before", "prior to": "before", "ahead of": "before", "until": "before", "till": "before",
-    "leading up to": "before", "in the run-up to": "before", "in the lead-up to": "before",
-    "after": "after", "following": "after", "since": "since",
-}  # fmt: skip
+    "before": "before",
+    "prior to": "before",
+    "ahead of": "before",
+    "until": "before",
+    "till": "before",
+    "leading up to": "before",
+    "in the run-up to": "before",
+    "in the lead-up to": "before",
+    "after": "after",
+    "following": "after",
+    "since": "since",
+}
 _PREPOSITION = "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in sorted(_SIDES, key=len, reverse=True))
 _ANCHOR = re.compile(rf"(?<![\w'’-])(?i:{_PREPOSITION})\s+(?P<what>[^?.!,;:()\"]+)")
 # A named event starts with a determiner, a possessive or a verb in -ing ("the launch", "her trip",
@@ -55,21 +63,101 @@ _TIME_FIRST = re.compile(
 )
 _WORD = re.compile(r"[\w'’-]+")
 # Words that end the event's name: "before the launch when Tom said…" names "launch".
-_ENDS = frozenset({
-    "and", "or", "but", "so", "when", "while", "whenever", "what", "which", "who", "whom", "whose",
-    "where", "why", "how", "did", "does", "do", "was", "were", "is", "are", "has", "have", "had", "will",
-    "would", "could", "should", "can", "might", "must", "i", "we", "you", "he", "she", "they", "it",
-    "about", "regarding", "concerning"
-})  # fmt: skip
+_ENDS = frozenset(
+    {
+        "and",
+        "or",
+        "but",
+        "so",
+        "when",
+        "while",
+        "whenever",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "where",
+        "why",
+        "how",
+        "did",
+        "does",
+        "do",
+        "was",
+        "were",
+        "is",
+        "are",
+        "has",
+        "have",
+        "had",
+        "will",
+        "would",
+        "could",
+        "should",
+        "can",
+        "might",
+        "must",
+        "i",
+        "we",
+        "you",
+        "he",
+        "she",
+        "they",
+        "it",
+        "about",
+        "regarding",
+        "concerning",
+    }
+)
 # Words that name a time or point back rather than an event: "before the weekend", "after the
 # last one" name nothing a message dates.
-_NOT_EVENTS = frozenset({
-    "day", "days", "week", "weeks", "weekend", "month", "months", "year", "years", "morning", "afternoon",
-    "evening", "night", "today", "tonight", "tomorrow", "yesterday", "holidays", "holiday", "break",
-    "summer", "winter", "spring", "autumn", "fall", "moment", "time", "end", "start", "beginning",
-    "meeting", "call", "chat", "conversation", "last", "first", "next", "one", "ones", "other", "others",
-    "same", "rest"
-})  # fmt: skip
+_NOT_EVENTS = frozenset(
+    {
+        "day",
+        "days",
+        "week",
+        "weeks",
+        "weekend",
+        "month",
+        "months",
+        "year",
+        "years",
+        "morning",
+        "afternoon",
+        "evening",
+        "night",
+        "today",
+        "tonight",
+        "tomorrow",
+        "yesterday",
+        "holidays",
+        "holiday",
+        "break",
+        "summer",
+        "winter",
+        "spring",
+        "autumn",
+        "fall",
+        "moment",
+        "time",
+        "end",
+        "start",
+        "beginning",
+        "meeting",
+        "call",
+        "chat",
+        "conversation",
+        "last",
+        "first",
+        "next",
+        "one",
+        "ones",
+        "other",
+        "others",
+        "same",
+        "rest",
+    }
+)
 
 
 @dataclass(frozen=True)

@@ -71,8 +71,9 @@ def gather_evidence(*, actor: Actor, question: Question) -> Evidence:
     vector = query_vector(actor.org, question.text)
     hits = [] if question.retrieval_mode == "graph" else _passages(actor, question, vector)
     named = entities_named(actor=actor, text=question.text, limit=5) if question.retrieval_mode != "vector" else []
-    matched = graph.search_facts(actor=actor, query=question.text, limit=question.max_claims, as_of=question.as_of,
-                                 vector=vector)  # fmt: skip
+    matched = graph.search_facts(
+        actor=actor, query=question.text, limit=question.max_claims, as_of=question.as_of, vector=vector
+    )
     if not on_topic(hits, matched, named=bool(named), model=vector.model):
         return Evidence([], [], hits=hits)
     graph_facts = _entity_facts(actor, named, question) if named else []

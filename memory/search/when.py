@@ -18,13 +18,24 @@ from datetime import UTC, date, datetime, time, timedelta
 MONTHS = {
     name: number
     for number, names in enumerate(
-        [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
-         ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
-         ("november", "nov"), ("december", "dec")],
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ],
         start=1,
     )
     for name in names
-}  # fmt: skip
+}
 MONTH_NAMES = "|".join(sorted(MONTHS, key=len, reverse=True))  # a month in a pattern, longest first
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({MONTH_NAMES})\.?,?(?:\s+(\d{{4}}))?\b", re.I)

@@ -72,8 +72,9 @@ def _submit(request: HttpRequest, limits: LimitedUploads) -> HttpResponse:
 
 def _text(request: HttpRequest, actor: Actor, category: str, scope: str) -> Saved:
     post = request.POST
-    return add_text(actor=actor, title=post.get("title", ""), content=post.get("content", ""),
-                    category=category, scope=scope)  # fmt: skip
+    return add_text(
+        actor=actor, title=post.get("title", ""), content=post.get("content", ""), category=category, scope=scope
+    )
 
 
 def _files(request: HttpRequest, actor: Actor, limits: LimitedUploads, category: str, scope: str) -> Added:

@@ -41,8 +41,11 @@ def document_page(request: HttpRequest, document_id: int) -> HttpResponse:
     actor = web_actor(request)
     try:
         document = get_document(actor=actor, document_id=document_id)
-        outcome = run_tool(actor, "retrieve_company_memory",
-                           {"document_ids": [document.public_id], "max_chars_per_document": MAX_CHARS})  # fmt: skip
+        outcome = run_tool(
+            actor,
+            "retrieve_company_memory",
+            {"document_ids": [document.public_id], "max_chars_per_document": MAX_CHARS},
+        )
         if outcome.output is not None and not cast(RetrieveOut, outcome.output).pages:
             get_document(actor=actor, document_id=document_id)  # gone since: raises NotFound like the first read
     except NotFound as exc:

@@ -65,11 +65,21 @@ def _link(ref: EntityRef | None) -> Link | None:
 def fact_row(out: FactOut) -> FactRow:
     source = Link(out.source_title, document_url(out.source_document_id)) if out.source_title else None
     return FactRow(
-        memory_id=out.memory_id, statement=out.statement, kind=out.kind, relation=out.relation or "",
-        subject=_link(out.subject), object=_link(out.object), valid_from=out.valid_from, valid_to=out.valid_to,
-        recorded_at=out.recorded_at, replaced=out.superseded, replaced_at=out.superseded_at,
-        replaced_by=out.superseded_by, source=source, dated_from_upload=out.dated_from_upload,
-    )  # fmt: skip
+        memory_id=out.memory_id,
+        statement=out.statement,
+        kind=out.kind,
+        relation=out.relation or "",
+        subject=_link(out.subject),
+        object=_link(out.object),
+        valid_from=out.valid_from,
+        valid_to=out.valid_to,
+        recorded_at=out.recorded_at,
+        replaced=out.superseded,
+        replaced_at=out.superseded_at,
+        replaced_by=out.superseded_by,
+        source=source,
+        dated_from_upload=out.dated_from_upload,
+    )
 
 
 def fact_rows(outs: list[FactOut]) -> list[FactRow]:

@@ -54,8 +54,10 @@ def _rings(centre: Node, edges: list[Edge], depth: int) -> tuple[dict[int, Node]
     rings: dict[int, list[int]] = {}
     seen, frontier, left_out = {centre.key}, [centre.key], []
     for hop in range(1, depth + 1):
-        reached = sorted({n for f in frontier for n in around.get(f, ()) if n not in seen},
-                         key=lambda k: (nodes[k].name.casefold(), k))  # fmt: skip
+        reached = sorted(
+            {n for f in frontier for n in around.get(f, ()) if n not in seen},
+            key=lambda k: (nodes[k].name.casefold(), k),
+        )
         seen |= set(reached)
         rings[hop], frontier = reached[: MOST[hop]], reached[: MOST[hop]]
         left_out.append(len(reached) - len(rings[hop]))
@@ -117,8 +119,10 @@ def neighbourhood(*, centre: Node, edges: list[Edge], depth: int = 1) -> Drawing
     for (a, b), relations in lines.items():
         (x1, y1), (x2, y2) = spot[a], spot[b]
         words = escape(", ".join(r.replace("_", " ") for r in relations))
-        parts.append(f'<g class="edge"><title>{escape(nodes[a].name)} – {escape(nodes[b].name)}: {words}</title>'
-                     f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}"/>')  # fmt: skip
+        parts.append(
+            f'<g class="edge"><title>{escape(nodes[a].name)} – {escape(nodes[b].name)}: {words}</title>'
+            f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}"/>'
+        )
         if words and len(lines) <= EDGE_LABELS_UP_TO:
             parts.append(f'<text x="{(x1 + x2) / 2:.1f}" y="{(y1 + y2) / 2 - 4:.1f}">{words}</text>')
         parts.append("</g>")

@@ -81,11 +81,15 @@ def _results(actor: Actor, found: SearchOut, query: str, as_of: date | None) -> 
         when = hit.said_at or (document.occurred_at or document.recorded_at if document else None)
         results.append(
             Result(
-                title=hit.title, heading=chunk.heading if chunk else "",
+                title=hit.title,
+                heading=chunk.heading if chunk else "",
                 url=reverse("memory-document", args=[document_id]),
-                source=document.source_kind if document else "", source_url=web_link(hit.external_url), when=when,
-                speaker=hit.speaker or "", snippet=snippet(chunk.text if chunk else hit.snippet, query),
+                source=document.source_kind if document else "",
+                source_url=web_link(hit.external_url),
+                when=when,
+                speaker=hit.speaker or "",
+                snippet=snippet(chunk.text if chunk else hit.snippet, query),
                 facts=[rows[f.public_id] for f in behind.get(chunk_id, []) if f.public_id in rows],
             )
-        )  # fmt: skip
+        )
     return results

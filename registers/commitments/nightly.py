@@ -47,13 +47,71 @@ COMPLETION = re.compile(
     r"published|signed|closed|resolved|fixed|submitted|deployed|handed over|went out|is out|are out|live now)\b",
     re.IGNORECASE,
 )
-STOP = frozenset({
-    "a", "an", "the", "to", "of", "for", "and", "or", "in", "on", "at", "by", "with", "will", "would", "shall",
-    "should", "can", "could", "i", "we", "you", "he", "she", "they", "it", "this", "that", "their", "them", "his",
-    "her", "our", "my", "be", "is", "are", "was", "were", "have", "has", "had", "do", "does", "did", "get", "send",
-    "make", "next", "week", "month", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-    "tomorrow", "today", "end",
-})  # fmt: skip
+STOP = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "to",
+        "of",
+        "for",
+        "and",
+        "or",
+        "in",
+        "on",
+        "at",
+        "by",
+        "with",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "can",
+        "could",
+        "i",
+        "we",
+        "you",
+        "he",
+        "she",
+        "they",
+        "it",
+        "this",
+        "that",
+        "their",
+        "them",
+        "his",
+        "her",
+        "our",
+        "my",
+        "be",
+        "is",
+        "are",
+        "was",
+        "were",
+        "have",
+        "has",
+        "had",
+        "do",
+        "does",
+        "did",
+        "get",
+        "send",
+        "make",
+        "next",
+        "week",
+        "month",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "tomorrow",
+        "today",
+        "end",
+    }
+)
 
 
 def scan_commitments(org: Organisation, progress: Callable[[int], None] | None = None) -> int:
@@ -128,7 +186,7 @@ def read_promises(org: Organisation, chunks: list[Chunk]) -> list[Commitment]:
             fingerprint=_fingerprint(document, d.what),
             dated_from_upload=source.moment.from_upload,
             **document_audience(document),
-        )  # fmt: skip
+        )
         for d in drafts
     ]
     return rows
@@ -185,9 +243,12 @@ def check_commitments(org: Organisation, progress: Callable[[int], None] | None 
         )
         found = _evidence(commitment, words)
         Verdict.objects.create(
-            commitment=commitment, looked_for=looked_for[:500], found=found, suggests_landed=bool(found),
+            commitment=commitment,
+            looked_for=looked_for[:500],
+            found=found,
+            suggests_landed=bool(found),
             summary=_summary(found),
-        )  # fmt: skip
+        )
         done += 1
         if progress:
             progress(1)
@@ -199,8 +260,7 @@ def _summary(found: list[dict[str, object]]) -> str:
     (2026-03-05): "the revised quote went out this morning". Check before saying it landed." """
     if not found:
         return "No evidence yet that it landed; it stays open."
-    named = [f"{item['id']} in {item['title']} ({item['day']}): \"{_short(str(item['line']), 90)}\""
-             for item in found]  # fmt: skip
+    named = [f'{item["id"]} in {item["title"]} ({item["day"]}): "{_short(str(item["line"]), 90)}"' for item in found]
     return f"Said after the promise: {'; '.join(named)}. Check before saying it landed."[:500]
 
 
@@ -278,11 +338,20 @@ def _evidence(commitment: Commitment, words: list[str]) -> list[dict[str, object
         text = spoken_text(chunk)
         about_owner = owner and (owner in chunk.speaker.lower() or owner in text.lower())
         if COMPLETION.search(text) and about_owner:
-            found.append({"id": chunk.public_id, "passage": chunk.public_id, "passage_pk": chunk.pk,
-                          "document": chunk.document.public_id, "document_pk": chunk.document_id,
-                          "title": chunk.title or chunk.document.title, "said_at": chunk.moment.isoformat(),
-                          "day": local_day(commitment.org, chunk.moment).isoformat(),
-                          "line": _matched_line(text, words, owner), "text": text[:300]})  # fmt: skip
+            found.append(
+                {
+                    "id": chunk.public_id,
+                    "passage": chunk.public_id,
+                    "passage_pk": chunk.pk,
+                    "document": chunk.document.public_id,
+                    "document_pk": chunk.document_id,
+                    "title": chunk.title or chunk.document.title,
+                    "said_at": chunk.moment.isoformat(),
+                    "day": local_day(commitment.org, chunk.moment).isoformat(),
+                    "line": _matched_line(text, words, owner),
+                    "text": text[:300],
+                }
+            )
         if len(found) >= 3:
             break
     facts = (
@@ -291,10 +360,17 @@ def _evidence(commitment: Commitment, words: list[str]) -> list[dict[str, object
         .annotate(moment=Coalesce("document__occurred_at", "recorded_at"))
         .filter(after | (Q(document__occurred_at__isnull=True) & ~Q(document__source_kind="remember")))
         .select_related("document")
-        .only("pk", "statement", "recorded_at", "document", "document__title", "document__occurred_at",
-              "document__source_kind")
+        .only(
+            "pk",
+            "statement",
+            "recorded_at",
+            "document",
+            "document__title",
+            "document__occurred_at",
+            "document__source_kind",
+        )
         .order_by("moment", "pk")[:50]
-    )  # fmt: skip
+    )
     for fact in facts:
         if len(found) >= 3:
             break
@@ -304,13 +380,20 @@ def _evidence(commitment: Commitment, words: list[str]) -> list[dict[str, object
                 continue
         if COMPLETION.search(fact.statement) and owner and owner in fact.statement.lower():
             source = fact.document if fact.document is not None and fact.document.source_kind != "remember" else None
-            found.append({"id": fact.public_id, "memory": fact.public_id, "statement": fact.statement[:300],
-                          "line": _short(fact.statement, 200), "said_at": fact.moment.isoformat(),
-                          "day": local_day(commitment.org, fact.moment).isoformat(),
-                          "title": source.title if source else "remembered",
-                          "document": source.public_id if source else "",
-                          "document_pk": source.pk if source else None,
-                          "recorded_at": fact.recorded_at.isoformat()})  # fmt: skip
+            found.append(
+                {
+                    "id": fact.public_id,
+                    "memory": fact.public_id,
+                    "statement": fact.statement[:300],
+                    "line": _short(fact.statement, 200),
+                    "said_at": fact.moment.isoformat(),
+                    "day": local_day(commitment.org, fact.moment).isoformat(),
+                    "title": source.title if source else "remembered",
+                    "document": source.public_id if source else "",
+                    "document_pk": source.pk if source else None,
+                    "recorded_at": fact.recorded_at.isoformat(),
+                }
+            )
     return found
 
 

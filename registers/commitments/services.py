@@ -38,8 +38,9 @@ def visible_commitments(*, actor: Actor) -> QuerySet[Commitment]:
     return Commitment.objects.filter(readable_entries(actor))
 
 
-def list_commitments(*, actor: Actor, owner: str | None = None, state: str | None = None,
-                     limit: int = 20) -> list[Listed]:  # fmt: skip
+def list_commitments(
+    *, actor: Actor, owner: str | None = None, state: str | None = None, limit: int = 20
+) -> list[Listed]:
     """Open ones by default (overdue included), soonest due first; each with its latest verdict."""
     chosen = one_of(state, "state", STATES, "open")
     today = local_today(actor.org)
@@ -63,8 +64,9 @@ def said_also(actor: Actor) -> Prefetch:
     """The further places each commitment was said (``commitment.said_also``), those the actor may
     read only: a twin is kept only within one audience, and this keeps it so if that ever changes."""
     seen = CommitmentSource.objects.filter(document__in=Document.objects.filter(readable(actor)))
-    return Prefetch("sources", queryset=seen.select_related("document").order_by("promised_on", "pk"),
-                    to_attr="said_also")  # fmt: skip
+    return Prefetch(
+        "sources", queryset=seen.select_related("document").order_by("promised_on", "pk"), to_attr="said_also"
+    )
 
 
 def owner_entity(actor: Actor, name: str) -> Entity | None:
@@ -74,8 +76,15 @@ def owner_entity(actor: Actor, name: str) -> Entity | None:
 
 
 @transaction.atomic
-def record_commitment(*, actor: Actor, owner: str, what: str, due_on: date | None = None,
-                      promised_on: date | None = None, made_in: str = "") -> Commitment:  # fmt: skip
+def record_commitment(
+    *,
+    actor: Actor,
+    owner: str,
+    what: str,
+    due_on: date | None = None,
+    promised_on: date | None = None,
+    made_in: str = "",
+) -> Commitment:
     """A promise a person tells about; shared with the organisation."""
     require_may_write(actor, scope=SHARED, what="Recording a commitment (the register is shared)")
     name = checked_text(owner, "owner", OWNER_LIMIT, required=True)
@@ -85,17 +94,31 @@ def record_commitment(*, actor: Actor, owner: str, what: str, due_on: date | Non
     if due_on is not None and due_on < promised:
         raise InvalidArgument(f"due_on {due_on} is before the day it was promised ({promised}).")
     commitment = Commitment.objects.create(
-        org=actor.org, owner_name=name, owner_entity=owner_entity(actor, name), what=text, due_on=due_on,
-        promised_on=promised, made_in=where, origin=Commitment.Origin.RECORDED, created_by=actor.user,
+        org=actor.org,
+        owner_name=name,
+        owner_entity=owner_entity(actor, name),
+        what=text,
+        due_on=due_on,
+        promised_on=promised,
+        made_in=where,
+        origin=Commitment.Origin.RECORDED,
+        created_by=actor.user,
         **shared_audience(actor.org),
-    )  # fmt: skip
+    )
     record_audit(actor=actor, action="commitment.recorded", target=commitment.public_id, details={"what": text})
     return commitment
 
 
 @transaction.atomic
-def update_commitment(*, actor: Actor, commitment_id: str, status: str | None = None, note: str | None = None,
-                      due_on: date | None = None, what: str | None = None) -> Commitment:  # fmt: skip
+def update_commitment(
+    *,
+    actor: Actor,
+    commitment_id: str,
+    status: str | None = None,
+    note: str | None = None,
+    due_on: date | None = None,
+    what: str | None = None,
+) -> Commitment:
     """Settle, reopen or correct a commitment the actor may see; settling needs a note."""
     require_may_write(actor, scope=SHARED, what="Changing a commitment (the register is shared)")
     number = entry_id(commitment_id, "cmt", "commitment")
@@ -129,6 +152,7 @@ def update_commitment(*, actor: Actor, commitment_id: str, status: str | None = 
     if what is not None:
         commitment.what = changes["what"] = checked_text(what, "what", WHAT_LIMIT, required=True)
     commitment.save()
-    record_audit(actor=actor, action="commitment.updated", target=commitment.public_id,
-                 details={**changes, "note": text})  # fmt: skip
+    record_audit(
+        actor=actor, action="commitment.updated", target=commitment.public_id, details={**changes, "note": text}
+    )
     return commitment

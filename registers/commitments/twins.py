@@ -20,15 +20,99 @@ from registers.models import Commitment, CommitmentSource
 
 # Words that say nothing about what was undertaken: the owner's name aside, these are dropped before
 # two undertakings are compared ("will send you the revised quote on Monday").
-FILLER = frozenset({
-    "a", "an", "the", "to", "of", "for", "and", "or", "in", "on", "at", "by", "with", "will", "would", "shall",
-    "should", "can", "could", "i", "we", "you", "he", "she", "they", "it", "this", "that", "their", "them", "his",
-    "her", "our", "my", "your", "be", "is", "are", "was", "were", "have", "has", "had", "do", "does", "did",
-    "next", "week", "month", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-    "tomorrow", "today", "tonight", "end", "before", "after", "then", "also", "both", "up", "out", "over", "back",
-    "again", "once", "soon", "later", "first", "thing", "morning", "afternoon", "evening", "eod", "cob", "asap",
-    "all", "about", "from", "into", "as", "so", "just", "still",
-})  # fmt: skip
+FILLER = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "to",
+        "of",
+        "for",
+        "and",
+        "or",
+        "in",
+        "on",
+        "at",
+        "by",
+        "with",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "can",
+        "could",
+        "i",
+        "we",
+        "you",
+        "he",
+        "she",
+        "they",
+        "it",
+        "this",
+        "that",
+        "their",
+        "them",
+        "his",
+        "her",
+        "our",
+        "my",
+        "your",
+        "be",
+        "is",
+        "are",
+        "was",
+        "were",
+        "have",
+        "has",
+        "had",
+        "do",
+        "does",
+        "did",
+        "next",
+        "week",
+        "month",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "tomorrow",
+        "today",
+        "tonight",
+        "end",
+        "before",
+        "after",
+        "then",
+        "also",
+        "both",
+        "up",
+        "out",
+        "over",
+        "back",
+        "again",
+        "once",
+        "soon",
+        "later",
+        "first",
+        "thing",
+        "morning",
+        "afternoon",
+        "evening",
+        "eod",
+        "cob",
+        "asap",
+        "all",
+        "about",
+        "from",
+        "into",
+        "as",
+        "so",
+        "just",
+        "still",
+    }
+)
 # Tuned on the labelled promises of eval/extraction: the same promise said in a mail, a chat and a call
 # scores 80 to 100 on content words ("share depot address lists" / "send depot address lists" 90), two
 # different undertakings of one owner 45 at most ("send board pack directors" / "confirm details auditors").
@@ -78,8 +162,9 @@ def find_twin(reading: Commitment, *, also: list[Commitment]) -> Commitment | No
     stored in this pass), the most alike."""
     near = Commitment.objects.filter(
         same_audience(reading.scope, reading.owner_id, reading.category_id),
-        org_id=reading.org_id, owner_name__iexact=reading.owner_name.strip(),
-    ).exclude(document_id=reading.document_id or 0)  # fmt: skip
+        org_id=reading.org_id,
+        owner_name__iexact=reading.owner_name.strip(),
+    ).exclude(document_id=reading.document_id or 0)
     if reading.due_on is not None:
         near = near.exclude(due_on__lt=reading.due_on - DUE_SLACK).exclude(due_on__gt=reading.due_on + DUE_SLACK)
     candidates = [c for c in [*near.order_by("pk")[:200], *also] if c.document_id != reading.document_id]
@@ -91,13 +176,21 @@ def add_source(commitment: Commitment, reading: Commitment) -> None:
     """Keep ``reading`` as a further source of ``commitment``; a deadline it gives fills one the
     commitment lacks, and an earlier day it was said on becomes the day it was promised."""
     CommitmentSource.objects.bulk_create(
-        [CommitmentSource(
-            org_id=commitment.org_id, commitment=commitment, document_id=reading.document_id or 0,
-            chunk_id=reading.chunk_id, what=reading.what, due_on=reading.due_on, promised_on=reading.promised_on,
-            quote=reading.quote, fingerprint=reading.fingerprint,
-        )],
+        [
+            CommitmentSource(
+                org_id=commitment.org_id,
+                commitment=commitment,
+                document_id=reading.document_id or 0,
+                chunk_id=reading.chunk_id,
+                what=reading.what,
+                due_on=reading.due_on,
+                promised_on=reading.promised_on,
+                quote=reading.quote,
+                fingerprint=reading.fingerprint,
+            )
+        ],
         ignore_conflicts=True,
-    )  # fmt: skip
+    )
     if commitment.due_on is None and reading.due_on is not None:
         Commitment.objects.filter(pk=commitment.pk, due_on__isnull=True).update(due_on=reading.due_on)
         commitment.due_on = reading.due_on

@@ -38,12 +38,33 @@ READ_BATCH = 5000
 MORE = 4  # statements beyond a and b on one entry: c to f
 # What the rules and an entry need of a fact: never its vectors or its document's text.
 FACT_FIELDS = (
-    "statement", "subject_id", "object_id", "relation", "value_key", "valid_from", "valid_to", "source", "topic",
-    "category_id", "scope", "owner_id",
-    "recorded_at", "created_by_id", "document_id", "document__title", "document__external_id",
-    "document__source_kind", "document__occurred_at", "document__recorded_at", "created_by__username",
-    "created_by__first_name", "created_by__last_name", "category_id", "scope", "owner_id",
-)  # fmt: skip
+    "statement",
+    "subject_id",
+    "object_id",
+    "relation",
+    "value_key",
+    "valid_from",
+    "valid_to",
+    "source",
+    "topic",
+    "category_id",
+    "scope",
+    "owner_id",
+    "recorded_at",
+    "created_by_id",
+    "document_id",
+    "document__title",
+    "document__external_id",
+    "document__source_kind",
+    "document__occurred_at",
+    "document__recorded_at",
+    "created_by__username",
+    "created_by__first_name",
+    "created_by__last_name",
+    "category_id",
+    "scope",
+    "owner_id",
+)
 
 _GROUPS = """
 WITH current AS (
@@ -66,8 +87,13 @@ Pick = Callable[[Fact, Fact], bool]
 def scan_contradictions(org: Organisation, progress: Callable[[int], None] | None = None) -> int:
     """Raise every new pair; returns how many were raised."""
     scan, _ = Scan.objects.get_or_create(org=org, register="contradictions")
-    raised = _raise(org, _GROUPS.format(touched=_SINCE), {"after": scan.last_id},
-                    lambda a, b: max(a.pk, b.pk) > scan.last_id, progress)  # fmt: skip
+    raised = _raise(
+        org,
+        _GROUPS.format(touched=_SINCE),
+        {"after": scan.last_id},
+        lambda a, b: max(a.pk, b.pk) > scan.last_id,
+        progress,
+    )
     newest = Fact.objects.filter(org=org).order_by("-pk").values_list("pk", flat=True).first()
     scan.last_id, scan.finished_at = max(scan.last_id, newest or 0), timezone.now()
     scan.save(update_fields=["last_id", "finished_at"])
@@ -91,8 +117,9 @@ def rescan_document(org: Organisation, document_id: int) -> dict[str, int]:
     return {"added": added, "removed": len(stale)}
 
 
-def _raise(org: Organisation, sql: str, params: dict[str, int], wanted: Pick,
-           progress: Callable[[int], None] | None) -> int:  # fmt: skip
+def _raise(
+    org: Organisation, sql: str, params: dict[str, int], wanted: Pick, progress: Callable[[int], None] | None
+) -> int:
     """Raise the contradicting pairs ``wanted`` of the groups ``sql`` reads; returns how many."""
     with connection.cursor() as cursor:
         cursor.execute(sql, {"roles": sorted(HELD_BY_ONE), "org": org.pk, **params})
@@ -192,12 +219,22 @@ def _entry(org: Organisation, a: Fact, b: Fact, names: dict[tuple[int, int], str
     subject = subject or a.topic.partition("|")[0]
     about = " ".join(f"{subject} {thing}".split()[:6])[:80]
     return Contradiction(
-        org=org, about=about, subject=subject[:200],
+        org=org,
+        about=about,
+        subject=subject[:200],
         question=f"Which is right: {a.statement!r} or {b.statement!r}?"[:500],
-        claim_a=a.statement[:1000], source_a=_source(a), date_a=_day(a), fact_a=a,
-        claim_b=b.statement[:1000], source_b=_source(b), date_b=_day(b), fact_b=b,
-        severity=_severity(thing), pair=f"{a.pk}:{b.pk}", twin_key=twin_key(group, a, b),
-    )  # fmt: skip
+        claim_a=a.statement[:1000],
+        source_a=_source(a),
+        date_a=_day(a),
+        fact_a=a,
+        claim_b=b.statement[:1000],
+        source_b=_source(b),
+        date_b=_day(b),
+        fact_b=b,
+        severity=_severity(thing),
+        pair=f"{a.pk}:{b.pk}",
+        twin_key=twin_key(group, a, b),
+    )
 
 
 def _source(fact: Fact) -> str:

@@ -60,8 +60,9 @@ def open_about(*, actor: Actor, fact_ids: set[int]) -> dict[int, list[str]]:
     return touching
 
 
-def list_contradictions(*, actor: Actor, state: str | None = None, severity: str | None = None,
-                        limit: int = 20) -> list[Contradiction]:  # fmt: skip
+def list_contradictions(
+    *, actor: Actor, state: str | None = None, severity: str | None = None, limit: int = 20
+) -> list[Contradiction]:
     """Open ones by default, the most severe first."""
     chosen = one_of(state, "state", STATES, "open")
     # A twin is listed through the first entry of its disagreement (its readers are the same).
@@ -92,10 +93,20 @@ def raise_contradiction(**kwargs: Any) -> Contradiction:
 
 
 @transaction.atomic
-def raise_or_find_contradiction(*, actor: Actor, question: str, about: str, claim_a: str, source_a: str,
-                                claim_b: str, source_b: str, memory_id_a: str | None = None,
-                                memory_id_b: str | None = None, severity: str | None = None,
-                                subject: str | None = None) -> tuple[Contradiction, bool]:  # fmt: skip
+def raise_or_find_contradiction(
+    *,
+    actor: Actor,
+    question: str,
+    about: str,
+    claim_a: str,
+    source_a: str,
+    claim_b: str,
+    source_b: str,
+    memory_id_a: str | None = None,
+    memory_id_b: str | None = None,
+    severity: str | None = None,
+    subject: str | None = None,
+) -> tuple[Contradiction, bool]:
     """Put a contradiction on the register; returns it and whether it is new. A pair of memories
     is on the register once: raising a pair already there (by the nightly scan or by someone)
     answers with that entry, whatever its state, and changes nothing."""
@@ -112,8 +123,9 @@ def raise_or_find_contradiction(*, actor: Actor, question: str, about: str, clai
         return existing, False
     try:
         with transaction.atomic():  # a savepoint: someone may raise the same pair at the same moment
-            entry = _create(actor, question, about, claim_a, source_a, claim_b, source_b, fact_a, fact_b, severity,
-                            subject, pair)  # fmt: skip
+            entry = _create(
+                actor, question, about, claim_a, source_a, claim_b, source_b, fact_a, fact_b, severity, subject, pair
+            )
     except IntegrityError:
         return Contradiction.objects.get(org=actor.org, pair=pair), False
     record_audit(actor=actor, action="contradiction.raised", target=entry.public_id, details={"about": entry.about})
@@ -124,21 +136,38 @@ def raise_or_find_contradiction(*, actor: Actor, question: str, about: str, clai
     return entry, True
 
 
-def _create(actor: Actor, question: str, about: str, claim_a: str, source_a: str, claim_b: str, source_b: str,
-            fact_a: Fact | None, fact_b: Fact | None, severity: str | None, subject: str | None,
-            pair: str) -> Contradiction:  # fmt: skip
+def _create(
+    actor: Actor,
+    question: str,
+    about: str,
+    claim_a: str,
+    source_a: str,
+    claim_b: str,
+    source_b: str,
+    fact_a: Fact | None,
+    fact_b: Fact | None,
+    severity: str | None,
+    subject: str | None,
+    pair: str,
+) -> Contradiction:
     return Contradiction.objects.create(
-        org=actor.org, question=checked_text(question, "question", LIMITS["question"], required=True),
+        org=actor.org,
+        question=checked_text(question, "question", LIMITS["question"], required=True),
         about=checked_text(about, "about", LIMITS["about"], required=True),
         claim_a=checked_text(claim_a, "claim_a", LIMITS["claim"], required=True),
         source_a=checked_text(source_a, "source_a", LIMITS["source"], required=True),
         claim_b=checked_text(claim_b, "claim_b", LIMITS["claim"], required=True),
         source_b=checked_text(source_b, "source_b", LIMITS["source"], required=True),
-        fact_a=fact_a, fact_b=fact_b, date_a=_day(fact_a), date_b=_day(fact_b),
+        fact_a=fact_a,
+        fact_b=fact_b,
+        date_a=_day(fact_a),
+        date_b=_day(fact_b),
         severity=one_of(severity, "severity", SEVERITIES, "medium"),
-        subject=checked_text(subject, "subject", LIMITS["subject"]), raised_by=actor.user, pair=pair,
+        subject=checked_text(subject, "subject", LIMITS["subject"]),
+        raised_by=actor.user,
+        pair=pair,
         twin_key=twin_key_of_pair(fact_a, fact_b) if fact_a is not None and fact_b is not None else "",
-    )  # fmt: skip
+    )
 
 
 def _seen_by_readers_of(loses: Fact, stands: Fact) -> bool:

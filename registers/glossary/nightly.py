@@ -47,9 +47,15 @@ def _merge(org: Organisation, found: list[TermCandidate]) -> int:
         entry = existing.get(key)
         if entry is None:
             Term.objects.create(
-                org=org, term=candidate.term[:120], key=key, kind=candidate.kind[:16], uses=candidate.count,
-                examples=examples[:EXAMPLES], suggestion=candidate.suggestion[:500], senses=candidate.senses,
-            )  # fmt: skip
+                org=org,
+                term=candidate.term[:120],
+                key=key,
+                kind=candidate.kind[:16],
+                uses=candidate.count,
+                examples=examples[:EXAMPLES],
+                suggestion=candidate.suggestion[:500],
+                senses=candidate.senses,
+            )
         elif entry.state == Term.State.DISMISSED:
             continue
         else:

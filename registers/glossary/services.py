@@ -55,10 +55,15 @@ def _remember(actor: Actor, entry: Term, definition: str) -> Fact:
     """The definition as a shared memory, replacing the entry's earlier one."""
     current = entry.memory if entry.memory is not None and entry.memory.superseded_at is None else None
     return remember(
-        actor=actor, content=f"{entry.term}: {definition}", subject=entry.term, scope=Scope.SHARED,
-        entities=[{"type": "term", "name": entry.term}], title=f"Glossary: {entry.term}",
-        description="defined in the glossary", replaces_memory_id=current.pk if current else None,
-    )  # fmt: skip
+        actor=actor,
+        content=f"{entry.term}: {definition}",
+        subject=entry.term,
+        scope=Scope.SHARED,
+        entities=[{"type": "term", "name": entry.term}],
+        title=f"Glossary: {entry.term}",
+        description="defined in the glossary",
+        replaces_memory_id=current.pk if current else None,
+    )
 
 
 def _withdraw(actor: Actor, entry: Term) -> None:
@@ -92,8 +97,9 @@ def define_term(*, actor: Actor, term: str, definition: str, term_id: str | None
 
 
 @transaction.atomic
-def update_term(*, actor: Actor, term_id: str, definition: str | None = None, state: str | None = None,
-                note: str | None = None) -> Term:  # fmt: skip
+def update_term(
+    *, actor: Actor, term_id: str, definition: str | None = None, state: str | None = None, note: str | None = None
+) -> Term:
     """Correct or widen a definition (it replaces the old memory), dismiss the word for good, or
     reopen it (the definition and its memory are withdrawn)."""
     require_may_write(actor, scope=SHARED, what="Changing a term (the glossary is shared)")
@@ -105,8 +111,9 @@ def update_term(*, actor: Actor, term_id: str, definition: str | None = None, st
     if definition is not None and chosen in ("dismissed", "open"):
         raise InvalidArgument(f"A definition and state {chosen} contradict each other; pass one of them.")
     if definition is not None or chosen == "defined":
-        text = checked_text(definition if definition is not None else entry.definition, "definition", DEFINITION_LIMIT,
-                     required=True)  # fmt: skip
+        text = checked_text(
+            definition if definition is not None else entry.definition, "definition", DEFINITION_LIMIT, required=True
+        )
         entry.definition, entry.state = text, Term.State.DEFINED
         entry.defined_by, entry.defined_at = actor.user, timezone.now()
         entry.memory = _remember(actor, entry, text)
@@ -117,8 +124,12 @@ def update_term(*, actor: Actor, term_id: str, definition: str | None = None, st
     if reason:
         entry.note = reason
     entry.save()
-    record_audit(actor=actor, action="term.updated", target=entry.public_id,
-                 details={"state": entry.state, "definition": entry.definition, "note": reason})  # fmt: skip
+    record_audit(
+        actor=actor,
+        action="term.updated",
+        target=entry.public_id,
+        details={"state": entry.state, "definition": entry.definition, "note": reason},
+    )
     return entry
 
 

@@ -85,18 +85,31 @@ def shown(commitment: Commitment, *, overdue: bool = False, verdict: object = No
     if commitment.document is not None:
         where = f"{commitment.document.title} ({commitment.document.public_id})"
     return CommitmentOut(
-        id=commitment.public_id, owner=commitment.owner_name, what=commitment.what, state=commitment.state,
-        overdue=overdue, due_on=commitment.due_on, promised_on=commitment.promised_on, made_in=where,
-        note=commitment.note, verdict=getattr(verdict, "summary", None),
+        id=commitment.public_id,
+        owner=commitment.owner_name,
+        what=commitment.what,
+        state=commitment.state,
+        overdue=overdue,
+        due_on=commitment.due_on,
+        promised_on=commitment.promised_on,
+        made_in=where,
+        note=commitment.note,
+        verdict=getattr(verdict, "summary", None),
         verdict_checked_at=verdict.checked_at.isoformat() if verdict is not None else None,  # type: ignore[attr-defined]
-        evidence=list(getattr(verdict, "found", []) or []), dated_from_upload=commitment.dated_from_upload,
+        evidence=list(getattr(verdict, "found", []) or []),
+        dated_from_upload=commitment.dated_from_upload,
         said_also=[
-            SaidAlso(document_id=s.document.public_id, title=s.document.title,
-                     passage=format_id("chunk", s.chunk_id) if s.chunk_id else None, what=s.what, due_on=s.due_on,
-                     promised_on=s.promised_on)
+            SaidAlso(
+                document_id=s.document.public_id,
+                title=s.document.title,
+                passage=format_id("chunk", s.chunk_id) if s.chunk_id else None,
+                what=s.what,
+                due_on=s.due_on,
+                promised_on=s.promised_on,
+            )
             for s in getattr(commitment, "said_also", [])
         ],
-    )  # fmt: skip
+    )
 
 
 class ListCommitmentsArgs(BaseModel):
@@ -120,8 +133,9 @@ class CommitmentsOut(ToolOutput):
         return "\n".join([*lines, self.note])
 
 
-@mcp_tool("list_commitments", title="List Commitments", args=ListCommitmentsArgs, output=CommitmentsOut,
-          feature=FEATURE)  # fmt: skip
+@mcp_tool(
+    "list_commitments", title="List Commitments", args=ListCommitmentsArgs, output=CommitmentsOut, feature=FEATURE
+)
 def list_commitments_tool(actor: Actor, args: ListCommitmentsArgs) -> CommitmentsOut:
     """Who promised what, and by when, read from meeting notes and chat or recorded by people.
     Use it for "what did we promise BigCo?", "what does Priya owe?" and "what is overdue?". Each
@@ -163,8 +177,15 @@ class CommitmentResult(ToolOutput):
         return "\n".join([self.message, *self.commitment.lines()])
 
 
-@mcp_tool("record_commitment", title="Record a Commitment", args=RecordCommitmentArgs, output=CommitmentResult,
-          scope="write", feature=FEATURE, writes="shared")  # fmt: skip
+@mcp_tool(
+    "record_commitment",
+    title="Record a Commitment",
+    args=RecordCommitmentArgs,
+    output=CommitmentResult,
+    scope="write",
+    feature=FEATURE,
+    writes="shared",
+)
 def record_commitment_tool(actor: Actor, args: RecordCommitmentArgs) -> CommitmentResult:
     """Put a promise on the register: a named person or team undertook to do a specific thing.
     Use it when someone commits during this conversation, or tells of a promise made where Brain
@@ -172,9 +193,13 @@ def record_commitment_tool(actor: Actor, args: RecordCommitmentArgs) -> Commitme
     nightly; do not copy those. Only a real undertaking by a named owner belongs here, not an
     idea, a hope or a decision."""
     commitment = services.record_commitment(
-        actor=actor, owner=args.owner, what=args.what, due_on=args.due_on, promised_on=args.promised_on,
+        actor=actor,
+        owner=args.owner,
+        what=args.what,
+        due_on=args.due_on,
+        promised_on=args.promised_on,
         made_in=args.from_ or "",
-    )  # fmt: skip
+    )
     overdue = commitment.is_overdue(local_today(actor.org))
     return CommitmentResult(
         commitment=shown(commitment, overdue=overdue), message=f"Recorded as {commitment.public_id}."
@@ -195,8 +220,16 @@ class UpdateCommitmentArgs(BaseModel):
     what: str | None = Field(None, max_length=300, description="The promise corrected: one line, third person.")
 
 
-@mcp_tool("update_commitment", title="Update a Commitment", args=UpdateCommitmentArgs, output=CommitmentResult,
-          scope="write", feature=FEATURE, idempotent=True, writes="shared")  # fmt: skip
+@mcp_tool(
+    "update_commitment",
+    title="Update a Commitment",
+    args=UpdateCommitmentArgs,
+    output=CommitmentResult,
+    scope="write",
+    feature=FEATURE,
+    idempotent=True,
+    writes="shared",
+)
 def update_commitment_tool(actor: Actor, args: UpdateCommitmentArgs) -> CommitmentResult:
     """Mark a promise done or dropped, reopen it, or correct its wording or due date. Use it as
     soon as someone says a promise was kept, abandoned or moved, or the register keeps saying

@@ -19,16 +19,34 @@ FEATURE = "contradictions"
 
 def shown(entry: Contradiction) -> ContradictionOut:
     return ContradictionOut(
-        id=entry.public_id, about=entry.about, question=entry.question, subject=entry.subject,
-        severity=entry.severity, state=entry.state, answer=entry.answer, note=entry.note,
+        id=entry.public_id,
+        about=entry.about,
+        question=entry.question,
+        subject=entry.subject,
+        severity=entry.severity,
+        state=entry.state,
+        answer=entry.answer,
+        note=entry.note,
         found_again=getattr(entry, "twin_count", 0),
-        a=SideOut(claim=entry.claim_a, source=entry.source_a, date=entry.date_a,
-                  memory_id=format_id("mem", entry.fact_a_id) if entry.fact_a_id else None),
-        b=SideOut(claim=entry.claim_b, source=entry.source_b, date=entry.date_b,
-                  memory_id=format_id("mem", entry.fact_b_id) if entry.fact_b_id else None),
-        more=[SideOut(claim=side["claim"], source=side["source"], date=side["date"],
-                      memory_id=format_id("mem", side["fact"])) for side in entry.more],
-    )  # fmt: skip
+        a=SideOut(
+            claim=entry.claim_a,
+            source=entry.source_a,
+            date=entry.date_a,
+            memory_id=format_id("mem", entry.fact_a_id) if entry.fact_a_id else None,
+        ),
+        b=SideOut(
+            claim=entry.claim_b,
+            source=entry.source_b,
+            date=entry.date_b,
+            memory_id=format_id("mem", entry.fact_b_id) if entry.fact_b_id else None,
+        ),
+        more=[
+            SideOut(
+                claim=side["claim"], source=side["source"], date=side["date"], memory_id=format_id("mem", side["fact"])
+            )
+            for side in entry.more
+        ],
+    )
 
 
 class ListContradictionsArgs(BaseModel):
@@ -53,8 +71,13 @@ class ContradictionsOut(ToolOutput):
         return "\n".join(lines)
 
 
-@mcp_tool("list_contradictions", title="List Contradictions", args=ListContradictionsArgs, output=ContradictionsOut,
-          feature=FEATURE)  # fmt: skip
+@mcp_tool(
+    "list_contradictions",
+    title="List Contradictions",
+    args=ListContradictionsArgs,
+    output=ContradictionsOut,
+    feature=FEATURE,
+)
 def list_contradictions_tool(actor: Actor, args: ListContradictionsArgs) -> ContradictionsOut:
     """What this organisation believes twice, differently: pairs of current statements from
     different sources that cannot both be true, found nightly or raised by people, each with the
@@ -95,8 +118,15 @@ class ContradictionResult(ToolOutput):
         return "\n".join([self.message, *self.contradiction.lines()])
 
 
-@mcp_tool("raise_contradiction", title="Raise a Contradiction", args=RaiseContradictionArgs,
-          output=ContradictionResult, scope="write", feature=FEATURE, writes="shared")  # fmt: skip
+@mcp_tool(
+    "raise_contradiction",
+    title="Raise a Contradiction",
+    args=RaiseContradictionArgs,
+    output=ContradictionResult,
+    scope="write",
+    feature=FEATURE,
+    writes="shared",
+)
 def raise_contradiction_tool(actor: Actor, args: RaiseContradictionArgs) -> ContradictionResult:
     """Put on the register two things the organisation believes that cannot both be true, when
     you find them while answering something else or somebody points them out. Pairs of stored
@@ -126,8 +156,15 @@ class AnswerContradictionArgs(BaseModel):
     )
 
 
-@mcp_tool("answer_contradiction", title="Answer a Contradiction", args=AnswerContradictionArgs,
-          output=ContradictionResult, scope="write", feature=FEATURE, writes="shared")  # fmt: skip
+@mcp_tool(
+    "answer_contradiction",
+    title="Answer a Contradiction",
+    args=AnswerContradictionArgs,
+    output=ContradictionResult,
+    scope="write",
+    feature=FEATURE,
+    writes="shared",
+)
 def answer_contradiction_tool(actor: Actor, args: AnswerContradictionArgs) -> ContradictionResult:
     """Say which of two statements stands. a or b supersedes the other statement in memory, so
     search and ask stop returning it as current; both (different periods or parts of the

@@ -43,10 +43,16 @@ class TermOut(BaseModel):
 
 def shown(entry: Term) -> TermOut:
     return TermOut(
-        id=entry.public_id, term=entry.term, state=entry.state, definition=entry.definition,
-        suggestion=entry.suggestion if entry.state == Term.State.OPEN else "", senses=entry.senses, uses=entry.uses,
-        examples=list(entry.examples), memory_id=format_id("mem", entry.memory_id) if entry.memory_id else None,
-    )  # fmt: skip
+        id=entry.public_id,
+        term=entry.term,
+        state=entry.state,
+        definition=entry.definition,
+        suggestion=entry.suggestion if entry.state == Term.State.OPEN else "",
+        senses=entry.senses,
+        uses=entry.uses,
+        examples=list(entry.examples),
+        memory_id=format_id("mem", entry.memory_id) if entry.memory_id else None,
+    )
 
 
 class GlossaryArgs(BaseModel):
@@ -106,8 +112,15 @@ class TermResult(ToolOutput):
         return "\n".join([self.message, *self.term.lines()])
 
 
-@mcp_tool("define_term", title="Define a Term", args=DefineTermArgs, output=TermResult, scope="write",
-          feature=FEATURE, writes="shared")  # fmt: skip
+@mcp_tool(
+    "define_term",
+    title="Define a Term",
+    args=DefineTermArgs,
+    output=TermResult,
+    scope="write",
+    feature=FEATURE,
+    writes="shared",
+)
 def define_term_tool(actor: Actor, args: DefineTermArgs) -> TermResult:
     """Record what one of the organisation's words points at, when somebody explains it in the
     conversation or confirms what an open entry means. It becomes a memory and joins the
@@ -130,13 +143,21 @@ class UpdateTermArgs(BaseModel):
     note: str | None = Field(None, max_length=500, description="Why, in one line, for whoever reads the entry later.")
 
 
-@mcp_tool("update_term", title="Update a Term", args=UpdateTermArgs, output=TermResult, scope="write",
-          feature=FEATURE, writes="shared")  # fmt: skip
+@mcp_tool(
+    "update_term",
+    title="Update a Term",
+    args=UpdateTermArgs,
+    output=TermResult,
+    scope="write",
+    feature=FEATURE,
+    writes="shared",
+)
 def update_term_tool(actor: Actor, args: UpdateTermArgs) -> TermResult:
     """Correct or widen what a word points at (the new definition replaces the old memory), take
     a word out of the glossary for good (dismissed), or withdraw a definition so it is asked
     about again (open; its memory is removed, since a meaning nobody stands behind must not be
     found). Widening is as worth recording as correcting. Only record what somebody said."""
-    entry = services.update_term(actor=actor, term_id=args.id, definition=args.definition, state=args.state,
-                                 note=args.note)  # fmt: skip
+    entry = services.update_term(
+        actor=actor, term_id=args.id, definition=args.definition, state=args.state, note=args.note
+    )
     return TermResult(term=shown(entry), message=f"{entry.term} is {entry.state} ({entry.public_id}).")

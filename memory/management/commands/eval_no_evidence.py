@@ -80,14 +80,17 @@ class Command(BaseCommand):
             if values:
                 q = statistics.quantiles(values, n=20) if len(values) > 1 else values * 19
                 median = statistics.median(values)
-                out.write(f"closeness, {name}: min {values[0]:.3f} p5 {q[0]:.3f} median {median:.3f} "
-                          f"p95 {q[-1]:.3f} max {values[-1]:.3f}")  # fmt: skip
+                out.write(
+                    f"closeness, {name}: min {values[0]:.3f} p5 {q[0]:.3f} median {median:.3f} "
+                    f"p95 {q[-1]:.3f} max {values[-1]:.3f}"
+                )
         lost = [qid for qid, got, _ in real if not got]
         kept = sum(got for _, got, _ in unrelated)
-        out.write(f"at {ON_TOPIC_SIMILARITY} (in use): set questions with no evidence {len(lost)}/{len(real)}"
-                  f" {lost[:20]}; off-topic questions given evidence {kept}/{len(unrelated)}")  # fmt: skip
+        out.write(
+            f"at {ON_TOPIC_SIMILARITY} (in use): set questions with no evidence {len(lost)}/{len(real)}"
+            f" {lost[:20]}; off-topic questions given evidence {kept}/{len(unrelated)}"
+        )
         for threshold in THRESHOLDS:
             lost_at = sum(c < threshold for _, _, c in real)
             kept_at = sum(c >= threshold for _, _, c in unrelated)
-            out.write(f"at {threshold:.2f} : set lost {lost_at}/{len(real)}, "
-                      f"off-topic kept {kept_at}/{len(unrelated)}")  # fmt: skip
+            out.write(f"at {threshold:.2f} : set lost {lost_at}/{len(real)}, off-topic kept {kept_at}/{len(unrelated)}")

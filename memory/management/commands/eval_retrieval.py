@@ -59,9 +59,10 @@ class Command(BaseCommand):
         parser.add_argument("--corpora", type=int, default=0, help="Use only the first N corpora (0 = all)")
         parser.add_argument("--keep", action="store_true", help="Keep the throwaway organisations")
         parser.add_argument(
-            "--facts", action="store_true",
+            "--facts",
+            action="store_true",
             help="Extract facts while loading and add the mode auto+facts (passages and facts fused)",
-        )  # fmt: skip
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         self.created: list[str] = []
@@ -163,8 +164,14 @@ class Command(BaseCommand):
             ranked[query["qid"]] = list(dict.fromkeys(external[d] for d in documents if d in external))
         return ranked
 
-    def _report(self, runs: dict[str, dict[str, list]], queries: list[dict[str, Any]], cutoffs: list[int],
-                corpora: int, load_seconds: float) -> None:  # fmt: skip
+    def _report(
+        self,
+        runs: dict[str, dict[str, list]],
+        queries: list[dict[str, Any]],
+        cutoffs: list[int],
+        corpora: int,
+        load_seconds: float,
+    ) -> None:
         out = self.stdout
         out.write(f"{len(queries)} queries over {corpora} corpora (loaded and ingested in {load_seconds:.0f} s)")
         categories = sorted({q.get("category") or "all" for q in queries})

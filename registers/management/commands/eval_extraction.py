@@ -139,8 +139,9 @@ def match_facts(drafts: list[DerivedFact], labels: list[dict[str, Any]], *, subj
     for li, label in enumerate(labels):
         for di, draft in enumerate(drafts):
             score = fact_similarity(draft.statement, label["statement"])
-            if score >= FACT_MATCH and (not subject or not label.get("subject") or
-                                        same_name(draft.subject, label["subject"])):  # fmt: skip
+            if score >= FACT_MATCH and (
+                not subject or not label.get("subject") or same_name(draft.subject, label["subject"])
+            ):
                 pairs.append((score, li, di))
     matched: dict[int, int] = {}
     for _, li, di in sorted(pairs, reverse=True):
@@ -254,7 +255,7 @@ class Tally:
                 "times": self.times,
                 "entities": self.entities,
                 "promises": self.labelled_promises,
-            },  # fmt: skip
+            },
             "derived": {"facts": self.derived_facts, "promises": self.derived_promises},
         }
 
@@ -284,7 +285,10 @@ def score_document(labels: dict[str, Any], derived: Derived) -> Tally:
     promises, wanted_promises = derived.promises, labels.get("promises", [])
     hits = match_promises(promises, wanted_promises)
     tally.labelled_promises, tally.derived_promises, tally.matched_promises = (
-        len(wanted_promises), len(promises), len(hits))  # fmt: skip
+        len(wanted_promises),
+        len(promises),
+        len(hits),
+    )
     tally.right_due = sum(promises[di].due_on == _day(wanted_promises[li].get("due_on")) for li, di in hits.items())
     tally.header_facts = sum(bool(HEADER_LINE.search(f.statement)) for f in facts)
     tally.turn_label_facts = sum(bool(TURN_LABEL.match(f.statement)) for f in facts)
@@ -297,8 +301,15 @@ def errors_of(labels: dict[str, Any], derived: Derived) -> dict[str, list[str]]:
     labelled, time expressions and kinds read wrong."""
     facts, wanted = derived.facts, labels.get("facts", [])
     matched, text_only = match_facts(facts, wanted, subject=True), match_facts(facts, wanted, subject=False)
-    out: dict[str, list[str]] = {"missed fact": [], "extra fact": [], "wrong subject": [], "wrong time": [],
-                                 "wrong entity kind": [], "missed promise": [], "extra promise": []}  # fmt: skip
+    out: dict[str, list[str]] = {
+        "missed fact": [],
+        "extra fact": [],
+        "wrong subject": [],
+        "wrong time": [],
+        "wrong entity kind": [],
+        "missed promise": [],
+        "extra promise": [],
+    }
     for li, label in enumerate(wanted):
         if li in text_only and li not in matched:
             out["wrong subject"].append(
@@ -322,14 +333,17 @@ def errors_of(labels: dict[str, Any], derived: Derived) -> dict[str, list[str]]:
             out["wrong entity kind"].append(f"{entity['name']}: {kind or 'not found'}, wanted {'/'.join(accepted)}")
     promises, wanted_promises = derived.promises, labels.get("promises", [])
     hits = match_promises(promises, wanted_promises)
-    out["missed promise"] = [f"[{p['owner']}] {p['what']} (due {p.get('due_on')})"
-                             for i, p in enumerate(wanted_promises) if i not in hits]  # fmt: skip
-    out["extra promise"] = [f"[{p.owner}] {p.what} (due {p.due_on})" for i, p in enumerate(promises)
-                            if i not in hits.values()]  # fmt: skip
+    out["missed promise"] = [
+        f"[{p['owner']}] {p['what']} (due {p.get('due_on')})" for i, p in enumerate(wanted_promises) if i not in hits
+    ]
+    out["extra promise"] = [
+        f"[{p.owner}] {p.what} (due {p.due_on})" for i, p in enumerate(promises) if i not in hits.values()
+    ]
     for li, di in hits.items():
         if promises[di].due_on != _day(wanted_promises[li].get("due_on")):
-            out["missed promise"].append(f"due {promises[di].due_on}, wanted {wanted_promises[li].get('due_on')}: "
-                                         f"{promises[di].what}")  # fmt: skip
+            out["missed promise"].append(
+                f"due {promises[di].due_on}, wanted {wanted_promises[li].get('due_on')}: {promises[di].what}"
+            )
     return out
 
 
@@ -464,11 +478,17 @@ def derive(writer: Actor, rows: list[dict[str, Any]]) -> tuple[dict[str, Derived
         with clock(moment), timed_extraction(timing):
             _pause(writer.org, True)
             saved = add_document(
-                actor=writer, title=row["title"], content=content, content_type=content_type,
-                source_kind=SOURCE_KINDS[row["kind"]], external_id=row.get("external_id") or "",
+                actor=writer,
+                title=row["title"],
+                content=content,
+                content_type=content_type,
+                source_kind=SOURCE_KINDS[row["kind"]],
+                external_id=row.get("external_id") or "",
                 occurred_at=datetime.fromisoformat(row["occurred_at"]) if row.get("occurred_at") else None,
-                speaker=row.get("speaker") or "", conversation=conversation, session=row.get("session") or "",
-            )  # fmt: skip
+                speaker=row.get("speaker") or "",
+                conversation=conversation,
+                session=row.get("session") or "",
+            )
             if saved.created:
                 # Saved while ingestion is paused (nothing goes to a worker's queue), then ingested here; the
                 # column's default was bound before the clock was set, so the upload time is written here.
@@ -582,8 +602,13 @@ class Command(BaseCommand):
         extractor = f"model {settings.BRAIN_LLM_MODEL}" if settings.BRAIN_LLM_URL else "deterministic"
         if opts["json"]:
             errors = {d.id: errors_of(d.labels, derived[d.id]) for d in docs if d.id in derived}
-            self.stdout.write(json.dumps({"extractor": extractor, "speed": speed, "figures": figures,
-                                          "errors": errors}, indent=1, default=str))  # fmt: skip
+            self.stdout.write(
+                json.dumps(
+                    {"extractor": extractor, "speed": speed, "figures": figures, "errors": errors},
+                    indent=1,
+                    default=str,
+                )
+            )
             return
         self.stdout.write(
             f"extractor: {extractor}; {n} documents saved and ingested in {timing.ingest:.1f} s "
