@@ -237,3 +237,16 @@ def test_an_admin_outside_a_restricted_group_sees_shared_runs_only_and_personal_
     owner.user.save(update_fields=["is_staff"])
     Membership.objects.filter(org=w["org"], user=owner.user).update(role=Membership.ADMIN)
     assert logged_in(owner.user).get(f"/admin/jobs/run/{personal_run.pk}/change/").status_code == 200
+
+
+def test_the_admin_lists_shared_jobs_and_never_another_members_personal_one(settings):
+    settings.BRAIN_EXTRACT_FACTS = False
+    w = world()
+    mine = schedule_job(actor=w["owner"], name="My own digest", prompt="What changed about Zorblatt?",
+                        schedule="30 17 * * 5").job  # fmt: skip
+    for viewer in (make_org_admin(w["org"]), make_operator()):
+        client = logged_in(viewer)
+        listing = client.get("/admin/jobs/job/").content.decode()
+        assert f"/admin/jobs/job/{w['job'].pk}/change/" in listing
+        assert f"/admin/jobs/job/{mine.pk}/change/" not in listing
+        assert client.get(f"/admin/jobs/job/{mine.pk}/change/").status_code == 302

@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from brain.models import Membership, Organisation, ToolCall
 from contacts.models import HumanRequest
+from memory.access import current
 from memory.models import Document, Scope
 from registers.contradictions.services import without_personal
 from registers.models import Commitment, Contradiction
@@ -238,7 +239,7 @@ def _local_day(org: Organisation) -> TruncDate:
 
 
 def _current_shared_documents(org: Organisation) -> QuerySet[Document]:
-    return Document.objects.filter(org=org, scope=Scope.SHARED, superseded_at__isnull=True)
+    return Document.objects.filter(current(), org=org, scope=Scope.SHARED)
 
 
 def _counts(org: Organisation, *, today: date) -> dict[str, Any]:

@@ -150,8 +150,7 @@ def message_beside_sql(document: str, *, before: bool) -> str:
         # "p.conversation <> ''" lets the planner use the partial index, which a correlated value alone does not.
         f"SELECT p.id FROM memory_document p WHERE p.org_id = {d}.org_id AND p.conversation <> '' "  # noqa: S608 (an alias)
         f"AND p.conversation = {d}.conversation "
-        f"AND p.superseded_at IS NULL AND p.id <> coalesce({d}.previous_id, 0) AND p.category_id = {d}.category_id "
-        f"AND {same_audience_sql(d, 'p')}"
+        f"AND p.superseded_at IS NULL AND p.id <> coalesce({d}.previous_id, 0) AND {same_audience_sql(d, 'p')}"
     )
     untimed = f"{same} AND p.occurred_at IS NULL AND p.id {op} {d}.id ORDER BY p.id {order} LIMIT 1"
     timed = (

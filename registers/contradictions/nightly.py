@@ -2,9 +2,11 @@
 
 Two current facts contradict when they state the same single-valued thing (for a role one person
 holds, the same role of the same object; else the same topic; else the same subject and relation
-or value key: ``memory.graph.supersession.about_the_same_thing``),
-their validity overlaps, they say something different, and they come from different sources
-(``memory.graph.supersession``: the same source correcting itself supersedes instead). The scan
+or value key: ``memory.graph.supersession.THING_SQL``, the SQL form of ``about_the_same_thing``)
+and the time rules, read with the older one first, say so (``supersession.decide``): their
+validity overlaps, they say something different, they come from different sources (the same
+source correcting itself supersedes instead), and the newer one neither starts before the older
+one nor says the world changed ("is now"), which would have closed or replaced one. The scan
 is incremental: only groups with a fact added since the last run are read, in one statement, and
 a pair is never raised twice, answered or not.
 """
@@ -23,7 +25,7 @@ from django.utils import timezone
 from brain.models import Organisation
 from memory.access import audience_key
 from memory.graph.entity_views import names_given_by
-from memory.graph.supersession import STATES_A_THING_SQL, THING_SQL, Claim, overlaps, same_claim
+from memory.graph.supersession import STATES_A_THING_SQL, THING_SQL, Action, Claim, decide
 from memory.graph.vocabulary import HELD_BY_ONE
 from memory.models import Fact
 from registers.contradictions.services import fold_twins
@@ -208,8 +210,10 @@ def _side(fact: Fact) -> dict[str, object]:
 
 
 def _contradict(a: Fact, b: Fact) -> bool:
-    first, second = Claim.of(a), Claim.of(b)
-    return overlaps(first, second) and not same_claim(first, second) and first.source != second.source
+    """Whether the two current facts contradict by the time rules (``supersession.decide``, the
+    older one first): what would have closed or replaced one of them is no contradiction."""
+    older, newer = sorted((a, b), key=lambda f: (f.recorded_at, f.pk))
+    return decide(Claim.of(older), Claim.of(newer)).action is Action.CONTRADICT
 
 
 def _entry(org: Organisation, a: Fact, b: Fact, names: dict[tuple[int, int], str], group: str) -> Contradiction:
