@@ -97,7 +97,7 @@ BRAIN_METERING = env_bool("BRAIN_METERING", True)
 BRAIN_DEFAULT_PLAN = env_str("BRAIN_DEFAULT_PLAN", "free")
 BRAIN_MISS_RETENTION_DAYS = env_int("BRAIN_MISS_RETENTION_DAYS", 30, minimum=1, maximum=3650)
 # One size limit for request bodies, REST and /mcp alike (413 past it). The default holds the
-# longest document (memory.documents.limits, the same on every way in: 2,000,000 characters, 8 MB
+# longest document (memory.limits, the same on every way in: 2,000,000 characters, 8 MB
 # of UTF-8, 12 MB as JSON \u escapes); the minimum holds 200,000 characters with every one escaped.
 BRAIN_MAX_REQUEST_BYTES = env_int("BRAIN_MAX_REQUEST_BYTES", 16 * 1024 * 1024, minimum=4 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = BRAIN_MAX_REQUEST_BYTES

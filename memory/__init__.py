@@ -2,7 +2,9 @@
 
 Layers, lowest first; a layer imports only those below it (``tests/import_direction.py`` checks):
 
-- ``models``: Document, Chunk, Entity, Fact, Value, Mention.
+- ``limits``: how much a save may hold (a document's text, its fields, its metadata, an uploaded
+  file), written once for every way in; it imports nothing. ``models``: Document, Chunk, Entity,
+  Fact, Value, Mention, their columns' lengths from ``limits``.
 - ``access``: who may see a row, what was believed as of a day, and which rows share an audience,
   in ORM and SQL form.
 - ``index``: what both writers and search stand on: the embedders (``embedding``), the vectors a
@@ -10,12 +12,12 @@ Layers, lowest first; a layer imports only those below it (``tests/import_direct
   vector and BM25 retrievers (``candidates``), ``fusion``, retrievers run on connections of their
   own (``side_by_side``) and each large organisation's vector index (``org_indexes``).
 - ``documents``: saving and versions (``saving``), what a source says of itself: its moment,
-  speakers and header fields (``source``), what a name plainly is (``names``), the one document
-  limit (``limits``), the ingest lanes and organisations' turns (``lanes``), ingestion with claims,
-  leases and sweeps and the ``READY`` seam that runs the graph's step (``ingestion``), what a retry
-  can mend (``failures``), file formats (``parsers``, ``parsing``, ``markup``, ``mail``,
-  ``slack``, ``transcripts``, ``whatsapp``), conversation order (``turns``), ``chunking``, access
-  changes (``placement``) and document reads (``selectors``).
+  speakers and header fields (``source``), what a name plainly is (``names``), the ingest lanes
+  and organisations' turns (``lanes``), ingestion with claims, leases and sweeps and the ``READY``
+  seam that runs the graph's step (``ingestion``), what a retry can mend (``failures``), file
+  formats (``parsers``, ``parsing``, ``markup``, ``mail``, ``slack``, ``transcripts``,
+  ``whatsapp``), conversation order (``turns``), ``chunking``, access changes (``placement``) and
+  document reads (``selectors``).
 - ``graph``: facts written (``writes``), the time rules (``supersession``), one fact said in two
   documents (``twins``), remember and forget (``memories``), entities linked (``entities``) and
   shown (``entity_views``), graph reads (``reads``) and reads from the graph back to its documents

@@ -21,27 +21,33 @@ from brain.inputs import INT64_MAX, refuse_unstorable, whole_number
 from brain.mcp.limits import Moment, clamp, describe_validation_error
 from brain.mcp.prices import KNOWLEDGE
 from memory.documents import selectors as selectors
-from memory.documents.limits import MAX_DOCUMENT_CHARS
 from memory.documents.markup import html_to_markdown
 from memory.documents.saving import add_document
+from memory.limits import FIELD_CHARS, MAX_DOCUMENT_CHARS
 from memory.models import Document
 
 
 class DocumentIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    title: str = Field(min_length=1, max_length=240)
+    title: str = Field(min_length=1, max_length=FIELD_CHARS["title"])
     content: str = Field(min_length=1, max_length=MAX_DOCUMENT_CHARS)
     content_type: Literal["text/plain", "text/markdown", "text/html"] = "text/plain"
     source_kind: str = Field("api", max_length=40, pattern=r"^[a-z][a-z0-9_-]*$")
-    source_url: str = Field("", max_length=1000)
-    external_id: str = Field("", max_length=240)
+    source_url: str = Field("", max_length=FIELD_CHARS["source_url"])
+    external_id: str = Field("", max_length=FIELD_CHARS["external_id"])
     metadata: dict[str, Any] = Field(default_factory=dict)
     category: str | None = Field(None, max_length=64, description="Category slug (default: general)")
     scope: Literal["shared", "personal"] = "shared"
     occurred_at: Moment | None = None
-    speaker: str = Field("", max_length=200, description="Who said it, when the document is one message or turn")
-    conversation: str = Field("", max_length=240, description="The conversation the message belongs to")
-    session: str = Field("", max_length=240, description="The sitting of that conversation (a day, a meeting)")
+    speaker: str = Field(
+        "", max_length=FIELD_CHARS["speaker"], description="Who said it, when the document is one message or turn"
+    )
+    conversation: str = Field(
+        "", max_length=FIELD_CHARS["conversation"], description="The conversation the message belongs to"
+    )
+    session: str = Field(
+        "", max_length=FIELD_CHARS["session"], description="The sitting of that conversation (a day, a meeting)"
+    )
 
 
 class DocumentOut(BaseModel):

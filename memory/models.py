@@ -13,6 +13,7 @@ from pgvector.django import VectorField
 
 from brain.ids import format_id
 from brain.models import Category, Organisation
+from memory.limits import FIELD_CHARS
 
 EMBEDDING_DIMENSIONS = 384
 
@@ -40,12 +41,12 @@ class Document(models.Model):
         FAILED = "failed"  # given up after BRAIN_INGEST_MAX_ATTEMPTS tries; the reason is kept
 
     org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="documents")
-    title = models.CharField(max_length=240)
+    title = models.CharField(max_length=FIELD_CHARS["title"])
     content = models.TextField()
     content_type = models.CharField(max_length=40, default="text/plain")
     source_kind = models.CharField(max_length=40, default="api")
-    source_url = models.CharField(max_length=1000, blank=True)
-    external_id = models.CharField(max_length=240, blank=True)
+    source_url = models.CharField(max_length=FIELD_CHARS["source_url"], blank=True)
+    external_id = models.CharField(max_length=FIELD_CHARS["external_id"], blank=True)
     metadata = models.JSONField(default=dict, blank=True)
     category = models.ForeignKey(Category, on_delete=models.RESTRICT, related_name="documents")
     scope = models.CharField(max_length=16, choices=Scope.choices, default=Scope.SHARED)
@@ -65,12 +66,14 @@ class Document(models.Model):
     # A document that is one message or turn of a conversation says who spoke and in which
     # conversation and session (a chat channel and day, a meeting); its time is occurred_at.
     speaker = models.CharField(
-        max_length=200, blank=True, db_default="", help_text="Who said it, when it is one message."
+        max_length=FIELD_CHARS["speaker"], blank=True, db_default="", help_text="Who said it, when it is one message."
     )
     conversation = models.CharField(
-        max_length=240, blank=True, db_default="", help_text="The conversation it belongs to."
+        max_length=FIELD_CHARS["conversation"], blank=True, db_default="", help_text="The conversation it belongs to."
     )
-    session = models.CharField(max_length=240, blank=True, db_default="", help_text="The sitting of that conversation.")
+    session = models.CharField(
+        max_length=FIELD_CHARS["session"], blank=True, db_default="", help_text="The sitting of that conversation."
+    )
     processed_at = models.DateTimeField(null=True, blank=True)
     superseded_at = models.DateTimeField(null=True, blank=True)
     superseded_by = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")

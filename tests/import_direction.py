@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # memory/, lowest first. A package may import its own layer and those before it.
 MEMORY_LAYERS = [
-    ("models",),
+    ("limits", "models"),
     ("access",),
     ("index",),
     ("documents",),

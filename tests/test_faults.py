@@ -27,7 +27,7 @@ from django.db import connection
 from conftest import make_org, make_token
 from launcher import services
 from launcher.processes import BULK_WORKER_NAME, WORKER_NAME
-from memory.documents.limits import BULK_CHARS
+from memory.limits import BULK_CHARS
 from memory.models import Document
 from tests.conftest import call, free_port
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from django.db import connection
 
-from memory.documents.limits import BULK_CHARS
+from memory.limits import BULK_CHARS
 
 SHORT_QUEUE, BULK_QUEUE = "ingest", "ingest_bulk"
 

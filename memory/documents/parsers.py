@@ -12,7 +12,6 @@ from pathlib import Path
 from bs4 import BeautifulSoup, Tag
 from pypdf import PdfReader
 
-from memory.documents.limits import MAX_DOCUMENT_CHARS, MAX_PDF_DRAWING_BYTES, MAX_PDF_PAGES
 from memory.documents.mail import _parse_eml, _parse_mbox
 from memory.documents.markup import soup_to_markdown
 from memory.documents.parsing import (
@@ -32,6 +31,7 @@ from memory.documents.parsing import (
 from memory.documents.slack import _is_slack_export, _parse_slack_file, _walk_slack
 from memory.documents.transcripts import parse_srt, parse_vtt
 from memory.documents.whatsapp import parse_whatsapp
+from memory.limits import MAX_DOCUMENT_CHARS, MAX_PDF_DRAWING_BYTES, MAX_PDF_PAGES
 
 SUPPORTED_SUFFIXES = {".md", ".markdown", ".txt", ".html", ".htm", ".pdf", ".json", ".eml", ".mbox", ".vtt", ".srt"}
 
@@ -131,7 +131,7 @@ def _parse_pdf(source: _Source) -> list[ParsedDocument]:
 
 def _pdf_pages(reader: PdfReader) -> list[str]:
     """Each page's text, within the budget: a file of many pages, or of pages that all draw one
-    huge content stream, is refused before its text is extracted whole (memory.documents.limits)."""
+    huge content stream, is refused before its text is extracted whole (memory.limits)."""
     if len(reader.pages) > MAX_PDF_PAGES:
         raise ParseError(f"it has {len(reader.pages):,} pages; a PDF may have at most {MAX_PDF_PAGES:,}.")
     drawn = 0

@@ -18,7 +18,7 @@ from brain.personal import require_may_write
 from brain.queueing import send_on_commit
 from memory.access import current, readable, readable_category_ids, same_audience
 from memory.documents.lanes import lane_of
-from memory.documents.limits import MAX_DOCUMENT_CHARS, metadata_problem, too_long
+from memory.limits import MAX_DOCUMENT_CHARS, field_problem, metadata_problem, too_long
 from memory.models import Document, Scope
 from usage.metering import can_pay
 
@@ -96,7 +96,11 @@ def add_document(
     if len(content) > MAX_DOCUMENT_CHARS:
         raise InvalidArgument(too_long("The content", len(content)))
     if problem := metadata_problem(metadata):
-        raise InvalidArgument(problem[:1].upper() + problem[1:] + ".")
+        raise InvalidArgument(problem + ".")
+    fields = {"title": title, "source_url": source_url, "external_id": external_id, "speaker": speaker,
+              "conversation": conversation, "session": session}  # fmt: skip
+    if problem := next(filter(None, (field_problem(name, value) for name, value in fields.items())), None):
+        raise InvalidArgument(problem)
     digest = content_hash(title, content)
     chosen = resolve_category(actor=actor, slug=category) if category else None
     previous = None

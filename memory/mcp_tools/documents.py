@@ -15,8 +15,8 @@ from brain.ids import format_id, parse_numeric_id
 from brain.mcp.limits import Clamped, Moment
 from brain.mcp.registry import ToolOutput, mcp_tool
 from memory.documents import selectors as selectors
-from memory.documents.limits import MAX_DOCUMENT_CHARS, metadata_problem
 from memory.documents.saving import add_document
+from memory.limits import FIELD_CHARS, MAX_DOCUMENT_CHARS, metadata_problem
 from memory.models import Document
 from memory.search.passages import search_chunks
 from usage.misses import record_miss
@@ -28,28 +28,40 @@ SNIPPET_CHARS = 320
 
 class AddKnowledgeArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    title: str = Field(min_length=1, max_length=240, description="A clear title (up to 240 characters).")
+    title: str = Field(
+        min_length=1,
+        max_length=FIELD_CHARS["title"],
+        description=f"A clear title (up to {FIELD_CHARS['title']} characters).",
+    )
     content: str = Field(
         min_length=1,
         max_length=MAX_DOCUMENT_CHARS,
         description=f"The knowledge itself (up to {MAX_DOCUMENT_CHARS:,} characters; split a longer text).",
     )
     content_type: Literal["text/plain", "text/markdown"] = "text/plain"
-    source_url: str = Field("", max_length=1000, description="Where it comes from, if it has a URL.")
+    source_url: str = Field(
+        "", max_length=FIELD_CHARS["source_url"], description="Where it comes from, if it has a URL."
+    )
     external_id: str = Field(
         "",
-        max_length=240,
+        max_length=FIELD_CHARS["external_id"],
         description="Your stable id for it: re-sending the same id updates it, same content is a no-op.",
     )
     metadata: dict[str, Any] = Field(default_factory=dict, description="Any extra fields, kept with the document.")
     # One message of a chat or one turn of a meeting: who said it and when make it findable by
     # "what did Priya say in May". The same fields, limits and meaning as the REST API's.
-    speaker: str = Field("", max_length=200, description="Who said or wrote it, when it is one message or turn.")
+    speaker: str = Field(
+        "", max_length=FIELD_CHARS["speaker"], description="Who said or wrote it, when it is one message or turn."
+    )
     occurred_at: Moment | None = Field(
         None, description="When it was said or happened (ISO 8601; without a zone it is UTC)."
     )
-    conversation: str = Field("", max_length=240, description="The chat, channel or meeting series it belongs to.")
-    session: str = Field("", max_length=240, description="The sitting of that conversation (a day, a meeting).")
+    conversation: str = Field(
+        "", max_length=FIELD_CHARS["conversation"], description="The chat, channel or meeting series it belongs to."
+    )
+    session: str = Field(
+        "", max_length=FIELD_CHARS["session"], description="The sitting of that conversation (a day, a meeting)."
+    )
 
     @field_validator("metadata")
     @classmethod

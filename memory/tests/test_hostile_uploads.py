@@ -24,9 +24,9 @@ from memory.api import DocumentIn
 from memory.documents import parsers
 from memory.documents.ingestion import ingest_next
 from memory.documents.lanes import BULK_QUEUE, SHORT_QUEUE, next_document
-from memory.documents.limits import BULK_CHARS, MAX_DOCUMENT_CHARS, MAX_DOCUMENTS_PER_FILE
 from memory.documents.parsing import ParseError
 from memory.documents.saving import add_document
+from memory.limits import BULK_CHARS, MAX_DOCUMENT_CHARS, MAX_DOCUMENTS_PER_FILE
 from memory.mcp_tools.documents import AddKnowledgeArgs
 from memory.models import Document, Upload
 from memory.upload.reading import next_upload, read_next, read_upload

@@ -17,9 +17,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memory.documents.limits import MAX_DOCUMENT_CHARS, MAX_DOCUMENTS_PER_FILE, too_long, too_many_documents
 from memory.documents.parsers import SUPPORTED_SUFFIXES, parse_file
 from memory.documents.parsing import ParsedDocument, ParseError
+from memory.limits import MAX_DOCUMENT_CHARS, MAX_DOCUMENTS_PER_FILE, too_long, too_many_documents
 
 READABLE = (
     ".md, .markdown, .txt (a WhatsApp chat export too), .html, .htm, .pdf, .json (a Slack export day), .eml, .mbox, "

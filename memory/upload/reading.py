@@ -3,7 +3,7 @@
 The Add knowledge page keeps each file as sent (``save_upload``) and answers at once; a worker
 reads it in a process of its own (memory.upload.reader) with ``BRAIN_UPLOAD_READ_SECONDS`` of
 processor time, and saves each document it found through ``add_document``. A file that passes
-the budget (time, memory, pages, characters, documents: memory.documents.limits) is marked failed
+the budget (time, memory, pages, characters, documents: memory.limits) is marked failed
 with the reason, which the page shows. Reading claims the row first, like ingestion, so it is
 safe to run twice, and a sweep sends again what a lost message or a dead worker left behind.
 """
@@ -30,9 +30,9 @@ from brain.errors import DomainError, InvalidArgument, NotFound, PermissionDenie
 from brain.queueing import send_on_commit
 from brain.services import actor_for_user
 from memory.documents.lanes import BULK_QUEUE, SHORT_QUEUE
-from memory.documents.limits import MAX_TITLE_CHARS
 from memory.documents.parsing import ParsedDocument, ParseError
 from memory.documents.saving import Saved, add_document, resolve_category
+from memory.limits import MAX_TITLE_CHARS
 from memory.models import Scope, Upload
 from memory.upload.reader import decode, safe_name, unreadable_kind
 

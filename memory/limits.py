@@ -11,7 +11,18 @@ is refused with the reason, which the uploader sees on the page.
 
 from __future__ import annotations
 
-MAX_TITLE_CHARS = 240
+# The text fields a save takes, and their longest: the Document model's columns take their lengths
+# from here, and MCP's and REST's argument models, the Add knowledge form and ``add_document`` check
+# them. This module imports nothing, so the file reader's process (no Django) reads it too.
+FIELD_CHARS = {
+    "title": 240,
+    "source_url": 1000,
+    "external_id": 240,
+    "speaker": 200,
+    "conversation": 240,
+    "session": 240,
+}
+MAX_TITLE_CHARS = FIELD_CHARS["title"]
 MAX_DOCUMENT_CHARS = 2_000_000  # characters of one document, on every way in
 MAX_METADATA_CHARS = 20_000  # a document's metadata, written out, on every way in
 MAX_DOCUMENTS_PER_FILE = 1_000  # documents one uploaded file may make (an mbox's messages, a Slack day's)
@@ -44,4 +55,11 @@ def metadata_problem(metadata: dict[str, object] | None) -> str | None:
     """Why a document's metadata cannot be kept (too large), or None; the same words on every way in."""
     if metadata and len(str(metadata)) > MAX_METADATA_CHARS:
         return f"metadata is too large (keep it under {MAX_METADATA_CHARS:,} characters)"
+    return None
+
+
+def field_problem(name: str, value: str) -> str | None:
+    """Why a saved text field cannot be kept (too long), or None; the same words on every way in."""
+    if len(value) > FIELD_CHARS[name]:
+        return f"{name} is {len(value):,} characters long; it may hold at most {FIELD_CHARS[name]:,}."
     return None
