@@ -46,20 +46,8 @@ class DocumentAccessForm(SameOrganisationForm):
 
 @admin.register(Document)
 class DocumentAdmin(OrgScopedAdmin):
-    list_display = [
-        "title",
-        "org",
-        "status",
-        "extraction",
-        "source_kind",
-        "category",
-        "scope",
-        "chunk_count",
-        "version",
-        "attempts",
-        "recorded_at",
-        "superseded_at",
-    ]
+    list_display = ["title", "org", "status", "extraction", "source_kind", "category", "scope", "chunk_count",
+                    "version", "attempts", "recorded_at", "superseded_at"]  # fmt: skip
     list_filter = ["status", "extraction", "source_kind"]
     search_fields = ["title", "external_id"]
     date_hierarchy = "recorded_at"
@@ -116,20 +104,8 @@ class ChunkAdmin(OrgScopedAdmin):
     shared_only = "scope"
     list_display = ["document", "ordinal", "heading", "org", "recorded_at", "superseded_at"]
     search_fields = ["text", "title"]
-    readonly_fields = [
-        "document",
-        "ordinal",
-        "title",
-        "heading",
-        "text",
-        "char_start",
-        "char_end",
-        "category",
-        "scope",
-        "owner",
-        "recorded_at",
-        "superseded_at",
-    ]
+    readonly_fields = ["document", "ordinal", "title", "heading", "text", "char_start", "char_end", "category",
+                       "scope", "owner", "recorded_at", "superseded_at"]  # fmt: skip
     exclude = ["embedding", "next_embedding"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -194,22 +170,9 @@ class FactAdmin(FactFixesAdmin):
     search_fields = ["statement"]
     exclude = ["embedding", "next_embedding"]
     shared_only = "scope"  # personal memories belong to their owners, even in the admin
-    readonly_fields = [
-        "statement",
-        "source",
-        "document",
-        "chunk",
-        "category",
-        "scope",
-        "owner",
-        "created_by",
-        "recorded_at",
-        "superseded_at",
-        "superseded_by",
-        "flagged_at",
-        "flag_reason",
-        "flagged_by",
-    ]
+    readonly_fields = ["statement", "source", "document", "chunk", "category", "scope", "owner", "created_by",
+                       "recorded_at", "superseded_at", "superseded_by", "flagged_at", "flag_reason",
+                       "flagged_by"]  # fmt: skip
     raw_id_fields = ["subject", "object"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:

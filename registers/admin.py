@@ -47,20 +47,8 @@ class CommitmentAdmin(OrgScopedAdmin):
     list_filter = ["state", "origin", "due_on"]
     search_fields = ["what", "owner_name", "quote"]
     shared_only = "scope"
-    readonly_fields = [
-        "document",
-        "chunk",
-        "quote",
-        "origin",
-        "fingerprint",
-        "settled_by",
-        "settled_at",
-        "created_by",
-        "category",
-        "scope",
-        "owner",
-        "owner_entity",
-    ]
+    readonly_fields = ["document", "chunk", "quote", "origin", "fingerprint", "settled_by", "settled_at",
+                       "created_by", "category", "scope", "owner", "owner_entity"]  # fmt: skip
     inlines = [SourceInline, VerdictInline]
 
 

@@ -25,24 +25,9 @@ from skills.diff import content_diff, field_changes
 from skills.models import Skill, SkillVersion
 
 Status = SkillVersion.Status
-VERSION_FIELDS = (
-    "skill",
-    "version",
-    "name",
-    "status",
-    "description",
-    "tags",
-    "categories",
-    "content",
-    "assets",
-    "scripts",
-    "metadata",
-    "submitted_by",
-    "submitted_at",
-    "reviewed_by",
-    "reviewed_at",
-    "review_note",
-)
+VERSION_FIELDS = ("skill", "version", "name", "status", "description", "tags", "categories", "content", "assets",
+                  "scripts", "metadata", "submitted_by", "submitted_at", "reviewed_by", "reviewed_at",
+                  "review_note")  # fmt: skip
 # Pending versions first; Django takes expressions in ``ordering`` although the stubs list only strings.
 PENDING_FIRST = cast(str, Case(When(status=Status.PENDING, then=Value(0)), default=Value(1)).asc())
 

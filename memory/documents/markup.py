@@ -14,44 +14,10 @@ from bs4.element import PreformattedString
 _DROPPED_TAGS = ["script", "style", "nav", "footer", "noscript", "template", "iframe", "svg", "head"]
 _MAX_INDENT = 8
 _BLOCK_TAGS = {
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "p",
-    "ul",
-    "ol",
-    "table",
-    "pre",
-    "html",
-    "body",
-    "main",
-    "article",
-    "section",
-    "div",
-    "header",
-    "aside",
-    "blockquote",
-    "figure",
-    "figcaption",
-    "form",
-    "fieldset",
-    "details",
-    "summary",
-    "dl",
-    "dt",
-    "dd",
-    "address",
-    "center",
-    "li",
-    "tbody",
-    "thead",
-    "tr",
-    "td",
-    "th",
-}
+    "h1", "h2", "h3", "h4", "h5", "h6", "p", "ul", "ol", "table", "pre", "html", "body", "main", "article",
+    "section", "div", "header", "aside", "blockquote", "figure", "figcaption", "form", "fieldset", "details",
+    "summary", "dl", "dt", "dd", "address", "center", "li", "tbody", "thead", "tr", "td", "th",
+}  # fmt: skip
 
 
 def html_to_markdown(html: str) -> str:

@@ -10,20 +10,8 @@ ENTITY_TYPES: tuple[str, ...] = ("person", "team", "customer", "deal", "project"
 ENTITY_TYPES += ("term", "organisation", "other")
 FACT_KINDS = ("fact", "decision", "preference", "event", "procedure")
 # Relations whose object has one holder at a time ("X is head of support": support has one head).
-HELD_BY_ONE = {
-    "head_of",
-    "ceo_of",
-    "cto_of",
-    "cfo_of",
-    "coo_of",
-    "cmo_of",
-    "director_of",
-    "manager_of",
-    "lead_of",
-    "president_of",
-    "chair_of",
-    "owner_of",
-}
+HELD_BY_ONE = {"head_of", "ceo_of", "cto_of", "cfo_of", "coo_of", "cmo_of", "director_of", "manager_of", "lead_of",
+               "president_of", "chair_of", "owner_of"}  # fmt: skip
 HONORIFICS = {"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "dame"}
 
 # Words by which a statement says the world changed (not merely that a source sees it otherwise):

@@ -40,33 +40,11 @@ READ_BATCH = 5000
 MORE = 4  # statements beyond a and b on one entry: c to f
 # What the rules and an entry need of a fact: never its vectors or its document's text.
 FACT_FIELDS = (
-    "statement",
-    "subject_id",
-    "object_id",
-    "relation",
-    "value_key",
-    "valid_from",
-    "valid_to",
-    "source",
-    "topic",
-    "category_id",
-    "scope",
-    "owner_id",
-    "recorded_at",
-    "created_by_id",
-    "document_id",
-    "document__title",
-    "document__external_id",
-    "document__source_kind",
-    "document__occurred_at",
-    "document__recorded_at",
-    "created_by__username",
-    "created_by__first_name",
-    "created_by__last_name",
-    "category_id",
-    "scope",
-    "owner_id",
-)
+    "statement", "subject_id", "object_id", "relation", "value_key", "valid_from", "valid_to", "source", "topic",
+    "recorded_at", "created_by_id", "document_id", "document__title", "document__external_id",
+    "document__source_kind", "document__occurred_at", "document__recorded_at", "created_by__username",
+    "created_by__first_name", "created_by__last_name", "category_id", "scope", "owner_id",
+)  # fmt: skip
 
 _GROUPS = """
 WITH current AS (

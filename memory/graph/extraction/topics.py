@@ -21,44 +21,11 @@ if TYPE_CHECKING:
 # Value keys that hold one value at a time for one thing.
 ONE_VALUE_KEYS = {"price", "deal_value", "budget", "salary", "headcount", "renewal_date", "launch_date", "start_date"}
 # Verbs of something that happens once: its date is one value.
-ONE_TIME_VERBS = {
-    "open",
-    "launch",
-    "start",
-    "begin",
-    "close",
-    "end",
-    "ship",
-    "release",
-    "renew",
-    "expire",
-    "finish",
-    "move",
-    "go",
-    "happen",
-    "take",
-    "kick",
-}
+ONE_TIME_VERBS = {"open", "launch", "start", "begin", "close", "end", "ship", "release", "renew", "expire", "finish",
+                  "move", "go", "happen", "take", "kick"}  # fmt: skip
 # Words that name the attribute or the kind of statement, not the thing: left out of the topic.
-NOT_THE_THING = {
-    "price",
-    "cost",
-    "fee",
-    "rate",
-    "budget",
-    "salary",
-    "value",
-    "update",
-    "correction",
-    "new",
-    "current",
-    "date",
-    "now",
-    "annual",
-    "yearly",
-    "monthly",
-    "total",
-}
+NOT_THE_THING = {"price", "cost", "fee", "rate", "budget", "salary", "value", "update", "correction", "new", "current",
+                 "date", "now", "annual", "yearly", "monthly", "total"}  # fmt: skip
 _DENIED = r"(?:\bnot|\binstead of|\brather than|\breplacing)\s+(?:on\s+|at\s+|the\s+)?"
 
 
