@@ -1,6 +1,8 @@
 """One input contract for every save: the same limits whichever way a document comes in, checked by
 ``add_document`` itself (MCP and REST check them first with the same numbers, from ``memory.limits``)."""
 
+from typing import Any
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -17,14 +19,14 @@ pytestmark = pytest.mark.django_db
 def test_the_document_columns_and_both_argument_models_take_their_lengths_from_one_place():
     rest = __import__("memory.api", fromlist=["DocumentIn"]).DocumentIn
     for name, most in FIELD_CHARS.items():
-        assert Document._meta.get_field(name).max_length == most
+        assert getattr(Document._meta.get_field(name), "max_length", None) == most
         assert AddKnowledgeArgs.model_json_schema()["properties"][name]["maxLength"] == most
         assert rest.model_json_schema()["properties"][name]["maxLength"] == most
 
 
 @pytest.mark.parametrize("name", sorted(FIELD_CHARS))
 def test_add_document_refuses_a_field_past_its_length_and_saves_nothing(org, name):
-    fields = {"title": "A note", "content": "Some words.", name: "x" * (FIELD_CHARS[name] + 1)}
+    fields: dict[str, Any] = {"title": "A note", "content": "Some words.", name: "x" * (FIELD_CHARS[name] + 1)}
     with pytest.raises(InvalidArgument, match=name):
         add_document(actor=make_actor(org), **fields)
     assert not Document.objects.filter(org=org).exists()
