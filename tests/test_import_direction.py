@@ -73,3 +73,44 @@ def test_the_architecture_map_is_the_tree():
     assert start in text
     assert end in text
     assert text.split(start, 1)[1].split(end, 1)[0] == layer_map()
+
+
+@pytest.mark.django_db
+def test_every_seam_has_what_the_apps_plug_into_it():
+    from brain.mcp.meter import BILLER
+    from brain.mcp_tools import SKILL_PROVIDERS
+    from brain.services import ORGANISATION_MADE
+    from memory.documents.ingestion import READY
+    from memory.maintenance.reembedding import ELSEWHERE
+    from memory.mcp_tools.answers import ASK_ADDITIONS, FACT_FLAGS
+    from usage.services import PAYABLE_AGAIN
+
+    def plugged_by(each: object) -> str:
+        # A function's module, or for a record of functions (a Biller) the module of its functions.
+        if hasattr(each, "__qualname__"):
+            return str(each.__module__)
+        return next(str(v.__module__) for v in vars(each).values() if hasattr(v, "__qualname__"))
+
+    plugged = {
+        seam.name: {plugged_by(each) for each in seam}
+        for seam in (
+            BILLER,
+            ORGANISATION_MADE,
+            PAYABLE_AGAIN,
+            READY,
+            ELSEWHERE,
+            ASK_ADDITIONS,
+            FACT_FLAGS,
+            SKILL_PROVIDERS,
+        )
+    }
+    assert plugged == {
+        "biller": {"usage.metering"},
+        "organisation made": {"usage.models"},
+        "payable again": {"memory.apps"},
+        "ready document": {"memory.graph.extracting"},
+        "vectors kept elsewhere": {"contacts.services"},
+        "ask additions": {"registers.ask"},
+        "fact flags": {"registers.ask"},
+        "skill providers": {"skills.mcp_tools"},
+    }
