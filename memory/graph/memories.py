@@ -29,8 +29,10 @@ def replaceable_memory(*, actor: Actor, memory_id: int, scope: str) -> Fact:
     old = visible_facts(actor=actor).filter(pk=memory_id).select_related("category").first()
     if old is None:
         raise NotFound(f"No memory mem_{memory_id} that you can see; nothing was replaced.")
-    new = audience_key(scope, actor.user.pk, old.category_id if old.category.slug == Category.DEFAULT_SLUG else None)
-    if audience_key(old.scope, old.owner_id, old.category_id) != new:
+    same_readers = audience_key(old.scope, old.owner_id, old.category_id) == audience_key(
+        scope, actor.user.pk, old.category_id
+    )
+    if old.category.slug != Category.DEFAULT_SLUG or not same_readers:
         raise InvalidArgument(
             f"mem_{memory_id} is seen by other people than this memory would be (its scope or category "
             "differs), so it cannot be replaced by it. Remember the correction with the same scope as the "
