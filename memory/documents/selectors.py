@@ -27,7 +27,7 @@ def visible_documents(*, actor: Actor, ids: list[int]) -> dict[int, Document]:
 
 
 def visible_chunks(*, actor: Actor, ids: list[int]) -> dict[int, Chunk]:
-    chunks = Chunk.objects.filter(readable(actor), pk__in=ids).select_related("document")
+    chunks = Chunk.objects.filter(readable(actor), pk__in=ids).select_related("document", "document__category")
     return {c.pk: c for c in chunks}
 
 

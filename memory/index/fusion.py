@@ -35,3 +35,21 @@ def fuse(lists: dict[str, list[tuple[int, float]]]) -> tuple[dict[int, float], d
             fused[row_id] = fused.get(row_id, 0.0) + RRF_WEIGHTS[name] / (RRF_K + rank)
             ranks.setdefault(row_id, {})[name] = rank
     return fused, ranks
+
+
+AGREED_PLACE = 3  # a passage every word-and-meaning arm ranks first is never found below this place
+
+
+def keep_agreed(scores: dict[int, float], ranks: dict[int, dict[str, int]]) -> dict[int, float]:
+    """Scores in which a passage that both the keyword and the vector arm rank first stands at
+    least at ``AGREED_PLACE``: what the reranking lends to its neighbours may not bury an exact
+    match both arms agree on."""
+    agreed = [row_id for row_id, rank in ranks.items() if rank.get("vector") == 1 and rank.get("keyword") == 1]
+    if not agreed or agreed[0] not in scores or len(scores) <= AGREED_PLACE:
+        return scores
+    row_id = agreed[0]
+    ahead = sorted((score for other, score in scores.items() if other != row_id), reverse=True)
+    floor = ahead[AGREED_PLACE - 1]  # the score of the passage it must stay above
+    if scores[row_id] > floor:
+        return scores
+    return {**scores, row_id: floor + 1e-9}

@@ -162,6 +162,9 @@ class SearchHitOut(BaseModel):
     retrievable: bool
     speaker: str | None = Field(None, description="Who said it, when the passage is a message or a turn.")
     said_at: datetime | None = Field(None, description="When it was said or written, if known.")
+    more_in_document: int = Field(
+        0, description="How many more of this document's passages matched; retrieve the document to read them."
+    )
     diagnostics: dict[str, Any] | None = None
 
 
@@ -177,8 +180,9 @@ class SearchOut(ToolOutput):
         lines = [f"{self.count} passages:"]
         for hit in self.hits:
             who = ", ".join(part for part in (hit.speaker, hit.said_at and f"{hit.said_at:%Y-%m-%d %H:%M}") if part)
+            more = f" [{hit.more_in_document} more in this document]" if hit.more_in_document else ""
             lines.append(
-                f"- [{hit.chunk_id} in {hit.document_id}] {hit.title}{f' ({who})' if who else ''}: {hit.snippet}"
+                f"- [{hit.chunk_id} in {hit.document_id}] {hit.title}{f' ({who})' if who else ''}: {hit.snippet}{more}"
             )
         return "\n".join(lines)
 
@@ -198,8 +202,11 @@ def search_company_memory_tool(actor: Actor, args: SearchArgs) -> SearchOut:
     end of that day. Only what the caller may see is searched. A hit that is a chat message or a
     transcript turn names its speaker and when it was said; a question that names a person or a
     time ("what did Priya say in May?", "... before the launch?") favours what that person said
-    then."""
-    result = search_chunks(actor=actor, query=args.query, top_k=args.top_k, mode=args.retrieval_mode, as_of=args.as_of)
+    then. Each document appears once, with its best passage and how many more of its passages
+    matched."""
+    result = search_chunks(
+        actor=actor, query=args.query, top_k=args.top_k, mode=args.retrieval_mode, as_of=args.as_of, per_document=True
+    )
     hits = [
         SearchHitOut(
             chunk_id=format_id("chunk", hit.chunk_id),
@@ -210,6 +217,7 @@ def search_company_memory_tool(actor: Actor, args: SearchArgs) -> SearchOut:
             retrievable=True,
             speaker=hit.speaker or None,
             said_at=hit.said_at,
+            more_in_document=hit.more,
             diagnostics={"score": hit.score, "ranks": hit.ranks, "scores": hit.scores, "heading": hit.heading}
             if args.include_diagnostics
             else None,

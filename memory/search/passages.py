@@ -28,7 +28,7 @@ from memory.index.candidates import (
     vector_candidates,
     with_counters,
 )
-from memory.index.fusion import REPEAT_SHARES, fuse, repeats
+from memory.index.fusion import REPEAT_SHARES, fuse, keep_agreed, repeats
 from memory.index.serving import QueryVector, query_vector
 from memory.index.side_by_side import Started, may_run_apart, start
 from memory.search.anchors import Anchor, anchor, anchored_window
@@ -59,6 +59,7 @@ class Hit:
     score: float
     ranks: dict[str, int] = field(default_factory=dict)
     scores: dict[str, float] = field(default_factory=dict)
+    more: int = 0  # further passages of the same document among the candidates, when grouped
 
 
 @dataclass
@@ -101,9 +102,11 @@ def search_chunks(
     candidates: int = 50,
     diversity: float = 0.8,
     vector: QueryVector | None = None,
+    per_document: bool = False,
 ) -> SearchResult:
     """The one passage search every interface uses. ``diversity`` is MMR's relevance weight (1 = off);
-    ``vector`` is the query's embedding when the caller already has it."""
+    ``vector`` is the query's embedding when the caller already has it. ``per_document`` keeps
+    each document's best passage only, with how many more of its passages were found."""
     started = time.perf_counter()
     candidates = max(candidates, top_k * 2)
     timings: dict[str, float] = {}
@@ -145,12 +148,15 @@ def search_chunks(
     timings["retrieve"] = (time.perf_counter() - started) * 1000  # the arms, side by side or in turn
     t = time.perf_counter()
     fused, ranks = fuse(lists)
-    fused = rerank(query, fused) if mode == "auto" else fused
+    fused = keep_agreed(rerank(query, fused), ranks) if mode == "auto" else fused
     scores: dict[int, dict[str, float]] = {}
     for name, rows in lists.items():
         for cid, score in rows:
             scores.setdefault(cid, {})[name] = round(score, 4)
     order = sorted(fused, key=lambda cid: -fused[cid])
+    more: dict[int, int] = {}
+    if per_document:
+        order, more = _best_of_each_document(order)
     pool = order[: max(top_k * 3, top_k)]
     diversify = diversity < 1.0 and len(pool) > top_k
     # One statement reads the pool's passages and, when MMR needs them, their vectors.
@@ -158,6 +164,8 @@ def search_chunks(
     vectors = {cid: _parse_vector(row[-1]) for cid, row in loaded.items()} if diversify else {}
     picked = _mmr(pool, fused, vectors, top_k, diversity)
     hits = _hits(picked, loaded, fused, ranks, scores)
+    for hit in hits:
+        hit.more = more.get(hit.chunk_id, 0)
     timings["fuse"] = (time.perf_counter() - t) * 1000
     timings["total"] = (time.perf_counter() - started) * 1000
     return SearchResult(
@@ -233,6 +241,23 @@ def _said_in(span: Window, vector: QueryVector, where: Clause, limit: int) -> li
     earlier = [w for back in range(1, YEARS_BACK + 1) if (w := span.years_earlier(back)) is not None]
     found = first_said_in(where, [w.moments() for w in earlier])
     return [] if found is None else nearest(earlier[found])
+
+
+def _best_of_each_document(order: list[int]) -> tuple[list[int], dict[int, int]]:
+    """The passages in ``order`` less those after the first of their document, and for each one
+    kept, how many of its document's passages were left out."""
+    if not order:
+        return order, {}
+    with connections[read_alias()].cursor() as cursor:
+        cursor.execute("SELECT id, document_id FROM memory_chunk WHERE id = ANY(%s)", [order])
+        document_of = dict(cursor.fetchall())
+    first: dict[int, int] = {}  # document -> its best passage
+    more: dict[int, int] = {}
+    for cid in order:
+        best = first.setdefault(document_of.get(cid, -cid), cid)
+        if best != cid:
+            more[best] = more.get(best, 0) + 1
+    return list(first.values()), more
 
 
 def _parse_vector(value: Any) -> np.ndarray:

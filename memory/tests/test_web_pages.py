@@ -119,6 +119,29 @@ def test_as_of_changes_what_the_entity_page_shows(actor):
     assert "badge-replaced" not in then
 
 
+def test_as_of_reads_imported_history_by_when_it_was_said(actor):
+    """An archive loaded today still has its history: as of a day, the page shows what the sources
+    had said by then, unless asked for what memory had learned by then."""
+    role = dict(object="Billing", relation="head_of", single_valued=True)
+    for when, who in ((date(2024, 2, 1), "Ana"), (date(2024, 9, 1), "Ben")):
+        document = save(actor, f"{who} note", f"{who} is head of billing.", ingest=False,
+                        occurred_at=timezone.make_aware(datetime.combine(when, datetime.min.time())))  # fmt: skip
+        Document.objects.filter(pk=document.pk).update(status="ready")
+        draft = FactDraft(statement=f"{who} is head of billing.", subject=who, valid_from=when, **role)  # type: ignore[arg-type]
+        record_facts(document=document, drafts=[draft])
+    billing = Entity.objects.get(org=actor.org, name="Billing")
+    client = client_for(actor)
+    then = main_of(client.get(f"/memory/entities/{billing.pk}/?as_of=2024-05-01").content)
+    assert "Ana is head of billing." in then
+    assert "Ben" not in then
+    assert "what the sources had said by the end of 2024-05-01" in then
+    later = main_of(client.get(f"/memory/entities/{billing.pk}/?as_of=2024-12-01").content)
+    assert "Ben is head of billing." in later
+    assert "badge-replaced" in later  # Ana's, replaced by Ben's by then
+    learned = main_of(client.get(f"/memory/entities/{billing.pk}/?as_of=2024-05-01&by=learned").content)
+    assert "No current facts about it as of that day" in learned  # memory learned all of it today
+
+
 def test_the_entity_page_draws_its_neighbours_as_links_and_escapes_their_names(actor):
     works = [{"from": "Acme", "to": "<b>Bold</b> Corp", "relation": "works_with"}]
     fact_services.remember(actor=actor, content="Acme works with <b>Bold</b> Corp.", relations=works)
@@ -136,13 +159,35 @@ def test_search_shows_marked_passages_and_the_facts_behind_them(actor):
     response = client_for(actor).get("/memory/search/", {"q": "head of support"})
     page = response.content.decode()
     assert response.status_code == 200
-    assert f'href="/memory/documents/{document.pk}/"' in page
+    assert f'href="/memory/documents/{document.pk}/#passage-' in page
+    assert "Best match" in page
     assert "<mark>head</mark>" in page
     assert "<mark>support</mark>" in page
     assert "Facts behind it" in page
     assert "valid from 2026-03-01" in page
     call = ToolCall.objects.get(org=actor.org, tool="search_company_memory")
     assert (call.via, call.outcome) == ("web", "ok")
+
+
+def test_search_shows_each_document_once_and_filters_by_the_url(actor):
+    long = "\n\n".join(
+        f"## Part {n}\n\nThe harbour ferry timetable, part {n}: boats leave every {n + 10} minutes." for n in range(12)
+    )
+    page_doc = save(actor, "Ferry handbook", long, content_type="text/markdown")
+    save(actor, "Ferry chat", "Who has the ferry timetable for the harbour?", speaker="Ines", conversation="#ops")
+    client = client_for(actor)
+    page = client.get("/memory/search/", {"q": "harbour ferry timetable"}).content.decode()
+    assert page.count(">Ferry handbook</a>") == 2  # the best match and one row, however many passages matched
+    assert f'href="/memory/documents/{page_doc.pk}/#passage-' in page
+    assert "more in this document" in page
+    for name in ("kind", "person", "category", "after", "before"):
+        assert f'name="{name}"' in page
+    only_ines = client.get("/memory/search/", {"q": "harbour ferry timetable", "person": "Ines"}).content.decode()
+    assert "Ferry handbook" not in only_ines
+    assert "Ferry chat" in only_ines
+    assert "Clear filters" in only_ines
+    nothing = client.get("/memory/search/", {"q": "harbour ferry timetable", "before": "2001-01-01"}).content.decode()
+    assert "with these filters" in nothing
 
 
 def test_search_finds_a_personal_document_only_for_its_owner(members):

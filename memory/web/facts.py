@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 
+from brain.ids import parse_numeric_id
 from memory.mcp_tools.shapes import EntityRef, FactOut
 from memory.web.common import document_url, entity_url
 
@@ -33,6 +34,9 @@ class FactRow:
     source: Link | None
     replaced_by_text: str = ""  # the replacing statement, when the same page shows it
     dated_from_upload: bool = False
+    disputes: tuple[str, ...] = ()  # the open contradictions about it
+    said_on: date | None = None  # when its source said it (the day the source is dated), if known
+    source_document: int | None = None
 
     @property
     def window(self) -> str:
@@ -79,6 +83,7 @@ def fact_row(out: FactOut) -> FactRow:
         replaced_by=out.superseded_by,
         source=source,
         dated_from_upload=out.dated_from_upload,
+        source_document=parse_numeric_id(out.source_document_id, "doc") if out.source_document_id else None,
     )
 
 
@@ -100,15 +105,63 @@ class Group:
 
 
 def grouped(rows: list[FactRow]) -> list[Group]:
-    """Facts by relation; in each, current ones first (newest first), then replaced ones. Groups
-    with something current come first, statements without a relation last."""
+    """Facts by what their relation means in words ("works at", "price"); in each, current ones
+    first (newest first), then replaced ones. Groups with something current come first,
+    statements without a relation last."""
     groups: dict[str, list[FactRow]] = {}
     for row in rows:
-        groups.setdefault(row.relation, []).append(row)
+        groups.setdefault(relation_words(row.relation), []).append(row)
     for members in groups.values():
         members.sort(key=lambda r: (r.replaced, -r.recorded_at.timestamp(), r.memory_id))
-    order = sorted(groups, key=lambda rel: (all(r.replaced for r in groups[rel]), rel == "", rel))
-    return [Group(rel, rel.replace("_", " ") if rel else "other statements", groups[rel]) for rel in order]
+    order = sorted(groups, key=lambda words: (all(r.replaced for r in groups[words]), words == "", words))
+    return [Group(words, words or "other statements", groups[words]) for words in order]
+
+
+# Relations are stored as the verb's lemma ("host"), a verb and its preposition ("move_to"), a
+# role ("ceo") or a unit ("eur_per"); a page names them as a reader would.
+SAID_AS = {
+    "be": "is", "have": "has", "do": "does", "go": "goes", "say": "said", "ask": "asked",
+    "tell": "told", "meet": "met", "present": "presented", "work_at": "works at", "works_at": "works at",
+    "member_of": "member of", "head_of": "head of", "ceo_of": "CEO of", "part_of": "part of",
+    "reports_to": "reports to", "start": "starts", "begin": "starts", "end": "ends", "due": "due",
+}  # fmt: skip
+PRICES = frozenset({"eur", "usd", "gbp", "chf", "jpy", "price", "cost", "costs", "charge"})
+SHORT_ROLES = frozenset({"ceo", "cto", "cfo", "coo", "vp", "pm", "hr"})
+ROLES = frozenset({
+    "controller", "manager", "director", "founder", "cofounder", "owner", "lead", "head", "engineer", "designer",
+    "chair", "advisor", "investor", "partner", "customer", "client", "vendor", "supplier", "member", "contact",
+    "product", "headquarter", "holiday", "office", "team", "role", "title", "address", "location", "email",
+    "phone", "date", "deadline", "budget", "home", "base",
+})  # fmt: skip
+
+
+def relation_words(relation: str) -> str:
+    """A stored relation in the words people use: "works_at" -> "works at", "host" -> "hosts",
+    "eur_per" -> "price", "ceo" -> "CEO"."""
+    key = relation.strip().casefold()
+    if not key:
+        return ""
+    if key in SAID_AS:
+        return SAID_AS[key]
+    head, *rest = key.split("_")
+    if head in PRICES:
+        return "price"
+    if head in SHORT_ROLES:
+        return " ".join([head.upper(), *rest])
+    already = head.endswith("ed") or (head.endswith("s") and not head.endswith("ss"))  # "signed", "owns"
+    if head in ROLES or already or head in SAID_AS.values():
+        return " ".join([head, *rest])
+    return " ".join([_third_person(head), *rest])
+
+
+def _third_person(verb: str) -> str:
+    if verb in SAID_AS:
+        return SAID_AS[verb]
+    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if len(verb) > 2 and verb.endswith("y") and verb[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
 
 
 @dataclass(frozen=True)
@@ -123,9 +176,12 @@ WORLD, MEMORY = "world", "memory"
 
 
 def timeline(rows: list[FactRow]) -> list[Event]:
-    """When each fact was valid, and when memory learned it and replaced it, in date order."""
+    """When each fact was valid, when its source said it, and when memory learned it and replaced
+    it, in date order."""
     events: list[Event] = []
     for row in rows:
+        if row.said_on and row.said_on != row.recorded_at.date():
+            events.append(Event(row.said_on, "said", WORLD, row))
         if row.valid_from:
             events.append(Event(row.valid_from, "became true", WORLD, row))
         if row.valid_to:
@@ -133,5 +189,5 @@ def timeline(rows: list[FactRow]) -> list[Event]:
         events.append(Event(row.recorded_at.date(), "memory learned it", MEMORY, row))
         if row.replaced and row.replaced_at:
             events.append(Event(row.replaced_at.date(), "memory replaced it", MEMORY, row))
-    rank = {"became true": 0, "memory learned it": 1, "stopped being true": 2, "memory replaced it": 3}
+    rank = {"said": 0, "became true": 1, "memory learned it": 2, "stopped being true": 3, "memory replaced it": 4}
     return sorted(events, key=lambda e: (e.day, rank[e.what], e.fact.memory_id))

@@ -1,17 +1,23 @@
-"""Search: the passages ``search_company_memory`` finds for the viewer, each with a snippet around
-the query's words and the facts behind it with their validity."""
+"""Search, the home page of a signed-in member: the passages ``search_company_memory`` finds for
+the viewer, one per document, the best of them first as the answer with the facts behind it
+(disputed ones marked and linked to their contradiction), and filters that are part of the URL.
+
+The filters narrow what the tool found (its most a call may ask for): a kind of source, a person
+who said it, a range of days and a category."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import cast
+from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.safestring import SafeString
 
 from brain.actors import Actor
@@ -20,12 +26,15 @@ from brain.web import member_organisations, web_actor
 from memory.documents.selectors import visible_chunks
 from memory.graph.provenance import facts_behind
 from memory.mcp_tools.documents import SearchOut
+from memory.mcp_tools.graph import open_contradictions
 from memory.mcp_tools.shapes import fact_outs
 from memory.web.common import day_of, run_tool, web_link
 from memory.web.facts import FactRow, fact_rows
 from memory.web.highlight import snippet
 
-TOP_K = 10
+FOUND = 20  # what one call of the tool may ask for: the filters narrow these
+SHOWN = 10
+FILTERS = ("kind", "person", "after", "before", "category")
 
 
 @dataclass(frozen=True)
@@ -37,8 +46,17 @@ class Result:
     source_url: str | None
     when: datetime | None
     speaker: str
+    category: str
     snippet: SafeString
     facts: list[FactRow]
+    more: int
+
+
+@dataclass(frozen=True)
+class Choice:
+    value: str
+    count: int
+    chosen: bool
 
 
 @login_required
@@ -46,9 +64,11 @@ def search_page(request: HttpRequest) -> HttpResponse:
     actor = web_actor(request)
     query = request.GET.get("q", "").strip()
     as_of = request.GET.get("as_of", "").strip()
-    context = {
+    chosen = {name: request.GET.get(name, "").strip() for name in FILTERS}
+    context: dict[str, object] = {
         "query": query,
         "as_of": as_of,
+        "chosen": chosen,
         "org": actor.org,
         "orgs": list(member_organisations(cast(User, request.user))),
         "results": None,
@@ -56,12 +76,46 @@ def search_page(request: HttpRequest) -> HttpResponse:
     }
     status = 200
     if query:
-        outcome = run_tool(actor, "search_company_memory", {"query": query, "top_k": TOP_K, "as_of": as_of or None})
+        outcome = run_tool(actor, "search_company_memory", {"query": query, "top_k": FOUND, "as_of": as_of or None})
         if outcome.output is None:
             context["refusal"], status = outcome.message, outcome.status
         else:
-            context["results"] = _results(actor, cast(SearchOut, outcome.output), query, day_of(as_of))
+            found = _results(actor, cast(SearchOut, outcome.output), query, day_of(as_of))
+            kept = [r for r in found if _passes(r, chosen)]
+            context.update(
+                results=kept[:SHOWN],
+                answer=kept[0] if kept else None,
+                filtered=any(chosen.values()),
+                found=len(found),
+                kinds=_choices(found, "source", chosen["kind"]),
+                people=_choices(found, "speaker", chosen["person"]),
+                categories=_choices(found, "category", chosen["category"]),
+                clear_url=f"{reverse('memory-search')}?{urlencode({'q': query, 'as_of': as_of})}",
+            )
     return render(request, "memory/search.html", context, status=status)
+
+
+def _passes(result: Result, chosen: dict[str, str]) -> bool:
+    day = timezone.localtime(result.when).date() if result.when else None
+    after, before = day_of(chosen["after"]), day_of(chosen["before"])
+    return (
+        (not chosen["kind"] or result.source == chosen["kind"])
+        and (not chosen["person"] or result.speaker == chosen["person"])
+        and (not chosen["category"] or result.category == chosen["category"])
+        and (after is None or (day is not None and day >= after))
+        and (before is None or (day is not None and day <= before))
+    )
+
+
+def _choices(results: list[Result], field: str, chosen: str) -> list[Choice]:
+    counts: dict[str, int] = {}
+    for result in results:
+        value = getattr(result, field)
+        if value:
+            counts[value] = counts.get(value, 0) + 1
+    if chosen and chosen not in counts:
+        counts[chosen] = 0
+    return [Choice(value, count, value == chosen) for value, count in sorted(counts.items(), key=lambda c: -c[1])]
 
 
 def _results(actor: Actor, found: SearchOut, query: str, as_of: date | None) -> list[Result]:
@@ -70,8 +124,10 @@ def _results(actor: Actor, found: SearchOut, query: str, as_of: date | None) -> 
     ]
     chunks = visible_chunks(actor=actor, ids=[chunk for chunk, _ in keys])
     behind = facts_behind(actor=actor, passages=keys, as_of=as_of)
+    disputes = open_contradictions(actor, {f.pk for fs in behind.values() for f in fs})
+    public = {f.public_id: f.pk for fs in behind.values() for f in fs}
     rows = {
-        row.memory_id: row
+        row.memory_id: replace(row, disputes=tuple(disputes.get(public.get(row.memory_id, 0), ())))
         for row in fact_rows(fact_outs(actor, [f for fs in behind.values() for f in fs], as_of=as_of))
     }
     results = []
@@ -83,13 +139,15 @@ def _results(actor: Actor, found: SearchOut, query: str, as_of: date | None) -> 
             Result(
                 title=hit.title,
                 heading=chunk.heading if chunk else "",
-                url=reverse("memory-document", args=[document_id]),
+                url=reverse("memory-document", args=[document_id]) + (f"#passage-{chunk_id}" if chunk else ""),
                 source=document.source_kind if document else "",
                 source_url=web_link(hit.external_url),
                 when=when,
                 speaker=hit.speaker or "",
+                category=document.category.name if document and document.category_id else "",
                 snippet=snippet(chunk.text if chunk else hit.snippet, query),
                 facts=[rows[f.public_id] for f in behind.get(chunk_id, []) if f.public_id in rows],
+                more=hit.more_in_document,
             )
         )
     return results

@@ -1,12 +1,15 @@
 """Measure retrieval quality on JSONL data laid out like shared/eval/qmsum-test.
 
 docs.jsonl: one document a line: doc_id, corpus, text, and optionally speaker, title, timestamp
-(ISO 8601, a written date, or seconds since 1970: ``memory.search.when.parse_moment``) and
-session. queries.jsonl: qid, corpus, query, gold_doc_ids, and optionally category.
+(ISO 8601, a written date, or seconds since 1970: ``memory.search.when.parse_moment``), session,
+conversation and kind. queries.jsonl: qid, corpus, query, gold_doc_ids, and optionally category
+and split (``--split`` scores one split only, e.g. dev while the test split is kept apart).
 
 Each corpus is loaded into a throwaway organisation of its own (deleted afterwards unless
---keep) through add_document, as one conversation: each line a message with its speaker, time
-and session, in the order of the file. It is ingested with the production pipeline, and every
+--keep) through add_document. A line whose kind is a written document (page, policy, mail,
+note) is saved as one, in markdown, with its title and date; any other line is a message with its
+speaker, time and session, of the conversation it names (the corpus when it names none), in the
+order of the file. It is ingested with the production pipeline, and every
 query runs through the same selector as search_company_memory. Scores: recall_any@k (any gold document in the top k) and
 fraction-recall@k (share of the gold documents in the top k), overall and per category.
 """
@@ -30,7 +33,7 @@ from brain.actors import Actor
 from brain.models import Organisation
 from brain.services import add_member, create_organisation
 from memory.documents.ingestion import ingest_documents
-from memory.documents.saving import add_document
+from memory.documents.saving import Saved, add_document
 from memory.graph.reads import search_facts
 from memory.models import Document
 from memory.search.passages import search_chunks
@@ -57,7 +60,13 @@ class Command(BaseCommand):
         parser.add_argument("--modes", default="auto,vector,keyword", help="Retrieval modes to score")
         parser.add_argument("--out", type=Path, help="Write each query's ranked document ids (JSONL)")
         parser.add_argument("--corpora", type=int, default=0, help="Use only the first N corpora (0 = all)")
+        parser.add_argument("--split", default="", help="Score only the queries of this split (e.g. dev)")
         parser.add_argument("--keep", action="store_true", help="Keep the throwaway organisations")
+        parser.add_argument(
+            "--reuse",
+            action="store_true",
+            help="Score the organisations an earlier run with --keep loaded for these corpora (kept again)",
+        )
         parser.add_argument(
             "--facts",
             action="store_true",
@@ -79,17 +88,24 @@ class Command(BaseCommand):
         if opts["corpora"]:
             corpora = corpora[: opts["corpora"]]
         queries = [q for q in queries if q.get("corpus") in corpora and q.get("gold_doc_ids")]
+        if opts["split"]:
+            queries = [q for q in queries if q.get("split") == opts["split"]]
+            if not queries:
+                raise CommandError(f"no query has the split {opts['split']!r}")
         started = time.perf_counter()
         actors: dict[str, Actor] = {}
         try:
             for corpus in corpora:
+                if opts["reuse"]:
+                    actors[corpus] = self._kept(corpus)
+                    continue
                 # Extraction is slow and changes nothing for passage modes: only run it when facts are scored.
                 with override_settings(BRAIN_EXTRACT_FACTS=bool(opts["facts"])):
                     actors[corpus] = self._load(corpus, [row for row in docs if row["corpus"] == corpus])
             load_seconds = time.perf_counter() - started
             runs = {mode: self._run(actors, queries, mode, max(cutoffs)) for mode in modes}
         finally:
-            if not opts["keep"]:
+            if not (opts["keep"] or opts["reuse"]):
                 # Also an organisation whose load failed half way (it has no actor yet).
                 Organisation.objects.filter(slug__in=self.created).delete()
                 Organisation.objects.filter(pk__in=[a.org.pk for a in actors.values()]).delete()
@@ -124,26 +140,20 @@ class Command(BaseCommand):
             for row in rows:
                 if row in empty:
                     continue
-                speaker = str(row.get("speaker") or "")
-                ids.append(
-                    add_document(
-                        actor=writer,
-                        title=str(row.get("title") or speaker or corpus)[:240],
-                        content=row["text"],
-                        source_kind="eval",
-                        external_id=str(row["doc_id"])[:240],
-                        occurred_at=moment(row.get("timestamp")),
-                        speaker=speaker,
-                        conversation=corpus,
-                        session=str(row.get("session") or ""),
-                    ).document.pk
-                )
+                ids.append(_save(writer, corpus, row).document.pk)
         Organisation.objects.filter(pk=org.pk).update(ingestion_paused_at=None)
         Document.objects.filter(pk__in=ids).update(status=Document.Status.QUEUED)
         for start in range(0, len(ids), 256):
             ingest_documents(document_ids=ids[start : start + 256])
         self.stderr.write(f"loaded {corpus}: {len(ids)} documents")
         return Actor(org=org, user=user, scopes=frozenset({"read"}), via="command", role="admin")
+
+    def _kept(self, corpus: str) -> Actor:
+        org = Organisation.objects.filter(name=f"eval {corpus}", slug__startswith="eval-").order_by("-pk").first()
+        member = org.memberships.filter(role="admin").select_related("user").first() if org else None
+        if org is None or member is None:
+            raise CommandError(f"no kept organisation for {corpus}: load it once with --keep")
+        return Actor(org=org, user=member.user, scopes=frozenset({"read"}), via="command", role="admin")
 
     def _run(self, actors: dict[str, Actor], queries: list[dict[str, Any]], mode: str, depth: int) -> dict[str, list]:
         ranked: dict[str, list[str]] = {}
@@ -156,7 +166,9 @@ class Command(BaseCommand):
             # candidates, which reorders them a little); deeper cut-offs continue from a deep search.
             documents = []
             for top_k in dict.fromkeys([min(SHALLOW, depth), depth]):
-                result = search_chunks(actor=actor, query=query["query"], top_k=top_k, mode=mode.split("+")[0])
+                result = search_chunks(
+                    actor=actor, query=query["query"], top_k=top_k, mode=mode.split("+")[0], per_document=True
+                )
                 documents += [hit.document_id for hit in result.hits if hit.document_id not in documents]
             if mode == "auto+facts":
                 facts = search_facts(actor=actor, query=query["query"], limit=depth)
@@ -192,6 +204,35 @@ class Command(BaseCommand):
                         f"({any10 - base_any:+.1f}), fraction@10 {frac10:.1f} vs {base_frac:.1f} "
                         f"({frac10 - base_frac:+.1f})"
                     )
+
+
+WRITTEN = ("page", "policy", "mail", "note")  # kinds saved as documents, not as messages
+
+
+def _save(writer: Actor, corpus: str, row: dict[str, Any]) -> Saved:
+    kind = str(row.get("kind") or "")
+    if kind in WRITTEN:
+        return add_document(
+            actor=writer,
+            title=str(row.get("title") or corpus)[:240],
+            content=row["text"],
+            content_type="text/markdown",
+            source_kind=kind,
+            external_id=str(row["doc_id"])[:240],
+            occurred_at=moment(row.get("timestamp")),
+        )
+    speaker = str(row.get("speaker") or "")
+    return add_document(
+        actor=writer,
+        title=str(row.get("title") or speaker or corpus)[:240],
+        content=row["text"],
+        source_kind=kind or "eval",
+        external_id=str(row["doc_id"])[:240],
+        occurred_at=moment(row.get("timestamp")),
+        speaker=speaker,
+        conversation=str(row.get("conversation") or corpus),
+        session=str(row.get("session") or ""),
+    )
 
 
 def moment(value: Any) -> datetime | None:
