@@ -82,6 +82,18 @@ def test_a_document_page_shows_its_passages_facts_entities_and_versions(actor):
     assert ToolCall.objects.filter(org=actor.org, tool="retrieve_company_memory", via="web").count() == 2
 
 
+def test_a_written_document_is_rendered_as_markdown_without_raw_html(actor):
+    text = "# Parking\n\nVisitors park in **bay C**.\n\n<script>alert(1)</script>\n\n- one\n- two"
+    document = save(actor, "Visitors", text, content_type="text/markdown")
+    page = main_of(client_for(actor).get(f"/memory/documents/{document.pk}/").content)
+    assert "<strong>bay C</strong>" in page
+    assert "<li>one</li>" in page
+    assert "<script>alert" not in page
+    message = save(actor, "Ines", "**not bold** in a chat", speaker="Ines", conversation="#ops")
+    chat = main_of(client_for(actor).get(f"/memory/documents/{message.pk}/").content)
+    assert "**not bold**" in chat
+
+
 def test_a_document_still_being_ingested_says_so(actor):
     document = save(actor, "Fresh notes", "Written just now.", ingest=False)
     page = client_for(actor).get(f"/memory/documents/{document.pk}/").content.decode()

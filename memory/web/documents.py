@@ -9,8 +9,10 @@ from typing import cast
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.safestring import SafeString
 
 from brain.errors import NotFound
+from brain.markdown import render_markdown
 from brain.mcp.meter import OutOfCredits
 from brain.web import web_actor
 from memory.documents.selectors import get_document, list_passages, list_versions
@@ -34,6 +36,17 @@ class Version:
 def _versions(chain: list[Document]) -> list[Version]:
     by_pk = {d.pk: d for d in chain}
     return [Version(d, by_pk.get(d.superseded_by_id or 0)) for d in chain]
+
+
+def _as_markdown(document: Document, text: str) -> SafeString | None:
+    """A written document's text rendered (raw HTML off, ``brain.markdown``); None for plain text
+    and messages, shown as they were typed."""
+    if document.content_type not in MARKDOWN_TYPES or document.speaker:
+        return None
+    return render_markdown(text)
+
+
+MARKDOWN_TYPES = ("text/markdown", "text/html")  # HTML is kept as markdown when saved
 
 
 @login_required
@@ -61,6 +74,7 @@ def document_page(request: HttpRequest, document_id: int) -> HttpResponse:
         {
             "document": document,
             "page": pages[0] if pages else None,
+            "text_html": _as_markdown(document, pages[0].content) if pages else None,
             "source_url": web_link(document.source_url),
             "passages": list_passages(actor=actor, document=document),
             "facts": fact_rows(fact_outs(actor, document_facts(actor=actor, document=document))),
