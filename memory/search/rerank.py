@@ -74,7 +74,7 @@ def rerank(question: str, fused: dict[int, float]) -> dict[int, float]:
 
 MIXED_TOP = 20
 MIXED_SHARE = 0.0
-WHEN_PAGES = False
+WHEN_PAGES = True
 QUESTION_LOSS = 0.0
 LEND_CAP = False
 ASKS = re.compile(r"\?\s*$")

@@ -203,6 +203,37 @@ def test_eval_retrieval_scores_any_data_in_the_layout(tmp_path):
     assert not Organisation.objects.filter(slug__startswith="eval-").exists()
 
 
+def test_eval_retrieval_loads_a_mixed_memory_and_scores_one_split_reusing_a_kept_load(tmp_path):
+    docs = [
+        {"doc_id": "k:page-1", "corpus": "k", "kind": "page", "title": "Parking",
+         "text": "# Parking\n\nVisitors park in bay C behind building B.", "timestamp": "2026-03-01T09:00:00+00:00"},
+        {"doc_id": "k:chat-1", "corpus": "k", "kind": "chat", "title": "#ops", "speaker": "Ines",
+         "text": "where do visitors park?", "conversation": "#ops", "session": "#ops:s1",
+         "timestamp": "2026-03-02T09:00:00+00:00"},
+    ]  # fmt: skip
+    queries = [
+        {"qid": "q1", "corpus": "k", "query": "Where do visitors park?", "gold_doc_ids": ["k:page-1"],
+         "split": "dev", "source_kind": "page"},
+        {"qid": "q2", "corpus": "k", "query": "Who asked about parking?", "gold_doc_ids": ["k:chat-1"],
+         "split": "test", "source_kind": "chat"},
+    ]  # fmt: skip
+    (tmp_path / "d.jsonl").write_text("\n".join(json.dumps(d) for d in docs))
+    (tmp_path / "q.jsonl").write_text("\n".join(json.dumps(q) for q in queries))
+    args = ["--docs", str(tmp_path / "d.jsonl"), "--queries", str(tmp_path / "q.jsonl"), "--k", "1", "--modes", "auto"]
+    out, _ = run("eval_retrieval", *args, "--split", "dev", "--keep")
+    assert "1 queries over 1 corpora" in out
+    assert "auto     from page      1" in out
+    page = Document.objects.get(external_id="k:page-1")
+    assert (page.source_kind, page.content_type, page.speaker, page.conversation) == ("page", "text/markdown", "", "")
+    chat = Document.objects.get(external_id="k:chat-1")
+    assert (chat.source_kind, chat.speaker, chat.conversation) == ("chat", "Ines", "#ops")
+    again, _ = run("eval_retrieval", *args, "--split", "test", "--reuse")
+    assert "1 queries over 1 corpora" in again
+    assert Document.objects.filter(external_id="k:page-1").count() == 1  # scored on the kept load
+    with pytest.raises(CommandError, match="no query has the split"):
+        run("eval_retrieval", *args, "--split", "final")
+
+
 def test_eval_retrieval_saves_each_line_as_a_message_with_its_speaker_time_and_session(tmp_path):
     docs = [
         {"doc_id": "c1:0", "corpus": "c1", "speaker": "Caroline", "text": "I went to a support group yesterday.",

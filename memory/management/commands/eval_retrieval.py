@@ -188,12 +188,19 @@ class Command(BaseCommand):
         out.write(f"{len(queries)} queries over {corpora} corpora (loaded and ingested in {load_seconds:.0f} s)")
         categories = sorted({q.get("category") or "all" for q in queries})
         out.write("mode     category       n  " + "  ".join(f"any@{k:<3} frac@{k:<3}" for k in cutoffs))
+        # A set whose questions name the kind of document that answers them is also scored by that kind.
+        kinds = sorted({q["source_kind"] for q in queries if q.get("source_kind")})
+        groups = [
+            ("overall", "", ""),
+            *((c, "category", c) for c in categories),
+            *((f"from {k}", "source_kind", k) for k in kinds),
+        ]
         for mode, ranked in runs.items():
-            for category in ["overall", *categories]:
-                chosen = [q for q in queries if category == "overall" or (q.get("category") or "all") == category]
+            for name, field, value in groups:
+                chosen = [q for q in queries if not field or (q.get(field) or "all") == value]
                 if chosen:
                     cells = ["{:6.1f}  {:6.1f} ".format(*score(ranked, chosen, k)) for k in cutoffs]
-                    out.write(f"{mode:<8} {category:<12} {len(chosen):>3}  " + "  ".join(cells))
+                    out.write(f"{mode:<8} {name:<12} {len(chosen):>3}  " + "  ".join(cells))
         if "auto" in runs and queries:
             any10, frac10 = score(runs["auto"], queries, SHALLOW)
             for baseline, name in (("keyword", "BM25 (keyword only)"), ("vector", "dense (vector only)")):
