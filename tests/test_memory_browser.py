@@ -71,8 +71,9 @@ def test_search_finds_a_personal_document_only_for_its_owner(brain_url):
         page.get_by_role("link", name="Search").click()
         page.get_by_label("Search for").fill("Lisbon office review")
         page.get_by_role("button", name="Search").click()
-        result = page.get_by_role("link", name="Olga's notes")
+        result = page.locator("article.result").get_by_role("link", name="Olga's notes")
         expect(result).to_be_visible()
+        expect(page.locator(".answer-card")).to_contain_text("Olga's notes")
         expect(page.locator("mark", has_text="Lisbon").first).to_be_visible()
         assert fits(page)
         result.click()
@@ -84,8 +85,38 @@ def test_search_finds_a_personal_document_only_for_its_owner(brain_url):
         logged_in(page, brain_url, "omar")
         page.goto(f"{brain_url}/memory/search/?q=Lisbon+office+review")
         expect(page.get_by_role("heading", name="Search")).to_be_visible()
-        expect(page.get_by_role("link", name="Office list")).to_be_visible()
+        expect(page.locator("article.result").get_by_role("link", name="Office list")).to_be_visible()
         expect(page.get_by_role("link", name="Olga's notes")).to_have_count(0)
+
+
+@pytest.mark.parametrize("viewport", [PHONE, {"width": 1280, "height": 900}], ids=["phone", "desktop"])
+def test_search_answers_first_with_one_row_per_document_and_filters_in_the_url(brain_url, viewport):
+    org = make_org()
+    actor = member(org, f"sue{viewport['width']}")
+    handbook = "\n\n".join(
+        f"## Route {n}\n\nThe harbour ferry route {n} leaves the north pier every {n + 10} minutes." for n in range(8)
+    )
+    saved(actor, "Ferry handbook", handbook, content_type="text/markdown")
+    saved(actor, "#ops", "Who has the harbour ferry routes from the north pier?", speaker="Ines", conversation="#ops")
+    with browser_page() as page:
+        page.set_viewport_size(viewport)
+        log_in(page, brain_url, actor.user.username, PASSWORD)
+        page.goto(f"{brain_url}/memory/search/")
+        page.get_by_label("Search for").fill("harbour ferry north pier")
+        page.get_by_role("button", name="Search", exact=True).click()
+        card = page.locator(".answer-card")
+        expect(card.get_by_role("heading", name="Best match")).to_be_visible()
+        expect(page.locator("article.result h3", has_text="Ferry handbook")).to_have_count(1)
+        expect(page.get_by_role("link", name="more in this document").first).to_be_visible()
+        assert viewport != PHONE or fits(page)
+        page.get_by_label("Said by").select_option("Ines")
+        page.get_by_role("button", name="Filter").click()
+        assert "person=Ines" in page.url
+        expect(page.locator("article.result h3", has_text="Ferry handbook")).to_have_count(0)
+        expect(page.locator("article.result h3", has_text="#ops")).to_have_count(1)
+        page.get_by_role("link", name="Clear filters").click()
+        expect(page.locator("article.result h3", has_text="Ferry handbook")).to_have_count(1)
+        assert viewport != PHONE or fits(page)
 
 
 def test_the_entity_page_marks_a_replaced_fact_and_shows_its_timeline(brain_url):
@@ -112,8 +143,15 @@ def test_the_entity_page_marks_a_replaced_fact_and_shows_its_timeline(brain_url)
         expect(timeline.locator(".event", has_text="memory learned it")).to_have_count(2)
         assert fits(page)
 
+        graph = page.locator("svg.graph")
+        before = graph.get_attribute("viewBox")
+        page.get_by_role("button", name="Zoom in").click()
+        expect(graph).not_to_have_attribute("viewBox", before or "")
+        page.get_by_role("button", name="Show the whole drawing").click()
+        expect(graph).to_have_attribute("viewBox", before or "")
+
         page.get_by_label("Neighbourhood").select_option("2")
-        page.get_by_role("button", name="Show").click()
+        page.get_by_role("button", name="Show", exact=True).click()
         page.locator("svg.graph a", has_text="Priya Shah").click()
         expect(page.get_by_role("heading", name="Priya Shah", exact=True)).to_be_visible()
         expect(page.locator("svg.graph a", has_text="Dana Lee")).to_have_count(1)

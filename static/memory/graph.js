@@ -29,6 +29,7 @@
   function attach(figure) {
     var svg = figure.querySelector("svg.graph");
     if (!svg || !svg.getAttribute("viewBox")) return;
+    var original = svg.getAttribute("viewBox");
     var home = box(svg);
 
     function zoom(factor, cx, cy) {
@@ -44,7 +45,7 @@
     tools.className = "graph-tools";
     tools.appendChild(button("+", "Zoom in", function () { zoom(STEP); }));
     tools.appendChild(button("−", "Zoom out", function () { zoom(1 / STEP); }));
-    tools.appendChild(button("Reset", "Show the whole drawing", function () { set(svg, home); }));
+    tools.appendChild(button("Reset", "Show the whole drawing", function () { svg.setAttribute("viewBox", original); }));
     figure.insertBefore(tools, svg);
 
     svg.addEventListener("wheel", function (event) {
