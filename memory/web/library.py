@@ -55,10 +55,14 @@ def documents_page(request: HttpRequest) -> HttpResponse:
         return message_page(request, title="Out of credits", message=exc.message, status=exc.status)
     query = request.GET.copy()
     query.pop("page", None)
-    sorts = {
-        column: same_view(query, sort=column if chosen.sort != column else f"-{column}")
+    sorts = [
+        {
+            "label": column.capitalize(),
+            "url": same_view(query, sort=column if chosen.sort != column else f"-{column}"),
+            "order": {column: "ascending", f"-{column}": "descending"}.get(chosen.sort, ""),
+        }
         for column in ("title", "added", "kind")
-    }
+    ]
     context = {
         "org": actor.org,
         "chosen": chosen,
