@@ -122,18 +122,19 @@ def make_document_personal(*, actor: Actor, document_id: int) -> Document:
     return _place(actor=actor, document=document, category=document.category, scope=Scope.PERSONAL, owner=actor.user)
 
 
-def readers_of(document: Document) -> str:
-    """Who reads a document, in words, with how many members that is (for a confirmation page)."""
-    if document.scope == Scope.PERSONAL:
-        return f"only {_name(document.owner) or 'its owner'}"
-    members = Membership.objects.filter(org_id=document.org_id)
-    if document.category.restricted:
-        groups = list(document.category.groups.order_by("name").values_list("name", flat=True))
-        count = members.filter(user__groups__brain_categories=document.category).distinct().count()
+def readers_of(row: Document | Fact, *, viewer: User | None = None) -> str:
+    """Who reads a document or a memory, in words, with how many members that is (for a
+    confirmation): its category, scope and owner, the same audience ``memory.access`` reads by."""
+    if row.scope == Scope.PERSONAL:
+        return "only you" if viewer is not None and row.owner_id == viewer.pk else f"only {_name(row.owner)}"
+    members = Membership.objects.filter(org_id=row.org_id)
+    if row.category.restricted:
+        groups = list(row.category.groups.order_by("name").values_list("name", flat=True))
+        count = members.filter(user__groups__brain_categories=row.category).distinct().count()
         named = ", ".join(groups) or "no group"
-        return f"the members of {named} in {document.org.name} ({count} member{'' if count == 1 else 's'})"
+        return f"the members of {named} in {row.org.name} ({count} member{'' if count == 1 else 's'})"
     count = members.count()
-    return f"everyone in {document.org.name} ({count} member{'' if count == 1 else 's'})"
+    return f"everyone in {row.org.name} ({count} member{'' if count == 1 else 's'})"
 
 
 def _place(*, actor: Actor, document: Document, category: Category, scope: str, owner: User | None) -> Document:

@@ -54,7 +54,8 @@ def _confirm(
             return message_page(request, title="Not yours to change", message=exc.message, status=403)
         except DomainError as exc:
             return message_page(request, title=document.title, message=exc.message, status=exc.status)
-    context = {"document": document, "action": action, "readers": readers_of(document), "org": actor.org}
+    readers = readers_of(document, viewer=actor.user)
+    context = {"document": document, "action": action, "readers": readers, "org": actor.org}
     return render(request, "memory/confirm_change.html", context)
 
 
