@@ -18,8 +18,9 @@ from memory.documents.placement import delete_document, make_document_personal, 
 from memory.documents.saving import add_document
 from memory.models import Document, Entity
 from registers.commitments.services import record_commitment
-from registers.models import Commitment
-from registers.tests.helpers import switch_on
+from registers.contradictions.nightly import scan_contradictions
+from registers.models import Commitment, Contradiction
+from registers.tests.helpers import stated, switch_on
 
 pytestmark = pytest.mark.django_db
 
@@ -204,3 +205,31 @@ def test_the_overview_counts_link_to_what_they_count(team):
     page = client_for(ada).get(reverse("overview"))
     assert f"{reverse('memory-documents')}?org={org.slug}&amp;status=ready".encode() in page.content
     assert f"{reverse('memory-entities')}?org={org.slug}".encode() in page.content
+
+
+def test_a_member_answers_a_contradiction_they_read_from_the_registers_page(team, settings):
+    settings.BRAIN_EXTRACT_FACTS = False
+    org, _, mira, omar = team
+    switch_on(org, "contradictions")
+    a = stated(omar, "Price list", "The enterprise plan costs 48500 USD a year.", number=48500)
+    stated(omar, "Sales deck", "The enterprise plan costs 52000 USD a year.", number=52000)
+    scan_contradictions(org)
+    entry = Contradiction.objects.get(org=org)
+    url = reverse("registers-answer", args=[entry.pk])
+    assert url.encode() in client_for(mira).get(reverse("registers")).content
+    outsider = make_actor(make_org(), via="web")
+    assert client_for(outsider).get(url).status_code == 404
+    label = "a" if entry.fact_a == a else "b"
+    kept = client_for(mira).post(url, {"answer": label, "note": ""})
+    assert kept.status_code == 200  # the form comes back: a note is required
+    client_for(mira).post(url, {"answer": label, "note": "Billing shows 48500."})
+    entry.refresh_from_db()
+    assert (entry.state, entry.answer, entry.answered_by) == ("resolved", label, mira.user)
+    assert AuditRecord.objects.filter(org=org, action="contradiction.answered", user=mira.user).exists()
+
+
+def test_an_added_text_links_to_its_document(team):
+    org, _, mira, _ = team
+    plan = saved(mira, "Mira's shared plan", "The Lisbon office opens in June.")
+    status = client_for(mira).get(reverse("add-knowledge-status", args=[plan.pk])).json()
+    assert status["url"] == f"{reverse('memory-document', args=[plan.pk])}?org={org.slug}"
