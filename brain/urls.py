@@ -4,7 +4,7 @@ from django.urls import include, path
 
 from brain import views
 from jobs import views as jobs_views
-from registers.views import registers_page
+from registers.views import answer_page, registers_page, settle_commitment
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -16,6 +16,8 @@ urlpatterns = [
     path("invitation/<str:uidb64>/<str:token>/", views.accept_invitation, name="accept-invitation"),
     path("", include("contacts.urls")),
     path("registers/", registers_page, name="registers"),
+    path("registers/commitments/<int:commitment_id>/settle/", settle_commitment, name="registers-settle"),
+    path("registers/contradictions/<int:contradiction_id>/answer/", answer_page, name="registers-answer"),
     path("jobs/", jobs_views.jobs_page, name="jobs"),
     path("jobs/<int:job_id>/<str:action>/", jobs_views.job_action, name="job-action"),
     path("jobs/chats/<int:chat_id>/", jobs_views.chat_page, name="job-chat"),

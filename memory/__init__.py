@@ -39,6 +39,7 @@ Layers, lowest first; a layer imports only those below it (``tests/import_direct
   ``health``, ``urls``, ``apps`` (where the seams are plugged), the commands (``management``:
   ``ingesting``, ``command_log``, ``commands``), and the Add knowledge page (``upload``: ``views``,
   ``adding``, ``files``, ``reading``, ``reader``, ``status``).
-- ``web``: the members' pages (``search``, ``documents``, ``entities``, ``memories``, with
-  ``facts``, ``graph_svg``, ``highlight``, ``common``), running the tools.
+- ``web``: the members' pages (``search``, ``documents``, ``entities``, ``memories``, the
+  library of documents and entities (``library``) and a member's changes to their own documents
+  (``changes``), with ``facts``, ``graph_svg``, ``highlight``, ``common``), running the tools.
 """

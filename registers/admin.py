@@ -14,7 +14,8 @@ from django.urls import URLPattern, path, reverse
 
 from brain.admin import OrgScopedAdmin, ReadOnlyInline, admin_actor
 from brain.errors import DomainError
-from registers.contradictions.services import ANSWERS, answer_contradiction, without_personal
+from registers.contradictions.services import answer_contradiction, without_personal
+from registers.forms import AnswerForm
 from registers.glossary.services import update_term
 from registers.models import Commitment, CommitmentSource, Contradiction, Term, Verdict
 
@@ -50,20 +51,6 @@ class CommitmentAdmin(OrgScopedAdmin):
     readonly_fields = ["document", "chunk", "quote", "origin", "fingerprint", "settled_by", "settled_at",
                        "created_by", "category", "scope", "owner", "owner_entity"]  # fmt: skip
     inlines = [SourceInline, VerdictInline]
-
-
-class AnswerForm(forms.Form):
-    answer = forms.ChoiceField(choices=[(a, Contradiction.Answer(a).label) for a in ANSWERS], widget=forms.RadioSelect)
-    note = forms.CharField(max_length=500, help_text="What the answer rests on: the system checked, or who said so.")
-
-    def __init__(self, *args: Any, statements: int = 2, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        # Only the letters of the entry's own statements: a and b, then c, d... on one naming more.
-        offered = [a for a in ANSWERS if len(a) > 1 or "abcdef".index(a) < statements]
-        labels = {a: str(Contradiction.Answer(a).label) for a in offered}
-        if statements > 2:
-            labels.update({a: f"{a} stands, the others are superseded" for a in offered if len(a) == 1})
-        self.fields["answer"].choices = list(labels.items())  # type: ignore[attr-defined]
 
 
 @admin.register(Contradiction)

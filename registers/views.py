@@ -1,23 +1,30 @@
-"""The members' read-only page of the registers: what their own token would list."""
+"""The members' page of the registers: what their own token would list, with the commitments that
+concern them to settle (with the note the tools require) and the contradictions they read to
+answer. Every change goes through the service the tools call, with its checks and audit record."""
 
 from __future__ import annotations
 
 from typing import Any, cast
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
 
 from brain.actors import Actor
+from brain.errors import DomainError
 from brain.mcp.meter import OutOfCredits
 from brain.models import Organisation
 from brain.services import actor_for_user
-from brain.web import page_read
+from brain.web import page_read, web_actor
 from memory.documents.source import UPLOAD_DATED
-from registers.commitments.services import list_commitments
+from registers.commitments.services import concerns, list_commitments, update_commitment, visible_commitments
 from registers.common import switched_on
-from registers.contradictions.services import list_contradictions
+from registers.contradictions.services import answer_contradiction, list_contradictions, visible_contradictions
+from registers.forms import AnswerForm
 from registers.glossary.services import glossary
 
 SHOWN = 100
@@ -43,9 +50,69 @@ def registers_page(request: HttpRequest) -> HttpResponse:
 
 
 def _section(actor: Actor, on: set[str]) -> dict[str, Any]:
+    commitments = list_commitments(actor=actor, state="open", limit=SHOWN) if "commitments" in on else None
     return {
         "org": actor.org,
-        "commitments": list_commitments(actor=actor, state="open", limit=SHOWN) if "commitments" in on else None,
+        "commitments": commitments,
+        "settles": {item.commitment.pk for item in commitments or [] if concerns(actor, item.commitment)},
         "contradictions": list_contradictions(actor=actor, limit=SHOWN) if "contradictions" in on else None,
         "terms": glossary(actor=actor, state="defined", limit=SHOWN * 2) if "glossary" in on else None,
     }
+
+
+def _refused(request: HttpRequest, message: str, status: int = 403) -> HttpResponse:
+    title = "Not found" if status == 404 else "Not yours to change" if status == 403 else "Not saved"
+    return render(request, "memory/message.html", {"title": title, "message": message}, status=status)
+
+
+def _back(actor: Actor) -> HttpResponseRedirect:
+    return HttpResponseRedirect(f"{reverse('registers')}?org={actor.org.slug}")
+
+
+@login_required
+@require_POST
+def settle_commitment(request: HttpRequest, commitment_id: int) -> HttpResponse:
+    """Mark a commitment that concerns the viewer done or dropped, with a one-line note."""
+    actor = web_actor(request)
+    commitment = visible_commitments(actor=actor).filter(pk=commitment_id).first()
+    if commitment is None:
+        return _refused(request, f"No commitment cmt_{commitment_id} that you can see.", 404)
+    if not concerns(actor, commitment):
+        return _refused(request, "Only the person who owes it, who recorded it, or an admin may settle it here.")
+    status = request.POST.get("status", "")
+    if status not in ("done", "dropped"):
+        return _refused(request, "Choose done or dropped.", 400)
+    try:
+        update_commitment(
+            actor=actor, commitment_id=commitment.public_id, status=status, note=request.POST.get("note", "")
+        )
+    except DomainError as exc:
+        messages.error(request, f"{commitment.what}: {exc.message}")
+    else:
+        messages.success(request, f"Marked {status}: {commitment.what}")
+    return _back(actor)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def answer_page(request: HttpRequest, contradiction_id: int) -> HttpResponse:
+    """Answer a contradiction the viewer may read: which statement stands, and why."""
+    actor = web_actor(request)
+    entry = visible_contradictions(actor=actor).filter(pk=contradiction_id).first()
+    if entry is None:
+        return _refused(request, f"No contradiction ctr_{contradiction_id} that you can see.", 404)
+    form = AnswerForm(request.POST or None, statements=2 + len(entry.more))
+    if request.method == "POST" and form.is_valid():
+        try:
+            answer_contradiction(
+                actor=actor,
+                contradiction_id=entry.public_id,
+                answer=form.cleaned_data["answer"],
+                note=form.cleaned_data["note"],
+            )
+        except DomainError as exc:
+            form.add_error(None, exc.message)
+        else:
+            messages.success(request, f"Answered: {entry.about}")
+            return _back(actor)
+    return render(request, "registers/answer.html", {"entry": entry, "form": form, "org": actor.org})

@@ -179,7 +179,7 @@ def test_forget_removes_a_memory(brain_url):
         page.get_by_role("button", name="Forget").click()
         expect(page.get_by_text("Forgotten: Fern prefers meetings after 10:00.")).to_be_visible()
         expect(page.get_by_role("button", name="Forget")).to_have_count(0)
-    assert asked == ["Forget this memory for good? This cannot be undone."]
+    assert asked == ["Forget this memory for good? It is read by only you. This cannot be undone."]
     assert not Fact.objects.filter(pk=fact.pk).exists()
 
 

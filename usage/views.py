@@ -47,7 +47,7 @@ def overview_page(request: HttpRequest) -> HttpResponse:
             "org": org,
             "overview": overview,
             "charts": usage_charts(overview.days),
-            "documents": [(s.label, overview.documents[s.value]) for s in Document.Status],
+            "documents": [(s.value, s.label, overview.documents[s.value]) for s in Document.Status],
         },
     )
 

@@ -10,6 +10,10 @@ A message of a conversation is embedded after the message before it when both ha
 readers (``memory.documents.turns``). Moving one changes who reads it, so it and the message
 after it are ingested again, and deleting one ingests the message after it again: no vector
 keeps text its readers may no longer see.
+
+Members act on their own documents here too: the member who added a document, or an admin, may
+delete it (``may_delete``), and its adder may take it back into their personal memory
+(``may_make_personal``); each rule is written once and the pages only ask it.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.ids import format_id
 from brain.models import Category, Membership, Organisation
+from brain.personal import require_may_write
+from memory.access import readable
 from memory.documents.saving import ingest_again
 from memory.documents.turns import next_message_id
 from memory.models import Chunk, Document, Fact, Scope
@@ -59,6 +65,79 @@ def change_document_access(
     document = Document.objects.select_for_update().filter(org=actor.org, pk=document_id).first()
     if document is None or (document.scope == Scope.PERSONAL and document.owner_id != actor.user.pk):
         raise NotFound("No such document.")
+    return _place(actor=actor, document=document, category=category, scope=scope, owner=owner)
+
+
+def may_delete(actor: Actor, document: Document) -> bool:
+    """Who may delete a document they can read: the member who added it, or an admin."""
+    return document.owner_id == actor.user.pk or actor.is_admin
+
+
+def may_make_personal(actor: Actor, document: Document) -> bool:
+    """Who may take a shared document back into their personal memory: the member who added it."""
+    return document.scope == Scope.SHARED and document.owner_id == actor.user.pk
+
+
+def _readable_for_update(actor: Actor, document_id: int) -> Document:
+    """The document as ``actor`` may read it, locked; one they may not read is not found."""
+    document = Document.objects.select_for_update().filter(readable(actor), pk=document_id).first()
+    if document is None:
+        raise NotFound(f"No document doc_{document_id} in this organisation.")
+    return document
+
+
+@transaction.atomic
+def delete_document(*, actor: Actor, document_id: int) -> str:
+    """Delete a document the actor added (or any they can read, for an admin), every version of it,
+    with their passages and facts; returns its title. Recorded in the audit trail."""
+    document = _readable_for_update(actor, document_id)
+    if not may_delete(actor, document):
+        raise PermissionDenied(f"{document.public_id} was added by someone else; only they or an admin may delete it.")
+    require_may_write(actor, scope=document.scope, what=f"Deleting {document.public_id}")
+    versions = _versions(document)
+    title, before = document.title, readers_of(document)
+    delete_documents(list(Document.objects.filter(pk__in=versions)))
+    record_audit(
+        actor=actor,
+        action="document.deleted",
+        target=document.public_id,
+        details={
+            "title": title[:200],
+            "read_by": before,
+            "versions": [format_id("doc", pk) for pk in versions],
+        },
+    )
+    return title
+
+
+@transaction.atomic
+def make_document_personal(*, actor: Actor, document_id: int) -> Document:
+    """Take a shared document (all its versions) back into its adder's personal memory: from now on
+    only they read it. Only the member who added it may; recorded like any change of access."""
+    document = _readable_for_update(actor, document_id)
+    if not may_make_personal(actor, document):
+        if document.scope == Scope.PERSONAL:
+            raise InvalidArgument(f"{document.public_id} is already personal: only you read it.")
+        raise PermissionDenied(f"{document.public_id} was added by someone else; only they may make it personal.")
+    return _place(actor=actor, document=document, category=document.category, scope=Scope.PERSONAL, owner=actor.user)
+
+
+def readers_of(row: Document | Fact, *, viewer: User | None = None) -> str:
+    """Who reads a document or a memory, in words, with how many members that is (for a
+    confirmation): its category, scope and owner, the same audience ``memory.access`` reads by."""
+    if row.scope == Scope.PERSONAL:
+        return "only you" if viewer is not None and row.owner_id == viewer.pk else f"only {_name(row.owner)}"
+    members = Membership.objects.filter(org_id=row.org_id)
+    if row.category.restricted:
+        groups = list(row.category.groups.order_by("name").values_list("name", flat=True))
+        count = members.filter(user__groups__brain_categories=row.category).distinct().count()
+        named = ", ".join(groups) or "no group"
+        return f"the members of {named} in {row.org.name} ({count} member{'' if count == 1 else 's'})"
+    count = members.count()
+    return f"everyone in {row.org.name} ({count} member{'' if count == 1 else 's'})"
+
+
+def _place(*, actor: Actor, document: Document, category: Category, scope: str, owner: User | None) -> Document:
     check_access(org=actor.org, category=category, scope=scope, owner=owner)
     before = {"category": document.category.slug, "scope": document.scope, "owner": _name(document.owner)}
     after = {"category": category.slug, "scope": scope, "owner": _name(owner)}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.db.models import QuerySet
 
 from brain.actors import Actor
@@ -70,3 +72,47 @@ def list_saved_documents(*, actor: Actor, limit: int = 200) -> list[Document]:
     """The current versions of the documents the caller saved (not their remembered memories)."""
     mine = Document.objects.filter(current(), readable(actor), owner=actor.user)
     return list(mine.exclude(source_kind="remember").order_by("-recorded_at", "-pk")[:limit])
+
+
+# The documents page's orders: query value -> ORM order (the last key keeps pages stable).
+LIBRARY_ORDERS = {
+    "title": ("title", "pk"),
+    "-title": ("-title", "-pk"),
+    "added": ("recorded_at", "pk"),
+    "-added": ("-recorded_at", "-pk"),
+    "kind": ("source_kind", "-recorded_at", "-pk"),
+    "-kind": ("-source_kind", "-recorded_at", "-pk"),
+}
+
+
+@dataclass(frozen=True)
+class LibraryFilter:
+    """What the documents page narrows to: empty strings narrow nothing."""
+
+    kind: str = ""
+    category: str = ""  # a category's slug
+    status: str = ""
+    title: str = ""
+    sort: str = "-added"
+
+
+def list_library(*, actor: Actor, chosen: LibraryFilter) -> QuerySet[Document]:
+    """The current version of every document the caller may read, narrowed and ordered as chosen."""
+    rows = Document.objects.filter(current(), readable(actor)).select_related("category", "owner")
+    if chosen.kind:
+        rows = rows.filter(source_kind=chosen.kind)
+    if chosen.category:
+        rows = rows.filter(category__slug=chosen.category)
+    if chosen.status:
+        rows = rows.filter(status=chosen.status)
+    if chosen.title.strip():
+        rows = rows.filter(title__icontains=chosen.title.strip())
+    return rows.order_by(*LIBRARY_ORDERS.get(chosen.sort, LIBRARY_ORDERS["-added"]))
+
+
+def library_choices(*, actor: Actor) -> tuple[list[str], list[tuple[str, str]]]:
+    """The kinds of source and the categories (slug, name) among the documents the caller may read."""
+    rows = Document.objects.filter(current(), readable(actor))
+    kinds = list(rows.order_by("source_kind").values_list("source_kind", flat=True).distinct())
+    categories = rows.order_by("category__name").values_list("category__slug", "category__name").distinct()
+    return kinds, list(categories)

@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from django.db.models import Case, Count, Exists, IntegerField, Max, Min, OuterRef, Q, QuerySet, When
+from django.db.models import Case, Count, Exists, IntegerField, Max, Min, OuterRef, Q, QuerySet, Subquery, When
 from django.db.models.functions import Lower
 
 from brain.actors import Actor
@@ -81,6 +81,29 @@ def visible_entities(*, actor: Actor) -> QuerySet[Entity]:
     """Entities a readable source names (every fact's entities are named in its own document)."""
     mentioned = visible_mentions(actor=actor).filter(entity=OuterRef("pk"))
     return Entity.objects.filter(org=actor.org).filter(Exists(mentioned))
+
+
+class _CountOf(Subquery):
+    """How many rows a queryset has, as a scalar subquery (one per entity in a listing)."""
+
+    template = "(SELECT count(*) FROM (%(subquery)s) AS counted)"
+    output_field = IntegerField()
+
+    def __init__(self, queryset: QuerySet[Fact]) -> None:
+        super().__init__(queryset.order_by().values("pk"))
+
+
+def list_entity_directory(*, actor: Actor, name: str = "", type: str = "") -> QuerySet[Entity]:
+    """The entities the caller may see, most connected first (``connections``: their current facts
+    the caller may read, as subject or object), narrowed to a type as the caller's sources give it
+    and to names a readable source gives that contain ``name``."""
+    rows = entities_of_type(actor=actor, type=type) if type else visible_entities(actor=actor)
+    if name.strip():
+        named = visible_mentions(actor=actor).filter(entity=OuterRef("pk"), surface__icontains=name.strip())
+        rows = rows.filter(Exists(named))
+    facts = visible_facts(actor=actor).filter(current())
+    touching = facts.filter(Q(subject_id=OuterRef("pk")) | Q(object_id=OuterRef("pk")))
+    return rows.annotate(connections=_CountOf(touching)).order_by("-connections", "pk")
 
 
 def connection_counts(*, actor: Actor, entity_ids: list[int]) -> dict[int, int]:

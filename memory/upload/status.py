@@ -55,6 +55,7 @@ def status_of(document: Document, *, org_slug: str) -> dict[str, Any]:
         "status_url": reverse("add-knowledge-status", args=[document.pk]) + query,
         "retry_url": reverse("add-knowledge-retry", args=[document.pk]) + query,
         "can_retry": status == Status.FAILED,
+        "url": reverse("memory-document", args=[document.pk]) + query,
     }
 
 
@@ -74,7 +75,14 @@ def upload_status(upload: Upload, *, org_slug: str) -> dict[str, Any]:
         "status_url": reverse("add-knowledge-upload-status", args=[upload.pk]) + query,
         "retry_url": reverse("add-knowledge-upload-retry", args=[upload.pk]) + query,
         "can_retry": upload.status == Status.FAILED and not upload.document_ids,
+        "url": _upload_link(upload, query),
     }
+
+
+def _upload_link(upload: Upload, query: str) -> str:
+    """Where an upload's row leads once it has documents: its document, or the first of several."""
+    first = min(upload.document_ids or [0])
+    return reverse("memory-document", args=[first]) + query if first else ""
 
 
 def _upload_state(upload: Upload) -> tuple[Status, str]:

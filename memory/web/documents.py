@@ -15,6 +15,7 @@ from brain.errors import NotFound
 from brain.markdown import render_markdown
 from brain.mcp.meter import OutOfCredits
 from brain.web import web_actor
+from memory.documents.placement import may_delete, may_make_personal
 from memory.documents.selectors import get_document, list_passages, list_versions
 from memory.graph.entity_views import entity_views
 from memory.graph.provenance import document_entity_ids, document_facts
@@ -80,5 +81,8 @@ def document_page(request: HttpRequest, document_id: int) -> HttpResponse:
             "facts": fact_rows(fact_outs(actor, document_facts(actor=actor, document=document))),
             "entities": sorted(entities.values(), key=lambda v: v.name.casefold()),
             "versions": _versions(list_versions(actor=actor, document=document)),
+            "may_delete": may_delete(actor, document),
+            "may_make_personal": may_make_personal(actor, document),
+            "org": actor.org,
         },
     )

@@ -8,12 +8,15 @@ from typing import cast
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from brain.web import web_actor
+from memory.access import audience_key
+from memory.documents.placement import readers_of
 from memory.documents.selectors import list_saved_documents
 from memory.graph.provenance import remembered_by
 from memory.mcp_tools.memories import ForgottenOut
@@ -31,18 +34,23 @@ class Memory:
     related: list[FactRow]
     scope: str
     document_url: str | None
+    readers: str  # who reads it now, in words (``readers_of``), for the confirmation before Forget
 
 
-def _memories(facts: list[Fact], rows: list[FactRow]) -> list[Memory]:
+def _memories(facts: list[Fact], rows: list[FactRow], viewer: User) -> list[Memory]:
     by_document: dict[int | str, list[tuple[Fact, FactRow]]] = {}
     for fact, row in zip(facts, rows, strict=True):
         by_document.setdefault(fact.document_id or row.memory_id, []).append((fact, row))
     memories = []
+    readers: dict[tuple[object, ...], str] = {}
     for members in by_document.values():
         members.sort(key=lambda pair: pair[0].pk)  # the statement is recorded before its relations
         (fact, main), related = members[0], [row for _, row in members[1:]]
         url = reverse("memory-document", args=[fact.document_id]) if fact.document_id else None
-        memories.append(Memory(main, related, fact.scope, url))
+        audience = audience_key(fact.scope, fact.owner_id, fact.category_id)
+        if audience not in readers:
+            readers[audience] = readers_of(fact, viewer=viewer)
+        memories.append(Memory(main, related, fact.scope, url, readers[audience]))
     return sorted(memories, key=lambda m: m.main.recorded_at, reverse=True)
 
 
@@ -50,7 +58,7 @@ def _memories(facts: list[Fact], rows: list[FactRow]) -> list[Memory]:
 def my_memories(request: HttpRequest) -> HttpResponse:
     actor = web_actor(request)
     facts = remembered_by(actor=actor)
-    memories = _memories(facts, fact_rows(fact_outs(actor, facts)))
+    memories = _memories(facts, fact_rows(fact_outs(actor, facts)), actor.user)
     saved = list_saved_documents(actor=actor)
     return render(request, "memory/mine.html", {"org": actor.org, "memories": memories, "saved": saved})
 

@@ -1,13 +1,19 @@
 from django.urls import path
 
+from memory.web.changes import delete_page, make_personal_page
 from memory.web.documents import document_page
 from memory.web.entities import entity_page
+from memory.web.library import documents_page, entities_page
 from memory.web.memories import forget_memory, my_memories
 from memory.web.search import search_page
 
 urlpatterns = [
     path("search/", search_page, name="memory-search"),
+    path("documents/", documents_page, name="memory-documents"),
     path("documents/<int:document_id>/", document_page, name="memory-document"),
+    path("documents/<int:document_id>/delete/", delete_page, name="memory-document-delete"),
+    path("documents/<int:document_id>/make-personal/", make_personal_page, name="memory-document-make-personal"),
+    path("entities/", entities_page, name="memory-entities"),
     path("entities/<int:entity_id>/", entity_page, name="memory-entity"),
     path("mine/", my_memories, name="memory-mine"),
     path("mine/forget/", forget_memory, name="memory-forget"),

@@ -75,6 +75,16 @@ def owner_entity(actor: Actor, name: str) -> Entity | None:
     return Entity.objects.filter(pk=found[0]).first() if found else None
 
 
+def concerns(actor: Actor, commitment: Commitment) -> bool:
+    """Whether the commitment is the actor's to settle on the members' page: they owe it (the owner
+    named is their name or username), they recorded it, it is in their personal memory, or they
+    are an admin. The tools let any reader settle what they can see, with a note."""
+    user = actor.user
+    names = {user.get_username(), user.get_full_name(), user.first_name}
+    owes = commitment.owner_name.strip().casefold() in {n.strip().casefold() for n in names if n.strip()}
+    return actor.is_admin or owes or user.pk in (commitment.created_by_id, commitment.owner_id)
+
+
 @transaction.atomic
 def record_commitment(
     *,

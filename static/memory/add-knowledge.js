@@ -13,6 +13,8 @@
     label.className = "badge badge-" + doc.status;
     item.querySelector("[data-role=detail]").textContent = doc.detail;
     item.querySelector("[data-role=retry]").hidden = !doc.can_retry;
+    var link = item.querySelector("[data-role=link]");
+    if (link && doc.url) { link.href = doc.url; link.parentNode.hidden = false; }
   }
 
   function pending() {
