@@ -233,3 +233,17 @@ def test_an_added_text_links_to_its_document(team):
     plan = saved(mira, "Mira's shared plan", "The Lisbon office opens in June.")
     status = client_for(mira).get(reverse("add-knowledge-status", args=[plan.pk])).json()
     assert status["url"] == f"{reverse('memory-document', args=[plan.pk])}?org={org.slug}"
+
+
+def test_deleting_a_document_takes_its_versions_the_member_added_and_leaves_a_colleagues(team):
+    org, _, mira, omar = team
+    first = saved(mira, "Handbook", "Holidays: 25 days.", external_id="handbook")
+    second = saved(mira, "Handbook", "Holidays: 27 days.", external_id="handbook")
+    third = saved(omar, "Handbook", "Holidays: 28 days.", external_id="handbook")
+    assert {d.version for d in (first, second, third)} == {1, 2, 3}
+    with pytest.raises(Exception, match="someone else"):
+        make_document_personal(actor=mira, document_id=second.pk)
+    delete_document(actor=mira, document_id=second.pk)
+    assert list(Document.objects.filter(org=org, external_id="handbook")) == [third]
+    record = AuditRecord.objects.get(org=org, action="document.deleted")
+    assert record.details["versions"] == [first.public_id, second.public_id]

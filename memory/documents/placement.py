@@ -88,15 +88,19 @@ def _readable_for_update(actor: Actor, document_id: int) -> Document:
 
 @transaction.atomic
 def delete_document(*, actor: Actor, document_id: int) -> str:
-    """Delete a document the actor added (or any they can read, for an admin), every version of it,
-    with their passages and facts; returns its title. Recorded in the audit trail."""
+    """Delete a document the actor added (or any they can read, for an admin) and the versions of
+    it they may delete, with their passages and facts; returns its title. Recorded in the audit
+    trail."""
     document = _readable_for_update(actor, document_id)
     if not may_delete(actor, document):
         raise PermissionDenied(f"{document.public_id} was added by someone else; only they or an admin may delete it.")
     require_may_write(actor, scope=document.scope, what=f"Deleting {document.public_id}")
-    versions = _versions(document)
+    # Its other versions go with it as far as the actor may read and delete each of them.
+    others = Document.objects.filter(readable(actor), pk__in=_versions(document)).exclude(pk=document.pk)
+    gone = [document, *(version for version in others if may_delete(actor, version))]
+    versions = sorted(version.pk for version in gone)
     title, before = document.title, readers_of(document)
-    delete_documents(list(Document.objects.filter(pk__in=versions)))
+    delete_documents(gone)
     record_audit(
         actor=actor,
         action="document.deleted",
@@ -119,6 +123,11 @@ def make_document_personal(*, actor: Actor, document_id: int) -> Document:
         if document.scope == Scope.PERSONAL:
             raise InvalidArgument(f"{document.public_id} is already personal: only you read it.")
         raise PermissionDenied(f"{document.public_id} was added by someone else; only they may make it personal.")
+    versions = Document.objects.filter(pk__in=_versions(document))
+    if versions.exclude(owner=actor.user).exists():
+        raise PermissionDenied(
+            f"Another version of {document.public_id} was saved by someone else; only an admin may change who reads it."
+        )
     return _place(actor=actor, document=document, category=document.category, scope=Scope.PERSONAL, owner=actor.user)
 
 
