@@ -26,6 +26,7 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from brain.models import Membership, Organisation, ToolCall
+from brain.selectors import administers_any
 from contacts.models import HumanRequest
 from memory.access import current
 from memory.models import Document, Scope
@@ -63,9 +64,7 @@ def list_overview_organisations(*, user: User) -> QuerySet[Organisation]:
 
 def sees_overview(*, user: User | AnonymousUser) -> bool:
     """Whether the menus link to the overview: an operator, or an admin of some organisation."""
-    if not user.is_authenticated:
-        return False
-    return user.is_superuser or Membership.objects.filter(user=user, role=Membership.ADMIN).exists()
+    return administers_any(user=user)
 
 
 # --- what it shows ----------------------------------------------------------------------------

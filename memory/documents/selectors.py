@@ -15,6 +15,11 @@ def list_documents(*, actor: Actor, status: str | None = None) -> QuerySet[Docum
     return documents.filter(status=status) if status else documents
 
 
+def memory_is_empty(*, actor: Actor) -> bool:
+    """Whether the actor may read no document at all yet (a fresh install, or nothing shared)."""
+    return not Document.objects.filter(readable(actor)).exists()
+
+
 def get_document(*, actor: Actor, document_id: int) -> Document:
     document = Document.objects.filter(readable(actor), pk=document_id).first()
     if document is None:
