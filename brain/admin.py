@@ -16,6 +16,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.urls.resolvers import URLPattern
+from django.utils.cache import add_never_cache_headers
 from django_celery_beat.models import ClockedSchedule, CrontabSchedule, IntervalSchedule, PeriodicTask, SolarSchedule
 
 from brain import services
@@ -99,6 +100,10 @@ class OrganisationAdmin(OrgScopedAdmin):
         self.message_user(request, f"{queryset.count()} organisation(s) marked as built.", messages.SUCCESS)
 
 
+# Where the link of an invitation whose email did not go waits for the one page view that shows it.
+INVITE_LINK_KEY = "brain.invite.unsent"
+
+
 class InviteForm(forms.Form):
     email = forms.EmailField(label="Email address", help_text="The invitation and its link go here.")
     role = forms.ChoiceField(
@@ -144,6 +149,9 @@ class MembershipAdmin(OrgScopedAdmin):
                 form.add_error("email", exc.message)
             else:
                 self._report(request, invitation, email)
+                if invitation.link:  # shown once, on the next page view (POST/redirect/GET)
+                    request.session[INVITE_LINK_KEY] = {"email": email, "link": invitation.link}
+                    return HttpResponseRedirect(reverse("admin:brain_membership_invite"))
                 return HttpResponseRedirect(reverse("admin:brain_membership_changelist"))
         context = {
             **self.admin_site.each_context(request),
@@ -151,17 +159,33 @@ class MembershipAdmin(OrgScopedAdmin):
             "opts": self.opts,
             "form": form,
             "lifetime": link_lifetime(),
+            "unsent": request.session.pop(INVITE_LINK_KEY, None) if request.method == "GET" else None,
         }
-        return TemplateResponse(request, "admin/brain/membership/invite.html", context)
+        response = TemplateResponse(request, "admin/brain/membership/invite.html", context)
+        add_never_cache_headers(response)  # it may carry a one-time link
+        return response
 
     def _report(self, request: HttpRequest, invitation: Invitation, email: str) -> None:
         org = invitation.membership.org
-        if not invitation.sent:
+        if not invitation.sent and invitation.link:
+            self.message_user(
+                request,
+                f"{email} is {'still' if invitation.again else 'now'} a member of {org}, but the email could not be "
+                "sent: copy their link below and pass it on yourself.",
+                messages.WARNING,
+            )
+        elif not invitation.sent:
             self.message_user(
                 request,
                 f"{email} is now a member of {org}, but the email could not be sent; "
-                "check the mail settings and invite them again.",
+                "check the mail settings and tell them yourself.",
                 messages.ERROR,
+            )
+        elif invitation.again:
+            self.message_user(
+                request,
+                f"Invitation sent again to {email}: the new link works once, for {link_lifetime()}.",
+                messages.SUCCESS,
             )
         elif invitation.membership.user.has_usable_password():
             self.message_user(
