@@ -44,6 +44,15 @@ def administers_any(*, user: User | AnonymousUser) -> bool:
     return bool(user.is_superuser) or Membership.objects.filter(user=user, role=Membership.ADMIN).exists()
 
 
+def list_administered_organisations(*, user: User) -> QuerySet[Organisation]:
+    """The organisations ``user`` administers: every one for an operator, else those where their
+    membership has the admin role."""
+    orgs = Organisation.objects.order_by("name")
+    if user.is_superuser:
+        return orgs
+    return orgs.filter(memberships__user=user, memberships__role=Membership.ADMIN)
+
+
 def list_user_organisations(*, user: User) -> QuerySet[Organisation]:
     return Organisation.objects.filter(memberships__user=user).order_by("name")
 

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_POST
 from brain.admin_base import admin_actor
 from brain.errors import DomainError
 from brain.models import Features, Organisation
+from brain.needs import list_waiting_work
 from brain.web import SwitchedOff, chosen_organisation, switched_off
 from memory.documents.ingestion import retry_document
 from memory.models import Document, Scope
@@ -50,6 +51,7 @@ def overview_page(request: HttpRequest) -> HttpResponse:
             "charts": usage_charts(overview.days),
             "documents": [(s.label, overview.documents[s.value]) for s in Document.Status],
             "memory_empty": not any(overview.documents.values()),
+            "waiting": list_waiting_work(user=user, org=org),
             "registers_off": _off(user, org, ("commitments", "contradictions", "glossary")),
             "jobs_off": _off(user, org, ("jobs",)),
         },

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from collections.abc import Sequence
+from urllib.parse import urlencode
+
+from django.db.models import Count, QuerySet
+from django.urls import reverse
 
 from brain.actors import Actor
 from brain.errors import NotFound
+from brain.models import Organisation
+from brain.needs import Waiting, per_organisation
 from memory.access import current, readable
-from memory.models import Chunk, Document
+from memory.models import Chunk, Document, Scope
 
 
 def list_documents(*, actor: Actor, status: str | None = None) -> QuerySet[Document]:
@@ -75,3 +81,15 @@ def list_saved_documents(*, actor: Actor, limit: int = 200) -> list[Document]:
     """The current versions of the documents the caller saved (not their remembered memories)."""
     mine = Document.objects.filter(current(), readable(actor), owner=actor.user)
     return list(mine.exclude(source_kind="remember").order_by("-recorded_at", "-pk")[:limit])
+
+
+def documents_that_failed(orgs: Sequence[Organisation]) -> list[Waiting]:
+    """Memory's part of the work waiting for people (brain.needs): current shared documents that
+    failed, retried from the overview (personal ones are their owners')."""
+    failed = Document.objects.filter(current(), org__in=orgs, scope=Scope.SHARED, status=Document.Status.FAILED)
+    counts = dict(failed.order_by().values_list("org").annotate(n=Count("pk")))
+
+    def url(org: Organisation) -> str:
+        return f"{reverse('overview')}?{urlencode({'org': org.slug})}#documents"
+
+    return per_organisation(orgs, counts, what=("document that failed", "documents that failed"), url=url, order=4)
