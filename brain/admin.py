@@ -55,8 +55,26 @@ for_operators_only(PeriodicTask, IntervalSchedule, CrontabSchedule, SolarSchedul
 
 
 class FeaturesInline(admin.StackedInline):
+    """The organisation's switches: its admins turn its registers and jobs on and off (the pages
+    that are empty while they are off link here)."""
+
     model = Features
     can_delete = False
+
+    def _may(self, request: HttpRequest, obj: Any) -> bool:
+        return bool(request.user.is_superuser) or (obj is not None and obj.pk in admin_org_ids(request))
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self._may(request, obj)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self._may(request, obj)
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self._may(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 @admin.register(Organisation)

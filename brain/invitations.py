@@ -40,6 +40,7 @@ from brain.audit import record_audit
 from brain.errors import InvalidArgument, PermissionDenied
 from brain.models import Membership
 from brain.services import add_member
+from brain.times import local_time
 
 logger = logging.getLogger("brain.invitations")
 
@@ -158,12 +159,12 @@ def _send(invitation: Invitation, inviter: str) -> None:
             f"Log in as before: {settings.BRAIN_BASE_URL}/login/"
         )
     else:
-        until = timezone.localtime(timezone.now() + timedelta(seconds=int(settings.PASSWORD_RESET_TIMEOUT)))
+        until = local_time(timezone.now() + timedelta(seconds=int(settings.PASSWORD_RESET_TIMEOUT)), org)
         subject = f"You are invited to {org.name} on Brain"
         body = (
             f"{inviter} invited you to {org.name} on Brain, the company memory, as {as_role}.\n\n"
             f"Set your password here:\n{link}\n\n"
-            f"The link works once, for {link_lifetime()} (until {until:%Y-%m-%d %H:%M %Z}). "
+            f"The link works once, for {link_lifetime()} (until {until}). "
             f"Then log in with the username {user.get_username()}.\n\n"
             "If you did not expect this, ignore this email: nobody can use the account until a password is set."
         )
