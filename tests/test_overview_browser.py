@@ -96,7 +96,7 @@ def test_an_operator_opens_the_overview_from_the_admin_index_on_a_wide_screen(br
         page.set_viewport_size({"width": 1280, "height": 900})
         log_in(page, brain_url, "root", PASSWORD)
         page.goto(f"{brain_url}/admin/")
-        menu_link(page, "Overview").click()
+        page.get_by_role("link", name="Overview").click()
         page.get_by_label("Organisation").select_option(org.slug)
         page.get_by_role("button", name="Show").click()
         expect(page.get_by_role("heading", name=f"Overview: {org.name}")).to_be_visible()
