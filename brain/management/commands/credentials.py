@@ -2,6 +2,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
+from django.db import connection
 
 from brain.models import ApiToken, Membership, Organisation
 
@@ -22,8 +23,11 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **opts: Any) -> None:
         base = opts["base_url"].rstrip("/")
         out = self.stdout
-        org = Organisation.objects.order_by("created_at", "pk").first()
         out.write(f"Brain:        {base}/  (open it in a browser and log in)")
+        if Organisation._meta.db_table not in connection.introspection.table_names():
+            out.write("Organisation: none yet: the database is not set up. ./brainctl run sets it up and makes them.")
+            return
+        org = Organisation.objects.order_by("created_at", "pk").first()
         if org is None:
             out.write("Organisation: none yet; ./brainctl run makes the first one (or: ./brainctl manage bootstrap)")
             return
