@@ -16,6 +16,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.urls.resolvers import URLPattern
+from django.utils.cache import add_never_cache_headers
 from django_celery_beat.models import ClockedSchedule, CrontabSchedule, IntervalSchedule, PeriodicTask, SolarSchedule
 
 from brain import services
@@ -54,8 +55,26 @@ for_operators_only(PeriodicTask, IntervalSchedule, CrontabSchedule, SolarSchedul
 
 
 class FeaturesInline(admin.StackedInline):
+    """The organisation's switches: its admins turn its registers and jobs on and off (the pages
+    that are empty while they are off link here)."""
+
     model = Features
     can_delete = False
+
+    def _may(self, request: HttpRequest, obj: Any) -> bool:
+        return bool(request.user.is_superuser) or (obj is not None and obj.pk in admin_org_ids(request))
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self._may(request, obj)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self._may(request, obj)
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self._may(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 @admin.register(Organisation)
@@ -97,6 +116,10 @@ class OrganisationAdmin(OrgScopedAdmin):
         for org in queryset:
             services.mark_memory_built(org=org)
         self.message_user(request, f"{queryset.count()} organisation(s) marked as built.", messages.SUCCESS)
+
+
+# Where the link of an invitation whose email did not go waits for the one page view that shows it.
+INVITE_LINK_KEY = "brain.invite.unsent"
 
 
 class InviteForm(forms.Form):
@@ -144,6 +167,9 @@ class MembershipAdmin(OrgScopedAdmin):
                 form.add_error("email", exc.message)
             else:
                 self._report(request, invitation, email)
+                if invitation.link:  # shown once, on the next page view (POST/redirect/GET)
+                    request.session[INVITE_LINK_KEY] = {"email": email, "link": invitation.link}
+                    return HttpResponseRedirect(reverse("admin:brain_membership_invite"))
                 return HttpResponseRedirect(reverse("admin:brain_membership_changelist"))
         context = {
             **self.admin_site.each_context(request),
@@ -151,17 +177,33 @@ class MembershipAdmin(OrgScopedAdmin):
             "opts": self.opts,
             "form": form,
             "lifetime": link_lifetime(),
+            "unsent": request.session.pop(INVITE_LINK_KEY, None) if request.method == "GET" else None,
         }
-        return TemplateResponse(request, "admin/brain/membership/invite.html", context)
+        response = TemplateResponse(request, "admin/brain/membership/invite.html", context)
+        add_never_cache_headers(response)  # it may carry a one-time link
+        return response
 
     def _report(self, request: HttpRequest, invitation: Invitation, email: str) -> None:
         org = invitation.membership.org
-        if not invitation.sent:
+        if not invitation.sent and invitation.link:
+            self.message_user(
+                request,
+                f"{email} is {'still' if invitation.again else 'now'} a member of {org}, but the email could not be "
+                "sent: copy their link below and pass it on yourself.",
+                messages.WARNING,
+            )
+        elif not invitation.sent:
             self.message_user(
                 request,
                 f"{email} is now a member of {org}, but the email could not be sent; "
-                "check the mail settings and invite them again.",
+                "check the mail settings and tell them yourself.",
                 messages.ERROR,
+            )
+        elif invitation.again:
+            self.message_user(
+                request,
+                f"Invitation sent again to {email}: the new link works once, for {link_lifetime()}.",
+                messages.SUCCESS,
             )
         elif invitation.membership.user.has_usable_password():
             self.message_user(

@@ -11,6 +11,10 @@ under a salt of its own (an invitation link is no password-reset link, nor the r
 
 Someone who already has an account is added to the organisation and told by email; they keep
 their password and get no link.
+
+Inviting again someone who is a member but has not set a password yet (the email was lost, or the
+link expired) sends a new link; their membership stays as it is. When the email cannot be sent,
+``Invitation.link`` is the link itself, for the inviting admin to pass on another way.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from brain.audit import record_audit
 from brain.errors import InvalidArgument, PermissionDenied
 from brain.models import Membership
 from brain.services import add_member
+from brain.times import local_time
 
 logger = logging.getLogger("brain.invitations")
 
@@ -51,7 +56,9 @@ invitation_tokens = InvitationTokens()
 class Invitation:
     membership: Membership
     new_account: bool  # False: the person had an account already, and gets a notice without a link
+    again: bool = False  # True: a member who had not set a password yet was invited once more
     sent: bool = False  # whether the email went; set after the commit
+    link: str | None = None  # set after the commit when the email did not go but a link was due
 
 
 def link_lifetime() -> str:
@@ -79,23 +86,25 @@ def invite_member(*, actor: Actor, email: str, role: str = Membership.MEMBER) ->
         raise InvalidArgument(f"Choose a role: {', '.join(dict(Membership.ROLES))}.")
     user = User.objects.filter(email__iexact=email).order_by("pk").first()
     new_account = user is None
+    existing = Membership.objects.filter(org=actor.org, user=user).first() if user is not None else None
     if user is None:
         user = User(username=_free_username(email), email=email)
         user.set_unusable_password()
         user.save()
-    elif Membership.objects.filter(org=actor.org, user=user).exists():
+    elif existing is not None and user.has_usable_password():
         raise InvalidArgument(f"{email} is already a member of {actor.org.name}.")
-    membership = add_member(org=actor.org, user=user, role=role)
-    if role == Membership.ADMIN and not user.is_staff:
+    # A member who has not set a password yet is sent a new link; their membership and role stay.
+    membership = existing or add_member(org=actor.org, user=user, role=role)
+    if membership.role == Membership.ADMIN and not user.is_staff:
         user.is_staff = True  # organisation admins work in the admin, which shows them their organisations only
         user.save(update_fields=["is_staff"])
     record_audit(
         actor=actor,
         action="member.invited",
         target=f"membership {membership.public_id}",
-        details={"email": email, "role": role, "new_account": new_account},
+        details={"email": email, "role": membership.role, "new_account": new_account, "again": existing is not None},
     )
-    invitation = Invitation(membership=membership, new_account=new_account)
+    invitation = Invitation(membership=membership, new_account=new_account, again=existing is not None)
     inviter = actor.user.get_full_name() or actor.user.get_username()
     transaction.on_commit(lambda: _send(invitation, inviter))
     return invitation
@@ -142,19 +151,20 @@ def _send(invitation: Invitation, inviter: str) -> None:
     membership = invitation.membership
     user, org = membership.user, membership.org
     as_role = "an admin" if membership.role == Membership.ADMIN else "a member"
-    if user.has_usable_password():
+    link = None if user.has_usable_password() else invitation_url(user)
+    if link is None:
         subject = f"You were added to {org.name} on Brain"
         body = (
             f"{inviter} added you to {org.name} on Brain, the company memory, as {as_role}.\n\n"
             f"Log in as before: {settings.BRAIN_BASE_URL}/login/"
         )
     else:
-        until = timezone.localtime(timezone.now() + timedelta(seconds=int(settings.PASSWORD_RESET_TIMEOUT)))
+        until = local_time(timezone.now() + timedelta(seconds=int(settings.PASSWORD_RESET_TIMEOUT)), org)
         subject = f"You are invited to {org.name} on Brain"
         body = (
             f"{inviter} invited you to {org.name} on Brain, the company memory, as {as_role}.\n\n"
-            f"Set your password here:\n{invitation_url(user)}\n\n"
-            f"The link works once, for {link_lifetime()} (until {until:%Y-%m-%d %H:%M %Z}). "
+            f"Set your password here:\n{link}\n\n"
+            f"The link works once, for {link_lifetime()} (until {until}). "
             f"Then log in with the username {user.get_username()}.\n\n"
             "If you did not expect this, ignore this email: nobody can use the account until a password is set."
         )
@@ -162,5 +172,6 @@ def _send(invitation: Invitation, inviter: str) -> None:
         send_mail(subject, body, None, [user.email])
     except Exception:
         logger.exception("could not email the invitation of membership %s", membership.pk)
+        invitation.link = link  # the same one-time link, for the inviting admin to pass on
         return
     invitation.sent = True

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.contrib.auth.models import User
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 
 from brain.actors import Actor
@@ -34,6 +34,23 @@ def get_profile(*, actor: Actor) -> Profile:
 
 def list_user_tokens(*, user: User) -> QuerySet[ApiToken]:
     return ApiToken.objects.filter(user=user).select_related("org").order_by("-created_at")
+
+
+def administers_any(*, user: User | AnonymousUser) -> bool:
+    """Whether ``user`` is an operator or an admin of some organisation: who sees the overview, the
+    admin's work waiting for people, and lands on the overview from ``/``."""
+    if not user.is_authenticated:
+        return False
+    return bool(user.is_superuser) or Membership.objects.filter(user=user, role=Membership.ADMIN).exists()
+
+
+def list_administered_organisations(*, user: User) -> QuerySet[Organisation]:
+    """The organisations ``user`` administers: every one for an operator, else those where their
+    membership has the admin role."""
+    orgs = Organisation.objects.order_by("name")
+    if user.is_superuser:
+        return orgs
+    return orgs.filter(memberships__user=user, memberships__role=Membership.ADMIN)
 
 
 def list_user_organisations(*, user: User) -> QuerySet[Organisation]:

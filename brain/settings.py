@@ -157,6 +157,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "usage.context_processors.overview_link",
+                "usage.context_processors.needs_you",
             ],
         },
     },

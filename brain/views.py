@@ -25,7 +25,7 @@ from brain.errors import DomainError
 from brain.inputs import text_problem, whole_number
 from brain.invitations import invited_user, link_lifetime
 from brain.models import ApiToken, Organisation
-from brain.selectors import list_user_organisations, list_user_tokens
+from brain.selectors import administers_any, list_user_organisations, list_user_tokens
 from brain.services import IssuedToken, create_token, revoke_token
 from usage.selectors import get_member_month
 
@@ -56,7 +56,11 @@ def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
 
 
 def home(request: HttpRequest) -> HttpResponseRedirect:
-    return redirect("connect" if request.user.is_authenticated else "login")
+    """Where ``/`` leads: admins to the overview (what waits for them), members to search, and
+    anyone else to the login, which comes back here to choose."""
+    if not request.user.is_authenticated:
+        return HttpResponseRedirect(f"{reverse('login')}?next={quote(reverse('home'))}")
+    return redirect("overview" if administers_any(user=request.user) else "memory-search")
 
 
 def client_configs(url: str, token: str) -> list[dict[str, str]]:

@@ -5,19 +5,21 @@ shows of memory when it does not run a tool."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import cast
 
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest
+from django.urls import reverse
 
 from brain.actors import Actor
 from brain.errors import DomainError
 from brain.mcp.meter import Meter, metered, record_call
 from brain.mcp.prices import PAGE
-from brain.models import Organisation
+from brain.models import Membership, Organisation
 from brain.services import actor_for_user
 
 SESSION_KEY = "brain_org"
@@ -44,6 +46,34 @@ def chosen_organisation(request: HttpRequest, among: QuerySet[Organisation] | No
         raise Http404("You are not a member of any organisation yet.")
     request.session[SESSION_KEY] = org.slug
     return org
+
+
+@dataclass(frozen=True)
+class SwitchedOff:
+    """An organisation where a feature is off, and where the person reading may switch it on."""
+
+    org: Organisation
+    settings_url: str | None  # its switches in the admin, for its admins; None: the reader asks an admin
+
+
+def switched_off(user: User, orgs: Iterable[Organisation]) -> list[SwitchedOff]:
+    """The ``orgs`` as next steps for a page whose feature they have off: an admin of one (or an
+    operator) gets the link to its switches (Organisation, Features, in the admin)."""
+    orgs = list(orgs)
+    admin_of = set(
+        Membership.objects.filter(user=user, role=Membership.ADMIN, org__in=orgs).values_list("org_id", flat=True)
+    )
+    return [
+        SwitchedOff(
+            org=org,
+            settings_url=(
+                f"{reverse('admin:brain_organisation_change', args=[org.pk])}#features-group"
+                if user.is_superuser or org.pk in admin_of
+                else None
+            ),
+        )
+        for org in orgs
+    ]
 
 
 def web_actor(request: HttpRequest) -> Actor:

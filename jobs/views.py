@@ -19,6 +19,7 @@ from brain.errors import DomainError, NotFound
 from brain.markdown import render_markdown
 from brain.models import Features, Organisation
 from brain.services import actor_for_user
+from brain.web import member_organisations, switched_off
 from jobs.models import Chat, Job
 from jobs.selectors import list_runs, readable_chats, readable_runs
 from jobs.services import list_jobs, update_job
@@ -45,7 +46,8 @@ def jobs_page(request: HttpRequest) -> HttpResponse:
     for org in _orgs(user):
         actor = actor_for_user(org=org, user=user, via="web")
         sections.append((org, list_jobs(actor=actor), list_runs(actor=actor, limit=RUNS_SHOWN)))
-    return render(request, "jobs/jobs.html", {"sections": sections})
+    off = switched_off(user, member_organisations(user).exclude(pk__in=[org.pk for org, _jobs, _runs in sections]))
+    return render(request, "jobs/jobs.html", {"sections": sections, "off": off})
 
 
 @login_required

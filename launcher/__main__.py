@@ -9,7 +9,7 @@ import sys
 import threading
 from collections.abc import Sequence
 
-from launcher import processes, services
+from launcher import processes, ready, services
 from launcher.supervise import Supervisor, pump
 
 PYTHON = sys.executable
@@ -28,6 +28,12 @@ def manage(args: Sequence[str], env: dict[str, str], check: bool = True) -> int:
     return subprocess.run(processes.manage_command(args), env=env, cwd=services.ROOT, check=check).returncode
 
 
+def manage_output(args: Sequence[str], env: dict[str, str]) -> str:
+    """A management command's output, kept to be printed later (its errors still go to the screen)."""
+    command = processes.manage_command(args)
+    return subprocess.run(command, env=env, cwd=services.ROOT, check=True, stdout=subprocess.PIPE, text=True).stdout
+
+
 def base_url(host: str, port: str) -> str:
     """Where the instance about to start is reached: BRAIN_BASE_URL when the operator set it (a
     proxy's public address), else the address it binds (loopback when it binds every interface)."""
@@ -42,12 +48,18 @@ def run(argv: Sequence[str]) -> int:
     host = os.environ.get("BRAIN_HOST", "127.0.0.1")
     manage(processes.MIGRATE, env)
     manage(processes.COLLECTSTATIC, env)
-    manage(processes.bootstrap_args(base_url(host, port)), env)
+    # Printed once the web answers, so the credentials end up under the start-up logs, not above them.
+    banner = manage_output(processes.bootstrap_args(base_url(host, port)), env)
+    printed = [0]
+
+    def count_line() -> None:
+        printed[0] += 1
+
     supervisor = Supervisor(
         processes.local_commands(host=host, port=int(port), access_log="--quiet" not in argv),
         env=env,
         cwd=services.ROOT,
-        output=pump(threading.Lock(), COLOURS),
+        output=pump(threading.Lock(), COLOURS, on_line=count_line),
         first_delay=float(os.environ.get("BRAIN_RESTART_DELAY_SECONDS", "1")),
     )
     stopping = threading.Event()
@@ -58,6 +70,15 @@ def run(argv: Sequence[str]) -> int:
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
     supervisor.start_all()
+    local = f"http://{host if host != '0.0.0.0' else '127.0.0.1'}:{port}/healthz"  # noqa: S104 (compares only)
+    up = ready.wait_until_answers(
+        local,
+        progress=lambda: (printed[0], [c.restarts for c in supervisor.children.values()]),
+        stopping=stopping.is_set,
+        tick=supervisor.check,
+    )
+    if not stopping.is_set():
+        print_banner(banner, up=up)
     while not stopping.is_set():
         supervisor.check()
         stopping.wait(0.5)
@@ -67,6 +88,19 @@ def run(argv: Sequence[str]) -> int:
         stop()
     print("brain: stopped", flush=True)
     return 0
+
+
+def print_banner(banner: str, *, up: bool) -> None:
+    rule = "-" * 72
+    state = "Brain is up." if up else "The web server has not answered yet; its log above says why."
+    print(f"\n{rule}\n{state}\n{banner.rstrip()}\n(./brainctl credentials shows these again.)\n{rule}", flush=True)
+
+
+def credentials() -> int:
+    env = child_env(services.ensure_services())
+    port = os.environ.get("BRAIN_PORT", "8000")
+    host = os.environ.get("BRAIN_HOST", "127.0.0.1")
+    return manage(["credentials", "--base-url", base_url(host, port)], env, check=False)
 
 
 def stop() -> int:
@@ -111,7 +145,7 @@ def _run_checks(argv: Sequence[str], env: dict[str, str]) -> int:
 
 def main() -> int:
     if len(sys.argv) < 2:
-        print("usage: python -m launcher run|test|stop|services|manage ...", file=sys.stderr)
+        print("usage: python -m launcher run|test|stop|credentials|services|manage ...", file=sys.stderr)
         return 2
     command, argv = sys.argv[1], sys.argv[2:]
     if command == "run":
@@ -120,6 +154,8 @@ def main() -> int:
         return test(argv)
     if command == "stop":
         return stop()
+    if command == "credentials":
+        return credentials()
     if command == "services":
         for key, value in services.ensure_services().items():
             print(f"{key}={value}")

@@ -107,8 +107,9 @@ def _signal_group(process: subprocess.Popen[bytes], signum: int) -> None:
         os.killpg(process.pid, signum)
 
 
-def pump(lock: threading.Lock, colours: Mapping[str, str]) -> Output:
-    """Copy a child's output to ours, each line prefixed with the child's name."""
+def pump(lock: threading.Lock, colours: Mapping[str, str], on_line: Callable[[], None] | None = None) -> Output:
+    """Copy a child's output to ours, each line prefixed with the child's name; ``on_line`` is
+    called after each line (the launcher counts them as progress while it waits for the web)."""
     reset = "\033[0m"
 
     def copy(name: str, stream: IO[bytes]) -> None:
@@ -118,6 +119,8 @@ def pump(lock: threading.Lock, colours: Mapping[str, str]) -> Output:
             with lock:
                 sys.stdout.write(prefix + raw.decode(errors="replace"))
                 sys.stdout.flush()
+                if on_line is not None:
+                    on_line()
         stream.close()
 
     return copy

@@ -19,7 +19,7 @@ from brain.errors import DomainError
 from brain.mcp.meter import OutOfCredits
 from brain.models import Organisation
 from brain.services import actor_for_user
-from brain.web import page_read, web_actor
+from brain.web import page_read, switched_off, web_actor
 from memory.documents.source import UPLOAD_DATED
 from registers.commitments.services import concerns, list_commitments, update_commitment, visible_commitments
 from registers.common import switched_on
@@ -33,10 +33,11 @@ SHOWN = 100
 @login_required
 def registers_page(request: HttpRequest) -> HttpResponse:
     user = cast(User, request.user)
-    sections = []
+    sections, off = [], []
     for org in Organisation.objects.filter(memberships__user=user).order_by("name"):
         on = switched_on(org)
         if not on:
+            off.append(org)
             continue
         actor = actor_for_user(org=org, user=user, via="web")
         try:
@@ -45,7 +46,7 @@ def registers_page(request: HttpRequest) -> HttpResponse:
         except OutOfCredits as exc:
             sections.append({"org": org, "refusal": exc.message})
     refused = bool(sections) and all("refusal" in section for section in sections)
-    context = {"sections": sections, "upload_dated": UPLOAD_DATED}
+    context = {"sections": sections, "off": switched_off(user, off), "upload_dated": UPLOAD_DATED}
     return render(request, "registers/registers.html", context, status=402 if refused else 200)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Locator, Page, sync_playwright
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
@@ -35,3 +35,11 @@ def log_in(page: Page, base_url: str, username: str, password: str) -> None:
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Log in").click()
+
+
+def menu_link(page: Page, name: str) -> Locator:
+    """A link of the main menu, unfolding the menu first on a narrow screen (where it is folded)."""
+    toggle = page.locator("label.menu-button")
+    if toggle.is_visible() and not page.locator("#menu-toggle").is_checked():
+        toggle.click()
+    return page.get_by_role("navigation", name="Main").get_by_role("link", name=name, exact=True)

@@ -19,7 +19,7 @@ from brain.models import Category
 from conftest import make_org, make_user
 from launcher.processes import QUEUES
 from memory.models import Document
-from tests.browser import browser_page, log_in
+from tests.browser import browser_page, log_in, menu_link
 from tests.progress import documents_progress, log_size, wait_while_progressing
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -88,7 +88,7 @@ def test_an_uploaded_file_goes_from_queued_to_ready_with_a_real_worker(brain_url
         page.set_viewport_size({"width": 375, "height": 800})
         log_in(page, brain_url, "nadia", PASSWORD)
         page.wait_for_url(f"{brain_url}/connect/")
-        page.get_by_role("link", name="Add knowledge").click()
+        menu_link(page, "Add knowledge").click()
         page.get_by_label("Files", exact=True).set_input_files([str(handbook), str(broken)])
         page.locator("#id_category_files").select_option("handbook")
         page.get_by_role("button", name="Add files").click()

@@ -79,6 +79,7 @@ def test_the_architecture_map_is_the_tree():
 def test_every_seam_has_what_the_apps_plug_into_it():
     from brain.mcp.meter import BILLER
     from brain.mcp_tools import SKILL_PROVIDERS
+    from brain.needs import WAITING
     from brain.services import ORGANISATION_MADE
     from memory.documents.ingestion import READY
     from memory.maintenance.reembedding import ELSEWHERE
@@ -102,6 +103,7 @@ def test_every_seam_has_what_the_apps_plug_into_it():
             ASK_ADDITIONS,
             FACT_FLAGS,
             SKILL_PROVIDERS,
+            WAITING,
         )
     }
     assert plugged == {
@@ -113,4 +115,5 @@ def test_every_seam_has_what_the_apps_plug_into_it():
         "ask additions": {"registers.ask"},
         "fact flags": {"registers.ask"},
         "skill providers": {"skills.mcp_tools"},
+        "waiting work": {"skills.waiting", "registers.waiting", "contacts.waiting", "memory.documents.selectors"},
     }

@@ -13,7 +13,7 @@ from conftest import make_actor, make_org, make_user
 from jobs.models import Job
 from jobs.runs import tick
 from jobs.services import schedule_job, schedule_once
-from tests.browser import browser_page, log_in
+from tests.browser import browser_page, log_in, menu_link
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -44,7 +44,7 @@ def test_a_member_pauses_a_job_and_reads_its_report_safely(brain_url):
         page.set_viewport_size({"width": 375, "height": 800})
         log_in(page, brain_url, "mira", PASSWORD)
         page.wait_for_url(f"{brain_url}/connect/")
-        page.get_by_role("link", name="Jobs").click()
+        menu_link(page, "Jobs").click()
         expect(page.get_by_text("Fridays at 17:30, UTC; next run")).to_be_visible()
         page.get_by_role("button", name="Pause").click()
         expect(page.get_by_text("paused.")).to_be_visible()
@@ -68,7 +68,7 @@ def test_a_one_offs_run_stays_on_the_jobs_page_after_it_deleted_itself(brain_url
     with browser_page() as page:
         log_in(page, brain_url, "nils", PASSWORD)
         page.wait_for_url(f"{brain_url}/connect/")
-        page.get_by_role("link", name="Jobs").click()
+        menu_link(page, "Jobs").click()
         expect(page.get_by_role("heading", name="Recent runs")).to_be_visible()
         row = page.get_by_role("row").filter(has_text="Remind me about Baltic")
         expect(row).to_contain_text("(job deleted)")

@@ -20,7 +20,7 @@ from memory.documents.ingestion import ingest_document
 from memory.documents.saving import add_document
 from memory.graph import memories as fact_services
 from memory.models import Document, Entity, Fact
-from tests.browser import browser_page, log_in
+from tests.browser import browser_page, log_in, menu_link
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -68,7 +68,7 @@ def test_search_finds_a_personal_document_only_for_its_owner(brain_url):
     with browser_page() as page:
         page.set_viewport_size(PHONE)
         logged_in(page, brain_url, "olga")
-        page.get_by_role("link", name="Search").click()
+        menu_link(page, "Search").click()
         page.get_by_label("Search for").fill("Lisbon office review")
         page.get_by_role("button", name="Search").click()
         result = page.locator("article.result").get_by_role("link", name="Olga's notes")
@@ -173,7 +173,7 @@ def test_forget_removes_a_memory(brain_url):
         page.on("dialog", accept)
         page.set_viewport_size(PHONE)
         logged_in(page, brain_url, "fern")
-        page.get_by_role("link", name="My memories").click()
+        menu_link(page, "My memories").click()
         expect(page.get_by_text("Fern prefers meetings after 10:00.")).to_be_visible()
         assert fits(page)
         page.get_by_role("button", name="Forget").click()

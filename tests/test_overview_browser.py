@@ -13,7 +13,7 @@ from playwright.sync_api import Dialog, expect
 from brain.models import Membership, ToolCall
 from conftest import make_actor, make_org, make_user
 from memory.models import Document
-from tests.browser import browser_page, log_in
+from tests.browser import browser_page, log_in, menu_link
 from usage.tests.overview_data import called, failed, missed
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -55,7 +55,7 @@ def test_an_admin_reads_the_overview_on_a_phone_and_retries_a_failed_document(br
         page.set_viewport_size({"width": 375, "height": 800})
         log_in(page, brain_url, "ada", PASSWORD)
         page.wait_for_url(f"{brain_url}/connect/")
-        page.get_by_role("link", name="Overview").click()
+        menu_link(page, "Overview").click()
         expect(page.get_by_role("heading", name=f"Overview: {org.name}")).to_be_visible()
 
         charts = page.locator("svg.chart")

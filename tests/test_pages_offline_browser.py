@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 PASSWORD = "a long enough secret"
 # Each page, and something on it that shows it was drawn (the API docs draw themselves from the schema).
 PAGES = {
-    "/": ("heading", "Connect an assistant"),
+    "/": ("heading", "Overview"),  # an admin lands on the overview
     "/connect/": ("heading", "Connect an assistant"),
     "/requests/": ("heading", "My requests"),
     "/api/v1/docs/": ("text", "Brain API"),

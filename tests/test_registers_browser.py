@@ -12,7 +12,7 @@ from registers.commitments.services import record_commitment
 from registers.contradictions.nightly import scan_contradictions
 from registers.models import Contradiction
 from registers.tests.helpers import stated, switch_on
-from tests.browser import browser_page, log_in
+from tests.browser import browser_page, log_in, menu_link
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -70,7 +70,7 @@ def test_a_member_reads_the_registers_page_on_a_phone(brain_url):
         page.set_viewport_size({"width": 375, "height": 800})
         log_in(page, brain_url, "mira", PASSWORD)
         page.wait_for_url(f"{brain_url}/connect/")
-        page.get_by_role("link", name="Registers").click()
+        menu_link(page, "Registers").click()
         expect(page.get_by_role("heading", name="Open commitments")).to_be_visible()
         expect(page.get_by_text("Priya will send the revised quote to BigCo")).to_be_visible()
         expect(page.get_by_text("No open contradictions.")).to_be_visible()

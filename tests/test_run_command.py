@@ -57,6 +57,9 @@ def test_run_starts_everything_answers_health_and_stops_on_ctrl_c(tmp_path):
         assert token, said()
         assert f"MCP URL:      http://127.0.0.1:{port}/mcp" in "".join(lines)
         assert f"Brain:        http://127.0.0.1:{port}/" in "".join(lines)
+        # The credentials come once the web answers, under the start-up logs rather than above them.
+        assert "Brain is up." in said()
+        assert said().index("   web |") < said().index("Token:")
 
         health = None
 

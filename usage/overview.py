@@ -25,7 +25,8 @@ from django.db.models.aggregates import Aggregate
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
-from brain.models import Membership, Organisation, ToolCall
+from brain.models import Organisation, ToolCall
+from brain.selectors import administers_any, list_administered_organisations
 from contacts.models import HumanRequest
 from memory.access import current
 from memory.models import Document, Scope
@@ -55,17 +56,12 @@ RAN = [ToolCall.OK, ToolCall.ERROR]  # refused and denied calls never ran: their
 
 def list_overview_organisations(*, user: User) -> QuerySet[Organisation]:
     """The organisations whose overview ``user`` may open: all for an operator, else those they admin."""
-    orgs = Organisation.objects.order_by("name")
-    if user.is_superuser:
-        return orgs
-    return orgs.filter(memberships__user=user, memberships__role=Membership.ADMIN)
+    return list_administered_organisations(user=user)
 
 
 def sees_overview(*, user: User | AnonymousUser) -> bool:
     """Whether the menus link to the overview: an operator, or an admin of some organisation."""
-    if not user.is_authenticated:
-        return False
-    return user.is_superuser or Membership.objects.filter(user=user, role=Membership.ADMIN).exists()
+    return administers_any(user=user)
 
 
 # --- what it shows ----------------------------------------------------------------------------

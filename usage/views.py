@@ -18,7 +18,9 @@ from django.views.decorators.http import require_POST
 
 from brain.admin_base import admin_actor
 from brain.errors import DomainError
-from brain.web import chosen_organisation
+from brain.models import Features, Organisation
+from brain.needs import list_waiting_work
+from brain.web import SwitchedOff, chosen_organisation, switched_off
 from memory.documents.ingestion import retry_document
 from memory.models import Document, Scope
 from usage import charts
@@ -48,8 +50,18 @@ def overview_page(request: HttpRequest) -> HttpResponse:
             "overview": overview,
             "charts": usage_charts(overview.days),
             "documents": [(s.value, s.label, overview.documents[s.value]) for s in Document.Status],
+            "memory_empty": not any(overview.documents.values()),
+            "waiting": list_waiting_work(user=user, org=org),
+            "registers_off": _off(user, org, ("commitments", "contradictions", "glossary")),
+            "jobs_off": _off(user, org, ("jobs",)),
         },
     )
+
+
+def _off(user: User, org: Organisation, features: tuple[str, ...]) -> list[SwitchedOff]:
+    """``org`` as a next step when every one of ``features`` is off there."""
+    on = Features.objects.filter(org=org).values_list(*features).first()
+    return [] if on and any(on) else switched_off(user, [org])
 
 
 @login_required

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from brain.models import ApiToken
 from brain.services import revoke_token
+from brain.times import local_time
 from conftest import make_actor, make_token, make_user
 
 pytestmark = pytest.mark.django_db
@@ -83,10 +84,10 @@ def test_tokens_show_when_they_were_created_and_last_used(org):
     ApiToken.objects.filter(pk=issued.token.pk).update(last_used_at=used)
     html = client.get("/connect/").content.decode()
     row = html.split(f'<td data-label="Token">{issued.token}</td>')[1].split("</tr>")[0]
-    created = timezone.localtime(issued.token.created_at).strftime("%Y-%m-%d %H:%M")
+    created = local_time(issued.token.created_at, org)  # in the organisation's zone, the zone named
     assert '<td data-label="Created"><time datetime="' in row
     assert f">{created}</time>" in row
-    assert f">{timezone.localtime(used).strftime('%Y-%m-%d %H:%M')}</time></td>" in row.split('"Last used"')[1]
+    assert f">{local_time(used, org)}</time></td>" in row.split('"Last used"')[1]
 
 
 def test_revoked_and_expired_tokens_are_folded_away(org):

@@ -59,7 +59,7 @@ def test_an_invitation_makes_an_account_nobody_can_log_in_to_yet_and_mails_the_l
     assert f"The link works once, for {link_lifetime()}" in mail.outbox[-1].body
     assert sent_link().startswith("/invitation/")
     record = AuditRecord.objects.get(org=org, action="member.invited")
-    assert record.details == {"email": "nina@example.com", "role": "member", "new_account": True}
+    assert record.details == {"email": "nina@example.com", "role": "member", "new_account": True, "again": False}
 
 
 def test_the_link_sets_a_password_once_and_then_the_member_logs_in(
@@ -219,3 +219,47 @@ def test_an_operator_may_invite_into_any_organisation(org, django_capture_on_com
         client.post("/admin/brain/membership/invite/", {"email": "nina@example.com", "role": "member",
                                                         "org": org.pk})  # fmt: skip
     assert Membership.objects.filter(org=org, user__email="nina@example.com").exists()
+
+
+def test_a_member_who_has_not_set_a_password_is_sent_a_new_link_and_keeps_their_role(
+    org, admin_actor, django_capture_on_commit_callbacks
+):
+    invite(admin_actor, role=Membership.ADMIN, capture=django_capture_on_commit_callbacks)
+    again = invite(admin_actor, role=Membership.MEMBER, capture=django_capture_on_commit_callbacks)
+
+    assert again.again
+    assert again.sent
+    assert len(mail.outbox) == 2
+    assert Membership.objects.filter(org=org, user__email="nina@example.com").get().role == Membership.ADMIN
+    audits = AuditRecord.objects.filter(org=org, action="member.invited").order_by("pk")
+    assert [a.details["again"] for a in audits] == [False, True]
+    assert Client().get(sent_link()).status_code == 200
+
+
+def test_when_the_email_cannot_be_sent_the_invitation_carries_the_one_time_link(
+    org, admin_actor, settings, django_capture_on_commit_callbacks
+):
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", 9  # nothing answers mail there
+
+    invitation = invite(admin_actor, capture=django_capture_on_commit_callbacks)
+
+    assert not invitation.sent
+    assert invitation.link is not None
+    path = invitation.link.removeprefix(settings.BRAIN_BASE_URL)
+    page = Client().post(path, {"new_password1": PASSWORD, "new_password2": PASSWORD})
+    assert page.status_code == 302
+    assert Client().get(path).status_code == 400  # once only
+
+
+def test_an_existing_account_gets_no_link_even_when_the_email_fails(
+    org, other_org, admin_actor, settings, django_capture_on_commit_callbacks
+):
+    make_user(other_org, email="kim@example.com", password=PASSWORD)
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", 9
+
+    invitation = invite(admin_actor, "kim@example.com", capture=django_capture_on_commit_callbacks)
+
+    assert not invitation.sent
+    assert invitation.link is None

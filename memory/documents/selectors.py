@@ -2,19 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
+from django.urls import reverse
 
 from brain.actors import Actor
 from brain.errors import NotFound
+from brain.models import Organisation
+from brain.needs import Waiting, per_organisation
 from memory.access import current, readable
-from memory.models import Chunk, Document
+from memory.models import Chunk, Document, Scope
 
 
 def list_documents(*, actor: Actor, status: str | None = None) -> QuerySet[Document]:
     documents = Document.objects.filter(readable(actor)).order_by("-recorded_at", "-pk")
     return documents.filter(status=status) if status else documents
+
+
+def memory_is_empty(*, actor: Actor) -> bool:
+    """Whether the actor may read no document at all yet (a fresh install, or nothing shared)."""
+    return not Document.objects.filter(readable(actor)).exists()
 
 
 def get_document(*, actor: Actor, document_id: int) -> Document:
@@ -116,3 +126,15 @@ def library_choices(*, actor: Actor) -> tuple[list[str], list[tuple[str, str]]]:
     kinds = list(rows.order_by("source_kind").values_list("source_kind", flat=True).distinct())
     categories = rows.order_by("category__name").values_list("category__slug", "category__name").distinct()
     return kinds, list(categories)
+
+
+def documents_that_failed(orgs: Sequence[Organisation]) -> list[Waiting]:
+    """Memory's part of the work waiting for people (brain.needs): current shared documents that
+    failed, retried from the overview (personal ones are their owners')."""
+    failed = Document.objects.filter(current(), org__in=orgs, scope=Scope.SHARED, status=Document.Status.FAILED)
+    counts = dict(failed.order_by().values_list("org").annotate(n=Count("pk")))
+
+    def url(org: Organisation) -> str:
+        return f"{reverse('overview')}?{urlencode({'org': org.slug})}#documents"
+
+    return per_organisation(orgs, counts, what=("document that failed", "documents that failed"), url=url, order=4)

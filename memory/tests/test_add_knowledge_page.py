@@ -234,5 +234,5 @@ def test_the_page_needs_a_login_and_offers_the_menu_entry(org):
     assert Client().get(URL).status_code == 302
     client, _ = member_client(org)
     page = client.get(URL).content.decode()
-    assert '<a href="/knowledge/add/">Add knowledge</a>' in page
+    assert '<a href="/knowledge/add/" aria-current="page">Add knowledge</a>' in page  # the menu, this page marked
     assert "Up to 20 files at a time, each at most 10 MB." in page

@@ -29,7 +29,7 @@ def client_for(actor: Actor) -> Client:
 
 def main_of(content: bytes) -> str:
     page = content.decode()
-    return page[page.index("<main>") : page.index("</main>")]
+    return page[page.index("<main") : page.index("</main>")]
 
 
 def day(n: int) -> datetime:

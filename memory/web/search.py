@@ -23,7 +23,7 @@ from django.utils.safestring import SafeString
 from brain.actors import Actor
 from brain.ids import parse_numeric_id
 from brain.web import member_organisations, web_actor
-from memory.documents.selectors import visible_chunks
+from memory.documents.selectors import memory_is_empty, visible_chunks
 from memory.graph.provenance import facts_behind
 from memory.mcp_tools.documents import SearchOut
 from memory.mcp_tools.graph import open_contradictions
@@ -73,6 +73,7 @@ def search_page(request: HttpRequest) -> HttpResponse:
         "orgs": list(member_organisations(cast(User, request.user))),
         "results": None,
         "refusal": "",
+        "memory_empty": memory_is_empty(actor=actor),
     }
     status = 200
     if query:

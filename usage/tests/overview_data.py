@@ -30,3 +30,24 @@ def failed(actor: Actor, title: str, error: str = "the parser gave up", **kw: An
 
 def missed(org: Organisation, question: str, *, user: User | None = None, **kw: Any) -> Miss:
     return Miss.objects.create(org=org, user=user, tool="search_company_memory", question=question, **kw)
+
+
+def one_of_each_waiting(org: Organisation, *, requester: User) -> None:
+    """One piece of each kind of work waiting for people (brain.needs), beside some that is done."""
+    from conftest import make_actor
+    from contacts.models import Contact, HumanRequest
+    from registers.models import Contradiction
+    from registers.tests.helpers import switch_on
+    from skills.models import Skill, SkillVersion
+
+    skill = Skill.objects.create(org=org, slug="onboarding")
+    SkillVersion.objects.create(skill=skill, name="Onboarding", content="Do this.")
+    SkillVersion.objects.create(skill=skill, name="Onboarding", content="Old.", status=SkillVersion.Status.APPROVED)
+    contact = Contact.objects.create(org=org, name="Farah", topics="budgets", email="f@example.com", channels=["email"])
+    for status in ("sent", "answered"):
+        HumanRequest.objects.create(org=org, requester=requester, contact=contact, channel="email", question="?",
+                                    status=status)  # fmt: skip
+    switch_on(org, "contradictions")
+    Contradiction.objects.create(org=org, about="price", question="Which?", claim_a="a", source_a="x", claim_b="b",
+                                 source_b="y")  # fmt: skip
+    failed(make_actor(org), "Q3 board pack")

@@ -28,6 +28,7 @@ class Command(BaseCommand):
             out.write(f"Admin login:  {base}/admin/  user {result.admin.username}  password {result.admin_password}")
         else:
             out.write(f"Admin login:  {base}/admin/  user {result.admin.username} (password set at first start)")
+            out.write(f"              To set a new one: ./brainctl manage changepassword {result.admin.username}")
         if result.token:
             out.write(f"MCP URL:      {base}/mcp")
             out.write(f"Token:        {result.token.plaintext}")

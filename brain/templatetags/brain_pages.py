@@ -1,0 +1,38 @@
+"""What Brain's pages share: the menu's links, marked where the reader is, and times shown in the
+organisation's zone with the zone named (``brain.times``)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django import template
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+from brain import times
+from brain.models import Organisation
+
+register = template.Library()
+
+
+@register.filter
+def local_time(moment: datetime | None, org: Organisation | None) -> SafeString | str:
+    """``{{ row.created_at|local_time:org }}``: a ``<time>`` element in the organisation's zone, labelled."""
+    if not moment:
+        return ""
+    return format_html('<time datetime="{}">{}</time>', moment.isoformat(), times.local_time(moment, org))
+
+
+@register.simple_tag(takes_context=True)
+def menu_link(context: dict[str, Any], url_name: str, label: str, *also: str) -> SafeString:
+    """A menu link, with ``aria-current="page"`` on the page it leads to and the pages under it
+    (``also``: more path prefixes that belong to it, such as a search's results)."""
+    href = reverse(url_name)
+    request = context.get("request")
+    path = request.path if request is not None else ""
+    here = path == href or any(path.startswith(prefix) for prefix in (href, *also) if prefix != "/")
+    if here:
+        return format_html('<a href="{}" aria-current="page">{}</a>', href, label)
+    return format_html('<a href="{}">{}</a>', href, label)

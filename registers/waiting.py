@@ -1,0 +1,25 @@
+"""The registers' part of the work waiting for people (brain.needs): open contradictions to answer,
+where the register is switched on; a pair touching a personal memory stays its owner's."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.db.models import Count
+from django.urls import reverse
+
+from brain.models import Organisation
+from brain.needs import Waiting, per_organisation
+from registers.contradictions.services import without_personal
+from registers.models import Contradiction
+
+
+def contradictions_to_answer(orgs: Sequence[Organisation]) -> list[Waiting]:
+    open_ = Contradiction.objects.filter(
+        org__in=orgs, org__features__contradictions=True, state=Contradiction.State.OPEN
+    )
+    counts = dict(without_personal(open_).order_by().values_list("org").annotate(n=Count("pk")))
+    url = f"{reverse('admin:registers_contradiction_changelist')}?state__exact={Contradiction.State.OPEN}"
+    return per_organisation(
+        orgs, counts, what=("contradiction to answer", "contradictions to answer"), url=lambda org: url, order=2
+    )
