@@ -139,8 +139,9 @@ class InviteForm(forms.Form):
 
 @admin.register(Membership)
 class MembershipAdmin(OrgScopedAdmin):
-    list_display = ["user", "org", "role", "created_at"]
+    list_display = ["user", "org", "role", "joined", "created_at"]
     list_filter = ["role"]
+    actions = ["invite_again"]
     search_fields = ["user__username", "user__email"]
     # The membership is what makes the user a member; the choices are still the admin's users.
     any_org_fields = ("user",)
@@ -167,21 +168,49 @@ class MembershipAdmin(OrgScopedAdmin):
                 form.add_error("email", exc.message)
             else:
                 self._report(request, invitation, email)
-                if invitation.link:  # shown once, on the next page view (POST/redirect/GET)
-                    request.session[INVITE_LINK_KEY] = {"email": email, "link": invitation.link}
-                    return HttpResponseRedirect(reverse("admin:brain_membership_invite"))
-                return HttpResponseRedirect(reverse("admin:brain_membership_changelist"))
+                return self._after_inviting(request, [(email, invitation)])
         context = {
             **self.admin_site.each_context(request),
             "title": "Invite a member",
             "opts": self.opts,
             "form": form,
             "lifetime": link_lifetime(),
-            "unsent": request.session.pop(INVITE_LINK_KEY, None) if request.method == "GET" else None,
+            "unsent": request.session.pop(INVITE_LINK_KEY, []) if request.method == "GET" else [],
         }
         response = TemplateResponse(request, "admin/brain/membership/invite.html", context)
         add_never_cache_headers(response)  # it may carry a one-time link
         return response
+
+    @admin.display(boolean=True, description="Password set")
+    def joined(self, obj: Membership) -> bool:
+        """Whether the member set a password (an invitation not taken up yet shows no)."""
+        return obj.user.has_usable_password()
+
+    @admin.action(description="Send the invitation again (members who have not set a password)")
+    def invite_again(self, request: HttpRequest, queryset: QuerySet[Membership]) -> HttpResponse:
+        done = []
+        for membership in queryset.select_related("org", "user"):
+            user = membership.user
+            if user.has_usable_password() or not user.email:
+                self.message_user(request, f"{user}: has set a password already; nothing sent.", messages.WARNING)
+                continue
+            try:
+                invitation = invite_member(actor=admin_actor(request, membership.org), email=user.email)
+            except DomainError as exc:
+                self.message_user(request, f"{user.email}: {exc.message}", messages.ERROR)
+                continue
+            self._report(request, invitation, user.email)
+            done.append((user.email, invitation))
+        return self._after_inviting(request, done)
+
+    def _after_inviting(self, request: HttpRequest, done: list[tuple[str, Invitation]]) -> HttpResponse:
+        """The links of invitations whose email did not go are shown once, on the invitation page
+        (POST/redirect/GET); otherwise back to the members."""
+        unsent = [{"email": email, "link": invitation.link} for email, invitation in done if invitation.link]
+        if unsent:
+            request.session[INVITE_LINK_KEY] = unsent
+            return HttpResponseRedirect(reverse("admin:brain_membership_invite"))
+        return HttpResponseRedirect(reverse("admin:brain_membership_changelist"))
 
     def _report(self, request: HttpRequest, invitation: Invitation, email: str) -> None:
         org = invitation.membership.org

@@ -263,3 +263,29 @@ def test_an_existing_account_gets_no_link_even_when_the_email_fails(
 
     assert not invitation.sent
     assert invitation.link is None
+
+
+@pytest.mark.django_db(transaction=True)  # the email goes when the invitation commits, within the request
+def test_the_members_list_sends_the_invitation_again_and_shows_the_link_when_the_email_fails(org, settings):
+    admin = make_org_admin(org)
+    client = logged_in(admin)
+    client.post("/admin/brain/membership/invite/", {"email": "nina@example.com", "role": "member", "org": org.pk})
+    waiting = Membership.objects.get(org=org, user__email="nina@example.com")
+    joined = Membership.objects.get(org=org, user=admin)
+    listed = client.get("/admin/brain/membership/").content.decode()
+    assert "Password set" in listed
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", 9
+
+    answer = client.post(
+        "/admin/brain/membership/", {"action": "invite_again", "_selected_action": [waiting.pk, joined.pk]}
+    )
+
+    assert answer.status_code == 302
+    assert answer["Location"] == "/admin/brain/membership/invite/"
+    page = client.get(answer["Location"]).content.decode()
+    assert "The link for nina@example.com" in page
+    assert re.search(r'<code id="invite-link-value-1">http\S+/invitation/\S+/</code>', page)
+    assert "has set a password already; nothing sent" in page
+    assert "The link for nina@example.com" not in client.get(answer["Location"]).content.decode()  # once
+    assert AuditRecord.objects.filter(org=org, action="member.invited").count() == 2
