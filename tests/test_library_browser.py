@@ -20,7 +20,7 @@ from memory.models import Document
 from registers.commitments.services import record_commitment
 from registers.models import Commitment
 from registers.tests.helpers import switch_on
-from tests.browser import ARGS, CHROMIUM, log_in
+from tests.browser import ARGS, CHROMIUM, log_in, menu_link
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -80,7 +80,7 @@ def test_a_member_filters_sorts_and_pages_the_documents(browser, brain_url, view
     mira = person(org, "mira")
     notes(org, mira, 53)
     page = open_page(browser, brain_url, "mira", viewport)
-    page.get_by_role("link", name="Documents", exact=True).click()
+    menu_link(page, "Documents").click()
     expect(page.get_by_role("heading", name="Documents")).to_be_visible()
     expect(page.get_by_text("53 documents, page 1 of 2.")).to_be_visible()
     expect(page.get_by_role("link", name="Next page")).to_be_visible()
@@ -107,7 +107,7 @@ def test_a_member_searches_the_entities_directory(browser, brain_url):
     mira = person(org, "mira")
     saved(mira, "Team", "Priya Shah works with Dana Lee on the Globex renewal.")
     page = open_page(browser, brain_url, "mira", PHONE)
-    page.get_by_role("link", name="Entities", exact=True).click()
+    menu_link(page, "Entities").click()
     expect(page.get_by_role("link", name="Priya Shah")).to_be_visible()
     page.get_by_label("Name contains").fill("dana")
     page.get_by_role("button", name="Find").click()
@@ -168,7 +168,7 @@ def test_a_commitment_is_marked_done_with_a_note(browser, brain_url, viewport, w
     recorder = person(org, "rob")
     promise = record_commitment(actor=recorder, owner="Mira", what="Mira will send the revised quote to BigCo")
     page = open_page(browser, brain_url, who, viewport)
-    page.get_by_role("link", name="Registers").click()
+    menu_link(page, "Registers").click()
     expect(page.get_by_text("Mira will send the revised quote to BigCo")).to_be_visible()
     assert fits(page, viewport)
     page.get_by_label("Mark it").select_option("done")
