@@ -53,41 +53,25 @@ SAYS_A_TIME = re.compile(
 
 def rerank(question: str, fused: dict[int, float]) -> dict[int, float]:
     when = WHEN_BONUS > 0 and bool(WHEN_QUESTION.search(question))
-    if len(fused) < 2:
+    if len(fused) < 2 or (NEIGHBOUR_SHARE <= 0 and not when):
         return fused
+    text = "c.text" if when else "''"  # the passages' text is only read for a "when" question
     with connections[read_alias()].cursor() as cursor:
         cursor.execute(
-            f"SELECT c.id, c.document_id, c.ordinal, d.before_id, d.after_id, d.chunk_count, c.speaker, c.text "  # noqa: S608 (fixed text)
+            f"SELECT c.id, c.document_id, c.ordinal, d.before_id, d.after_id, d.chunk_count, c.speaker, {text} "  # noqa: S608 (one of two fixed strings)
             f"FROM memory_chunk c CROSS JOIN LATERAL ({DOCUMENT_OF_PASSAGE}) d WHERE c.id = ANY(%s)",
             [list(fused)],
         )
         rows = cursor.fetchall()
-    mixed = _mixed(fused, rows)
-    scores = _with_neighbours(fused, rows, mixed) if NEIGHBOUR_SHARE > 0 else dict(fused)
-    for cid, *_, speaker, text in rows:
-        if when and (speaker or (mixed and WHEN_PAGES)) and SAYS_A_TIME.search(text):
-            scores[cid] *= 1 + WHEN_BONUS
-        if mixed and speaker and QUESTION_LOSS and ASKS.search(text):
-            scores[cid] *= 1 - QUESTION_LOSS
+    scores = _with_neighbours(fused, rows) if NEIGHBOUR_SHARE > 0 else dict(fused)
+    if when:
+        for cid, *_, speaker, text in rows:
+            if speaker and SAYS_A_TIME.search(text):
+                scores[cid] *= 1 + WHEN_BONUS
     return scores
 
 
-MIXED_TOP = 20
-MIXED_SHARE = 0.0
-WHEN_PAGES = False  # measured +4.4 on the mixed set, but it outweighs the push-down of near-duplicates
-QUESTION_LOSS = 0.0
-LEND_CAP = False
-ASKS = re.compile(r"\?\s*$")
-
-
-def _mixed(fused: dict[int, float], rows: list[tuple]) -> bool:
-    """Whether written passages (not turns of a conversation) are among the best candidates."""
-    top = set(sorted(fused, key=lambda cid: -fused[cid])[:MIXED_TOP])
-    written = sum(1 for cid, *_, speaker, _text in rows if cid in top and not speaker)
-    return written > MIXED_SHARE * len(top)
-
-
-def _with_neighbours(fused: dict[int, float], rows: list[tuple], mixed: bool) -> dict[int, float]:
+def _with_neighbours(fused: dict[int, float], rows: list[tuple]) -> dict[int, float]:
     at: dict[tuple[int, int], int] = {}
     message: dict[int, int] = {}  # a one-message document's passage
     for cid, document, ordinal, _before, _after, count, *_ in rows:
@@ -102,6 +86,4 @@ def _with_neighbours(fused: dict[int, float], rows: list[tuple], mixed: bool) ->
         lent = [fused[n] for n in near if n is not None and n != cid]
         if lent:
             boosted[cid] = fused[cid] + NEIGHBOUR_SHARE * max(lent)
-            if mixed and LEND_CAP:
-                boosted[cid] = min(boosted[cid], max(fused[cid], max(lent)))
     return boosted
