@@ -6,7 +6,7 @@ Every page shows times through ``local_time`` (the ``local_time`` template filte
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
@@ -17,6 +17,11 @@ from brain.models import Organisation
 def zone_of(org: Organisation | None) -> ZoneInfo:
     """The organisation's time zone; the server's (``TIME_ZONE``) when there is no organisation."""
     return ZoneInfo(org.time_zone if org is not None and org.time_zone else settings.TIME_ZONE)
+
+
+def local_day(moment: datetime, org: Organisation | None) -> date:
+    """The day ``moment`` falls on in the organisation's zone: the day a page shows beside it."""
+    return moment.astimezone(zone_of(org)).date()
 
 
 def local_time(moment: datetime, org: Organisation | None) -> str:

@@ -3,7 +3,7 @@ see, runs its tool through ``execute`` (charged and recorded), and escapes what 
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from django.test import Client
@@ -200,6 +200,18 @@ def test_search_shows_each_document_once_and_filters_by_the_url(actor):
     assert "Clear filters" in only_ines
     nothing = client.get("/memory/search/", {"q": "harbour ferry timetable", "before": "2001-01-01"}).content.decode()
     assert "with these filters" in nothing
+
+
+def test_search_reads_a_day_filter_in_the_organisations_zone(actor):
+    actor.org.time_zone = "Pacific/Auckland"
+    actor.org.save(update_fields=["time_zone"])
+    said = datetime(2026, 3, 1, 20, 0, tzinfo=UTC)  # 2 March, 09:00 in Auckland
+    save(actor, "Ines", "The ferry timetable changes next week.", speaker="Ines", conversation="#ops", occurred_at=said)
+    client = client_for(actor)
+    kept = client.get("/memory/search/", {"q": "ferry timetable", "after": "2026-03-02"}).content.decode()
+    assert "with these filters" not in kept
+    gone = client.get("/memory/search/", {"q": "ferry timetable", "before": "2026-03-01"}).content.decode()
+    assert "with these filters" in gone
 
 
 def test_search_finds_a_personal_document_only_for_its_owner(members):

@@ -18,10 +18,10 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils import timezone
 
 from brain.actors import Actor
 from brain.ids import format_id, parse_numeric_id
+from brain.times import local_day
 from brain.web import web_actor
 from memory.documents.selectors import visible_documents
 from memory.graph.provenance import documents_mentioning
@@ -79,7 +79,9 @@ def entity_page(request: HttpRequest, entity_id: int) -> HttpResponse:
         "truncated": hood.truncated,
         "graph": _drawing(hood.entity.name, entity_id, around, depth, _same_view(as_of, by, depth)),
         "graph_notice": notice,
-        "documents": _dated_by(documents_mentioning(actor=actor, entity_id=entity_id, as_of=day_of(learned)), said),
+        "documents": _dated_by(
+            actor, documents_mentioning(actor=actor, entity_id=entity_id, as_of=day_of(learned)), said
+        ),
     }
     return render(request, "memory/entity.html", context)
 
@@ -88,19 +90,16 @@ def _with_said_days(actor: Actor, rows: list[FactRow]) -> list[FactRow]:
     """Rows with the day their source is dated (when it was said or written), where it has one."""
     keys = {row.memory_id: row.source_document for row in rows if row.source_document}
     documents = visible_documents(actor=actor, ids=list(keys.values()))
-    days = {
-        memory_id: timezone.localtime(documents[key].occurred_at).date()
-        for memory_id, key in keys.items()
-        if key in documents and documents[key].occurred_at
-    }
+    dated = {key: d.occurred_at for key, d in documents.items() if d.occurred_at is not None}
+    days = {memory_id: local_day(dated[key], actor.org) for memory_id, key in keys.items() if key in dated}
     return [replace(row, said_on=days.get(row.memory_id)) for row in rows]
 
 
-def _dated_by(documents: list[Document], day: date | None) -> list[Document]:
+def _dated_by(actor: Actor, documents: list[Document], day: date | None) -> list[Document]:
     """The documents said or written by the end of ``day`` (saved by then, when they carry no date)."""
     if day is None:
         return documents
-    return [d for d in documents if timezone.localtime(d.occurred_at or d.recorded_at).date() <= day]
+    return [d for d in documents if local_day(d.occurred_at or d.recorded_at, actor.org) <= day]
 
 
 def _as_said_by(rows: list[FactRow], day: date | None) -> list[FactRow]:

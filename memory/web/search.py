@@ -17,11 +17,11 @@ from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.safestring import SafeString
 
 from brain.actors import Actor
 from brain.ids import parse_numeric_id
+from brain.times import local_day
 from brain.web import member_organisations, web_actor
 from memory.documents.selectors import memory_is_empty, visible_chunks
 from memory.graph.provenance import facts_behind
@@ -82,7 +82,7 @@ def search_page(request: HttpRequest) -> HttpResponse:
             context["refusal"], status = outcome.message, outcome.status
         else:
             found = _results(actor, cast(SearchOut, outcome.output), query, day_of(as_of))
-            kept = [r for r in found if _passes(r, chosen)]
+            kept = [r for r in found if _passes(r, chosen, actor)]
             context.update(
                 results=kept[:SHOWN],
                 answer=kept[0] if kept else None,
@@ -96,8 +96,8 @@ def search_page(request: HttpRequest) -> HttpResponse:
     return render(request, "memory/search.html", context, status=status)
 
 
-def _passes(result: Result, chosen: dict[str, str]) -> bool:
-    day = timezone.localtime(result.when).date() if result.when else None
+def _passes(result: Result, chosen: dict[str, str], actor: Actor) -> bool:
+    day = local_day(result.when, actor.org) if result.when else None
     after, before = day_of(chosen["after"]), day_of(chosen["before"])
     return (
         (not chosen["kind"] or result.source == chosen["kind"])
