@@ -37,13 +37,18 @@ def grantable(spec: ToolSpec) -> bool:
     return not spec.read_only and spec.name not in JOB_TOOLS | NEVER
 
 
-def checked_grant(actor: Actor, names: Iterable[str] | None) -> list[str]:
-    """The write tools ``actor`` grants a new job, refused with the ones they may grant."""
-    chosen = sorted(set(names or []))
+def grantable_tools(actor: Actor) -> list[str]:
+    """The write tools ``actor`` may hand to a job of theirs, by name."""
     features = enabled_features(actor=actor)
-    allowed = sorted(
+    return sorted(
         s.name for s in TOOLS.values() if grantable(s) and is_visible(s, scopes=actor.scopes, features=features)
     )
+
+
+def checked_grant(actor: Actor, names: Iterable[str] | None) -> list[str]:
+    """The write tools ``actor`` grants a job, refused with the ones they may grant."""
+    chosen = sorted(set(names or []))
+    allowed = grantable_tools(actor)
     wrong = [name for name in chosen if name not in allowed]
     if wrong:
         never = ", ".join(sorted(NEVER))

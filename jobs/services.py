@@ -253,17 +253,23 @@ def update_job(
     run_now: bool = False,
     delete: bool = False,
     notify: bool | None = None,
+    at: str | None = None,
+    write_tools: list[str] | None = None,
 ) -> Scheduled | None:
-    """Change a job; None when it was deleted (its chat and past runs stay)."""
+    """Change a job; None when it was deleted (its chat and past runs stay). ``schedule`` makes it
+    recurring and ``at`` a one-off at that moment (in its time zone, the new one when both change)."""
     job = _manageable(actor, job_id)
     if delete and job.scope == Job.Scope.PERSONAL:  # one's own job may end, whatever it did
         _delete(actor, job)
         return None
-    if any(value is not None for value in (prompt, mode, model, memory)) and not _may_change_what_it_does(actor, job):
+    what_it_does = (prompt, mode, model, memory, write_tools)
+    if any(value is not None for value in what_it_does) and not _may_change_what_it_does(actor, job):
         raise PermissionDenied(
-            "Only its owner (or, for a shared job, an organisation admin) changes a job's prompt, mode, model or "
-            "memory: the job runs as its owner. You may pause, resume or run it."
+            "Only its owner (or, for a shared job, an organisation admin) changes a job's prompt, mode, model, "
+            "memory or write tools: the job runs as its owner. You may pause, resume or run it."
         )
+    if schedule is not None and at is not None:
+        raise InvalidArgument("Give schedule (a recurring job) or at (a one-off), not both.")
     if run_now and not delete and not (job.enabled if enabled is None else enabled):
         raise InvalidArgument(f"{job.public_id} is paused, so it does not run now; resume it (enabled true) first.")
     _require_personal_if_limited(actor, scope=job.scope, memory=job.memory if memory is None else memory)
@@ -291,6 +297,10 @@ def update_job(
         cron = _checked(parse_cron, schedule)
         _checked(check_interval, cron, zone(job.time_zone))
         job.kind, job.cron, job.at = Job.Kind.RECURRING, cron.expression, None
+    if at is not None:
+        job.kind, job.cron, job.at = Job.Kind.ONCE, "", _checked(parse_moment, at, zone(job.time_zone), timezone.now())
+    if write_tools is not None:
+        job.write_tools = checked_grant(actor, write_tools)
     if notify is not None:
         job.notify = notify
     if enabled is not None:
