@@ -208,7 +208,7 @@ AUTH_PASSWORD_VALIDATORS = [
 # token generator, which reads this): three days unless set, between ten minutes and thirty days.
 PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 86_400, minimum=600, maximum=30 * 86_400)
 LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "connect"
+LOGIN_REDIRECT_URL = "home"  # admins to the overview, members to search (brain.views.home)
 LOGOUT_REDIRECT_URL = "login"
 
 LANGUAGE_CODE = "en"

@@ -47,7 +47,7 @@ class JobForm(forms.Form):
     schedule = forms.CharField(
         required=False,
         max_length=120,
-        label="Schedule",
+        label="Cron schedule",
         widget=forms.TextInput(attrs={"list": "schedule-examples", "placeholder": "0 9 * * 1-5"}),
         help_text="For a schedule: five cron fields, minute hour day month weekday; "
         + "; ".join(f"{cron} is {words}" for cron, words in SCHEDULE_EXAMPLES)

@@ -172,7 +172,9 @@ def edit_job(request: HttpRequest, job_id: int) -> HttpResponse:
         try:
             changed = _changes(job, form.cleaned_data)
             kept = update_job(actor=actor, job_id=job.public_id, **changed) if changed else None
-            said = f"{job.name}: changed, {kept.schedule}." if kept is not None else f"{job.name}: nothing changed."
+            said = (
+                f"{kept.job.name}: changed, {kept.schedule}." if kept is not None else f"{job.name}: nothing changed."
+            )
             messages.success(request, said)
             return HttpResponseRedirect(reverse("jobs"))
         except NotFound:

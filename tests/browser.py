@@ -30,8 +30,9 @@ def browser_page() -> Iterator[Page]:
             browser.close()
 
 
-def log_in(page: Page, base_url: str, username: str, password: str) -> None:
-    page.goto(f"{base_url}/login/")
+def log_in(page: Page, base_url: str, username: str, password: str, *, then: str = "/connect/") -> None:
+    """Log in through the form, asking to come back to ``then`` (without it, / chooses the page)."""
+    page.goto(f"{base_url}/login/?next={then}")
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Log in").click()

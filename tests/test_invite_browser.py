@@ -58,7 +58,7 @@ def test_an_invited_member_sets_a_password_from_the_email_and_logs_in(brain_url)
         expect(page.get_by_label("Username")).to_have_value("nina@example.com")
         page.get_by_label("Password").fill(NEW_PASSWORD)
         page.get_by_role("button", name="Log in").click()
-        page.wait_for_url(f"{brain_url}/connect/")
+        page.wait_for_url(f"{brain_url}/memory/search/")  # a member lands on search
         expect(page.get_by_role("button", name="Log out nina@example.com")).to_be_visible()
 
         page.goto(link)

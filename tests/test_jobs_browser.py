@@ -11,7 +11,7 @@ from playwright.sync_api import Dialog, expect
 from brain.models import Features
 from conftest import make_actor, make_org, make_user
 from jobs.models import Job
-from jobs.runs import tick
+from jobs.runs import run_queued, tick
 from jobs.services import schedule_job, schedule_once
 from tests.browser import browser_page, log_in, menu_link
 
@@ -76,3 +76,42 @@ def test_a_one_offs_run_stays_on_the_jobs_page_after_it_deleted_itself(brain_url
         row.get_by_role("link", name="Remind me about Baltic").click()
         expect(page.get_by_role("heading", name="What memory holds")).to_be_visible()  # the report, in its chat
         expect(page.get_by_text("No language model wrote this")).to_be_visible()
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+def test_a_member_makes_a_job_on_the_page_changes_it_and_sees_run_now_arrive_without_a_reload(brain_url, width):
+    org = make_org()
+    Features.objects.filter(org=org).update(jobs=True)
+    make_user(org, username="omar", password=PASSWORD)
+    with browser_page() as page:
+        page.set_viewport_size({"width": width, "height": 900})
+        log_in(page, brain_url, "omar", PASSWORD, then="/jobs/")
+        page.get_by_role("link", name="New job").click()
+        page.get_by_label("Name").fill("Friday digest")
+        page.get_by_label("What it should do").fill("What changed about BigCo this week?")
+        page.get_by_label("Cron schedule").fill("every friday")  # not cron: refused, what was typed kept
+        page.get_by_label("Time zone").select_option("Europe/Madrid")
+        page.get_by_role("button", name="Make the job").click()
+        expect(page.get_by_role("alert")).to_contain_text("a cron here has exactly five")
+        expect(page.get_by_label("What it should do")).to_have_value("What changed about BigCo this week?")
+        page.get_by_label("Cron schedule").fill("30 17 * * 5")
+        page.get_by_role("button", name="Make the job").click()
+        expect(page.get_by_text("Friday digest: made, Fridays at 17:30, Europe/Madrid; next run")).to_be_visible()
+
+        page.get_by_role("link", name="Edit").click()
+        page.get_by_label("Name").fill("Weekday digest")
+        page.get_by_label("Cron schedule").fill("0 9 * * 1-5")
+        page.get_by_role("button", name="Save changes").click()
+        expect(page.get_by_text("Weekday digest: changed, weekdays at 09:00, Europe/Madrid")).to_be_visible()
+
+        page.evaluate("window.stayed = true")  # gone if the page reloads
+        page.get_by_role("button", name="Run now").click()
+        expect(page.get_by_role("status").filter(has_text="queued to run within a minute")).to_be_visible()
+        runs = page.locator(".job-runs")
+        expect(runs.locator('[data-run-status="queued"]')).to_be_visible()  # the run, arrived
+        run = Job.objects.get(org=org).runs.get()
+        run_queued(run.pk)  # what the worker does with it
+        expect(runs.locator('[data-run-status="ok"]')).to_be_visible()  # and finished
+        assert page.evaluate("window.stayed") is True
+    job = Job.objects.get(org=org)
+    assert (job.name, job.cron, job.time_zone) == ("Weekday digest", "0 9 * * 1-5", "Europe/Madrid")

@@ -81,7 +81,7 @@ def test_a_one_off_made_on_the_page_runs_at_the_local_moment(jobs_on):
     client = logged_in(jobs_on.user)
     client.post("/jobs/new/", {**FORM, "when": "once", "at": "2031-01-09T09:00", "time_zone": "Europe/Madrid"})
     job = Job.objects.get(org=jobs_on.org)
-    assert (job.kind, job.at.isoformat()) == ("once", "2031-01-09T08:00:00+00:00")
+    assert (job.kind, str(job.at)) == ("once", "2031-01-09 08:00:00+00:00")
 
 
 def test_the_owner_changes_a_job_and_a_colleague_may_rename_a_shared_one_but_not_its_prompt(jobs_on):
@@ -93,7 +93,7 @@ def test_the_owner_changes_a_job_and_a_colleague_may_rename_a_shared_one_but_not
     edit = {**FORM, "name": "Digest", "prompt": "p", "schedule": "0 9 * * 1-5", "time_zone": "UTC"}
     owner.post(f"/jobs/{shared.pk}/edit/", {**edit, "when": "once", "at": "2031-03-02T10:30"})
     shared.refresh_from_db()
-    assert (shared.kind, shared.cron, shared.at.isoformat()) == ("once", "", "2031-03-02T10:30:00+00:00")
+    assert (shared.kind, shared.cron, str(shared.at)) == ("once", "", "2031-03-02 10:30:00+00:00")
     colleague = logged_in(make_user(jobs_on.org))
     now = {**edit, "when": "once", "at": "2031-03-02T10:30"}
     assert colleague.post(f"/jobs/{shared.pk}/edit/", {**now, "name": "Weekday digest"}).status_code == 302
