@@ -214,6 +214,22 @@ def test_search_reads_a_day_filter_in_the_organisations_zone(actor):
     assert "with these filters" in gone
 
 
+@pytest.mark.parametrize(
+    ("days", "says"),
+    [
+        ({"after": "1 March"}, "From must be a day written YYYY-MM-DD"),
+        ({"before": "2026-02-30"}, "To must be a day written YYYY-MM-DD"),
+        ({"after": "2026-03-05", "before": "2026-03-01"}, "From (2026-03-05) is after To (2026-03-01)"),
+    ],
+)
+def test_a_day_filter_that_cannot_be_read_is_refused_not_dropped(actor, days, says):
+    save(actor, "Ferry", "The ferry timetable changes next week.")
+    answer = client_for(actor).get("/memory/search/", {"q": "ferry timetable", **days})
+    assert answer.status_code == 400
+    assert says in answer.content.decode()
+    assert "The ferry timetable changes" not in answer.content.decode()
+
+
 def test_search_finds_a_personal_document_only_for_its_owner(members):
     owner, other = members
     save(owner, "Private plans", "I plan to move to the Lisbon office.", scope="personal")

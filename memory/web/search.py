@@ -76,7 +76,10 @@ def search_page(request: HttpRequest) -> HttpResponse:
         "memory_empty": memory_is_empty(actor=actor),
     }
     status = 200
-    if query:
+    wrong = _wrong_days(chosen)
+    if query and wrong:
+        context["refusal"], status = wrong, 400
+    elif query:
         outcome = run_tool(actor, "search_company_memory", {"query": query, "top_k": FOUND, "as_of": as_of or None})
         if outcome.output is None:
             context["refusal"], status = outcome.message, outcome.status
@@ -94,6 +97,18 @@ def search_page(request: HttpRequest) -> HttpResponse:
                 clear_url=f"{reverse('memory-search')}?{urlencode({'q': query, 'as_of': as_of})}",
             )
     return render(request, "memory/search.html", context, status=status)
+
+
+def _wrong_days(chosen: dict[str, str]) -> str:
+    """Why the day filters cannot be used, or "" when they can: a filter is never silently dropped."""
+    labels = {"after": "From", "before": "To"}
+    for name, label in labels.items():
+        if chosen[name] and day_of(chosen[name]) is None:
+            return f"{label} must be a day written YYYY-MM-DD, e.g. 2026-03-01; got {chosen[name]!r}."
+    after, before = day_of(chosen["after"]), day_of(chosen["before"])
+    if after and before and after > before:
+        return f"From ({after}) is after To ({before}); swap them or clear one."
+    return ""
 
 
 def _passes(result: Result, chosen: dict[str, str], actor: Actor) -> bool:
