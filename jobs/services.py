@@ -280,6 +280,7 @@ def update_job(
         return None
     if name is not None:
         job.name = checked_text(name, "name", NAME_LIMIT, required=True)
+        Chat.objects.filter(pk=job.chat_id).update(title=job.name)  # its runs are listed by their chat's title
     if prompt is not None:
         job.prompt = checked_text(prompt, "prompt", PROMPT_LIMIT, required=True)
         Message.objects.create(chat=job.chat, role=Message.Role.PROMPT, text=job.prompt)

@@ -3,6 +3,7 @@ run's report in its chat, where markdown renders and raw HTML does not."""
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime
 
 import pytest
@@ -18,6 +19,7 @@ from tests.browser import browser_page, log_in, menu_link
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PASSWORD = "a long enough secret"
+SHOTS = os.environ.get("BRAIN_SCREENSHOTS", "")  # a folder to keep screenshots in, when set
 
 
 @pytest.fixture(autouse=True)
@@ -95,6 +97,8 @@ def test_a_member_makes_a_job_on_the_page_changes_it_and_sees_run_now_arrive_wit
         expect(page.get_by_role("alert")).to_contain_text("a cron here has exactly five")
         expect(page.get_by_label("What it should do")).to_have_value("What changed about BigCo this week?")
         page.get_by_label("Cron schedule").fill("30 17 * * 5")
+        if SHOTS and width > 1000:
+            page.screenshot(path=f"{SHOTS}/jobs-new.png", full_page=True)
         page.get_by_role("button", name="Make the job").click()
         expect(page.get_by_text("Friday digest: made, Fridays at 17:30, Europe/Madrid; next run")).to_be_visible()
 
@@ -112,6 +116,9 @@ def test_a_member_makes_a_job_on_the_page_changes_it_and_sees_run_now_arrive_wit
         run = Job.objects.get(org=org).runs.get()
         run_queued(run.pk)  # what the worker does with it
         expect(runs.locator('[data-run-status="ok"]')).to_be_visible()  # and finished
+        expect(runs.get_by_role("link", name="Weekday digest")).to_be_visible()  # its chat took the new name
+        if SHOTS and width > 1000:
+            page.screenshot(path=f"{SHOTS}/jobs.png", full_page=True)
         assert page.evaluate("window.stayed") is True
     job = Job.objects.get(org=org)
     assert (job.name, job.cron, job.time_zone) == ("Weekday digest", "0 9 * * 1-5", "Europe/Madrid")
