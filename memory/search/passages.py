@@ -70,12 +70,23 @@ class SearchResult:
     candidates: dict[str, int]
 
 
-def _mmr(order: list[int], fused: dict[int, float], vectors: dict[int, np.ndarray], k: int, weight: float) -> list[int]:
+def _mmr(
+    order: list[int],
+    fused: dict[int, float],
+    vectors: dict[int, np.ndarray],
+    texts: dict[int, str],
+    k: int,
+    weight: float,
+) -> list[int]:
     """Maximal marginal relevance, applied to near-duplicates only: related neighbouring passages
-    are often all needed (a discussion spans many turns), copies of one passage are not."""
+    are often all needed (a discussion spans many turns), copies of one passage are not. A copy
+    (the same words as a passage already picked, whatever the title) waits until nothing else is
+    left, whatever bonus its words earned: one text saying the date three times is one answer."""
     pool = [cid for cid in order if cid in vectors]
     if weight >= 1.0 or len(pool) <= 1:
         return order[:k]
+    words = [" ".join(texts.get(cid, "").lower().split()) for cid in pool]
+    copy = np.zeros(len(pool), dtype=bool)
     matrix = np.stack([vectors[cid] for cid in pool])
     relevance = np.array([fused[cid] for cid in pool]) / max(fused[cid] for cid in pool)
     likeness = np.full(len(pool), -1.0)  # highest similarity to anything chosen so far
@@ -83,10 +94,12 @@ def _mmr(order: list[int], fused: dict[int, float], vectors: dict[int, np.ndarra
     chosen: list[int] = []
     for _ in range(min(k, len(pool))):
         value = weight * relevance - (1 - weight) * np.maximum(likeness, 0)
+        value[copy] -= 2.0  # below anything that is not a copy (values lie in [-1, 1])
         value[~available] = -np.inf
         pick = int(np.argmax(value))
         chosen.append(pool[pick])
         available[pick] = False
+        copy |= np.array([w == words[pick] for w in words])
         similarity = matrix @ matrix[pick]
         likeness = np.maximum(likeness, np.where(similarity >= NEAR_DUPLICATE, similarity, 0.0))
     return chosen
@@ -162,7 +175,8 @@ def search_chunks(
     # One statement reads the pool's passages and, when MMR needs them, their vectors.
     loaded = _load_rows(pool if diversify else pool[:top_k], with_vectors=diversify)
     vectors = {cid: _parse_vector(row[-1]) for cid, row in loaded.items()} if diversify else {}
-    picked = _mmr(pool, fused, vectors, top_k, diversity)
+    texts = {cid: row[4] for cid, row in loaded.items()}
+    picked = _mmr(pool, fused, vectors, texts, top_k, diversity)
     hits = _hits(picked, loaded, fused, ranks, scores)
     for hit in hits:
         hit.more = more.get(hit.chunk_id, 0)

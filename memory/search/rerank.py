@@ -6,8 +6,14 @@
   for documents that are one message each, the message before or after it in the same
   conversation (in time order, among messages of the same audience).
 - Dates for "when": a question asking when favours turns of a conversation that say a time (a
-  date, a weekday, "tomorrow", "next week", a clock time). Pages are full of dates, so the rule
-  is for turns only.
+  date, a weekday, "tomorrow", "next week", a clock time).
+- A mixed pool: when written passages (pages, policies, mail, notes: passages without a speaker)
+  are among the best candidates, the "when" bonus goes to any passage that says a time, a
+  page's as well as a turn's, and neighbours lend less (``MIXED_NEIGHBOUR_SHARE``): in a pool of
+  turns, the answer sits beside the question; beside a page, the turns around a turn that only
+  shares the question's words mostly share them too. A pool of turns only is ranked as before.
+  Copies of one text that all say the date are kept apart by MMR's copy rule
+  (``passages.COPY``), not here.
 
 Only candidates take part, and all of them are passages the caller may read.
 """
@@ -34,6 +40,8 @@ DOCUMENT_OF_PASSAGE = (
     "FROM memory_document d WHERE d.id = c.document_id OFFSET 0"
 )
 NEIGHBOUR_SHARE = 0.4  # measured: see docs/benchmarks.md
+MIXED_NEIGHBOUR_SHARE = 0.2  # measured on the mixed set: see docs/benchmarks.md
+MIXED_TOP = 20  # a pool is mixed when a written passage is among its best twenty candidates
 WHEN_BONUS = 0.5  # measured on the chat dev set: see docs/benchmarks.md
 WHEN_QUESTION = re.compile(
     r"^\s*((roughly|around|about|until|since|by|on|in|at) )?"
@@ -53,7 +61,7 @@ SAYS_A_TIME = re.compile(
 
 def rerank(question: str, fused: dict[int, float]) -> dict[int, float]:
     when = WHEN_BONUS > 0 and bool(WHEN_QUESTION.search(question))
-    if len(fused) < 2 or (NEIGHBOUR_SHARE <= 0 and not when):
+    if len(fused) < 2:
         return fused
     text = "c.text" if when else "''"  # the passages' text is only read for a "when" question
     with connections[read_alias()].cursor() as cursor:
@@ -63,15 +71,23 @@ def rerank(question: str, fused: dict[int, float]) -> dict[int, float]:
             [list(fused)],
         )
         rows = cursor.fetchall()
-    scores = _with_neighbours(fused, rows) if NEIGHBOUR_SHARE > 0 else dict(fused)
+    mixed = _mixed(fused, rows)
+    share = MIXED_NEIGHBOUR_SHARE if mixed else NEIGHBOUR_SHARE
+    scores = _with_neighbours(fused, rows, share) if share > 0 else dict(fused)
     if when:
         for cid, *_, speaker, text in rows:
-            if speaker and SAYS_A_TIME.search(text):
+            if (speaker or mixed) and SAYS_A_TIME.search(text):
                 scores[cid] *= 1 + WHEN_BONUS
     return scores
 
 
-def _with_neighbours(fused: dict[int, float], rows: list[tuple]) -> dict[int, float]:
+def _mixed(fused: dict[int, float], rows: list[tuple]) -> bool:
+    """Whether a written passage (not a turn of a conversation) is among the best candidates."""
+    best = set(sorted(fused, key=lambda cid: -fused[cid])[:MIXED_TOP])
+    return any(cid in best and not speaker for cid, *_, speaker, _text in rows)
+
+
+def _with_neighbours(fused: dict[int, float], rows: list[tuple], share: float) -> dict[int, float]:
     at: dict[tuple[int, int], int] = {}
     message: dict[int, int] = {}  # a one-message document's passage
     for cid, document, ordinal, _before, _after, count, *_ in rows:
@@ -85,5 +101,5 @@ def _with_neighbours(fused: dict[int, float], rows: list[tuple]) -> dict[int, fl
             near += [message.get(before or 0), message.get(after or 0)]
         lent = [fused[n] for n in near if n is not None and n != cid]
         if lent:
-            boosted[cid] = fused[cid] + NEIGHBOUR_SHARE * max(lent)
+            boosted[cid] = fused[cid] + share * max(lent)
     return boosted

@@ -75,6 +75,7 @@ def memory(actor: Actor) -> dict[str, int]:
         ("When does the BigCo contract renew?", "account"),
         ("When is the fire drill?", "facilities"),
         ("where do visitors park", "facilities"),
+        ("when do visitors park", "facilities"),
     ],
 )
 def test_the_page_that_answers_is_in_the_top_three(actor, memory, question, page):

@@ -54,6 +54,18 @@ def test_top_k_trims_and_near_duplicates_are_pushed_down(actor):
     assert "Other" in hits
 
 
+def test_copies_that_all_say_the_date_come_after_every_other_passage_in_a_mixed_pool(actor):
+    """The "when" bonus goes to written passages in a mixed pool; three copies of one that says
+    the date still take one place, not three."""
+    for i in range(3):
+        save(actor, f"Copy {i}", "The quarterly board meeting is on the first Monday of April.", source_kind=f"k{i}")
+    save(actor, "Other", "Board members receive the papers a week before the meeting.")
+    save(actor, "Papers", "The board papers are drafted by the finance team.")
+    hits = titles(actor, "when is the board meeting", top_k=3)
+    assert hits[0].startswith("Copy")
+    assert sum(title.startswith("Copy") for title in hits) == 1
+
+
 def test_another_organisations_documents_never_appear_even_word_for_word(corpus, other_org_actor):
     save(other_org_actor, "Globex merger", SECRET)
     for mode in ("auto", "vector", "keyword"):
