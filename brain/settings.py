@@ -12,6 +12,8 @@ import dj_database_url
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
+from brain.api.groups import OPENAPI_TAGS
+from brain.api.introduction import DESCRIPTION as API_DESCRIPTION
 from brain.env import env_bool, env_file_values, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -273,7 +275,9 @@ REST_FRAMEWORK = {
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Brain API",
-    "DESCRIPTION": "Company memory for assistants: the REST face of the same services the MCP tools use.",
+    # How to authenticate comes first; every operation is tagged with one of the groups, in this order.
+    "DESCRIPTION": API_DESCRIPTION,
+    "TAGS": OPENAPI_TAGS,
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     # Every file of both pages comes from this server (the sidecar package), and nothing else is fetched:

@@ -13,6 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from brain.actors import Actor
+from brain.api.groups import REMEMBER
 from brain.api.metering import metered
 from brain.api.tools import ErrorBody
 from brain.errors import InvalidArgument, PermissionDenied
@@ -129,7 +130,7 @@ class DocumentsView(APIView):
         "HTML is converted to markdown.",
         request=DocumentIn,
         responses={201: DocumentOut, 200: DocumentOut, 400: ErrorBody, 403: ErrorBody, 413: ErrorBody},
-        tags=["documents"],
+        tags=[REMEMBER],
     )
     @metered("documents.create", billing=KNOWLEDGE)
     def post(self, request: Request) -> Response:
@@ -159,7 +160,7 @@ class DocumentsView(APIView):
             OpenApiParameter("offset", int),
         ],
         responses={200: DocumentList},
-        tags=["documents"],
+        tags=[REMEMBER],
     )
     @metered("documents.list")
     def get(self, request: Request) -> Response:
@@ -180,7 +181,7 @@ class DocumentView(APIView):
         operation_id="documents_get",
         summary="A document with its status and content",
         responses={200: DocumentOut, 404: ErrorBody},
-        tags=["documents"],
+        tags=[REMEMBER],
     )
     @metered("documents.get")
     def get(self, request: Request, document_id: str) -> Response:

@@ -8,6 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from brain.actors import Actor
+from brain.api.groups import ACCOUNT
 from brain.api.metering import metered
 from brain.api.tools import ErrorBody
 from brain.mcp.prices import FREE
@@ -21,7 +22,7 @@ class UsageView(APIView):
         summary="The plan, this month's reads, credits left and when the free reads renew",
         description="Never billed, even at zero credits.",
         responses={200: UsageOut, 401: ErrorBody},
-        tags=["usage"],
+        tags=[ACCOUNT],
     )
     @metered("usage", billing=FREE)
     def get(self, request: Request) -> Response:

@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from brain.actors import Actor
 from brain.api.exceptions import RETRY_AFTER_SECONDS, error_body
+from brain.api.groups import group_of
 from brain.mcp.invoke import execute
 from brain.mcp.registry import TOOLS, ToolSpec
 
@@ -35,11 +36,16 @@ def _run(request: Request, spec: ToolSpec, arguments: dict[str, Any]) -> Respons
 
 def tool_view(tool: str, method: str, *, summary: str = "") -> type[APIView]:
     """A view class for one tool. GET reads arguments from the query string, POST from the body;
-    arguments in the URL path (``<str:memory_id>``) are added to either."""
+    arguments in the URL path (``<str:memory_id>``) are added to either. Its group in the docs is the
+    tool's in ``brain.api.groups``."""
     spec = TOOLS[tool]
     errors = {
         400: OpenApiResponse(ErrorBody, description="Invalid arguments or a refusal"),
         401: OpenApiResponse(ErrorBody, description="Missing, unknown, revoked or expired token"),
+        402: OpenApiResponse(
+            ErrorBody,
+            description="Out of credits: this month's free reads are used and the credits do not cover the call",
+        ),
         403: OpenApiResponse(ErrorBody, description="The token lacks the scope, or the tool is switched off"),
         404: OpenApiResponse(ErrorBody, description="Not found in this organisation"),
         413: OpenApiResponse(ErrorBody, description="The body is over BRAIN_MAX_REQUEST_BYTES"),
@@ -52,7 +58,7 @@ def tool_view(tool: str, method: str, *, summary: str = "") -> type[APIView]:
         description=spec.description,
         request=spec.args if method == "post" else None,
         responses={200: spec.output, **errors},
-        tags=["tools"],
+        tags=[group_of(tool)],
     )
 
     if method == "get":
