@@ -36,7 +36,7 @@ def sent_link() -> str:
 
 def logs_in(username: str, password: str) -> bool:
     response = Client().post("/login/", {"username": username, "password": password})
-    return response.status_code == 302 and response["Location"] == "/connect/"
+    return response.status_code == 302 and response["Location"] == "/"  # / then chooses the page
 
 
 def invite(actor, email="nina@example.com", role=Membership.MEMBER, *, capture):
