@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 import django_celery_beat.admin  # noqa: F401 (registers beat's admins before they are wrapped below)
+import oauth2_provider.admin  # noqa: F401 (registers the toolkit's admins before they are taken out below)
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth.admin import GroupAdmin
@@ -18,6 +19,7 @@ from django.urls import path, reverse
 from django.urls.resolvers import URLPattern
 from django.utils.cache import add_never_cache_headers
 from django_celery_beat.models import ClockedSchedule, CrontabSchedule, IntervalSchedule, PeriodicTask, SolarSchedule
+from oauth2_provider.models import AccessToken, Application, Grant, IDToken, RefreshToken
 
 from brain import services
 from brain.admin_base import (
@@ -32,6 +34,7 @@ from brain.audit import record_audit
 from brain.errors import DomainError
 from brain.invitations import Invitation, invite_member, link_lifetime
 from brain.models import (
+    CONNECTED_APP_PREFIX,
     Activity,
     ApiToken,
     AuditRecord,
@@ -246,12 +249,29 @@ class MembershipAdmin(OrgScopedAdmin):
             )
 
 
+class ConnectedAppFilter(admin.SimpleListFilter):
+    title = "kind"
+    parameter_name = "kind"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("token", "brn_ tokens"), ("app", "Connected apps (OAuth)")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> QuerySet[ApiToken]:
+        if self.value() == "app":
+            return queryset.filter(prefix=CONNECTED_APP_PREFIX)
+        if self.value() == "token":
+            return queryset.exclude(prefix=CONNECTED_APP_PREFIX)
+        return queryset
+
+
 @admin.register(ApiToken)
 class ApiTokenAdmin(OrgScopedAdmin):
-    """Tokens are issued on the Connect page or by create_token; here they are read and revoked."""
+    """Tokens are issued on the Connect page or by create_token, and apps are connected on the
+    consent page (brain.oauth); here both are read and revoked. Revoking a connected app ends
+    its access at the next call, and its refresh token gets nothing more."""
 
     list_display = ["__str__", "user", "org", "scopes", "created_at", "expires_at", "revoked_at", "last_used_at"]
-    list_filter = ["revoked_at"]
+    list_filter = ["revoked_at", ConnectedAppFilter]
     # Only the label is edited: moving a token to another user, widening it or un-revoking it
     # would hand someone else's access to whoever holds the token.
     readonly_fields = [
@@ -264,6 +284,7 @@ class ApiTokenAdmin(OrgScopedAdmin):
         "expires_at",
         "revoked_at",
         "last_used_at",
+        "oauth_application",
     ]
     search_fields = ["name", "prefix", "user__username"]
     actions = ["revoke"]
@@ -292,6 +313,10 @@ class OrganisationGroupInline(admin.StackedInline):
 
 
 admin.site.unregister(Group)
+# The OAuth toolkit's own tables (clients, codes, tokens) hold no organisation: nobody edits them
+# here. Organisation admins see and revoke connected apps as rows of ApiToken above.
+for _model in (Application, AccessToken, Grant, IDToken, RefreshToken):
+    admin.site.unregister(_model)
 
 
 @admin.register(Group)

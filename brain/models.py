@@ -94,6 +94,10 @@ def _token_prefix() -> str:
     return secrets.token_hex(4)
 
 
+# The prefix of a connected app's row (brain.oauth): not hex, so no brn_ token ever has it.
+CONNECTED_APP_PREFIX = "app"
+
+
 class ApiToken(models.Model):
     READ, WRITE, PERSONAL = "read", "write", "personal"
     # personal: writes are limited to the token owner's personal memory; shared knowledge is refused.
@@ -115,12 +119,27 @@ class ApiToken(models.Model):
     expires_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
+    # Set for an app connected through OAuth (brain.oauth): the row is that connection, and its
+    # access tokens act as it. Its hash is of a value nobody holds, so it never works as brn_.
+    oauth_application = models.ForeignKey(
+        settings.OAUTH2_PROVIDER_APPLICATION_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="connections",
+    )
 
     class Meta:
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
+        if self.is_connected_app:
+            return f"{self.name or 'unnamed app'} (connected app)"
         return f"brn_{self.prefix}… ({self.name or 'unnamed'})"
+
+    @property
+    def is_connected_app(self) -> bool:
+        return self.oauth_application_id is not None or self.prefix == CONNECTED_APP_PREFIX
 
     @property
     def is_active(self) -> bool:

@@ -9,7 +9,7 @@ from django.db.models import QuerySet
 
 from brain.actors import Actor
 from brain.errors import NotFound
-from brain.models import ApiToken, Membership, Organisation
+from brain.models import CONNECTED_APP_PREFIX, ApiToken, Membership, Organisation
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,13 @@ def get_profile(*, actor: Actor) -> Profile:
 
 
 def list_user_tokens(*, user: User) -> QuerySet[ApiToken]:
-    return ApiToken.objects.filter(user=user).select_related("org").order_by("-created_at")
+    """A person's brn_ tokens; connected apps have a page of their own (brain.oauth)."""
+    return (
+        ApiToken.objects.filter(user=user)
+        .exclude(prefix=CONNECTED_APP_PREFIX)
+        .select_related("org")
+        .order_by("-created_at")
+    )
 
 
 def administers_any(*, user: User | AnonymousUser) -> bool:

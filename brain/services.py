@@ -11,7 +11,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import OuterRef, Subquery
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
 import brain
@@ -132,15 +132,23 @@ def authenticate_token(plaintext: str) -> ApiToken | None:
     """The active token behind a bearer value, or None. Records the use at most once a minute."""
     if not plaintext.startswith(TOKEN_PREFIX) or len(plaintext) > 200:
         return None
+    return mark_used(live_tokens().filter(hashed=hash_token(plaintext)).first())
+
+
+def live_tokens() -> QuerySet[ApiToken]:
+    """Unrevoked tokens of active users, with what every call needs loaded in the same statement:
+    the account and its plan for metering (usage.metering), the feature switches, and the user's
+    role (actor_for_token). Connected apps (brain.oauth) are found through it too."""
     membership = Membership.objects.filter(org=OuterRef("org"), user=OuterRef("user"))
-    token = (
-        # What every call needs comes along in the same statement: the account and its plan for
-        # metering (usage.metering), the feature switches, and the user's role (actor_for_token).
+    return (
         ApiToken.objects.select_related("org", "org__account__plan", "org__features", "user")
         .annotate(member_role=Subquery(membership.values("role")[:1]))
-        .filter(hashed=hash_token(plaintext), revoked_at__isnull=True, user__is_active=True)
-        .first()
+        .filter(revoked_at__isnull=True, user__is_active=True)
     )
+
+
+def mark_used(token: ApiToken | None) -> ApiToken | None:
+    """The token if it is still active, its use recorded at most once a minute; else None."""
     if token is None or not token.is_active:
         return None
     now = timezone.now()

@@ -247,6 +247,61 @@ BRAIN_TWILIO_AUTH_TOKEN = env_str("BRAIN_TWILIO_AUTH_TOKEN")
 BRAIN_TWILIO_FROM = env_str("BRAIN_TWILIO_FROM")
 BRAIN_ANSWER_LINK_DAYS = env_int("BRAIN_ANSWER_LINK_DAYS", 14, minimum=1, maximum=365)
 
+# --- OAuth 2.1 for /mcp (brain.oauth, docs/connect.md) ------------------------------------------
+# Brain is the authorisation server for its own MCP endpoint, on django-oauth-toolkit. Assistants
+# that connect by URL register themselves (RFC 7591) or name a client metadata document (an HTTPS
+# URL as client id); either can be switched off, and both limited to redirect hosts an operator lists.
+INSTALLED_APPS += ["oauth2_provider"]
+# The toolkit's own models, named so that migrations can refer to them as its swappable settings.
+OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth2_provider.Application"
+OAUTH2_PROVIDER_ACCESS_TOKEN_MODEL = "oauth2_provider.AccessToken"  # noqa: S105 (a model name)
+OAUTH2_PROVIDER_REFRESH_TOKEN_MODEL = "oauth2_provider.RefreshToken"  # noqa: S105 (a model name)
+OAUTH2_PROVIDER_GRANT_MODEL = "oauth2_provider.Grant"
+OAUTH2_PROVIDER_ID_TOKEN_MODEL = "oauth2_provider.IDToken"  # noqa: S105 (a model name)
+BRAIN_OAUTH_REGISTRATION = env_bool("BRAIN_OAUTH_REGISTRATION", True)
+BRAIN_OAUTH_CLIENT_METADATA = env_bool("BRAIN_OAUTH_CLIENT_METADATA", True)
+# Hosts a self-registered client may send people back to (ALLOWED_HOSTS syntax); empty: any.
+BRAIN_OAUTH_REDIRECT_HOSTS = env_list("BRAIN_OAUTH_REDIRECT_HOSTS", [])
+# Schemes a redirect may use besides https and loopback http (apps that open a link of their own).
+BRAIN_OAUTH_REDIRECT_SCHEMES = env_list("BRAIN_OAUTH_REDIRECT_SCHEMES", ["cursor", "vscode", "vscode-insiders"])
+# Client metadata documents are fetched from public addresses only, unless these hosts are listed
+# (ALLOWED_HOSTS syntax); an extra CA file is trusted for those fetches when set.
+BRAIN_OAUTH_METADATA_PRIVATE_HOSTS = env_list("BRAIN_OAUTH_METADATA_PRIVATE_HOSTS", [])
+BRAIN_OAUTH_METADATA_CA_FILE = env_str("BRAIN_OAUTH_METADATA_CA_FILE")
+BRAIN_OAUTH_ACCESS_TOKEN_SECONDS = env_int("BRAIN_OAUTH_ACCESS_TOKEN_SECONDS", 3600, minimum=60, maximum=86400)
+BRAIN_OAUTH_REFRESH_TOKEN_DAYS = env_int("BRAIN_OAUTH_REFRESH_TOKEN_DAYS", 30, minimum=1, maximum=365)
+OAUTH2_PROVIDER = {
+    "OAUTH2_VALIDATOR_CLASS": "brain.oauth.validator.BrainValidator",
+    "SCOPES": {
+        "read": "Search and read the organisation's memory",
+        "write": "Save shared knowledge",
+        "personal": "Save only to your personal memory",
+    },
+    "DEFAULT_SCOPES": ["read", "write"],
+    "ACCESS_TOKEN_EXPIRE_SECONDS": BRAIN_OAUTH_ACCESS_TOKEN_SECONDS,
+    "REFRESH_TOKEN_EXPIRE_SECONDS": BRAIN_OAUTH_REFRESH_TOKEN_DAYS * 86400,
+    "AUTHORIZATION_CODE_EXPIRE_SECONDS": 60,
+    "ROTATE_REFRESH_TOKEN": True,
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    "PKCE_REQUIRED": True,
+    "ALLOW_LOCALHOST_LOOPBACK": True,
+    "ALLOWED_REDIRECT_URI_SCHEMES": ["https", "http", *BRAIN_OAUTH_REDIRECT_SCHEMES],
+    "REQUEST_APPROVAL_PROMPT": "force",
+    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
+    "COMPLIANT_BCP_RFC9700_ACCESS_TOKEN_TRANSPORT": True,
+    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
+    "COMPLIANT_BCP_RFC9700_REFRESH_TOKEN": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_REQUIRED": True,
+    "DCR_ENABLED": BRAIN_OAUTH_REGISTRATION,
+    "DCR_REGISTRATION_PERMISSION_CLASSES": ("oauth2_provider.dcr.AllowAllDCRPermission",),
+    "CIMD_ENABLED": BRAIN_OAUTH_CLIENT_METADATA,
+    "CIMD_METADATA_FETCHER": "brain.oauth.fetcher.MetadataFetcher",
+    "CIMD_FETCH_TIMEOUT_SECONDS": env_int("BRAIN_OAUTH_METADATA_TIMEOUT_SECONDS", 5, minimum=1, maximum=30),
+    "CIMD_MAX_DOCUMENT_SIZE": 5 * 1024,
+}
+
 # Production behind TLS: BRAIN_HTTPS=1 turns on everything `manage.py check --deploy` asks for.
 SESSION_COOKIE_SECURE = HTTPS
 CSRF_COOKIE_SECURE = HTTPS

@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from brain import views
+from brain.oauth import views as oauth_views
 from jobs import views as jobs_views
 from registers.views import answer_page, registers_page, settle_commitment
 
@@ -13,6 +14,20 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("connect/", views.connect, name="connect"),
     path("connect/tokens/<int:token_id>/revoke/", views.revoke, name="revoke-token"),
+    path("connect/apps/", oauth_views.connected_apps, name="connected-apps"),
+    path("connect/apps/<int:connection_id>/disconnect/", oauth_views.disconnect, name="disconnect-app"),
+    path("oauth/", include("brain.oauth.urls")),
+    path(".well-known/oauth-authorization-server", oauth_views.authorization_server_metadata, name="oauth-metadata"),
+    path(
+        ".well-known/oauth-protected-resource",
+        oauth_views.protected_resource_metadata,
+        name="oauth-resource-metadata-root",
+    ),
+    path(
+        ".well-known/oauth-protected-resource/mcp",
+        oauth_views.protected_resource_metadata,
+        name="oauth-resource-metadata",
+    ),
     path("invitation/<str:uidb64>/<str:token>/", views.accept_invitation, name="accept-invitation"),
     path("", include("contacts.urls")),
     path("registers/", registers_page, name="registers"),

@@ -9,6 +9,7 @@ from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
 from brain.errors import PermissionDenied
+from brain.oauth.connections import connection_for_access_token, mcp_resource
 from brain.services import actor_for_token, authenticate_token
 
 
@@ -23,6 +24,12 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
         if keyword.lower() != "bearer" or not value.strip():
             raise exceptions.AuthenticationFailed("Send the token as 'Authorization: Bearer <token>'.")
         token = authenticate_token(value.strip())
+        if token is None and connection_for_access_token(value.strip()) is not None:
+            # RFC 8707: an app's OAuth token was issued for the MCP endpoint and is refused elsewhere.
+            raise exceptions.AuthenticationFailed(
+                f"This OAuth access token is for the MCP endpoint ({mcp_resource()}) only; the REST API "
+                "takes brn_ tokens from the Connect page."
+            )
         if token is None:
             raise exceptions.AuthenticationFailed("The token is unknown, revoked or expired.")
         try:

@@ -9,13 +9,18 @@ from mcp.server.auth.provider import AccessToken
 
 from brain.actors import Actor
 from brain.errors import PermissionDenied
+from brain.oauth.connections import connection_for_access_token
 from brain.selectors import enabled_features
-from brain.services import actor_for_token, authenticate_token
+from brain.services import TOKEN_PREFIX, actor_for_token, authenticate_token
 
 
 def _verify(plaintext: str) -> AccessToken | None:
+    """A ``brn_`` token, or an OAuth access token of a connected app (brain.oauth), which acts as
+    its connection's row: either way the same actor follows."""
     close_old_connections()
-    token = authenticate_token(plaintext)
+    token = (
+        authenticate_token(plaintext) if plaintext.startswith(TOKEN_PREFIX) else connection_for_access_token(plaintext)
+    )
     if token is None:
         return None
     try:
@@ -24,7 +29,7 @@ def _verify(plaintext: str) -> AccessToken | None:
         return None
     return AccessToken(
         token=plaintext,
-        client_id=f"brn_{token.prefix}",
+        client_id=token.oauth_application.client_id if token.oauth_application else f"brn_{token.prefix}",
         scopes=list(actor.scopes),
         expires_at=int(token.expires_at.timestamp()) if token.expires_at else None,
         claims={"actor": actor, "features": sorted(enabled_features(actor=actor))},

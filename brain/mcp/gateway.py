@@ -190,6 +190,21 @@ async def _failed(send: Send, exc: BaseException, request_id: object, writes: bo
     await send({"type": "http.response.body", "body": payload})
 
 
+def _with_discovery(send: Send) -> Send:
+    """Point a 401 at the protected-resource metadata (RFC 9728), read from the settings on each
+    answer, so an OAuth client finds Brain's authorisation server from the refusal alone."""
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start" and message["status"] == 401:
+            where = f"{settings.BRAIN_BASE_URL}/.well-known/oauth-protected-resource{MCP_PATH}"
+            value = f'Bearer error="invalid_token", error_description="Sign in first", resource_metadata="{where}"'
+            kept = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"www-authenticate"]
+            message = {**message, "headers": [*kept, (b"www-authenticate", value.encode())]}
+        await send(message)
+
+    return sending
+
+
 def _with_session(send: Send, session_id: str) -> Send:
     """Add the session id to a successful answer (``brain.mcp.sessions``)."""
 
@@ -232,7 +247,7 @@ class McpGateway:
                 return
             scope = dict(scope, path=MCP_PATH, raw_path=MCP_PATH.encode())
             minted = None if headers.get(sessions.HEADER) else sessions.for_initialize(body)
-            answer = send if minted is None else _with_session(send, minted)
+            answer = _with_discovery(send if minted is None else _with_session(send, minted))
             await _answering_failures(self.mcp_app, scope, _replay(body, receive), answer, body)
             return
         await self.django_app(scope, receive, send)

@@ -194,9 +194,10 @@ def build_app() -> Starlette:
         max_request_body_size=settings.BRAIN_MAX_REQUEST_BYTES,  # brain.mcp.gateway answers past it first
         # Host and Origin are checked by brain.asgi before authentication, with Django's rules.
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
-        # Tokens are made on the Connect page, not by OAuth: no resource metadata is served and
-        # a 401 names none, so no client goes looking for an authorisation server that is not
-        # there. (The SDK wants an issuer; without a resource URL it is never advertised.)
+        # brn_ tokens from the Connect page and OAuth access tokens (brain.oauth) both go through
+        # ApiTokenVerifier, which checks an OAuth token's resource itself. The discovery documents
+        # are Django's (brain.oauth.views) and the 401's pointer to them is added by the gateway,
+        # both from BRAIN_BASE_URL as it is when asked.
         auth=AuthSettings(
             issuer_url=base,
             resource_server_url=None,

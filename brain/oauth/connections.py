@@ -1,0 +1,164 @@
+"""Apps connected through OAuth, and the caller an OAuth access token stands for.
+
+The consent page makes one ApiToken row per person and app (``connect_app``): the organisation
+and access the person chose, with the app's name. Every access token the app gets for that
+person acts as that row, so metering, the audit log, rate limits and the personal-only rule see
+the same actor as for a ``brn_`` token. Connecting the same app again with another organisation
+or access replaces the row and ends the app's earlier tokens.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+from oauth2_provider.models import AccessToken, Application, Grant, RefreshToken
+
+from brain.audit import record_audit
+from brain.errors import NotFound
+from brain.models import CONNECTED_APP_PREFIX, ApiToken, Membership, Organisation
+from brain.services import live_tokens, mark_used
+
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def issuer() -> str:
+    """This server as an authorisation server: its public URL."""
+    return str(settings.BRAIN_BASE_URL)
+
+
+def mcp_resource() -> str:
+    """The one resource Brain issues tokens for (RFC 8707): its MCP endpoint's URL."""
+    return f"{settings.BRAIN_BASE_URL}/mcp"
+
+
+def _url_key(url: str) -> tuple[str, str, int | None, str] | None:
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or "").lower(), port or DEFAULT_PORTS.get(scheme), parts.path.rstrip("/")
+
+
+def is_mcp_resource(url: object) -> bool:
+    """Whether a resource indicator names this server's MCP endpoint (case of the host, a default
+    port and a trailing slash aside)."""
+    return isinstance(url, str) and _url_key(url) is not None and _url_key(url) == _url_key(mcp_resource())
+
+
+def _checksum(plaintext: str) -> str:
+    return hashlib.sha256(plaintext.encode()).hexdigest()
+
+
+def connection_for_access_token(plaintext: str) -> ApiToken | None:
+    """The connected app an OAuth access token acts as, or None when the token is unknown,
+    expired, issued for another resource, or its connection has ended."""
+    if len(plaintext) > 500:
+        return None
+    issued = (
+        AccessToken.objects.filter(token_checksum=_checksum(plaintext), expires__gt=timezone.now())
+        .values("user_id", "application_id", "resource")
+        .first()
+    )
+    if issued is None or issued["application_id"] is None or issued["user_id"] is None:
+        return None
+    if not any(is_mcp_resource(r) for r in issued["resource"] or []):
+        return None  # e.g. a registration token, or one bound to another resource
+    row = (
+        live_tokens()
+        .select_related("oauth_application")
+        .filter(user_id=issued["user_id"], oauth_application_id=issued["application_id"])
+        .first()
+    )
+    return mark_used(row)
+
+
+def app_connections(*, user: User) -> QuerySet[ApiToken]:
+    """A person's connected apps, newest first, ended ones included."""
+    return (
+        ApiToken.objects.filter(user=user, prefix=CONNECTED_APP_PREFIX)
+        .select_related("org", "oauth_application")
+        .order_by("-created_at")
+    )
+
+
+def forget_tokens(*, user_id: int, application_id: int | None) -> None:
+    """End every code, access token and refresh token an app holds for a person."""
+    if application_id is None:
+        return
+    now = timezone.now()
+    RefreshToken.objects.filter(user_id=user_id, application_id=application_id, revoked__isnull=True).update(
+        revoked=now
+    )
+    AccessToken.objects.filter(user_id=user_id, application_id=application_id).delete()
+    Grant.objects.filter(user_id=user_id, application_id=application_id).delete()
+
+
+@transaction.atomic
+def connect_app(*, user: User, org: Organisation, application: Application, access: str) -> ApiToken:
+    """The person's connection of this app, acting in ``org`` with ``access`` (a key of
+    ``ApiToken.ACCESS``): the current one when it already says so, otherwise a new one that
+    replaces it."""
+    if access not in ApiToken.ACCESS:
+        raise NotFound("No such access.")
+    if not Membership.objects.filter(org=org, user=user).exists():
+        raise NotFound("No such organisation.")
+    scopes = sorted(ApiToken.ACCESS[access][0])
+    current = (
+        ApiToken.objects.select_for_update()
+        .filter(user=user, oauth_application=application, revoked_at__isnull=True)
+        .first()
+    )
+    if current is not None and current.org_id == org.pk and sorted(current.scopes) == scopes:
+        return current
+    if current is not None:
+        current.revoked_at = timezone.now()
+        current.save(update_fields=["revoked_at"])
+        forget_tokens(user_id=user.pk, application_id=application.pk)
+    row = ApiToken.objects.create(
+        org=org,
+        user=user,
+        name=(application.name or urlsplit(application.client_id).hostname or "unnamed app")[:100],
+        prefix=CONNECTED_APP_PREFIX,
+        hashed=_checksum(secrets.token_urlsafe(32)),  # of a value nobody holds: never a brn_ token
+        scopes=scopes,
+        oauth_application=application,
+    )
+    record_audit(
+        actor=user,
+        org=org,
+        via="web",
+        action="app.connected",
+        target=f"connected app {row.name}",
+        details={"client_id": application.client_id, "scopes": scopes},
+    )
+    return row
+
+
+@transaction.atomic
+def disconnect_app(*, user: User, connection_id: int) -> ApiToken:
+    """End one of the person's own connections, and every token its app holds for them."""
+    row = ApiToken.objects.select_for_update().filter(pk=connection_id, user=user, prefix=CONNECTED_APP_PREFIX).first()
+    if row is None:
+        raise NotFound("No such connected app.")
+    if row.revoked_at is None:
+        row.revoked_at = timezone.now()
+        row.save(update_fields=["revoked_at"])
+        record_audit(
+            actor=user,
+            org=row.org,
+            via="web",
+            action="app.disconnected",
+            target=f"connected app {row.name}",
+            details={"client_id": row.oauth_application.client_id if row.oauth_application else ""},
+        )
+    forget_tokens(user_id=user.pk, application_id=row.oauth_application_id)
+    return row

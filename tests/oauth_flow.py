@@ -1,0 +1,84 @@
+"""Steps of an OAuth client against Brain, for the tests: PKCE, registration, consent and the
+token endpoint, spoken with Django's test client (the same database as the live server)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import secrets
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+from django.test import Client
+
+REDIRECT = "http://127.0.0.1:7777/callback"
+
+
+@dataclass
+class Pkce:
+    verifier: str
+    challenge: str
+
+
+def pkce() -> Pkce:
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    return Pkce(verifier, challenge)
+
+
+def register(client: Client, **metadata: Any) -> Any:
+    body = {"client_name": "Test Assistant", "redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none"}
+    body.update(metadata)
+    return client.post("/oauth/register/", body, content_type="application/json")
+
+
+def authorize_query(client_id: str, code: Pkce, target: str, **extra: str | None) -> str:
+    params = {
+        "response_type": "code",
+        "client_id": client_id,
+        "redirect_uri": REDIRECT,
+        "code_challenge": code.challenge,
+        "code_challenge_method": "S256",
+        "state": "st-123",
+        "scope": "read write",
+        "resource": target,
+    }
+    params.update(extra)
+    return "/oauth/authorize/?" + urlencode({k: v for k, v in params.items() if v is not None})
+
+
+def redirect_params(response: Any) -> dict[str, str]:
+    assert response.status_code == 302, response.content[:500]
+    return {k: v[0] for k, v in parse_qs(urlsplit(response["Location"]).query).items()}
+
+
+def consent(
+    client: Client, client_id: str, code: Pkce, resource: str, *, org: int, access: str = "write", allow: bool = True
+) -> dict[str, str]:
+    """Show the consent page, answer it, and return the parameters sent back to the app."""
+    page = client.get(authorize_query(client_id, code, resource))
+    assert page.status_code == 200, page.content[:800]
+    form = page.context["form"]
+    data = {name: form.initial.get(name) or "" for name in form.fields if name not in ("allow", "org", "access")}
+    data.update(org=str(org), access=access)
+    if allow:
+        data["allow"] = "on"
+    return redirect_params(client.post("/oauth/authorize/", data))
+
+
+def token(client: Client, **fields: str) -> Any:
+    return client.post("/oauth/token/", fields)
+
+
+def exchange(client: Client, client_id: str, code: str, verifier: str, resource: str | None = None) -> Any:
+    fields = {
+        "grant_type": "authorization_code",
+        "code": code,
+        "redirect_uri": REDIRECT,
+        "client_id": client_id,
+        "code_verifier": verifier,
+    }
+    if resource:
+        fields["resource"] = resource
+    return token(client, **fields)
