@@ -287,7 +287,7 @@ def test_a_token_request_for_another_resource_is_refused(person, base):
     sent = consent(client, client_id, code, f"{base}/mcp", org=org.pk)
     other = exchange(Client(), client_id, sent["code"], code.verifier, resource="https://other.example/mcp")
     assert other.status_code == 400 and other.json()["error"] == "invalid_target"
-    assert not AccessToken.objects.filter(application__client_id=client_id).exists()
+    assert not AccessToken.objects.filter(application__client_id=client_id, user__isnull=False).exists()
     # Nothing was used up: the same code still works for this server's resource.
     assert exchange(Client(), client_id, sent["code"], code.verifier).status_code == 200
 
