@@ -8,6 +8,7 @@ from datetime import timedelta
 import httpx
 import jsonschema
 import pytest
+from django.conf import settings
 from django.utils import timezone
 from pydantic import BaseModel, ConfigDict
 
@@ -236,7 +237,7 @@ LIST = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
 
 
 @pytest.mark.parametrize("kind", ["missing", "unknown", "revoked", "expired"])
-def test_bad_tokens_get_401_naming_no_authorisation_server(brain_url, org, kind):
+def test_bad_tokens_get_401_pointing_at_the_resource_metadata(brain_url, org, kind):
     issued = make_token(org)
     if kind == "revoked":
         revoke_token(actor=make_actor(org, issued.token.user), token_id=issued.token.pk)
@@ -245,19 +246,19 @@ def test_bad_tokens_get_401_naming_no_authorisation_server(brain_url, org, kind)
     token = {"missing": None, "unknown": "brn_00000000_nope"}.get(kind, issued.plaintext)
     response = post(brain_url, LIST, token)
     assert response.status_code == 401
-    assert response.headers["www-authenticate"].startswith("Bearer ")
-    assert "resource_metadata=" not in response.headers["www-authenticate"]
+    challenge = response.headers["www-authenticate"]
+    assert challenge.startswith("Bearer ")
+    assert f'resource_metadata="{settings.BRAIN_BASE_URL}/.well-known/oauth-protected-resource/mcp"' in challenge
 
 
-def test_oauth_discovery_finds_nothing_and_a_bearer_token_still_works(brain_url, org):
-    # Brain issues no OAuth tokens: discovery must not lead a client to endpoints that are not there.
-    for path in (
-        "/.well-known/oauth-protected-resource",
-        "/.well-known/oauth-protected-resource/mcp",
-        "/.well-known/oauth-authorization-server",
-        "/.well-known/openid-configuration",
-    ):
-        assert httpx.get(f"{brain_url}{path}").status_code == 404, path
+def test_oauth_discovery_is_consistent_and_a_bearer_token_still_works(brain_url, org):
+    # The resource names this server as its authorisation server, and that server's metadata is there.
+    resource = httpx.get(f"{brain_url}/.well-known/oauth-protected-resource/mcp").json()
+    assert resource == httpx.get(f"{brain_url}/.well-known/oauth-protected-resource").json()
+    assert resource["resource"] == f"{settings.BRAIN_BASE_URL}/mcp"
+    server = httpx.get(f"{brain_url}/.well-known/oauth-authorization-server").json()
+    assert resource["authorization_servers"] == [server["issuer"]]
+    assert httpx.get(f"{brain_url}/.well-known/openid-configuration").status_code == 404  # no OpenID Connect
     profile = call(brain_url, make_token(org).plaintext, "get_profile", {})
     assert not profile.is_error
     assert profile.structured_content["organisation"] == org.name

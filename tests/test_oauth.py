@@ -13,7 +13,7 @@ from brain.models import ApiToken, AuditRecord
 from brain.services import authenticate_token
 from conftest import make_org, make_token, make_user
 from tests.conftest import call
-from tests.oauth_flow import REDIRECT, authorize_query, consent, exchange, pkce, redirect_params, register, token
+from tests.oauth_flow import authorize_query, consent, exchange, pkce, redirect_params, register, token
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -65,24 +65,30 @@ def test_a_401_leads_to_both_metadata_documents(base):
 def test_an_oauth_token_is_the_same_actor_as_a_brn_token(person, base):
     org, user, _client = person
     _client_id, tokens = connected(person, base)
-    assert tokens["token_type"] == "Bearer" and tokens["expires_in"] <= 3600
+    assert tokens["token_type"] == "Bearer"
+    assert tokens["expires_in"] <= 3600
     assert set(tokens["scope"].split()) == {"read", "write"}
     profile = call(base, tokens["access_token"], "get_profile")
     assert not profile.is_error
     brn = make_token(org, user=user, scopes="read,write").plaintext
     assert call(base, brn, "get_profile").structured_content == profile.structured_content
     row = ApiToken.objects.get(prefix="app")
-    assert row.user == user and row.org == org and row.last_used_at is not None
+    assert row.user == user
+    assert row.org == org
+    assert row.last_used_at is not None
     assert AuditRecord.objects.filter(action="app.connected", org=org).exists()
     # The REST API is another resource: the MCP-bound token is refused there, with the reason.
     rest = Client().get("/api/v1/profile", HTTP_AUTHORIZATION=f"Bearer {tokens['access_token']}")
-    assert rest.status_code == 401 and "MCP endpoint" in rest.json()["message"]
+    assert rest.status_code == 401
+    assert "MCP endpoint" in rest.json()["message"]
 
 
 def test_personal_only_is_kept_by_an_oauth_token(person, base):
     _client_id, tokens = connected(person, base, access="personal")
     assert set(tokens["scope"].split()) == {"read", "write", "personal"}
-    shared = call(base, tokens["access_token"], "remember", {"content": "The office wifi is Brainnet", "personal": False})
+    shared = call(
+        base, tokens["access_token"], "remember", {"content": "The office wifi is Brainnet", "personal": False}
+    )
     assert shared.is_error
 
 
@@ -94,10 +100,12 @@ def test_refresh_rotates_and_a_replayed_refresh_token_ends_the_family(person, ba
     assert rotated["refresh_token"] != tokens["refresh_token"]
     assert not call(base, rotated["access_token"], "get_profile").is_error
     replay = token(Client(), grant_type="refresh_token", refresh_token=tokens["refresh_token"], client_id=client_id)
-    assert replay.status_code == 400 and replay.json()["error"] == "invalid_grant"
+    assert replay.status_code == 400
+    assert replay.json()["error"] == "invalid_grant"
     # Reuse detection: the rotated refresh token of the same family is dead too.
     after = token(Client(), grant_type="refresh_token", refresh_token=rotated["refresh_token"], client_id=client_id)
-    assert after.status_code == 400 and after.json()["error"] == "invalid_grant"
+    assert after.status_code == 400
+    assert after.json()["error"] == "invalid_grant"
 
 
 def test_revocation_takes_effect_on_the_next_call(person, base):
@@ -117,7 +125,8 @@ def test_disconnecting_on_the_page_ends_access_and_refresh(person, base):
     _org, _user, client = person
     client_id, tokens = connected(person, base)
     page = client.get("/connect/apps/")
-    assert b"Test Assistant" in page.content and b"name not verified" in page.content
+    assert b"Test Assistant" in page.content
+    assert b"name not verified" in page.content
     row = ApiToken.objects.get(prefix="app")
     client.post(f"/connect/apps/{row.pk}/disconnect/")
     row.refresh_from_db()
@@ -157,8 +166,10 @@ def test_denying_sends_access_denied_and_keeps_nothing(person, base):
     org, _user, client = person
     client_id = register(Client()).json()["client_id"]
     sent = consent(client, client_id, pkce(), f"{base}/mcp", org=org.pk, allow=False)
-    assert sent["error"] == "access_denied" and sent["state"] == "st-123"
-    assert not ApiToken.objects.filter(prefix="app").exists() and not Grant.objects.exists()
+    assert sent["error"] == "access_denied"
+    assert sent["state"] == "st-123"
+    assert not ApiToken.objects.filter(prefix="app").exists()
+    assert not Grant.objects.exists()
 
 
 def test_the_consent_page_names_the_app_as_unverified_and_offers_each_organisation(person, base):
@@ -170,8 +181,10 @@ def test_the_consent_page_names_the_app_as_unverified_and_offers_each_organisati
     client_id = register(Client(), client_name="Totally Official Brain App").json()["client_id"]
     page = client.get(authorize_query(client_id, pkce(), f"{base}/mcp"))
     text = page.content.decode()
-    assert "Totally Official Brain App" in text and "has not verified it" in text
-    assert org.name in text and second.name in text
+    assert "Totally Official Brain App" in text
+    assert "has not verified it" in text
+    assert org.name in text
+    assert second.name in text
     for label in ("Read only", "Read and write", "Personal memories only"):
         assert label in text
     assert "this computer" in text  # a loopback redirect
@@ -180,7 +193,8 @@ def test_the_consent_page_names_the_app_as_unverified_and_offers_each_organisati
 def test_the_consent_page_needs_a_login(base):
     client_id = register(Client()).json()["client_id"]
     answer = Client().get(authorize_query(client_id, pkce(), f"{base}/mcp"))
-    assert answer.status_code == 302 and answer["Location"].startswith("/login/")
+    assert answer.status_code == 302
+    assert answer["Location"].startswith("/login/")
 
 
 # --- Refusals --------------------------------------------------------------------------------
@@ -202,14 +216,16 @@ def test_the_consent_page_needs_a_login(base):
 )
 def test_bad_registration_metadata_is_refused_and_registers_nothing(base, metadata, error):
     answer = register(Client(), **metadata)
-    assert answer.status_code == 400 and answer.json()["error"] == error, answer.content
+    assert answer.status_code == 400, answer.content
+    assert answer.json()["error"] == error
     assert answer.json()["error_description"]
     assert not Application.objects.exists()
 
 
 def test_a_registration_body_that_is_not_json_is_refused(base):
     answer = Client().post("/oauth/register/", "not json", content_type="application/json")
-    assert answer.status_code == 400 and answer.json()["error"] == "invalid_client_metadata"
+    assert answer.status_code == 400
+    assert answer.json()["error"] == "invalid_client_metadata"
     assert not Application.objects.exists()
 
 
@@ -217,7 +233,8 @@ def test_registration_can_be_limited_to_hosts_and_switched_off(base, settings):
     settings.BRAIN_OAUTH_REDIRECT_HOSTS = ["claude.ai"]
     assert register(Client(), redirect_uris=["https://claude.ai/api/mcp/auth_callback"]).status_code == 201
     refused = register(Client(), redirect_uris=["https://elsewhere.example/cb"])
-    assert refused.status_code == 400 and refused.json()["error"] == "invalid_redirect_uri"
+    assert refused.status_code == 400
+    assert refused.json()["error"] == "invalid_redirect_uri"
     settings.OAUTH2_PROVIDER = {**settings.OAUTH2_PROVIDER, "DCR_ENABLED": False}
     settings.BRAIN_OAUTH_REGISTRATION = False
     assert register(Client()).status_code == 404
@@ -231,16 +248,19 @@ def test_a_confidential_client_gets_a_secret_and_must_use_it(person, base):
     code = pkce()
     sent = consent(client, registered["client_id"], code, f"{base}/mcp", org=org.pk)
     without = exchange(Client(), registered["client_id"], sent["code"], code.verifier)
-    assert without.status_code == 401 and without.json()["error"] == "invalid_client"
+    assert without.status_code == 401
+    assert without.json()["error"] == "invalid_client"
 
 
 def test_unknown_client_and_mismatched_redirect_are_shown_not_redirected(person, base):
     _org, _user, client = person
     unknown = client.get(authorize_query("no-such-client", pkce(), f"{base}/mcp"))
-    assert unknown.status_code == 400 and b"client_id" in unknown.content
+    assert unknown.status_code == 400
+    assert b"client_id" in unknown.content
     client_id = register(Client()).json()["client_id"]
     elsewhere = client.get(authorize_query(client_id, pkce(), f"{base}/mcp", redirect_uri="https://evil.example/cb"))
-    assert elsewhere.status_code == 400 and b"evil.example" not in elsewhere.get("Location", "").encode()
+    assert elsewhere.status_code == 400
+    assert b"evil.example" not in elsewhere.get("Location", "").encode()
 
 
 def test_a_loopback_redirect_may_use_another_port(person, base):
@@ -262,7 +282,8 @@ def test_missing_or_plain_pkce_and_another_resource_go_back_as_errors(person, ba
     _org, _user, client = person
     client_id = register(Client()).json()["client_id"]
     sent = redirect_params(client.get(authorize_query(client_id, pkce(), f"{base}/mcp", **change)))
-    assert sent["error"] == error and sent["state"] == "st-123"
+    assert sent["error"] == error
+    assert sent["state"] == "st-123"
     assert not Grant.objects.exists()
 
 
@@ -272,12 +293,14 @@ def test_a_code_works_once_and_only_with_its_verifier(person, base):
     code = pkce()
     sent = consent(client, client_id, code, f"{base}/mcp", org=org.pk)
     wrong = exchange(Client(), client_id, sent["code"], pkce().verifier)
-    assert wrong.status_code == 400 and wrong.json()["error"] == "invalid_grant"
+    assert wrong.status_code == 400
+    assert wrong.json()["error"] == "invalid_grant"
     code2 = pkce()
     sent2 = consent(client, client_id, code2, f"{base}/mcp", org=org.pk)
     assert exchange(Client(), client_id, sent2["code"], code2.verifier).status_code == 200
     reused = exchange(Client(), client_id, sent2["code"], code2.verifier)
-    assert reused.status_code == 400 and reused.json()["error"] == "invalid_grant"
+    assert reused.status_code == 400
+    assert reused.json()["error"] == "invalid_grant"
 
 
 def test_a_token_request_for_another_resource_is_refused(person, base):
@@ -286,7 +309,8 @@ def test_a_token_request_for_another_resource_is_refused(person, base):
     code = pkce()
     sent = consent(client, client_id, code, f"{base}/mcp", org=org.pk)
     other = exchange(Client(), client_id, sent["code"], code.verifier, resource="https://other.example/mcp")
-    assert other.status_code == 400 and other.json()["error"] == "invalid_target"
+    assert other.status_code == 400
+    assert other.json()["error"] == "invalid_target"
     assert not AccessToken.objects.filter(application__client_id=client_id, user__isnull=False).exists()
     # Nothing was used up: the same code still works for this server's resource.
     assert exchange(Client(), client_id, sent["code"], code.verifier).status_code == 200
