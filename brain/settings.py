@@ -302,6 +302,11 @@ OAUTH2_PROVIDER = {
     "CIMD_MAX_DOCUMENT_SIZE": 5 * 1024,
 }
 
+# The toolkit's deploy checks that Brain answers otherwise: the issuer goes into every
+# authorisation response from brain.oauth.views (W005), and plain-http redirects are allowed
+# only to loopback addresses, by brain.oauth.clients (W008), as native apps need (RFC 8252).
+SILENCED_SYSTEM_CHECKS = ["oauth2_provider.W005", "oauth2_provider.W008"]
+
 # Production behind TLS: BRAIN_HTTPS=1 turns on everything `manage.py check --deploy` asks for.
 SESSION_COOKIE_SECURE = HTTPS
 CSRF_COOKIE_SECURE = HTTPS

@@ -77,6 +77,7 @@ def tls_site(folder: Path) -> Iterator[TlsSite]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True  # a handler still dripping never holds up the end of a test
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
     server.socket = context.wrap_socket(server.socket, server_side=True)

@@ -9,6 +9,7 @@ redirect rules as dynamic registration (``brain.oauth.clients``)."""
 
 from __future__ import annotations
 
+import json
 import socket
 import ssl
 import time
@@ -37,6 +38,32 @@ def _tls() -> ssl.SSLContext:
     if settings.BRAIN_OAUTH_METADATA_CA_FILE:
         context.load_verify_locations(cafile=settings.BRAIN_OAUTH_METADATA_CA_FILE)
     return context
+
+
+def _document(answer: Any, deadline: float) -> tuple[dict[str, Any], int]:
+    """The JSON object an answer carries and how long it may be kept. The body is read a piece
+    at a time against the deadline: a server that sends a byte now and then, each within the
+    read timeout, would otherwise hold the request for as long as it likes."""
+    if answer.status != 200:
+        raise cimd.CIMDError(f"the client metadata document answered HTTP {answer.status}")
+    kind = answer.headers.get("Content-Type", "").split(";")[0].strip().lower()
+    if kind != "application/json" and not (kind.startswith("application/") and kind.endswith("+json")):
+        raise cimd.CIMDError(f"the client metadata document is not JSON (Content-Type: {kind!r})")
+    limit = oauth2_settings.CIMD_MAX_DOCUMENT_SIZE
+    body = b""
+    while piece := answer.read1(4096):
+        body += piece
+        if len(body) > limit:
+            raise cimd.CIMDError(f"the client metadata document exceeds the maximum allowed size of {limit} bytes")
+        if time.monotonic() > deadline:
+            raise cimd.CIMDError("the client metadata document came too slowly")
+    try:
+        data = json.loads(body)
+    except ValueError as exc:
+        raise cimd.CIMDError("the client metadata document is not valid JSON") from exc
+    if not isinstance(data, dict):
+        raise cimd.CIMDError("the client metadata document must be a JSON object")
+    return data, cimd._effective_max_age(answer.headers.get("Cache-Control"))
 
 
 class MetadataFetcher(cimd.SafeMetadataFetcher):
@@ -76,7 +103,7 @@ class MetadataFetcher(cimd.SafeMetadataFetcher):
             try:
                 answer = pool.urlopen("GET", target, headers=headers, redirect=False, preload_content=False)
                 try:
-                    return self._read_document(answer)
+                    return _document(answer, deadline)
                 finally:
                     answer.release_conn()
             except urllib3.exceptions.HTTPError as exc:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from typing import Any, cast
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, parse_qsl, urlencode, urlsplit, urlunsplit
 
 from django import forms
 from django.conf import settings
@@ -76,6 +76,7 @@ def authorization_server_metadata(request: HttpRequest) -> JsonResponse:
         "revocation_endpoint_auth_methods_supported": ["none", "client_secret_basic", "client_secret_post"],
         "scopes_supported": ["read", "write", "personal"],
         "client_id_metadata_document_supported": bool(settings.BRAIN_OAUTH_CLIENT_METADATA),
+        "authorization_response_iss_parameter_supported": True,
         "service_documentation": base + "/connect/",
     }
     if settings.BRAIN_OAUTH_REGISTRATION:
@@ -138,6 +139,15 @@ class ConsentView(AuthorizationView):
 
     template_name = "brain/oauth/authorize.html"
     form_class = ConsentForm
+
+    def redirect(self, redirect_to: str, application: Application | None) -> HttpResponse:
+        """Every answer that goes back to the app names this server as its issuer (RFC 9207), so
+        an app talking to several servers can tell whose answer it got; the toolkit would derive
+        the issuer from the request, Brain takes its configured public URL."""
+        parts = urlsplit(redirect_to)
+        query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "iss"]
+        query.append(("iss", issuer()))
+        return cast(HttpResponse, super().redirect(urlunsplit(parts._replace(query=urlencode(query))), application))
 
     def get_form_kwargs(self) -> dict[str, Any]:
         return {**super().get_form_kwargs(), "orgs": self._orgs()}
