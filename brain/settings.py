@@ -415,6 +415,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "brain.tasks.purge_expired_reports_task",
         "schedule": crontab(hour=3, minute=15),
     },
+    "purge-unused-oauth": {
+        "task": "brain.tasks.purge_unused_oauth_task",
+        "schedule": crontab(hour=3, minute=35),
+    },
     "purge-old-misses": {
         "task": "usage.tasks.purge_old_misses_task",
         "schedule": crontab(hour=3, minute=25),

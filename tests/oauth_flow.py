@@ -34,7 +34,7 @@ def register(client: Client, **metadata: Any) -> Any:
 
 
 def authorize_query(client_id: str, code: Pkce, target: str, **extra: str | None) -> str:
-    params = {
+    params: dict[str, str | None] = {
         "response_type": "code",
         "client_id": client_id,
         "redirect_uri": REDIRECT,

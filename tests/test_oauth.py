@@ -345,3 +345,26 @@ def test_an_expired_access_token_and_a_registration_token_do_not_reach_mcp(perso
         )
         assert denied.status_code == 401
     assert RefreshToken.objects.exists()
+
+
+def test_apps_nobody_allowed_are_purged_after_a_day_and_connected_ones_stay(person, base):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from brain.oauth.connections import purge_unused
+
+    connected_id, _tokens = connected(person, base)
+    idle_id = register(Client()).json()["client_id"]
+    Application.objects.update(created=timezone.now() - timedelta(days=2))
+    assert purge_unused() == 1
+    assert set(Application.objects.values_list("client_id", flat=True)) == {connected_id}
+    assert idle_id not in Application.objects.values_list("client_id", flat=True)
+
+
+def test_connected_apps_are_not_listed_as_tokens_on_the_connect_page(person, base):
+    _org, _user, client = person
+    connected(person, base)
+    page = client.get("/connect/").content.decode()
+    assert "Test Assistant" not in page
+    assert "/connect/apps/" in page

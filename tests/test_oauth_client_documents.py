@@ -6,6 +6,7 @@ authorise page answers as for an unknown client."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from django.core.cache import cache
@@ -32,7 +33,7 @@ def site(tmp_path, settings):
 
 
 def document(client_id: str, **changes: object) -> bytes:
-    body = {
+    body: dict[str, Any] = {
         "client_id": client_id,
         "client_name": "Doc App",
         "redirect_uris": [REDIRECT],

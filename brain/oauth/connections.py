@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from datetime import timedelta
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -18,7 +19,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
-from oauth2_provider.models import AccessToken, Application, Grant, RefreshToken
+from oauth2_provider.models import AccessToken, Application, Grant, RefreshToken, clear_expired
 
 from brain.audit import record_audit
 from brain.errors import NotFound
@@ -162,3 +163,17 @@ def disconnect_app(*, user: User, connection_id: int) -> ApiToken:
         )
     forget_tokens(user_id=user.pk, application_id=row.oauth_application_id)
     return row
+
+
+def purge_unused(*, older_than: timedelta = timedelta(days=1)) -> int:
+    """Nightly: expired codes and tokens (the toolkit's own sweep), and apps that registered
+    themselves or were named by a metadata document but were never allowed by anyone, once a
+    day old; a registration that nobody uses costs a row and nothing else."""
+    clear_expired()
+    unused = Application.objects.filter(
+        registration_source__in=[Application.RegistrationSource.DCR, Application.RegistrationSource.CIMD],
+        created__lt=timezone.now() - older_than,
+        connections__isnull=True,
+    )
+    _total, per_model = unused.delete()
+    return per_model.get(Application._meta.label, 0)

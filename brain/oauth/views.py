@@ -195,7 +195,7 @@ class ConsentView(AuthorizationView):
             )
         return context
 
-    def form_valid(self, form: ConsentForm) -> HttpResponse:  # type: ignore[override]
+    def form_valid(self, form: ConsentForm) -> HttpResponse:
         allow = form.cleaned_data.get("allow")
         if not allow:
             return cast(HttpResponse, super().form_valid(form))
