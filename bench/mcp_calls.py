@@ -1,6 +1,7 @@
 """Calls per second and latency of an MCP tool over real HTTP, at several concurrency levels.
 
     .venv/bin/python -m bench.mcp_calls --tool get_profile --calls 2000 --concurrency 1,10
+    .venv/bin/python -m bench.mcp_calls --oauth   # a brn_ token and an OAuth access token, side by side
 
 Starts the embedded services if needed, serves brain.asgi with uvicorn in a child process (one
 worker, as ./brainctl run does), issues a token in a throwaway organisation, and sends JSON-RPC
@@ -52,6 +53,43 @@ def issue_token() -> str:
     user = User.objects.filter(username="bench").first() or User.objects.create_user("bench", "bench@example.com")
     add_member(org=org, user=user)
     return create_token(org=org, user=user, scopes=["read", "write"], name="bench", expires_in_days=1).plaintext
+
+
+def issue_oauth_token(base_url: str) -> str:
+    """An OAuth access token of the same person and access as ``issue_token``'s, as the consent
+    page and the token endpoint make it (brain.oauth): a connected app and a token bound to /mcp."""
+    import secrets
+    from datetime import timedelta
+
+    from django.conf import settings
+    from django.contrib.auth.models import User
+    from django.utils import timezone
+    from oauth2_provider.models import AccessToken, Application, set_token_value
+
+    from brain.models import ApiToken, Organisation
+    from brain.oauth.connections import connect_app
+
+    settings.BRAIN_BASE_URL = base_url
+    org, user = Organisation.objects.get(slug="bench"), User.objects.get(username="bench")
+    app = Application.objects.create(
+        name="Bench app",
+        client_type=Application.CLIENT_PUBLIC,
+        authorization_grant_type=Application.GRANT_AUTHORIZATION_CODE,
+        redirect_uris="http://127.0.0.1:9/callback",
+        registration_source=Application.RegistrationSource.DCR,
+    )
+    connect_app(user=user, org=org, application=app, access=ApiToken.WRITE)
+    plaintext = secrets.token_urlsafe(30)
+    token = AccessToken(
+        user=user,
+        application=app,
+        scope="read write",
+        expires=timezone.now() + timedelta(hours=1),
+        resource=[f"{base_url}/mcp"],
+    )
+    set_token_value(token, plaintext)
+    token.save()
+    return plaintext
 
 
 @contextmanager
@@ -156,11 +194,16 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--concurrency", default="1,10")
     parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--oauth", action="store_true", help="also an OAuth access token, level by level")
     args = parser.parse_args()
 
     env = setup_environment()
+    env["BRAIN_BASE_URL"] = f"http://127.0.0.1:{args.port}"
     subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
     token = issue_token()
+    if args.oauth:
+        compare(args, env, token, issue_oauth_token(env["BRAIN_BASE_URL"]))
+        return
     with serve(args.port, env) as url:
         tool_args = json.loads(args.arguments)
         asyncio.run(run_level(url, token, args.tool, tool_args, 100, 4))  # warm-up
@@ -171,6 +214,30 @@ def main() -> None:
             print(
                 f"{level:>11} {r['calls_per_s']:>8} {r['p50_ms']:>7} {r['p95_ms']:>7} {r['p99_ms']:>7} {r['errors']:>6}"
             )
+
+
+def compare(args: argparse.Namespace, env: dict[str, str], token: str, oauth_token: str) -> None:
+    """The same calls with each kind of token, alternating in rounds so both see the same machine."""
+    with serve(args.port, env) as url:
+        tool_args = json.loads(args.arguments)
+        for warm in (token, oauth_token):
+            asyncio.run(run_level(url, warm, args.tool, tool_args, 100, 4))
+        print(f"tool={args.tool} calls={args.calls} per token and level, 3 rounds, cores={os.cpu_count()}")
+        print(
+            f"{'concurrency':>11} {'token':>6} {'calls/s':>8} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} {'errors':>6}"
+        )
+        for level in [int(c) for c in args.concurrency.split(",")]:
+            runs: dict[str, list[dict]] = {"brn_": [], "oauth": []}
+            for _round in range(3):
+                for kind, value in (("brn_", token), ("oauth", oauth_token)):
+                    runs[kind].append(asyncio.run(run_level(url, value, args.tool, tool_args, args.calls // 3, level)))
+            for kind, results in runs.items():
+                p50 = statistics.median(r["p50_ms"] for r in results)
+                p95 = statistics.median(r["p95_ms"] for r in results)
+                p99 = statistics.median(r["p99_ms"] for r in results)
+                rate = statistics.median(r["calls_per_s"] for r in results)
+                errors = sum(r["errors"] for r in results)
+                print(f"{level:>11} {kind:>6} {rate:>8} {p50:>7} {p95:>7} {p99:>7} {errors:>6}")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@ each with the OAuth error the specifications name and nothing left half made."""
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 import httpx
 import pytest
 from django.test import Client
@@ -13,7 +15,7 @@ from brain.models import ApiToken, AuditRecord
 from brain.services import authenticate_token
 from conftest import make_org, make_token, make_user
 from tests.conftest import call
-from tests.oauth_flow import authorize_query, consent, exchange, pkce, redirect_params, register, token
+from tests.oauth_flow import REDIRECT, authorize_query, consent, exchange, pkce, redirect_params, register, token
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -368,3 +370,23 @@ def test_connected_apps_are_not_listed_as_tokens_on_the_connect_page(person, bas
     page = client.get("/connect/").content.decode()
     assert "Test Assistant" not in page
     assert "/connect/apps/" in page
+
+
+def test_an_app_cannot_update_its_registration_past_the_rules(base, settings):
+    registered = register(Client()).json()
+    where = urlsplit(registered["registration_client_uri"]).path
+    auth = {"Authorization": f"Bearer {registered['registration_access_token']}"}
+    body = {
+        "client_id": registered["client_id"],
+        "client_name": "Renamed",
+        "redirect_uris": ["http://evil.example/cb"],
+        "token_endpoint_auth_method": "none",
+    }
+    refused = Client().put(where, body, content_type="application/json", headers=auth)
+    assert refused.status_code == 400
+    assert refused.json()["error"] == "invalid_redirect_uri"
+    assert Application.objects.get(client_id=registered["client_id"]).redirect_uris == REDIRECT
+    body["redirect_uris"] = ["https://app.example/cb"]
+    updated = Client().put(where, body, content_type="application/json", headers=auth)
+    assert updated.status_code == 200, updated.content
+    assert Application.objects.get(client_id=registered["client_id"]).name == "Renamed"

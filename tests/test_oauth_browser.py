@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import queue
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -33,6 +34,7 @@ from tests.tls_server import tls_site
 pytestmark = pytest.mark.django_db(transaction=True)
 
 CALLBACK = "http://127.0.0.1:7654/callback"
+SHOTS = os.environ.get("BRAIN_SCREENSHOTS", "")  # a folder to keep screenshots in, when set
 
 
 @pytest.fixture(autouse=True)
@@ -123,6 +125,9 @@ def approve_in_browser(page: Page, urls: queue.Queue[str], journey: Future[Any])
     page.goto(url)
     assert page.get_by_text("the name the app gave itself; Brain has not verified it").is_visible()
     page.get_by_label("Read and write: also save shared knowledge as you").check()
+    if SHOTS:
+        page.set_viewport_size({"width": 1000, "height": 760})
+        page.screenshot(path=f"{SHOTS}/oauth-consent.png", full_page=True)
     page.get_by_role("button", name="Allow").click()
     page.wait_for_url(f"{CALLBACK}**")
     return landed[0]
@@ -175,6 +180,8 @@ def test_an_assistant_registers_itself_and_connects_by_url(brain_url, member):
         page.goto(f"{brain_url}/connect/apps/")
         row = page.get_by_role("row", name="SDK Assistant")
         assert "Read and write" in row.inner_text()
+        if SHOTS:
+            page.screenshot(path=f"{SHOTS}/connected-apps.png", full_page=True)
     assert ApiToken.objects.get(prefix="app").name == "SDK Assistant"
 
 

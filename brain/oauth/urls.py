@@ -16,7 +16,7 @@ urlpatterns = [
     path("register/", views.RegisterView.as_view(), name="dcr-register"),
     path(
         "register/<path:client_id>/",
-        toolkit.DynamicClientRegistrationManagementView.as_view(),
+        views.RegistrationView.as_view(),
         name="dcr-register-management",
     ),
 ]

@@ -22,7 +22,11 @@ from oauth2_provider.exceptions import OAuthToolkitError
 from oauth2_provider.forms import AllowForm
 from oauth2_provider.models import Application
 from oauth2_provider.views import AuthorizationView, TokenView
-from oauth2_provider.views.dynamic_client_registration import DynamicClientRegistrationView, _error_response
+from oauth2_provider.views.dynamic_client_registration import (
+    DynamicClientRegistrationManagementView,
+    DynamicClientRegistrationView,
+    _error_response,
+)
 from oauthlib.oauth2.rfc6749.errors import CustomOAuth2Error, InvalidRequestError
 
 from brain.errors import DomainError
@@ -84,21 +88,38 @@ def authorization_server_metadata(request: HttpRequest) -> JsonResponse:
     return _json(data)
 
 
+def _refusal(request: HttpRequest) -> HttpResponse | None:
+    """The RFC 7591 error for registration metadata Brain will not take, or None."""
+    try:
+        data = json.loads(request.body)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        return _error_response("invalid_client_metadata", "The request body must be a JSON object.")
+    if problem := metadata_problem(data):
+        return _error_response(*problem)
+    return None
+
+
 class RegisterView(DynamicClientRegistrationView):
     """RFC 7591 with Brain's rules first (brain.oauth.clients): authorisation code only, and
     redirect addresses that are HTTPS, loopback, or an allowed app scheme and host."""
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        try:
-            data = json.loads(request.body)
-        except ValueError:
-            return _error_response("invalid_client_metadata", "The request body must be a JSON object.")
-        if not isinstance(data, dict):
-            return _error_response("invalid_client_metadata", "The request body must be a JSON object.")
-        if problem := metadata_problem(data):
-            return _error_response(*problem)
+        if refused := _refusal(request):
+            return refused
         with transaction.atomic():
             return cast(HttpResponse, super().post(request, *args, **kwargs))
+
+
+class RegistrationView(DynamicClientRegistrationManagementView):
+    """RFC 7592: a registered app reads, updates or deletes its registration with the token it got;
+    an update follows the same rules as registering."""
+
+    def put(self, request: HttpRequest, client_id: str, *args: Any, **kwargs: Any) -> HttpResponse:
+        if refused := _refusal(request):
+            return refused
+        return cast(HttpResponse, super().put(request, client_id, *args, **kwargs))
 
 
 class TokenEndpoint(TokenView):
