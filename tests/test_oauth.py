@@ -390,3 +390,14 @@ def test_an_app_cannot_update_its_registration_past_the_rules(base, settings):
     updated = Client().put(where, body, content_type="application/json", headers=auth)
     assert updated.status_code == 200, updated.content
     assert Application.objects.get(client_id=registered["client_id"]).name == "Renamed"
+
+
+def test_the_mcp_url_spelled_another_way_is_the_same_resource(person, base):
+    org, _user, client = person
+    client_id = register(Client()).json()["client_id"]
+    code = pkce()
+    spelled = base.upper().replace("HTTP://", "http://") + "/mcp/"  # host case and a trailing slash
+    sent = consent(client, client_id, code, spelled, org=org.pk)
+    tokens = exchange(Client(), client_id, sent["code"], code.verifier, resource=spelled).json()
+    assert AccessToken.objects.get(application__client_id=client_id, user__isnull=False).resource == [f"{base}/mcp"]
+    assert not call(base, tokens["access_token"], "get_profile").is_error

@@ -29,7 +29,7 @@ def _verify(plaintext: str) -> AccessToken | None:
         return None
     return AccessToken(
         token=plaintext,
-        client_id=token.oauth_application.client_id if token.oauth_application else f"brn_{token.prefix}",
+        client_id=getattr(token, "client_ref", None) or f"brn_{token.prefix}",
         scopes=list(actor.scopes),
         expires_at=int(token.expires_at.timestamp()) if token.expires_at else None,
         claims={"actor": actor, "features": sorted(enabled_features(actor=actor))},

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet, Subquery
 from django.utils import timezone
 from oauth2_provider.models import AccessToken, Application, Grant, RefreshToken, clear_expired
 
@@ -61,22 +61,22 @@ def _checksum(plaintext: str) -> str:
 
 def connection_for_access_token(plaintext: str) -> ApiToken | None:
     """The connected app an OAuth access token acts as, or None when the token is unknown,
-    expired, issued for another resource, or its connection has ended."""
+    expired, issued for another resource, or its connection has ended. One statement, as for a
+    ``brn_`` token: the token's app and person are looked up inside it."""
     if len(plaintext) > 500:
         return None
-    issued = (
-        AccessToken.objects.filter(token_checksum=_checksum(plaintext), expires__gt=timezone.now())
-        .values("user_id", "application_id", "resource")
-        .first()
+    issued = AccessToken.objects.filter(
+        token_checksum=_checksum(plaintext),
+        expires__gt=timezone.now(),
+        resource__contains=[mcp_resource()],  # stored in this one form (brain.oauth.validator)
     )
-    if issued is None or issued["application_id"] is None or issued["user_id"] is None:
-        return None
-    if not any(is_mcp_resource(r) for r in issued["resource"] or []):
-        return None  # e.g. a registration token, or one bound to another resource
     row = (
         live_tokens()
-        .select_related("oauth_application")
-        .filter(user_id=issued["user_id"], oauth_application_id=issued["application_id"])
+        .annotate(client_ref=F("oauth_application__client_id"))
+        .filter(
+            oauth_application_id=Subquery(issued.values("application_id")[:1]),
+            user_id=Subquery(issued.values("user_id")[:1]),
+        )
         .first()
     )
     return mark_used(row)

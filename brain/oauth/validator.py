@@ -33,8 +33,10 @@ class BrainValidator(OAuth2Validator):
 
     def _check_and_set_request_resource(self, request: Any) -> None:
         super()._check_and_set_request_resource(request)
-        if not request.resource:
-            request.resource = [mcp_resource()]  # a client that names none still gets a bound token
+        # Every resource named has been checked to be /mcp; it is stored in one form, so that a
+        # token is found by it (brain.oauth.connections), and a client that names none still
+        # gets a token bound to /mcp.
+        request.resource = [mcp_resource()]
 
     def validate_code(self, client_id: str, code: str, client: Any, request: Any, *args: Any, **kwargs: Any) -> bool:
         return bool(super().validate_code(client_id, code, client, request, *args, **kwargs)) and _connected(request)
