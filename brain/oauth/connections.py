@@ -10,6 +10,7 @@ or access replaces the row and ends the app's earlier tokens.
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
 from datetime import timedelta
 from urllib.parse import urlsplit
@@ -17,7 +18,8 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import F, QuerySet, Subquery
+from django.db.models import BooleanField, F, QuerySet
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 from oauth2_provider.models import AccessToken, Application, Grant, RefreshToken, clear_expired
 
@@ -59,26 +61,23 @@ def _checksum(plaintext: str) -> str:
     return hashlib.sha256(plaintext.encode()).hexdigest()
 
 
+# The access token's app and person, for the connection row's own columns: written as SQL
+# because the ORM spent longer composing the two subqueries it would need than Postgres spends
+# running them, on every call (docs/benchmarks.md, "OAuth tokens against brn_ tokens").
+ISSUED_TO_SQL = """(brain_apitoken.oauth_application_id, brain_apitoken.user_id) = (
+    SELECT application_id, user_id FROM oauth2_provider_accesstoken
+    WHERE token_checksum = %s AND expires > %s AND resource @> %s::jsonb)"""
+
+
 def connection_for_access_token(plaintext: str) -> ApiToken | None:
     """The connected app an OAuth access token acts as, or None when the token is unknown,
     expired, issued for another resource, or its connection has ended. One statement, as for a
-    ``brn_`` token: the token's app and person are looked up inside it."""
+    ``brn_`` token; the resource is stored in one form (brain.oauth.validator)."""
     if len(plaintext) > 500:
         return None
-    issued = AccessToken.objects.filter(
-        token_checksum=_checksum(plaintext),
-        expires__gt=timezone.now(),
-        resource__contains=[mcp_resource()],  # stored in this one form (brain.oauth.validator)
-    )
-    row = (
-        live_tokens()
-        .annotate(client_ref=F("oauth_application__client_id"))
-        .filter(
-            oauth_application_id=Subquery(issued.values("application_id")[:1]),
-            user_id=Subquery(issued.values("user_id")[:1]),
-        )
-        .first()
-    )
+    values = (_checksum(plaintext), timezone.now(), json.dumps([mcp_resource()]))
+    issued_to = RawSQL(ISSUED_TO_SQL, values, output_field=BooleanField())  # noqa: S611 (values are bound)
+    row = live_tokens().annotate(client_ref=F("oauth_application__client_id")).filter(issued_to).first()
     return mark_used(row)
 
 
