@@ -401,3 +401,32 @@ def test_the_mcp_url_spelled_another_way_is_the_same_resource(person, base):
     tokens = exchange(Client(), client_id, sent["code"], code.verifier, resource=spelled).json()
     assert AccessToken.objects.get(application__client_id=client_id, user__isnull=False).resource == [f"{base}/mcp"]
     assert not call(base, tokens["access_token"], "get_profile").is_error
+
+
+def test_a_member_who_leaves_takes_their_connected_apps_with_them(person, base):
+    from brain.models import Membership
+
+    org, user, _client = person
+    _client_id, tokens = connected(person, base)
+    Membership.objects.filter(org=org, user=user).delete()
+    denied = httpx.post(
+        f"{base}/mcp",
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        headers={"Authorization": f"Bearer {tokens['access_token']}"},
+    )
+    assert denied.status_code == 401
+
+
+def test_the_consent_page_cannot_be_framed_or_answered_from_another_site(person, base):
+    org, user, _client = person
+    client_id = register(Client()).json()["client_id"]
+    code = pkce()
+    guarded = Client(enforce_csrf_checks=True)
+    guarded.force_login(user)
+    page = guarded.get(authorize_query(client_id, code, f"{base}/mcp"))
+    assert page["X-Frame-Options"] == "DENY"
+    form = page.context["form"]
+    forged = {name: form.initial.get(name) or "" for name in form.fields if name not in ("allow", "org", "access")}
+    forged.update(org=str(org.pk), access="write", allow="on")
+    assert guarded.post("/oauth/authorize/", forged).status_code == 403
+    assert not ApiToken.objects.filter(prefix="app").exists()
