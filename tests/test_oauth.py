@@ -35,6 +35,12 @@ def person(base):
     return org, user, client
 
 
+def mcp_status(base, token):
+    """The HTTP status /mcp answers a tools/list with this bearer token."""
+    listed = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    return httpx.post(f"{base}/mcp", json=listed, headers={"Authorization": f"Bearer {token}"}).status_code
+
+
 def connected(person, base, access="write"):
     """Register an app, allow it, and exchange the code: the token response."""
     org, _user, client = person
@@ -115,12 +121,7 @@ def test_revocation_takes_effect_on_the_next_call(person, base):
     assert not call(base, tokens["access_token"], "get_profile").is_error
     revoked = Client().post("/oauth/revoke/", {"token": tokens["access_token"], "client_id": client_id})
     assert revoked.status_code == 200
-    again = httpx.post(
-        f"{base}/mcp",
-        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-        headers={"Authorization": f"Bearer {tokens['access_token']}"},
-    )
-    assert again.status_code == 401
+    assert mcp_status(base, tokens["access_token"]) == 401
 
 
 def test_disconnecting_on_the_page_ends_access_and_refresh(person, base):
@@ -133,12 +134,7 @@ def test_disconnecting_on_the_page_ends_access_and_refresh(person, base):
     client.post(f"/connect/apps/{row.pk}/disconnect/")
     row.refresh_from_db()
     assert row.revoked_at is not None
-    denied = httpx.post(
-        f"{base}/mcp",
-        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-        headers={"Authorization": f"Bearer {tokens['access_token']}"},
-    )
-    assert denied.status_code == 401
+    assert mcp_status(base, tokens["access_token"]) == 401
     refresh = token(Client(), grant_type="refresh_token", refresh_token=tokens["refresh_token"], client_id=client_id)
     assert refresh.status_code == 400
     assert b"Disconnected apps (1)" in client.get("/connect/apps/").content
@@ -154,12 +150,7 @@ def test_an_admin_revoking_the_connection_in_the_admin_ends_it(person, base):
     assert b"(connected app)" in listed.content
     row = ApiToken.objects.get(prefix="app")
     staff.post("/admin/brain/apitoken/", {"action": "revoke", "_selected_action": [row.pk]})
-    denied = httpx.post(
-        f"{base}/mcp",
-        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-        headers={"Authorization": f"Bearer {tokens['access_token']}"},
-    )
-    assert denied.status_code == 401
+    assert mcp_status(base, tokens["access_token"]) == 401
     again = token(Client(), grant_type="refresh_token", refresh_token=tokens["refresh_token"], client_id=client_id)
     assert again.status_code == 400
 
@@ -322,12 +313,7 @@ def test_a_token_bound_to_another_resource_is_refused_at_mcp(person, base):
     _client_id, tokens = connected(person, base)
     AccessToken.objects.update(resource=["https://other.example/mcp"])
     assert authenticate_token(tokens["access_token"]) is None
-    denied = httpx.post(
-        f"{base}/mcp",
-        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-        headers={"Authorization": f"Bearer {tokens['access_token']}"},
-    )
-    assert denied.status_code == 401
+    assert mcp_status(base, tokens["access_token"]) == 401
 
 
 def test_an_expired_access_token_and_a_registration_token_do_not_reach_mcp(person, base):
@@ -340,12 +326,7 @@ def test_an_expired_access_token_and_a_registration_token_do_not_reach_mcp(perso
     client_id, tokens = connected(person, base)
     AccessToken.objects.filter(application__client_id=client_id).update(expires=timezone.now() - timedelta(seconds=1))
     for value in (tokens["access_token"], reg_token):
-        denied = httpx.post(
-            f"{base}/mcp",
-            json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-            headers={"Authorization": f"Bearer {value}"},
-        )
-        assert denied.status_code == 401
+        assert mcp_status(base, value) == 401
     assert RefreshToken.objects.exists()
 
 
@@ -409,12 +390,7 @@ def test_a_member_who_leaves_takes_their_connected_apps_with_them(person, base):
     org, user, _client = person
     _client_id, tokens = connected(person, base)
     Membership.objects.filter(org=org, user=user).delete()
-    denied = httpx.post(
-        f"{base}/mcp",
-        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-        headers={"Authorization": f"Bearer {tokens['access_token']}"},
-    )
-    assert denied.status_code == 401
+    assert mcp_status(base, tokens["access_token"]) == 401
 
 
 def test_the_consent_page_cannot_be_framed_or_answered_from_another_site(person, base):
