@@ -210,3 +210,31 @@ def test_an_assistant_named_by_a_metadata_document_connects(brain_url, member, s
             assert storage.client.client_id == client_id
             assert_connected_and_refreshed(brain_url, storage, outcome, member.name)
     assert ApiToken.objects.get(prefix="app").name == "Documented Assistant"
+
+
+def test_the_consent_page_and_connected_apps_fit_a_phone(brain_url, member):
+    from django.contrib.auth.models import User
+    from oauth2_provider.models import Application
+
+    from brain.oauth.connections import connect_app
+    from tests.oauth_flow import authorize_query, pkce
+
+    long_name = "Assistant-for-the-infrastructure-and-platform-engineering-teams-of-the-second-floor"
+    registered = httpx.post(
+        f"{brain_url}/oauth/register/",
+        json={"client_name": long_name, "redirect_uris": [CALLBACK], "token_endpoint_auth_method": "none"},
+    ).json()
+    connect_app(
+        user=User.objects.get(username="priya"),
+        org=member,
+        application=Application.objects.get(client_id=registered["client_id"]),
+        access="personal",
+    )
+    with browser_page() as page:
+        page.set_viewport_size({"width": 375, "height": 800})
+        log_in(page, brain_url, "priya", "a long enough secret", then="/connect/apps/")
+        page.wait_for_url(f"{brain_url}/connect/apps/")
+        for path in ("/connect/apps/", authorize_query(registered["client_id"], pkce(), f"{brain_url}/mcp")):
+            page.goto(f"{brain_url}{path}")
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= 375, f"{path} is {width} px wide"
