@@ -260,6 +260,8 @@ OAUTH2_PROVIDER_GRANT_MODEL = "oauth2_provider.Grant"
 OAUTH2_PROVIDER_ID_TOKEN_MODEL = "oauth2_provider.IDToken"  # noqa: S105 (a model name)
 BRAIN_OAUTH_REGISTRATION = env_bool("BRAIN_OAUTH_REGISTRATION", True)
 BRAIN_OAUTH_CLIENT_METADATA = env_bool("BRAIN_OAUTH_CLIENT_METADATA", True)
+# Self-registrations one address may make in an hour (counted per web process).
+BRAIN_OAUTH_REGISTRATIONS_PER_HOUR = env_int("BRAIN_OAUTH_REGISTRATIONS_PER_HOUR", 20, minimum=1, maximum=100000)
 # Hosts a self-registered client may send people back to (ALLOWED_HOSTS syntax); empty: any.
 BRAIN_OAUTH_REDIRECT_HOSTS = env_list("BRAIN_OAUTH_REDIRECT_HOSTS", [])
 # Schemes a redirect may use besides https and loopback http (apps that open a link of their own).

@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from django.core.cache import cache
 from django.test import Client
 from oauth2_provider.models import AccessToken, Application, Grant, RefreshToken
 
@@ -23,6 +24,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture
 def base(brain_url, settings):
     settings.BRAIN_BASE_URL = brain_url
+    cache.clear()  # registrations are counted per address in the cache
     return brain_url
 
 
@@ -406,3 +408,12 @@ def test_the_consent_page_cannot_be_framed_or_answered_from_another_site(person,
     forged.update(org=str(org.pk), access="write", allow="on")
     assert guarded.post("/oauth/authorize/", forged).status_code == 403
     assert not ApiToken.objects.filter(prefix="app").exists()
+
+
+def test_one_address_cannot_fill_the_clients_table(base, settings):
+    settings.BRAIN_OAUTH_REGISTRATIONS_PER_HOUR = 3
+    answers = [register(Client()) for _ in range(4)]
+    assert [a.status_code for a in answers] == [201, 201, 201, 429]
+    assert answers[-1].json()["error"] == "too_many_requests"
+    assert answers[-1]["Retry-After"] == "3600"
+    assert Application.objects.count() == 3

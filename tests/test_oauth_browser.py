@@ -18,6 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import httpx2
 import pytest
+from django.core.cache import cache
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
@@ -166,6 +167,7 @@ def assert_connected_and_refreshed(base: str, storage: Storage, outcome: dict[st
 @pytest.fixture
 def member(brain_url, settings):
     settings.BRAIN_BASE_URL = brain_url
+    cache.clear()  # registrations are counted per address in the cache
     org = make_org()
     mark_memory_built(org=org)
     make_user(org, username="priya", password="a long enough secret")

@@ -5,6 +5,7 @@ and revocation endpoints are the toolkit's own (brain.oauth.urls)."""
 from __future__ import annotations
 
 import json
+import time
 from typing import Any, cast
 from urllib.parse import parse_qs, parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -13,6 +14,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
+from django.core.cache import cache
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
@@ -30,6 +32,7 @@ from oauth2_provider.views.dynamic_client_registration import (
 from oauthlib.oauth2.rfc6749.errors import CustomOAuth2Error, InvalidRequestError
 
 from brain.errors import DomainError
+from brain.login_throttle import client_ip
 from brain.models import ApiToken, Organisation
 from brain.oauth.clients import is_loopback, metadata_problem
 from brain.oauth.connections import app_connections, connect_app, disconnect_app, is_mcp_resource, issuer, mcp_resource
@@ -108,8 +111,25 @@ class RegisterView(DynamicClientRegistrationView):
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if refused := _refusal(request):
             return refused
+        if not _registration_allowed(request):
+            answer = _error_response(
+                "too_many_requests",
+                f"At most {settings.BRAIN_OAUTH_REGISTRATIONS_PER_HOUR} registrations an hour from one address; "
+                "try again later.",
+                status=429,
+            )
+            answer["Retry-After"] = "3600"
+            return answer
         with transaction.atomic():
             return cast(HttpResponse, super().post(request, *args, **kwargs))
+
+
+def _registration_allowed(request: HttpRequest) -> bool:
+    """Count a registration against its address for the hour (per process, in its cache): anyone
+    may register, but nobody fills the clients table; what is left unused goes nightly."""
+    key = f"brain:oauth:registrations:{client_ip(request)}:{int(time.time() // 3600)}"
+    cache.add(key, 0, timeout=3600)
+    return cache.incr(key) <= settings.BRAIN_OAUTH_REGISTRATIONS_PER_HOUR
 
 
 class RegistrationView(DynamicClientRegistrationManagementView):
