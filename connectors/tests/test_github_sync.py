@@ -40,7 +40,7 @@ def admin_actor():
 def connect(actor, token="ghp_valid", repos="acme/api"):  # noqa: S107 (the stand-in's token)
     category = Category.objects.get(org=actor.org, slug=Category.DEFAULT_SLUG)
     return sync.add_connection(
-        actor=actor, kind="github", name="GitHub", category=category,
+        actor=actor, kind="github", name=f"GitHub {repos}", category=category,
         credentials={"token": token}, options={"repositories": repos},
     )  # fmt: skip
 
@@ -191,3 +191,17 @@ def test_only_admins_manage_connections(github):
     member = make_actor(org, make_user(org))
     with pytest.raises(Exception, match="Only an admin"):
         connect(member)
+
+
+def test_the_beat_sweep_queues_due_connections_only(github, admin_actor, monkeypatch):
+    from connectors import tasks
+
+    queued: list[int] = []
+    monkeypatch.setattr(tasks.sync_connection_task, "delay", queued.append)
+    due = connect(admin_actor)
+    later = connect(admin_actor, repos="acme/web")
+    Connection.objects.filter(pk=later.pk).update(next_sync_at=timezone.now() + timedelta(minutes=10))
+    paused = connect(admin_actor, repos="acme/ops")
+    sync.pause_connection(actor=admin_actor, connection_id=paused.pk, paused=True)
+    assert tasks.sync_due_connections_task() == 1
+    assert queued == [due.pk]
