@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import secrets
+
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.utils import timezone
 
 from brain.models import Category, Organisation
+
+
+def _webhook_secret() -> str:
+    return secrets.token_hex(32)
 
 
 class Connection(models.Model):
@@ -33,6 +39,8 @@ class Connection(models.Model):
     credentials_refused = models.BooleanField(default=False)
     items = models.PositiveIntegerField(default=0)
     granted_tools = ArrayField(models.CharField(max_length=80), default=list, blank=True)
+    # What the source signs its webhooks with (connectors.hooks); made by Brain, shown to admins.
+    webhook_secret = models.CharField(max_length=64, default=_webhook_secret)
 
     class Meta:
         ordering = ["org", "name"]

@@ -235,6 +235,15 @@ def _keep(actor: Actor, connection: Connection, item: Item) -> tuple[int, int]:
     return 1, 0
 
 
+@transaction.atomic
+def withdraw_item(connection: Connection, item: Item) -> int:
+    """Withdraw one item the source says is gone (a webhook); 1 when there was something to withdraw."""
+    _saved, withdrawn = _keep(_acting(connection), connection, item)
+    if withdrawn:
+        Connection.objects.filter(pk=connection.pk).update(items=max(connection.items - 1, 0))
+    return withdrawn
+
+
 def _external_id(connection: Connection, item: Item) -> str:
     return f"{connection.kind}:{connection.pk}:{item.source_id}"[:300]
 

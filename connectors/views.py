@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import cast
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
@@ -49,7 +50,8 @@ def connectors_page(request: HttpRequest) -> HttpResponse:
             }
         )
     kinds = [(k.slug, k.label, k.credential_fields, k.option_fields) for k in KINDS.values()]
-    return render(request, "connectors/connectors.html", {"sections": sections, "kinds": kinds}, status=status)
+    context = {"sections": sections, "kinds": kinds, "base_url": settings.BRAIN_BASE_URL}
+    return render(request, "connectors/connectors.html", context, status=status)
 
 
 def _add(request: HttpRequest, user: User, orgs: list[Organisation]) -> int:
