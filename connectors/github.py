@@ -62,6 +62,7 @@ class GitHub(Kind):
         state = {repo: dict(cursor.get(repo, {})) for repo in self.options["repositories"]}
         with self._client() as http:
             for repo in self.options["repositories"]:
+                self._check_audience(http, repo)
                 here = state[repo]
                 url = here.get("next") or f"/repos/{repo}/issues"
                 params = None if here.get("next") else self._listing(here.get("since"))
@@ -78,6 +79,16 @@ class GitHub(Kind):
                         here = {"since": newest or here.get("since")}
                     state[repo] = here
                     yield Page(items=items, cursor={**cursor, **state})
+
+    def _check_audience(self, http: httpx.Client, repo: str) -> None:
+        """A private repository's issues are for its people: never into a category every member reads."""
+        if self.restricted:
+            return
+        if self._get(http, f"/repos/{repo}", None, repo).json().get("private", True):
+            raise CredentialsRefused(
+                f"{repo} is private on GitHub, but this connection brings it into a category every member "
+                "reads. Add it again into a restricted category whose groups are the repository's people."
+            )
 
     @staticmethod
     def _listing(since: str | None) -> dict[str, str]:

@@ -53,8 +53,10 @@ class Kind:
     credential_fields: ClassVar[dict[str, str]]  # name -> what to paste, in words
     option_fields: ClassVar[dict[str, str]]
 
-    def __init__(self, *, credentials: dict[str, Any], options: dict[str, Any]) -> None:
-        self.credentials, self.options = credentials, options
+    def __init__(self, *, credentials: dict[str, Any], options: dict[str, Any], restricted: bool = False) -> None:
+        # ``restricted``: the category it brings knowledge into is limited to some groups. A kind
+        # refuses to bring what its source keeps private into a category every member reads.
+        self.credentials, self.options, self.restricted = credentials, options, restricted
 
     @classmethod
     def clean_options(cls, raw: dict[str, str]) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from brain.services import actor_for_user
 from connectors.kinds import KINDS, CredentialsRefused, Item, SourceError
 from connectors.models import Connection, SyncedItem
 from connectors.sealing import CredentialsUnreadable, seal, unseal
+from memory.access import readable_category_ids
 from memory.documents.placement import delete_documents
 from memory.documents.saving import add_document
 
@@ -51,6 +52,11 @@ def add_connection(
     source = KINDS[kind]
     if category.org_id != actor.org.pk:
         raise NotFound("No such category.")
+    if category.pk not in readable_category_ids(actor=actor):
+        raise InvalidArgument(
+            f"{category.name} is restricted to groups you are not in; the connection saves as you, so choose a "
+            "category you read, or join one of its groups first."
+        )
     if not name.strip() or len(name) > 100:
         raise InvalidArgument("Give the connection a name of at most 100 characters.")
     if Connection.objects.filter(org=actor.org, name=name.strip()).exists():
@@ -165,7 +171,11 @@ def sync_connection(connection_id: int) -> Outcome:
     outcome = Outcome(state="synced")
     try:
         actor = _acting(connection)
-        source = KINDS[connection.kind](credentials=unseal(connection.sealed_credentials), options=connection.options)
+        source = KINDS[connection.kind](
+            credentials=unseal(connection.sealed_credentials),
+            options=connection.options,
+            restricted=connection.category.restricted,
+        )
         for page in source.pages(dict(connection.cursor)):
             with transaction.atomic():
                 for item in page.items:

@@ -26,6 +26,7 @@ class FakeGitHub:
     refusals: list[tuple[int, dict[str, str]]] = field(default_factory=list)
     fail_on_page: int | None = None  # answer 500 once for this page of a listing
     base: str = ""
+    private: set[str] = field(default_factory=set)
 
     def add_issue(self, repo: str, number: int, *, updated: str, pull: bool = False, comments: int = 0,
                   body: str = "", title: str = "") -> dict[str, Any]:  # fmt: skip
@@ -58,6 +59,11 @@ class FakeGitHub:
         parts = urlsplit(handler.path)
         query = {k: v[0] for k, v in parse_qs(parts.query).items()}
         bits = parts.path.strip("/").split("/")
+        if len(bits) == 3 and bits[0] == "repos":
+            name = f"{bits[1]}/{bits[2]}"
+            if name not in self.repos:
+                return 404, {}, {"message": "Not Found"}
+            return 200, {}, {"full_name": name, "private": name in self.private}
         if len(bits) == 4 and bits[0] == "repos" and bits[3] == "issues":
             return self._listing(f"{bits[1]}/{bits[2]}", query)
         if len(bits) == 6 and bits[0] == "repos" and bits[3] == "issues" and bits[5] == "comments":

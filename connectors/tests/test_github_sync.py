@@ -10,9 +10,12 @@ from io import StringIO
 
 import pytest
 from cryptography.fernet import Fernet
+from django.contrib.auth.models import Group
+from django.core.cache import cache
 from django.core.management import call_command
 from django.utils import timezone
 
+from brain.errors import InvalidArgument
 from brain.models import Category
 from conftest import make_actor, make_org, make_user
 from connectors import sync
@@ -93,7 +96,8 @@ def test_a_sync_stopped_mid_listing_goes_on_from_its_last_page(github, admin_act
     resumed = sync.sync_connection(connection.pk)
     assert resumed.state == "synced"
     assert resumed.saved == 20
-    assert "page=3" in github.requests[0]  # went on from the page it stopped at
+    listings = [path for path in github.requests if "/issues" in path]
+    assert "page=3" in listings[0]  # went on from the page it stopped at
     assert documents(connection).count() == 120
     assert SyncedItem.objects.filter(connection=connection).count() == 120
 
@@ -205,3 +209,30 @@ def test_the_beat_sweep_queues_due_connections_only(github, admin_actor, monkeyp
     sync.pause_connection(actor=admin_actor, connection_id=paused.pk, paused=True)
     assert tasks.sync_due_connections_task() == 1
     assert queued == [due.pk]
+
+
+def test_a_private_repository_never_lands_where_every_member_reads(github, admin_actor):
+    github.add_issue("acme/secret", 1, updated="2026-11-02T10:00:00Z")
+    github.private.add("acme/secret")
+    open_connection = connect(admin_actor, repos="acme/secret")
+    assert sync.sync_connection(open_connection.pk).state == "failed"
+    open_connection.refresh_from_db()
+    assert "acme/secret is private on GitHub" in open_connection.last_error
+    assert open_connection.credentials_refused
+    assert not documents(open_connection).exists()
+    team = Category.objects.create(org=admin_actor.org, slug="platform", name="Platform team", restricted=True)
+    people = Group.objects.create(name="platform people")
+    team.groups.add(people)
+    with pytest.raises(InvalidArgument, match="restricted to groups you are not in"):
+        sync.add_connection(
+            actor=admin_actor, kind="github", name="Secret", category=team,
+            credentials={"token": "ghp_valid"}, options={"repositories": "acme/secret"},
+        )  # fmt: skip
+    admin_actor.user.groups.add(people)
+    cache.clear()  # the categories a person reads are worked out once per request
+    kept = sync.add_connection(
+        actor=admin_actor, kind="github", name="Secret, restricted", category=team,
+        credentials={"token": "ghp_valid"}, options={"repositories": "acme/secret"},
+    )  # fmt: skip
+    assert sync.sync_connection(kept.pk).saved == 1
+    assert documents(kept).get().category == team
