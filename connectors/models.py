@@ -21,7 +21,7 @@ class Connection(models.Model):
     kind = models.CharField(max_length=20)
     name = models.CharField(max_length=100)
     # Where what it brings in lands; restricted categories keep it to their groups.
-    category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="connections")
+    category = models.ForeignKey(Category, on_delete=models.RESTRICT, related_name="connections")
     options = models.JSONField(default=dict, blank=True)  # what to sync, per kind (connectors.kinds)
     sealed_credentials = models.TextField(blank=True)  # connectors.sealing; never shown again
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")

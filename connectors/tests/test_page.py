@@ -84,3 +84,12 @@ def test_members_and_other_organisations_admins_are_refused():
     # A category of another organisation cannot be chosen.
     foreign = Category.objects.get(org=org, slug=Category.DEFAULT_SLUG)
     assert add(stranger, other, category=foreign.pk).status_code == 400
+
+
+def test_an_organisation_with_connections_can_be_deleted():
+    from brain.models import Organisation
+
+    org = make_org()
+    add(logged_in(make_user(org, role="admin")), org)
+    Organisation.objects.filter(pk=org.pk).delete()
+    assert not Connection.objects.exists()
