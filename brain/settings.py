@@ -131,6 +131,7 @@ INSTALLED_APPS = [
     "registers",
     "jobs",
     "usage",
+    "connectors",
 ]
 
 MIDDLEWARE = [
@@ -246,6 +247,12 @@ BRAIN_TWILIO_ACCOUNT_SID = env_str("BRAIN_TWILIO_ACCOUNT_SID")
 BRAIN_TWILIO_AUTH_TOKEN = env_str("BRAIN_TWILIO_AUTH_TOKEN")
 BRAIN_TWILIO_FROM = env_str("BRAIN_TWILIO_FROM")
 BRAIN_ANSWER_LINK_DAYS = env_int("BRAIN_ANSWER_LINK_DAYS", 14, minimum=1, maximum=365)
+
+# --- Connectors (docs/connectors.md) ----------------------------------------------------------
+# Fernet keys for credentials at rest, newest first (rotate: put a new one first, run
+# manage.py rotate_connector_keys, drop the old one); without them a key is derived from SECRET_KEY.
+BRAIN_CONNECTOR_KEYS = env_list("BRAIN_CONNECTOR_KEYS", [])
+BRAIN_GITHUB_API_URL = env_str("BRAIN_GITHUB_API_URL", "https://api.github.com").rstrip("/")
 
 # --- OAuth 2.1 for /mcp (brain.oauth, docs/connect.md) ------------------------------------------
 # Brain is the authorisation server for its own MCP endpoint, on django-oauth-toolkit. Assistants
@@ -390,6 +397,9 @@ CELERY_TASK_ROUTES = {
     "registers.tasks.*": {"queue": "nightly"},
     "usage.tasks.*": {"queue": "nightly"},
     "jobs.tasks.*": {"queue": "jobs"},
+    "connectors.tasks.sync_due_connections_task": {"queue": "celery"},
+    # A sync reads another system for minutes at times: beside the nightly scans, off the sweeps.
+    "connectors.tasks.*": {"queue": "nightly"},
 }
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BEAT_SCHEDULE = {
@@ -416,6 +426,10 @@ CELERY_BEAT_SCHEDULE = {
     "purge-expired-reports": {
         "task": "brain.tasks.purge_expired_reports_task",
         "schedule": crontab(hour=3, minute=15),
+    },
+    "sync-connections": {
+        "task": "connectors.tasks.sync_due_connections_task",
+        "schedule": 60.0,
     },
     "purge-unused-oauth": {
         "task": "brain.tasks.purge_unused_oauth_task",

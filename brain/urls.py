@@ -40,6 +40,7 @@ urlpatterns = [
     path("jobs/<int:job_id>/<str:action>/", jobs_views.job_action, name="job-action"),
     path("jobs/chats/<int:chat_id>/", jobs_views.chat_page, name="job-chat"),
     path("overview/", include("usage.urls")),
+    path("connectors/", include("connectors.urls")),
     path("memory/", include("memory.web.urls")),
     path("knowledge/", include("memory.upload.urls")),
     path("admin/", admin.site.urls),

@@ -43,6 +43,7 @@ UNITS = [
     ("contacts", ("contacts",)),
     ("registers", ("registers",)),
     ("jobs", ("jobs",)),
+    ("connectors", ("connectors",)),
     (
         "roots",
         ("brain.urls", "brain.api.urls", "usage.overview", "usage.views", "usage.urls", "usage.context_processors"),

@@ -1,0 +1,71 @@
+"""Items synced per second by a connector, against the loopback stand-in its tests use.
+
+    .venv/bin/python -m bench.connectors --items 2000
+
+A throwaway organisation gets a GitHub connection to a stand-in serving ``--items`` issues (one in
+four with two comments, one in five a pull request); the first sync reads them all, page by page,
+saving each as a document (queued for ingestion, which is not timed here); a second sync with
+nothing changed shows the cost of finding that out; then one in ten is edited and synced again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+
+from bench.mcp_calls import ROOT, setup_environment
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--items", type=int, default=2000)
+    args = parser.parse_args()
+    env = setup_environment()
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.contrib.auth.models import User
+
+    from brain.models import Category, Membership
+    from brain.services import actor_for_user, add_member, create_organisation
+    from connectors import sync
+    from connectors.tests.github_server import github_server
+
+    stamp = int(time.time())
+    org = create_organisation(slug=f"bench-connectors-{stamp}", name="Bench connectors", plan="unlimited")
+    user = User.objects.create_user(f"bench-connectors-{stamp}", f"bench{stamp}@example.com")
+    add_member(org=org, user=user, role=Membership.ADMIN)
+    actor = actor_for_user(org=org, user=user, via="command")
+    with github_server() as github:
+        settings.BRAIN_GITHUB_API_URL = github.base
+        for n in range(1, args.items + 1):
+            day, hour = 1 + n // 1000, (n // 40) % 24
+            github.add_issue("acme/api", n, updated=f"2026-11-{day:02d}T{hour:02d}:{n % 60:02d}:00Z",
+                             pull=n % 5 == 0, comments=2 if n % 4 == 0 else 0)  # fmt: skip
+            if n % 4 == 0:
+                github.comments[("acme/api", n)] = [
+                    {"user": {"login": "sam"}, "created_at": "2026-11-02T11:00:00Z", "body": f"Comment {i}"}
+                    for i in range(2)
+                ]
+        category = Category.objects.get(org=org, slug=Category.DEFAULT_SLUG)
+        connection = sync.add_connection(actor=actor, kind="github", name="bench", category=category,
+                                         credentials={"token": github.token},
+                                         options={"repositories": "acme/api"})  # fmt: skip
+        print(f"items={args.items} (GitHub issues and pull requests, {args.items // 4} with comments)")
+        for label in ("first sync", "nothing changed", "one in ten edited"):
+            if label == "one in ten edited":
+                for n in range(10, args.items + 1, 10):
+                    github.add_issue("acme/api", n, updated=f"2026-12-01T00:00:{n % 60:02d}Z", body=f"Edited {n}")
+            started = time.perf_counter()
+            outcome = sync.sync_connection(connection.pk)
+            seconds = time.perf_counter() - started
+            print(f"{label:>18}: {outcome.state}, {outcome.saved} saved in {seconds:.2f} s, "
+                  f"{outcome.saved / seconds:.0f} items/s, {len(github.requests)} requests so far")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,11 @@
+"""Connectors: live sync from the systems where a company works (docs/connectors.md).
+
+- ``models``: a connection (kind, encrypted credentials, what to sync, into which category, its
+  state and cursor) and the items it brought in, by the source's own ids.
+- ``sealing``: credentials encrypted at rest with rotatable keys (MultiFernet).
+- ``kinds``: what a connector is (the pages of items it reads from a cursor) and the registry.
+- ``github``: GitHub's issues and pull requests, over its REST API.
+- ``sync``: one sync of one connection: leased so two workers never run it at once, resumable
+  page by page, idempotent by source id, errors kept in words.
+- ``tasks``, ``views``: the beat sweep and the Connectors page.
+"""

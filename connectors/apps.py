@@ -1,0 +1,9 @@
+from django.apps import AppConfig
+
+
+class ConnectorsConfig(AppConfig):
+    name = "connectors"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from connectors import github  # noqa: F401 (registers the GitHub kind)

@@ -1,0 +1,75 @@
+"""What a connector is, and the registry of kinds.
+
+A kind reads its source in pages from a cursor: each page carries items (new or changed, or gone
+from the source) and the cursor to resume from after it. ``connectors.sync`` saves a page's
+items and its cursor in one transaction, so a sync stopped anywhere (a worker killed mid-page)
+resumes at the last saved page and brings nothing in twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, ClassVar
+
+
+@dataclass(frozen=True)
+class Item:
+    source_id: str  # the source's own id, stable across edits
+    version: str  # changes when the item does (an update time, an etag)
+    title: str = ""
+    content: str = ""
+    url: str = ""
+    occurred_at: datetime | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    gone: bool = False  # deleted or hidden in the source: withdraw what was brought in
+
+
+@dataclass(frozen=True)
+class Page:
+    items: list[Item]
+    cursor: dict[str, Any]
+
+
+class SourceError(Exception):
+    """The source could not be read this time; the sync is tried again later."""
+
+    def __init__(self, message: str, *, retry_at: datetime | None = None) -> None:
+        super().__init__(message)
+        self.message, self.retry_at = message, retry_at
+
+
+class CredentialsRefused(SourceError):
+    """The source refused the credentials: nothing is retried until someone replaces them."""
+
+
+class Kind:
+    """One kind of source. Subclasses name themselves, say which credentials and options they take,
+    check options, and read pages."""
+
+    slug: ClassVar[str]
+    label: ClassVar[str]
+    credential_fields: ClassVar[dict[str, str]]  # name -> what to paste, in words
+    option_fields: ClassVar[dict[str, str]]
+
+    def __init__(self, *, credentials: dict[str, Any], options: dict[str, Any], restricted: bool = False) -> None:
+        # ``restricted``: the category it brings knowledge into is limited to some groups. A kind
+        # refuses to bring what its source keeps private into a category every member reads.
+        self.credentials, self.options, self.restricted = credentials, options, restricted
+
+    @classmethod
+    def clean_options(cls, raw: dict[str, str]) -> dict[str, Any]:
+        """The options as stored; raises ValueError with a sentence for a person."""
+        raise NotImplementedError
+
+    def pages(self, cursor: dict[str, Any]) -> Iterator[Page]:
+        raise NotImplementedError
+
+
+KINDS: dict[str, type[Kind]] = {}
+
+
+def register(kind: type[Kind]) -> type[Kind]:
+    KINDS[kind.slug] = kind
+    return kind

@@ -1,0 +1,78 @@
+"""A connection to another system, and what it brought in."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.db import models
+from django.utils import timezone
+
+from brain.models import Category, Organisation
+
+
+def _webhook_secret() -> str:
+    return secrets.token_hex(32)
+
+
+class Connection(models.Model):
+    org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="connections")
+    kind = models.CharField(max_length=20)
+    name = models.CharField(max_length=100)
+    # Where what it brings in lands; restricted categories keep it to their groups.
+    category = models.ForeignKey(Category, on_delete=models.RESTRICT, related_name="connections")
+    options = models.JSONField(default=dict, blank=True)  # what to sync, per kind (connectors.kinds)
+    sealed_credentials = models.TextField(blank=True)  # connectors.sealing; never shown again
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+    interval_minutes = models.PositiveIntegerField(default=15)
+    paused_at = models.DateTimeField(null=True, blank=True)
+    # Sync state: the cursor is the kind's own (what was read up to where); a lease held past
+    # ``lease_until`` belongs to a worker that died, and the next sync takes over from the cursor.
+    cursor = models.JSONField(default=dict, blank=True)
+    lease_until = models.DateTimeField(null=True, blank=True)
+    next_sync_at = models.DateTimeField(null=True, blank=True)
+    last_sync_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    # The source refused the credentials: nothing is retried until they are replaced.
+    credentials_refused = models.BooleanField(default=False)
+    items = models.PositiveIntegerField(default=0)
+    granted_tools = ArrayField(models.CharField(max_length=80), default=list, blank=True)
+    # What the source signs its webhooks with (connectors.hooks); made by Brain, shown to admins.
+    webhook_secret = models.CharField(max_length=64, default=_webhook_secret)
+
+    class Meta:
+        ordering = ["org", "name"]
+        constraints = [models.UniqueConstraint(fields=["org", "name"], name="connection_unique_name")]
+        indexes = [models.Index(fields=["next_sync_at"], name="connection_due")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.kind}, {self.org.slug})"
+
+    @property
+    def state(self) -> str:
+        if self.paused_at:
+            return "paused"
+        if self.credentials_refused or self.last_error:
+            return "failing"
+        if self.last_sync_at is None:
+            return "waiting for its first sync"
+        return "active"
+
+
+class SyncedItem(models.Model):
+    """One item of the source, by its own id, and the document that holds its latest version."""
+
+    connection = models.ForeignKey(Connection, on_delete=models.CASCADE, related_name="synced")
+    source_id = models.CharField(max_length=300)
+    version = models.CharField(max_length=100)
+    url = models.CharField(max_length=2000, blank=True)
+    document = models.ForeignKey("memory.Document", null=True, on_delete=models.SET_NULL, related_name="+")
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["connection", "source_id"], name="synced_item_unique_source_id")]
+
+    def __str__(self) -> str:
+        return f"{self.source_id} ({self.version})"

@@ -1,0 +1,290 @@
+"""Connections: adding, pausing, removing, and one sync of one connection.
+
+A sync holds a lease on its connection (a conditional update, so two workers never run one
+connection at once); each page's items and the cursor after it are saved in one transaction, so
+a worker killed mid-sync loses at most the page it was on, and the next sync, once the lease has
+run out, goes on from the last saved cursor. Items are kept by the source's own ids: an unchanged
+item is skipped, a changed one becomes a new version of its document, one gone from the source is
+withdrawn. What goes wrong is kept in words on the connection; refused credentials stop the
+retries until someone replaces them.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from brain.actors import Actor
+from brain.audit import record_audit
+from brain.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.models import Category
+from brain.services import actor_for_user
+from connectors.kinds import KINDS, CredentialsRefused, Item, SourceError
+from connectors.models import Connection, SyncedItem
+from connectors.sealing import CredentialsUnreadable, seal, unseal
+from memory.access import readable_category_ids
+from memory.documents.placement import delete_documents
+from memory.documents.saving import add_document
+
+logger = logging.getLogger("brain.connectors")
+LEASE = timedelta(minutes=10)
+SOURCE_KIND = "connector"
+
+
+def _require_admin(actor: Actor) -> None:
+    if not actor.is_admin:
+        raise PermissionDenied("Only an admin of the organisation may manage its connections.")
+
+
+@transaction.atomic
+def add_connection(
+    *, actor: Actor, kind: str, name: str, category: Category, credentials: dict[str, str], options: dict[str, str]
+) -> Connection:
+    _require_admin(actor)
+    if kind not in KINDS:
+        raise InvalidArgument(f"Unknown kind of connection {kind!r}; choose one of {', '.join(sorted(KINDS))}.")
+    source = KINDS[kind]
+    if category.org_id != actor.org.pk:
+        raise NotFound("No such category.")
+    if category.pk not in readable_category_ids(actor=actor):
+        raise InvalidArgument(
+            f"{category.name} is restricted to groups you are not in; the connection saves as you, so choose a "
+            "category you read, or join one of its groups first."
+        )
+    if not name.strip() or len(name) > 100:
+        raise InvalidArgument("Give the connection a name of at most 100 characters.")
+    if Connection.objects.filter(org=actor.org, name=name.strip()).exists():
+        raise InvalidArgument(f"There is already a connection named {name.strip()!r}.")
+    missing = [field for field in source.credential_fields if not credentials.get(field, "").strip()]
+    if missing:
+        raise InvalidArgument(f"Paste the {missing[0]} for {source.label}.")
+    try:
+        cleaned = source.clean_options(options)
+    except ValueError as exc:
+        raise InvalidArgument(str(exc)) from None
+    connection = Connection.objects.create(
+        org=actor.org,
+        kind=kind,
+        name=name.strip(),
+        category=category,
+        options=cleaned,
+        sealed_credentials=seal({field: credentials[field].strip() for field in source.credential_fields}),
+        created_by=actor.user,
+        next_sync_at=timezone.now(),
+    )
+    record_audit(actor=actor, action="connection.added", target=f"connection {connection.name}", details=cleaned)
+    return connection
+
+
+def _own(actor: Actor, connection_id: int) -> Connection:
+    _require_admin(actor)
+    connection = Connection.objects.select_for_update().filter(org=actor.org, pk=connection_id).first()
+    if connection is None:
+        raise NotFound("No such connection.")
+    return connection
+
+
+@transaction.atomic
+def replace_credentials(*, actor: Actor, connection_id: int, credentials: dict[str, str]) -> Connection:
+    connection = _own(actor, connection_id)
+    fields = KINDS[connection.kind].credential_fields
+    if missing := [field for field in fields if not credentials.get(field, "").strip()]:
+        raise InvalidArgument(f"Paste the {missing[0]}.")
+    connection.sealed_credentials = seal({field: credentials[field].strip() for field in fields})
+    connection.credentials_refused, connection.last_error = False, ""
+    connection.next_sync_at = timezone.now()
+    connection.save()
+    record_audit(actor=actor, action="connection.credentials", target=f"connection {connection.name}")
+    return connection
+
+
+@transaction.atomic
+def pause_connection(*, actor: Actor, connection_id: int, paused: bool) -> Connection:
+    connection = _own(actor, connection_id)
+    connection.paused_at = timezone.now() if paused else None
+    if not paused:
+        connection.next_sync_at = timezone.now()
+    connection.save(update_fields=["paused_at", "next_sync_at"])
+    record_audit(actor=actor, action="connection.paused" if paused else "connection.resumed",
+                 target=f"connection {connection.name}")  # fmt: skip
+    return connection
+
+
+@transaction.atomic
+def sync_soon(*, actor: Actor, connection_id: int) -> Connection:
+    connection = _own(actor, connection_id)
+    connection.next_sync_at = timezone.now()
+    connection.save(update_fields=["next_sync_at"])
+    return connection
+
+
+@transaction.atomic
+def remove_connection(*, actor: Actor, connection_id: int, keep_documents: bool) -> int:
+    """Remove a connection; with ``keep_documents`` False, what it brought in goes too. Returns how
+    many documents were deleted."""
+    connection = _own(actor, connection_id)
+    gone = 0
+    if not keep_documents:
+        documents = list(_documents_of(connection))
+        delete_documents(documents)
+        gone = len(documents)
+    record_audit(actor=actor, action="connection.removed", target=f"connection {connection.name}",
+                 details={"documents_deleted": gone})  # fmt: skip
+    connection.delete()
+    return gone
+
+
+def _documents_of(connection: Connection) -> Any:
+    from memory.models import Document
+
+    prefix = f"{connection.kind}:{connection.pk}:"
+    return Document.objects.filter(org=connection.org, source_kind=SOURCE_KIND, external_id__startswith=prefix)
+
+
+@dataclass
+class Outcome:
+    state: str  # "synced", "busy" (another worker holds it), "paused", "failed"
+    saved: int = 0
+    withdrawn: int = 0
+    message: str = ""
+
+
+def _claim(connection_id: int) -> Connection | None:
+    now = timezone.now()
+    claimed = Connection.objects.filter(
+        Q(lease_until__isnull=True) | Q(lease_until__lt=now), pk=connection_id, paused_at__isnull=True
+    ).update(lease_until=now + LEASE)
+    return Connection.objects.select_related("org", "category", "created_by").get(pk=connection_id) if claimed else None
+
+
+def sync_connection(connection_id: int) -> Outcome:
+    connection = _claim(connection_id)
+    if connection is None:
+        exists = Connection.objects.filter(pk=connection_id).values_list("paused_at", flat=True).first()
+        return Outcome(state="paused" if exists else "busy")
+    outcome = Outcome(state="synced")
+    try:
+        actor = _acting(connection)
+        source = KINDS[connection.kind](
+            credentials=unseal(connection.sealed_credentials),
+            options=connection.options,
+            restricted=connection.category.restricted,
+        )
+        for page in source.pages(dict(connection.cursor)):
+            with transaction.atomic():
+                for item in page.items:
+                    saved, withdrawn = _keep(actor, connection, item)
+                    outcome.saved += saved
+                    outcome.withdrawn += withdrawn
+                connection.cursor = page.cursor
+                connection.lease_until = timezone.now() + LEASE
+                connection.items = SyncedItem.objects.filter(connection=connection, withdrawn_at__isnull=True).count()
+                connection.save(update_fields=["cursor", "lease_until", "items"])
+        _finish(connection, error="", refused=False, retry_at=None)
+    except CredentialsRefused as exc:
+        _failed(outcome, connection, exc.message, refused=True)
+    except CredentialsUnreadable:
+        message = "The stored credentials cannot be read with this server's keys; paste them again."
+        _failed(outcome, connection, message, refused=True)
+    except SourceError as exc:
+        _failed(outcome, connection, exc.message, refused=False, retry_at=exc.retry_at)
+    except (PermissionDenied, NotFound) as exc:
+        message = f"The admin who added this connection can no longer save knowledge here ({exc.message})."
+        _failed(outcome, connection, message, refused=True)
+    return outcome
+
+
+def _failed(outcome: Outcome, connection: Connection, message: str, *, refused: bool, retry_at: Any = None) -> None:
+    """What was saved before the failure stays saved (its pages' cursors with it)."""
+    outcome.state, outcome.message = "failed", message
+    _finish(connection, error=message, refused=refused, retry_at=retry_at)
+
+
+def _acting(connection: Connection) -> Actor:
+    """The connection saves as the admin who added it."""
+    user = connection.created_by
+    if user is None or not user.is_active:
+        raise PermissionDenied("that person's account is gone")
+    return actor_for_user(org=connection.org, user=user, via="connector")
+
+
+def _keep(actor: Actor, connection: Connection, item: Item) -> tuple[int, int]:
+    """Save or withdraw one item; (1, 0), (0, 1) or (0, 0) for an unchanged one."""
+    known = SyncedItem.objects.select_for_update().filter(connection=connection, source_id=item.source_id).first()
+    if item.gone:
+        if known is None or known.withdrawn_at is not None:
+            return 0, 0
+        delete_documents(list(_documents_of(connection).filter(external_id=_external_id(connection, item))))
+        known.withdrawn_at, known.document = timezone.now(), None
+        known.save(update_fields=["withdrawn_at", "document"])
+        return 0, 1
+    if known is not None and known.version == item.version and known.withdrawn_at is None:
+        return 0, 0
+    saved = add_document(
+        actor=actor,
+        title=item.title or item.source_id,
+        content=item.content or item.title or item.source_id,
+        source_kind=SOURCE_KIND,
+        source_url=item.url[:2000],
+        external_id=_external_id(connection, item),
+        metadata={**item.metadata, "connection": connection.name},
+        category=connection.category.slug,
+        occurred_at=item.occurred_at,
+    )
+    SyncedItem.objects.update_or_create(
+        connection=connection,
+        source_id=item.source_id,
+        defaults={"version": item.version, "url": item.url[:2000], "document": saved.document, "withdrawn_at": None},
+    )
+    return 1, 0
+
+
+@transaction.atomic
+def withdraw_item(connection: Connection, item: Item) -> int:
+    """Withdraw one item the source says is gone (a webhook); 1 when there was something to withdraw."""
+    _saved, withdrawn = _keep(_acting(connection), connection, item)
+    if withdrawn:
+        Connection.objects.filter(pk=connection.pk).update(items=max(connection.items - 1, 0))
+    return withdrawn
+
+
+def _external_id(connection: Connection, item: Item) -> str:
+    return f"{connection.kind}:{connection.pk}:{item.source_id}"[:300]
+
+
+def _finish(connection: Connection, *, error: str, refused: bool, retry_at: Any) -> None:
+    now = timezone.now()
+    if error:
+        logger.warning("connection %s (%s) failed: %s", connection.pk, connection.kind, error)
+        # Refused credentials wait for new ones; anything else is tried again at the source's
+        # word, or after the interval.
+        due = None if refused else retry_at or now + timedelta(minutes=connection.interval_minutes)
+    else:
+        due = now + timedelta(minutes=connection.interval_minutes)
+    Connection.objects.filter(pk=connection.pk).update(
+        lease_until=None,
+        last_error=error,
+        credentials_refused=refused,
+        next_sync_at=due,
+        **({} if error else {"last_sync_at": now}),
+    )
+
+
+def due_connections() -> list[int]:
+    now = timezone.now()
+    return list(
+        Connection.objects.filter(paused_at__isnull=True, credentials_refused=False, next_sync_at__lte=now)
+        .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
+        .values_list("pk", flat=True)
+    )
+
+
+def connections_of(*, actor: Actor) -> list[Connection]:
+    _require_admin(actor)
+    return list(Connection.objects.filter(org=actor.org).select_related("category").order_by("name"))

@@ -1,0 +1,9 @@
+from django.urls import path
+
+from connectors import hooks, views
+
+urlpatterns = [
+    path("", views.connectors_page, name="connectors"),
+    path("hooks/github/<int:connection_id>/", hooks.github_hook, name="github-hook"),
+    path("<int:connection_id>/<str:action>/", views.connection_action, name="connection-action"),
+]
