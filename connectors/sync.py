@@ -23,6 +23,7 @@ from django.utils import timezone
 from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.inputs import text_problem
 from brain.models import Category
 from brain.services import actor_for_user
 from connectors.kinds import KINDS, CredentialsRefused, Item, SourceError
@@ -59,6 +60,9 @@ def add_connection(
         )
     if not name.strip() or len(name) > 100:
         raise InvalidArgument("Give the connection a name of at most 100 characters.")
+    for label, text in [("The name", name), *credentials.items(), *options.items()]:
+        if problem := text_problem(text):
+            raise InvalidArgument(f"{label} {problem}.")
     if Connection.objects.filter(org=actor.org, name=name.strip()).exists():
         raise InvalidArgument(f"There is already a connection named {name.strip()!r}.")
     missing = [field for field in source.credential_fields if not credentials.get(field, "").strip()]

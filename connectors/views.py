@@ -20,6 +20,7 @@ from brain.models import Category, Membership, Organisation
 from brain.services import actor_for_user
 from connectors import sync
 from connectors.kinds import KINDS
+from connectors.models import Connection
 
 
 def _administered(user: User) -> list[Organisation]:
@@ -81,8 +82,6 @@ def _add(request: HttpRequest, user: User, orgs: list[Organisation]) -> int:
 @require_POST
 def connection_action(request: HttpRequest, connection_id: int, action: str) -> HttpResponse:
     user = cast(User, request.user)
-    from connectors.models import Connection
-
     org = Connection.objects.filter(pk=connection_id).values_list("org", flat=True).first()
     try:
         member = Organisation.objects.filter(pk=org or 0, memberships__user=user).first()

@@ -207,6 +207,9 @@ def test_the_consent_page_needs_a_login(base):
         ({"response_types": ["token"]}, "invalid_client_metadata"),
         ({"client_name": "x" * 500}, "invalid_client_metadata"),
         ({"token_endpoint_auth_method": "private_key_jwt"}, "invalid_client_metadata"),
+        ({"client_name": "Nul\u0000App"}, "invalid_client_metadata"),
+        ({"redirect_uris": ["https://ok.example/c\u0000b"]}, "invalid_client_metadata"),
+        ({"client_name": "\ud800"}, "invalid_client_metadata"),
     ],
 )
 def test_bad_registration_metadata_is_refused_and_registers_nothing(base, metadata, error):
@@ -271,6 +274,7 @@ def test_a_loopback_redirect_may_use_another_port(person, base):
         ({"code_challenge": None, "code_challenge_method": None}, "invalid_request"),
         ({"code_challenge_method": "plain"}, "invalid_request"),
         ({"resource": "https://other.example/mcp"}, "invalid_target"),
+        ({"nonce": "a\u0000b"}, "invalid_request"),
     ],
 )
 def test_missing_or_plain_pkce_and_another_resource_go_back_as_errors(person, base, change, error):

@@ -10,6 +10,8 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.http.request import validate_host
 
+from brain.inputs import text_problem
+
 LOOPBACK_NAMES = {"localhost"}
 # Redirect schemes that can run code or read files in a browser: never a place to send a code.
 NEVER_SCHEMES = {"javascript", "data", "file", "vbscript", "blob", "about"}
@@ -62,6 +64,11 @@ def metadata_problem(data: dict[str, Any]) -> tuple[str, str] | None:
     """The OAuth error and its description for client metadata Brain will not take, or None.
 
     What the toolkit checks itself (JSON shape, auth methods, one grant type) is left to it."""
+    for key, value in data.items():
+        texts = value if isinstance(value, list) else [value]
+        for text in texts:
+            if isinstance(text, str) and (problem := text_problem(text)):
+                return "invalid_client_metadata", f"{key} {problem}"
     uris = data.get("redirect_uris")
     if not isinstance(uris, list) or not uris:
         return "invalid_redirect_uri", "redirect_uris must be a non-empty array of URLs"

@@ -32,6 +32,7 @@ from oauth2_provider.views.dynamic_client_registration import (
 from oauthlib.oauth2.rfc6749.errors import CustomOAuth2Error, InvalidRequestError
 
 from brain.errors import DomainError
+from brain.inputs import text_problem
 from brain.login_throttle import client_ip
 from brain.models import ApiToken, Organisation
 from brain.oauth.clients import is_loopback, metadata_problem
@@ -206,7 +207,10 @@ class ConsentView(AuthorizationView):
     def validate_authorization_request(self, request: HttpRequest) -> tuple[list[str], dict[str, Any]]:
         scopes, credentials = super().validate_authorization_request(request)
         refusal: CustomOAuth2Error | None = None
-        if credentials.get("code_challenge_method") != "S256":
+        unstorable = next((k for k in request.GET for v in request.GET.getlist(k) if text_problem(v)), None)
+        if unstorable:
+            refusal = InvalidRequestError(description=f"The {unstorable} parameter holds text Brain cannot store.")
+        elif credentials.get("code_challenge_method") != "S256":
             refusal = InvalidRequestError(description="PKCE is required with code_challenge_method=S256.")
         elif not all(is_mcp_resource(r) for r in request.GET.getlist("resource")):
             refusal = CustomOAuth2Error(

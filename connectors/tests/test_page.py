@@ -59,6 +59,8 @@ def test_an_admin_adds_and_manages_a_connection():
         ({"option_repositories": ""}, "Name at least one repository"),
         ({"credential_token": ""}, "Paste the token"),
         ({"name": ""}, "Give the connection a name"),
+        ({"name": "Git\x00Hub"}, "NUL character"),
+        ({"credential_token": "ghp_\x00"}, "NUL character"),
     ],
 )
 def test_bad_input_is_refused_with_a_sentence(changes, message):
