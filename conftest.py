@@ -102,6 +102,15 @@ def make_actor(org: Organisation, user: User | None = None, scopes: str = "read,
     return Actor(org=org, user=user, scopes=frozenset(scopes.split(",")), via=via, role=membership.role)
 
 
+def everything_on() -> dict[str, object]:
+    """Features fields with every switch on and every connector's tools connected and granted, for
+    tests that walk every tool (``Features.objects.filter(org=org).update(**everything_on())``)."""
+    from brain.mcp.registry import TOOLS
+
+    connected = sorted({need for spec in TOOLS.values() for need in spec.needs if ":" in need})
+    return {"commitments": True, "contradictions": True, "glossary": True, "jobs": True, "connected": connected}
+
+
 def make_token(org: Organisation, user: User | None = None, scopes: str = "read,write", **kw: object) -> IssuedToken:
     return create_token(org=org, user=user or make_user(org), scopes=scopes.split(","), **kw)  # type: ignore[arg-type]
 

@@ -204,6 +204,10 @@ class Features(models.Model):
         "nightly in shared text and defined by people; the glossary tools appear.",
     )
     jobs = models.BooleanField(default=False, help_text="Scheduled jobs that run as their owner; the job tools appear.")
+    # What the organisation's connections to other systems add to its tools: ``connector:<kind>``
+    # for each kind it has a connection of, ``grant:<tool>`` for each ACTION tool an admin granted.
+    # Kept here by ``brain.services.set_connected_tools`` so reading the features stays one row.
+    connected = ArrayField(models.CharField(max_length=100), default=list, blank=True, editable=False)
 
     class Meta:
         verbose_name_plural = "features"
@@ -213,7 +217,7 @@ class Features(models.Model):
 
     def enabled(self) -> set[str]:
         names = ("commitments", "contradictions", "glossary", "jobs")
-        return {name for name in names if getattr(self, name)}
+        return {name for name in names if getattr(self, name)} | set(self.connected)
 
 
 def _activity_id() -> str:

@@ -325,6 +325,15 @@ def mark_memory_built(*, org: Organisation) -> Organisation:
     return org
 
 
+def set_connected_tools(*, org: Organisation, markers: set[str]) -> None:
+    """What the organisation's connections add to its tools (``Features.connected``): called by the
+    connectors whenever a connection is added or removed, or an ACTION tool granted or withdrawn."""
+    features, _ = Features.objects.get_or_create(org=org)
+    if set(features.connected) != markers:
+        features.connected = sorted(markers)
+        features.save(update_fields=["connected"])
+
+
 @dataclass(frozen=True)
 class Bootstrap:
     org: Organisation

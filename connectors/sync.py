@@ -26,6 +26,7 @@ from brain.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.inputs import text_problem
 from brain.models import Category
 from brain.services import actor_for_user
+from connectors.grants import refresh_connected_tools
 from connectors.kinds import KINDS, CredentialsRefused, Item, SourceError
 from connectors.models import Connection, SyncedItem
 from connectors.sealing import CredentialsUnreadable, seal, unseal
@@ -83,7 +84,13 @@ def add_connection(
         next_sync_at=timezone.now(),
     )
     record_audit(actor=actor, action="connection.added", target=f"connection {connection.name}", details=cleaned)
+    refresh_connected_tools(actor.org)
     return connection
+
+
+def own_connection(actor: Actor, connection_id: int) -> Connection:
+    """The organisation's connection, locked for a change; admins only."""
+    return _own(actor, connection_id)
 
 
 def _own(actor: Actor, connection_id: int) -> Connection:
@@ -141,6 +148,7 @@ def remove_connection(*, actor: Actor, connection_id: int, keep_documents: bool)
     record_audit(actor=actor, action="connection.removed", target=f"connection {connection.name}",
                  details={"documents_deleted": gone})  # fmt: skip
     connection.delete()
+    refresh_connected_tools(actor.org)
     return gone
 
 

@@ -33,8 +33,9 @@ def run_actor(job: Job, owner: Actor) -> tuple[Actor, str]:
 
 
 def grantable(spec: ToolSpec) -> bool:
-    """A write tool an owner may hand to their job's unattended runs."""
-    return not spec.read_only and spec.name not in JOB_TOOLS | NEVER
+    """A write tool an owner may hand to their job's unattended runs: never an ACTION tool, which runs
+    only when a person asked for exactly that."""
+    return not spec.read_only and not spec.action and spec.name not in JOB_TOOLS | NEVER
 
 
 def grantable_tools(actor: Actor) -> list[str]:
@@ -62,7 +63,7 @@ def checked_grant(actor: Actor, names: Iterable[str] | None) -> list[str]:
 
 def may_call(job: Job, spec: ToolSpec) -> bool:
     """Whether an unattended run of ``job`` is offered (and may call) the tool."""
-    if spec.name in JOB_TOOLS | NEVER:
+    if spec.name in JOB_TOOLS | NEVER or spec.action:
         return False
     if spec.name == "remember" and job.memory == Job.Memory.OFF:
         return False

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from brain.actors import Actor
-from brain.models import Features, Membership, Organisation
+from brain.models import Category, Features, Membership, Organisation
 from brain.services import mark_memory_built
-from conftest import make_actor, make_org, make_user
+from conftest import everything_on, make_actor, make_org, make_user
+from connectors.models import Connection
+from connectors.sealing import seal
 from contacts.models import Contact
 from contacts.services import save_contact_topics
 from jobs.services import schedule_job
@@ -30,8 +32,9 @@ MEMORIES = [
 
 
 def small_organisation() -> tuple[Organisation, Actor, dict[str, str]]:
-    """An organisation with three ingested documents, three remembered facts, an approved skill
-    and a contact; returns its member actor and the ids tools need."""
+    """An organisation with three ingested documents, three remembered facts, an approved skill,
+    a contact and a GitHub connection (to acme/shop, github_comment granted; the tests that run its
+    tools start the stand-in); returns its member actor and the ids tools need."""
     org = make_org()
     mark_memory_built(org=org)
     admin = make_actor(org, make_user(org, role=Membership.ADMIN))
@@ -44,7 +47,11 @@ def small_organisation() -> tuple[Organisation, Actor, dict[str, str]]:
         org=org, name="Sam Ops", topics="deploys, runbooks", email="sam@example.com", channels=["email"]
     )
     save_contact_topics(contact)
-    Features.objects.filter(org=org).update(commitments=True, contradictions=True, glossary=True, jobs=True)
+    general = Category.objects.get(org=org, slug=Category.DEFAULT_SLUG)
+    Connection.objects.create(org=org, kind="github", name="Shop", category=general, created_by=admin.user,
+                              options={"repositories": ["acme/shop"]}, sealed_credentials=seal({"token": "ghp_valid"}),
+                              granted_tools=["github_comment"])  # fmt: skip
+    Features.objects.filter(org=org).update(**everything_on())
     org.refresh_from_db()
     promise = record_commitment(actor=actor, owner="Priya Shah", what="Priya Shah will review the deploy runbook")
     pair = raise_contradiction(actor=actor, question="Mondays or Tuesdays?", about="deploy day", claim_a="Tuesdays",

@@ -103,6 +103,7 @@ def shared_writes(w: World) -> dict[str, list[dict[str, Any]]]:
     job = {"name": "Team digest", "prompt": "Summarise the week for the team."}
     return {
         "report_issue": [{"category": "tool_error", "observed": "it failed", "expected": "it works"}],
+        "github_comment": [{"repository": "acme/api", "number": 1, "body": "Shipped."}],
         "send_feedback": [{"summary": "more detail please", "origin": "agent"}],
         "record_commitment": [
             {"owner": "Priya Shah", "what": "Send BigCo the signed contract.", "due_on": "2031-01-09"}

@@ -14,6 +14,7 @@ import pytest
 
 from brain.mcp.invoke import execute
 from brain.mcp.registry import TOOLS, ToolOutput
+from connectors.tests.github_server import github_server
 from tests.small_org import small_organisation
 
 pytestmark = pytest.mark.django_db
@@ -38,6 +39,10 @@ def needs(known: dict[str, str]) -> dict[str, dict[str, Any]]:
         "schedule_once": {"at": "2031-01-09T09:00"},
         "schedule_job": {"schedule": "0 9 * * 1-5"},
         "update_job": {"id": known["job_id"], "enabled": False},
+        "github_get_issue": {"repository": "acme/shop", "number": 1},
+        "github_comment": {"repository": "acme/shop", "number": 1, "body": "Deploys moved to Tuesdays."},
+        "github_search_issues": {"query": "deploy"},
+        "github_search_pull_requests": {"query": "deploy"},
     }
 
 
@@ -63,7 +68,17 @@ def is_json_object(text: str) -> bool:
         return False
 
 
-def test_every_tool_answers_structured_output_that_matches_its_output_schema():
+@pytest.fixture
+def github(settings):
+    """The GitHub stand-in, for the connector's tools of the small organisation's connection."""
+    with github_server() as fake:
+        settings.BRAIN_GITHUB_API_URL = fake.base
+        fake.add_issue("acme/shop", 1, updated="2026-11-02T10:00:00Z", body="The deploy on Tuesday failed")
+        fake.add_issue("acme/shop", 2, updated="2026-11-03T10:00:00Z", pull=True, title="Fix the deploy script")
+        yield fake
+
+
+def test_every_tool_answers_structured_output_that_matches_its_output_schema(github):
     _, actor, known = small_organisation()
     tested, failed = set(), {}
     for name in sorted(TOOLS, key=lambda n: n == "forget"):  # forget last: it removes a memory others may read

@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from brain.actors import Actor, one_call
+from brain.audit import record_audit, shown
 from brain.errors import DomainError, Outage, PermissionDenied, Unavailable
 from brain.inputs import refuse_unstorable
 from brain.mcp.limits import describe_validation_error
@@ -53,7 +54,7 @@ def authorise(actor: Actor, spec: ToolSpec) -> None:
     """Raise ``PermissionDenied`` unless the actor may see ``spec``: its scope, what it writes
     (``brain.personal``: a connection limited to personal memories never runs a tool that writes
     what others read), and its feature if any."""
-    features = enabled_features(actor=actor) if spec.feature else set()
+    features = enabled_features(actor=actor) if spec.needs else set()
     if is_visible(spec, scopes=actor.scopes, features=features):
         return
     if spec.scope not in actor.scopes:
@@ -64,6 +65,18 @@ def authorise(actor: Actor, spec: ToolSpec) -> None:
         )
     if spec.writes == SHARED:
         require_may_write(actor, scope=SHARED, what=spec.name)
+    if spec.connector and f"connector:{spec.connector}" not in features:
+        raise PermissionDenied(
+            f"{spec.name} needs a {spec.connector} connection, and this organisation has none; an admin can add "
+            "one on the Connectors page.",
+            connector=spec.connector,
+        )
+    if spec.action and f"grant:{spec.name}" not in features:
+        raise PermissionDenied(
+            f"{spec.name} changes something outside Brain and no admin has granted it to assistants here; an admin "
+            "can grant it on the Connectors page. Tell the user rather than retrying.",
+            grant=spec.name,
+        )
     raise PermissionDenied(
         f"{spec.name} is switched off for this organisation; an admin can turn it on.", feature=spec.feature
     )
@@ -84,9 +97,11 @@ def execute(actor: Actor, spec: ToolSpec, arguments: dict[str, Any]) -> Outcome:
     failure = GENERIC_FAILURE.format(tool=spec.name) + ("" if spec.read_only else MAY_HAVE_SAVED)
     outcome = Outcome(output=None, message=failure, code="internal", status=500)
     meter: Meter | None = None
+    authorised = False
     try:
         authorise(actor, spec)
         refuse_unstorable(arguments, what=spec.name)
+        authorised = True  # and its arguments can be kept in an audit record
         args = spec.args.model_validate(arguments)
         with metered(actor, spec.name, of_call(spec.billing)) as meter, one_call():
             if spec.read_only:
@@ -122,7 +137,20 @@ def execute(actor: Actor, spec: ToolSpec, arguments: dict[str, Any]) -> Outcome:
             credits=credits,
             activity_id=activity_id if isinstance(activity_id, str) else None,
         )
+        if spec.action and authorised:
+            _audit_action(actor, spec, arguments, outcome)
     return outcome
+
+
+def _audit_action(actor: Actor, spec: ToolSpec, arguments: dict[str, Any], outcome: Outcome) -> None:
+    """Every call of an ACTION tool that got past authorisation is in the audit log, done or not
+    (arguments Brain cannot store are refused before, and leave their call record only)."""
+    try:
+        details = {key: shown(value) for key, value in arguments.items()}
+        record_audit(actor=actor, action="tool.action", target=spec.name,
+                     details={"arguments": details, "outcome": outcome.code or "done"})  # fmt: skip
+    except DATABASE_ERRORS as exc:
+        logger.warning("tool %s: its audit record could not be written: %s", spec.name, exc)
 
 
 def run_prompt(actor: Actor, spec: PromptSpec, arguments: dict[str, str]) -> str:

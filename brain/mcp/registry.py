@@ -33,6 +33,9 @@ ToolFn = Callable[[Actor, Any], ToolOutput]
 # are no one else's knowledge (a report, feedback).
 SCOPED, OWN = "scoped", "own"
 WRITES = (SHARED, SCOPED, OWN)
+# A tool whose description starts with this changes something in another system (a connector's
+# ACTION tool): it is offered only where an admin granted it, and runs only when asked for.
+ACTION = "ACTION:"
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,22 @@ class ToolSpec:
     billing: str  # what a call costs: one of brain.mcp.prices.BILLINGS
     activity_arg: str | None  # the argument that carries an activity id, for call records
     writes: str | None = None  # None for a read-only tool, else one of WRITES
+    connector: str | None = None  # the kind of connection the organisation must have, or None
+
+    @property
+    def action(self) -> bool:
+        return self.description.startswith(ACTION)
+
+    @property
+    def needs(self) -> tuple[str, ...]:
+        """The organisation's features the tool needs (``Features.enabled``): its own switch, a
+        connection of its kind, and for an ACTION tool an admin's grant."""
+        needs = [self.feature] if self.feature else []
+        if self.connector:
+            needs.append(f"connector:{self.connector}")
+        if self.action:
+            needs.append(f"grant:{self.name}")
+        return tuple(needs)
 
     def input_schema(self) -> dict[str, Any]:
         schema = self.args.model_json_schema()
@@ -81,6 +100,7 @@ def mcp_tool(
     open_world: bool = False,
     billing: str | None = None,
     writes: str | None = None,
+    connector: str | None = None,
 ) -> Callable[[Callable[[Actor, ArgsT], OutT]], Callable[[Actor, ArgsT], OutT]]:
     """Register a tool. Its docstring is the description a model reads.
 
@@ -89,6 +109,9 @@ def mcp_tool(
     (reports, feedback) need the read scope but are not read-only. ``billing`` is what a call
     costs (``brain.mcp.prices``): a metered call unless said otherwise. ``writes`` is what a tool that
     is not read-only writes (``WRITES``); one that does not say is taken to write what others read.
+    ``connector`` names the kind of connection a connector's tool needs; its name must start with
+    that kind. A description starting with ``ACTION:`` makes an action, which only a connector's
+    write tool may be, and which writes what others read.
     """
     if scope not in ("read", "write"):
         raise ValueError(f"scope must be read or write, not {scope!r}")
@@ -106,6 +129,12 @@ def mcp_tool(
         description = inspect.cleandoc(fn.__doc__ or "")
         if not description:
             raise ValueError(f"MCP tool {name!r} needs a docstring: it is the description models read")
+        if connector is not None and not name.startswith(f"{connector}_"):
+            raise ValueError(f"MCP tool {name!r} belongs to the {connector} connector: name it {connector}_<tool>")
+        if description.startswith(ACTION) and (connector is None or scope != "write" or writes not in (None, SHARED)):
+            raise ValueError(
+                f"MCP tool {name!r}: only a connector's write tool, writing what others read, is an ACTION"
+            )
         TOOLS[name] = ToolSpec(
             name=name,
             title=title,
@@ -122,6 +151,7 @@ def mcp_tool(
             billing=billing or CALL,
             activity_arg="activity_id" if "activity_id" in args.model_fields else None,
             writes=None if is_read_only else writes or SHARED,
+            connector=connector,
         )
         return fn
 
@@ -133,11 +163,12 @@ def visible_tools(*, scopes: frozenset[str], features: set[str]) -> list[ToolSpe
 
 
 def is_visible(spec: ToolSpec, *, scopes: frozenset[str], features: set[str]) -> bool:
-    """A tool is listed when the token has its scope, may make its kind of write, and its feature is on."""
+    """A tool is listed when the token has its scope, may make its kind of write, and what it needs
+    is on (its feature, its connection, the grant of an ACTION tool)."""
     return (
         spec.scope in scopes
         and (spec.writes != SHARED or may_write(scopes, scope=SHARED))
-        and (spec.feature is None or spec.feature in features)
+        and all(need in features for need in spec.needs)
     )
 
 

@@ -12,7 +12,7 @@ from brain.mcp.invoke import execute
 from brain.mcp.registry import TOOLS, ToolOutput, mcp_tool
 from brain.models import Features, ToolCall
 from brain.services import record_tool_call, start_activity
-from conftest import make_actor
+from conftest import everything_on, make_actor
 from memory.graph.llm import LLMError
 from memory.index.embedding import EmbeddingError, get_embedder
 
@@ -48,7 +48,7 @@ def test_the_tools_take_text_in_many_arguments():
 @pytest.mark.parametrize(("tool", "field", "is_list"), text_arguments())
 @pytest.mark.parametrize("bad", ["a\x00b", "\ud800"])
 def test_text_brain_cannot_store_is_refused_in_every_argument_of_every_tool(actor, tool, field, is_list, bad):
-    Features.objects.filter(org=actor.org).update(commitments=True, contradictions=True, glossary=True, jobs=True)
+    Features.objects.filter(org=actor.org).update(**everything_on())
     actor.org.refresh_from_db()  # every tool is switched on: the refusal is about the text, not the switch
     arguments = {**required_arguments(tool), field: [bad] if is_list else bad}
 

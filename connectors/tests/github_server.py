@@ -27,6 +27,9 @@ class FakeGitHub:
     fail_on_page: int | None = None  # answer 500 once for this page of a listing
     base: str = ""
     private: set[str] = field(default_factory=set)
+    pull_files: dict[tuple[str, int], list[str]] = field(default_factory=dict)
+    posted: list[tuple[str, int, str]] = field(default_factory=list)  # comments made: (repo, number, body)
+    searches: list[str] = field(default_factory=list)  # the q of each search
 
     def add_issue(self, repo: str, number: int, *, updated: str, pull: bool = False, comments: int = 0,
                   body: str = "", title: str = "") -> dict[str, Any]:  # fmt: skip
@@ -67,8 +70,61 @@ class FakeGitHub:
         if len(bits) == 4 and bits[0] == "repos" and bits[3] == "issues":
             return self._listing(f"{bits[1]}/{bits[2]}", query)
         if len(bits) == 6 and bits[0] == "repos" and bits[3] == "issues" and bits[5] == "comments":
+            if handler.command == "POST":
+                return self._comment(f"{bits[1]}/{bits[2]}", int(bits[4]), handler)
             return 200, {}, self.comments.get((f"{bits[1]}/{bits[2]}", int(bits[4])), [])
+        if bits == ["search", "issues"]:
+            return self._search(query.get("q", ""), int(query.get("per_page", 30)))
+        if len(bits) >= 5 and bits[0] == "repos" and bits[3] in ("issues", "pulls") and bits[4].isdigit():
+            return self._one(f"{bits[1]}/{bits[2]}", int(bits[4]), bits[3], bits[5:])
         return 404, {}, {"message": "Not Found"}
+
+    def _one(self, repo: str, number: int, kind: str, rest: list[str]) -> tuple[int, dict[str, str], Any]:
+        issue = next((i for i in self.repos.get(repo, []) if i["number"] == number), None)
+        if issue is None or (kind == "pulls" and "pull_request" not in issue):
+            return 404, {}, {"message": "Not Found"}
+        if kind == "pulls" and rest == ["files"]:
+            return 200, {}, [{"filename": name} for name in self.pull_files.get((repo, number), [])]
+        if kind == "pulls":
+            return 200, {}, {**issue, "merged": issue["state"] == "closed", "base": {"ref": "main"},
+                             "head": {"ref": f"topic-{number}"}}  # fmt: skip
+        return (200, {}, issue) if not rest else (404, {}, {"message": "Not Found"})
+
+    def _search(self, q: str, per_page: int) -> tuple[int, dict[str, str], Any]:
+        """GitHub's issue search, for the qualifiers Brain sends: is:pr, is:issue, is:open,
+        is:closed and repo: (several repo: qualifiers widen the search to each)."""
+        self.searches.append(q)
+        words, repos, flags = [], [], set()
+        for token in q.split():
+            if token.startswith("repo:"):
+                repos.append(token[5:])
+            elif token.startswith("is:"):
+                flags.add(token[3:])
+            else:
+                words.append(token.lower())
+        found = []
+        for repo in repos:
+            for issue in self.repos.get(repo, []):
+                text = f"{issue['title']} {issue['body']}".lower()
+                pull = "pull_request" in issue
+                if ("pr" in flags and not pull) or ("issue" in flags and pull):
+                    continue
+                if ("open" in flags or "closed" in flags) and issue["state"] not in flags:
+                    continue
+                if all(word in text for word in words):
+                    found.append({**issue, "repository_url": f"{self.base}/repos/{repo}"})
+        return 200, {}, {"total_count": len(found), "incomplete_results": False, "items": found[:per_page]}
+
+    def _comment(self, repo: str, number: int, handler: BaseHTTPRequestHandler) -> tuple[int, dict[str, str], Any]:
+        length = int(handler.headers.get("Content-Length", 0))
+        body = json.loads(handler.rfile.read(length) or b"{}").get("body", "")
+        if not any(i["number"] == number for i in self.repos.get(repo, [])):
+            return 404, {}, {"message": "Not Found"}
+        if not body:
+            return 422, {}, {"message": "Validation Failed"}
+        self.posted.append((repo, number, body))
+        made = len(self.posted)
+        return 201, {}, {"id": made, "body": body, "html_url": f"https://github.example/{repo}/issues/{number}#c{made}"}
 
     def _listing(self, repo: str, query: dict[str, str]) -> tuple[int, dict[str, str], Any]:
         if repo not in self.repos:
@@ -104,6 +160,8 @@ def github_server() -> Iterator[FakeGitHub]:
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
+
+        do_POST = do_GET  # noqa: N815 (the standard library's name)
 
         def log_message(self, *args: object) -> None:
             pass
