@@ -250,7 +250,8 @@ class Slack(Kind):
         first = min((moment for m in said if (moment := message_time(m))), default=None)
         return Item(
             source_id=source_id,
-            version=hashlib.sha256(content.encode()).hexdigest()[:40],
+            # Who reads it is part of it: a channel made private moves its documents at once.
+            version=hashlib.sha256(f"{channel.audience}\n{content}".encode()).hexdigest()[:40],
             title=title[:500],
             content=content,
             url=url,

@@ -21,6 +21,7 @@ from brain.models import Category
 from conftest import make_actor, make_org, make_user
 from connectors import slack, sync
 from connectors.models import Connection, Recheck, SourceAudience, SyncedItem
+from connectors.sealing import unseal
 from connectors.tests.slack_server import FakeSlack, slack_server, ts_at
 from memory.documents.selectors import get_document, list_documents
 from memory.models import Document
@@ -318,3 +319,23 @@ def test_a_deleted_message_is_withdrawn_at_once_and_the_rest_comes_back_without_
     day = Document.objects.get(org=connection.org, title="#general 2026-11-02")  # the only version left
     assert day.content == "**Lea Roth** (11:00): Deploy window is 14:00"
     assert day.version == 1
+
+
+def test_an_admin_adds_a_slack_connection_on_the_page_and_sees_what_to_paste_in_slack(org):
+    client = Client()
+    client.force_login(make_user(org, role="admin"))
+    category = Category.objects.get(org=org, slug=Category.DEFAULT_SLUG)
+    form = {"org": org.pk, "kind": "slack", "name": "Slack: company", "category": category.pk,
+            "slack-credential_token": "xoxb-page", "slack-credential_signing_secret": "page-secret",
+            "slack-option_channels": "#general\n#launch-plans",
+            "github-credential_token": "not this one", "github-option_repositories": "acme/api"}  # fmt: skip
+    assert client.post("/connectors/", form).status_code == 302
+    connection = Connection.objects.get(org=org)
+    assert connection.options == {"channels": ["general", "launch-plans"]}
+    assert unseal(connection.sealed_credentials) == {"token": "xoxb-page", "signing_secret": "page-secret"}
+    page = client.get("/connectors/").content.decode()
+    assert f"/connectors/hooks/slack/{connection.pk}/" in page
+    assert "message.groups" in page
+    assert 'name="credential_signing_secret"' in page  # replacing asks for both
+    assert "xoxb-page" not in page
+    assert "page-secret" not in page
