@@ -12,6 +12,7 @@ import time
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth.models import Group
 from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
@@ -339,3 +340,14 @@ def test_an_admin_adds_a_slack_connection_on_the_page_and_sees_what_to_paste_in_
     assert 'name="credential_signing_secret"' in page  # replacing asks for both
     assert "xoxb-page" not in page
     assert "page-secret" not in page
+
+
+def test_removing_the_connection_with_its_documents_removes_the_private_channels_categories(fake, admin):
+    workspace(fake)
+    connection = connect(admin, channels="launch-plans")
+    sync.sync_connection(connection.pk)
+    audience = SourceAudience.objects.get(connection=connection)
+    category, group = audience.category.pk, audience.group.pk
+    assert sync.remove_connection(actor=admin, connection_id=connection.pk, keep_documents=False) == 1
+    assert not Category.objects.filter(pk=category).exists()
+    assert not Group.objects.filter(pk=group).exists()
