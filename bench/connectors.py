@@ -1,11 +1,16 @@
 """Items synced per second by a connector, against the loopback stand-in its tests use.
 
     .venv/bin/python -m bench.connectors --items 2000
+    .venv/bin/python -m bench.connectors --kind slack --items 2000
 
 A throwaway organisation gets a GitHub connection to a stand-in serving ``--items`` issues (one in
 four with two comments, one in five a pull request); the first sync reads them all, page by page,
 saving each as a document (queued for ingestion, which is not timed here); a second sync with
 nothing changed shows the cost of finding that out; then one in ten is edited and synced again.
+
+With ``--kind slack``, a Slack stand-in serves ``--items`` messages in one public channel over
+ten days, one in five a thread's first message with two replies (so items are threads and days);
+the same three syncs run, the edit touching one in ten messages.
 """
 
 from __future__ import annotations
@@ -16,11 +21,13 @@ import sys
 import time
 
 from bench.mcp_calls import ROOT, setup_environment
+from brain.actors import Actor
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--items", type=int, default=2000)
+    parser.add_argument("--kind", choices=["github", "slack"], default="github")
     args = parser.parse_args()
     env = setup_environment()
     subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
@@ -40,6 +47,9 @@ def main() -> None:
     user = User.objects.create_user(f"bench-connectors-{stamp}", f"bench{stamp}@example.com")
     add_member(org=org, user=user, role=Membership.ADMIN)
     actor = actor_for_user(org=org, user=user, via="command")
+    if args.kind == "slack":
+        _slack(actor, args.items)
+        return
     with github_server() as github:
         settings.BRAIN_GITHUB_API_URL = github.base
         for n in range(1, args.items + 1):
@@ -65,6 +75,42 @@ def main() -> None:
             seconds = time.perf_counter() - started
             print(f"{label:>18}: {outcome.state}, {outcome.saved} saved in {seconds:.2f} s, "
                   f"{outcome.saved / seconds:.0f} items/s, {len(github.requests)} requests so far")  # fmt: skip
+
+
+def _slack(actor: Actor, count: int) -> None:
+    from django.conf import settings
+
+    from brain.models import Category
+    from connectors import sync
+    from connectors.tests.slack_server import slack_server, ts_at
+
+    with slack_server() as slack:
+        settings.BRAIN_SLACK_API_URL = slack.base
+        slack.add_user("USAM", "Sam Berg", "sam@example.com")
+        slack.add_channel("CBENCH001", "bench")
+        stamps = []
+        for n in range(count):
+            when = ts_at(f"2026-11-{1 + n * 10 // count:02d}T{(n // 60) % 24:02d}:{n % 60:02d}", n % 1000)
+            parent = slack.post("CBENCH001", when, "USAM", f"Message {n} about the billing migration")
+            stamps.append(when)
+            if n % 5 == 0:
+                for r in (1, 2):
+                    reply = ts_at(f"2026-11-{1 + n * 10 // count:02d}T{(n // 60) % 24:02d}:{n % 60:02d}", 1000 + r)
+                    slack.post("CBENCH001", reply, "USAM", f"Reply {r} to {n}", thread_ts=parent["ts"])
+        category = Category.objects.get(org=actor.org, slug=Category.DEFAULT_SLUG)
+        connection = sync.add_connection(actor=actor, kind="slack", name="bench", category=category,
+                                         credentials={"token": slack.token, "signing_secret": "bench"},
+                                         options={"channels": "bench"})  # fmt: skip
+        print(f"messages={count} (Slack, one channel over ten days, {count // 5} threads with two replies)")
+        for label in ("first sync", "nothing changed", "one in ten edited"):
+            if label == "one in ten edited":
+                for n in range(0, count, 10):
+                    slack.edit("CBENCH001", stamps[n], f"Edited {n}", at=stamps[n])
+            started = time.perf_counter()
+            outcome = sync.sync_connection(connection.pk)
+            seconds = time.perf_counter() - started
+            print(f"{label:>18}: {outcome.state}, {outcome.saved} saved in {seconds:.2f} s, "
+                  f"{outcome.saved / seconds:.0f} items/s, {len(slack.calls)} requests so far")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -26,6 +26,9 @@ class Actor:
     # What the actor may read: "" is its own reach; memory.access narrows an actor whose result
     # others read (``for_every_member``: a shared job's run) and applies the narrowing to every read.
     reads_for: str = ""
+    # Restricted categories a connector saves into because its source decides who reads them (a
+    # private Slack channel's): the actor reads them as well, only for that save (connectors.sync).
+    source_categories: frozenset[int] = frozenset()
 
     @property
     def can_write(self) -> bool:

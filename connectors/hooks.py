@@ -5,6 +5,15 @@ GitHub signs each delivery's body with the connection's secret (``X-Hub-Signatur
 SHA-256) and numbers it (``X-GitHub-Delivery``). A delivery with a bad signature is refused; one
 already seen is acknowledged and not acted on again. An issue deleted on GitHub is withdrawn at
 once (a listing never shows it); any other change queues a sync of the connection now.
+
+Slack's Events API signs each request with the app's signing secret (``X-Slack-Signature``, v0
+HMAC SHA-256 of ``v0:timestamp:body``, checked by ``slack_sdk``'s verifier) and stamps it
+(``X-Slack-Request-Timestamp``): a request older than five minutes is refused as a replay, one
+whose ``event_id`` was seen is acknowledged and not acted on again. The URL check Slack makes when
+the request URL is saved (``url_verification``) is answered with its challenge. A message edited,
+replied to or deleted asks the next sync to read its thread or day again (``Recheck``), since a
+listing from the cursor would not; a deleted message's thread or day is withdrawn at once and
+comes back without it at that sync.
 """
 
 from __future__ import annotations
@@ -13,6 +22,7 @@ import hashlib
 import hmac
 import json
 import logging
+import time
 
 from django.core.cache import cache
 from django.db import transaction
@@ -20,14 +30,18 @@ from django.http import HttpRequest, JsonResponse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
+from slack_sdk.signature import SignatureVerifier
 
+from connectors import slack
 from connectors.kinds import Item
-from connectors.models import Connection
+from connectors.models import Connection, Recheck
+from connectors.sealing import CredentialsUnreadable, unseal
 from connectors.sync import withdraw_item
 
 logger = logging.getLogger("brain.connectors")
 SEEN_SECONDS = 24 * 3600
 MAX_BODY = 5 * 1024 * 1024
+SLACK_STALE_SECONDS = 5 * 60
 
 
 def signed(secret: str, body: bytes, signature: str) -> bool:
@@ -60,6 +74,72 @@ def github_hook(request: HttpRequest, connection_id: int) -> JsonResponse:
         return JsonResponse({"status": "withdrawn"}, status=202)
     _sync_now(connection)
     return JsonResponse({"status": "queued"}, status=202)
+
+
+@csrf_exempt
+@require_POST
+def slack_hook(request: HttpRequest, connection_id: int) -> JsonResponse:
+    connection = Connection.objects.filter(pk=connection_id, kind="slack").select_related("org").first()
+    body = request.body[: MAX_BODY + 1]
+    stamp = request.headers.get("X-Slack-Request-Timestamp", "")
+    if not stamp.isdigit() or abs(time.time() - int(stamp)) > SLACK_STALE_SECONDS:
+        return JsonResponse({"error": "The request timestamp is missing or older than five minutes."}, status=401)
+    if connection is None or len(body) > MAX_BODY or not _slack_signed(connection, body, request):
+        return JsonResponse({"error": "The signature does not match this connection's signing secret."}, status=401)
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        return JsonResponse({"error": "The body is not JSON."}, status=400)
+    if payload.get("type") == "url_verification":
+        return JsonResponse({"challenge": str(payload.get("challenge", ""))})
+    event_id = str(payload.get("event_id", ""))[:100]
+    if event_id and not cache.add(f"brain:hooks:slack:{connection.pk}:{event_id}", 1, SEEN_SECONDS):
+        return JsonResponse({"status": "already seen"})
+    event = payload.get("event") or {}
+    if payload.get("type") != "event_callback" or event.get("type") != "message" or connection.paused_at:
+        return JsonResponse({"status": "noted"})
+    status = "queued"
+    with transaction.atomic():
+        gone, keys = _slack_changes(event)
+        if gone and withdraw_item(connection, Item(source_id=slack.source_id_of(gone), version="", gone=True)):
+            status = "withdrawn"
+        for key in keys:
+            Recheck.objects.get_or_create(connection=connection, key=key[:200])
+        _sync_now(connection)
+    return JsonResponse({"status": status}, status=202)
+
+
+def _slack_signed(connection: Connection, body: bytes, request: HttpRequest) -> bool:
+    try:
+        secret = str(unseal(connection.sealed_credentials).get("signing_secret", ""))
+    except CredentialsUnreadable:
+        return False
+    if not secret.strip():
+        return False
+    signature = request.headers.get("X-Slack-Signature", "")
+    stamp = request.headers.get("X-Slack-Request-Timestamp", "")
+    return SignatureVerifier(secret).is_valid(body=body, timestamp=stamp, signature=signature)
+
+
+def _slack_changes(event: dict[str, object]) -> tuple[str, list[str]]:
+    """From a message event: the recheck key of what to withdraw now ("" for nothing) and what the
+    next sync reads again. A new message needs neither (the listing brings it), a reply, an edit or
+    a deletion both or the second: a listing from the cursor does not see them."""
+    channel = str(event.get("channel", ""))
+    subtype = str(event.get("subtype", ""))
+    message = event.get("previous_message") if subtype == "message_deleted" else event.get("message", event)
+    message = message if isinstance(message, dict) else {}
+    ts = str(message.get("ts") or event.get("deleted_ts") or "")
+    thread = str(message.get("thread_ts") or "")
+    if not channel or not ts:
+        return "", []
+    if thread:
+        key = slack.thread_key(channel, thread)
+    elif subtype in ("message_changed", "message_deleted"):
+        key = slack.day_key(channel, ts)
+    else:
+        return "", []
+    return (key if subtype == "message_deleted" else ""), [key]
 
 
 def _sync_now(connection: Connection) -> None:

@@ -4,6 +4,11 @@ A kind reads its source in pages from a cursor: each page carries items (new or 
 from the source) and the cursor to resume from after it. ``connectors.sync`` saves a page's
 items and its cursor in one transaction, so a sync stopped anywhere (a worker killed mid-page)
 resumes at the last saved page and brings nothing in twice.
+
+Permissions follow the source: an item of a part of the source only some people read (a private
+Slack channel) names that part's ``Audience``; the page that first carries such items also says who
+its members are (by email), and ``connectors.sync`` keeps a restricted category of its own, read
+by exactly those of them who are members of the organisation.
 """
 
 from __future__ import annotations
@@ -24,12 +29,25 @@ class Item:
     occurred_at: datetime | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     gone: bool = False  # deleted or hidden in the source: withdraw what was brought in
+    conversation: str = ""  # a chat's channel, so its passages are found with the rest of it
+    session: str = ""  # a chat's thread or day within the conversation
+    audience: str = ""  # the key of the Audience that reads it; "" for the connection's own category
+
+
+@dataclass(frozen=True)
+class Audience:
+    """A part of the source only its members read (a private channel), and who they are."""
+
+    key: str  # the source's own id for it, stable across renames
+    name: str  # in words, for the category it gets ("#design-review")
+    emails: frozenset[str]  # its members' addresses, lower case; a member without one reads nothing
 
 
 @dataclass(frozen=True)
 class Page:
     items: list[Item]
     cursor: dict[str, Any]
+    audiences: list[Audience] = field(default_factory=list)  # brought up to date before the items
 
 
 class SourceError(Exception):
@@ -53,10 +71,20 @@ class Kind:
     credential_fields: ClassVar[dict[str, str]]  # name -> what to paste, in words
     option_fields: ClassVar[dict[str, str]]
 
-    def __init__(self, *, credentials: dict[str, Any], options: dict[str, Any], restricted: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        credentials: dict[str, Any],
+        options: dict[str, Any],
+        restricted: bool = False,
+        rechecks: tuple[str, ...] = (),
+    ) -> None:
         # ``restricted``: the category it brings knowledge into is limited to some groups. A kind
         # refuses to bring what its source keeps private into a category every member reads.
+        # ``rechecks``: parts of the source a webhook said changed (the kind's own keys), to read
+        # again whatever the cursor says; they are forgotten once a sync has finished.
         self.credentials, self.options, self.restricted = credentials, options, restricted
+        self.rechecks = rechecks
 
     @classmethod
     def clean_options(cls, raw: dict[str, str]) -> dict[str, Any]:

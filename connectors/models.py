@@ -51,6 +51,13 @@ class Connection(models.Model):
         return f"{self.name} ({self.kind}, {self.org.slug})"
 
     @property
+    def credential_fields(self) -> dict[str, str]:
+        """What its kind asks to paste (name -> in words), for replacing them."""
+        from connectors.kinds import KINDS
+
+        return KINDS[self.kind].credential_fields if self.kind in KINDS else {}
+
+    @property
     def state(self) -> str:
         if self.paused_at:
             return "paused"
@@ -76,3 +83,36 @@ class SyncedItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source_id} ({self.version})"
+
+
+class SourceAudience(models.Model):
+    """A part of a connection's source that only its members read (a private Slack channel), with
+    the restricted category its items land in and the group of its members in Brain. The sync keeps
+    the group equal to the source's members who are members of the organisation (matched by email)."""
+
+    connection = models.ForeignKey(Connection, on_delete=models.CASCADE, related_name="audiences")
+    key = models.CharField(max_length=100)  # the source's own id (a channel id)
+    name = models.CharField(max_length=200)
+    category = models.OneToOneField(Category, on_delete=models.CASCADE, related_name="source_audience")
+    group = models.OneToOneField("auth.Group", on_delete=models.CASCADE, related_name="source_audience")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["connection", "key"], name="source_audience_unique_key")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.connection.name})"
+
+
+class Recheck(models.Model):
+    """A part of the source a webhook said changed (the kind's own key, such as a thread), which the
+    next sync reads again whatever its cursor says; removed once a sync has read it."""
+
+    connection = models.ForeignKey(Connection, on_delete=models.CASCADE, related_name="rechecks")
+    key = models.CharField(max_length=200)
+    asked_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["connection", "key"], name="recheck_unique_key")]
+
+    def __str__(self) -> str:
+        return self.key

@@ -7,28 +7,37 @@ run out, goes on from the last saved cursor. Items are kept by the source's own 
 item is skipped, a changed one becomes a new version of its document, one gone from the source is
 withdrawn. What goes wrong is kept in words on the connection; refused credentials stop the
 retries until someone replaces them.
+
+Where the source decides who reads (a private Slack channel), the page names an ``Audience``:
+the sync keeps a restricted category and a group of the organisation for it, the group holding
+exactly the organisation's members whose email is among the audience's, brought up to date on
+every sync. Items of that audience are saved there. The connection still saves as the admin who
+added it, who need not be a member: ``_acting_for`` lets that save (and only it) reach the
+category, through ``Actor.source_categories``, the one place memory.access widens a read.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
+from django.contrib.auth.models import Group, User
 from django.db import transaction
 from django.db.models import Q
+from django.db.models.functions import Lower
 from django.utils import timezone
 
 from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.inputs import text_problem
-from brain.models import Category
+from brain.models import Category, OrganisationGroup
 from brain.services import actor_for_user
 from connectors.grants import refresh_connected_tools
-from connectors.kinds import KINDS, CredentialsRefused, Item, SourceError
-from connectors.models import Connection, SyncedItem
+from connectors.kinds import KINDS, Audience, CredentialsRefused, Item, SourceError
+from connectors.models import Connection, Recheck, SourceAudience, SyncedItem
 from connectors.sealing import CredentialsUnreadable, seal, unseal
 from memory.access import readable_category_ids
 from memory.documents.placement import delete_documents
@@ -145,6 +154,12 @@ def remove_connection(*, actor: Actor, connection_id: int, keep_documents: bool)
         documents = list(_documents_of(connection))
         delete_documents(documents)
         gone = len(documents)
+        # The categories and groups made for the source's private parts go with what they held;
+        # kept documents keep theirs, with the readers they had at the last sync.
+        for audience in SourceAudience.objects.filter(connection=connection).select_related("category", "group"):
+            audience.group.delete()
+            if not audience.category.documents.exists():
+                audience.category.delete()
     record_audit(actor=actor, action="connection.removed", target=f"connection {connection.name}",
                  details={"documents_deleted": gone})  # fmt: skip
     connection.delete()
@@ -183,13 +198,17 @@ def sync_connection(connection_id: int) -> Outcome:
     outcome = Outcome(state="synced")
     try:
         actor = _acting(connection)
+        rechecks = dict(Recheck.objects.filter(connection=connection).values_list("pk", "key"))
         source = KINDS[connection.kind](
             credentials=unseal(connection.sealed_credentials),
             options=connection.options,
             restricted=connection.category.restricted,
+            rechecks=tuple(sorted(set(rechecks.values()))),
         )
         for page in source.pages(dict(connection.cursor)):
             with transaction.atomic():
+                for audience in page.audiences:
+                    keep_audience(connection, audience)
                 for item in page.items:
                     saved, withdrawn = _keep(actor, connection, item)
                     outcome.saved += saved
@@ -198,6 +217,7 @@ def sync_connection(connection_id: int) -> Outcome:
                 connection.lease_until = timezone.now() + LEASE
                 connection.items = SyncedItem.objects.filter(connection=connection, withdrawn_at__isnull=True).count()
                 connection.save(update_fields=["cursor", "lease_until", "items"])
+        Recheck.objects.filter(pk__in=rechecks).delete()  # read again now; newer asks stay
         _finish(connection, error="", refused=False, retry_at=None)
     except CredentialsRefused as exc:
         _failed(outcome, connection, exc.message, refused=True)
@@ -226,6 +246,51 @@ def _acting(connection: Connection) -> Actor:
     return actor_for_user(org=connection.org, user=user, via="connector")
 
 
+def keep_audience(connection: Connection, audience: Audience) -> SourceAudience:
+    """The restricted category and group of one audience, the group set to exactly the members of
+    the organisation whose email is among the audience's (a person not in Brain is skipped; one
+    no longer among them loses access now)."""
+    kept = (
+        SourceAudience.objects.select_related("category", "group")
+        .filter(connection=connection, key=audience.key)
+        .first()
+    )
+    if kept is None:
+        label = f"{audience.name} ({connection.name})"
+        category = Category.objects.create(
+            org=connection.org,
+            slug=f"{connection.kind}-{connection.pk}-{audience.key}".lower()[:64],
+            name=label[:200],
+            restricted=True,
+        )
+        group = Group.objects.create(name=f"{label} [{connection.pk}:{audience.key}]"[-150:])
+        OrganisationGroup.objects.create(group=group, org=connection.org)
+        category.groups.add(group)
+        kept = SourceAudience.objects.create(
+            connection=connection, key=audience.key, name=audience.name[:200], category=category, group=group
+        )
+    emails = sorted({email.lower() for email in audience.emails if email})
+    readers = User.objects.annotate(address=Lower("email")).filter(
+        is_active=True, memberships__org=connection.org, address__in=emails
+    )
+    kept.group.user_set.set(readers)
+    if kept.name != audience.name[:200]:
+        kept.name = audience.name[:200]
+        kept.save(update_fields=["name"])
+    return kept
+
+
+def _acting_for(actor: Actor, connection: Connection, item: Item) -> tuple[Actor, Category]:
+    """Who saves the item, and into which category: the connection's own, or its audience's, which
+    the source decides who reads; the acting admin reaches it for this save only."""
+    if not item.audience:
+        return actor, connection.category
+    kept = SourceAudience.objects.select_related("category").filter(connection=connection, key=item.audience).first()
+    if kept is None:
+        raise SourceError(f"{item.source_id} names an audience the source never described; trying again later.")
+    return replace(actor, source_categories=frozenset({kept.category.pk})), kept.category
+
+
 def _keep(actor: Actor, connection: Connection, item: Item) -> tuple[int, int]:
     """Save or withdraw one item; (1, 0), (0, 1) or (0, 0) for an unchanged one."""
     known = SyncedItem.objects.select_for_update().filter(connection=connection, source_id=item.source_id).first()
@@ -238,6 +303,11 @@ def _keep(actor: Actor, connection: Connection, item: Item) -> tuple[int, int]:
         return 0, 1
     if known is not None and known.version == item.version and known.withdrawn_at is None:
         return 0, 0
+    actor, category = _acting_for(actor, connection, item)
+    earlier = _documents_of(connection).filter(external_id=_external_id(connection, item))
+    if earlier.exclude(category=category).exists():
+        # Its readers changed in the source (a channel made private): what others read goes.
+        delete_documents(list(earlier))
     saved = add_document(
         actor=actor,
         title=item.title or item.source_id,
@@ -246,8 +316,10 @@ def _keep(actor: Actor, connection: Connection, item: Item) -> tuple[int, int]:
         source_url=item.url[:2000],
         external_id=_external_id(connection, item),
         metadata={**item.metadata, "connection": connection.name},
-        category=connection.category.slug,
+        category=category.slug,
         occurred_at=item.occurred_at,
+        conversation=item.conversation,
+        session=item.session,
     )
     SyncedItem.objects.update_or_create(
         connection=connection,

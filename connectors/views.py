@@ -68,14 +68,20 @@ def _add(request: HttpRequest, user: User, orgs: list[Organisation]) -> int:
             kind=kind.slug,
             name=request.POST.get("name", ""),
             category=category,
-            credentials={field: request.POST.get(f"credential_{field}", "") for field in kind.credential_fields},
-            options={field: request.POST.get(f"option_{field}", "") for field in kind.option_fields},
+            credentials={field: _field(request, kind.slug, f"credential_{field}") for field in kind.credential_fields},
+            options={field: _field(request, kind.slug, f"option_{field}") for field in kind.option_fields},
         )
     except DomainError as exc:
         messages.error(request, exc.message)
         return 400
     messages.success(request, f"{connection.name} is added; its first sync starts within a minute.")
     return 302
+
+
+def _field(request: HttpRequest, kind: str, name: str) -> str:
+    """A field of the add form: each kind's fields are named after it ("slack-credential_token"), so
+    two kinds asking for a field of the same name never mix; the bare name is read as well."""
+    return str(request.POST.get(f"{kind}-{name}") or request.POST.get(name, ""))
 
 
 @login_required

@@ -3,7 +3,11 @@
 - Who may see a row (documents, chunks, facts): the caller's organisation, a category open to
   all members or to one of the caller's groups, and shared scope or the caller's own. An actor
   narrowed by ``for_every_member`` (work whose result every member reads, such as a shared job's
-  run) sees only what every member may: open categories and shared scope, nothing of its own.
+  run) sees only what every member may: open categories and shared scope, nothing of its own. A
+  connector saving into a restricted category its source controls (a private Slack channel's)
+  also reaches that category, for that save only (``Actor.source_categories``, set by
+  ``connectors.sync``); nobody reads anything more through it. An organisation admin reads by
+  the same rule as any member: restricted categories only through their groups.
 - What was believed as of day D: recorded by the end of D and not superseded by then; without
   a day, what is believed now (not superseded).
 - Which facts are in use: a fact an admin flagged as broken is shown to nobody, in any view or
@@ -55,10 +59,12 @@ def readable_category_ids(*, actor: Actor) -> list[int]:
         if narrowed:
             rows = rows.filter(restricted=False)
         else:
-            rows = rows.filter(Q(restricted=False) | Q(groups__in=actor.user.groups.values_list("pk", flat=True)))
+            groups = actor.user.groups.values_list("pk", flat=True)
+            rows = rows.filter(Q(restricted=False) | Q(groups__in=groups) | Q(pk__in=actor.source_categories))
         return list(rows.values_list("pk", flat=True).distinct())
 
-    return list(worked_out_once(("readable_categories", actor.org.pk, actor.user.pk, narrowed), compute))
+    key = ("readable_categories", actor.org.pk, actor.user.pk, narrowed, tuple(sorted(actor.source_categories)))
+    return list(worked_out_once(key, compute))
 
 
 def _reader_id(actor: Actor) -> int:

@@ -1,4 +1,7 @@
-"""Reading Slack exports: one document per channel and day, speakers by name."""
+"""Reading Slack exports: one document per channel and day, speakers by name.
+
+The public helpers (a user's name, a message's speaker, time and text) are also how the Slack
+connector (``connectors.slack``) lays out what it reads, so both read alike in search."""
 
 from __future__ import annotations
 
@@ -24,7 +27,7 @@ from memory.documents.parsing import (
 )
 
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-_SKIPPED_SUBTYPES = {"channel_join", "channel_leave", "group_join", "group_leave"}
+SKIPPED_SUBTYPES = {"channel_join", "channel_leave", "group_join", "group_leave"}
 _MENTION = re.compile(r"<@([A-Z0-9]+)(?:\|([^>]*))?>")
 _CHANNEL_LINK = re.compile(r"<#[A-Z0-9]+\|([^>]*)>")
 _URL_LINK = re.compile(r"<((?:https?|mailto):[^>|]+)(?:\|([^>]*))?>")
@@ -52,10 +55,10 @@ def _load_users(folder: Path) -> dict[str, str]:
     except (OSError, ValueError, ParseError):
         return {}
     users = users if isinstance(users, list) else []
-    return {user["id"]: _user_name(user) for user in users if isinstance(user, dict) and "id" in user}
+    return {user["id"]: user_name(user) for user in users if isinstance(user, dict) and "id" in user}
 
 
-def _user_name(user: dict[str, Any]) -> str:
+def user_name(user: dict[str, Any]) -> str:
     profile = user.get("profile")
     profile = profile if isinstance(profile, dict) else {}
     for name in (user.get("real_name"), profile.get("real_name"), profile.get("display_name"), user.get("name")):
@@ -76,8 +79,8 @@ def _parse_slack_day(source: _Source, *, users: dict[str, str]) -> list[ParsedDo
         raise ParseError(f"invalid JSON in {source.rel}: {exc}") from exc
     if not isinstance(messages, list) or not all(isinstance(m, dict) and "ts" in m for m in messages):
         raise ParseError(f"not a Slack export day file: {source.rel}")
-    kept = [m for m in messages if m.get("subtype") not in _SKIPPED_SUBTYPES]
-    said = [(_speaker(m, users), _slack_time(m), text) for m in kept if (text := _message_text(m, users))]
+    kept = [m for m in messages if m.get("subtype") not in SKIPPED_SUBTYPES]
+    said = [(speaker_of(m, users), message_time(m), text) for m in kept if (text := message_text(m, users))]
     if not said:
         return []
     channel, times = source.path.parent.name, [moment for _, moment, _ in said if moment]
@@ -105,14 +108,14 @@ def _parse_slack_day(source: _Source, *, users: dict[str, str]) -> list[ParsedDo
     ]
 
 
-def _slack_time(message: dict[str, Any]) -> datetime | None:
+def message_time(message: dict[str, Any]) -> datetime | None:
     try:
         return datetime.fromtimestamp(float(message["ts"]), UTC)
     except (TypeError, ValueError, OverflowError, OSError):
         return None
 
 
-def _speaker(message: dict[str, Any], users: dict[str, str]) -> str:
+def speaker_of(message: dict[str, Any], users: dict[str, str]) -> str:
     user = message.get("user")
     if isinstance(user, str) and user in users:
         return users[user]
@@ -122,7 +125,7 @@ def _speaker(message: dict[str, Any], users: dict[str, str]) -> str:
     return str(user or message.get("username") or "unknown")
 
 
-def _message_text(message: dict[str, Any], users: dict[str, str]) -> str:
+def message_text(message: dict[str, Any], users: dict[str, str]) -> str:
     text = str(message.get("text") or "")
     text = _MENTION.sub(lambda m: f"@{users.get(m.group(1)) or m.group(2) or m.group(1)}", text)
     text = _CHANNEL_LINK.sub(lambda m: f"#{m.group(1)}", text)
