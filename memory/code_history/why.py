@@ -237,6 +237,13 @@ def _arguments(path: str | None, repo: str | None) -> tuple[str | None, str | No
 
 
 _SYNCED_COMMIT = Q(source_kind=CONNECTOR, metadata__kind="commit")
+# Records of what happened to code, not conversations about it: they have sections of their own.
+# (``has_key`` first: a document without a kind must not make the exclusion unknown, so excluded.)
+_SYNCED_RECORDS = Q(
+    source_kind=CONNECTOR,
+    metadata__has_key="kind",
+    metadata__kind__in=["commit", "deployment", "release", "sentry_release"],
+)
 
 
 def _of_repo(repo: str | None) -> Q:
@@ -377,7 +384,7 @@ def _logins(actor: Actor, as_of: date | None, logins: set[str]) -> dict[str, str
 def _mentions(actor: Actor, refs: list[str], as_of: date | None, limit: int, shown: set[int]) -> list[WhyConversation]:
     """Other documents that mention the references (``#12``, ``acme/api#12`` or its link, a
     commit's sha), newest first, with the passage around it: any chat, notes, tickets, synced
-    messages; not commits, nor what the answer lists already."""
+    messages; not commits, deployments or releases, nor what the answer lists already."""
     if not refs:
         return []
     pattern = ref_pattern(refs)
@@ -386,7 +393,7 @@ def _mentions(actor: Actor, refs: list[str], as_of: date | None, limit: int, sho
     )
     rows = (
         known_by(Document.objects.filter(readable(actor)).exclude(source_kind=SOURCE_KIND), as_of)
-        .exclude(_SYNCED_COMMIT)
+        .exclude(_SYNCED_RECORDS)
         .exclude(pk__in=shown)
         .filter(Q(content__iregex=pattern) | Q(title__iregex=pattern))
         .annotate(at=found_at)
