@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -59,7 +59,7 @@ class FakeGitHub:
         return issue
 
     def add_pull(self, repo: str, number: int, *, updated: str, files: list[str], body: str = "",
-                 merged_sha: str = "", reviews: tuple[tuple[str, str], ...] = (), title: str = "") -> None:  # fmt: skip
+                 merged_sha: str = "", reviews: Sequence[tuple[str, str]] = (), title: str = "") -> None:  # fmt: skip
         self.add_issue(repo, number, updated=updated, pull=True, body=body, title=title)
         self.pulls[(repo, number)] = {
             "files": [{"filename": name, "status": "modified"} for name in files],
@@ -93,7 +93,7 @@ class FakeGitHub:
                                      key=lambda r: r["created_at"], reverse=True)  # fmt: skip
 
     def add_deployment(self, repo: str, deployment_id: int, *, sha: str, created: str, environment: str = "production",
-                       states: tuple[str, ...] = ("success",)) -> None:  # fmt: skip
+                       states: Sequence[str] = ("success",)) -> None:  # fmt: skip
         self.repos.setdefault(repo, [])
         deployment = {"id": deployment_id, "sha": sha, "ref": "main", "task": "deploy", "environment": environment,
                       "description": "", "creator": {"login": "deploybot"}, "created_at": created,

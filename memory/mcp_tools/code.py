@@ -145,7 +145,11 @@ def why_code_tool(actor: Actor, args: WhyArgs) -> WhyOut:
     """Find out why a file is the way it is from the company's recorded history: the commits that
     touched it (newest first, with date, author, subject and the pull requests and tickets they
     cite), the conversations, meeting notes and tickets that mention those references, and the
-    people who made the changes, with how many commits each. Use it before changing, deleting or
+    people who made the changes, with how many commits each. Where GitHub or Sentry are synced it
+    also gives the pull requests that touched the file (reviewers, merge, the issues they closed),
+    the Sentry errors whose stack frames name it (with the release they first appeared in), the
+    deployments that shipped its commits, and a timeline of all of it, oldest first, each with its
+    link. Use it before changing, deleting or
     "fixing" code that looks odd, when a stack trace points at a file, or to find whom to ask.
     path takes a repository path or a raw stack-trace line (file:line:column, Python's File "...",
     line N, JavaScript's at fn (file:line:col), Windows paths); it is matched by path suffix, so a
