@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench.connectors --items 2000
     .venv/bin/python -m bench.connectors --kind slack --items 2000
+    .venv/bin/python -m bench.connectors --kind sentry --items 500
 
 A throwaway organisation gets a GitHub connection to a stand-in serving ``--items`` issues (one in
 four with two comments, one in five a pull request); the first sync reads them all, page by page,
@@ -11,6 +12,9 @@ nothing changed shows the cost of finding that out; then one in ten is edited an
 With ``--kind slack``, a Slack stand-in serves ``--items`` messages in one public channel over
 ten days, one in five a thread's first message with two replies (so items are threads and days);
 the same three syncs run, the edit touching one in ten messages.
+
+With ``--kind sentry`` the stand-in serves Sentry issues (each read with its first and latest
+event, two more requests an issue), and one in ten is resolved before the third sync.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import argparse
 import subprocess
 import sys
 import time
+from typing import Any
 
 from bench.mcp_calls import ROOT, setup_environment
 from brain.actors import Actor
@@ -27,7 +32,7 @@ from brain.actors import Actor
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--items", type=int, default=2000)
-    parser.add_argument("--kind", choices=["github", "slack"], default="github")
+    parser.add_argument("--kind", choices=["github", "slack", "sentry"], default="github")
     args = parser.parse_args()
     env = setup_environment()
     subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
@@ -49,6 +54,9 @@ def main() -> None:
     actor = actor_for_user(org=org, user=user, via="command")
     if args.kind == "slack":
         _slack(actor, args.items)
+        return
+    if args.kind == "sentry":
+        _sentry(actor, org, args.items)
         return
     with github_server() as github:
         settings.BRAIN_GITHUB_API_URL = github.base
@@ -111,6 +119,35 @@ def _slack(actor: Actor, count: int) -> None:
             seconds = time.perf_counter() - started
             print(f"{label:>18}: {outcome.state}, {outcome.saved} saved in {seconds:.2f} s, "
                   f"{outcome.saved / seconds:.0f} items/s, {len(slack.calls)} requests so far")  # fmt: skip
+
+
+def _sentry(actor: Any, org: Any, items: int) -> None:
+    from django.conf import settings
+
+    from brain.models import Category
+    from connectors import sync
+    from connectors.tests.sentry_server import sentry_server
+
+    frames = (("src/checkout/total.py", "compute_total"), ("src/checkout/tax.py", "add_tax"))
+    with sentry_server() as sentry:
+        settings.BRAIN_SENTRY_API_URL = f"{sentry.base}/api/0/"
+        for n in range(1, items + 1):
+            sentry.add_issue("web", n, last_seen=f"2026-11-{1 + n // 1000:02d}T{(n // 40) % 24:02d}:{n % 60:02d}:00Z",
+                             frames=frames)  # fmt: skip
+        category = Category.objects.get(org=org, slug=Category.DEFAULT_SLUG)
+        connection = sync.add_connection(actor=actor, kind="sentry", name="bench sentry", category=category,
+                                         credentials={"token": sentry.token},
+                                         options={"organisation": "acme", "projects": "web"})  # fmt: skip
+        print(f"items={items} (Sentry issues, each with its first and latest event)")
+        for label in ("first sync", "nothing changed", "one in ten resolved"):
+            if label == "one in ten resolved":
+                for n in range(10, items + 1, 10):
+                    sentry.add_issue("web", n, last_seen="2026-12-01T00:00:00Z", frames=frames, status="resolved")
+            started = time.perf_counter()
+            outcome = sync.sync_connection(connection.pk)
+            seconds = time.perf_counter() - started
+            print(f"{label:>20}: {outcome.state}, {outcome.saved} saved in {seconds:.2f} s, "
+                  f"{outcome.saved / seconds:.0f} items/s, {len(sentry.requests)} requests so far")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -253,6 +253,8 @@ BRAIN_ANSWER_LINK_DAYS = env_int("BRAIN_ANSWER_LINK_DAYS", 14, minimum=1, maximu
 # manage.py rotate_connector_keys, drop the old one); without them a key is derived from SECRET_KEY.
 BRAIN_CONNECTOR_KEYS = env_list("BRAIN_CONNECTOR_KEYS", [])
 BRAIN_GITHUB_API_URL = env_str("BRAIN_GITHUB_API_URL", "https://api.github.com").rstrip("/")
+# Sentry's web API; a self-hosted Sentry's is https://<host>/api/0/.
+BRAIN_SENTRY_API_URL = env_str("BRAIN_SENTRY_API_URL", "https://sentry.io/api/0/").rstrip("/") + "/"
 
 # --- OAuth 2.1 for /mcp (brain.oauth, docs/connect.md) ------------------------------------------
 # Brain is the authorisation server for its own MCP endpoint, on django-oauth-toolkit. Assistants

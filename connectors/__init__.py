@@ -4,8 +4,11 @@
   state and cursor) and the items it brought in, by the source's own ids.
 - ``sealing``: credentials encrypted at rest with rotatable keys (MultiFernet).
 - ``kinds``: what a connector is (the pages of items it reads from a cursor) and the registry.
-- ``github``: GitHub's issues and pull requests, over its REST API.
+- ``github`` (with ``github_history``): GitHub's issues and pull requests, commits, releases and
+  deployments, over its REST API.
 - ``slack``: Slack channels' threads and days, over its Web API; private channels read by their members.
+- ``sentry``: Sentry's issues with their first and latest events, and releases, over its web API.
+- ``listing``: walking a paged listing from a saved position, resumable between pages.
 - ``hooks``: the sources' webhooks (GitHub, Slack's Events API).
 - ``sync``: one sync of one connection: leased so two workers never run it at once, resumable
   page by page, idempotent by source id, errors kept in words.

@@ -1,38 +1,51 @@
-"""GitHub: the issues and pull requests of chosen repositories, with their comments, over GitHub's
-REST API (``BRAIN_GITHUB_API_URL``, by default https://api.github.com). GitHub publishes no
-Python client of its own; the calls used are few and plain, so they are made with httpx.
+"""GitHub: the issues and pull requests of chosen repositories with their comments, and the history
+of their code (commits of the default branch, releases, deployments), over GitHub's REST API
+(``BRAIN_GITHUB_API_URL``, by default https://api.github.com). GitHub publishes no Python client of
+its own; the calls used are few and plain, so they are made with httpx.
 
-The cursor keeps, per repository, the update time to ask from (``since``) and, in the middle of a
-listing, the next page's address, so a sync stopped between pages goes on from there.
+The cursor keeps, per repository, the update time to ask issues from (``since``) and, in the middle
+of the issues listing, the next page's address, so a sync stopped between pages goes on from
+there; each of the other listings keeps the same under its own name (``commits``, ``releases``,
+``deployments``; see ``connectors.listing``). A token that may not read one of those (a 403 or
+404) skips that listing and notes it in the cursor, so a token made for issues alone keeps
+working.
 """
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
 from django.conf import settings
-from django.utils.dateparse import parse_datetime
 
-from connectors.kinds import CredentialsRefused, Item, Kind, Page, SourceError, register
+from connectors.github_history import History
+from connectors.kinds import CredentialsRefused, Kind, Page, SourceError, register
+from connectors.listing import Read, walk
 
+logger = logging.getLogger("brain.connectors")
 REPOSITORY = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 PER_PAGE = 50
 NEXT_LINK = re.compile(r'<([^>]+)>;\s*rel="next"')
+ISSUE_STATE = ("since", "next", "newest", "hold")
+OTHER_LISTINGS = ("commits", "releases", "deployments")
 
 
-def _when(value: str | None) -> datetime | None:
-    return parse_datetime(value) if value else None
+class Unreadable(Exception):
+    """The token may not read this listing (GitHub answered 403 or 404)."""
 
 
 @register
 class GitHub(Kind):
     slug = "github"
     label = "GitHub"
-    credential_fields = {"token": "A fine-grained personal access token with read access to issues and pull requests"}
+    credential_fields = {
+        "token": "A fine-grained personal access token with read access to issues, pull requests, contents "
+        "and deployments"
+    }
     option_fields = {"repositories": "Repositories, one per line, as owner/name"}
 
     @classmethod
@@ -62,42 +75,77 @@ class GitHub(Kind):
         state = {repo: dict(cursor.get(repo, {})) for repo in self.options["repositories"]}
         with self._client() as http:
             for repo in self.options["repositories"]:
-                self._check_audience(http, repo)
-                here = state[repo]
-                url = here.get("next") or f"/repos/{repo}/issues"
-                params = None if here.get("next") else self._listing(here.get("since"))
-                while url:
-                    answer = self._get(http, url, params, repo)
-                    issues = answer.json()
-                    items = [self._item(http, repo, issue) for issue in issues]
-                    newest = max((i["updated_at"] for i in issues), default=here.get("newest"))
-                    found = NEXT_LINK.search(answer.headers.get("link", ""))
-                    url, params = (found.group(1), None) if found else (None, None)
-                    if url:
-                        here.update(next=url, newest=newest)
-                    else:
-                        here = {"since": newest or here.get("since")}
-                    state[repo] = here
-                    yield Page(items=items, cursor={**cursor, **state})
+                about = self._repository(http, repo)
+                history = History(get=self._reader(http, repo), repo=repo, about=about)
+                for key in ("issues", *OTHER_LISTINGS):
+                    for kept in self._listing(http, repo, key, history, state[repo]):
+                        state[repo] = kept
+                        yield Page(items=kept.pop("_items"), cursor={**cursor, **state})
 
-    def _check_audience(self, http: httpx.Client, repo: str) -> None:
-        """A private repository's issues are for its people: never into a category every member reads."""
-        if self.restricted:
-            return
-        if self._get(http, f"/repos/{repo}", None, repo).json().get("private", True):
+    def _listing(
+        self, http: httpx.Client, repo: str, key: str, history: History, here: dict[str, Any]
+    ) -> Iterator[dict[str, Any]]:
+        """The repository's cursor entry after each page of one listing (its items under ``_items``).
+        The issues listing keeps its place at the top of the entry, as cursors saved before the
+        other listings existed do; each other listing keeps its own under its name."""
+        if key == "issues":
+            mine = {k: here[k] for k in ISSUE_STATE if k in here}
+        else:
+            mine = {k: v for k, v in here.get(key, {}).items() if k != "unreadable"}
+        reader: Callable[[Any, str | None], Read] = getattr(history, key)
+        try:
+            for items, moved in walk(
+                fetch=lambda url, params: self._fetch(http, url, params, repo, optional=key != "issues"),
+                first=f"/repos/{repo}/{key}",
+                params=lambda since: self._params(key, since),
+                read=reader,
+                state=mine,
+            ):
+                if key == "issues":
+                    here = {k: v for k, v in here.items() if k in OTHER_LISTINGS} | moved
+                else:
+                    here = {**here, key: moved}
+                yield {**here, "_items": items}
+        except Unreadable as exc:
+            logger.info("GitHub %s of %s not read: %s", key, repo, exc)
+            yield {**here, key: {**mine, "unreadable": str(exc)}, "_items": []}
+
+    def _reader(self, http: httpx.Client, repo: str) -> Callable[[str, dict[str, str] | None], Any]:
+        def get(url: str, params: dict[str, str] | None) -> Any:
+            return self._get(http, url, params, repo).json()
+
+        return get
+
+    def _fetch(
+        self, http: httpx.Client, url: str, params: dict[str, str] | None, repo: str, *, optional: bool
+    ) -> tuple[Any, str | None]:
+        answer = self._get(http, url, params, repo, optional=optional)
+        found = NEXT_LINK.search(answer.headers.get("link", ""))
+        return answer.json(), found.group(1) if found else None
+
+    def _repository(self, http: httpx.Client, repo: str) -> dict[str, Any]:
+        """The repository's own record. A private repository's issues are for its people: never into
+        a category every member reads."""
+        about: dict[str, Any] = self._get(http, f"/repos/{repo}", None, repo).json()
+        if not self.restricted and about.get("private", True):
             raise CredentialsRefused(
                 f"{repo} is private on GitHub, but this connection brings it into a category every member "
                 "reads. Add it again into a restricted category whose groups are the repository's people."
             )
+        return about
 
     @staticmethod
-    def _listing(since: str | None) -> dict[str, str]:
-        params = {"state": "all", "sort": "updated", "direction": "asc", "per_page": str(PER_PAGE)}
-        if since:
+    def _params(key: str, since: str | None) -> dict[str, str]:
+        params = {"per_page": str(PER_PAGE)}
+        if key == "issues":
+            params.update(state="all", sort="updated", direction="asc")
+        if since and key in ("issues", "commits"):
             params["since"] = since
         return params
 
-    def _get(self, http: httpx.Client, url: str, params: dict[str, str] | None, repo: str) -> httpx.Response:
+    def _get(
+        self, http: httpx.Client, url: str, params: dict[str, str] | None, repo: str, *, optional: bool = False
+    ) -> httpx.Response:
         try:
             answer = http.get(url, params=params)
         except httpx.HTTPError as exc:
@@ -113,41 +161,14 @@ class GitHub(Kind):
             raise CredentialsRefused(
                 "GitHub refused the token (401): it was revoked or has expired. Make a new one and paste it here."
             )
+        if answer.status_code in (403, 404) and optional:
+            raise Unreadable(f"HTTP {answer.status_code}")
         if answer.status_code in (403, 404):
             raise CredentialsRefused(
                 f"GitHub answered {answer.status_code} for {repo}: the repository does not exist or the token may "
                 "not read its issues and pull requests. Check the name, or give the token that access."
             )
         raise SourceError(f"GitHub answered HTTP {answer.status_code} for {repo}; trying again later.")
-
-    def _item(self, http: httpx.Client, repo: str, issue: dict[str, Any]) -> Item:
-        number = issue["number"]
-        pull = "pull_request" in issue
-        author = (issue.get("user") or {}).get("login", "")
-        parts = [issue.get("body") or ""]
-        if issue.get("comments"):
-            comments = self._get(http, f"/repos/{repo}/issues/{number}/comments", {"per_page": "100"}, repo).json()
-            for comment in comments:
-                who = (comment.get("user") or {}).get("login", "someone")
-                parts.append(f"{who} on {comment.get('created_at', '')[:10]}:\n{comment.get('body') or ''}")
-        kind = "Pull request" if pull else "Issue"
-        return Item(
-            source_id=f"{repo}#{number}",
-            version=issue["updated_at"],
-            title=f"{kind} {repo}#{number}: {issue.get('title', '')}"[:500],
-            content="\n\n".join(part for part in parts if part.strip()) or issue.get("title", ""),
-            url=issue.get("html_url", ""),
-            occurred_at=_when(issue.get("created_at")),
-            metadata={
-                "repository": repo,
-                "number": number,
-                "kind": "pull_request" if pull else "issue",
-                "state": issue.get("state", ""),
-                "author": author,
-                "labels": [label.get("name", "") for label in issue.get("labels", [])][:20],
-                "closed_at": issue.get("closed_at") or "",
-            },
-        )
 
 
 def _wait(answer: httpx.Response) -> datetime | None:

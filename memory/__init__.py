@@ -29,7 +29,7 @@ Layers, lowest first; a layer imports only those below it (``tests/import_direct
 - ``search``: passage search (``passages``), the evidence for ask (``evidence``), people behind a
   role (``expansion``), speakers a question names (``speakers``), the time it speaks of
   (``when``), times named by an event (``anchors``) and neighbouring turns (``rerank``); beside
-  it ``code_history``: git ingestion (``git``) and ``why``.
+  it ``code_history``: git ingestion (``git``), ``why``, and ``across`` (synced items from other systems).
 - ``maintenance``: re-embedding and switches of model (``reembedding``), with the ``ELSEWHERE``
   seam for vectors other apps keep.
 - The ways in: ``mcp_tools`` (every tool and prompt of the memory: ``documents``, ``ask``,

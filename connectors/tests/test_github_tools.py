@@ -31,7 +31,8 @@ def github(settings):
                        body="Fixes #1", comments=1)  # fmt: skip
         said = {"user": {"login": "sam"}, "created_at": "2026-11-03T11:00:00Z", "body": "Looks right"}
         fake.comments[("acme/api", 2)] = [{**said, "html_url": "https://github.example/c/1"}]
-        fake.pull_files[("acme/api", 2)] = ["web/login.py", "web/templates/login.html"]
+        files = [{"filename": "web/login.py"}, {"filename": "web/templates/login.html"}]
+        fake.pulls[("acme/api", 2)] = {"files": files, "reviews": [], "merged_at": None, "merge_commit_sha": "0" * 40}
         fake.add_issue("acme/vault", 7, updated="2026-11-04T10:00:00Z", pull=True, title="Rotate the login keys")
         fake.private.add("acme/vault")
         yield fake

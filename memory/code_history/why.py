@@ -1,10 +1,15 @@
-"""Why code is the way it is: the commits, pull requests, tickets and conversations behind a path."""
+"""Why code is the way it is: the commits, pull requests, tickets and conversations behind a path.
+
+Commits come from local git history (``ingest_git``) and from synced repositories (a connector's
+``commit`` items), one entry per commit where both hold it. The pull requests, closed issues,
+errors and deployments around them come from ``memory.code_history.across``.
+"""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from datetime import date
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time
 from functools import reduce
 from operator import or_
 from typing import Any
@@ -14,19 +19,36 @@ from django.db import connections
 from django.db.models import Count, F, Func, IntegerField, Q, QuerySet, Value
 from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce, Greatest, Substr
+from django.utils.dateparse import parse_datetime
 from pydantic import BaseModel
 
 from brain.actors import Actor
 from brain.errors import InvalidArgument
-from brain.ids import format_id
+from brain.ids import format_id, parse_numeric_id
 from brain.mcp.limits import clamp
 from brain.replicas import read_alias
-from memory.access import current, readable
+from memory.access import readable
+from memory.code_history.across import (
+    CONNECTOR,
+    CommitRef,
+    WhyDeployment,
+    WhyError,
+    WhyEvent,
+    WhyIssue,
+    WhyPullRequest,
+    closed_issues,
+    deployments,
+    errors,
+    known_by,
+    pull_requests,
+    synced,
+)
 from memory.code_history.git import SOURCE_KIND, owner_and_name
 from memory.models import Document
 
 MAX_CANDIDATE_PATHS = 50
 MAX_REFS = 20
+MAX_MENTIONED = 40  # references, pull requests, issues and commits looked for in conversations
 MAX_PEOPLE = 10
 SNIPPET_CHARS = 240
 _SQUASH_SUFFIX = re.compile(r"\s*\((#\d+)\)$")  # "Fix rounding (#12)": the listed refs say it already
@@ -71,6 +93,7 @@ def choose_paths(candidates: list[str], path: str) -> list[str]:
     return sorted(c for c in candidates if c.endswith("/" + path))
 
 
+_SHA = re.compile(r"[0-9a-f]{40}")
 _LEFT, _RIGHT = "(^|[^A-Za-z0-9_])", "($|[^A-Za-z0-9_])"
 _SPECIAL = re.compile(r"([.^$*+?()\[\]{}|\\])")
 
@@ -88,6 +111,8 @@ def _spellings(ref: str) -> list[str]:
     if ref.startswith("!"):
         number = ref[1:]
         return [ref, f"MR {number}", f"merge_requests/{number}"]
+    if _SHA.fullmatch(ref):  # a commit: its full or its short sha
+        return [ref, ref[:7]]
     return [ref]
 
 
@@ -106,6 +131,8 @@ class WhyCommit(BaseModel):
     date: date | None
     subject: str
     refs: list[str]
+    url: str | None = None  # the commit on its host, for a synced repository
+    source: str = "git"  # "git" (local history) or "connector" (a synced repository)
 
 
 class WhyConversation(BaseModel):
@@ -122,6 +149,9 @@ class WhyPerson(BaseModel):
     name: str
     email: str
     commits: int
+    login: str = ""  # on the code host, where known
+    pull_requests: int = 0  # pull requests among those listed that they opened
+    reviews: int = 0  # reviews they gave on them
 
 
 @dataclass(frozen=True)
@@ -134,31 +164,58 @@ class WhyResult:
     conversations: list[WhyConversation]
     people: list[WhyPerson]
     as_of: date | None
+    pull_requests: list[WhyPullRequest] = field(default_factory=list)
+    issues: list[WhyIssue] = field(default_factory=list)
+    errors: list[WhyError] = field(default_factory=list)
+    deployments: list[WhyDeployment] = field(default_factory=list)
+    timeline: list[WhyEvent] = field(default_factory=list)
 
 
 def why_code(
     *, actor: Actor, path: str | None = None, repo: str | None = None, limit: int = 10, as_of: date | None = None
 ) -> WhyResult:
-    """The recorded history of a file (or a repository): commits, related conversations, people."""
+    """The recorded history of a file (or a repository): commits, the pull requests, issues,
+    errors and deployments around them, related conversations, people, and all of it in time."""
     wanted, repo = _arguments(path, repo)
     limit = clamp(limit, 1, 50)
     documents = _git_documents(actor, repo, as_of)
-    matched = choose_paths(_candidate_paths(documents, wanted), wanted) if wanted else []
+    matched = choose_paths(_candidate_paths(_code_documents(actor, repo, as_of), wanted), wanted) if wanted else []
     if wanted:
         touching = [Q(metadata__files__contains=[p]) for p in matched]
         documents = documents.filter(reduce(or_, touching)) if touching else documents.none()
-    commits = [_commit(d) for d in documents.order_by(F("occurred_at").desc(nulls_last=True), "-pk")[:limit]]
-    refs = list(dict.fromkeys(ref for commit in commits for ref in commit.refs))[:MAX_REFS]
+    commits = _distinct_commits(documents, limit)
+    refs = list(dict.fromkeys(ref for commit, _, _ in commits for ref in commit.refs))[:MAX_REFS]
+    marks = [CommitRef(sha=c.sha, repo=c.repo, at=at, branch=branch, refs=c.refs) for c, at, branch in commits]
+    paths = matched or ([wanted] if wanted else [])
+    pulls, pull_documents = pull_requests(actor, as_of, paths=matched, commits=marks, repo=repo)
+    issues = closed_issues(actor, as_of, pulls)
+    sentry = _sentry_documents(actor, as_of)
+    raised = errors(actor, as_of, paths=paths, candidates=_candidate_paths(sentry, wanted) if wanted else [])
+    shipped = deployments(actor, as_of, marks)
+    listed = [c for c, _, _ in commits]
+    mentioned = [*refs, *(p.ref for p in pulls), *(i.ref for i in issues), *(c.sha for c in listed)]
+    listed_ids = [*(i.document_id for i in issues), *(e.document_id for e in raised), *(d.document_id for d in shipped)]
+    shown = {d.pk for d in pull_documents} | {_pk(document_id) for document_id in listed_ids}
+    conversations = _mentions(actor, list(dict.fromkeys(mentioned))[:MAX_MENTIONED], as_of, limit, shown)
     return WhyResult(
         path=wanted,
         repo=repo,
         matched_paths=matched,
-        total_commits=documents.count() if len(commits) == limit else len(commits),
-        commits=commits,
-        conversations=_mentions(actor, refs, as_of, limit),
-        people=_people(documents),
+        total_commits=_count_commits(documents) if len(listed) == limit else len(listed),
+        commits=listed,
+        conversations=conversations,
+        people=_people(documents, pulls, actor, as_of),
         as_of=as_of,
+        pull_requests=pulls,
+        issues=issues,
+        errors=raised,
+        deployments=shipped,
+        timeline=_timeline(listed, pulls, issues, raised, shipped, conversations),
     )
+
+
+def _pk(public_id: str) -> int:
+    return parse_numeric_id(public_id, "doc") or 0
 
 
 def _arguments(path: str | None, repo: str | None) -> tuple[str | None, str | None]:
@@ -179,16 +236,64 @@ def _arguments(path: str | None, repo: str | None) -> tuple[str | None, str | No
     return wanted, repo
 
 
-def _known_by(documents: QuerySet[Document], as_of: date | None) -> QuerySet[Document]:
-    """Ingested documents, current or as they stood at the end of ``as_of``."""
-    return documents.filter(current(as_of), status=Document.Status.READY)
+_SYNCED_COMMIT = Q(source_kind=CONNECTOR, metadata__kind="commit")
+# Records of what happened to code, not conversations about it: they have sections of their own.
+# (``has_key`` first: a document without a kind must not make the exclusion unknown, so excluded.)
+_SYNCED_RECORDS = Q(
+    source_kind=CONNECTOR,
+    metadata__has_key="kind",
+    metadata__kind__in=["commit", "deployment", "release", "sentry_release"],
+)
+
+
+def _of_repo(repo: str | None) -> Q:
+    if not repo:
+        return Q()
+    return (
+        Q(metadata__repo__iexact=repo)
+        | Q(metadata__repo__iendswith="/" + repo)
+        | Q(metadata__repository__iexact=repo)
+        | Q(metadata__repository__iendswith="/" + repo)
+    )
 
 
 def _git_documents(actor: Actor, repo: str | None, as_of: date | None) -> QuerySet[Document]:
-    documents = _known_by(Document.objects.filter(readable(actor), source_kind=SOURCE_KIND), as_of)
-    if repo:
-        documents = documents.filter(Q(metadata__repo__iexact=repo) | Q(metadata__repo__iendswith="/" + repo))
-    return documents
+    """Commits: from local git history, and from synced repositories."""
+    commits = Document.objects.filter(readable(actor)).filter(Q(source_kind=SOURCE_KIND) | _SYNCED_COMMIT)
+    return known_by(commits, as_of).filter(_of_repo(repo))
+
+
+def _code_documents(actor: Actor, repo: str | None, as_of: date | None) -> QuerySet[Document]:
+    """Commits and synced pull requests: the documents whose ``files`` name repository paths."""
+    code = Q(source_kind=SOURCE_KIND) | Q(source_kind=CONNECTOR, metadata__kind__in=["commit", "pull_request"])
+    return known_by(Document.objects.filter(readable(actor)).filter(code), as_of).filter(_of_repo(repo))
+
+
+def _sentry_documents(actor: Actor, as_of: date | None) -> QuerySet[Document]:
+    return synced(actor, as_of, "sentry_issue")
+
+
+def _distinct_commits(documents: QuerySet[Document], limit: int) -> list[tuple[WhyCommit, Any, str]]:
+    """The newest commits, once each where local history and a synced repository both hold one
+    (the synced one, which links to its host), with when each landed and on which branch."""
+    ordered = documents.order_by(F("occurred_at").desc(nulls_last=True), "source_kind", "-pk")
+    found: list[tuple[WhyCommit, Any, str]] = []
+    seen: set[str] = set()
+    for document in ordered[: limit * 3]:
+        commit = _commit(document)
+        if commit.sha and commit.sha in seen:
+            continue
+        seen.add(commit.sha)
+        meta = document.metadata if isinstance(document.metadata, dict) else {}
+        landed = parse_datetime(str(meta.get("committed_at") or "")) or document.occurred_at
+        found.append((commit, landed, str(meta.get("branch") or "")))
+        if len(found) == limit:
+            break
+    return found
+
+
+def _count_commits(documents: QuerySet[Document]) -> int:
+    return documents.order_by().annotate(commit=KT("metadata__sha")).values("commit").distinct().count()
 
 
 def _candidate_paths(documents: QuerySet[Document], path: str) -> list[str]:
@@ -218,31 +323,68 @@ def _commit(document: Document) -> WhyCommit:
         author=str(meta.get("author", "")),
         email=str(meta.get("email", "")),
         date=document.occurred_at.date() if document.occurred_at else None,
-        subject=document.title,
+        subject=document.title.split(": ", 1)[-1] if document.source_kind == CONNECTOR else document.title,
         refs=[str(r) for r in meta.get("refs") or []],
+        url=document.source_url or None,
+        source=document.source_kind,
     )
 
 
-def _people(commits: QuerySet[Document]) -> list[WhyPerson]:
+def _people(
+    commits: QuerySet[Document], pulls: list[WhyPullRequest], actor: Actor, as_of: date | None
+) -> list[WhyPerson]:
+    """Who made the changes (commits counted once each), opened the pull requests and reviewed
+    them; a code host's login is joined to a name where a synced commit records both."""
     rows = (
         commits.order_by()
-        .values(name=KT("metadata__author"), email=KT("metadata__email"))
-        .annotate(commits=Count("pk"))
+        .values(name=KT("metadata__author"), email=KT("metadata__email"), login=KT("metadata__login"))
+        .annotate(commits=Count(KT("metadata__sha"), distinct=True))
         .order_by("-commits")
     )
     merged: dict[str, WhyPerson] = {}
+    by_login: dict[str, str] = {}
     for row in rows:
         key = (row["email"] or row["name"] or "").lower()
         known = merged.get(key)
+        login = row["login"] or (known.login if known else "")
         count = row["commits"] + (known.commits if known else 0)
         merged[key] = WhyPerson(
-            name=known.name if known else row["name"] or "", email=row["email"] or "", commits=count
+            name=known.name if known else row["name"] or "", email=row["email"] or "", commits=count, login=login
         )
-    return sorted(merged.values(), key=lambda p: (-p.commits, p.name))[:MAX_PEOPLE]
+        if login:
+            by_login[login.lower()] = key
+    if pulls:
+        by_login |= _logins(actor, as_of, {p.author for p in pulls} | {r for p in pulls for r in p.reviewers})
+    for pull in pulls:
+        for login, opened in [(pull.author, 1), *((r, 0) for r in pull.reviewers)]:
+            if not login:
+                continue
+            key = by_login.get(login.lower(), "@" + login.lower())
+            person = merged.get(key) or WhyPerson(name=login, email="", commits=0, login=login)
+            person.login = person.login or login
+            person.pull_requests += opened
+            person.reviews += 1 - opened
+            merged[key] = person
+    ranked = sorted(merged.values(), key=lambda p: (-(p.commits + p.pull_requests + p.reviews), -p.commits, p.name))
+    return ranked[:MAX_PEOPLE]
 
 
-def _mentions(actor: Actor, refs: list[str], as_of: date | None, limit: int) -> list[WhyConversation]:
-    """Other documents that mention the references, newest first, with the passage around it."""
+def _logins(actor: Actor, as_of: date | None, logins: set[str]) -> dict[str, str]:
+    """People's keys (email, else name) by their login, from synced commits that record both."""
+    rows = (
+        synced(actor, as_of, "commit")
+        .filter(reduce(or_, [Q(metadata__login__iexact=login) for login in logins if login] or [Q(pk=None)]))
+        .order_by()
+        .values_list(KT("metadata__login"), KT("metadata__email"), KT("metadata__author"))
+        .distinct()
+    )
+    return {login.lower(): (email or name or "").lower() for login, email, name in rows[:200] if login}
+
+
+def _mentions(actor: Actor, refs: list[str], as_of: date | None, limit: int, shown: set[int]) -> list[WhyConversation]:
+    """Other documents that mention the references (``#12``, ``acme/api#12`` or its link, a
+    commit's sha), newest first, with the passage around it: any chat, notes, tickets, synced
+    messages; not commits, deployments or releases, nor what the answer lists already."""
     if not refs:
         return []
     pattern = ref_pattern(refs)
@@ -250,7 +392,9 @@ def _mentions(actor: Actor, refs: list[str], as_of: date | None, limit: int) -> 
         F("content"), Value(pattern), 1, 1, 0, Value("i"), function="regexp_instr", output_field=IntegerField()
     )
     rows = (
-        _known_by(Document.objects.filter(readable(actor)).exclude(source_kind=SOURCE_KIND), as_of)
+        known_by(Document.objects.filter(readable(actor)).exclude(source_kind=SOURCE_KIND), as_of)
+        .exclude(_SYNCED_RECORDS)
+        .exclude(pk__in=shown)
         .filter(Q(content__iregex=pattern) | Q(title__iregex=pattern))
         .annotate(at=found_at)
         .annotate(
@@ -265,7 +409,8 @@ def _mentions(actor: Actor, refs: list[str], as_of: date | None, limit: int) -> 
 
 def _mention(row: dict[str, Any], refs: list[str]) -> WhyConversation:
     text = f"{row['title']}\n{row['passage']}"
-    mentioned = [ref for ref in refs if re.search(ref_pattern([ref]), text, re.IGNORECASE)]
+    mentioned = [ref[:7] if _SHA.fullmatch(ref) else ref for ref in refs
+                 if re.search(ref_pattern([ref]), text, re.IGNORECASE)]  # fmt: skip
     return WhyConversation(
         document_id=format_id("doc", row["pk"]),
         title=row["title"],
@@ -290,3 +435,42 @@ def _bare(subject: str, refs: list[str]) -> str:
     """The subject without a trailing "(#12)" when the listed references already carry it."""
     match = _SQUASH_SUFFIX.search(subject)
     return subject[: match.start()] if match and match.group(1) in refs else subject
+
+
+def _timeline(
+    commits: list[WhyCommit],
+    pulls: list[WhyPullRequest],
+    issues: list[WhyIssue],
+    raised: list[WhyError],
+    shipped: list[WhyDeployment],
+    conversations: list[WhyConversation],
+) -> list[WhyEvent]:
+    """Everything above as one story, oldest first, each with its link in the source."""
+    events: list[WhyEvent] = []
+
+    def add(at: datetime | date | None, kind: str, summary: str, url: str | None, document_id: str) -> None:
+        if at is None:
+            return
+        moment = at if isinstance(at, datetime) else datetime.combine(at, time.min, tzinfo=UTC)
+        events.append(WhyEvent(at=moment, kind=kind, summary=summary, url=url, document_id=document_id))
+
+    for issue in issues:
+        add(issue.opened, "issue", f"{issue.ref} opened: {issue.title}", issue.url, issue.document_id)
+    for pull in pulls:
+        add(pull.opened, "pull_request", f"{pull.ref} opened by {pull.author}: {pull.title}", pull.url,
+            pull.document_id)  # fmt: skip
+        add(pull.merged, "merge", f"{pull.ref} merged as {pull.merge_commit_sha[:7]}", pull.url, pull.document_id)
+    for commit in commits:
+        summary = f"{commit.sha[:7]} {commit.author}: {_bare(commit.subject, commit.refs)}"
+        add(commit.date, "commit", summary, commit.url, commit.document_id)
+    for deployment in shipped:
+        add(deployment.at, "deployment", f"{deployment.repo}@{deployment.sha[:7]} deployed to "
+            f"{deployment.environment} ({deployment.state})", deployment.url, deployment.document_id)  # fmt: skip
+    for error in raised:
+        release = f" in release {error.first_release}" if error.first_release else ""
+        add(error.first_seen, "error", f"{error.short_id} first seen{release}: {error.title}", error.url,
+            error.document_id)  # fmt: skip
+    for conversation in conversations:
+        add(conversation.date, "conversation", conversation.title, conversation.external_url,
+            conversation.document_id)  # fmt: skip
+    return sorted(events, key=lambda e: e.at)

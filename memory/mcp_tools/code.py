@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from brain.actors import Actor
 from brain.mcp.limits import Clamped
 from brain.mcp.registry import ToolOutput, mcp_tool
+from memory.code_history.across import WhyDeployment, WhyError, WhyEvent, WhyIssue, WhyPullRequest
 from memory.code_history.why import WhyCommit, WhyConversation, WhyPerson, _bare, why_code
 
 
@@ -35,11 +36,16 @@ class WhyOut(ToolOutput):
     conversations: list[WhyConversation]
     people: list[WhyPerson]
     as_of: date | None = None
+    pull_requests: list[WhyPullRequest] = []
+    issues: list[WhyIssue] = []
+    errors: list[WhyError] = []
+    deployments: list[WhyDeployment] = []
+    timeline: list[WhyEvent] = []
 
     def to_text(self) -> str:
-        if not self.commits and not self.conversations:
+        if not (self.commits or self.conversations or self.pull_requests or self.errors):
             return self._nothing()
-        parts = [self._commits_text()]
+        parts = [self._commits_text(), *self._synced_text()]
         if self.conversations:
             lines = ["Related conversations (mentioning those pull requests and tickets):"]
             for c in self.conversations:
@@ -48,12 +54,54 @@ class WhyOut(ToolOutput):
                 )
             parts.append("\n".join(lines))
         if self.people:
-            who = ", ".join(
-                f"{p.name or p.email} ({p.commits} commit{'s' if p.commits != 1 else ''})" for p in self.people
-            )
-            parts.append(f"People: {who}")
+            parts.append("People: " + ", ".join(_person(p) for p in self.people))
+        if len(self.timeline) > 1 and (self.pull_requests or self.errors or self.deployments):
+            lines = ["In time, oldest first:"]
+            lines.extend(f"- {e.at:%Y-%m-%d %H:%M} {e.kind}: {e.summary}" for e in self.timeline[-30:])
+            parts.append("\n".join(lines))
         parts.append("This is what was recorded, not a judgement of whether the code is right.")
         return "\n\n".join(parts)
+
+    def _synced_text(self) -> list[str]:
+        parts = []
+        if self.pull_requests:
+            lines = ["Pull requests:"]
+            for p in self.pull_requests:
+                merged = f", merged {p.merged:%Y-%m-%d} as {p.merge_commit_sha[:7]}" if p.merged else f", {p.state}"
+                reviewed = f"; reviewed by {', '.join(p.reviewers)}" if p.reviewers else ""
+                closes = f"; closes {', '.join(p.closes)}" if p.closes else ""
+                lines.append(
+                    f"- [{p.document_id}] {p.ref} {p.title} (by {p.author}{merged}{reviewed}{closes}) {p.url or ''}"
+                )
+            parts.append("\n".join(lines))
+        if self.issues:
+            lines = ["Issues they closed:"]
+            lines.extend(
+                f"- [{i.document_id}] {i.ref} {i.title} ({i.state}, closed by {', '.join(i.closed_by)}) {i.url or ''}"
+                for i in self.issues
+            )
+            parts.append("\n".join(lines))
+        if self.errors:
+            lines = ["Errors whose stack traces name this file:"]
+            for e in self.errors:
+                release = f" in release {e.first_release}" if e.first_release else ""
+                seen = f"first seen {e.first_seen:%Y-%m-%d}{release}" if e.first_seen else "first seen unknown"
+                last = f", last {e.last_seen:%Y-%m-%d}" if e.last_seen else ""
+                lines.append(
+                    f"- [{e.document_id}] {e.short_id} {e.title} ({e.status}, {e.count} events, {seen}{last}; "
+                    f"at {'; '.join(e.frames[:3])}) {e.url or ''}"
+                )
+            parts.append("\n".join(lines))
+        if self.deployments:
+            lines = ["Deployments that shipped these commits:"]
+            lines.extend(
+                f"- [{d.document_id}] {d.at:%Y-%m-%d %H:%M} {d.repo}@{d.sha[:7]} to {d.environment} ({d.state}; "
+                f"ships {', '.join(s[:7] for s in d.shipped)}) {d.url or ''}"
+                for d in self.deployments
+                if d.at
+            )
+            parts.append("\n".join(lines))
+        return [part.rstrip() for part in parts]
 
     def _subject_line(self) -> str:
         if self.path is None:
@@ -97,7 +145,11 @@ def why_code_tool(actor: Actor, args: WhyArgs) -> WhyOut:
     """Find out why a file is the way it is from the company's recorded history: the commits that
     touched it (newest first, with date, author, subject and the pull requests and tickets they
     cite), the conversations, meeting notes and tickets that mention those references, and the
-    people who made the changes, with how many commits each. Use it before changing, deleting or
+    people who made the changes, with how many commits each. Where GitHub or Sentry are synced it
+    also gives the pull requests that touched the file (reviewers, merge, the issues they closed),
+    the Sentry errors whose stack frames name it (with the release they first appeared in), the
+    deployments that shipped its commits, and a timeline of all of it, oldest first, each with its
+    link. Use it before changing, deleting or
     "fixing" code that looks odd, when a stack trace points at a file, or to find whom to ask.
     path takes a repository path or a raw stack-trace line (file:line:column, Python's File "...",
     line N, JavaScript's at fn (file:line:col), Windows paths); it is matched by path suffix, so a
@@ -108,3 +160,9 @@ def why_code_tool(actor: Actor, args: WhyArgs) -> WhyOut:
     This is what was recorded, not a judgement of whether the code is right."""
     result = why_code(actor=actor, path=args.path, repo=args.repo, limit=args.limit, as_of=args.as_of)
     return WhyOut(**{f.name: getattr(result, f.name) for f in fields(result)})
+
+
+def _person(p: WhyPerson) -> str:
+    done = [(p.commits, "commit"), (p.pull_requests, "pull request"), (p.reviews, "review")]
+    counts = ", ".join(f"{n} {what}{'s' if n != 1 else ''}" for n, what in done if n)
+    return f"{p.name or p.email or p.login} ({counts})"
