@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from brain.actors import Actor
 from brain.mcp.limits import Clamped
 from brain.mcp.registry import ToolOutput, mcp_tool
-from connectors import github_live
+from connectors import github_live, slack_live
 
 REPOSITORY = Field(
     None, max_length=200, description="One connected repository as owner/name; every one you can read when left out."
@@ -170,3 +170,71 @@ def github_comment(actor: Actor, args: GitHubCommentArgs) -> GitHubCommentOut:
     body = f"{args.body}\n\n<sub>Sent through Brain by {sender}.</sub>"
     made = github_live.comment(actor, tool="github_comment", repository=args.repository, number=args.number, body=body)
     return GitHubCommentOut.model_validate(made)
+
+
+class NoArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SlackChannel(BaseModel):
+    name: str
+    id: str
+    private: bool
+    connection: str
+
+
+class SlackChannelsOut(ToolOutput):
+    channels: list[SlackChannel]
+
+    def to_text(self) -> str:
+        if not self.channels:
+            return "No Slack channel of a connection here is one you can read."
+        lines = ["Slack channels you can reach:"]
+        lines += [f"- #{c.name} ({c.id}{', private' if c.private else ''}; connection {c.connection})"
+                  for c in self.channels]  # fmt: skip
+        return "\n".join(lines)
+
+
+@mcp_tool("slack_list_channels", title="List Slack channels", args=NoArgs, output=SlackChannelsOut,
+          connector="slack", open_world=True)  # fmt: skip
+def slack_list_channels(actor: Actor, args: NoArgs) -> SlackChannelsOut:
+    """List the Slack channels of the organisation's connections that you can reach: public channels
+    of connections whose category you read, and private channels you are a member of. What was said
+    in them is in Brain's own search."""
+    reached = slack_live.reach_of(actor)
+    return SlackChannelsOut(channels=[
+        SlackChannel(name=r.channel.name, id=r.channel.id, private=r.channel.private, connection=r.connection.name)
+        for r in reached
+    ])  # fmt: skip
+
+
+class SlackPostArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    channel: str = Field(min_length=1, max_length=100, description="The channel, by name (#ops) or id (C0123ABCD).")
+    text: str = Field(min_length=1, max_length=4000, description="The message, exactly as the user approved it.")
+    thread_ts: str = Field(
+        "", pattern=r"^(\d{1,12}\.\d{1,8})?$", description="To reply in a thread: its first message's ts; else empty."
+    )
+
+
+class SlackPostOut(ToolOutput):
+    channel: str
+    channel_id: str
+    ts: str = Field(description="The new message's ts (its id in the channel).")
+
+    def to_text(self) -> str:
+        return f"Posted in #{self.channel} (message {self.ts})."
+
+
+@mcp_tool("slack_post_message", title="Post in Slack", args=SlackPostArgs, output=SlackPostOut, scope="write",
+          connector="slack", open_world=True)  # fmt: skip
+def slack_post_message(actor: Actor, args: SlackPostArgs) -> SlackPostOut:
+    """ACTION: posts a message in a Slack channel (or a thread of it) that you can reach, where
+    everyone in the channel will read it. Call it only when the user asked for exactly this message
+    in exactly this channel and approved its words. It is posted as the connection's Slack app and
+    ends with a line naming the person who sent it."""
+    sender = actor.user.get_full_name() or actor.user.get_username()
+    text = f"{args.text}\n_Sent through Brain by {sender}._"
+    reached, ts = slack_live.post(actor, tool="slack_post_message", channel=args.channel, text=text,
+                                  thread_ts=args.thread_ts)  # fmt: skip
+    return SlackPostOut(channel=reached.channel.name, channel_id=reached.channel.id, ts=ts)

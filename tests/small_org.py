@@ -33,8 +33,9 @@ MEMORIES = [
 
 def small_organisation() -> tuple[Organisation, Actor, dict[str, str]]:
     """An organisation with three ingested documents, three remembered facts, an approved skill,
-    a contact and a GitHub connection (to acme/shop, github_comment granted; the tests that run its
-    tools start the stand-in); returns its member actor and the ids tools need."""
+    a contact, a GitHub connection (to acme/shop, github_comment granted) and a Slack one (to
+    #general, slack_post_message granted), whose tools reach the stand-ins the tests that run them
+    start; returns its member actor and the ids tools need."""
     org = make_org()
     mark_memory_built(org=org)
     admin = make_actor(org, make_user(org, role=Membership.ADMIN))
@@ -51,6 +52,9 @@ def small_organisation() -> tuple[Organisation, Actor, dict[str, str]]:
     Connection.objects.create(org=org, kind="github", name="Shop", category=general, created_by=admin.user,
                               options={"repositories": ["acme/shop"]}, sealed_credentials=seal({"token": "ghp_valid"}),
                               granted_tools=["github_comment"])  # fmt: skip
+    Connection.objects.create(org=org, kind="slack", name="Chat", category=general, created_by=admin.user,
+                              options={"channels": ["general"]}, granted_tools=["slack_post_message"],
+                              sealed_credentials=seal({"token": "xoxb-valid", "signing_secret": "s"}))  # fmt: skip
     Features.objects.filter(org=org).update(**everything_on())
     org.refresh_from_db()
     promise = record_commitment(actor=actor, owner="Priya Shah", what="Priya Shah will review the deploy runbook")

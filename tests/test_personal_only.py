@@ -104,6 +104,7 @@ def shared_writes(w: World) -> dict[str, list[dict[str, Any]]]:
     return {
         "report_issue": [{"category": "tool_error", "observed": "it failed", "expected": "it works"}],
         "github_comment": [{"repository": "acme/api", "number": 1, "body": "Shipped."}],
+        "slack_post_message": [{"channel": "#general", "text": "Shipped."}],
         "send_feedback": [{"summary": "more detail please", "origin": "agent"}],
         "record_commitment": [
             {"owner": "Priya Shah", "what": "Send BigCo the signed contract.", "due_on": "2031-01-09"}

@@ -15,6 +15,7 @@ import pytest
 from brain.mcp.invoke import execute
 from brain.mcp.registry import TOOLS, ToolOutput
 from connectors.tests.github_server import github_server
+from connectors.tests.slack_server import slack_server
 from tests.small_org import small_organisation
 
 pytestmark = pytest.mark.django_db
@@ -43,6 +44,7 @@ def needs(known: dict[str, str]) -> dict[str, dict[str, Any]]:
         "github_comment": {"repository": "acme/shop", "number": 1, "body": "Deploys moved to Tuesdays."},
         "github_search_issues": {"query": "deploy"},
         "github_search_pull_requests": {"query": "deploy"},
+        "slack_post_message": {"channel": "#general", "text": "Deploys moved to Tuesdays."},
     }
 
 
@@ -78,7 +80,16 @@ def github(settings):
         yield fake
 
 
-def test_every_tool_answers_structured_output_that_matches_its_output_schema(github):
+@pytest.fixture
+def slack(settings):
+    """The Slack stand-in, for the small organisation's Slack connection."""
+    with slack_server() as fake:
+        settings.BRAIN_SLACK_API_URL = fake.base
+        fake.add_channel("CGENERAL1", "general")
+        yield fake
+
+
+def test_every_tool_answers_structured_output_that_matches_its_output_schema(github, slack):
     _, actor, known = small_organisation()
     tested, failed = set(), {}
     for name in sorted(TOOLS, key=lambda n: n == "forget"):  # forget last: it removes a memory others may read
