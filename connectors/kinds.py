@@ -23,6 +23,8 @@ class Item:
     url: str = ""
     occurred_at: datetime | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    speaker: str = ""  # who wrote it, when it is one message (a mail)
+    conversation: str = ""  # the thread it belongs to, so a thread reads together
     gone: bool = False  # deleted or hidden in the source: withdraw what was brought in
 
 
@@ -52,6 +54,9 @@ class Kind:
     label: ClassVar[str]
     credential_fields: ClassVar[dict[str, str]]  # name -> what to paste, in words
     option_fields: ClassVar[dict[str, str]]
+    # Credentials that are not secret (a server's name, a username): typed in the open on the page.
+    # Every other one is a password field, and none is ever shown again.
+    open_fields: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, *, credentials: dict[str, Any], options: dict[str, Any], restricted: bool = False) -> None:
         # ``restricted``: the category it brings knowledge into is limited to some groups. A kind
@@ -62,6 +67,11 @@ class Kind:
     def clean_options(cls, raw: dict[str, str]) -> dict[str, Any]:
         """The options as stored; raises ValueError with a sentence for a person."""
         raise NotImplementedError
+
+    @classmethod
+    def check(cls, *, credentials: dict[str, str], options: dict[str, Any], restricted: bool) -> None:
+        """What can be known wrong before any sync (nothing is sent anywhere): raises ValueError with
+        a sentence for a person. ``pages`` checks again, as a category can change after."""
 
     def pages(self, cursor: dict[str, Any]) -> Iterator[Page]:
         raise NotImplementedError
