@@ -6,4 +6,4 @@ class ConnectorsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from connectors import github  # noqa: F401 (registers the GitHub kind)
+        from connectors import github, imap  # noqa: F401 (each registers its kind)
