@@ -5,6 +5,7 @@
 - ``sealing``: credentials encrypted at rest with rotatable keys (MultiFernet).
 - ``kinds``: what a connector is (the pages of items it reads from a cursor) and the registry.
 - ``github``: GitHub's issues and pull requests, over its REST API.
+- ``imap``: the messages of a mailbox's folders, with their attachments, over IMAP.
 - ``sync``: one sync of one connection: leased so two workers never run it at once, resumable
   page by page, idempotent by source id, errors kept in words.
 - ``tasks``, ``views``: the beat sweep and the Connectors page.
