@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import grp
 import imaplib
+import io
+import ipaddress
 import os
 import pwd
 import re
@@ -23,10 +25,17 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+from pypdf import PdfWriter
+from pypdf.generic import ContentStream, DecodedStreamObject, DictionaryObject, NameObject
 
 STARTUP_SECONDS = 60  # the most a slow machine may take to start it; polled, not slept
 
@@ -35,6 +44,8 @@ STARTUP_SECONDS = 60  # the most a slow machine may take to start it; polled, no
 class MailServer:
     port: int
     root: Path
+    tls_port: int = 0  # implicit TLS, when started with a certificate
+    certificate: str = ""  # the PEM file a client trusts to check the server
     username: str = "sam@example.com"
     password: str = "app-password-7"  # noqa: S105 (the test server's own)
 
@@ -53,6 +64,16 @@ class MailServer:
             found = re.search(rb"APPENDUID \d+ (\d+)", answer[0])
             assert found is not None, answer
             return int(found.group(1))
+        finally:
+            imap.logout()
+
+    def append_all(self, messages: list[EmailMessage], folder: str = "INBOX") -> None:
+        """File many messages over one session."""
+        imap = self.client()
+        try:
+            for message in messages:
+                status, answer = imap.append(folder, None, None, message.as_bytes())
+                assert status == "OK", answer
         finally:
             imap.logout()
 
@@ -88,6 +109,22 @@ class MailServer:
             imap.logout()
 
 
+def pdf_saying(text: str) -> bytes:
+    """A one-page PDF whose text is ``text``, for an attachment."""
+    writer = PdfWriter()
+    page = writer.add_blank_page(width=300, height=200)
+    font = {NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
+            NameObject("/BaseFont"): NameObject("/Helvetica")}  # fmt: skip
+    fonts = DictionaryObject({NameObject("/F1"): DictionaryObject(font)})
+    page[NameObject("/Resources")] = DictionaryObject({NameObject("/Font"): fonts})
+    stream = DecodedStreamObject()
+    stream.set_data(f"BT /F1 12 Tf 20 100 Td ({text}) Tj ET".encode("latin-1"))
+    page.replace_contents(ContentStream(stream, writer))
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -112,14 +149,46 @@ def _accounts(root: Path) -> dict[str, str]:
             "uid": str(me.pw_uid), "gid": str(os.getegid())}  # fmt: skip
 
 
-def _config(root: Path, port: int, version: tuple[int, int], who: dict[str, str]) -> str:
+def _certificate(root: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and localhost, and its key."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.now(UTC)
+    names = [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(minutes=5))
+        .not_valid_after(now + timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName(names), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = root / "server.pem", root / "server.key"
+    cert_path.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    return cert_path, key_path
+
+
+def _config(root: Path, server: MailServer, version: tuple[int, int], who: dict[str, str]) -> str:
+    port, tls_port = server.port, server.tls_port
+    if not server.certificate:
+        ssl_lines = "ssl = no\n"
+    elif version >= (2, 4):
+        ssl_lines = f"ssl = yes\nssl_server_cert_file = {root}/server.pem\nssl_server_key_file = {root}/server.key\n"
+    else:
+        ssl_lines = f"ssl = yes\nssl_cert = <{root}/server.pem\nssl_key = <{root}/server.key\n"
     common = f"""protocols = imap
 listen = 127.0.0.1
 base_dir = {root}/run
 state_dir = {root}/state
 log_path = {root}/dovecot.log
-ssl = no
-auth_mechanisms = plain login
+{ssl_lines}auth_mechanisms = plain login
 auth_failure_delay = 0
 default_login_user = {who["login"]}
 default_internal_user = {who["internal"]}
@@ -151,7 +220,7 @@ service imap-login {{
     port = {port}
   }}
   inet_listener imaps {{
-    port = 0
+    port = {tls_port}
   }}
 }}
 """
@@ -174,7 +243,7 @@ service imap-login {{
     port = {port}
   }}
   inet_listener imaps {{
-    port = 0
+    port = {tls_port}
   }}
 }}
 """
@@ -196,7 +265,9 @@ def _wait_until_it_answers(server: MailServer, process: subprocess.Popen[bytes])
 
 
 @contextmanager
-def imap_server() -> Iterator[MailServer]:
+def imap_server(*, tls: bool = False) -> Iterator[MailServer]:
+    """A running dovecot; with ``tls``, STARTTLS on its port and implicit TLS on ``tls_port``, with a
+    certificate of its own (``certificate``) that no system trusts."""
     binary = shutil.which("dovecot") or "/usr/sbin/dovecot"
     if not Path(binary).exists():
         pytest.fail("The mail connector's tests need dovecot: apt-get install dovecot-imapd (./brainctl test does).")
@@ -206,9 +277,11 @@ def imap_server() -> Iterator[MailServer]:
         for name in ("run", "state", "mail"):
             (root / name).mkdir()
         server = MailServer(port=_free_port(), root=root)
+        if tls:
+            server.tls_port, server.certificate = _free_port(), str(_certificate(root)[0])
         (root / "passwd").write_text(f"{server.username}:{{PLAIN}}{server.password}::::::\n")
         config = root / "dovecot.conf"
-        config.write_text(_config(root, server.port, _version(binary), _accounts(root)))
+        config.write_text(_config(root, server, _version(binary), _accounts(root)))
         with (root / "output.log").open("wb") as output:
             process = subprocess.Popen([binary, "-F", "-c", str(config)], stdout=output, stderr=output)  # noqa: S603
         try:

@@ -7,7 +7,7 @@ duplicates."""
 from __future__ import annotations
 
 import imaplib
-import io
+import ssl
 from datetime import UTC, datetime
 from email.message import EmailMessage
 
@@ -16,8 +16,6 @@ from django.contrib.auth.models import Group
 from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
-from pypdf import PdfWriter
-from pypdf.generic import ContentStream, DecodedStreamObject, DictionaryObject, NameObject
 
 from brain.errors import InvalidArgument
 from brain.models import Category
@@ -27,7 +25,7 @@ from connectors import sync
 from connectors.imap import _expand, _fetched, _quoted, _ranges
 from connectors.models import Connection, SyncedItem
 from connectors.sealing import unseal
-from connectors.tests.imap_server import MailServer, _free_port, imap_server
+from connectors.tests.imap_server import MailServer, _free_port, imap_server, pdf_saying
 from memory.documents.ingestion import ingest_document
 from memory.models import Document
 from memory.search.passages import search_chunks
@@ -88,22 +86,6 @@ def message(subject, *, sender="Priya Shah <priya@example.com>", date="Mon, 03 N
         maintype, subtype = kind.split("/")
         mail.add_attachment(data, maintype=maintype, subtype=subtype, filename=name)
     return mail
-
-
-def pdf_saying(text: str) -> bytes:
-    writer = PdfWriter()
-    page = writer.add_blank_page(width=300, height=200)
-    font = DictionaryObject({NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
-                             NameObject("/BaseFont"): NameObject("/Helvetica")})  # fmt: skip
-    page[NameObject("/Resources")] = DictionaryObject(
-        {NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})}
-    )
-    stream = DecodedStreamObject()
-    stream.set_data(f"BT /F1 12 Tf 20 100 Td ({text}) Tj ET".encode("latin-1"))
-    page.replace_contents(ContentStream(stream, writer))
-    out = io.BytesIO()
-    writer.write(out)
-    return out.getvalue()
 
 
 def documents(connection):
@@ -342,3 +324,26 @@ def test_uid_sets_folder_names_and_fetch_answers_are_read_as_imap_writes_them():
     answer = [(b"1 (UID 4 RFC822.SIZE 5 BODY[] {5}", b"hello"), b")", (b"2 (BODY[] {3}", b"abc"), b" UID 9)",
               b"3 (FLAGS (\\Seen))"]  # fmt: skip
     assert _fetched(answer) == {4: (5, b"hello"), 9: (0, b"abc")}
+
+
+@pytest.mark.parametrize("mode", ["tls", "starttls"])
+def test_tls_and_starttls_check_the_servers_certificate(admin_actor, mailbox_category, monkeypatch, mode):
+    with imap_server(tls=True) as secure:
+        secure.append(message("Board pack", message_id="<board@example.com>"))
+        port = secure.tls_port if mode == "tls" else secure.port
+        connection = sync.add_connection(
+            actor=admin_actor, kind="imap", name=f"Secure {mode}", category=mailbox_category,
+            credentials={"host": "127.0.0.1", "port": str(port), "username": secure.username,
+                         "password": secure.password},
+            options={"folders": "INBOX", "tls": mode},
+        )  # fmt: skip
+        assert sync.sync_connection(connection.pk).state == "failed"
+        connection.refresh_from_db()
+        assert "The certificate of 127.0.0.1 could not be verified" in connection.last_error
+        assert not connection.credentials_refused
+
+        trusting = ssl.create_default_context
+        monkeypatch.setattr(ssl, "create_default_context", lambda: trusting(cafile=secure.certificate))
+        Connection.objects.filter(pk=connection.pk).update(next_sync_at=timezone.now())
+        outcome = sync.sync_connection(connection.pk)
+        assert (outcome.state, outcome.saved) == ("synced", 1)
