@@ -53,7 +53,9 @@ GONE_PAGE = 1000  # withdrawals saved together
 TIMEOUT = 60  # seconds without an answer before the server counts as unreachable
 MAX_FOLDERS = 20
 MAX_FOLDER_CHARS = 100  # a folder's name is part of each item's id
-MAX_ADDRESSES = 50  # recipients kept in a message's metadata
+MAX_LISTED = 20  # recipients (or attachments) named in a message's metadata
+MAX_FIELD = 300  # characters of one of them
+MAX_URL = 1000  # a document's source_url (memory.limits)
 MODES = {"tls": 993, "starttls": 143, "plain": 143}
 LOOPBACK_NAMES = ("localhost", "localhost.localdomain")
 # Answers to LOGIN that say "later", not "wrong" (RFC 5530).
@@ -247,16 +249,19 @@ class Imap(Kind):
                     content += f"\n\n## Attached: {name}\n\n{text}"
         else:
             notes.append(f"the message is {size / 1024**2:.0f} MB, more than Brain reads; its headers alone are kept")
+        # Bounded, so no message (a subject of pages, a list mail to hundreds) passes the metadata
+        # limit and stops the sync on it.
         metadata: dict[str, Any] = {
-            **{key: value for key, value in parsed.metadata.items() if key != "path"},
-            "to": list(parsed.metadata.get("to", []))[:MAX_ADDRESSES],  # type: ignore[call-overload]
-            "cc": list(parsed.metadata.get("cc", []))[:MAX_ADDRESSES],  # type: ignore[call-overload]
+            "from": str(parsed.metadata.get("from", ""))[:MAX_FIELD],
+            "to": _few(parsed.metadata.get("to")),
+            "cc": _few(parsed.metadata.get("cc")),
+            "subject": str(parsed.metadata.get("subject", ""))[:MAX_FIELD],
             "folder": folder,
             "uid": uid,
-            "message_id": parsed.external_id if "@" in parsed.external_id else "",
+            "message_id": parsed.external_id[:MAX_FIELD] if "@" in parsed.external_id else "",
             "thread": parsed.conversation,
-            "attachments": attachments[:MAX_ADDRESSES],
-            **({"not_read": notes[:MAX_ADDRESSES]} if notes else {}),
+            "attachments": _few(attachments),
+            **({"not_read": _few(notes)} if notes else {}),
         }
         return Item(
             source_id=_source_id(folder, validity, uid),
@@ -276,7 +281,13 @@ class Imap(Kind):
     def _url(self, folder: str, validity: int, uid: int) -> str:
         """The message's IMAP URL (RFC 5092), which some mail programs open."""
         host = self.credentials["host"].strip()
-        return f"imap://{host}/{quote(folder)};UIDVALIDITY={validity}/;UID={uid}"
+        url = f"imap://{host}/{quote(folder)};UIDVALIDITY={validity}/;UID={uid}"
+        return url if len(url) <= MAX_URL else ""
+
+
+def _few(values: object) -> list[str]:
+    listed = [str(value)[:MAX_FIELD] for value in values] if isinstance(values, list) else []
+    return listed[:MAX_LISTED] + ([f"and {len(listed) - MAX_LISTED} more"] if len(listed) > MAX_LISTED else [])
 
 
 def _problem(credentials: dict[str, str], options: dict[str, Any], restricted: bool) -> str | None:

@@ -347,3 +347,17 @@ def test_tls_and_starttls_check_the_servers_certificate(admin_actor, mailbox_cat
         Connection.objects.filter(pk=connection.pk).update(next_sync_at=timezone.now())
         outcome = sync.sync_connection(connection.pk)
         assert (outcome.state, outcome.saved) == ("synced", 1)
+
+
+def test_a_message_to_hundreds_with_a_subject_of_pages_is_kept_within_the_limits(server, admin_actor, mailbox_category):
+    mail = message("word " * 1000, message_id="<all-hands@example.com>")
+    mail.replace_header("To", ", ".join(f"Person {n} <p{n}@example.com>" for n in range(300)))
+    server.append(mail)
+    connection = connect(admin_actor, server, mailbox_category)
+    outcome = sync.sync_connection(connection.pk)
+    assert (outcome.state, outcome.saved) == ("synced", 1)
+    kept = documents(connection).get()
+    assert len(kept.title) <= 240
+    assert len(kept.metadata["to"]) == 21
+    assert kept.metadata["to"][-1] == "and 280 more"
+    assert "p299@example.com" in kept.content  # the whole header stays in the text
