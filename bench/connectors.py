@@ -3,6 +3,7 @@
     .venv/bin/python -m bench.connectors --items 2000
     .venv/bin/python -m bench.connectors --kind slack --items 2000
     .venv/bin/python -m bench.connectors --kind sentry --items 500
+    .venv/bin/python -m bench.connectors --kind imap --items 1000
 
 A throwaway organisation gets a GitHub connection to a stand-in serving ``--items`` issues (one in
 four with two comments, one in five a pull request); the first sync reads them all, page by page,
@@ -15,6 +16,11 @@ the same three syncs run, the edit touching one in ten messages.
 
 With ``--kind sentry`` the stand-in serves Sentry issues (each read with its first and latest
 event, two more requests an issue), and one in ten is resolved before the third sync.
+
+With ``--kind imap``, a mail connection to a real dovecot on loopback (the one its tests start)
+holding ``--items`` messages, threads of three, one in fifty with a small PDF attached (read by
+the upload reader, a process each); then a sync with nothing new; then one in ten expunged and as
+many new ones filed.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import argparse
 import subprocess
 import sys
 import time
+from email.message import EmailMessage
 from typing import Any
 
 from bench.mcp_calls import ROOT, setup_environment
@@ -32,7 +39,7 @@ from brain.actors import Actor
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--items", type=int, default=2000)
-    parser.add_argument("--kind", choices=["github", "slack", "sentry"], default="github")
+    parser.add_argument("--kind", choices=["github", "slack", "sentry", "imap"], default="github")
     args = parser.parse_args()
     env = setup_environment()
     subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
@@ -57,6 +64,9 @@ def main() -> None:
         return
     if args.kind == "sentry":
         _sentry(actor, org, args.items)
+        return
+    if args.kind == "imap":
+        _imap(actor, args.items)
         return
     with github_server() as github:
         settings.BRAIN_GITHUB_API_URL = github.base
@@ -148,6 +158,51 @@ def _sentry(actor: Any, org: Any, items: int) -> None:
             seconds = time.perf_counter() - started
             print(f"{label:>20}: {outcome.state}, {outcome.saved} saved in {seconds:.2f} s, "
                   f"{outcome.saved / seconds:.0f} items/s, {len(sentry.requests)} requests so far")  # fmt: skip
+
+
+def _imap(actor: Any, items: int) -> None:
+    from django.contrib.auth.models import Group
+
+    from brain.models import Category
+    from connectors import sync
+    from connectors.tests.imap_server import imap_server, pdf_saying
+
+    category = Category.objects.create(org=actor.org, slug="mailbox", name="Mailbox", restricted=True)
+    readers = Group.objects.create(name=f"{actor.org.slug} mailbox")
+    category.groups.add(readers)
+    actor.user.groups.add(readers)
+    pdf = pdf_saying("Quarterly freight figures")
+
+    def mail(n: int) -> EmailMessage:
+        message = EmailMessage()
+        message["From"] = f"Person {n % 40} <p{n % 40}@example.com>"
+        message["To"] = "Sam <sam@example.com>"
+        message["Subject"] = f"Thread {n // 3}" if n % 3 == 0 else f"Re: Thread {n // 3}"
+        message["Date"] = f"Mon, {1 + n % 28:02d} Sep 2025 {n % 24:02d}:{n % 60:02d}:00 +0000"
+        message["Message-ID"] = f"<m{n}@example.com>"
+        if n % 3:
+            message["In-Reply-To"] = message["References"] = f"<m{n - n % 3}@example.com>"
+        message.set_content(f"Message {n}: the numbers for week {n % 52} are in, and the plan holds.\n" * 5)
+        if n % 50 == 0:
+            message.add_attachment(pdf, maintype="application", subtype="pdf", filename=f"figures-{n}.pdf")
+        return message
+
+    with imap_server() as server:
+        server.append_all([mail(n) for n in range(1, items + 1)])
+        connection = sync.add_connection(actor=actor, kind="imap", name="bench mail", category=category,
+                                         credentials={"host": "127.0.0.1", "port": str(server.port),
+                                                      "username": server.username, "password": server.password},
+                                         options={"folders": "INBOX", "tls": "plain"})  # fmt: skip
+        print(f"messages={items} (threads of three, {items // 50} with a PDF attached), dovecot on loopback")
+        for label in ("first sync", "nothing new", "a tenth gone, a tenth new"):
+            if label == "a tenth gone, a tenth new":
+                server.expunge(list(range(10, items + 1, 10)))
+                server.append_all([mail(n) for n in range(items + 1, items + items // 10 + 1)])
+            started = time.perf_counter()
+            outcome = sync.sync_connection(connection.pk)
+            seconds = time.perf_counter() - started
+            print(f"{label:>26}: {outcome.state}, {outcome.saved} saved, {outcome.withdrawn} withdrawn in "
+                  f"{seconds:.2f} s, {(outcome.saved + outcome.withdrawn) / seconds:.0f} messages/s")  # fmt: skip
 
 
 if __name__ == "__main__":

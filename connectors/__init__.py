@@ -10,6 +10,7 @@
 - ``sentry``: Sentry's issues with their first and latest events, and releases, over its web API.
 - ``listing``: walking a paged listing from a saved position, resumable between pages.
 - ``hooks``: the sources' webhooks (GitHub, Slack's Events API).
+- ``imap``: the messages of a mailbox's folders, with their attachments, over IMAP.
 - ``sync``: one sync of one connection: leased so two workers never run it at once, resumable
   page by page, idempotent by source id, errors kept in words.
 - ``tasks``, ``views``: the beat sweep and the Connectors page.

@@ -6,4 +6,4 @@ class ConnectorsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from connectors import github, sentry, slack  # noqa: F401 (each registers its kind)
+        from connectors import github, imap, sentry, slack  # noqa: F401 (each registers its kind)

@@ -29,7 +29,9 @@ class Item:
     occurred_at: datetime | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     gone: bool = False  # deleted or hidden in the source: withdraw what was brought in
-    conversation: str = ""  # a chat's channel, so its passages are found with the rest of it
+    speaker: str = ""  # who wrote it, when it is one message (a mail)
+    # What it belongs to, so its passages are found with the rest: a mail's thread, a chat's channel
+    conversation: str = ""
     session: str = ""  # a chat's thread or day within the conversation
     audience: str = ""  # the key of the Audience that reads it; "" for the connection's own category
 
@@ -70,6 +72,9 @@ class Kind:
     label: ClassVar[str]
     credential_fields: ClassVar[dict[str, str]]  # name -> what to paste, in words
     option_fields: ClassVar[dict[str, str]]
+    # Credentials that are not secret (a server's name, a username): typed in the open on the page.
+    # Every other one is a password field, and none is ever shown again.
+    open_fields: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(
         self,
@@ -90,6 +95,11 @@ class Kind:
     def clean_options(cls, raw: dict[str, str]) -> dict[str, Any]:
         """The options as stored; raises ValueError with a sentence for a person."""
         raise NotImplementedError
+
+    @classmethod
+    def check(cls, *, credentials: dict[str, str], options: dict[str, Any], restricted: bool) -> None:
+        """What can be known wrong before any sync (nothing is sent anywhere): raises ValueError with
+        a sentence for a person. ``pages`` checks again, as a category can change after."""
 
     def pages(self, cursor: dict[str, Any]) -> Iterator[Page]:
         raise NotImplementedError

@@ -80,6 +80,7 @@ def add_connection(
         raise InvalidArgument(f"Paste the {missing[0]} for {source.label}.")
     try:
         cleaned = source.clean_options(options)
+        source.check(credentials=credentials, options=cleaned, restricted=category.restricted)
     except ValueError as exc:
         raise InvalidArgument(str(exc)) from None
     connection = Connection.objects.create(
@@ -116,6 +117,12 @@ def replace_credentials(*, actor: Actor, connection_id: int, credentials: dict[s
     fields = KINDS[connection.kind].credential_fields
     if missing := [field for field in fields if not credentials.get(field, "").strip()]:
         raise InvalidArgument(f"Paste the {missing[0]}.")
+    try:
+        KINDS[connection.kind].check(
+            credentials=credentials, options=connection.options, restricted=connection.category.restricted
+        )
+    except ValueError as exc:
+        raise InvalidArgument(str(exc)) from None
     connection.sealed_credentials = seal({field: credentials[field].strip() for field in fields})
     connection.credentials_refused, connection.last_error = False, ""
     connection.next_sync_at = timezone.now()
@@ -318,6 +325,7 @@ def _keep(actor: Actor, connection: Connection, item: Item) -> tuple[int, int]:
         metadata={**item.metadata, "connection": connection.name},
         category=category.slug,
         occurred_at=item.occurred_at,
+        speaker=item.speaker,
         conversation=item.conversation,
         session=item.session,
     )

@@ -19,7 +19,7 @@ from brain.errors import DomainError
 from brain.models import Category, Membership, Organisation
 from brain.services import actor_for_user
 from connectors import sync
-from connectors.kinds import KINDS
+from connectors.kinds import KINDS, Kind
 from connectors.models import Connection
 
 
@@ -50,9 +50,19 @@ def connectors_page(request: HttpRequest) -> HttpResponse:
                 "categories": list(Category.objects.filter(org=org).order_by("name")),
             }
         )
-    kinds = [(k.slug, k.label, k.credential_fields, k.option_fields) for k in KINDS.values()]
+    kinds = [(k.slug, k.label, _inputs(k)) for k in KINDS.values()]
     context = {"sections": sections, "kinds": kinds, "base_url": settings.BRAIN_BASE_URL}
     return render(request, "connectors/connectors.html", context, status=status)
+
+
+def _inputs(kind: type[Kind]) -> list[tuple[str, str, str]]:
+    """(form name, label, input) of each field of a kind: a credential is a password input unless the
+    kind says it is no secret (a server's name), an option a text area."""
+    credentials = [
+        (f"credential_{field}", label, "text" if field in kind.open_fields else "password")
+        for field, label in kind.credential_fields.items()
+    ]
+    return credentials + [(f"option_{field}", label, "textarea") for field, label in kind.option_fields.items()]
 
 
 def _add(request: HttpRequest, user: User, orgs: list[Organisation]) -> int:

@@ -9,6 +9,7 @@ from datetime import datetime
 from email import policy
 from email.message import EmailMessage, Message
 from email.utils import getaddresses, parsedate_to_datetime
+from pathlib import Path
 
 from bs4 import BeautifulSoup
 
@@ -31,8 +32,18 @@ def _parse_mbox(source: _Source) -> list[ParsedDocument]:
     return [_email_document(source, raw, index) for index, raw in enumerate(raw_messages)]
 
 
-def _email_document(source: _Source, raw: bytes, index: int) -> ParsedDocument:
+def read_message(raw: bytes, *, name: str) -> tuple[ParsedDocument, Message]:
+    """One message as the .eml reader reads it (``name`` stands in for its file name), and the
+    parsed message, for what else a caller reads from it (its attachments)."""
     message = email.message_from_bytes(raw, policy=policy.default)
+    return _message_document(_Source(path=Path(name), rel=name, data=b""), message, index=0), message
+
+
+def _email_document(source: _Source, raw: bytes, index: int) -> ParsedDocument:
+    return _message_document(source, email.message_from_bytes(raw, policy=policy.default), index)
+
+
+def _message_document(source: _Source, message: Message, index: int) -> ParsedDocument:
     sender, to, cc = _header(message, "From"), _addresses(message, "To"), _addresses(message, "Cc")
     subject, date = _header(message, "Subject"), _header(message, "Date")
     body, content_type = _email_body(message)
