@@ -1,6 +1,7 @@
 """The Connectors page: an organisation admin adds a connection, sees each one's state in words,
-syncs it now, pauses it, replaces its credentials and removes it, with or without what it brought
-in. Every change goes through connectors.sync, with its checks and audit record."""
+syncs it now, pauses it, replaces its credentials, sees the tools it gives assistants and grants
+or withdraws its ACTION tools, and removes it, with or without what it brought in. Every change
+goes through connectors.sync or connectors.grants, with their checks and audit records."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from brain.errors import DomainError
 from brain.models import Category, Membership, Organisation
 from brain.services import actor_for_user
 from connectors import sync
+from connectors.grants import grant_tool, tools_of
 from connectors.kinds import KINDS, Kind
 from connectors.models import Connection
 
@@ -43,10 +45,13 @@ def connectors_page(request: HttpRequest) -> HttpResponse:
     sections = []
     for org in orgs:
         actor = actor_for_user(org=org, user=user, via="web")
+        connections = sync.connections_of(actor=actor)
+        for connection in connections:
+            connection.tools = [(spec, spec.name in connection.granted_tools) for spec in tools_of(connection.kind)]
         sections.append(
             {
                 "org": org,
-                "connections": sync.connections_of(actor=actor),
+                "connections": connections,
                 "categories": list(Category.objects.filter(org=org).order_by("name")),
             }
         )
@@ -114,6 +119,11 @@ def connection_action(request: HttpRequest, connection_id: int, action: str) -> 
             fields = {key.removeprefix("credential_"): str(request.POST.get(key, "")) for key in request.POST}
             done = sync.replace_credentials(actor=actor, connection_id=connection_id, credentials=fields)
             messages.success(request, f"{done.name} has new credentials; it syncs within a minute.")
+        elif action in ("grant", "withdraw"):
+            tool = str(request.POST.get("tool", ""))
+            done = grant_tool(actor=actor, connection_id=connection_id, tool=tool, granted=action == "grant")
+            said = "may now use" if action == "grant" else "may no longer use"
+            messages.success(request, f"Assistants {said} {tool} through {done.name}.")
         elif action == "remove":
             keep = request.POST.get("documents") != "delete"
             deleted = sync.remove_connection(actor=actor, connection_id=connection_id, keep_documents=keep)

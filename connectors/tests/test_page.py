@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from brain.models import Category
+from brain.models import Category, Features
 from conftest import make_org, make_user
 from connectors.models import Connection
 from connectors.sealing import unseal
@@ -95,3 +95,29 @@ def test_an_organisation_with_connections_can_be_deleted():
     add(logged_in(make_user(org, role="admin")), org)
     Organisation.objects.filter(pk=org.pk).delete()
     assert not Connection.objects.exists()
+
+
+def test_an_admin_sees_a_connections_tools_and_grants_its_actions():
+    org = make_org()
+    admin = logged_in(make_user(org, role="admin"))
+    add(admin, org)
+    connection = Connection.objects.get(org=org)
+    page = admin.get("/connectors/").content.decode()
+    assert "<code>github_search_pull_requests</code>" in page
+    assert "off until you grant it" in page
+    admin.post(f"/connectors/{connection.pk}/grant/", {"tool": "github_comment"})
+    connection.refresh_from_db()
+    assert connection.granted_tools == ["github_comment"]
+    assert "grant:github_comment" in Features.objects.get(org=org).connected
+    page = admin.get("/connectors/").content.decode()
+    assert "Withdraw github_comment on GitHub: api" in page
+    refused = admin.post(f"/connectors/{connection.pk}/grant/", {"tool": "github_search_issues"}, follow=True)
+    assert "not an action of a github connection" in refused.content.decode()
+    member = logged_in(make_user(org))
+    member.post(f"/connectors/{connection.pk}/withdraw/", {"tool": "github_comment"})
+    connection.refresh_from_db()
+    assert connection.granted_tools == ["github_comment"]  # a member cannot withdraw it
+    admin.post(f"/connectors/{connection.pk}/withdraw/", {"tool": "github_comment"})
+    connection.refresh_from_db()
+    assert connection.granted_tools == []
+    assert Features.objects.get(org=org).connected == ["connector:github"]
