@@ -81,7 +81,7 @@ LITERAL = {"external_id": "ext", "activity_id": "act", "slug": "slug", "path": "
 KINDS_OF_LITERALS = ("ext", "ext-source", "title", "content", "act", "slug", "path", "repo", "category")
 TEXT_LIKE = {"slug", "path", "repo", "ent"}  # kinds whose fields also take names: the probes
 CALLERS_OWN = {"conversation_id"}  # ids the client makes up; Brain keeps them and looks nothing up by them
-PATTERN_HINTS = {"relation": "head_of", "source_kind": "api"}
+PATTERN_HINTS = {"relation": "head_of", "source_kind": "api", "thread_ts": "1764590400.000100"}
 LOOKS_LIKE_ID = re.compile(r"(^|_)ids?$")
 
 
