@@ -13,5 +13,8 @@
 - ``imap``: the messages of a mailbox's folders, with their attachments, over IMAP.
 - ``sync``: one sync of one connection: leased so two workers never run it at once, resumable
   page by page, idempotent by source id, errors kept in words.
+- ``grants``, ``mcp_tools``, ``github_live``, ``slack_live``: the ``<kind>_<tool>`` tools a
+  connection gives assistants, asked live within what the caller reads, and the admins' grants of
+  the ACTION tools among them.
 - ``tasks``, ``views``: the beat sweep and the Connectors page.
 """
