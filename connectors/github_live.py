@@ -26,7 +26,7 @@ TIMEOUT = 15.0
 BODY_MAX = 20_000
 COMMENTS_MAX = 50
 # Qualifiers that choose where GitHub looks: Brain chooses that, from what the caller reads.
-WIDENING = re.compile(r"(?i)(?:^|\s)-?(repo|org|user|owner|in:\S*repo)\s*:")
+WIDENING = re.compile(r"(?i)(?<![\w.-])-?(repo|org|user|owner)\s*:")
 
 
 @dataclass(frozen=True)

@@ -94,7 +94,18 @@ def test_search_reaches_only_what_the_caller_reads(world, github):
     assert all("is:issue" in q and "is:open" in q for q in github.searches[-2:])
 
 
-@pytest.mark.parametrize("query", ["login repo:acme/vault", "login org:acme", "user:acme login", "login -repo:x/y"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "login repo:acme/vault",
+        "login org:acme",
+        "user:acme login",
+        "login -repo:x/y",
+        "login OR (repo:acme/vault)",
+        "owner:acme",
+        "login ORG : acme",
+    ],
+)
 def test_a_query_cannot_widen_where_it_looks(world, github, query):
     refused = call(world["member"], "github_search_pull_requests", query=query)
     assert refused.code == "invalid_argument"
