@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
@@ -56,6 +57,14 @@ class Connection(models.Model):
         from connectors.kinds import KINDS
 
         return KINDS[self.kind].credential_fields if self.kind in KINDS else {}
+
+    @property
+    def tools(self) -> list[tuple[Any, bool]]:
+        """The tools it gives assistants (``connectors.grants``), each with whether it is granted here
+        (only ACTION tools need a grant)."""
+        from connectors.grants import tools_of
+
+        return [(spec, spec.name in self.granted_tools) for spec in tools_of(self.kind)]
 
     @property
     def state(self) -> str:

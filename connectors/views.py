@@ -20,7 +20,7 @@ from brain.errors import DomainError
 from brain.models import Category, Membership, Organisation
 from brain.services import actor_for_user
 from connectors import sync
-from connectors.grants import grant_tool, tools_of
+from connectors.grants import grant_tool
 from connectors.kinds import KINDS, Kind
 from connectors.models import Connection
 
@@ -45,13 +45,10 @@ def connectors_page(request: HttpRequest) -> HttpResponse:
     sections = []
     for org in orgs:
         actor = actor_for_user(org=org, user=user, via="web")
-        connections = sync.connections_of(actor=actor)
-        for connection in connections:
-            connection.tools = [(spec, spec.name in connection.granted_tools) for spec in tools_of(connection.kind)]
         sections.append(
             {
                 "org": org,
-                "connections": connections,
+                "connections": sync.connections_of(actor=actor),
                 "categories": list(Category.objects.filter(org=org).order_by("name")),
             }
         )
