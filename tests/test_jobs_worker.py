@@ -20,7 +20,8 @@ from conftest import make_org, make_token
 from jobs.models import Message, Run
 from tests.conftest import call
 from tests.progress import IDLE_SECONDS, wait_while_progressing
-from tests.test_worker_e2e import ROOT, worker  # noqa: F401 (the worker fixture)
+from tests.test_worker_e2e import worker  # noqa: F401 (the worker fixture)
+from tests.worker_process import ROOT
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -4,60 +4,30 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import psutil
 import pytest
 import redis
 from django.conf import settings
-from django.db import connection
 
 from conftest import make_actor, make_org, make_token
-from launcher.processes import QUEUES
 from memory.documents.chunking import chunk
 from memory.documents.saving import add_document
 from memory.models import Chunk, Document
 from tests.conftest import call
-from tests.progress import documents_progress, log_size, wait_while_progressing
+from tests.progress import documents_progress, wait_while_progressing
+from tests.worker_process import start_worker, stop_worker
 
 pytestmark = pytest.mark.django_db(transaction=True)
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
 def worker(tmp_path):
     redis.Redis.from_url(settings.REDIS_URL).flushdb()  # no stale messages from earlier tests
-    db = connection.settings_dict
-    env = dict(
-        os.environ,
-        DATABASE_URL=f"postgresql://{db['USER']}@{db['HOST'].replace('/', '%2F')}/{db['NAME']}",
-        REDIS_URL=settings.REDIS_URL,
-        BRAIN_DATA_DIR=str(tmp_path),
-    )
-    log = (tmp_path / "worker.log").open("w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "brain", "worker", "-Q", ",".join(QUEUES),
-         "-c", "1", "--pool", "prefork", "-l", "info", "-n", f"test-{os.getpid()}@%h"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    from brain.celery import app
-
-    def answers() -> bool:
-        assert proc.poll() is None, (tmp_path / "worker.log").read_text()
-        return bool(app.control.broadcast("ping", reply=True, timeout=0.5, limit=1))
-
-    wait_while_progressing(answers, log_size(tmp_path / "worker.log"), what="the worker to answer a ping",
-                           details=(tmp_path / "worker.log").read_text)  # fmt: skip
+    proc = start_worker(tmp_path)
     yield proc
-    proc.terminate()
-    try:
-        proc.wait(20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    stop_worker(proc)
 
 
 def wait_for(predicate, org, what="the worker"):

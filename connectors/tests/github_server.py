@@ -5,7 +5,10 @@ request with its files and reviews, the default branch's commits (newest first, 
 commit with its files, releases and deployments (newest first) with a deployment's statuses
 (newest first), bearer authentication (401 "Bad credentials"), the primary rate limit (403 with
 x-ratelimit-remaining 0 and x-ratelimit-reset) and a secondary one (429 with Retry-After).
-Listings named in ``forbidden`` answer 403, as GitHub does for a token without that permission."""
+Listings named in ``forbidden`` answer 403, as GitHub does for a token without that permission.
+With ``hold_from_page`` set, a request for that page of the issues listing or a later one waits
+until ``release`` is set (``held`` tells it has started waiting), so a test can stop a sync between
+pages when it chooses, not when timing allows."""
 
 from __future__ import annotations
 
@@ -38,6 +41,9 @@ class FakeGitHub:
     deployments: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     statuses: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # newest first
     forbidden: set[str] = field(default_factory=set)  # "commits", "releases", "deployments"
+    hold_from_page: int | None = None  # issues listing pages from this one wait for ``release``
+    held: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
 
     def add_issue(self, repo: str, number: int, *, updated: str, pull: bool = False, comments: int = 0,
                   body: str = "", title: str = "") -> dict[str, Any]:  # fmt: skip
@@ -221,6 +227,9 @@ class FakeGitHub:
         if since := query.get("since"):
             items = [i for i in items if i["updated_at"] >= since]
         per_page, page = int(query.get("per_page", 30)), int(query.get("page", 1))
+        if self.hold_from_page is not None and page >= self.hold_from_page and not self.release.is_set():
+            self.held.set()
+            self.release.wait()
         if self.fail_on_page == page:
             self.fail_on_page = None
             return 500, {}, {"message": "Server Error"}
@@ -246,8 +255,11 @@ def github_server() -> Iterator[FakeGitHub]:
             for key, value in headers.items():
                 self.send_header(key, value)
             self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            try:
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the caller is gone (a worker killed while its request was held)
 
         do_POST = do_GET  # noqa: N815 (the standard library's name)
 
@@ -262,5 +274,6 @@ def github_server() -> Iterator[FakeGitHub]:
     try:
         yield fake
     finally:
+        fake.release.set()  # no request stays held past the stand-in's life
         server.shutdown()
         server.server_close()
