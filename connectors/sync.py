@@ -25,7 +25,7 @@ from typing import Any
 
 from django.contrib.auth.models import Group, User
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Case, DateTimeField, Q, Value, When
 from django.db.models.functions import Lower
 from django.utils import timezone
 
@@ -359,11 +359,18 @@ def _finish(connection: Connection, *, error: str, refused: bool, retry_at: Any)
         due = None if refused else retry_at or now + timedelta(minutes=connection.interval_minutes)
     else:
         due = now + timedelta(minutes=connection.interval_minutes)
+    next_sync: Any = due
+    if due is not None:
+        # Asked for again while this sync ran (a webhook, Sync now): the sync it asked for may not
+        # have read that change, so the next one is due now rather than after the interval.
+        before = connection.next_sync_at  # as it was when this sync took the lease
+        asked = Q(next_sync_at__gt=before) if before else Q(next_sync_at__isnull=False)
+        next_sync = Case(When(asked, then=Value(min(now, due))), default=Value(due), output_field=DateTimeField())
     Connection.objects.filter(pk=connection.pk).update(
         lease_until=None,
         last_error=error,
         credentials_refused=refused,
-        next_sync_at=due,
+        next_sync_at=next_sync,
         **({} if error else {"last_sync_at": now}),
     )
 

@@ -1,4 +1,4 @@
-from celery import shared_task
+from celery import Task, shared_task
 
 from connectors.sync import due_connections, sync_connection
 
@@ -12,6 +12,14 @@ def sync_due_connections_task() -> int:
     return len(due)
 
 
-@shared_task
-def sync_connection_task(connection_id: int) -> str:
-    return sync_connection(connection_id).state
+BUSY_RETRIES = 12  # a minute of asking again; after that the sweep runs it, as its sync is due
+
+
+@shared_task(bind=True, max_retries=BUSY_RETRIES)
+def sync_connection_task(self: Task, connection_id: int) -> str:
+    """One sync; when another worker's sync of the connection is running (a webhook came during
+    it), asked again every few seconds, so the change it announced arrives in seconds."""
+    state = sync_connection(connection_id).state
+    if state == "busy" and self.request.retries < BUSY_RETRIES:
+        raise self.retry(countdown=5)
+    return state

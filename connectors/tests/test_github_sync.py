@@ -155,6 +155,39 @@ def test_one_sync_of_a_connection_at_a_time(github, admin_actor):
     assert sync.sync_connection(connection.pk).state == "synced"
 
 
+def test_a_sync_asked_for_while_one_runs_is_due_at_once_after_it(github, admin_actor, monkeypatch):
+    """A webhook that finds the connection's sync running asks for another; the running one may
+    not read that change, so the next sync is due at once, not after the interval."""
+    connection = connect(admin_actor)
+    github.add_issue("acme/api", 1, updated="2026-11-02T10:00:00Z")
+    real_pages = sync.KINDS["github"].pages
+
+    def pages_with_a_webhook_meanwhile(self, cursor):
+        for page in real_pages(self, cursor):
+            sync.sync_soon(actor=admin_actor, connection_id=connection.pk)  # as a webhook's _sync_now does
+            yield page
+
+    monkeypatch.setattr(sync.KINDS["github"], "pages", pages_with_a_webhook_meanwhile)
+    assert sync.sync_connection(connection.pk).state == "synced"
+    assert connection.pk in sync.due_connections()
+    monkeypatch.undo()
+    assert sync.sync_connection(connection.pk).state == "synced"  # nothing asked meanwhile: the interval
+    connection.refresh_from_db()
+    assert connection.next_sync_at > timezone.now() + timedelta(minutes=10)
+    assert connection.pk not in sync.due_connections()
+
+
+def test_a_busy_sync_task_asks_again_shortly(github, admin_actor, monkeypatch):
+    from celery.exceptions import Retry
+
+    from connectors.tasks import sync_connection_task
+
+    connection = connect(admin_actor)
+    Connection.objects.filter(pk=connection.pk).update(lease_until=timezone.now() + timedelta(minutes=5))
+    with pytest.raises(Retry):
+        sync_connection_task.apply(args=[connection.pk], throw=True)
+
+
 def test_credentials_are_sealed_and_keys_rotate(github, admin_actor, settings):
     connection = connect(admin_actor, token="ghp_valid")
     assert "ghp_valid" not in connection.sealed_credentials

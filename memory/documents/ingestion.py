@@ -134,7 +134,14 @@ def ingest_documents(*, document_ids: list[int], task_id: str | None = None, wor
             outcome[document.pk] = _fail(document.pk, claim, exc)
         return outcome
     for document, claim, drafts in work:
-        outcome[document.pk] = _store(document.pk, claim, drafts, texts[document.pk], vectors[document.pk])
+        try:
+            outcome[document.pk] = _store(document.pk, claim, drafts, texts[document.pk], vectors[document.pk])
+        except Exception as exc:
+            # A deadlock's victim (or any failure while storing) gives the document back to the
+            # queue or fails it here: left claimed, it would wait out the lease, as the task's retry
+            # is for the document it was sent for, which may not be this one (``ingest_next``).
+            outcome[document.pk] = _fail(document.pk, claim, exc)
+            continue
         if outcome[document.pk] == "ready":
             for step in READY:
                 step(document.pk)

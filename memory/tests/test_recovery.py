@@ -39,6 +39,28 @@ def test_a_temporary_embedding_failure_puts_the_document_back_in_the_queue(actor
 
 
 @pytest.mark.django_db
+def test_a_deadlock_while_storing_gives_the_lanes_document_back_to_the_queue(actor, monkeypatch):
+    """A task sent for one document may ingest another of its lane; when storing that one loses a
+    deadlock, it goes back to the queue at once instead of staying claimed until the lease ends."""
+    from memory.documents import ingestion
+
+    first = add_document(actor=actor, title="Policy", content=POLICY).document
+    second = add_document(actor=actor, title="Travel", content="Book trains for trips under four hours.").document
+
+    def deadlock(*args, **kwargs):
+        raise OperationalError("deadlock detected")
+
+    monkeypatch.setattr(ingestion, "confirm", deadlock)
+    monkeypatch.setattr(ingestion, "next_document", lambda lane: first.pk)
+    assert ingestion.ingest_next(document_id=second.pk, task_id="t-1") == "retry"
+    taken = Document.objects.get(pk=first.pk)
+    assert (taken.status, taken.claim) == ("queued", "")
+    assert "deadlock" in taken.error
+    monkeypatch.undo()
+    assert ingest_document(document_id=first.pk) == "ready"
+
+
+@pytest.mark.django_db
 def test_the_task_retries_a_temporary_failure_with_backoff(actor, monkeypatch):
     saved = add_document(actor=actor, title="Policy", content=POLICY)
     monkeypatch.setattr("memory.documents.ingestion._embed", endpoint_down)
