@@ -17,9 +17,11 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from connectors.tests.stand_in import QuietHandler, send_json, serving
 
 
 @dataclass
@@ -246,34 +248,12 @@ class FakeGitHub:
 def github_server() -> Iterator[FakeGitHub]:
     fake = FakeGitHub()
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
-            status, headers, body = fake.answer(self)
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            for key, value in headers.items():
-                self.send_header(key, value)
-            self.send_header("Content-Length", str(len(data)))
-            try:
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the caller is gone (a worker killed while its request was held)
+            send_json(self, *fake.answer(self))
 
         do_POST = do_GET  # noqa: N815 (the standard library's name)
 
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    fake.base = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(Handler) as base:
+        fake.base = base
         yield fake
-    finally:
-        fake.release.set()  # no request stays held past the stand-in's life
-        server.shutdown()
-        server.server_close()

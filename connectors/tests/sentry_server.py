@@ -7,15 +7,15 @@ Retry-After)."""
 
 from __future__ import annotations
 
-import json
 import re
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
+
+from connectors.tests.stand_in import QuietHandler, send_json, serving
 
 PAGE = 100  # Sentry's page size
 
@@ -111,28 +111,10 @@ class FakeSentry:
 def sentry_server() -> Iterator[FakeSentry]:
     fake = FakeSentry()
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
-            status, headers, body = fake.answer(self)
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            for key, value in headers.items():
-                self.send_header(key, value)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            send_json(self, *fake.answer(self))
 
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    fake.base = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(Handler) as base:
+        fake.base = base
         yield fake
-    finally:
-        server.shutdown()
-        server.server_close()

@@ -16,9 +16,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from connectors.tests.stand_in import QuietHandler, send_json, serving
 
 BOT = "UBOT0001"
 
@@ -198,7 +200,7 @@ def _arguments(handler: BaseHTTPRequestHandler, body: bytes) -> dict[str, str]:
 def slack_server() -> Iterator[FakeSlack]:
     fake = FakeSlack()
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def _serve(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             method = urlsplit(self.path).path.removeprefix("/api/")
@@ -206,27 +208,10 @@ def slack_server() -> Iterator[FakeSlack]:
             status, headers, answer = fake.answer(method, token, _arguments(self, body))
             if answer.get("ok") is True and answer.get("error"):
                 answer["ok"] = False  # a handler's refusal
-            data = json.dumps(answer).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json; charset=utf-8")
-            for key, value in headers.items():
-                self.send_header(key, value)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            send_json(self, status, headers, answer, "application/json; charset=utf-8")
 
         do_GET = do_POST = _serve  # noqa: N815 (the standard library's names)
 
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    fake.base = f"http://127.0.0.1:{server.server_address[1]}/api/"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(Handler) as base:
+        fake.base = base + "/api/"
         yield fake
-    finally:
-        server.shutdown()
-        server.server_close()
