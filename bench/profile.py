@@ -86,7 +86,9 @@ def print_statements(tool: str, requests: list[list[list[str]]], errors: int) ->
         print(f"  {stage:<12} {n / len(counts):>8.2f}  {head}")
 
 
-def profile(env: dict[str, str], port: int, tool: str, token: str, arguments: Arguments, calls: int, rate: int) -> None:
+def profile(
+    env: dict[str, str], port: int, tool: str, token: str, arguments: Arguments, calls: int, rate: int, keep: str = ""
+) -> None:
     with serving(port, env) as (url, pid), tempfile.TemporaryDirectory() as scratch:
         asyncio.run(run_level(url, token, tool, arguments, 100, 1))  # warm-up: caches, the model
         out = Path(scratch) / "stacks.txt"
@@ -103,6 +105,9 @@ def profile(env: dict[str, str], port: int, tool: str, token: str, arguments: Ar
         _, err = spy.communicate(timeout=60)
         if not out.exists():
             raise SystemExit(f"py-spy wrote nothing: {err.decode(errors='replace')[-500:]}")
+        if keep:
+            Path(keep).mkdir(parents=True, exist_ok=True)
+            shutil.copy(out, Path(keep) / f"{tool}.stacks.txt")
         samples: Counter[str] = Counter()
         database: Counter[str] = Counter()
         for line in out.read_text().splitlines():
@@ -140,6 +145,7 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=1000, help="passages of the organisation searched")
     parser.add_argument("--rate", type=int, default=250, help="py-spy's samples per second")
     parser.add_argument("--port", type=int, default=8771)
+    parser.add_argument("--keep", default="", help="a folder to keep py-spy's stacks in (<tool>.stacks.txt)")
     args = parser.parse_args()
 
     env = setup_environment()
@@ -151,7 +157,7 @@ def main() -> None:
     print(f"cores={os.cpu_count()} calls={args.calls} statement_calls={args.statement_calls}")
     count_statements(env, args.port, tools, args.statement_calls)
     for tool, token, arguments in tools:
-        profile(env, args.port, tool, token, arguments, args.calls, args.rate)
+        profile(env, args.port, tool, token, arguments, args.calls, args.rate, args.keep)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,9 @@ A stack is a list of (file, function) pairs, outermost first, as py-spy records 
    included;
 2. else the innermost of Brain's frames that only hold other stages (``run_tool``,
    ``execute``, the worker-thread wrapper, the token verifier) names what it does itself;
-3. else the innermost library frame: the MCP SDK, Starlette, uvicorn and asyncio are framing,
+3. else a frame of the memory's own code (``memory/``, ``registers/`` ...) is the tool, run in a
+   thread of its own (the search's arms run side by side);
+4. else the innermost library frame: the MCP SDK, Starlette, uvicorn and asyncio are framing,
    asgiref and the thread pool are thread hops.
 
 A thread that only waits for work (the event loop in ``select``, an idle pool thread) is
@@ -79,6 +81,7 @@ LIBRARIES: list[tuple[str, str]] = [
     ("asyncio/", FRAMING),
 ]
 
+TOOL_PACKAGES = ("memory", "registers", "contacts", "jobs", "connectors", "skills")
 WAITING = ("select", "wait", "get", "acquire", "_worker", "sleep", "poll")
 
 
@@ -99,6 +102,11 @@ def _brain(frame: Frame) -> bool:
     )
 
 
+def _tool_code(frame: Frame) -> bool:
+    path = frame[0].replace("\\", "/")
+    return "site-packages" not in path and any(f"{part}/" in path for part in TOOL_PACKAGES)
+
+
 def classify(stack: Sequence[Frame]) -> str:
     """The stage of one stack, outermost frame first."""
     for index, frame in enumerate(stack):
@@ -110,6 +118,8 @@ def classify(stack: Sequence[Frame]) -> str:
         for ending, function, stage in CONTAINERS:
             if _is(frame, ending, function):
                 return stage
+    if any(_tool_code(frame) for frame in stack):
+        return TOOL
     if stack and _name(stack[-1][1]) in WAITING and not any(_brain(f) for f in stack):
         return IDLE
     for frame in reversed(stack):
