@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench.mcp_calls --tool get_profile --calls 2000 --concurrency 1,10
     .venv/bin/python -m bench.mcp_calls --oauth   # a brn_ token and an OAuth access token, side by side
+    .venv/bin/python -m bench.mcp_calls --floor   # Brain against a bare MCP SDK server, side by side
 
 Starts the embedded services if needed, serves brain.asgi with uvicorn in a child process (one
 worker, as ./brainctl run does), issues a token in a throwaway organisation, and sends JSON-RPC
@@ -14,6 +15,7 @@ import argparse
 import asyncio
 import json
 import os
+import socket
 import statistics
 import subprocess
 import sys
@@ -92,26 +94,43 @@ def issue_oauth_token(base_url: str) -> str:
     return plaintext
 
 
+BRAIN_APP = ["brain.asgi:application"]
+
+
 @contextmanager
-def serve(port: int, env: dict[str, str] | None = None) -> Iterator[str]:
-    """Run brain.asgi in uvicorn (one process, as ./brainctl run does); yield the /mcp URL once it answers."""
+def serving(port: int, env: dict[str, str] | None = None, app: Sequence[str] = BRAIN_APP) -> Iterator[tuple[str, int]]:
+    """Run ``app`` (uvicorn's arguments naming it; brain.asgi unless told) in uvicorn, one process
+    as ./brainctl run does; yield the /mcp URL once it answers, and the server's process id."""
     server = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "brain.asgi:application", "--port", str(port), "--no-access-log",
-         "--log-level", "warning"],
+        [sys.executable, "-m", "uvicorn", *app, "--port", str(port), "--no-access-log", "--log-level", "warning"],
         cwd=ROOT, env=env or dict(os.environ),
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}/mcp"
     try:
         for _ in range(300):
+            if server.poll() is not None:
+                raise SystemExit(f"the server on port {port} exited ({server.returncode}); is the port taken?")
             try:
                 httpx.post(url, timeout=1)
                 break
             except httpx.TransportError:
                 time.sleep(0.1)
-        yield url
+        yield url, server.pid
     finally:
         server.terminate()
         server.wait(10)
+
+
+@contextmanager
+def serve(port: int, env: dict[str, str] | None = None, app: Sequence[str] = BRAIN_APP) -> Iterator[str]:
+    with serving(port, env, app) as (url, _pid):
+        yield url
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def percentile(values: list[float], pct: float) -> float:
@@ -195,12 +214,17 @@ def main() -> None:
     parser.add_argument("--concurrency", default="1,10")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--oauth", action="store_true", help="also an OAuth access token, level by level")
+    parser.add_argument("--floor", action="store_true", help="also a bare MCP SDK server (bench.floor), level by level")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds per level with --oauth or --floor")
     args = parser.parse_args()
 
     env = setup_environment()
     env["BRAIN_BASE_URL"] = f"http://127.0.0.1:{args.port}"
     subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
     token = issue_token()
+    if args.floor:
+        against_floor(args, env, token)
+        return
     if args.oauth:
         compare(args, env, token, issue_oauth_token(env["BRAIN_BASE_URL"]))
         return
@@ -228,16 +252,50 @@ def compare(args: argparse.Namespace, env: dict[str, str], token: str, oauth_tok
         )
         for level in [int(c) for c in args.concurrency.split(",")]:
             runs: dict[str, list[dict]] = {"brn_": [], "oauth": []}
-            for _round in range(3):
+            for _round in range(args.rounds):
                 for kind, value in (("brn_", token), ("oauth", oauth_token)):
-                    runs[kind].append(asyncio.run(run_level(url, value, args.tool, tool_args, args.calls // 3, level)))
+                    runs[kind].append(
+                        asyncio.run(run_level(url, value, args.tool, tool_args, args.calls // args.rounds, level))
+                    )
             for kind, results in runs.items():
-                p50 = statistics.median(r["p50_ms"] for r in results)
-                p95 = statistics.median(r["p95_ms"] for r in results)
-                p99 = statistics.median(r["p99_ms"] for r in results)
-                rate = statistics.median(r["calls_per_s"] for r in results)
-                errors = sum(r["errors"] for r in results)
-                print(f"{level:>11} {kind:>6} {rate:>8} {p50:>7} {p95:>7} {p99:>7} {errors:>6}")
+                m = median_round(results)
+                print(f"{level:>11} {kind:>6} {m['calls_per_s']:>8} {m['p50_ms']:>7} {m['p95_ms']:>7} {m['p99_ms']:>7} "
+                      f"{m['errors']:>6}")  # fmt: skip
+
+
+def median_round(results: list[dict]) -> dict:
+    """Each figure's median over the rounds; the errors of all of them."""
+    figures = {key: statistics.median(r[key] for r in results) for key in ("calls_per_s", "p50_ms", "p95_ms", "p99_ms")}
+    return {**figures, "errors": sum(r["errors"] for r in results)}
+
+
+def against_floor(args: argparse.Namespace, env: dict[str, str], token: str) -> None:
+    """Brain and a bare SDK server (bench.floor) both running, called the same way in alternating
+    rounds (floor, Brain, floor, Brain ...), so both see the same machine; Brain as a share of it."""
+    tool_args = json.loads(args.arguments)
+    with serve(args.port, env) as brain_url, serve(free_port(), env, ["bench.floor:app"]) as floor_url:
+        servers = {"floor": floor_url, "brain": brain_url}
+        for url in servers.values():
+            asyncio.run(run_level(url, token, args.tool, tool_args, 100, 4))
+        per_round = max(1, args.calls // args.rounds)
+        print(f"tool={args.tool} calls={per_round} per server, round and level, {args.rounds} rounds, "
+              f"cores={os.cpu_count()}")  # fmt: skip
+        print(
+            f"{'concurrency':>11} {'server':>6} {'calls/s':>8} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} {'errors':>6}"
+        )
+        for level in [int(c) for c in args.concurrency.split(",")]:
+            runs: dict[str, list[dict]] = {name: [] for name in servers}
+            for _round in range(args.rounds):
+                for name, url in servers.items():
+                    runs[name].append(asyncio.run(run_level(url, token, args.tool, tool_args, per_round, level)))
+            medians = {name: median_round(results) for name, results in runs.items()}
+            for name, m in medians.items():
+                print(f"{level:>11} {name:>6} {m['calls_per_s']:>8} {m['p50_ms']:>7} {m['p95_ms']:>7} {m['p99_ms']:>7} "
+                      f"{m['errors']:>6}")  # fmt: skip
+            brain, floor = medians["brain"], medians["floor"]
+            print(f"{level:>11} {'ratio':>6} {brain['calls_per_s'] / floor['calls_per_s']:>8.2f} "
+                  f"{brain['p50_ms'] / floor['p50_ms']:>7.2f} {brain['p95_ms'] / floor['p95_ms']:>7.2f} "
+                  f"{brain['p99_ms'] / floor['p99_ms']:>7.2f}   brain/floor")  # fmt: skip
 
 
 if __name__ == "__main__":
