@@ -69,6 +69,13 @@ RULES: list[tuple[str | None, str]] = [
     (None, "If a report or feedback cannot be saved, carry on with the user's task and do not retry."),
 ]
 
+# For a caller that sees a connector's ACTION tool (brain.mcp.registry.ACTION).
+ACTION_RULE = (
+    "A tool whose description starts with ACTION: changes something outside Brain that other people "
+    "see. Call it only when the user asked for exactly that change, and show them the exact words "
+    "before it goes out; never call one on your own initiative."
+)
+
 COLLECTING_NOTICE = (
     "Company Memory is still collecting its initial knowledge and is not ready to answer questions. "
     "Tell the user so, and suggest asking again once an admin has built the memory."
@@ -127,6 +134,8 @@ def init_tool(actor: Actor, args: NoArgs) -> InitOut:
         return InitOut(ready=False, notice=COLLECTING_NOTICE, organisation=actor.org.name)
     visible = {spec.name for spec in visible_tools(scopes=actor.scopes, features=enabled_features(actor=actor))}
     rules = [text for tool, text in RULES if tool is None or (tool in visible and tool in TOOLS)]
+    if any(TOOLS[name].action for name in visible):
+        rules.insert(len(rules) - 1, ACTION_RULE)
     skills = _usable_skills(actor)
     return InitOut(ready=True, organisation=actor.org.name, rules=rules, skills=skills, total_count=len(skills))
 

@@ -219,3 +219,16 @@ def test_removing_the_last_connection_takes_the_tools_away(world):
     for connection in sync.connections_of(actor=admin):
         sync.remove_connection(actor=admin, connection_id=connection.pk, keep_documents=True)
     assert not names(world["member"]) & set(READERS)
+
+
+def test_init_tells_an_assistant_how_to_use_actions_only_once_one_is_granted(world):
+    from brain.mcp_tools import ACTION_RULE
+    from brain.services import mark_memory_built
+
+    mark_memory_built(org=world["org"])
+    assert ACTION_RULE not in call(world["member"], "init").output.rules
+    grants.grant_tool(actor=world["admin"], connection_id=world["api"].pk, tool="github_comment", granted=True)
+    rules = call(world["member"], "init").output.rules
+    assert ACTION_RULE in rules
+    assert rules[-1] != ACTION_RULE  # the closing rule stays last
+    assert ACTION_RULE not in call(make_actor(world["org"], world["member"].user, scopes="read"), "init").output.rules
