@@ -25,7 +25,7 @@ from typing import Any
 
 from django.contrib.auth.models import Group, User
 from django.db import transaction
-from django.db.models import Case, DateTimeField, Q, Value, When
+from django.db.models import Case, Count, DateTimeField, Q, Value, When
 from django.db.models.functions import Lower
 from django.utils import timezone
 
@@ -276,10 +276,12 @@ def keep_audience(connection: Connection, audience: Audience) -> SourceAudience:
         kept = SourceAudience.objects.create(
             connection=connection, key=audience.key, name=audience.name[:200], category=category, group=group
         )
-    emails = sorted({email.lower() for email in audience.emails if email})
-    readers = User.objects.annotate(address=Lower("email")).filter(
-        is_active=True, memberships__org=connection.org, address__in=emails
-    )
+    emails = {email.lower() for email in audience.emails if email}
+    members = User.objects.annotate(address=Lower("email")).filter(is_active=True, memberships__org=connection.org)
+    # An address two accounts share says nothing about which of them is the source's member: neither
+    # is mapped (an account given a member's address does not inherit their channels).
+    shared = members.values("address").annotate(accounts=Count("id")).filter(accounts__gt=1).values("address")
+    readers = members.filter(address__in=sorted(emails)).exclude(address__in=shared)
     kept.group.user_set.set(readers)
     if kept.name != audience.name[:200]:
         kept.name = audience.name[:200]

@@ -132,6 +132,23 @@ def test_a_member_removed_from_a_private_channel_loses_access_at_the_next_sync(f
     assert get_document(actor=sam, document_id=secret.pk) == secret
 
 
+def test_an_account_given_a_members_address_does_not_inherit_their_channels(fake, org, admin):
+    """A second account with a private channel member's address (an admin's invitation, a typo)
+    makes the address ambiguous: neither account is mapped until only one carries it."""
+    workspace(fake)
+    priya = make_actor(org, make_user(org, email="priya@acme.example"))
+    impostor = make_actor(org, make_user(org, email="PRIYA@acme.example"))
+    connection = connect(admin, channels="launch-plans")
+    assert sync.sync_connection(connection.pk).state == "synced"
+    secret = documents(connection).get()
+    for reader in (priya, impostor):
+        with pytest.raises(NotFound):
+            get_document(actor=reader, document_id=secret.pk)
+    impostor.user.delete()
+    assert sync.sync_connection(connection.pk).state == "synced"
+    assert get_document(actor=priya, document_id=secret.pk) == secret
+
+
 def test_a_sync_stopped_mid_listing_goes_on_without_duplicates_or_gaps(fake, admin, monkeypatch):
     monkeypatch.setattr(slack, "PER_PAGE", 4)
     fake.add_user("USAM", "Sam Berg", "sam@acme.example")
