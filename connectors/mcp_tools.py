@@ -208,6 +208,49 @@ def slack_list_channels(actor: Actor, args: NoArgs) -> SlackChannelsOut:
     ])  # fmt: skip
 
 
+class SlackReadArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    channel: str = Field(min_length=1, max_length=100, description="The channel, by name (#ops) or id (C0123ABCD).")
+    thread_ts: str = Field(
+        "", pattern=r"^(\d{1,12}\.\d{1,8})?$", description="A thread's first message's ts, to read that thread."
+    )
+    limit: Annotated[int, Clamped(1, 100)] = Field(30, description="How many messages, 1 to 100 (30).")
+
+
+class SlackMessage(BaseModel):
+    who: str
+    at: str = Field(description="When it was said (ISO 8601, UTC).")
+    text: str
+    ts: str = Field(description="Its id in the channel; a thread's first message's ts reads that thread.")
+    replies: int = Field(description="How many replies it has in its thread.")
+
+
+class SlackReadOut(ToolOutput):
+    channel: str
+    thread_ts: str
+    messages: list[SlackMessage]
+
+    def to_text(self) -> str:
+        where = f"the thread {self.thread_ts} of #{self.channel}" if self.thread_ts else f"#{self.channel}"
+        if not self.messages:
+            return f"Nothing said in {where}."
+        lines = [f"{len(self.messages)} messages in {where}, oldest first:"]
+        for m in self.messages:
+            thread = f" [{m.replies} replies: thread_ts {m.ts}]" if m.replies else ""
+            lines.append(f"- {m.who} ({m.at[:16].replace('T', ' ')}): {m.text}{thread}")
+        return "\n".join(lines)
+
+
+@mcp_tool("slack_read_channel", title="Read a Slack channel", args=SlackReadArgs, output=SlackReadOut,
+          connector="slack", open_world=True)  # fmt: skip
+def slack_read_channel(actor: Actor, args: SlackReadArgs) -> SlackReadOut:
+    """Read the latest messages of a Slack channel you can reach, live, or one thread of it with
+    thread_ts. For what was said further back, Brain's own search covers the synced channels."""
+    reached, said = slack_live.read(actor, channel=args.channel, limit=args.limit, thread_ts=args.thread_ts)
+    return SlackReadOut(channel=reached.channel.name, thread_ts=args.thread_ts,
+                        messages=[SlackMessage.model_validate(m) for m in said])  # fmt: skip
+
+
 class SlackPostArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
     channel: str = Field(min_length=1, max_length=100, description="The channel, by name (#ops) or id (C0123ABCD).")

@@ -10,14 +10,16 @@ answered as unknown, whether it exists or not.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from brain.actors import Actor
 from brain.errors import InvalidArgument, NotFound, PermissionDenied, Unavailable
 from connectors.kinds import CredentialsRefused, SourceError
 from connectors.models import Connection
 from connectors.sealing import CredentialsUnreadable, unseal
-from connectors.slack import CHANNEL_ID, CHANNEL_NAME, Channel, Slack, post_message
+from connectors.slack import CHANNEL_ID, CHANNEL_NAME, Channel, Slack, call, post_message
 from memory.access import readable_category_ids
+from memory.documents.slack import SKIPPED_SUBTYPES, message_text, message_time, speaker_of
 
 
 @dataclass(frozen=True)
@@ -90,3 +92,30 @@ def post(actor: Actor, *, tool: str, channel: str, text: str, thread_ts: str) ->
     except SourceError as exc:
         raise _refused(reached.connection, exc) from None
     return reached, ts
+
+
+def read(actor: Actor, *, channel: str, limit: int, thread_ts: str) -> tuple[Reached, list[dict[str, Any]]]:
+    """The channel's latest ``limit`` messages (a thread's first ``limit`` when ``thread_ts`` names
+    one), oldest first, with who said each and when."""
+    reached = channel_for(actor, channel)
+    source = Slack(credentials=_credentials(reached.connection), options=reached.connection.options)
+    try:
+        if thread_ts:
+            answer = call(source.client.conversations_replies, channel=reached.channel.id, ts=thread_ts, limit=limit)
+        else:
+            answer = call(source.client.conversations_history, channel=reached.channel.id, limit=limit)
+        messages = [m for m in answer.get("messages", []) if isinstance(m, dict) and m.get("ts")][:limit]
+        for message in messages:
+            source._know(message.get("user"))
+    except SourceError as exc:
+        if "thread_not_found" in exc.message:
+            raise NotFound(f"#{reached.channel.name} has no thread {thread_ts}.") from None
+        raise _refused(reached.connection, exc) from None
+    said = []
+    for message in sorted(messages, key=lambda m: float(m["ts"])):
+        if message.get("subtype") in SKIPPED_SUBTYPES or not (text := message_text(message, source._names)):
+            continue
+        at = message_time(message)
+        said.append({"who": speaker_of(message, source._names), "at": at.isoformat() if at else "", "text": text,
+                     "ts": str(message["ts"]), "replies": int(message.get("reply_count") or 0)})  # fmt: skip
+    return reached, said

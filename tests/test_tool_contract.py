@@ -45,6 +45,7 @@ def needs(known: dict[str, str]) -> dict[str, dict[str, Any]]:
         "github_search_issues": {"query": "deploy"},
         "github_search_pull_requests": {"query": "deploy"},
         "slack_post_message": {"channel": "#general", "text": "Deploys moved to Tuesdays."},
+        "slack_read_channel": {"channel": "#general"},
     }
 
 

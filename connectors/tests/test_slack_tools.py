@@ -92,3 +92,23 @@ def test_a_revoked_token_is_a_refusal_in_words(world):
     refused = call(world["sam"], "slack_list_channels")
     assert refused.code == "permission_denied"
     assert "refused" in refused.message
+
+
+def test_read_channel_reads_what_the_caller_reaches(world):
+    from connectors.tests.slack_server import ts_at
+
+    sam, priya = world["sam"], world["priya"]
+    general = call(sam, "slack_read_channel", channel="#general").output
+    assert [m.text for m in general.messages][:2] == ["Who owns the billing migration?", "Lunch at noon"]
+    assert general.messages[0].who == "Priya Shah"
+    assert general.messages[0].replies == 1
+    thread = call(sam, "slack_read_channel", channel="general", thread_ts=general.messages[0].ts).output
+    assert [m.who for m in thread.messages] == ["Priya Shah", "Sam Berg"]
+    assert "I do, @Priya Shah" in thread.to_text()
+    hidden = call(sam, "slack_read_channel", channel="launch-plans")
+    assert hidden.code == "not_found"
+    assert "Launch date" not in hidden.message
+    secret = call(priya, "slack_read_channel", channel="launch-plans", limit=500).output
+    assert [m.text for m in secret.messages] == ["Launch date is 1 December, keep it quiet"]
+    missing = call(sam, "slack_read_channel", channel="general", thread_ts=ts_at("2026-11-09T09:00"))
+    assert missing.code == "not_found"

@@ -303,11 +303,15 @@ def retrieve_company_memory_tool(actor: Actor, args: RetrieveArgs) -> RetrieveOu
     missing = [r for r, k in doc_keys.items() if k not in documents] + [
         r for r, k in chunk_keys.items() if k not in chunks
     ]
-    pages = [_document_page(d, args.max_chars_per_document, args.include_diagnostics) for d in documents.values()]
+    # Pages come in the order the ids were given (passages grouped by their document, in the order
+    # each document was first named), never in the database's order of the rows.
+    asked = list(dict.fromkeys(k for k in doc_keys.values() if k in documents))
+    pages = [_document_page(documents[k], args.max_chars_per_document, args.include_diagnostics) for k in asked]
     by_document: dict[int, list[Any]] = {}
-    for item in sorted(chunks.values(), key=lambda c: (c.document_id, c.ordinal)):
-        by_document.setdefault(item.document_id, []).append(item)
+    for key in dict.fromkeys(k for k in chunk_keys.values() if k in chunks):
+        by_document.setdefault(chunks[key].document_id, []).append(chunks[key])
     for passages in by_document.values():
+        passages.sort(key=lambda c: c.ordinal)
         pages.append(_passage_page(passages, args.max_chars_per_document, args.include_diagnostics))
     return RetrieveOut(pages=pages, missing=missing, activity_id=args.activity_id)
 
