@@ -9,26 +9,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from conftest import make_actor, make_org, make_user
 from connectors import sync
 from connectors.github_history import capped, closing_refs
-from connectors.tests.github_server import github_server
 from connectors.tests.test_github_sync import connect, documents
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def github(settings):
-    with github_server() as fake:
-        settings.BRAIN_GITHUB_API_URL = fake.base
-        yield fake
-
-
-@pytest.fixture
-def admin_actor():
-    org = make_org()
-    return make_actor(org, make_user(org, role="admin"))
 
 
 def sha(n: int) -> str:

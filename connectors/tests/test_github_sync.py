@@ -21,23 +21,9 @@ from conftest import make_actor, make_org, make_user
 from connectors import sync
 from connectors.models import Connection, SyncedItem
 from connectors.sealing import CredentialsUnreadable, unseal
-from connectors.tests.github_server import github_server
 from memory.models import Document
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def github(settings):
-    with github_server() as fake:
-        settings.BRAIN_GITHUB_API_URL = fake.base
-        yield fake
-
-
-@pytest.fixture
-def admin_actor():
-    org = make_org()
-    return make_actor(org, make_user(org, role="admin"))
 
 
 def connect(actor, token="ghp_valid", repos="acme/api"):  # noqa: S107 (the stand-in's token)

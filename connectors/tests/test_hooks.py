@@ -13,7 +13,7 @@ from django.test import Client
 
 from connectors import sync
 from connectors.models import Connection, SyncedItem
-from connectors.tests.test_github_sync import admin_actor, connect, documents, github  # noqa: F401 (fixtures)
+from connectors.tests.test_github_sync import connect, documents
 
 pytestmark = pytest.mark.django_db
 

@@ -19,7 +19,6 @@ from django.utils import timezone
 
 from brain.errors import InvalidArgument
 from brain.models import Category
-from conftest import make_actor, make_org, make_user
 from connectors import imap as imap_kind
 from connectors import sync
 from connectors.imap import _expand, _fetched, _quoted, _ranges
@@ -37,12 +36,6 @@ pytestmark = pytest.mark.django_db
 def server():
     with imap_server() as running:
         yield running
-
-
-@pytest.fixture
-def admin_actor():
-    org = make_org()
-    return make_actor(org, make_user(org, role="admin"))
 
 
 @pytest.fixture

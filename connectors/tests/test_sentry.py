@@ -12,7 +12,6 @@ from django.utils import timezone
 
 from brain.errors import InvalidArgument
 from brain.models import Category
-from conftest import make_actor, make_org, make_user
 from connectors import sync
 from connectors.sentry import Sentry, exception_of, frame_path
 from connectors.tests.sentry_server import sentry_server
@@ -27,12 +26,6 @@ def sentry(settings):
     with sentry_server() as fake:
         settings.BRAIN_SENTRY_API_URL = f"{fake.base}/api/0/"
         yield fake
-
-
-@pytest.fixture
-def admin_actor():
-    org = make_org()
-    return make_actor(org, make_user(org, role="admin"))
 
 
 def connect(actor, token="sntrys_valid", projects="web"):  # noqa: S107 (the stand-in's token)

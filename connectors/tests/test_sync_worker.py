@@ -18,7 +18,7 @@ from connectors.github import PER_PAGE
 from connectors.models import Connection, SyncedItem
 from connectors.tasks import sync_connection_task
 from connectors.tests.github_server import github_server
-from connectors.tests.test_github_sync import admin_actor, connect, documents  # noqa: F401 (a fixture)
+from connectors.tests.test_github_sync import connect, documents
 from tests.progress import wait_while_progressing
 from tests.worker_process import kill_worker, start_worker, stop_worker
 

@@ -31,12 +31,6 @@ TRACE = '  File "/srv/app/src/checkout/total.py", line 42, in compute_total'
 
 
 @pytest.fixture
-def admin_actor():
-    org = make_org()
-    return make_actor(org, make_user(org, role="admin"))
-
-
-@pytest.fixture
 def synced(admin_actor, settings):
     with github_server() as github, sentry_server() as sentry:
         settings.BRAIN_GITHUB_API_URL = github.base
