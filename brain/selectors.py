@@ -21,11 +21,15 @@ class Profile:
 
 
 def get_profile(*, actor: Actor) -> Profile:
-    membership = Membership.objects.filter(org=actor.org, user=actor.user).first()
-    if membership is None:
+    public_id = getattr(actor.token, "member_profile", None)  # loaded with a bearer token
+    if public_id is None:
+        public_id = (
+            Membership.objects.filter(org=actor.org, user=actor.user).values_list("public_id", flat=True).first()
+        )
+    if public_id is None:
         raise NotFound("No profile for this caller.")
     return Profile(
-        profile_id=f"prf_{membership.public_id.hex}",
+        profile_id=f"prf_{public_id.hex}",
         email=actor.user.email,
         name=actor.user.get_full_name() or actor.user.get_username(),
         organisation=actor.org.name,

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import router, transaction
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
@@ -30,6 +30,8 @@ from brain.models import (
     Report,
     ToolCall,
 )
+from brain.postgres import prepared_cursor
+from brain.prepared import Prepared
 
 TOKEN_PREFIX = "brn_"  # noqa: S105 (a public marker at the start of every token, not a secret)
 
@@ -132,19 +134,27 @@ def authenticate_token(plaintext: str) -> ApiToken | None:
     """The active token behind a bearer value, or None. Records the use at most once a minute."""
     if not plaintext.startswith(TOKEN_PREFIX) or len(plaintext) > 200:
         return None
-    return mark_used(live_tokens().filter(hashed=hash_token(plaintext)).first())
+    return mark_used(TOKEN_BY_HASH.first(hashed=hash_token(plaintext)))
 
 
 def live_tokens() -> QuerySet[ApiToken]:
     """Unrevoked tokens of active users, with what every call needs loaded in the same statement:
     the account and its plan for metering (usage.metering), the feature switches, and the user's
-    role (actor_for_token). Connected apps (brain.oauth) are found through it too."""
+    role and profile (actor_for_token, get_profile). Connected apps (brain.oauth) are found
+    through it too."""
     membership = Membership.objects.filter(org=OuterRef("org"), user=OuterRef("user"))
     return (
         ApiToken.objects.select_related("org", "org__account__plan", "org__features", "user")
-        .annotate(member_role=Subquery(membership.values("role")[:1]))
+        .annotate(
+            member_role=Subquery(membership.values("role")[:1]),
+            member_profile=Subquery(membership.values("public_id")[:1]),
+        )
         .filter(revoked_at__isnull=True, user__is_active=True)
     )
+
+
+# Every call with a brn_ token runs it: composed once (brain.prepared).
+TOKEN_BY_HASH = Prepared(lambda hashed: live_tokens().filter(hashed=hashed), hashed=str)
 
 
 def mark_used(token: ApiToken | None) -> ApiToken | None:
@@ -303,18 +313,37 @@ def record_tool_call(
     activity_id: str | None = None,
     credits: int = 0,
 ) -> ToolCall:
-    return ToolCall.objects.create(
+    """Write one call record, the caller's activity with that id (``resolve_activity``) looked up
+    in the same statement: one round trip on every call, composed once."""
+    activity = activity_id if is_random_id(activity_id, "act") else None
+    call = ToolCall(
         org=actor.org,
         user=actor.user,
         token=actor.token,
         tool=tool,
         via=actor.via,
-        activity=resolve_activity(actor=actor, activity_id=activity_id),
+        started_at=timezone.now(),
         duration_ms=duration_ms,
         outcome=outcome,
         error_code=error_code[:64],
         credits=credits,
     )
+    values = [getattr(call, column) for column in _RECORD_COLUMNS]
+    with prepared_cursor(router.db_for_write(ToolCall)) as cursor:
+        cursor.execute(_RECORD_SQL, [*values, actor.org.pk, actor.user.pk, activity])
+        call.pk, call.activity_id = cursor.fetchone()
+    call._state.adding, call._state.db = False, cursor.db.alias
+    return call
+
+
+_RECORD_COLUMNS = ("org_id", "user_id", "token_id", "tool", "via", "started_at", "duration_ms", "outcome",
+                   "error_code", "credits")  # fmt: skip
+_RECORD_SQL = (
+    f"INSERT INTO {ToolCall._meta.db_table} ({', '.join(_RECORD_COLUMNS)}, activity_id) "  # noqa: S608 (names, not values)
+    f"VALUES ({', '.join(['%s'] * len(_RECORD_COLUMNS))}, "
+    f"(SELECT id FROM {Activity._meta.db_table} WHERE org_id = %s AND user_id = %s AND public_id = %s)) "
+    "RETURNING id, activity_id"
+)
 
 
 def mark_memory_built(*, org: Organisation) -> Organisation:

@@ -175,9 +175,14 @@ def _database_url() -> str:
     return url
 
 
+# Django's PostgreSQL backend, its health check asking the socket before the server (brain.postgres).
+POSTGRES_ENGINE = "brain.postgres"
 DATABASES = {
     "default": dj_database_url.parse(
-        _database_url(), conn_max_age=env_int("BRAIN_DB_CONN_MAX_AGE", 60, minimum=0), conn_health_checks=True
+        _database_url(),
+        conn_max_age=env_int("BRAIN_DB_CONN_MAX_AGE", 60, minimum=0),
+        conn_health_checks=True,
+        engine=POSTGRES_ENGINE,
     )
 }
 DATABASES["default"]["TEST"] = {"NAME": env_str("BRAIN_TEST_DB_NAME", "test_brain")}
@@ -185,7 +190,10 @@ DATABASES["default"]["TEST"] = {"NAME": env_str("BRAIN_TEST_DB_NAME", "test_brai
 # it, except for a user who changed something within BRAIN_READ_YOUR_WRITES_SECONDS.
 if _replica_url := env_str("DATABASE_REPLICA_URL"):
     DATABASES["replica"] = dj_database_url.parse(
-        _replica_url, conn_max_age=env_int("BRAIN_DB_CONN_MAX_AGE", 60, minimum=0), conn_health_checks=True
+        _replica_url,
+        conn_max_age=env_int("BRAIN_DB_CONN_MAX_AGE", 60, minimum=0),
+        conn_health_checks=True,
+        engine=POSTGRES_ENGINE,
     )
     DATABASES["replica"]["TEST"] = {"MIRROR": "default"}  # the test runner creates no database for it
     DATABASE_ROUTERS = ["brain.replicas.ReplicaRouter"]

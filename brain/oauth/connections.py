@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-from datetime import timedelta
+from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -26,6 +26,7 @@ from oauth2_provider.models import AccessToken, Application, Grant, RefreshToken
 from brain.audit import record_audit
 from brain.errors import NotFound
 from brain.models import CONNECTED_APP_PREFIX, ApiToken, Membership, Organisation
+from brain.prepared import Prepared
 from brain.services import live_tokens, mark_used
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -75,10 +76,19 @@ def connection_for_access_token(plaintext: str) -> ApiToken | None:
     ``brn_`` token; the resource is stored in one form (brain.oauth.validator)."""
     if len(plaintext) > 500:
         return None
-    values = (_checksum(plaintext), timezone.now(), json.dumps([mcp_resource()]))
-    issued_to = RawSQL(ISSUED_TO_SQL, values, output_field=BooleanField())  # noqa: S611 (values are bound)
-    row = live_tokens().annotate(client_ref=F("oauth_application__client_id")).filter(issued_to).first()
+    row = CONNECTION_BY_ACCESS.first(
+        checksum=_checksum(plaintext), now=timezone.now(), resource=json.dumps([mcp_resource()])
+    )
     return mark_used(row)
+
+
+def _issued_to(*, checksum: str, now: datetime, resource: str) -> QuerySet[ApiToken]:
+    issued_to = RawSQL(ISSUED_TO_SQL, (checksum, now, resource), output_field=BooleanField())  # noqa: S611 (bound)
+    return live_tokens().annotate(client_ref=F("oauth_application__client_id")).filter(issued_to)
+
+
+# Every call with an OAuth access token runs it: composed once (brain.prepared).
+CONNECTION_BY_ACCESS = Prepared(_issued_to, checksum=str, now=datetime, resource=str)
 
 
 def app_connections(*, user: User) -> QuerySet[ApiToken]:
