@@ -29,6 +29,7 @@ from django.utils import timezone
 from brain.mcp.meter import BILLER, Biller, Charge, OutOfCredits
 from brain.mcp.prices import READ, Price
 from brain.models import Organisation
+from brain.postgres import prepared_cursor
 from usage.models import Account, Month, Plan, default_plan_id
 
 if TYPE_CHECKING:
@@ -160,7 +161,7 @@ def _pay_with_credits(org_id: int, month: date, units: int) -> bool:
             credits_spent = usage_month.credits_spent + %(units)s
         RETURNING 1
     """
-    with connection.cursor() as cursor:
+    with prepared_cursor(connection.alias) as cursor:  # planned once per connection (brain.postgres)
         cursor.execute(sql, {"org": org_id, "month": month, "units": units})
         return cursor.fetchone() is not None
 
@@ -188,7 +189,7 @@ def _count(
         "credits": credits,
         "limit": free_limit,
     }
-    with connection.cursor() as cursor:
+    with prepared_cursor(connection.alias) as cursor:  # planned once per connection (brain.postgres)
         cursor.execute(sql, params)
         return cursor.fetchone() is not None
 
