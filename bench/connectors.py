@@ -30,10 +30,13 @@ import subprocess
 import sys
 import time
 from email.message import EmailMessage
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bench.mcp_calls import ROOT, setup_environment
 from brain.actors import Actor
+
+if TYPE_CHECKING:
+    from brain.models import Organisation
 
 
 def main() -> None:
@@ -46,19 +49,32 @@ def main() -> None:
     import django
 
     django.setup()
-    from django.conf import settings
     from django.contrib.auth.models import User
 
-    from brain.models import Category, Membership
+    from brain.models import Membership
     from brain.services import actor_for_user, add_member, create_organisation
-    from connectors import sync
-    from connectors.tests.github_server import github_server
 
     stamp = int(time.time())
     org = create_organisation(slug=f"bench-connectors-{stamp}", name="Bench connectors", plan="unlimited")
     user = User.objects.create_user(f"bench-connectors-{stamp}", f"bench{stamp}@example.com")
     add_member(org=org, user=user, role=Membership.ADMIN)
     actor = actor_for_user(org=org, user=user, via="command")
+    try:
+        _run(args, actor, org)
+    finally:
+        # Throwaway: its documents are saved and never ingested here, and documents left queued
+        # would take turns from the next bench that ingests in this data directory.
+        org.delete()
+        user.delete()
+
+
+def _run(args: argparse.Namespace, actor: Actor, org: Organisation) -> None:
+    from django.conf import settings
+
+    from brain.models import Category
+    from connectors import sync
+    from connectors.tests.github_server import github_server
+
     if args.kind == "slack":
         _slack(actor, args.items)
         return

@@ -60,7 +60,9 @@ class DatabaseWrapper(PostgresWrapper):
         if connection is None or connection.closed:
             return False
         try:
-            waiting, _, _ = select.select([connection.fileno()], [], [], 0)
+            socket = select.poll()  # not select.select, which cannot watch a descriptor past 1023
+            socket.register(connection.fileno(), select.POLLIN)
+            waiting = socket.poll(0)
         except (OSError, ValueError):
             return False
         if not waiting and connection.info.transaction_status == TransactionStatus.IDLE:
