@@ -1,12 +1,17 @@
 """Querysets composed once per process and then run with new values.
 
-The ORM spends longer composing a statement with joins and subqueries than Postgres spends
-running it (about 1 ms against 0.6 for a bearer token's row, docs/benchmarks.md, "The call
-path"). A statement every call makes is therefore composed once, with a named slot where each
-value goes, and later runs only bind the values and build the objects as the ORM would: the
-same SQL, the same related objects loaded, the same annotations, the same converters.
+The ORM spent longer composing the bearer token's row (a join of seven tables with two
+subqueries) than Postgres spent running it: about 1.2 ms of Python a call, before Postgres
+planned it again for another 1 ms (docs/benchmarks.md, "The call path"). A statement every call
+makes is therefore composed once, with a stand-in where each value goes; later runs bind the
+values and build the objects as the ORM's own iterator does (the same SQL, related objects,
+annotations and converters), through ``brain.postgres.prepared_cursor`` so that Postgres plans
+it once per connection too.
 
-Only for fixed statements: the queryset must not depend on anything but its slots.
+Only for fixed statements: the queryset may depend on nothing but its values. Building the
+objects uses Django's ``get_related_populators``, an internal of the pinned version; the tests
+compare every field with what the queryset itself answers, so an upgrade that changes it fails
+there first.
 """
 
 from __future__ import annotations
