@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from asgiref.sync import sync_to_async
 from django.db import close_old_connections
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 
 from brain.actors import Actor
 from brain.errors import PermissionDenied
+from brain.mcp.threads import in_pool
 from brain.oauth.connections import connection_for_access_token
 from brain.selectors import enabled_features
 from brain.services import TOKEN_PREFIX, actor_for_token, authenticate_token
@@ -38,7 +38,7 @@ def _verify(plaintext: str) -> AccessToken | None:
 
 class ApiTokenVerifier:
     async def verify_token(self, token: str) -> AccessToken | None:
-        return await sync_to_async(_verify, thread_sensitive=False)(token)
+        return await in_pool(_verify, token)
 
 
 def current_caller() -> tuple[Actor, set[str]]:

@@ -10,7 +10,6 @@ from functools import cache
 from typing import Any, TypeVar
 
 import mcp_types as types
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections
 from mcp.server.auth.settings import AuthSettings
@@ -28,6 +27,7 @@ from brain.mcp import sessions
 from brain.mcp.auth import ApiTokenVerifier, current_caller
 from brain.mcp.invoke import GENERIC_FAILURE, execute, run_prompt
 from brain.mcp.registry import PROMPTS, TOOLS, ToolSpec, visible_tools
+from brain.mcp.threads import in_pool
 
 T = TypeVar("T")
 logger = logging.getLogger("brain.calls")
@@ -71,7 +71,8 @@ def _error_result(
 
 
 def in_worker_thread(fn: Callable[..., T]) -> Callable[..., Awaitable[T]]:
-    """Run sync ORM code off the event loop, managing connections as Django's request cycle would."""
+    """Run sync ORM code off the event loop (``brain.mcp.threads``), managing connections as
+    Django's request cycle would."""
 
     def wrapped(*args: Any) -> T:
         close_old_connections()
@@ -80,7 +81,10 @@ def in_worker_thread(fn: Callable[..., T]) -> Callable[..., Awaitable[T]]:
         finally:
             close_old_connections()
 
-    return sync_to_async(wrapped, thread_sensitive=False)
+    async def hop(*args: Any) -> T:
+        return await in_pool(wrapped, *args)
+
+    return hop
 
 
 def run_tool(actor: Actor, spec: ToolSpec, arguments: dict[str, Any]) -> types.CallToolResult:
