@@ -77,32 +77,51 @@ def vector_candidates(
     # Only vectors of the query's model are compared (memory.index.serving).
     narrow = f" AND {narrowing.sql}" if narrowing is not None else ""
     exact = visible_rows(where, table) < settings.BRAIN_ORG_INDEX_ROWS
+    planner: list[str] = []
+    if exact:
+        planner.append("SET LOCAL enable_indexscan = off")  # the b-trees still serve, as bitmaps
+    else:
+        if narrowing is None:
+            # With sorting priced out, the ordered scan of the organisation's HNSW index is
+            # the plan; an organisation without one yet (beat builds it) is still sorted.
+            # A narrowed search is left to the planner: a speaker's turns or a month's are
+            # few, and their b-tree and a sort beat walking the graph for them.
+            planner.append("SET LOCAL enable_sort = off")
+        planner += [
+            f"SET LOCAL hnsw.ef_search = {max(40, int(limit) * 2)}",
+            "SET LOCAL hnsw.iterative_scan = relaxed_order",
+        ]
+    nearest = (
+        f"SELECT c.id, c.embedding <=> %(vec)s::vector AS distance FROM {_table(table)} c "  # noqa: S608 (see Table)
+        f"WHERE {where.sql}{narrow} AND c.embedding_model = %(model)s "
+        "ORDER BY c.embedding <=> %(vec)s::vector LIMIT %(limit)s"
+    )
+    params = {
+        **where.params,
+        **(narrowing.params if narrowing else {}),
+        "limit": limit,
+        "model": vector.model,
+        "vec": "[" + ",".join(f"{x:.6f}" for x in vector.values) + "]",
+    }
     db = connections[read_alias()]
-    with transaction.atomic(using=db.alias), db.cursor() as cursor:
-        if exact:
-            cursor.execute("SET LOCAL enable_indexscan = off")  # the b-trees still serve, as bitmaps
-        else:
-            if narrowing is None:
-                # With sorting priced out, the ordered scan of the organisation's HNSW index is
-                # the plan; an organisation without one yet (beat builds it) is still sorted.
-                # A narrowed search is left to the planner: a speaker's turns or a month's are
-                # few, and their b-tree and a sort beat walking the graph for them.
-                cursor.execute("SET LOCAL enable_sort = off")
-            cursor.execute("SET LOCAL hnsw.ef_search = %s", [max(40, limit * 2)])
-            cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-        cursor.execute(
-            f"SELECT c.id, c.embedding <=> %(vec)s::vector AS distance FROM {_table(table)} c "  # noqa: S608 (see Table)
-            f"WHERE {where.sql}{narrow} AND c.embedding_model = %(model)s "
-            "ORDER BY c.embedding <=> %(vec)s::vector LIMIT %(limit)s",
-            {
-                **where.params,
-                **(narrowing.params if narrowing else {}),
-                "limit": limit,
-                "model": vector.model,
-                "vec": "[" + ",".join(f"{x:.6f}" for x in vector.values) + "]",
-            },
-        )
-        rows = cursor.fetchall()
+    if db.in_atomic_block:
+        # Inside the caller's transaction: a savepoint of its own, its settings one by one, rolled
+        # back after reading (it wrote nothing) so that the settings end with it, not with the
+        # caller's transaction.
+        with transaction.atomic(using=db.alias), db.cursor() as cursor:
+            for statement in planner:
+                cursor.execute(statement)
+            cursor.execute(nearest, params)
+            rows = cursor.fetchall()
+            transaction.set_rollback(True, using=db.alias)
+    else:
+        # One round trip: the settings and the statement go as one simple query, which PostgreSQL
+        # runs as one transaction, so SET LOCAL ends with it (four round trips fewer per arm).
+        with db.cursor() as cursor:
+            cursor.execute("; ".join([*planner, nearest]), params)
+            while cursor.description is None and cursor.nextset():
+                pass  # past the settings' results to the statement's rows
+            rows = cursor.fetchall()
     rows.sort(key=lambda row: row[1])  # relaxed_order may return neighbours slightly out of order
     return [(row[0], 1.0 - float(row[1])) for row in rows]
 

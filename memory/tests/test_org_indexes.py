@@ -44,12 +44,18 @@ def chunk_indexes(names: list[str]) -> list[str]:
     return [name for name in names if name.startswith("chunk_")]
 
 
+def statements(queries: CaptureQueriesContext) -> list[str]:
+    """What was sent, statement by statement: outside a transaction the vector arm sends its
+    settings and its statement as one query."""
+    return [part for q in queries.captured_queries for part in q["sql"].split("; ")]
+
+
 def plan_of_vector_search(actor, **settings: str) -> str:
     """The plan PostgreSQL picks for the vector arm's statement, with the given planner settings."""
     vector = query_vector(actor.org, "who answers travel questions?")
     with CaptureQueriesContext(connection) as queries:
         vector_candidates(vector, access_and_time(actor, None), 5)
-    statement = next(q["sql"] for q in queries.captured_queries if "<=>" in q["sql"])
+    statement = next(sql for sql in statements(queries) if "<=>" in sql)
     with transaction.atomic(), connection.cursor() as cursor:
         for name, value in settings.items():
             cursor.execute(f"SET LOCAL {name} = {value}")
@@ -106,12 +112,36 @@ def test_an_audience_that_sees_enough_rows_walks_the_index_and_a_smaller_one_is_
             )
         if narrowing is None:
             assert len(rows) == min(3, Chunk.objects.filter(org=actor.org).count())
-        return [q["sql"] for q in queries.captured_queries if q["sql"].startswith("SET LOCAL enable")]
+        return [sql for sql in statements(queries) if sql.startswith("SET LOCAL enable")]
 
     assert settings_of(big) == ["SET LOCAL enable_sort = off"]  # and then the index is the plan (above)
     assert settings_of(small) == ["SET LOCAL enable_indexscan = off"]
     # A search narrowed to a speaker's turns is left to the planner, which knows they are few.
     assert settings_of(big, Narrowing(SPEAKER_SQL, {"speakers": ["Priya"]})) == []
+
+
+def test_the_vector_arm_takes_one_round_trip_and_its_settings_end_with_it(big_and_small, settings):
+    big, _ = big_and_small
+    settings.BRAIN_ORG_INDEX_ROWS = len(TEXTS)
+    sync_org_indexes()
+    vector = query_vector(big.org, "travel")
+    with CaptureQueriesContext(connection) as queries:
+        rows = vector_candidates(vector, access_and_time(big, None), 3)
+    assert len(rows) == 3
+    (sent,) = [q["sql"] for q in queries.captured_queries if "SET LOCAL" in q["sql"] or "<=>" in q["sql"]]
+    assert sent.split("; ")[:3] == [
+        "SET LOCAL enable_sort = off", "SET LOCAL hnsw.ef_search = 40", "SET LOCAL hnsw.iterative_scan = relaxed_order"
+    ]  # fmt: skip
+    assert "<=>" in sent.split("; ")[3]
+    with connection.cursor() as cursor:  # the same connection, after: nothing was left set
+        cursor.execute("SELECT current_setting('enable_sort'), current_setting('hnsw.iterative_scan')")
+        assert cursor.fetchone() == ("on", "off")
+    # Inside a transaction of the caller's, the settings go one by one in a savepoint, and end
+    # with it: the rest of the caller's transaction plans as before.
+    with transaction.atomic(), connection.cursor() as cursor:
+        assert vector_candidates(vector, access_and_time(big, None), 3) == rows
+        cursor.execute("SELECT current_setting('enable_sort'), current_setting('hnsw.iterative_scan')")
+        assert cursor.fetchone() == ("on", "off")
 
 
 def test_a_deleted_organisations_index_is_dropped(big_and_small):
