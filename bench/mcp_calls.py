@@ -100,9 +100,15 @@ BRAIN_APP = ["brain.asgi:application"]
 @contextmanager
 def serving(port: int, env: dict[str, str] | None = None, app: Sequence[str] = BRAIN_APP) -> Iterator[tuple[str, int]]:
     """Run ``app`` (uvicorn's arguments naming it; brain.asgi unless told) in uvicorn, one process
-    as ./brainctl run does; yield the /mcp URL once it answers, and the server's process id."""
+    with the HTTP parser and event loop ./brainctl run gives it (``BENCH_SERVER=h11,asyncio``
+    names others, for a figure from before); yield the /mcp URL once it answers, and the
+    server's process id."""
+    from launcher.processes import EVENT_LOOP, HTTP_PARSER
+
+    parser, loop = os.environ.get("BENCH_SERVER", f"{HTTP_PARSER},{EVENT_LOOP}").split(",")
     server = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", *app, "--port", str(port), "--no-access-log", "--log-level", "warning"],
+        [sys.executable, "-m", "uvicorn", *app, "--port", str(port), "--http", parser, "--loop", loop,
+         "--no-access-log", "--log-level", "warning"],
         cwd=ROOT, env=env or dict(os.environ),
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}/mcp"

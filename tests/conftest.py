@@ -17,6 +17,8 @@ import uvicorn
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
+from launcher.processes import EVENT_LOOP, HTTP_PARSER
+
 T = TypeVar("T")
 
 
@@ -34,7 +36,15 @@ def brain_url(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
 
     port = free_port()
     server = uvicorn.Server(
-        uvicorn.Config(application, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+        uvicorn.Config(
+            application,
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
+            lifespan="on",
+            http=HTTP_PARSER,
+            loop=EVENT_LOOP,
+        )
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
