@@ -33,11 +33,26 @@ ONLY_WHEN_ASKED = 2**31 - 1
 
 
 class _Preparing(psycopg.Cursor[Any]):
-    """Binds on the server and prepares every statement it runs."""
+    """Binds on the server and prepares every statement it runs.
+
+    A statement prepared on a connection can stop standing while the connection lives on: a
+    migration run meanwhile changed the type of a column it returns (PostgreSQL then refuses it,
+    "cached plan must not change result type", on every run until the connection closes), or its
+    name is gone from the session (``DISCARD ALL`` from elsewhere, a pooler that moved the
+    session). Outside a transaction nothing is lost with the failed run: every statement prepared
+    on the connection is let go (``DEALLOCATE ALL``, which psycopg notices and forgets its own
+    names on) and this one is prepared again, once. Inside a transaction the error stands, as
+    any failed statement there does."""
 
     def execute(
         self, query: Any, params: Any = None, *, prepare: bool | None = None, binary: bool | None = None
     ) -> Any:
+        try:
+            return super().execute(query, params, prepare=True, binary=binary)
+        except (psycopg.errors.FeatureNotSupported, psycopg.errors.InvalidSqlStatementName):
+            if self.connection.info.transaction_status != TransactionStatus.IDLE:
+                raise
+        self.connection.execute("DEALLOCATE ALL")
         return super().execute(query, params, prepare=True, binary=binary)
 
 

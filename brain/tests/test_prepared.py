@@ -105,6 +105,45 @@ def test_a_prepared_cursor_reports_database_errors_as_django_s(org):
         cursor.execute("SELECT no_such_column FROM brain_apitoken WHERE id = %s", [1])
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_statement_a_migration_changed_under_is_prepared_again():
+    """A column the token's row returns changes type while the connection lives on (a migration
+    run beside a running web process): PostgreSQL refuses the statement prepared before it on
+    every run until the connection closes, so it is let go and prepared again, once."""
+    org = make_org()
+    issued = make_token(org)
+    hashed = hash_token(issued.plaintext)
+    assert TOKEN_BY_HASH.first(hashed=hashed) is not None  # prepared on this connection
+    other = connections.create_connection("default")
+    try:
+        with other.cursor() as cursor:
+            cursor.execute("ALTER TABLE brain_apitoken ALTER COLUMN name TYPE varchar(101)")
+        found = TOKEN_BY_HASH.first(hashed=hashed)
+        assert found is not None
+        assert found.pk == issued.token.pk
+    finally:
+        with other.cursor() as cursor:
+            cursor.execute("ALTER TABLE brain_apitoken ALTER COLUMN name TYPE varchar(100)")
+        other.close()
+    assert TOKEN_BY_HASH.first(hashed=hashed) is not None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_statement_whose_name_left_the_session_is_prepared_again_but_not_inside_a_transaction():
+    from django.db import DatabaseError, transaction
+
+    org = make_org()
+    hashed = hash_token(make_token(org).plaintext)
+    assert TOKEN_BY_HASH.first(hashed=hashed) is not None
+    # Behind psycopg's back, as a pooler that moved the session to another server connection would.
+    connection.connection.pgconn.exec_(b"DEALLOCATE ALL")
+    assert TOKEN_BY_HASH.first(hashed=hashed) is not None
+    connection.connection.pgconn.exec_(b"DEALLOCATE ALL")
+    with pytest.raises(DatabaseError), transaction.atomic():  # the failed run spoilt the transaction
+        TOKEN_BY_HASH.first(hashed=hashed)
+    assert TOKEN_BY_HASH.first(hashed=hashed) is not None
+
+
 # --- the health check -----------------------------------------------------------------------
 
 
