@@ -271,33 +271,74 @@ def compare(args: argparse.Namespace, env: dict[str, str], token: str, oauth_tok
 
 def median_round(results: list[dict]) -> dict:
     """Each figure's median over the rounds; the errors of all of them."""
-    figures = {key: statistics.median(r[key] for r in results) for key in ("calls_per_s", "p50_ms", "p95_ms", "p99_ms")}
+    keys = [key for key in ("calls_per_s", "p50_ms", "p95_ms", "p99_ms", "server_cpu_ms", "postgres_cpu_ms",
+                            "client_cpu_ms") if key in results[0]]  # fmt: skip
+    figures = {key: statistics.median(r[key] for r in results) for key in keys}
     return {**figures, "errors": sum(r["errors"] for r in results)}
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user and system, all threads) the process ``pid`` has used so far."""
+    import psutil
+
+    times = psutil.Process(pid).cpu_times()
+    return times.user + times.system
+
+
+def postgres_cpu_seconds() -> float:
+    """CPU time used so far by every PostgreSQL process on the machine (backends and helpers)."""
+    import psutil
+
+    total = 0.0
+    for proc in psutil.process_iter(["name"]):
+        if proc.info["name"] == "postgres":
+            try:
+                times = proc.cpu_times()
+            except psutil.Error:  # a backend that ended meanwhile
+                continue
+            total += times.user + times.system
+    return total
+
+
+def measured_level(url: str, pid: int, token: str, tool: str, args: Arguments, calls: int, level: int) -> dict:
+    """``run_level``, and the CPU time per call it took: the server's, PostgreSQL's and this
+    client's own (backends that end within the round are not counted)."""
+    before = (cpu_seconds(pid), postgres_cpu_seconds(), time.process_time())
+    result = asyncio.run(run_level(url, token, tool, args, calls, level))
+    after = (cpu_seconds(pid), postgres_cpu_seconds(), time.process_time())
+    done = max(1, result["calls"])
+    for key, start, end in zip(("server_cpu_ms", "postgres_cpu_ms", "client_cpu_ms"), before, after, strict=True):
+        result[key] = round((end - start) * 1000 / done, 2)
+    return result
 
 
 def against_floor(args: argparse.Namespace, env: dict[str, str], token: str) -> None:
     """Brain and a bare SDK server (bench.floor) both running, called the same way in alternating
-    rounds (floor, Brain, floor, Brain ...), so both see the same machine; Brain as a share of it."""
+    rounds (floor, Brain, floor, Brain ...), so both see the same machine; Brain as a share of it.
+    Each row also gives the CPU time a call took in the server process, in PostgreSQL and in this
+    client: on two cores their sum bounds the calls a second either server can answer."""
     tool_args = json.loads(args.arguments)
-    with serve(args.port, env) as brain_url, serve(free_port(), env, ["bench.floor:app"]) as floor_url:
-        servers = {"floor": floor_url, "brain": brain_url}
-        for url in servers.values():
+    with serving(args.port, env) as brain_server, serving(free_port(), env, ["bench.floor:app"]) as floor_server:
+        servers = {"floor": floor_server, "brain": brain_server}
+        for url, _pid in servers.values():
             asyncio.run(run_level(url, token, args.tool, tool_args, 100, 4))
         per_round = max(1, args.calls // args.rounds)
         print(f"tool={args.tool} calls={per_round} per server, round and level, {args.rounds} rounds, "
-              f"cores={os.cpu_count()}")  # fmt: skip
+              f"cores={os.cpu_count()}; CPU in ms a call: server, PostgreSQL, client")  # fmt: skip
         print(
             f"{'concurrency':>11} {'server':>6} {'calls/s':>8} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} {'errors':>6}"
+            f" {'srv cpu':>7} {'pg cpu':>7} {'cli cpu':>7}"
         )
         for level in [int(c) for c in args.concurrency.split(",")]:
             runs: dict[str, list[dict]] = {name: [] for name in servers}
             for _round in range(args.rounds):
-                for name, url in servers.items():
-                    runs[name].append(asyncio.run(run_level(url, token, args.tool, tool_args, per_round, level)))
+                for name, (url, pid) in servers.items():
+                    runs[name].append(measured_level(url, pid, token, args.tool, tool_args, per_round, level))
             medians = {name: median_round(results) for name, results in runs.items()}
             for name, m in medians.items():
+                cpu = f"{m['server_cpu_ms']:>7} {m['postgres_cpu_ms']:>7} {m['client_cpu_ms']:>7}"
                 print(f"{level:>11} {name:>6} {m['calls_per_s']:>8} {m['p50_ms']:>7} {m['p95_ms']:>7} {m['p99_ms']:>7} "
-                      f"{m['errors']:>6}")  # fmt: skip
+                      f"{m['errors']:>6} {cpu}")  # fmt: skip
             brain, floor = medians["brain"], medians["floor"]
             print(f"{level:>11} {'ratio':>6} {brain['calls_per_s'] / floor['calls_per_s']:>8.2f} "
                   f"{brain['p50_ms'] / floor['p50_ms']:>7.2f} {brain['p95_ms'] / floor['p95_ms']:>7.2f} "

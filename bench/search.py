@@ -1,6 +1,6 @@
 """Search latency at several corpus sizes: through the selector and end to end over MCP.
 
-    .venv/bin/python -m bench.search --chunks 10000,100000 --queries 200 [--sides] [--messages]
+    .venv/bin/python -m bench.search --chunks 10000,100000 --queries 200 [--sides] [--messages] [--stages]
 
 For each size, an organisation ``bench-<size>`` is filled with synthetic passages (kept between
 runs), then every query runs through ``search_chunks`` (the selector all interfaces use,
@@ -32,6 +32,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8766)
     parser.add_argument("--no-mcp", action="store_true")
     parser.add_argument("--sides", action="store_true", help="also time questions about one side of an event")
+    parser.add_argument("--stages", action="store_true", help="each selector row's stages (timings_ms), p50 in ms")
     parser.add_argument(
         "--messages", action="store_true", help="a corpus of chat messages, one document each, in 50 conversations"
     )
@@ -63,12 +64,17 @@ def main() -> None:
             for q in asked[:20]:
                 search_chunks(actor=actor, query=q, top_k=args.top_k, mode=mode, per_document=per_document)  # warm
             latencies = []
+            stages: dict[str, list[float]] = {}
             for q in asked:
                 started = time.perf_counter()
-                search_chunks(actor=actor, query=q, top_k=args.top_k, mode=mode, per_document=per_document)
+                found = search_chunks(actor=actor, query=q, top_k=args.top_k, mode=mode, per_document=per_document)
                 latencies.append((time.perf_counter() - started) * 1000)
+                for stage, ms in found.timings_ms.items():
+                    stages.setdefault(stage, []).append(ms)
             print(f"{size:>8} {'selector':>9} {label:>7} {statistics.median(latencies):>7.1f} "
                   f"{percentile(latencies, 95):>7.1f} {percentile(latencies, 99):>7.1f}")  # fmt: skip
+            if args.stages:
+                print(" " * 27 + " ".join(f"{k} {statistics.median(v):.2f}" for k, v in stages.items()))
         if not args.no_mcp:
             token = create_token(org=org, user=actor.user, scopes=["read"], expires_in_days=1).plaintext
             print_mcp(size, token, queries, args)
