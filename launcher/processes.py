@@ -21,11 +21,12 @@ BULK_WORKER_NAME = "brain-bulk@%h"
 PYTHON = sys.executable
 SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 ASGI_APP = "brain.asgi:application"
-# uvicorn's C HTTP parser and libuv event loop (requirements.txt), named rather than left to its
-# "auto", so that a missing package stops the web server instead of slowing every call. Measured
-# over five alternating rounds (docs/benchmarks.md): get_profile's p50 over MCP 4.0 to 6.9 ms
-# (median 6.3) with h11 and asyncio, 4.1 to 4.9 (median 4.6) with these.
-HTTP_PARSER, EVENT_LOOP = "httptools", "uvloop"
+# uvicorn's C HTTP parser, with the bound on a request's head that its pure-Python one has
+# (launcher.http), and the libuv event loop (requirements.txt). Named rather than left to
+# uvicorn's "auto", so that a missing package stops the web server instead of slowing every call.
+# Measured over five alternating rounds (docs/benchmarks.md): get_profile's p50 over MCP 4.0 to
+# 6.9 ms (median 6.3) with h11 and asyncio, 4.1 to 4.9 (median 4.6) with these.
+HTTP_PARSER, EVENT_LOOP = "launcher.http:HttpToolsProtocol", "uvloop"
 # %h is the host name: unique per host or container, and the same after a restart there, so a
 # restarted worker takes back the documents it held at once (memory.tasks.recover_worker_task).
 WORKER_NAME = "brain@%h"
