@@ -3,9 +3,11 @@
 uvicorn's pure-Python parser (h11) refuses a request whose request line and headers pass 16 KB;
 the C parser (httptools) keeps whatever arrives before the blank line that ends them. Measured:
 one 200 MB header took a server from 70 to 388 MB, where h11 answered 400 after the first
-megabyte and stayed at 70. This protocol counts the bytes of a request's head as they arrive and,
-past ``MAX_HEAD_BYTES``, answers 400 and closes the connection, as h11 does: the server holds at
-most that and one read more. ``launcher.processes.HTTP_PARSER`` names it for every web server.
+megabyte and stayed at 70. This protocol counts the bytes of a head still open as reads arrive
+and, past ``MAX_HEAD_BYTES``, answers 400 and closes the connection, as h11 does: the server
+holds at most that and one read more. Like h11, it leaves alone a head that ends within the read
+that holds it (a long URL sent at once). ``launcher.processes.HTTP_PARSER`` names it for every
+web server.
 """
 
 from __future__ import annotations
@@ -19,41 +21,40 @@ MAX_HEAD_BYTES = 16 * 1024
 TOO_LARGE = "The request line and headers are too large."
 
 
-class HeadTooLarge(Exception):
-    """Raised in the parser's callback; uvicorn answers a parser's failure with 400 and closes."""
-
-
 class HttpToolsProtocol(UvicornHttpTools):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._in_head = True  # from a request's first byte to the end of its headers
-        self._head_bytes = 0
+        self._in_head = True  # from the end of a request (or the connection's start) to the end of the next head
+        self._heads_ended = 0
+        self._open_head_bytes = 0  # bytes of the reads spent wholly inside the head still open
         self._refused = False
 
     def data_received(self, data: bytes) -> None:
-        was_in_head = self._in_head
+        was_in_head, ended = self._in_head, self._heads_ended
         super().data_received(data)
-        # A head still open after this read: count the read, and refuse past the bound without
-        # waiting for an end that may never come. A head that ended in it is measured whole by
-        # on_headers_complete.
-        if not (was_in_head and self._in_head) or self.transport.is_closing():
+        if self.transport.is_closing():
             return
-        self._head_bytes += len(data)
-        if self._head_bytes > MAX_HEAD_BYTES:
-            self._refused = True
-            self.send_400_response(TOO_LARGE)
+        if self._heads_ended != ended:
+            # A head ended in this read: it is as large as one read can carry (as with h11, which
+            # parses a whole head it has in hand whatever its size); what follows it here (a
+            # body, or the next head's first bytes) is at most this one read.
+            self._open_head_bytes = 0
+        elif was_in_head and self._in_head:
+            # A read wholly inside a head: counted, and refused past the bound without waiting
+            # for an end that may never come.
+            self._open_head_bytes += len(data)
+            if self._open_head_bytes > MAX_HEAD_BYTES:
+                self._refused = True
+                self.send_400_response(TOO_LARGE)
 
     def on_headers_complete(self) -> None:
         self._in_head = False
-        size = len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers)
-        if size > MAX_HEAD_BYTES:
-            self._refused = True
-            raise HeadTooLarge
+        self._heads_ended += 1
         super().on_headers_complete()
 
     def on_message_complete(self) -> None:
         super().on_message_complete()
-        self._in_head, self._head_bytes = True, 0
+        self._in_head = True
 
     def send_400_response(self, msg: str) -> None:
         if self._refused:
