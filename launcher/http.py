@@ -35,9 +35,9 @@ class HttpToolsProtocol(UvicornHttpTools):
         if self.transport.is_closing():
             return
         if self._heads_ended != ended:
-            # A head ended in this read: it is as large as one read can carry (as with h11, which
-            # parses a whole head it has in hand whatever its size); what follows it here (a
-            # body, or the next head's first bytes) is at most this one read.
+            # A head ended in this read: it held at most the bound and this read (h11 too parses
+            # a whole head it has in hand, whatever its size). What follows it here, a body or
+            # the next head's first bytes, is at most this one read.
             self._open_head_bytes = 0
         elif was_in_head and self._in_head:
             # A read wholly inside a head: counted, and refused past the bound without waiting
