@@ -14,25 +14,22 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memory.documents import blocks as read
+from memory.documents.blocks import TURN, clean_inline
+
+__all__ = ["TURN", "ChunkDraft", "chunk", "clean_inline", "is_conversation", "line_paragraphs", "opening_turn", "passages"]
+
 MAX_CHARS = 900
 MIN_CHARS = 200
 
 HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
-# "Priya: ..." or "**Priya Shah** (10:02): ..." at the start of a line: one speaker turn.
-TURN = re.compile(
-    r"^\s*(?:\*\*(?P<bold>[^*\n]{1,80})\*\*|(?P<plain>[A-Z][\w .'’-]{0,40}?))"
-    r"(?:\s*\((?P<time>[^)\n]{1,20})\))?:\s"
-)
 CONVERSATION_SHARE = 0.6  # of paragraphs that are turns
 SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
-LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-EMPHASIS = re.compile(r"(\*\*|__|`+|~~)")
-HTML_TAG = re.compile(r"</?[a-zA-Z][^>]{0,200}>")
 FENCE = re.compile(r"^\s*(```|~~~)")
 
 
 @dataclass(frozen=True)
-class Block:
+class Paragraph:
     text: str
     start: int
     end: int
@@ -49,16 +46,8 @@ class ChunkDraft:
     said: str = ""  # the time written beside the speaker's name ("10:02"), if any
 
 
-def clean_inline(text: str) -> str:
-    """Markdown syntax out, words in: links keep their text, emphasis and tags go."""
-    text = LINK.sub(r"\1", text)
-    text = HTML_TAG.sub("", text)
-    text = EMPHASIS.sub("", text)
-    return re.sub(r"[ \t]+", " ", text).strip()
-
-
-def _blocks(content: str, markdown: bool) -> list[Block]:
-    blocks: list[Block] = []
+def line_paragraphs(content: str, markdown: bool) -> list[Paragraph]:
+    blocks: list[Paragraph] = []
     headings: list[tuple[int, str]] = []
     current: list[tuple[int, int, str]] = []  # (start, end, line) of the open paragraph
     in_fence = False
@@ -66,7 +55,7 @@ def _blocks(content: str, markdown: bool) -> list[Block]:
     def flush() -> None:
         if current:
             text = "\n".join(line for _, _, line in current)
-            blocks.append(Block(text, current[0][0], current[-1][1], " > ".join(h for _, h in headings)))
+            blocks.append(Paragraph(text, current[0][0], current[-1][1], " > ".join(h for _, h in headings)))
             current.clear()
 
     offset = 0
@@ -93,15 +82,15 @@ def _blocks(content: str, markdown: bool) -> list[Block]:
     return blocks
 
 
-def _split_long(block: Block) -> list[Block]:
+def _split_long(block: Paragraph) -> list[Paragraph]:
     if len(block.text) <= MAX_CHARS:
         return [block]
-    pieces: list[Block] = []
+    pieces: list[Paragraph] = []
     cursor = 0
     for sentence in _sentences(block.text):
         at = block.text.find(sentence, cursor)
         at = cursor if at < 0 else at
-        pieces.append(Block(sentence, block.start + at, block.start + at + len(sentence), block.heading))
+        pieces.append(Paragraph(sentence, block.start + at, block.start + at + len(sentence), block.heading))
         cursor = at + len(sentence)
     return pieces
 
@@ -127,7 +116,7 @@ def opening_turn(text: str) -> tuple[str, str] | None:
     return clean_inline(match["bold"] or match["plain"] or "").strip(), (match["time"] or "").strip()
 
 
-def is_conversation(blocks: list[Block]) -> bool:
+def is_conversation(blocks: list[Paragraph]) -> bool:
     """Most paragraphs are turns, there are several, and speakers come back (a list of
     "Note: ..." and "Owner: ..." lines is not a conversation): at most two people for every
     three turns, so three people in five turns still make a short meeting."""
@@ -139,34 +128,77 @@ def is_conversation(blocks: list[Block]) -> bool:
     )
 
 
-def chunk(content: str, content_type: str = "text/plain", *, conversation: bool = False) -> list[ChunkDraft]:
+def chunk(
+    content: str, content_type: str = "text/plain", *, conversation: bool = False, mail: bool = False
+) -> list[ChunkDraft]:
     """Passages of a text; ``conversation`` says it is known to be turns (a chat's day, a meeting),
-    so it is cut by turns whenever it has any, however few."""
+    so it is cut by turns whenever it has any, however few; ``mail`` that it is a mail."""
     markdown = content_type == "text/markdown"
-    blocks = _blocks(content, markdown)
-    if is_conversation(blocks) or (conversation and any(opening_turn(b.text) for b in blocks)):
-        return _turns(blocks, markdown)
+    lines = line_paragraphs(content, markdown)
+    if is_conversation(lines) or (conversation and any(opening_turn(b.text) for b in lines)):
+        return _turns(lines, markdown)
+    return passages(read.read_blocks(content, markdown=markdown, mail=mail), content)
+
+
+def passages(blocks: list[read.Block], content: str) -> list[ChunkDraft]:
+    """Passages that follow the blocks: a section's paragraphs together up to ``MAX_CHARS``, never
+    across a heading; a list with its lead-in (a long one in parts, each opening with the lead-in);
+    a table row alone, said with its header, so a question about one cell finds its row."""
     drafts: list[ChunkDraft] = []
-    group: list[Block] = []
+    group: list[tuple[str, int, int]] = []  # (text, start, end) of the passage under way
+    heading = ""
 
     def emit() -> None:
-        if group:
-            text = "\n".join(clean_inline(b.text) if markdown else b.text.strip() for b in group).strip()
-            if text:
-                drafts.append(ChunkDraft(text, group[0].heading, group[0].start, group[-1].end))
-            group.clear()
+        text = "\n".join(t for t, _, _ in group).strip()
+        if text:
+            drafts.append(ChunkDraft(text, heading, group[0][1], group[-1][2]))
+        group.clear()
+
+    def add(text: str, start: int, end: int, *, lead: str = "") -> None:
+        nonlocal heading
+        size = sum(len(t) + 1 for t, _, _ in group)
+        if group and size + len(text) > MAX_CHARS:
+            emit()
+            if lead:
+                group.append((lead, start, start))
+        group.append((text, start, end))
 
     for block in blocks:
-        for piece in _split_long(block):
-            size = sum(len(b.text) + 1 for b in group)
-            if group and (piece.heading != group[0].heading or size + len(piece.text) > MAX_CHARS):
-                emit()
-            group.append(piece)
+        if block.heading != heading:
+            emit()
+            heading = block.heading
+        if block.kind == read.Kind.HEADING or (block.kind == read.Kind.META and block.header):
+            continue
+        if block.kind == read.Kind.ROW:
+            emit()
+            if block.text:
+                drafts.append(ChunkDraft(block.text, heading, block.start, block.end))
+            continue
+        if block.kind == read.Kind.ITEM:
+            add(f"- {block.text}", block.start, block.end, lead=block.lead)
+            continue
+        for text, start, end in _pieces(block, content):
+            add(text, start, end)
     emit()
     return _merge_tiny_tail(drafts)
 
 
-def _turns(blocks: list[Block], markdown: bool) -> list[ChunkDraft]:
+def _pieces(block: read.Block, content: str) -> list[tuple[str, int, int]]:
+    """A block's text in pieces of at most ``MAX_CHARS``, cut between sentences, each with where it
+    starts in ``content`` as near as the words let it be found."""
+    if len(block.text) <= MAX_CHARS:
+        return [(block.text, block.start, block.end)]
+    pieces, cursor = [], block.start
+    for sentence in _sentences(block.text):
+        words = sentence.split()
+        at = content.find(words[0], cursor, block.end) if words else -1
+        start = at if at >= 0 else cursor
+        pieces.append((sentence, start, min(block.end, start + len(sentence))))
+        cursor = start + 1
+    return pieces
+
+
+def _turns(blocks: list[Paragraph], markdown: bool) -> list[ChunkDraft]:
     """One passage a turn (a long turn in pieces, each with its speaker); text before the first
     turn, and paragraphs between turns, join the turn before them or stand alone."""
     drafts: list[ChunkDraft] = []

@@ -20,10 +20,11 @@ from brain.hooks import Seam
 from brain.models import Organisation
 from brain.services import mark_memory_built
 from memory.access import readable
-from memory.documents.chunking import ChunkDraft, chunk
+from memory.documents.chunking import ChunkDraft
 from memory.documents.failures import is_transient
 from memory.documents.lanes import lane_of, next_document
 from memory.documents.saving import Status, enqueue, ingest_again, logger, must_wait
+from memory.documents.source import passages_of
 from memory.documents.turns import chunk_fields, embedded_texts, next_message_id
 from memory.index.serving import Models, Vectors, confirm, embed_with, models_of
 from memory.models import Chunk, Document, Fact
@@ -120,10 +121,7 @@ def ingest_documents(*, document_ids: list[int], task_id: str | None = None, wor
             outcome[document_id] = "skipped"
             continue
         try:
-            # A document of a conversation that is not one message (a chat's day, a meeting) is known
-            # to be turns, however few: it is cut by turns without the chunker having to guess.
-            log = bool(document.conversation) and not document.speaker
-            work.append((document, claim, chunk(document.content, document.content_type, conversation=log)))
+            work.append((document, claim, passages_of(document)))
         except Exception as exc:
             outcome[document_id] = _fail(document_id, claim, exc)
     texts = {doc.pk: embedded_texts(doc, drafts) for doc, _, drafts in work}

@@ -18,7 +18,9 @@ from datetime import UTC, date, datetime, time
 from email.utils import getaddresses, parsedate_to_datetime
 from zoneinfo import ZoneInfo
 
-from memory.documents.chunking import TURN, clean_inline
+from memory.documents.blocks import CONTENT, TURN, Block, Kind, clean_inline, read_blocks
+from memory.documents.chunking import ChunkDraft, chunk, is_conversation
+from memory.documents.chunking import line_paragraphs
 from memory.documents.names import plain_kind
 from memory.models import Document
 
@@ -441,3 +443,44 @@ def _named(match: re.Match[str], name: str, tails: dict[str, str], third: dict[s
     if verb in _VERBS:
         return f"{name}{gap}{following}{'es' if verb.endswith(('s', 'sh', 'ch', 'o')) else 's'}"
     return f"{name}{rest}"
+
+
+# --- the document's blocks ---------------------------------------------------------------------------
+
+
+def is_turns(document: Document) -> bool:
+    """A document of a conversation that is not one message (a chat's day, a meeting) is known to be
+    turns, however few: it is cut by turns without the chunker having to guess."""
+    return bool(document.conversation) and not document.speaker
+
+
+def passages_of(document: Document) -> list[ChunkDraft]:
+    """The passages ingestion stores for ``document``."""
+    mail = _is_mail(document, document.content)
+    return chunk(document.content, document.content_type, conversation=is_turns(document), mail=mail)
+
+
+def blocks_of(document: Document) -> list[Block] | None:
+    """The blocks of ``document`` as ingestion read them, or None when it is read by turns (a
+    conversation, whose passages are its turns)."""
+    markdown = document.content_type == "text/markdown"
+    if is_turns(document) or is_conversation(line_paragraphs(document.content, markdown)):
+        return None
+    return read_blocks(document.content, markdown=markdown, mail=_is_mail(document, document.content))
+
+
+def reading_text(document: Document, blocks: Sequence[Block]) -> list[tuple[Block, str]]:
+    """What is read for facts, block by block: what a content block says as sentences (a row with
+    its header, an item with its lead-in); structure (a mail's header, greeting, quoted reply and
+    signature) as written, for ``read_source`` to know and leave out; headings, lead-ins on their
+    own, a table's header and code not at all."""
+    mail = _is_mail(document, document.content)
+    out = []
+    for block in blocks:
+        if block.kind in (Kind.HEADING, Kind.LEAD, Kind.CODE) or (block.kind == Kind.META and block.header):
+            continue
+        structure = block.kind not in CONTENT or (mail and block.kind == Kind.QUOTE)
+        said = document.content[block.start : block.end] if structure else block.sentence()
+        if said.strip():
+            out.append((block, said))
+    return out

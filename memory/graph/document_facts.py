@@ -19,7 +19,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from memory.access import current
-from memory.documents.source import SourceReading, in_third_person, read_source
+from memory.documents.source import SourceReading, blocks_of, in_third_person, read_source, reading_text
 from memory.graph.entities import (
     clean_name,
     context_mentions,
@@ -118,13 +118,7 @@ def extract_document(*, document_id: int, keep: Collection[int] = ()) -> int:
     document = Document.objects.filter(pk=document_id, status=Document.Status.READY).first()
     if document is None or document.source_kind == "remember":
         return 0  # remembered facts are recorded as stated, not extracted
-    rows = Chunk.objects.filter(document=document).order_by("ordinal").values_list("pk", "text", "speaker")
-    chunks = [(pk, passage) for pk, passage, _ in rows]
-    text, starts, speakers = "", [], []
-    for _, passage, speaker in rows:
-        starts.append(len(text))
-        speakers.append((len(text), speaker))
-        text += passage + "\n\n"
+    text, starts, speakers, chunks = _reading(document)
     if not text.strip():
         return 0
     # Only what someone said is read for facts (headers, quotes, signatures... are blanked out, every
@@ -197,6 +191,42 @@ def extract_document(*, document_id: int, keep: Collection[int] = ()) -> int:
 _FIRST_PERSON_OPENING = re.compile(r"^\W*(?:I|I'(?:ll|m|ve|d)|I’(?:ll|m|ve|d)|my|me)\b", re.IGNORECASE)
 _FIRST_PERSON_SUBJECT = re.compile(r"\bI(?:'(?:ll|m|ve|d)|’(?:ll|m|ve|d))?\s+(?!\w+ly\b)")
 _WE = re.compile(r"^\W*(?:we|we'(?:ll|re|ve|d)|we’(?:ll|re|ve|d)|our|us)\b", re.IGNORECASE)
+
+
+def _reading(document: Document) -> tuple[str, list[int], list[tuple[int, str]], list[tuple[int, str]]]:
+    """The text read for facts, where each piece of it starts, its speakers, and the stored passage
+    each piece belongs to. A document read by blocks gives a piece a block, said as sentences (a
+    table row with its header, a list item with its lead-in); a conversation, a piece a turn."""
+    rows = list(
+        Chunk.objects.filter(document=document)
+        .order_by("ordinal")
+        .values_list("pk", "text", "speaker", "char_start", "char_end")
+    )
+    blocks = blocks_of(document)
+    pieces: list[tuple[int, str, str]] = []  # (passage, text, speaker)
+    if blocks is None or not rows:
+        pieces = [(pk, passage, speaker) for pk, passage, speaker, _, _ in rows]
+    else:
+        for block, said in reading_text(document, blocks):
+            pieces.append((_passage_at(rows, block.start), said, block.speaker))
+    text, starts, speakers, chunks = "", [], [], []
+    for passage, said, speaker in pieces:
+        starts.append(len(text))
+        speakers.append((len(text), speaker))
+        chunks.append((passage, said))
+        text += said + "\n\n"
+    return text, starts, speakers, chunks
+
+
+def _passage_at(rows: list[tuple[int, str, str, int, int]], offset: int) -> int:
+    """The stored passage that holds ``offset`` of the document, else the last one before it."""
+    before = rows[0][0]
+    for pk, _, _, start, end in rows:
+        if start <= offset < max(end, start + 1):
+            return pk
+        if start <= offset:
+            before = pk
+    return before
 
 
 def _speaking_subject(fact: ExtractedFact, speaker: str, team: str) -> str | None:
