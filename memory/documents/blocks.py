@@ -23,7 +23,6 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
@@ -131,7 +130,7 @@ def subject_column(header: Sequence[str]) -> int:
 
 
 def row_sentence(header: Sequence[str], cells: Sequence[str], subject: int = 0) -> str:
-    """"Team: Price per seat 29 EUR; Seats up to 50." for the row Team | 29 EUR | 50 under the
+    """ "Team: Price per seat 29 EUR; Seats up to 50." for the row Team | 29 EUR | 50 under the
     header Plan | Price per seat | Seats up to. An empty cell says nothing; a cell without a header
     is said alone."""
     if not any(c.strip() for c in cells):
@@ -170,7 +169,7 @@ def _parser(markdown: bool) -> MarkdownIt:
     parser = MarkdownIt("commonmark").enable(["table", "strikethrough"])
     if not markdown:
         # Plain text means none of these: an indented line is a line, a row of dashes a rule.
-        parser.disable(["code", "lheading", "html_block", "html_inline", "reference", "entity", "escape"])
+        parser.disable(["code", "heading", "lheading", "html_block", "html_inline", "reference", "entity", "escape"])
     return parser
 
 
@@ -181,11 +180,13 @@ def _inline_lines(token: Token) -> list[str]:
     for child in token.children or ():
         if child.type in ("text", "code_inline", "image"):
             lines[-1] += child.content
-        elif child.type in ("softbreak", "hardbreak"):
-            lines.append("")
-        elif child.type == "html_inline" and child.content.lower().startswith("<br"):
+        elif child.type in ("softbreak", "hardbreak") or _is_br(child):
             lines.append("")
     return [re.sub(r"[ \t]+", " ", line).strip() for line in lines if line.strip()]
+
+
+def _is_br(token: Token) -> bool:
+    return token.type == "html_inline" and token.content.lower().startswith("<br")
 
 
 def _inline_text(token: Token) -> str:
@@ -228,7 +229,9 @@ class _Walk:
         at = paragraph.start + at if at >= 0 else paragraph.start
         self.blocks.remove(paragraph)
         if cut > 0:
-            self.blocks.append(replace(paragraph, text=paragraph.text[: cut + 1].strip(), end=max(paragraph.start, at - 1)))
+            self.blocks.append(
+                replace(paragraph, text=paragraph.text[: cut + 1].strip(), end=max(paragraph.start, at - 1))
+            )
         self.blocks.append(replace(paragraph, kind=Kind.LEAD, text=lead, start=at))
         return lead
 
@@ -375,8 +378,14 @@ def _walk_table(walk: _Walk, tokens: list[Token], i: int) -> int:
             elif any(cell.strip() for cell in row):
                 subject = subject_column(header)
                 cells = tuple(row)
-                walk.add(Kind.ROW, row_sentence(header, cells, subject), _span(walk, row_token),
-                         header=header, cells=cells, subject=subject)
+                walk.add(
+                    Kind.ROW,
+                    row_sentence(header, cells, subject),
+                    _span(walk, row_token),
+                    header=header,
+                    cells=cells,
+                    subject=subject,
+                )
     return end + 1
 
 
@@ -532,6 +541,15 @@ def _turns(blocks: list[Block]) -> list[Block]:
             out.append(block)
             continue
         speaker = clean_inline(match["bold"] or match["plain"] or "").strip()
-        out.append(Block(Kind.TURN, block.text[match.end():].strip(), block.start, block.end, block.path,
-                         speaker=speaker, said=(match["time"] or "").strip()))
+        out.append(
+            Block(
+                Kind.TURN,
+                block.text[match.end() :].strip(),
+                block.start,
+                block.end,
+                block.path,
+                speaker=speaker,
+                said=(match["time"] or "").strip(),
+            )
+        )
     return out

@@ -17,7 +17,16 @@ from dataclasses import dataclass
 from memory.documents import blocks as read
 from memory.documents.blocks import TURN, clean_inline
 
-__all__ = ["TURN", "ChunkDraft", "chunk", "clean_inline", "is_conversation", "line_paragraphs", "opening_turn", "passages"]
+__all__ = [
+    "TURN",
+    "ChunkDraft",
+    "chunk",
+    "clean_inline",
+    "is_conversation",
+    "line_paragraphs",
+    "opening_turn",
+    "passages",
+]
 
 MAX_CHARS = 900
 MIN_CHARS = 200

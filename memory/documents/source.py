@@ -19,8 +19,7 @@ from email.utils import getaddresses, parsedate_to_datetime
 from zoneinfo import ZoneInfo
 
 from memory.documents.blocks import CONTENT, TURN, Block, Kind, clean_inline, read_blocks
-from memory.documents.chunking import ChunkDraft, chunk, is_conversation
-from memory.documents.chunking import line_paragraphs
+from memory.documents.chunking import ChunkDraft, chunk, is_conversation, line_paragraphs
 from memory.documents.names import plain_kind
 from memory.models import Document
 

@@ -19,9 +19,8 @@ from memory.documents.saving import add_document
 from memory.limits import FIELD_CHARS, MAX_DOCUMENT_CHARS, metadata_problem
 from memory.models import Document
 from memory.search.passages import search_chunks
+from memory.search.snippets import SNIPPET_CHARS, best_part, query_terms
 from usage.misses import record_miss
-
-SNIPPET_CHARS = 320
 
 # --- add_company_knowledge ----------------------------------------------------------------
 
@@ -187,9 +186,9 @@ class SearchOut(ToolOutput):
         return "\n".join(lines)
 
 
-def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
+def snippet(text: str, query: str = "", limit: int = SNIPPET_CHARS) -> str:
+    """What to show of a passage: the sentences or rows that match the query best, whole words only."""
+    return best_part(text, query_terms(query), limit)
 
 
 @mcp_tool("search_company_memory", title="Search Company Memory", args=SearchArgs, output=SearchOut, idempotent=True)
@@ -213,7 +212,7 @@ def search_company_memory_tool(actor: Actor, args: SearchArgs) -> SearchOut:
             document_id=format_id("doc", hit.document_id),
             title=hit.title,
             external_url=hit.source_url or None,
-            snippet=snippet(hit.text),
+            snippet=snippet(hit.text, args.query),
             retrievable=True,
             speaker=hit.speaker or None,
             said_at=hit.said_at,

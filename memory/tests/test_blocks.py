@@ -50,7 +50,10 @@ def kinds(blocks):
 
 def test_a_table_row_is_a_record_said_with_its_header_and_never_with_pipes():
     rows = [b for b in read_blocks(PRICING, markdown=True) if b.kind == Kind.ROW]
-    assert [r.sentence() for r in rows] == ["Team: Price per seat: 29 EUR; Seats up to: 50.", "Business: Price per seat: 49 EUR."]
+    assert [r.sentence() for r in rows] == [
+        "Team: Price per seat: 29 EUR; Seats up to: 50.",
+        "Business: Price per seat: 49 EUR.",
+    ]
     assert rows[0].header == ("Plan", "Price per seat", "Seats up to")
     assert rows[0].cells == ("Team", "29 EUR", "50")
     assert all("|" not in r.sentence() for r in rows)
@@ -102,7 +105,9 @@ def test_plain_text_that_opens_with_mail_headers_is_read_as_mail():
 
 def test_wrapped_lines_are_joined_and_lines_that_end_on_purpose_are_not():
     assert reflow("Board minutes\n12 May 2025\nPresent: Anna, Tom") == "Board minutes\n12 May 2025\nPresent: Anna, Tom"
-    wrapped = "The team agreed to move the release of the new billing\nsystem to the first week of June after the audit."
+    wrapped = (
+        "The team agreed to move the release of the new billing\nsystem to the first week of June after the audit."
+    )
     assert reflow(wrapped) == wrapped.replace("\n", " ")
     assert reflow("We ship on Friday.\nAnna owns QA.") == "We ship on Friday.\nAnna owns QA."
 

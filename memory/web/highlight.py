@@ -10,46 +10,18 @@ import re
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-SNIPPET_CHARS = 320
-BEFORE = 80  # characters of context kept before the first match
-# Words too common to be worth marking; a query made only of them marks them anyway.
-COMMON = frozenset(
-    "a an and are as at be by did do does for from had has have how i in is it its of on or the to was were "  # noqa: SIM905
-    "what when where which who whom why will with".split()
-)
+from memory.search.snippets import SNIPPET_CHARS, best_part, query_terms, term_pattern
 
-
-def query_terms(query: str) -> list[str]:
-    """The words of a query worth marking, longest first (so a longer word wins an overlap)."""
-    words = list(dict.fromkeys(w.casefold() for w in re.findall(r"\w+", query)))
-    useful = [w for w in words if w not in COMMON and len(w) > 1] or words
-    return sorted(useful, key=len, reverse=True)
+__all__ = ["SNIPPET_CHARS", "highlight", "query_terms", "snippet", "window"]
 
 
 def _pattern(terms: list[str]) -> re.Pattern[str] | None:
-    if not terms:
-        return None
-    return re.compile(r"\b(?:" + "|".join(re.escape(t) for t in terms) + r")\w*", re.IGNORECASE)
+    return term_pattern(terms)
 
 
 def window(text: str, terms: list[str], limit: int = SNIPPET_CHARS) -> str:
-    """About ``limit`` characters of ``text`` (whitespace folded) starting a little before the first
-    match, cut at word boundaries, with an ellipsis where text was left out."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    pattern = _pattern(terms)
-    found = pattern.search(text) if pattern else None
-    start = 0
-    if found is not None and found.start() > BEFORE:
-        start = found.start() - BEFORE
-        space = text.find(" ", start, found.start())
-        start = space + 1 if space >= 0 else start
-    end = min(len(text), start + limit)
-    if end < len(text):
-        space = text.rfind(" ", start, end)
-        end = space if space > start else end
-    return ("…" if start else "") + text[start:end] + ("…" if end < len(text) else "")
+    """The part of ``text`` to show for ``terms`` (``memory.search.snippets.best_part``)."""
+    return best_part(text, terms, limit)
 
 
 def highlight(text: str, terms: list[str]) -> SafeString:
