@@ -125,7 +125,13 @@ def extract_document(*, document_id: int, keep: Collection[int] = ()) -> int:
     # offset kept), and relative dates resolve against when the document was said, not saved.
     source = read_source(document, text, passages=speakers)
     body = source.body(text)
-    result = _extract_in_windows(body, starts, document_date=source.moment.day, known=_known_entities(document, body))
+    result = _extract_in_windows(
+        body,
+        starts,
+        document_date=source.moment.day,
+        known=_known_entities(document, body),
+        undated=source.moment.from_upload,
+    )
     result.entities += _speaker_entities(source, result.entities)
     teams = _teams_of(document.org_id, source.speakers())
     drafts, chunk_for = [], {}

@@ -170,19 +170,28 @@ class LLMExtractor:
         self.timeout = timeout
 
     def extract(
-        self, text: str, *, document_date: datetime.date | None = None, known: Sequence[KnownEntity] = ()
+        self,
+        text: str,
+        *,
+        document_date: datetime.date | None = None,
+        known: Sequence[KnownEntity] = (),
+        undated: bool = False,
     ) -> Extraction:
-        data = self._complete(self._user_message(text, document_date, known))
+        data = self._complete(self._user_message(text, document_date, known, undated))
         entities = _valid(_Entity, data.get("entities"))
         facts = _valid(_Fact, data.get("facts"))
         return _convert(text, entities, facts, known)
 
-    def _user_message(self, text: str, document_date: datetime.date | None, known: Sequence[KnownEntity]) -> str:
+    def _user_message(
+        self, text: str, document_date: datetime.date | None, known: Sequence[KnownEntity], undated: bool = False
+    ) -> str:
         # Only the known entities the text plausibly mentions: the whole memory would not fit a prompt.
         lowered = text.casefold()
         mentioned = [e for e in known if any(f.casefold() in lowered for f in (e.name, *e.aliases) if f.strip())]
         lines = [f"- {e.name} | {e.type} | {', '.join(e.aliases)}" for e in mentioned[:MAX_KNOWN_IN_PROMPT]]
         day = (document_date or datetime.date.today()).isoformat()
+        if undated:  # the text gives no date of its own: a day and month without a year stays without one
+            day = f"unknown (saved on {day}; leave a day or month without a year undated)"
         listing = "\n".join(lines) or "(none)"
         return f"Document date: {day}\nKnown entities (name | type | aliases):\n{listing}\n\nText:\n{text}"
 

@@ -91,7 +91,9 @@ _DURATION_RE = re.compile(
     re.I,
 )
 _CLOCK_ONLY_RE = re.compile(rf"^(?:(?:at|after|before|around|from|until|by)\s+)?{_CLOCK}(?:\s*(?:cet|utc|gmt|\w?st))?$")
-_DATEISH_RE = re.compile(rf"\d|\b{_MONTH}|\b{_WD}\b", re.I)
+# What a date the patterns do not know must hold: a month, a weekday, a year or a day/month pair; so
+# "3+", "L2", "v1.2", "24/7 support" and amounts are no dates.
+_DATEISH_RE = re.compile(rf"\b{_MONTH}|\b{_WD}\b|\b{_YEAR}\b|\b\d{{1,2}}[/.]\d{{1,2}}[/.]\d{{2,4}}\b", re.I)
 
 
 @dataclass
@@ -230,12 +232,22 @@ def _read(kind: str, m: re.Match[str], base: datetime.date, past: bool, last: bo
     return when
 
 
+# Calendar days and months named without a year: what a rule or an undated page leaves as words.
+_CALENDAR = frozenset({"daymonth", "monthday", "range", "month", "nth", "edge"})
+
+
 def _phrases(
-    text: str, base: datetime.date, past_at: Callable[[int, int], bool]
+    text: str, base: datetime.date, past_at: Callable[[int, int], bool], *, undated: bool = False
 ) -> tuple[list[_DateHit], list[tuple[int, int]]]:
-    """Date phrases the patterns read, and the spans of habits (no date, nothing read inside them)."""
+    """Date phrases the patterns read, and the spans of habits (no date, nothing read inside them).
+
+    A day or month without a year stays words, a span of its own that nothing reads as a date, in a
+    sentence that states a rule ("4-day weeks from May 1 through August 31 every year") and, with
+    ``undated``, in a document that says nowhere when it was written ("pay rises on January 1st"):
+    its year is not known, and the next one after the day of saving is a guess."""
     taken = [(m.start(), m.end()) for m in _RECURRING_RE.finditer(text)]
     blocked = list(taken)
+    partial_stays = undated or bool(taken)
     hits: list[_DateHit] = []
     for kind, pattern in _PHRASE_RES:
         for m in pattern.finditer(text):
@@ -263,8 +275,12 @@ def _phrases(
                 continue
             if when is None:
                 continue
-            taken.append((start, end))
             relative = kind not in ("iso", "slash", "year") and not m.groupdict().get("y")
+            if relative and partial_stays and kind in _CALENDAR and (kind != "edge" or m["m"]):
+                blocked.append((start, end))
+                taken.append((start, end))
+                continue
+            taken.append((start, end))
             if kind == "range":
                 first = _day_of(when.year, when.month, _number(m["d1"]))
                 if first is not None:
@@ -314,11 +330,13 @@ def _past_at(sent: Span) -> Callable[[int, int], bool]:
 
 
 def _dates(
-    sent: Span, ents: list[Span], base: datetime.date
+    sent: Span, ents: list[Span], base: datetime.date, *, undated: bool = False
 ) -> tuple[list[_DateHit], list[tuple[int, ExtractedValue]]]:
+    """Dates and durations of one sentence; ``undated``: its document says nowhere when it was written
+    (``base`` is the day it was saved), so a day or month without a year is left as written."""
     text, durations = sent.text, list[tuple[int, ExtractedValue]]()
     past_at = _past_at(sent)
-    hits, blocked = _phrases(text, base, past_at)
+    hits, blocked = _phrases(text, base, past_at, undated=undated)
     covered = blocked + [(h.start, h.end) for h in hits]
     for ent in ents:
         start, end = ent.start_char - sent.start_char, ent.end_char - sent.start_char

@@ -326,7 +326,11 @@ def _speaker_plans(sent: Span) -> bool:
 
 
 def _fact(
-    sent: Span, all_ents: list[Span], placed: list[tuple[Span, ExtractedEntity]], base: datetime.date
+    sent: Span,
+    all_ents: list[Span],
+    placed: list[tuple[Span, ExtractedEntity]],
+    base: datetime.date,
+    undated: bool = False,
 ) -> ExtractedFact | None:
     if sum(not (t.is_punct or t.is_space or t.is_currency) for t in sent) < 4 or sent.text.rstrip().endswith("?"):
         return None
@@ -334,7 +338,7 @@ def _fact(
         return None  # "Thanks for joining, Anna.": courtesy, not knowledge
     mentions = [(s, c) for s, c in placed if sent.start <= s.start < sent.end]
     ents = [e for e in all_ents if sent.start <= e.start < sent.end]  # Span.ents rescans the whole doc each time
-    hits, durations = _dates(sent, ents, base)
+    hits, durations = _dates(sent, ents, base, undated=undated)
     values = [v for _, v in sorted([*_money(sent, ents), *_counts(sent), *durations], key=lambda p: p[0])]
     for hit in hits:
         key = _context_key(sent, hit.start, hit.end, _DATE_KEYS, "date")
@@ -381,8 +385,16 @@ def _fact(
     )
 
 
-def extract(text: str, *, document_date: datetime.date | None = None, known: Sequence[KnownEntity] = ()) -> Extraction:
-    """Entities and facts of ``text``; relative dates resolve against ``document_date`` (else today)."""
+def extract(
+    text: str,
+    *,
+    document_date: datetime.date | None = None,
+    known: Sequence[KnownEntity] = (),
+    undated: bool = False,
+) -> Extraction:
+    """Entities and facts of ``text``; relative dates resolve against ``document_date`` (else today).
+    ``undated``: the text says nowhere when it was written, so ``document_date`` is the day it was
+    saved, and a day or month without a year stays as written (``dates._phrases``)."""
     known_t = tuple(known)
     doc = _parse(text, known_t)
     mentions = list(_mentions(doc, known_t))
@@ -391,7 +403,7 @@ def extract(text: str, *, document_date: datetime.date | None = None, known: Seq
     facts: list[ExtractedFact] = []
     ents = list(doc.ents)
     for sent in doc.sents:
-        fact = _fact(sent, ents, placed, base)
+        fact = _fact(sent, ents, placed, base, undated)
         if fact is not None:
             facts.append(fact)
             if len(facts) >= MAX_FACTS:
