@@ -144,6 +144,7 @@ def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
     roles = role_kinds(doc.text)
     links: dict[str, KnownEntity | None] = {}  # names repeat within a document
     taken: set[int] = set()
+    lower_words = frozenset(t.text for t in doc if t.text.islower())
     for ent in doc.ents:
         team = _team_of(doc, _trim(ent), roles)
         if ent.label_ == _KNOWN_LABEL and team is None:
@@ -151,7 +152,9 @@ def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
             taken.update(range(ent.start, ent.end))
             yield ent, _known_kind(entity, ent.text.strip(), roles), entity
         elif ent.label_ in _LABEL_TYPES or team is not None:
-            span = team or _trim(ent)
+            span = team or _opening_word_out(_trim(ent), doc, lower_words)
+            if span is None:
+                continue
             text = span.text.strip()
             if len(text) < 2 or text.islower() or _NOT_ENTITIES.fullmatch(text) or not re.search("[A-Za-z]", text):
                 continue
@@ -170,6 +173,11 @@ def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
     for name, kind in roles.items():
         for found in re.finditer(rf"(?i)\b{re.escape(name)}\b", doc.text):
             named = doc.char_span(found.start(), found.end(), alignment_mode="expand")
+            ordinary = named is not None and (
+                doc[named.start].pos_ in ("DET", "PRON") or named[0].lower_ in lower_words
+            )
+            if ordinary:
+                continue  # "Every team", "Our team": no team's name
             if named is not None and taken.isdisjoint(range(named.start, named.end)) and named.text[:1].isupper():
                 taken.update(range(named.start, named.end))
                 yield named, kind, index.link(named.text, 88) if known else None
@@ -179,6 +187,29 @@ def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
             taken.add(token.i)
             span = doc[token.i : token.i + 1]
             yield span, "system", index.link(span.text, 88) if known else None
+
+
+# Parts of speech an opening word has when it is capitalised by its place, not because it names something.
+_NOT_NAME_POS = frozenset({"VERB", "AUX", "ADJ", "ADV", "DET", "PRON", "INTJ", "ADP", "SCONJ", "CCONJ", "NUM"})
+_NOT_NAME_TAGS = frozenset({"NNS", "VB", "VBZ", "VBD", "VBG", "VBN", "VBP", "MD", "JJ", "RB", "UH"})
+
+
+def _opening_word_out(span: Span, doc: Doc, lower_words: frozenset[str]) -> Span | None:
+    """A name the model found, without the ordinary word that opens its sentence or list item: a
+    capitalised "Glad", "Contributes", "Every" or "Ping" there is capitalised by its place. It is
+    ordinary when the model reads it as a verb, an adjective, a plural and the like, or when the same
+    word is written in lower case elsewhere in the text. What is left is the name ("Ping Andrea" is
+    Andrea); nothing left, no name."""
+    first = span.doc[span.start]
+    before = doc[span.sent.start : span.start]
+    opening = span.start == span.sent.start or all(t.is_punct or t.is_space for t in before)
+    if not opening or not first.text[:1].isupper() or first.text.isupper():
+        return span
+    ordinary = first.pos_ in _NOT_NAME_POS or first.tag_ in _NOT_NAME_TAGS or first.lower_ in lower_words
+    if not ordinary:
+        return span
+    rest = doc[span.start + 1 : span.end]
+    return rest if len(rest) and rest.text[:1].isupper() else None
 
 
 def _team_of(doc: Doc, span: Span, roles: dict[str, str]) -> Span | None:
