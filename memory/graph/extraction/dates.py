@@ -93,7 +93,11 @@ _DURATION_RE = re.compile(
 _CLOCK_ONLY_RE = re.compile(rf"^(?:(?:at|after|before|around|from|until|by)\s+)?{_CLOCK}(?:\s*(?:cet|utc|gmt|\w?st))?$")
 # What a date the patterns do not know must hold: a month, a weekday, a year or a day/month pair; so
 # "3+", "L2", "v1.2", "24/7 support" and amounts are no dates.
-_DATEISH_RE = re.compile(rf"\b{_MONTH}|\b{_WD}\b|\b{_YEAR}\b|\b\d{{1,2}}[/.]\d{{1,2}}[/.]\d{{2,4}}\b", re.I)
+_DATEISH_RE = re.compile(
+    rf"\b{_MONTH}|\b{_WD}\b|\b{_YEAR}\b|\b\d{{1,2}}[/.]\d{{1,2}}[/.]\d{{2,4}}\b|\b\d{{1,2}}(?:st|nd|rd|th)\b", re.I
+)
+# A day or month named in words, kept as words where its year is not known.
+NAMED_DAY = re.compile(rf"\b{_MONTH}|\bthe\s+\d{{1,2}}(?:st|nd|rd|th)\b", re.I)
 
 
 @dataclass
@@ -232,6 +236,12 @@ def _read(kind: str, m: re.Match[str], base: datetime.date, past: bool, last: bo
     return when
 
 
+# A rule that comes back every year: its days and months are no one year's.
+_YEARLY_RE = re.compile(
+    rf"\b(?:every|each)\s+(?:other\s+)?(?:year|{_MONTH}|summer|winter|spring|autumn|fall|new\s+year)s?\b"
+    r"|\b(?:annually|yearly|every\s+calendar\s+year|each\s+calendar\s+year)\b",
+    re.I,
+)
 # Calendar days and months named without a year: what a rule or an undated page leaves as words.
 _CALENDAR = frozenset({"daymonth", "monthday", "range", "month", "nth", "edge"})
 
@@ -247,7 +257,7 @@ def _phrases(
     its year is not known, and the next one after the day of saving is a guess."""
     taken = [(m.start(), m.end()) for m in _RECURRING_RE.finditer(text)]
     blocked = list(taken)
-    partial_stays = undated or bool(taken)
+    partial_stays = undated or bool(_YEARLY_RE.search(text))
     hits: list[_DateHit] = []
     for kind, pattern in _PHRASE_RES:
         for m in pattern.finditer(text):

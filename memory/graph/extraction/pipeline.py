@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from memory.documents.names import SOFTWARE_NAMES, plain_kind
-from memory.graph.extraction.dates import _RECURRING_RE, LATER_EVENT, _clean, _dates
+from memory.graph.extraction.dates import _RECURRING_RE, LATER_EVENT, NAMED_DAY, _clean, _dates
 from memory.graph.extraction.kinds import looks_like_person, role_kinds
 from memory.graph.extraction.shapes import (
     MAX_FACTS,
@@ -192,6 +192,18 @@ def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
 # Parts of speech an opening word has when it is capitalised by its place, not because it names something.
 _NOT_NAME_POS = frozenset({"VERB", "AUX", "ADJ", "ADV", "DET", "PRON", "INTJ", "ADP", "SCONJ", "CCONJ", "NUM"})
 _NOT_NAME_TAGS = frozenset({"NNS", "VB", "VBZ", "VBD", "VBG", "VBN", "VBP", "MD", "JJ", "RB", "UH"})
+_NEVER_NAME_POS = frozenset({"DET", "PRON", "ADP", "SCONJ", "CCONJ", "INTJ"})
+# How common a word must be in English (wordfreq's Zipf scale) to be read as an ordinary word.
+_COMMON_ZIPF = 3.0
+
+
+@lru_cache(maxsize=8192)
+def _common_word(word: str) -> bool:
+    import wordfreq
+
+    lower = word.casefold()
+    forms = {lower, lower.removesuffix("s"), lower.removesuffix("es")}
+    return any(wordfreq.zipf_frequency(form, "en") >= _COMMON_ZIPF for form in forms if len(form) > 1)
 
 
 def _opening_word_out(span: Span, doc: Doc, lower_words: frozenset[str]) -> Span | None:
@@ -205,7 +217,12 @@ def _opening_word_out(span: Span, doc: Doc, lower_words: frozenset[str]) -> Span
     opening = span.start == span.sent.start or all(t.is_punct or t.is_space for t in before)
     if not opening or not first.text[:1].isupper() or first.text.isupper():
         return span
-    ordinary = first.pos_ in _NOT_NAME_POS or first.tag_ in _NOT_NAME_TAGS or first.lower_ in lower_words
+    if first.lower_ in lower_words or first.pos_ in _NEVER_NAME_POS:
+        ordinary = True
+    elif len(span) == 1:  # a name the model does not know may be tagged a verb: the word must be common too
+        ordinary = (first.pos_ in _NOT_NAME_POS or first.tag_ in _NOT_NAME_TAGS) and _common_word(first.text)
+    else:
+        ordinary = False
     if not ordinary:
         return span
     rest = doc[span.start + 1 : span.end]
@@ -375,8 +392,9 @@ def _fact(
         key = _context_key(sent, hit.start, hit.end, _DATE_KEYS, "date")
         values.append(ExtractedValue(key, date=hit.date, text=sent.text[hit.start : hit.end]))
     values = affirmed(sent.text, values)
-    if not mentions and not values and not _RECURRING_RE.search(sent.text) and not _speaker_plans(sent):
-        return None  # a habit ("every Monday at 10:00") is worth keeping though it names no date
+    timely = _RECURRING_RE.search(sent.text) or NAMED_DAY.search(sent.text)
+    if not mentions and not values and not timely and not _speaker_plans(sent):
+        return None  # a habit ("every Monday at 10:00") or a day kept in words is worth keeping though it names no date
     if (
         not values
         and len(sent) <= 8
