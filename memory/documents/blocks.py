@@ -249,11 +249,13 @@ class _Walk:
             at = raw.find(part[0][:20], cursor, span[1])
             start = at if at >= 0 else cursor
             end = span[1] if last == len(lines) else max(start, raw.find(lines[last][:20], start + 1, span[1]) - 1)
-            yield (" ".join(part) if self.markdown else reflow_lines(part)), (start, end)
+            yield reflow_lines(part), (start, end)
             cursor = start + 1
 
     def text_of(self, token: Token) -> str:
-        return _inline_text(token) if self.markdown else reflow_lines(_inline_lines(token))
+        # Markdown joins a paragraph's lines too, but a line that ends a sentence is kept a line: people
+        # write one sentence a line, and what reads them (sentences, names) is better for knowing it.
+        return reflow_lines(_inline_lines(token))
 
 
 def _span(walk: _Walk, token: Token) -> tuple[int, int]:
@@ -391,7 +393,12 @@ def _walk_table(walk: _Walk, tokens: list[Token], i: int) -> int:
 
 # --- plain text: re-flowing wrapped lines -------------------------------------------------------
 
-_WRAP_SHARE = 0.75  # a line this long against the paragraph's longest was wrapped, not ended
+_WRAP_SHARE = 0.6  # a line this long against the paragraph's longest was wrapped, not ended
+_WRAP_WIDTH = 30  # a paragraph whose lines are all shorter is a list of short lines (a title, a date)
+# Words a line does not end on unless it was wrapped.
+_OPEN_ENDINGS = frozenset(
+    "a an the and or but to of for from with in on at by through until as that which who whose than if".split()  # noqa: SIM905
+)
 _LIST_START = re.compile(r"^\s*(?:[-*•+]|\d{1,3}[.)])\s+")
 
 
@@ -409,12 +416,13 @@ def reflow_lines(lines: list[str]) -> str:
     widest = max(len(line) for line in lines)
     out = lines[0]
     for before, line in zip(lines, lines[1:], strict=False):
-        wrapped = len(before) >= _WRAP_SHARE * widest and widest >= 40
         ended = before.endswith((".", "!", "?", ":", ";", "…")) or _LIST_START.match(line) is not None
-        continuing = line[:1].islower() or before.endswith((",", "-", "–", "(", "and", "or", "the", "to", "a"))
-        if (wrapped and not ended) or (continuing and not ended):
-            out = out[:-1] if out.endswith("-") and line[:1].islower() and before[-2:-1].isalpha() else out + " "
-            out += line
+        wrapped = len(before) >= _WRAP_SHARE * widest and widest >= _WRAP_WIDTH
+        last_word = before.rsplit(None, 1)[-1].casefold() if before.split() else ""
+        continuing = line[:1].islower() or before.endswith((",", "-", "–", "(")) or last_word in _OPEN_ENDINGS
+        if not ended and (wrapped or continuing):
+            hyphen = out.endswith("-") and line[:1].islower() and before[-2:-1].isalpha()
+            out = (out[:-1] if hyphen else out + " ") + line
         else:
             out += "\n" + line
     return out
