@@ -260,6 +260,9 @@ BRAIN_ANSWER_LINK_DAYS = env_int("BRAIN_ANSWER_LINK_DAYS", 14, minimum=1, maximu
 # Fernet keys for credentials at rest, newest first (rotate: put a new one first, run
 # manage.py rotate_connector_keys, drop the old one); without them a key is derived from SECRET_KEY.
 BRAIN_CONNECTOR_KEYS = env_list("BRAIN_CONNECTOR_KEYS", [])
+# How long the hash of each accepted webhook body is kept: the same signed body again within it is
+# a replay, answered and not acted on (connectors.hooks).
+BRAIN_WEBHOOK_REPLAY_DAYS = env_int("BRAIN_WEBHOOK_REPLAY_DAYS", 30, minimum=1, maximum=365)
 BRAIN_GITHUB_API_URL = env_str("BRAIN_GITHUB_API_URL", "https://api.github.com").rstrip("/")
 # Sentry's web API; a self-hosted Sentry's is https://<host>/api/0/.
 BRAIN_SENTRY_API_URL = env_str("BRAIN_SENTRY_API_URL", "https://sentry.io/api/0/").rstrip("/") + "/"
