@@ -90,6 +90,39 @@ class Membership(models.Model):
         return f"{self.user} in {self.org} ({self.role})"
 
 
+class MembershipInvitation(models.Model):
+    """An invitation to an organisation for someone who has an account already (brain.invitations):
+    no membership until they accept it, signed in as themselves, before ``expires_at``; they may
+    decline it instead. At most one is open per person and organisation."""
+
+    OPEN, ACCEPTED, DECLINED = "open", "accepted", "declined"
+    ANSWERS = [(OPEN, "Open"), (ACCEPTED, "Accepted"), (DECLINED, "Declined")]
+
+    org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="invitations")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations")
+    role = models.CharField(max_length=16, choices=Membership.ROLES, default=Membership.MEMBER)
+    invited_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)  # in its address
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+    answer = models.CharField(max_length=16, choices=ANSWERS, default=OPEN)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["org", "user"], condition=models.Q(answer="open"), name="invitation_one_open_per_user"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} to {self.org} ({self.answer})"
+
+    @property
+    def expired(self) -> bool:
+        return self.expires_at <= timezone.now()
+
+
 def _token_prefix() -> str:
     return secrets.token_hex(4)
 

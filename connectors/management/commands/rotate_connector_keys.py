@@ -11,27 +11,33 @@ from django.db import transaction
 from connectors.models import Connection
 from connectors.sealing import CredentialsUnreadable, reseal
 
-SEALED = ("sealed_credentials", "sealed_webhook_secret")
+# Each sealed column, and what to do when no key opens it.
+SEALED = {
+    "sealed_credentials": "paste their credentials again",
+    "sealed_webhook_secret": "put back the key their webhook secret was sealed with, or add them again",
+}
 
 
 class Command(BaseCommand):
     help = "Re-encrypt connection credentials and webhook secrets with the first key of BRAIN_CONNECTOR_KEYS."
 
     def handle(self, *args: Any, **options: Any) -> None:
-        done, unreadable = 0, []
+        done = 0
+        unreadable: dict[str, list[str]] = {column: [] for column in SEALED}
         with transaction.atomic():
             for connection in Connection.objects.select_for_update():
-                try:
-                    for column in SEALED:
+                resealed = []
+                for column in SEALED:
+                    try:
                         setattr(connection, column, reseal(getattr(connection, column)))
-                except CredentialsUnreadable:
-                    unreadable.append(connection.name)
-                    continue
-                connection.save(update_fields=list(SEALED))
-                done += 1
+                    except CredentialsUnreadable:
+                        unreadable[column].append(connection.name)
+                        continue
+                    resealed.append(column)
+                connection.save(update_fields=resealed)
+                done += len(resealed) == len(SEALED)
         self.stdout.write(f"{done} connection(s) sealed with the newest key.")
-        if unreadable:
-            self.stdout.write(
-                "No configured key opens the credentials or webhook secret of these; paste their credentials "
-                f"again: {', '.join(unreadable)}"
-            )
+        for column, names in unreadable.items():
+            if names:
+                self.stdout.write(f"No configured key opens the {column.removeprefix('sealed_').replace('_', ' ')} "
+                                  f"of these; {SEALED[column]}: {', '.join(names)}")  # fmt: skip
