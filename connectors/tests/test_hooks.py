@@ -215,3 +215,24 @@ def test_the_webhook_secret_is_sealed_and_rotates_with_the_credentials(github, a
     settings.BRAIN_CONNECTOR_KEYS = [old]  # a secret no key opens verifies nothing, not even ""
     assert Connection.objects.get(pk=connection.pk).webhook_secret == ""
     assert deliver(connection, "ping", {"zen": "x"}, secret="").status_code == 401
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_seals_the_webhook_secrets_stored_in_the_clear(admin_actor):
+    from django.db import connection as database
+    from django.db.migrations.executor import MigrationExecutor
+
+    from brain.models import Category
+
+    before, after = [("connectors", "0002_slack_audiences")], [("connectors", "0003_sealed_webhook_secrets")]
+    executor = MigrationExecutor(database)
+    executor.migrate(before)
+    old = executor.loader.project_state(before).apps.get_model("connectors", "Connection")
+    category = Category.objects.get(org=admin_actor.org, slug=Category.DEFAULT_SLUG)
+    old.objects.create(org_id=admin_actor.org.pk, kind="github", name="Old", category_id=category.pk,
+                       webhook_secret="a1" * 32)  # fmt: skip
+    executor = MigrationExecutor(database)
+    executor.migrate(after)
+    stored = Connection.objects.get(name="Old")
+    assert "a1" * 32 not in stored.sealed_webhook_secret
+    assert stored.webhook_secret == "a1" * 32
