@@ -94,7 +94,8 @@ def test_a_deleted_issue_is_withdrawn_at_once(github, admin_actor):  # noqa: F81
 
 
 ISSUE = {"action": "edited", "issue": {"number": 1}, "repository": {"full_name": "acme/api"}}
-MESSAGE = {"type": "event_callback", "event_id": "Ev9", "event": {"type": "message", "channel": "C1", "ts": "1.2"}}
+EVENT = {"type": "message", "channel": "C1", "ts": "1.2"}
+MESSAGE = {"type": "event_callback", "event_id": "Ev9", "event": EVENT}
 # (what is sent, words the answer must hold)
 GITHUB_BAD = [
     (b"not json", "not JSON"),
@@ -124,10 +125,10 @@ SLACK_BAD = [
     (json.dumps({**MESSAGE, "event": "message"}).encode(), "event must be an object; it is a string"),
     (json.dumps({**MESSAGE, "event_id": 9}).encode(), "event_id must be a string"),
     (json.dumps({**MESSAGE, "event": {"type": "message"}}).encode(), "event.channel must be a string"),
-    (json.dumps({**MESSAGE, "event": {**MESSAGE["event"], "ts": 1.2}}).encode(), "event.ts must be a string"),
-    (json.dumps({**MESSAGE, "event": {**MESSAGE["event"], "message": []}}).encode(), "event.message must be an"),
+    (json.dumps({**MESSAGE, "event": {**EVENT, "ts": 1.2}}).encode(), "event.ts must be a string"),
+    (json.dumps({**MESSAGE, "event": {**EVENT, "message": []}}).encode(), "event.message must be an"),
     (
-        json.dumps({**MESSAGE, "event": {**MESSAGE["event"], "previous_message": {"thread_ts": 2}}}).encode(),
+        json.dumps({**MESSAGE, "event": {**EVENT, "previous_message": {"thread_ts": 2}}}).encode(),
         "event.previous_message.thread_ts must be a string",
     ),
 ]
