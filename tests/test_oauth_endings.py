@@ -11,7 +11,7 @@ from brain.models import Membership
 from brain.services import add_member
 from conftest import make_org, make_user
 from tests.conftest import call
-from tests.oauth_flow import REDIRECT, connect, consent, mcp_status, pkce, register, token_over_http
+from tests.oauth_flow import REDIRECT, connect, consent, mcp_status, pkce, register, register_over_http, token_over_http
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -125,3 +125,25 @@ def test_a_replayed_code_ends_every_token_of_its_first_exchange_and_no_others(me
     # Another code's exchange for the same app and person is not touched.
     assert works(base, untouched["access_token"])
     assert refresh(base, client_id, untouched["refresh_token"]).status_code == 200
+
+
+def test_the_nightly_purge_forgets_spent_codes_without_tokens_and_past_hours_counts(member, base):
+    from datetime import timedelta
+
+    from oauth2_provider.models import RefreshToken
+
+    from brain.models import RegistrationCount, SpentCode
+    from brain.oauth.connections import purge_unused
+
+    org, _user, client = member
+    connect(client, org.pk, base)
+    assert register_over_http(base).status_code == 201
+    purge_unused()
+    assert SpentCode.objects.count() == 1  # its family still has a token a replay would end
+    assert RegistrationCount.objects.count() == 1  # this hour's count still limits
+    RefreshToken.objects.all().delete()
+    counted = RegistrationCount.objects.get()
+    RegistrationCount.objects.update(hour=counted.hour - timedelta(hours=1))
+    purge_unused()
+    assert not SpentCode.objects.exists()
+    assert not RegistrationCount.objects.exists()
