@@ -22,8 +22,8 @@ def _connected(request: Any) -> bool:
     user, client = getattr(request, "user", None), getattr(request, "client", None)
     if user is None or client is None:
         return False
-    connections = live_tokens().filter(user_id=user.pk, oauth_application_id=client.pk)
-    return connections.filter(member_role__isnull=False).exists()
+    connection = live_tokens().filter(user_id=user.pk, oauth_application_id=client.pk).first()
+    return connection is not None and getattr(connection, "member_role", None) is not None
 
 
 class BrainValidator(OAuth2Validator):
