@@ -367,3 +367,31 @@ class AuditRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.who} {self.action} {self.target}"
+
+
+class SpentCode(models.Model):
+    """An OAuth authorisation code that was exchanged, and the token family its exchange began
+    (brain.oauth.codes): a second use of the code ends that family. Stored as a hash, as tokens
+    are; kept while any token of the family is."""
+
+    code_checksum = models.CharField(max_length=64, unique=True)
+    token_family = models.UUIDField()
+    spent_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"code spent at {self.spent_at:%Y-%m-%d %H:%M}"
+
+
+class RegistrationCount(models.Model):
+    """How many OAuth clients one address registered in one hour (brain.oauth.registrations): in the
+    database, so every web process counts against the same number and a restart resets nothing."""
+
+    address = models.CharField(max_length=100)
+    hour = models.DateTimeField()
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["address", "hour"], name="registration_count_address_hour")]
+
+    def __str__(self) -> str:
+        return f"{self.address or 'unknown address'}: {self.count} at {self.hour:%Y-%m-%d %H:00}"
