@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("brain", "0010_features_connected"),
+        ("brain", "0011_membership_invitations"),
     ]
 
     operations = [
