@@ -62,7 +62,8 @@ def env_file_values(path: str) -> dict[str, str]:
     return values
 
 
-HOST_PATTERN = re.compile(r"\.?[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?)*")
+LABEL = r"[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?"
+HOST_PATTERN = re.compile(rf"\.?{LABEL}(?:\.{LABEL})*")
 
 
 def env_hosts_and_networks(name: str, default: list[str] | None = None) -> list[str]:

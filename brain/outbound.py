@@ -106,7 +106,8 @@ def connect(destination: Destination, *, timeout: float | None = None) -> socket
 def unreachable(what: str, *, host: str, port: int, error: BaseException) -> str:
     """What to tell a member when a destination they chose could not be used: the same words for
     every cause, so that the answer cannot map the network behind Brain. The cause is logged."""
-    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    bare = host.removeprefix("[").removesuffix("]")
+    where = f"[{bare}]:{port}" if ":" in bare else f"{bare}:{port}"
     log.warning("%s %s could not be reached: %s: %s", what, where, type(error).__name__, error)
     return (
         f"{what} {where} could not be reached: Brain found no server there that it may use and trusts. "
