@@ -44,7 +44,7 @@ class Refused(OSError):
 class Destination:
     """A host and port that passed the rule, with the addresses that were checked."""
 
-    host: str  # as typed, without brackets: what TLS checks the certificate for and the Host header names
+    host: str  # as typed, in lower case without brackets: what TLS checks the certificate for
     port: int
     addresses: tuple[str, ...]
 
@@ -61,7 +61,7 @@ def resolve(host: str, port: int) -> list[str]:
 
 def check(host: str, port: int) -> Destination:
     """The destination, resolved once; Refused when it may not be reached."""
-    name = host.strip().removeprefix("[").removesuffix("]")
+    name = host.strip().removeprefix("[").removesuffix("]").rstrip(".").lower()
     try:
         addresses = resolve(name, port) if name else []
     except (OSError, UnicodeError) as exc:
@@ -117,7 +117,7 @@ def unreachable(what: str, *, host: str, port: int, error: BaseException) -> str
 
 def _named_by_operator(name: str) -> bool:
     names = [entry for entry in settings.BRAIN_OUTBOUND_ALLOW if _network(entry) is None]
-    return bool(names) and validate_host(name.lower().rstrip("."), names)
+    return bool(names) and validate_host(name, names)
 
 
 def _may_reach(address: str) -> bool:
