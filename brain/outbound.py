@@ -11,6 +11,8 @@ what is there. So every such connection goes through here:
 - ``connect`` opens a socket to those checked addresses only and never asks the resolver again, so
   a name that answered with a public address for the check cannot answer with an internal one for
   the connection; TLS and the Host header still use the name;
+- ``pin`` does the same for an HTTP client, which then connects to the address in place of the
+  name in the URL;
 - ``unreachable`` words every failure to reach a destination the same way, whether the address was
   refused, the port closed or silent, or the handshake or the certificate bad, and logs the detail
   for the operator.
@@ -26,6 +28,7 @@ import logging
 import socket
 import time
 from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
 
 from django.conf import settings
 from django.http.request import validate_host
@@ -47,6 +50,17 @@ class Destination:
     host: str  # as typed, in lower case without brackets: what TLS checks the certificate for
     port: int
     addresses: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PinnedURL:
+    """A URL whose host passed the rule, for an HTTP client that connects to the host its URL names:
+    the URL with the first checked address in place of the host, the Host header to send, and the
+    name TLS checks the certificate for (httpx's ``sni_hostname`` extension)."""
+
+    url: str
+    host_header: str
+    server_name: str
 
 
 def timeout_seconds() -> float:
@@ -75,6 +89,23 @@ def check(host: str, port: int) -> Destination:
                 f"{name} resolves to {', '.join(barred)}, which is not a global address and not in BRAIN_OUTBOUND_ALLOW"
             )
     return Destination(host=name, port=port, addresses=tuple(addresses))
+
+
+def pin(url: str) -> PinnedURL:
+    """An http(s) URL checked by the rule (Refused) and pinned to its first checked address;
+    ValueError when it is no http(s) URL with a host."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("not an http or https URL with a host")
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    destination = check(parts.hostname, port)
+    address = destination.addresses[0]
+    netloc = f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
+    return PinnedURL(
+        url=urlunsplit(parts._replace(netloc=netloc)),
+        host_header=parts.netloc.rpartition("@")[2],
+        server_name=destination.host,
+    )
 
 
 def open_socket(address: tuple[str, int], timeout: float) -> socket.socket:
