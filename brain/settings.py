@@ -14,7 +14,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from brain.api.groups import OPENAPI_TAGS
 from brain.api.introduction import DESCRIPTION as API_DESCRIPTION
-from brain.env import env_bool, env_file_values, env_int, env_list, env_str
+from brain.env import env_bool, env_file_values, env_hosts_and_networks, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("BRAIN_DATA_DIR") or BASE_DIR / ".brain-data")
@@ -256,6 +256,21 @@ BRAIN_TWILIO_AUTH_TOKEN = env_str("BRAIN_TWILIO_AUTH_TOKEN")
 BRAIN_TWILIO_FROM = env_str("BRAIN_TWILIO_FROM")
 BRAIN_ANSWER_LINK_DAYS = env_int("BRAIN_ANSWER_LINK_DAYS", 14, minimum=1, maximum=365)
 
+# --- Outbound connections to destinations members choose (brain.outbound, docs/operations.md) -----
+# An IMAP host, an OAuth client's metadata document, a contact's Slack webhook: Brain reaches them
+# only at global addresses, unless the operator lists the host name or a network holding the
+# address. The test suite's stand-in servers listen on loopback, so the suite allows it.
+BRAIN_OUTBOUND_ALLOW = env_hosts_and_networks(
+    "BRAIN_OUTBOUND_ALLOW", ["127.0.0.0/8", "::1", "localhost"] if TESTING else []
+)
+# Seconds to connect to such a destination and hear its first answer (a greeting, a TLS handshake).
+BRAIN_OUTBOUND_TIMEOUT_SECONDS = env_int("BRAIN_OUTBOUND_TIMEOUT_SECONDS", 5, minimum=1, maximum=60)
+if os.environ.get("BRAIN_OAUTH_METADATA_PRIVATE_HOSTS", "").strip():
+    raise ImproperlyConfigured(
+        "BRAIN_OAUTH_METADATA_PRIVATE_HOSTS is no longer read: list those hosts in BRAIN_OUTBOUND_ALLOW, "
+        "which every connection to a destination a member chose obeys"
+    )
+
 # --- Connectors (docs/connectors.md) ----------------------------------------------------------
 # Fernet keys for credentials at rest, newest first (rotate: put a new one first, run
 # manage.py rotate_connector_keys, drop the old one); without them a key is derived from SECRET_KEY.
@@ -286,9 +301,8 @@ BRAIN_OAUTH_REGISTRATIONS_PER_HOUR = env_int("BRAIN_OAUTH_REGISTRATIONS_PER_HOUR
 BRAIN_OAUTH_REDIRECT_HOSTS = env_list("BRAIN_OAUTH_REDIRECT_HOSTS", [])
 # Schemes a redirect may use besides https and loopback http (apps that open a link of their own).
 BRAIN_OAUTH_REDIRECT_SCHEMES = env_list("BRAIN_OAUTH_REDIRECT_SCHEMES", ["cursor", "vscode", "vscode-insiders"])
-# Client metadata documents are fetched from public addresses only, unless these hosts are listed
-# (ALLOWED_HOSTS syntax); an extra CA file is trusted for those fetches when set.
-BRAIN_OAUTH_METADATA_PRIVATE_HOSTS = env_list("BRAIN_OAUTH_METADATA_PRIVATE_HOSTS", [])
+# Client metadata documents are fetched where BRAIN_OUTBOUND_ALLOW lets Brain connect; an extra
+# CA file is trusted for those fetches when set (a private CA of a host the operator allowed).
 BRAIN_OAUTH_METADATA_CA_FILE = env_str("BRAIN_OAUTH_METADATA_CA_FILE")
 BRAIN_OAUTH_ACCESS_TOKEN_SECONDS = env_int("BRAIN_OAUTH_ACCESS_TOKEN_SECONDS", 3600, minimum=60, maximum=86400)
 BRAIN_OAUTH_REFRESH_TOKEN_DAYS = env_int("BRAIN_OAUTH_REFRESH_TOKEN_DAYS", 30, minimum=1, maximum=365)
