@@ -53,7 +53,7 @@ class _Broker:
             self.local.connection = current_app.connection_for_write(
                 transport_options=options, connect_timeout=SEND_TIMEOUT
             )
-        return self.local.connection  # type: ignore[no-any-return]
+        return self.local.connection
 
     def drop(self) -> None:
         connection, self.local.connection = getattr(self.local, "connection", None), None

@@ -170,7 +170,7 @@ def test_a_burst_of_notes_from_two_organisations_is_ready_within_seconds_while_t
         return not unready.exists()
 
     wait_while_progressing(all_ready, documents_progress(waiting), what="every note to be ready")
-    took = [(d.processed_at - d.recorded_at).total_seconds() for d in waiting]
+    took = [(d.processed_at - d.recorded_at).total_seconds() for d in waiting if d.processed_at]
     print(f"20 notes ready {min(took):.1f} to {max(took):.1f} s after their save")
     assert {d.attempts for d in waiting} == {1}  # none was ingested twice
     ordinals = list(Chunk.objects.filter(document__in=ids).values_list("document_id", "ordinal"))
