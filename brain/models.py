@@ -395,3 +395,17 @@ class RegistrationCount(models.Model):
 
     def __str__(self) -> str:
         return f"{self.address or 'unknown address'}: {self.count} at {self.hour:%Y-%m-%d %H:00}"
+
+
+class OutboxMessage(models.Model):
+    """A message for the worker, saved in the transaction of the row it is about and deleted once the
+    broker has it (brain.queueing): a broker that is away, frozen or slow delays work, never a save."""
+
+    task = models.CharField(max_length=200)
+    row_id = models.BigIntegerField()
+    queue = models.CharField(max_length=100, blank=True)  # blank: the task's route (CELERY_TASK_ROUTES)
+    what = models.CharField(max_length=100)  # for the log: "document", "upload", "job run", ...
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.task}({self.row_id})"

@@ -89,6 +89,9 @@ BRAIN_INGEST_MAX_ATTEMPTS = env_int("BRAIN_INGEST_MAX_ATTEMPTS", 5, minimum=1, m
 # and how long a queued document or request may wait before its message is taken to be lost.
 BRAIN_SWEEP_INTERVAL_SECONDS = env_int("BRAIN_SWEEP_INTERVAL_SECONDS", 60, minimum=1, maximum=3600)
 BRAIN_QUEUED_GRACE_SECONDS = env_int("BRAIN_QUEUED_GRACE_SECONDS", 300, minimum=0, maximum=86400)
+# How often beat sends the outbox's messages that the broker could not take when their save
+# committed (brain.queueing): the longest a save made while the broker was away waits once it is back.
+BRAIN_OUTBOX_SWEEP_SECONDS = env_int("BRAIN_OUTBOX_SWEEP_SECONDS", 10, minimum=1, maximum=3600)
 # A request being sent for longer than this was interrupted (its worker died) and is queued again.
 BRAIN_SEND_LEASE_SECONDS = env_int("BRAIN_SEND_LEASE_SECONDS", 300, minimum=5, maximum=86400)
 BRAIN_REPORT_RETENTION_DAYS = env_int("BRAIN_REPORT_RETENTION_DAYS", 90, minimum=1, maximum=3650)
@@ -400,8 +403,8 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # The worker and beat wait for the broker however long it is away (the default gives up after
-# 100 tries, about 45 minutes), and a save while it is away fails fast: the row is the record,
-# and the sweeps queue it again once the broker is back.
+# 100 tries, about 45 minutes). A save never waits on it: its message goes through the outbox
+# (brain.queueing), sent after the commit on a connection of its own with short timeouts.
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_RETRY = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
@@ -411,6 +414,7 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "inte
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 CELERY_TASK_ROUTES = {
     # Sweeps stay off the ingest and dispatch queues, so a long backlog does not delay them.
+    "brain.tasks.send_outbox_task": {"queue": "celery"},
     "memory.tasks.sweep_stuck_documents_task": {"queue": "celery"},
     "memory.tasks.recover_worker_task": {"queue": "celery"},
     "memory.tasks.sweep_pending_extractions_task": {"queue": "celery"},
@@ -430,6 +434,10 @@ CELERY_TASK_ROUTES = {
 }
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BEAT_SCHEDULE = {
+    "send-outbox": {
+        "task": "brain.tasks.send_outbox_task",
+        "schedule": float(BRAIN_OUTBOX_SWEEP_SECONDS),
+    },
     "sweep-stuck-documents": {
         "task": "memory.tasks.sweep_stuck_documents_task",
         "schedule": float(BRAIN_SWEEP_INTERVAL_SECONDS),

@@ -41,6 +41,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 from slack_sdk.signature import SignatureVerifier
 
+from brain.queueing import send_on_commit
 from connectors import slack
 from connectors.hook_bodies import BadBody, github_payload, slack_payload
 from connectors.kinds import Item
@@ -165,7 +166,5 @@ def _slack_changes(event: dict[str, object]) -> tuple[str, list[str]]:
 
 
 def _sync_now(connection: Connection) -> None:
-    from connectors.tasks import sync_connection_task
-
     Connection.objects.filter(pk=connection.pk).update(next_sync_at=timezone.now())
-    transaction.on_commit(lambda: sync_connection_task.delay(connection.pk))
+    send_on_commit("connectors.tasks.sync_connection_task", connection.pk, what="connection sync")

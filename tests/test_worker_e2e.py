@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 import signal
 import time
+from datetime import timedelta
 
 import psutil
 import pytest
 import redis
 from django.conf import settings
+from django.utils import timezone
 
 from conftest import make_actor, make_org, make_token
 from memory.documents.chunking import chunk
@@ -133,3 +135,43 @@ def test_knowledge_saved_out_of_credits_waits_then_the_worker_ingests_it_once_cr
     hits = call(brain_url, token, "search_company_memory", {"query": "where do we park?"}).structured_content
     assert hits["hits"][0]["title"] == "Parking"
     assert Account.objects.get(org=org).credits == 4
+
+
+NOTES_READY_WITHIN = 30  # seconds from a note's save; a note left without a message waited 300+ s for the sweep
+BIG = "\n\n".join(f"Paragraph {i}: " + "the quarterly plan covers hiring and budgets. " * 18 for i in range(150))
+
+
+@pytest.fixture
+def two_slot_worker(tmp_path):
+    """A worker with two processes: one for the bulk lane's handbook, one for the notes."""
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    proc = start_worker(tmp_path, concurrency=2, env={"BRAIN_EXTRACT_FACTS": "0"})  # the notes alone
+    yield proc
+    stop_worker(proc)
+
+
+def test_a_burst_of_notes_from_two_organisations_is_ready_within_seconds_while_the_bulk_lane_is_busy(two_slot_worker):
+    # Messages of one organisation's notes take the other's turns (memory.documents.lanes): each
+    # message still ingests one note, so no note is left for the sweep, and none is ingested twice.
+    first, second = make_org(), make_org()
+    handbook = add_document(actor=make_actor(first), title="Handbook", content=BIG).document
+    assert wait_for(lambda: Document.objects.get(pk=handbook.pk).status == "processing", first)
+    notes = [
+        add_document(actor=make_actor(org), title=f"Note {n}", content=f"Standup {n} moved to room {n}.").document
+        for n, org in enumerate([first] * 10 + [second] * 10)
+    ]
+    ids = [note.pk for note in notes]
+    waiting = Document.objects.filter(pk__in=ids)
+
+    def all_ready() -> bool:
+        unready = waiting.exclude(status="ready")
+        late = list(unready.filter(recorded_at__lt=timezone.now() - timedelta(seconds=NOTES_READY_WITHIN)))
+        assert not late, f"notes not ready {NOTES_READY_WITHIN} s after their save: {[(d.pk, d.status) for d in late]}"
+        return not unready.exists()
+
+    wait_while_progressing(all_ready, documents_progress(waiting), what="every note to be ready")
+    took = [(d.processed_at - d.recorded_at).total_seconds() for d in waiting if d.processed_at]
+    print(f"20 notes ready {min(took):.1f} to {max(took):.1f} s after their save")
+    assert {d.attempts for d in waiting} == {1}  # none was ingested twice
+    ordinals = list(Chunk.objects.filter(document__in=ids).values_list("document_id", "ordinal"))
+    assert len(ordinals) == len(set(ordinals)) == sum(d.chunk_count for d in waiting)

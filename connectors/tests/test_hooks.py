@@ -56,10 +56,13 @@ def fresh_cache():
 
 
 def test_a_signed_change_queues_a_sync_now(github, admin_actor, monkeypatch):  # noqa: F811
-    from connectors import tasks
-
     queued: list[int] = []
-    monkeypatch.setattr(tasks.sync_connection_task, "delay", queued.append)
+
+    def send_task(name, args, **kw):
+        if name == "connectors.tasks.sync_connection_task":
+            queued.append(args[0])
+
+    monkeypatch.setattr("brain.queueing.current_app.send_task", send_task)
     connection = connect(admin_actor)
     Connection.objects.filter(pk=connection.pk).update(next_sync_at=None)
     payload = {"action": "edited", "issue": {"number": 1}, "repository": {"full_name": "acme/api"}}

@@ -122,7 +122,7 @@ def test_a_failed_extraction_leaves_the_document_marked_and_the_sweep_tries_it_a
     assert not Fact.objects.filter(document=document).exists()
 
     sent: list[tuple[str, list[int]]] = []
-    monkeypatch.setattr("brain.queueing.current_app.send_task", lambda name, args: sent.append((name, args)))
+    monkeypatch.setattr("brain.queueing.current_app.send_task", lambda name, args, **kw: sent.append((name, args)))
     with django_capture_on_commit_callbacks(execute=True):
         assert sweep_pending_extractions(grace_seconds=0) == 1
     assert sent == [("memory.tasks.extract_facts_task", [document.pk])]
@@ -143,7 +143,7 @@ def test_an_extraction_that_keeps_failing_ends_failed_with_its_reason(actor, mon
         raise RuntimeError("the extractor broke")
 
     monkeypatch.setattr("memory.graph.document_facts.record_facts", broken)
-    monkeypatch.setattr("brain.queueing.current_app.send_task", lambda name, args: None)
+    monkeypatch.setattr("brain.queueing.current_app.send_task", lambda name, args, **kw: None)
     document = save(actor, "Meeting", ONE)
     assert extract_facts(document_id=document.pk) == "pending"
     assert extract_facts(document_id=document.pk) == "failed"
@@ -175,7 +175,7 @@ def test_a_failed_extraction_shows_in_rest_and_the_admin_which_can_retry_it(acto
 
     monkeypatch.setattr("memory.graph.document_facts.record_facts", broken)
     sent: list[object] = []
-    monkeypatch.setattr("brain.queueing.current_app.send_task", lambda name, args: sent.append(args))
+    monkeypatch.setattr("brain.queueing.current_app.send_task", lambda name, args, **kw: sent.append(args))
     document = save(actor, "Meeting", ONE)
     Document.objects.filter(pk=document.pk).update(extraction="failed", extraction_error="stopped: broke")
     client = APIClient()
