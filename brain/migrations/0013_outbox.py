@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('brain', '0010_features_connected'),
+        ('brain', '0012_oauth_spent_codes_and_registration_counts'),
     ]
 
     operations = [
