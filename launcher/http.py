@@ -258,14 +258,19 @@ class HttpToolsProtocol(UvicornHttpTools):
         # waiting for an end that may never come.
         self._stalled_bytes += len(data)
         if self._stalled_bytes > MAX_HEAD_BYTES:
-            self._oversized = True
-            if self.cycle is not None and not self.cycle.response_complete:
-                self.cycle.disconnected = True  # the application gets http.disconnect and writes nothing more
-                self.cycle.message_event.set()
-                if self.cycle.response_started:
-                    self.transport.close()  # too late for a 400
-                    return
-            self.send_400_response(TOO_LARGE)
+            self._cut_oversized()
+
+    def _cut_oversized(self) -> None:
+        self._oversized = True
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete:  # trailers of a request being answered
+            cycle.disconnected = True  # the application gets http.disconnect and writes nothing more
+            cycle.message_event.set()
+            if cycle.response_started:
+                self.logger.warning("A request's trailers passed %d bytes; closed.", MAX_HEAD_BYTES)
+                self.transport.close()  # too late for a 400
+                return
+        self.send_400_response(TOO_LARGE)
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
