@@ -128,6 +128,7 @@ def test_a_worker_killed_outright_mid_document_leaves_it_to_another_worker_once_
     finally:
         kill_worker(first)  # SIGKILL to the whole worker: nothing of it releases the claim
     held = Document.objects.get(pk=document.pk)
+    assert held.claimed_at is not None
     assert (held.status, held.attempts, held.chunk_count) == ("processing", 1, 0)  # kept, claimed by the dead
     # The lease runs for minutes; the claim is made as old as a lease instead of waiting one out.
     Document.objects.filter(pk=document.pk).update(

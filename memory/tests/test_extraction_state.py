@@ -223,7 +223,8 @@ class Extraction(threading.Thread):
 
     def __init__(self, document_id: int) -> None:
         super().__init__(daemon=True)
-        self.document_id, self.pid, self.failure = document_id, 0, None
+        self.document_id, self.pid = document_id, 0
+        self.failure: BaseException | None = None
 
     def run(self) -> None:
         try:
@@ -258,7 +259,7 @@ def test_extraction_chosen_as_a_deadlocks_victim_tries_again_and_its_facts_land(
     holder, other = _side_connection(), _side_connection(deadlock_timeout="10min")
     holder.execute("SELECT pg_advisory_lock(%s)", [middle])
     other.execute("SELECT pg_advisory_lock(%s)", [last])
-    other_pid = other.execute("SELECT pg_backend_pid()").fetchone()[0]
+    other_pid = other.info.backend_pid
     extraction = Extraction(document.pk)
     extraction.start()
     wait_until(_waits_on_a_lock(lambda: extraction.pid), what="extraction to wait for the middle name's lock")
