@@ -19,9 +19,16 @@ from memory.documents.saving import add_document
 from memory.models import Chunk, Document
 from tests.conftest import call
 from tests.progress import documents_progress, wait_while_progressing
-from tests.worker_process import start_worker, stop_worker
+from tests.worker_process import kill_worker, start_worker, stop_worker
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def handbook(paragraphs: int) -> str:
+    """A document long enough that a worker is still storing it when the test kills that worker."""
+    return "\n\n".join(
+        f"Paragraph {i}: " + "the quarterly plan covers hiring and budgets. " * 18 for i in range(paragraphs)
+    )
 
 
 @pytest.fixture
@@ -97,9 +104,7 @@ def test_someone_new_in_a_chat_is_named_by_questions_from_their_first_message(br
 def test_a_worker_killed_mid_document_still_leaves_it_ready_exactly_once(worker):
     org = make_org()
     actor = make_actor(org)
-    content = "\n\n".join(
-        f"Paragraph {i}: " + "the quarterly plan covers hiring and budgets. " * 18 for i in range(300)
-    )
+    content = handbook(300)
     document = add_document(actor=actor, title="Handbook", content=content).document
     assert wait_for(lambda: Document.objects.get(pk=document.pk).status == "processing", org)
     children = psutil.Process(worker.pid).children()
@@ -107,6 +112,34 @@ def test_a_worker_killed_mid_document_still_leaves_it_ready_exactly_once(worker)
     for child in children:
         os.kill(child.pid, signal.SIGKILL)  # the pool process dies mid-document, like an OOM kill
     assert wait_for(lambda: Document.objects.get(pk=document.pk).status == "ready", org)
+    document.refresh_from_db()
+    ordinals = list(Chunk.objects.filter(document=document).values_list("ordinal", flat=True))
+    assert document.attempts == 2
+    assert len(ordinals) == len(set(ordinals)) == document.chunk_count == len(chunk(content))
+
+
+def test_a_worker_killed_outright_mid_document_leaves_it_to_another_worker_once_its_lease_has_passed(tmp_path):
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    org = make_org()
+    content = handbook(150)
+    first = start_worker(tmp_path, log_name="first.log", name="first")
+    try:
+        document = add_document(actor=make_actor(org), title="Handbook", content=content).document
+        wait_for(lambda: Document.objects.get(pk=document.pk).status == "processing", org)
+    finally:
+        kill_worker(first)  # SIGKILL to the whole worker: nothing of it releases the claim
+    held = Document.objects.get(pk=document.pk)
+    assert held.claimed_at is not None
+    assert (held.status, held.attempts, held.chunk_count) == ("processing", 1, 0)  # kept, claimed by the dead
+    # The lease runs for minutes; the claim is made as old as a lease instead of waiting one out.
+    Document.objects.filter(pk=document.pk).update(
+        claimed_at=held.claimed_at - timedelta(seconds=settings.BRAIN_INGEST_LEASE_SECONDS + 1)
+    )
+    second = start_worker(tmp_path, log_name="second.log", name="second")  # it sweeps as it connects
+    try:
+        wait_for(lambda: Document.objects.get(pk=document.pk).status == "ready", org)
+    finally:
+        stop_worker(second)
     document.refresh_from_db()
     ordinals = list(Chunk.objects.filter(document=document).values_list("ordinal", flat=True))
     assert document.attempts == 2
