@@ -133,3 +133,12 @@ def actor(org: Organisation) -> Actor:
 @pytest.fixture
 def other_org_actor(other_org: Organisation) -> Actor:
     return make_actor(other_org)
+
+
+@pytest.fixture(autouse=True)
+def broker_not_cooling() -> None:
+    """Each test starts with the broker taken to be well: a failed send in one test (a broker stood
+    in for as down) must not make the next one's saves leave their messages to the outbox sweep."""
+    from brain.queueing import BROKER
+
+    BROKER.failed_at = 0.0

@@ -109,7 +109,8 @@ def serving(port: int, env: dict[str, str] | None = None, app: Sequence[str] = B
     server = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", *app, "--port", str(port), "--http", parser, "--loop", loop,
          "--no-access-log", "--log-level", "warning"],
-        cwd=ROOT, env=env or dict(os.environ),
+        # Every client of a bench comes from loopback: no limit per address (docs/operations.md).
+        cwd=ROOT, env={"BRAIN_HTTP_MAX_CONNECTIONS_PER_ADDRESS": "0", **(env or os.environ)},
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}/mcp"
     try:

@@ -216,8 +216,21 @@ class MembershipAdmin(OrgScopedAdmin):
         return HttpResponseRedirect(reverse("admin:brain_membership_changelist"))
 
     def _report(self, request: HttpRequest, invitation: Invitation, email: str) -> None:
-        org = invitation.membership.org
-        if not invitation.sent and invitation.link:
+        org = invitation.org
+        if invitation.offer is not None:
+            joins = f"they join {org} only when they accept it on their Invitations page, within {link_lifetime()}."
+            if invitation.sent:
+                self.message_user(
+                    request, f"Invitation sent to {email}, who has an account already: {joins}", messages.SUCCESS
+                )
+            else:
+                self.message_user(
+                    request,
+                    f"{email} has an account already, but the invitation email could not be sent; tell them "
+                    f"yourself: {joins}",
+                    messages.WARNING,
+                )
+        elif not invitation.sent and invitation.link:
             self.message_user(
                 request,
                 f"{email} is {'still' if invitation.again else 'now'} a member of {org}, but the email could not be "
@@ -236,10 +249,6 @@ class MembershipAdmin(OrgScopedAdmin):
                 request,
                 f"Invitation sent again to {email}: the new link works once, for {link_lifetime()}.",
                 messages.SUCCESS,
-            )
-        elif invitation.membership.user.has_usable_password():
-            self.message_user(
-                request, f"{email} already had an account: added to {org} and told by email.", messages.SUCCESS
             )
         else:
             self.message_user(

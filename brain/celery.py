@@ -16,7 +16,7 @@ logger = logging.getLogger("brain.recovery")
 class RecoverOnConnect(bootsteps.StartStopStep):
     """Each time the worker (re)connects to the broker, run the recovery sweeps at once.
 
-    Messages are lost when the broker restarts or a save happens while it is away; a worker
+    Messages wait in the outbox while the broker is away, and are lost when it restarts; a worker
     that died leaves its documents claimed. Sweeping on connect resumes that work as soon as
     the broker or the worker is back, instead of at the next beat sweep after a grace period.
     Sweeps are safe to run any number of times: every task claims its row first.
@@ -35,6 +35,7 @@ class RecoverOnConnect(bootsteps.StartStopStep):
                 parent.app.send_task(
                     "memory.tasks.recover_worker_task", args=[parent.hostname, self.started_at.isoformat()]
                 )
+            parent.app.send_task("brain.tasks.send_outbox_task")
             parent.app.send_task("memory.tasks.sweep_stuck_documents_task", kwargs={"queued_grace_seconds": 0})
             parent.app.send_task("contacts.tasks.sweep_queued_requests_task", kwargs={"grace_seconds": 0})
             parent.app.send_task("jobs.tasks.sweep_jobs_task", kwargs={"grace_seconds": 0})

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import re
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -58,3 +60,23 @@ def env_file_values(path: str) -> dict[str, str]:
     except FileNotFoundError:
         pass
     return values
+
+
+LABEL = r"[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?"
+HOST_PATTERN = re.compile(rf"\.?{LABEL}(?:\.{LABEL})*")
+
+
+def env_hosts_and_networks(name: str, default: list[str] | None = None) -> list[str]:
+    """A comma-separated list of host names (``imap.example.com``, or ``.example.com`` for a domain
+    and every name under it) and addresses or networks (``10.0.0.0/8``, ``::1``, ``[fd00::]/8``)."""
+    entries = env_list(name, default)
+    for entry in entries:
+        try:
+            ipaddress.ip_network(entry.replace("[", "").replace("]", ""), strict=False)
+        except ValueError:
+            if not HOST_PATTERN.fullmatch(entry) or entry.replace(".", "").isdigit():
+                raise ImproperlyConfigured(
+                    f"{name} lists host names, addresses and networks (imap.example.com, .example.com, "
+                    f"10.0.0.0/8, ::1); {entry!r} is none of them"
+                ) from None
+    return entries

@@ -90,6 +90,39 @@ class Membership(models.Model):
         return f"{self.user} in {self.org} ({self.role})"
 
 
+class MembershipInvitation(models.Model):
+    """An invitation to an organisation for someone who has an account already (brain.invitations):
+    no membership until they accept it, signed in as themselves, before ``expires_at``; they may
+    decline it instead. At most one is open per person and organisation."""
+
+    OPEN, ACCEPTED, DECLINED = "open", "accepted", "declined"
+    ANSWERS = [(OPEN, "Open"), (ACCEPTED, "Accepted"), (DECLINED, "Declined")]
+
+    org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="invitations")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations")
+    role = models.CharField(max_length=16, choices=Membership.ROLES, default=Membership.MEMBER)
+    invited_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)  # in its address
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+    answer = models.CharField(max_length=16, choices=ANSWERS, default=OPEN)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["org", "user"], condition=models.Q(answer="open"), name="invitation_one_open_per_user"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} to {self.org} ({self.answer})"
+
+    @property
+    def expired(self) -> bool:
+        return self.expires_at <= timezone.now()
+
+
 def _token_prefix() -> str:
     return secrets.token_hex(4)
 
@@ -334,3 +367,45 @@ class AuditRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.who} {self.action} {self.target}"
+
+
+class SpentCode(models.Model):
+    """An OAuth authorisation code that was exchanged, and the token family its exchange began
+    (brain.oauth.codes): a second use of the code ends that family. Stored as a hash, as tokens
+    are; kept while any token of the family is."""
+
+    code_checksum = models.CharField(max_length=64, unique=True)
+    token_family = models.UUIDField()
+    spent_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"code spent at {self.spent_at:%Y-%m-%d %H:%M}"
+
+
+class RegistrationCount(models.Model):
+    """How many OAuth clients one address registered in one hour (brain.oauth.registrations): in the
+    database, so every web process counts against the same number and a restart resets nothing."""
+
+    address = models.CharField(max_length=100)
+    hour = models.DateTimeField()
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["address", "hour"], name="registration_count_address_hour")]
+
+    def __str__(self) -> str:
+        return f"{self.address or 'unknown address'}: {self.count} at {self.hour:%Y-%m-%d %H:00}"
+
+
+class OutboxMessage(models.Model):
+    """A message for the worker, saved in the transaction of the row it is about and deleted once the
+    broker has it (brain.queueing): a broker that is away, frozen or slow delays work, never a save."""
+
+    task = models.CharField(max_length=200)
+    row_id = models.BigIntegerField()
+    queue = models.CharField(max_length=100, blank=True)  # blank: the task's route (CELERY_TASK_ROUTES)
+    what = models.CharField(max_length=100)  # for the log: "document", "upload", "job run", ...
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.task}({self.row_id})"

@@ -14,7 +14,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from brain.api.groups import OPENAPI_TAGS
 from brain.api.introduction import DESCRIPTION as API_DESCRIPTION
-from brain.env import env_bool, env_file_values, env_int, env_list, env_str
+from brain.env import env_bool, env_file_values, env_hosts_and_networks, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("BRAIN_DATA_DIR") or BASE_DIR / ".brain-data")
@@ -89,6 +89,9 @@ BRAIN_INGEST_MAX_ATTEMPTS = env_int("BRAIN_INGEST_MAX_ATTEMPTS", 5, minimum=1, m
 # and how long a queued document or request may wait before its message is taken to be lost.
 BRAIN_SWEEP_INTERVAL_SECONDS = env_int("BRAIN_SWEEP_INTERVAL_SECONDS", 60, minimum=1, maximum=3600)
 BRAIN_QUEUED_GRACE_SECONDS = env_int("BRAIN_QUEUED_GRACE_SECONDS", 300, minimum=0, maximum=86400)
+# How often beat sends the outbox's messages that the broker could not take when their save
+# committed (brain.queueing): the longest a save made while the broker was away waits once it is back.
+BRAIN_OUTBOX_SWEEP_SECONDS = env_int("BRAIN_OUTBOX_SWEEP_SECONDS", 10, minimum=1, maximum=3600)
 # A request being sent for longer than this was interrupted (its worker died) and is queued again.
 BRAIN_SEND_LEASE_SECONDS = env_int("BRAIN_SEND_LEASE_SECONDS", 300, minimum=5, maximum=86400)
 BRAIN_REPORT_RETENTION_DAYS = env_int("BRAIN_REPORT_RETENTION_DAYS", 90, minimum=1, maximum=3650)
@@ -256,10 +259,28 @@ BRAIN_TWILIO_AUTH_TOKEN = env_str("BRAIN_TWILIO_AUTH_TOKEN")
 BRAIN_TWILIO_FROM = env_str("BRAIN_TWILIO_FROM")
 BRAIN_ANSWER_LINK_DAYS = env_int("BRAIN_ANSWER_LINK_DAYS", 14, minimum=1, maximum=365)
 
+# --- Outbound connections to destinations members choose (brain.outbound, docs/operations.md) -----
+# An IMAP host, an OAuth client's metadata document, a contact's Slack webhook: Brain reaches them
+# only at global addresses, unless the operator lists the host name or a network holding the
+# address. The test suite's stand-in servers listen on loopback, so the suite allows it.
+BRAIN_OUTBOUND_ALLOW = env_hosts_and_networks(
+    "BRAIN_OUTBOUND_ALLOW", ["127.0.0.0/8", "::1", "localhost"] if TESTING else []
+)
+# Seconds to connect to such a destination and hear its first answer (a greeting, a TLS handshake).
+BRAIN_OUTBOUND_TIMEOUT_SECONDS = env_int("BRAIN_OUTBOUND_TIMEOUT_SECONDS", 5, minimum=1, maximum=60)
+if os.environ.get("BRAIN_OAUTH_METADATA_PRIVATE_HOSTS", "").strip():
+    raise ImproperlyConfigured(
+        "BRAIN_OAUTH_METADATA_PRIVATE_HOSTS is no longer read: list those hosts in BRAIN_OUTBOUND_ALLOW, "
+        "which every connection to a destination a member chose obeys"
+    )
+
 # --- Connectors (docs/connectors.md) ----------------------------------------------------------
 # Fernet keys for credentials at rest, newest first (rotate: put a new one first, run
 # manage.py rotate_connector_keys, drop the old one); without them a key is derived from SECRET_KEY.
 BRAIN_CONNECTOR_KEYS = env_list("BRAIN_CONNECTOR_KEYS", [])
+# How long the hash of each accepted webhook body is kept: the same signed body again within it is
+# a replay, answered and not acted on (connectors.hooks).
+BRAIN_WEBHOOK_REPLAY_DAYS = env_int("BRAIN_WEBHOOK_REPLAY_DAYS", 30, minimum=1, maximum=365)
 BRAIN_GITHUB_API_URL = env_str("BRAIN_GITHUB_API_URL", "https://api.github.com").rstrip("/")
 # Sentry's web API; a self-hosted Sentry's is https://<host>/api/0/.
 BRAIN_SENTRY_API_URL = env_str("BRAIN_SENTRY_API_URL", "https://sentry.io/api/0/").rstrip("/") + "/"
@@ -283,9 +304,8 @@ BRAIN_OAUTH_REGISTRATIONS_PER_HOUR = env_int("BRAIN_OAUTH_REGISTRATIONS_PER_HOUR
 BRAIN_OAUTH_REDIRECT_HOSTS = env_list("BRAIN_OAUTH_REDIRECT_HOSTS", [])
 # Schemes a redirect may use besides https and loopback http (apps that open a link of their own).
 BRAIN_OAUTH_REDIRECT_SCHEMES = env_list("BRAIN_OAUTH_REDIRECT_SCHEMES", ["cursor", "vscode", "vscode-insiders"])
-# Client metadata documents are fetched from public addresses only, unless these hosts are listed
-# (ALLOWED_HOSTS syntax); an extra CA file is trusted for those fetches when set.
-BRAIN_OAUTH_METADATA_PRIVATE_HOSTS = env_list("BRAIN_OAUTH_METADATA_PRIVATE_HOSTS", [])
+# Client metadata documents are fetched where BRAIN_OUTBOUND_ALLOW lets Brain connect; an extra
+# CA file is trusted for those fetches when set (a private CA of a host the operator allowed).
 BRAIN_OAUTH_METADATA_CA_FILE = env_str("BRAIN_OAUTH_METADATA_CA_FILE")
 BRAIN_OAUTH_ACCESS_TOKEN_SECONDS = env_int("BRAIN_OAUTH_ACCESS_TOKEN_SECONDS", 3600, minimum=60, maximum=86400)
 BRAIN_OAUTH_REFRESH_TOKEN_DAYS = env_int("BRAIN_OAUTH_REFRESH_TOKEN_DAYS", 30, minimum=1, maximum=365)
@@ -383,8 +403,8 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # The worker and beat wait for the broker however long it is away (the default gives up after
-# 100 tries, about 45 minutes), and a save while it is away fails fast: the row is the record,
-# and the sweeps queue it again once the broker is back.
+# 100 tries, about 45 minutes). A save never waits on it: its message goes through the outbox
+# (brain.queueing), sent after the commit on a connection of its own with short timeouts.
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_RETRY = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
@@ -394,6 +414,7 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "inte
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 CELERY_TASK_ROUTES = {
     # Sweeps stay off the ingest and dispatch queues, so a long backlog does not delay them.
+    "brain.tasks.send_outbox_task": {"queue": "celery"},
     "memory.tasks.sweep_stuck_documents_task": {"queue": "celery"},
     "memory.tasks.recover_worker_task": {"queue": "celery"},
     "memory.tasks.sweep_pending_extractions_task": {"queue": "celery"},
@@ -413,6 +434,10 @@ CELERY_TASK_ROUTES = {
 }
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BEAT_SCHEDULE = {
+    "send-outbox": {
+        "task": "brain.tasks.send_outbox_task",
+        "schedule": float(BRAIN_OUTBOX_SWEEP_SECONDS),
+    },
     "sweep-stuck-documents": {
         "task": "memory.tasks.sweep_stuck_documents_task",
         "schedule": float(BRAIN_SWEEP_INTERVAL_SECONDS),

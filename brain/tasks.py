@@ -1,6 +1,9 @@
+from datetime import timedelta
+
 from celery import shared_task
 
 from brain.oauth.connections import purge_unused
+from brain.queueing import send_pending
 from brain.services import purge_expired_reports
 
 
@@ -12,3 +15,10 @@ def purge_expired_reports_task() -> int:
 @shared_task
 def purge_unused_oauth_task() -> int:
     return purge_unused()
+
+
+@shared_task
+def send_outbox_task(settled_seconds: float | None = None) -> int:
+    """Beat, every BRAIN_OUTBOX_SWEEP_SECONDS, and each worker as it connects: the messages the broker
+    could not take when their save committed."""
+    return send_pending() if settled_seconds is None else send_pending(settled=timedelta(seconds=settled_seconds))

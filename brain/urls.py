@@ -29,6 +29,8 @@ urlpatterns = [
         name="oauth-resource-metadata",
     ),
     path("invitation/<str:uidb64>/<str:token>/", views.accept_invitation, name="accept-invitation"),
+    path("invitations/", views.invitations, name="invitations"),
+    path("invitations/<uuid:invitation_id>/<str:answer>/", views.answer_invitation_view, name="answer-invitation"),
     path("", include("contacts.urls")),
     path("registers/", registers_page, name="registers"),
     path("registers/commitments/<int:commitment_id>/settle/", settle_commitment, name="registers-settle"),

@@ -1,5 +1,6 @@
-"""Web pages: login (Django's), Connect an assistant (tokens and client configuration), and the
-page where an invited member sets their password."""
+"""Web pages: login (Django's), Connect an assistant (tokens and client configuration), the page
+where an invited member sets their password, and the one where someone with an account answers
+invitations to organisations."""
 
 from __future__ import annotations
 
@@ -23,7 +24,13 @@ from django.views.decorators.http import require_POST
 from brain.actors import Actor
 from brain.errors import DomainError
 from brain.inputs import text_problem, whole_number
-from brain.invitations import invited_user, link_lifetime
+from brain.invitations import (
+    answer_invitation,
+    has_open_invitation,
+    invited_user,
+    link_lifetime,
+    list_open_invitations,
+)
 from brain.models import ApiToken, Organisation
 from brain.selectors import administers_any, list_user_organisations, list_user_tokens
 from brain.services import IssuedToken, create_token, revoke_token
@@ -56,10 +63,13 @@ def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
 
 
 def home(request: HttpRequest) -> HttpResponseRedirect:
-    """Where ``/`` leads: admins to the overview (what waits for them), members to search, and
-    anyone else to the login, which comes back here to choose."""
+    """Where ``/`` leads: someone with an invitation to answer to their invitations, admins to the
+    overview (what waits for them), members to search, and anyone else to the login, which comes
+    back here to choose."""
     if not request.user.is_authenticated:
         return HttpResponseRedirect(f"{reverse('login')}?next={quote(reverse('home'))}")
+    if has_open_invitation(user=_user(request)):
+        return redirect("invitations")
     return redirect("overview" if administers_any(user=request.user) else "memory-search")
 
 
@@ -227,3 +237,34 @@ def accept_invitation(request: HttpRequest, uidb64: str, token: str) -> HttpResp
     )
     add_never_cache_headers(response)
     return response
+
+
+@login_required
+def invitations(request: HttpRequest) -> HttpResponse:
+    """The invitations to organisations waiting for the signed-in person's answer."""
+    return _invitations_page(request)
+
+
+def _invitations_page(request: HttpRequest, status: int = 200) -> HttpResponse:
+    context = {"invitations": list_open_invitations(user=_user(request)), "lifetime": link_lifetime()}
+    response = render(request, "brain/invitations.html", context, status=status)
+    add_never_cache_headers(response)
+    return response
+
+
+@login_required
+@require_POST
+def answer_invitation_view(request: HttpRequest, invitation_id: str, answer: str) -> HttpResponse:
+    """Accept or decline one invitation (brain.invitations.answer_invitation), as the signed-in person."""
+    try:
+        if answer not in ("accept", "decline"):
+            raise DomainError("Answer accept or decline.")
+        offer = answer_invitation(user=_user(request), invitation_id=invitation_id, accept=answer == "accept")
+    except DomainError as exc:
+        messages.error(request, exc.message)
+        return _invitations_page(request, status=exc.status)
+    if answer == "accept":
+        messages.success(request, f"You are now a member of {offer.org.name}.")
+        return HttpResponseRedirect(reverse("home"))
+    messages.success(request, f"You declined the invitation to {offer.org.name}; nothing changed.")
+    return HttpResponseRedirect(reverse("invitations"))

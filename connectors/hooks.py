@@ -2,29 +2,38 @@
 the scheduled sync stays the safety net for a webhook that never came.
 
 GitHub signs each delivery's body with the connection's secret (``X-Hub-Signature-256``, HMAC
-SHA-256) and numbers it (``X-GitHub-Delivery``). A delivery with a bad signature is refused; one
-already seen is acknowledged and not acted on again. An issue deleted on GitHub is withdrawn at
-once (a listing never shows it); any other change queues a sync of the connection now.
+SHA-256; the secret is sealed at rest like credentials). Slack's Events API signs
+``v0:timestamp:body`` with the app's signing secret (``X-Slack-Signature``, checked by
+``slack_sdk``'s verifier), and a request whose ``X-Slack-Request-Timestamp`` is more than five
+minutes off is refused as stale.
 
-Slack's Events API signs each request with the app's signing secret (``X-Slack-Signature``, v0
-HMAC SHA-256 of ``v0:timestamp:body``, checked by ``slack_sdk``'s verifier) and stamps it
-(``X-Slack-Request-Timestamp``): a request older than five minutes is refused as a replay, one
-whose ``event_id`` was seen is acknowledged and not acted on again. The URL check Slack makes when
-the request URL is saved (``url_verification``) is answered with its challenge. A message edited,
-replied to or deleted asks the next sync to read its thread or day again (``Recheck``), since a
-listing from the cursor would not; a deleted message's thread or day is withdrawn at once and
-comes back without it at that sync.
+Then, in this order: a signed body that is not the JSON object its source sends, with the keys
+Brain reads of the right types, is a 400 naming what is wrong (``connectors.hook_bodies``). A body
+accepted before (its SHA-256, kept per connection for ``BRAIN_WEBHOOK_REPLAY_DAYS`` in the
+database) is a replay: answered 200 ``already seen`` and not acted on. Not 409: the sources retry
+a delivery that got no 2xx, so a genuine retry of a delivery already acted on would be sent again
+and again and shown as failed; a replay by anyone else gains nothing from a 200. Headers the
+signature does not cover (``X-GitHub-Delivery``) play no part. The hash is recorded in the
+transaction that acts on the delivery, so one that fails is not remembered and its retry is acted
+on, and two copies arriving at once wait for each other on the unique index.
+
+An issue deleted on GitHub is withdrawn at once (a listing never shows it); any other change
+queues a sync of the connection now. The URL check Slack makes when the request URL is saved
+(``url_verification``) is answered with its challenge. A message edited, replied to or deleted
+asks the next sync to read its thread or day again (``Recheck``), since a listing from the cursor
+would not; a deleted message's thread or day is withdrawn at once and comes back without it at
+that sync.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import logging
 import time
+from datetime import timedelta
 
-from django.core.cache import cache
+from django.conf import settings
 from django.db import transaction
 from django.http import HttpRequest, JsonResponse
 from django.utils import timezone
@@ -32,19 +41,22 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 from slack_sdk.signature import SignatureVerifier
 
+from brain.queueing import send_on_commit
 from connectors import slack
+from connectors.hook_bodies import BadBody, github_payload, slack_payload
 from connectors.kinds import Item
-from connectors.models import Connection, Recheck
+from connectors.models import Connection, Recheck, WebhookDelivery
 from connectors.sealing import CredentialsUnreadable, unseal
 from connectors.sync import withdraw_item
 
 logger = logging.getLogger("brain.connectors")
-SEEN_SECONDS = 24 * 3600
 MAX_BODY = 5 * 1024 * 1024
 SLACK_STALE_SECONDS = 5 * 60
 
 
 def signed(secret: str, body: bytes, signature: str) -> bool:
+    if not secret:
+        return False  # a secret no key opens: nothing verifies, least of all a body signed with ""
     expected = "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
     return hmac.compare_digest(expected, signature)
 
@@ -57,22 +69,21 @@ def github_hook(request: HttpRequest, connection_id: int) -> JsonResponse:
     signature = request.headers.get("X-Hub-Signature-256", "")
     if connection is None or len(body) > MAX_BODY or not signed(connection.webhook_secret, body, signature):
         return JsonResponse({"error": "The signature does not match this connection's webhook secret."}, status=401)
-    delivery = request.headers.get("X-GitHub-Delivery", "")[:100]
-    if delivery and not cache.add(f"brain:hooks:github:{connection.pk}:{delivery}", 1, SEEN_SECONDS):
-        return JsonResponse({"status": "already seen"})
     event = request.headers.get("X-GitHub-Event", "")
-    if event == "ping" or connection.paused_at is not None:
-        return JsonResponse({"status": "noted"})
     try:
-        payload = json.loads(body)
-    except ValueError:
-        return JsonResponse({"error": "The body is not JSON."}, status=400)
-    repo = (payload.get("repository") or {}).get("full_name", "")
-    issue = payload.get("issue") or {}
-    if event == "issues" and payload.get("action") == "deleted" and repo and issue.get("number"):
-        withdraw_item(connection, Item(source_id=f"{repo}#{issue['number']}", version="", gone=True))
-        return JsonResponse({"status": "withdrawn"}, status=202)
-    _sync_now(connection)
+        payload = github_payload(event, body)
+    except BadBody as exc:
+        return JsonResponse({"error": exc.message}, status=400)
+    with transaction.atomic():
+        if not first_delivery(connection, body):
+            return JsonResponse({"status": "already seen"})
+        if event == "ping" or connection.paused_at is not None:
+            return JsonResponse({"status": "noted"})
+        if event == "issues" and payload["action"] == "deleted":
+            source_id = f"{payload['repository']['full_name']}#{payload['issue']['number']}"
+            withdraw_item(connection, Item(source_id=source_id, version="", gone=True))
+            return JsonResponse({"status": "withdrawn"}, status=202)
+        _sync_now(connection)
     return JsonResponse({"status": "queued"}, status=202)
 
 
@@ -87,19 +98,18 @@ def slack_hook(request: HttpRequest, connection_id: int) -> JsonResponse:
     if connection is None or len(body) > MAX_BODY or not _slack_signed(connection, body, request):
         return JsonResponse({"error": "The signature does not match this connection's signing secret."}, status=401)
     try:
-        payload = json.loads(body)
-    except ValueError:
-        return JsonResponse({"error": "The body is not JSON."}, status=400)
-    if payload.get("type") == "url_verification":
-        return JsonResponse({"challenge": str(payload.get("challenge", ""))})
-    event_id = str(payload.get("event_id", ""))[:100]
-    if event_id and not cache.add(f"brain:hooks:slack:{connection.pk}:{event_id}", 1, SEEN_SECONDS):
-        return JsonResponse({"status": "already seen"})
-    event = payload.get("event") or {}
-    if payload.get("type") != "event_callback" or event.get("type") != "message" or connection.paused_at:
-        return JsonResponse({"status": "noted"})
-    status = "queued"
+        payload = slack_payload(body)
+    except BadBody as exc:
+        return JsonResponse({"error": exc.message}, status=400)
     with transaction.atomic():
+        if not first_delivery(connection, body):
+            return JsonResponse({"status": "already seen"})
+        if payload["type"] == "url_verification":
+            return JsonResponse({"challenge": payload["challenge"]})
+        event = payload.get("event") or {}
+        if payload["type"] != "event_callback" or event.get("type") != "message" or connection.paused_at:
+            return JsonResponse({"status": "noted"})
+        status = "queued"
         gone, keys = _slack_changes(event)
         if gone and withdraw_item(connection, Item(source_id=slack.source_id_of(gone), version="", gone=True)):
             status = "withdrawn"
@@ -107,6 +117,19 @@ def slack_hook(request: HttpRequest, connection_id: int) -> JsonResponse:
             Recheck.objects.get_or_create(connection=connection, key=key[:200])
         _sync_now(connection)
     return JsonResponse({"status": status}, status=202)
+
+
+def first_delivery(connection: Connection, body: bytes) -> bool:
+    """Record the hash of an accepted body; False when the same body was accepted within
+    ``BRAIN_WEBHOOK_REPLAY_DAYS`` (a replay). Called inside the transaction that acts on it."""
+    now = timezone.now()
+    cutoff = now - timedelta(days=settings.BRAIN_WEBHOOK_REPLAY_DAYS)
+    WebhookDelivery.objects.filter(connection=connection, received_at__lt=cutoff).delete()
+    digest = hashlib.sha256(body).hexdigest()
+    _row, created = WebhookDelivery.objects.get_or_create(
+        connection=connection, digest=digest, defaults={"received_at": now}
+    )
+    return created
 
 
 def _slack_signed(connection: Connection, body: bytes, request: HttpRequest) -> bool:
@@ -143,7 +166,5 @@ def _slack_changes(event: dict[str, object]) -> tuple[str, list[str]]:
 
 
 def _sync_now(connection: Connection) -> None:
-    from connectors.tasks import sync_connection_task
-
     Connection.objects.filter(pk=connection.pk).update(next_sync_at=timezone.now())
-    transaction.on_commit(lambda: sync_connection_task.delay(connection.pk))
+    send_on_commit("connectors.tasks.sync_connection_task", connection.pk, what="connection sync")

@@ -31,6 +31,7 @@ import base64
 import imaplib
 import ipaddress
 import re
+import socket
 import ssl
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
@@ -40,6 +41,7 @@ from urllib.parse import quote
 
 from django.conf import settings
 
+from brain import outbound
 from connectors.kinds import CredentialsRefused, Item, Kind, Page, SourceError, register
 from memory.documents.mail import read_message
 from memory.documents.parsing import ParseError
@@ -50,7 +52,7 @@ from memory.upload.reading import read_within_budget
 
 PAGE = 50  # messages fetched and saved together
 GONE_PAGE = 1000  # withdrawals saved together
-TIMEOUT = 60  # seconds without an answer before the server counts as unreachable
+TIMEOUT = 60  # seconds an open session waits for one answer (opening it: BRAIN_OUTBOUND_TIMEOUT_SECONDS)
 MAX_FOLDERS = 20
 MAX_FOLDER_CHARS = 100  # a folder's name is part of each item's id
 MAX_LISTED = 20  # recipients (or attachments) named in a message's metadata
@@ -121,23 +123,11 @@ class Imap(Kind):
     @contextmanager
     def _session(self) -> Iterator[imaplib.IMAP4]:
         host, port = self.credentials["host"].strip(), int(self.credentials["port"])
-        mode = self.options.get("tls", "tls")
         try:
-            if mode == "tls":
-                imap: imaplib.IMAP4 = imaplib.IMAP4_SSL(
-                    host, port, ssl_context=ssl.create_default_context(), timeout=TIMEOUT
-                )
-            else:
-                imap = imaplib.IMAP4(host, port, timeout=TIMEOUT)
-                if mode == "starttls":
-                    imap.starttls(ssl_context=ssl.create_default_context())
-        except ssl.SSLCertVerificationError as exc:
+            imap = _open(outbound.check(host, port), self.options.get("tls", "tls"))
+        except (OSError, imaplib.IMAP4.error) as exc:  # a refused address, a closed or silent port, bad TLS
             raise SourceError(
-                f"The certificate of {host} could not be verified ({exc.verify_message}); trying again later."
-            ) from exc
-        except (OSError, imaplib.IMAP4.error) as exc:
-            raise SourceError(
-                f"The mail server {host}:{port} could not be reached ({_why(exc)}); trying again later."
+                outbound.unreachable("The mail server", host=host, port=port, error=exc) + " Trying again later."
             ) from exc
         try:
             self._login(imap, host)
@@ -283,6 +273,49 @@ class Imap(Kind):
         host = self.credentials["host"].strip()
         url = f"imap://{host}/{quote(folder)};UIDVALIDITY={validity}/;UID={uid}"
         return url if len(url) <= MAX_URL else ""
+
+
+class _Pinned(imaplib.IMAP4):
+    """IMAP over a socket to the addresses the outbound rule checked; STARTTLS checks the name."""
+
+    def __init__(self, destination: outbound.Destination) -> None:
+        self.destination = destination
+        super().__init__(destination.host, destination.port, timeout=outbound.timeout_seconds())
+
+    def _create_socket(self, timeout: float | None) -> socket.socket:
+        return outbound.connect(self.destination, timeout=timeout)
+
+
+class _PinnedTLS(imaplib.IMAP4_SSL):
+    """IMAP over TLS (port 993) on a socket to the checked addresses, the certificate checked for the name."""
+
+    def __init__(self, destination: outbound.Destination) -> None:
+        self.destination = destination
+        super().__init__(
+            destination.host,
+            destination.port,
+            ssl_context=ssl.create_default_context(),
+            timeout=outbound.timeout_seconds(),
+        )
+
+    def _create_socket(self, timeout: float | None) -> socket.socket:
+        sock = outbound.connect(self.destination, timeout=timeout)
+        return self.ssl_context.wrap_socket(sock, server_hostname=self.host)
+
+
+def _open(destination: outbound.Destination, mode: str) -> imaplib.IMAP4:
+    """A session past the greeting (and STARTTLS), opened within the outbound timeout; what is read
+    after that (a large folder's messages) may take up to TIMEOUT between answers."""
+    imap: imaplib.IMAP4 = _PinnedTLS(destination) if mode == "tls" else _Pinned(destination)
+    try:
+        if mode == "starttls":
+            imap.starttls(ssl_context=ssl.create_default_context())
+        imap.sock.settimeout(TIMEOUT)
+    except BaseException:
+        with suppress(OSError):
+            imap.shutdown()
+        raise
+    return imap
 
 
 def _few(values: object) -> list[str]:

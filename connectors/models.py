@@ -11,10 +11,15 @@ from django.db import models
 from django.utils import timezone
 
 from brain.models import Category, Organisation
+from connectors.sealing import CredentialsUnreadable, seal_secret, unseal_secret
 
 
 def _webhook_secret() -> str:
     return secrets.token_hex(32)
+
+
+def _sealed_webhook_secret() -> str:
+    return seal_secret(_webhook_secret())
 
 
 class Connection(models.Model):
@@ -40,8 +45,9 @@ class Connection(models.Model):
     credentials_refused = models.BooleanField(default=False)
     items = models.PositiveIntegerField(default=0)
     granted_tools = ArrayField(models.CharField(max_length=80), default=list, blank=True)
-    # What the source signs its webhooks with (connectors.hooks); made by Brain, shown to admins.
-    webhook_secret = models.CharField(max_length=64, default=_webhook_secret)
+    # What the source signs its webhooks with (connectors.hooks); made by Brain, shown to admins,
+    # sealed at rest like the credentials (connectors.sealing).
+    sealed_webhook_secret = models.TextField(default=_sealed_webhook_secret)
 
     class Meta:
         ordering = ["org", "name"]
@@ -50,6 +56,15 @@ class Connection(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.kind}, {self.org.slug})"
+
+    @property
+    def webhook_secret(self) -> str:
+        """The webhook secret in the clear, or "" when no configured key opens it (then no delivery
+        verifies until the keys are put right)."""
+        try:
+            return unseal_secret(self.sealed_webhook_secret)
+        except CredentialsUnreadable:
+            return ""
 
     @property
     def credential_fields(self) -> dict[str, str]:
@@ -125,3 +140,20 @@ class Recheck(models.Model):
 
     def __str__(self) -> str:
         return self.key
+
+
+class WebhookDelivery(models.Model):
+    """The hash of a signed webhook body Brain accepted (connectors.hooks). The signature covers the
+    body, so the same body again within ``BRAIN_WEBHOOK_REPLAY_DAYS`` is a replay and changes
+    nothing; kept in the database so every process and a restart know it."""
+
+    connection = models.ForeignKey(Connection, on_delete=models.CASCADE, related_name="deliveries")
+    digest = models.CharField(max_length=64)  # SHA-256 of the body, hex
+    received_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["connection", "digest"], name="webhook_delivery_unique_digest")]
+        indexes = [models.Index(fields=["connection", "received_at"], name="webhook_delivery_age")]
+
+    def __str__(self) -> str:
+        return f"{self.digest[:12]} ({self.connection_id})"

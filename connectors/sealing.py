@@ -5,6 +5,9 @@ encrypts, every one decrypts, so a key is rotated by putting a new one first, ru
 ``manage.py rotate_connector_keys`` and then dropping the old one. Without the setting, one key is
 derived from ``SECRET_KEY``, so a single machine works out of the box; changing ``SECRET_KEY``
 then makes stored credentials unreadable (each connection says so and asks for them again).
+
+A connection's webhook secret (what a source signs its deliveries with) is sealed the same way, as
+text rather than a mapping, and rotated by the same command.
 """
 
 from __future__ import annotations
@@ -51,3 +54,17 @@ def reseal(sealed: str) -> str:
         return _keys().rotate(sealed.encode()).decode()
     except InvalidToken as exc:
         raise CredentialsUnreadable("no configured key opens these credentials") from exc
+
+
+def seal_secret(secret: str) -> str:
+    return _keys().encrypt(secret.encode()).decode()
+
+
+def unseal_secret(sealed: str) -> str:
+    """The secret in a sealed text; "" for none."""
+    if not sealed:
+        return ""
+    try:
+        return _keys().decrypt(sealed.encode()).decode()
+    except InvalidToken as exc:
+        raise CredentialsUnreadable("no configured key opens this secret") from exc

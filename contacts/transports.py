@@ -30,6 +30,7 @@ from django.core.validators import validate_email
 from django.utils.html import format_html, linebreaks
 from django.utils.safestring import mark_safe
 
+from brain import outbound
 from contacts.validation import is_e164
 
 TIMEOUT = 10.0
@@ -119,6 +120,36 @@ def _post(url: str, what: str, **kwargs: Any) -> httpx.Response:
         raise TransportError(f"{what}: unusable URL ({exc})", permanent=True) from exc
     except httpx.HTTPError as exc:
         raise TransportError(f"{what} unreachable: {type(exc).__name__}: {exc}", permanent=False) from exc
+
+
+def _post_to_chosen(url: str, where: str, what: str, **kwargs: Any) -> httpx.Response:
+    """POST to a URL a member entered, only where the outbound rule lets Brain connect. Every way of
+    not reaching it reads the same and is temporary (the server may come back, or an operator allow
+    it): the answer must not tell a refused address from a closed or a silent port."""
+    try:
+        pinned = outbound.pin(url)
+    except ValueError as exc:
+        raise TransportError(f"{what}: unusable URL ({exc})", permanent=True) from exc
+    except outbound.Refused as exc:
+        raise _unreachable(url, where, exc) from exc
+    try:
+        with httpx.Client(timeout=httpx.Timeout(TIMEOUT, connect=outbound.timeout_seconds())) as client:
+            return client.post(
+                pinned.url,
+                headers={"Host": pinned.host_header},
+                extensions={"sni_hostname": pinned.server_name},
+                follow_redirects=False,
+                **kwargs,
+            )
+    except httpx.TransportError as exc:
+        raise _unreachable(url, where, exc) from exc
+
+
+def _unreachable(url: str, where: str, error: Exception) -> TransportError:
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    words = outbound.unreachable(where, host=parts.hostname or "", port=port, error=error)
+    return TransportError(words, permanent=False)
 
 
 class EmailTransport:
@@ -222,7 +253,7 @@ class SlackTransport:
 
     def _send_webhook(self, url: str, payload: dict[str, Any]) -> str:
         what = f"Slack webhook at {urlsplit(url).hostname}"  # the path is the webhook's secret
-        response = _post(url, what, json=payload)
+        response = _post_to_chosen(url, "The Slack webhook at", what, json=payload)
         if not response.is_success:
             raise _http_error(response, what, response.text[:200])
         return ""

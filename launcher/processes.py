@@ -21,7 +21,7 @@ BULK_WORKER_NAME = "brain-bulk@%h"
 PYTHON = sys.executable
 SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 ASGI_APP = "brain.asgi:application"
-# uvicorn's C HTTP parser, with the bound on a request's head that its pure-Python one has
+# uvicorn's C HTTP parser, with bounds on heads, trailers, time and connections that uvicorn lacks
 # (launcher.http), and the libuv event loop (requirements.txt). Named rather than left to
 # uvicorn's "auto", so that a missing package stops the web server instead of slowing every call.
 # Measured over five alternating rounds (docs/benchmarks.md): get_profile's p50 over MCP 4.0 to

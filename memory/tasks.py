@@ -15,6 +15,11 @@ from memory.upload.reading import read_next, sweep_stuck_uploads
 DATABASE_RETRIES = 10
 
 
+def lane(task: Task) -> str:
+    """The queue a message came from: the lane a message whose row is gone still serves."""
+    return str((task.request.delivery_info or {}).get("routing_key") or "")
+
+
 def backoff(retries: int) -> int:
     return int(min(10 * 2**retries, 300))
 
@@ -29,7 +34,9 @@ def backoff(retries: int) -> int:
 )
 def ingest_document_task(self: Task, document_id: int) -> str:
     try:
-        outcome = ingest_next(document_id=document_id, task_id=self.request.id, worker=self.request.hostname or "")
+        outcome = ingest_next(
+            document_id=document_id, lane=lane(self), task_id=self.request.id, worker=self.request.hostname or ""
+        )
     except Exception as exc:
         if not is_transient(exc) or self.request.retries >= DATABASE_RETRIES:
             raise
@@ -43,7 +50,7 @@ def ingest_document_task(self: Task, document_id: int) -> str:
 def read_upload_task(self: Task, upload_id: int) -> str:
     """Read an uploaded file into documents, in a process bounded by the reading budget; sent to
     the lane its size calls for (memory.upload.reading.lane_of)."""
-    return read_next(upload_id=upload_id, task_id=self.request.id)
+    return read_next(upload_id=upload_id, lane=lane(self), task_id=self.request.id)
 
 
 @shared_task

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -18,6 +17,7 @@ from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from launcher.processes import EVENT_LOOP, HTTP_PARSER
+from tests.progress import wait_until
 
 T = TypeVar("T")
 
@@ -48,11 +48,9 @@ def brain_url(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("the test server did not start")
-        time.sleep(0.05)
+    wait_until(lambda: server.started or not thread.is_alive(), what="the test server to start")
+    if not server.started:
+        raise RuntimeError("the test server stopped before it started serving")
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(10)

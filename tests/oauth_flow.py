@@ -1,5 +1,6 @@
 """Steps of an OAuth client against Brain, for the tests: PKCE, registration, consent and the
-token endpoint, spoken with Django's test client (the same database as the live server)."""
+token endpoint, spoken with Django's test client (the same database as the live server), and the
+token endpoint, registration and /mcp over HTTP against the served app."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+import httpx
 from django.test import Client
 
 REDIRECT = "http://127.0.0.1:7777/callback"
@@ -82,3 +84,29 @@ def exchange(client: Client, client_id: str, code: str, verifier: str, resource:
     if resource:
         fields["resource"] = resource
     return token(client, **fields)
+
+
+def connect(client: Client, org_id: int, base: str, access: str = "write") -> tuple[str, dict[str, Any]]:
+    """Register an app, allow it as the person signed in on ``client``, and exchange the code:
+    the client id and the token response."""
+    client_id = register(Client()).json()["client_id"]
+    code = pkce()
+    sent = consent(client, client_id, code, f"{base}/mcp", org=org_id, access=access)
+    answer = exchange(Client(), client_id, sent["code"], code.verifier)
+    assert answer.status_code == 200, answer.content
+    return client_id, answer.json()
+
+
+def token_over_http(base: str, **fields: str) -> httpx.Response:
+    return httpx.post(f"{base}/oauth/token/", data=fields, timeout=30)
+
+
+def register_over_http(base: str) -> httpx.Response:
+    body = {"client_name": "Test Assistant", "redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none"}
+    return httpx.post(f"{base}/oauth/register/", json=body, timeout=30)
+
+
+def mcp_status(base: str, token: str) -> int:
+    """The HTTP status /mcp answers a tools/list with this bearer token."""
+    listed = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    return httpx.post(f"{base}/mcp", json=listed, headers={"Authorization": f"Bearer {token}"}, timeout=30).status_code

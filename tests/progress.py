@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,29 @@ def wait_while_progressing(
         elif time.monotonic() - since > idle:
             stalled = f"nothing moved for {idle:.0f} s while waiting for {what} (last: {now!r})"
             raise AssertionError(f"{stalled}\n{details()}")
+
+
+def wait_until(done: Callable[[], bool], *, what: str, within: float = IDLE_SECONDS, poll: float = 0.05) -> None:
+    """Return once ``done()``; raise AssertionError after ``within`` seconds. For a change with no
+    progress to watch, such as the server ending a backend whose client has gone: it comes when the
+    server gets to it, which on a busy machine is later, never a fixed moment after the cause."""
+    wait_while_progressing(done, lambda: None, what=what, idle=within, poll=poll)
+
+
+def backends_gone(pids: Iterable[int]) -> Callable[[], bool]:
+    """Whether PostgreSQL has ended each of the backends ``pids``: a closed or terminated connection's
+    backend lives on until the server has run its exit (and released its locks, which comes first)."""
+    from django.db import connection
+
+    wanted = list(pids)
+
+    def gone() -> bool:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_stat_clear_snapshot()")  # pg_stat_activity is read once a transaction
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = ANY(%s)", [wanted])
+            return cursor.fetchone()[0] == 0
+
+    return gone
 
 
 def log_size(*paths: Path) -> Callable[[], tuple[int, ...]]:

@@ -8,6 +8,12 @@ restart does, while this test keeps its own connection to check the rows afterwa
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import httpx
 import psycopg
@@ -17,8 +23,10 @@ from django.db import connection
 from conftest import make_org, make_token
 from memory.models import Document
 from tests.conftest import McpCaller
+from tests.progress import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.runs_last]
+ROOT = Path(__file__).resolve().parent.parent
 POLICY = {"title": "Travel policy", "content": "Book trains for trips under four hours.", "external_id": "travel-1"}
 
 
@@ -151,3 +159,76 @@ def test_an_mcp_save_when_the_database_goes_away_inside_the_tool_is_retryable_an
         again = client.call("add_company_knowledge", arguments)
         assert not again.is_error, again.content[0].text
     assert Document.objects.filter(org=org, external_id="travel-1").count() == 1
+
+
+# --- a real restart of Brain's PostgreSQL under load ------------------------------------------
+
+
+def embedded_postgres() -> None:
+    """Skip unless the tests' database is the embedded cluster, which this test stops and starts."""
+    from launcher import services
+
+    socket_dir = str(services.data_dir() / "postgres")
+    if (
+        not (services.data_dir() / "postgres" / "postmaster.pid").exists()
+        or connection.settings_dict["HOST"] != socket_dir
+    ):
+        pytest.skip("this test stops and starts the embedded PostgreSQL; the tests run on another one")
+
+
+@dataclass
+class Load:
+    """Callers that keep reading over REST until told to stop, keeping every answer (or failure)."""
+
+    url: str
+    token: str
+    answers: list[tuple[int, str, float]] = field(default_factory=list)  # status, body, when
+    failures: list[str] = field(default_factory=list)
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def call(self) -> None:
+        auth = {"Authorization": f"Bearer {self.token}"}
+        with httpx.Client(base_url=self.url, headers=auth, timeout=60) as client:
+            while not self.stop.is_set():
+                try:
+                    response = client.get("/api/v1/documents")
+                except httpx.HTTPError as exc:  # a hang past the timeout, or a dropped connection
+                    self.failures.append(repr(exc))
+                    continue
+                self.answers.append((response.status_code, response.text, time.monotonic()))
+
+    def since(self, moment: float) -> list[int]:
+        return [status for status, _, when in list(self.answers) if when > moment]
+
+
+def test_postgres_restarted_under_load_answers_clean_503s_and_recovers_by_itself(brain_url):
+    from launcher import services
+
+    embedded_postgres()
+    load = Load(brain_url, make_token(make_org()).plaintext)
+    callers = [threading.Thread(target=load.call, daemon=True) for _ in range(3)]
+    for caller in callers:
+        caller.start()
+    try:
+        started = time.monotonic()
+        wait_until(lambda: load.since(started).count(200) >= 3, what="the callers' first answers")
+        stopped = time.monotonic()
+        assert services.stop_postgres()  # a fast shutdown: open connections are dropped
+        try:
+            wait_until(lambda: bool(set(load.since(stopped)) - {200}), what="an answer while the database is down")
+        finally:  # as ./brainctl starts it, from a process of its own that leaves it running
+            subprocess.run([sys.executable, "-c", "from launcher import services; services.start_postgres()"],
+                           cwd=ROOT, check=True)  # fmt: skip
+        back = time.monotonic()
+        # Nobody restarts the web: its next requests find the database again on their own.
+        wait_until(lambda: load.since(back).count(200) >= 6, what="answers once the database is back")
+    finally:
+        load.stop.set()
+        for caller in callers:
+            caller.join()
+        connection.close()  # the test's own connection went with the old server
+    assert load.failures == []
+    assert {status for status, _, _ in load.answers} == {200, 503}
+    for status, body, _ in load.answers:
+        if status == 503:
+            assert json.loads(body)["code"] == "unavailable", body

@@ -1,6 +1,6 @@
 """The deployment files agree with the code they run: compose.yaml with the launcher's commands and
 the queues tasks are routed to, the Dockerfile with what a production image must be,
-deploy/env.example with every setting brain/settings.py reads, and docs/deploy.md with the caches
+deploy/env.example with every setting Brain reads, and docs/deploy.md with the caches
 a process keeps.
 
 No container runs here, so these read the files; the entry point itself is run in
@@ -188,11 +188,16 @@ def test_the_entry_point_refuses_a_queue_no_task_is_routed_to():
 # --- deploy/env.example -------------------------------------------------------------------------
 
 
+# Where settings are read: Django's, and the web server's limits (which its HTTP protocol reads).
+SETTINGS_SOURCES = ("brain/settings.py", "launcher/http.py")
+
+
 def settings_read_from_the_environment() -> set[str]:
-    """Every NAME in env_str/env_bool/env_int/env_list("NAME", ...) calls of brain/settings.py."""
-    tree = ast.parse((ROOT / "brain" / "settings.py").read_text())
+    """Every NAME in env_str/env_bool/env_int/env_list("NAME", ...) calls of SETTINGS_SOURCES."""
+    trees = [ast.parse((ROOT / source).read_text()) for source in SETTINGS_SOURCES]
     return {
         node.args[0].value
+        for tree in trees
         for node in ast.walk(tree)
         if isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)

@@ -2,7 +2,7 @@
 
 Redis is stopped and started again while documents are being saved and ingested, and the worker
 is killed outright; nothing saved may be lost, the web must keep serving, and ingestion must
-resume within a minute of the broker or the worker coming back.
+resume once the broker or the worker is back (each wait lasts as long as something moves).
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psutil
@@ -30,10 +31,10 @@ from launcher.processes import BULK_WORKER_NAME, WORKER_NAME
 from memory.limits import BULK_CHARS
 from memory.models import Document
 from tests.conftest import call, free_port
+from tests.progress import documents_progress, log_size, wait_while_progressing
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ROOT = Path(__file__).resolve().parent.parent
-RESUME_WITHIN = 60  # seconds, from the broker or the worker being back to every document ready
 BIG = "\n\n".join(f"Paragraph {i}: " + "the quarterly plan covers hiring and budgets. " * 18 for i in range(150))
 
 
@@ -54,14 +55,17 @@ class Brain:
         raise AssertionError(f"no {name} process under the launcher:\n{self.output()[-3000:]}")
 
 
-def wait_for(predicate, seconds: float, what: str = "the condition") -> float:
-    """Wait until ``predicate()`` holds; returns how long it took."""
+def wait_for(predicate: Callable[[], bool], progress: Callable[[], Any], what: str) -> float:
+    """Wait until ``predicate()`` holds, as long as ``progress()`` moves; returns how long it took."""
     started = time.monotonic()
-    while time.monotonic() - started < seconds:
-        if predicate():
-            return time.monotonic() - started
-        time.sleep(0.2)
-    raise AssertionError(f"{what} did not happen within {seconds} s")
+    wait_while_progressing(predicate, progress, what=what)
+    return time.monotonic() - started
+
+
+def moving(org, brain: Brain) -> Callable[[], Any]:
+    """Progress of the organisation's documents, and of the launcher's log (a worker reconnecting)."""
+    documents, log = documents_progress(Document.objects.filter(org=org)), log_size(brain.log)
+    return lambda: (documents(), log())
 
 
 def embedded_redis_port() -> int:
@@ -97,8 +101,9 @@ def brain(django_db_setup: None, tmp_path_factory: pytest.TempPathFactory) -> It
         )
     running = Brain(process, f"http://127.0.0.1:{port}", log)
     try:
-        wait_for(lambda: _answers(running.url) or process.poll() is not None, 120, "the web answering")
-        wait_for(lambda: "ready." in running.output() or process.poll() is not None, 120, "the worker being ready")
+        started = log_size(log)
+        wait_for(lambda: _answers(running.url) or process.poll() is not None, started, "the web answering")
+        wait_for(lambda: "ready." in running.output() or process.poll() is not None, started, "the worker being ready")
         assert process.poll() is None, running.output()[-5000:]
         yield running
     finally:
@@ -137,7 +142,7 @@ def test_redis_stopped_and_started_during_saves_loses_nothing_and_ingestion_resu
     org = make_org()
     token = make_token(org).plaintext
     save(brain, token, "Handbook", BIG)
-    wait_for(lambda: "processing" in statuses(org), 60, "the handbook being ingested")
+    wait_for(lambda: "processing" in statuses(org), moving(org, brain), "the handbook being ingested")
 
     services.stop_redis()  # with the handbook in flight, which is what crashed Celery 5.7.0's worker
     try:
@@ -149,7 +154,7 @@ def test_redis_stopped_and_started_during_saves_loses_nothing_and_ingestion_resu
     finally:
         services.start_redis()
 
-    took = wait_for(lambda: statuses(org).count("ready") == 4, RESUME_WITHIN, "every document being ready")
+    took = wait_for(lambda: statuses(org).count("ready") == 4, moving(org, brain), "every document being ready")
     print(f"ingestion resumed {took:.1f} s after Redis came back")
     assert Document.objects.filter(org=org).count() == 4
     assert brain.process.poll() is None
@@ -160,7 +165,7 @@ def test_a_killed_worker_is_started_again_and_takes_back_its_document_while_the_
     org = make_org()
     token = make_token(org).plaintext
     save(brain, token, "Handbook", BIG)
-    wait_for(lambda: "processing" in statuses(org), 60, "the handbook being ingested")
+    wait_for(lambda: "processing" in statuses(org), moving(org, brain), "the handbook being ingested")
 
     assert len(BIG) > BULK_CHARS  # so the bulk lane's worker holds it
     worker = brain.child("worker-bulk")
@@ -169,8 +174,8 @@ def test_a_killed_worker_is_started_again_and_takes_back_its_document_while_the_
     assert not hits.is_error, hits.content  # reads go on while the worker is gone
     save(brain, token, "Note", "Saved while the worker was down.")
 
-    wait_for(lambda: "worker-bulk started again" in brain.output(), 30, "the launcher starting the worker again")
+    wait_for(lambda: "worker-bulk started again" in brain.output(), log_size(brain.log), "the worker started again")
     assert brain.child("worker-bulk").pid != worker.pid
-    took = wait_for(lambda: statuses(org).count("ready") == 2, RESUME_WITHIN, "both documents being ready")
+    took = wait_for(lambda: statuses(org).count("ready") == 2, moving(org, brain), "both documents being ready")
     print(f"ingestion resumed {took:.1f} s after the worker was started again")
     assert Document.objects.get(org=org, title="Handbook").attempts == 2

@@ -192,6 +192,28 @@ def test_a_reprompted_shared_job_in_agent_mode_reads_nothing_restricted_and_acts
     assert run.report.count("is not a tool of this run") == 3
 
 
+def test_an_admin_cannot_reprompt_a_members_personal_job_which_reads_with_its_owners_reach(brain_url, model):
+    w = world()
+    mine = schedule_job(actor=w["owner"], name="My own digest", prompt="What changed about BigCo?",
+                        schedule="30 17 * * 5", mode="agent").job  # fmt: skip
+    steps = (
+        'Do this:\nCALL search_company_memory {"query": "Zorblatt merger price"}\nCALL search_facts {"query": "salary"}'
+    )
+    with McpCaller(brain_url, w["admin"]) as mcp:
+        for change in ({"prompt": steps}, {"mode": "chat"}, {"memory": "org"}):
+            refused = mcp.call("update_job", {"id": mine.public_id, **change})
+            assert refused.is_error
+            assert "Only its owner" in refused.content[0].text
+    mine.refresh_from_db()
+    assert (mine.prompt, mine.mode, mine.memory) == ("What changed about BigCo?", "agent", "personal")
+    run = tick(mine.pk, now=FRIDAY)
+    assert run is not None
+    run.refresh_from_db()
+    assert run.status == "ok", run.report
+    assert run.audience == "owner"
+    assert "Zorblatt merger price" not in json.dumps(model.received)  # the owner's prompt ran, not the admin's
+
+
 def test_a_job_gets_only_the_write_tools_its_owner_granted_and_never_forget(brain_url):
     org = make_org()
     Features.objects.filter(org=org).update(jobs=True)

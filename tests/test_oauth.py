@@ -16,7 +16,19 @@ from brain.models import ApiToken, AuditRecord
 from brain.services import authenticate_token
 from conftest import make_org, make_token, make_user
 from tests.conftest import call
-from tests.oauth_flow import REDIRECT, authorize_query, consent, exchange, pkce, redirect_params, register, token
+from tests.oauth_flow import (
+    REDIRECT,
+    authorize_query,
+    connect,
+    consent,
+    exchange,
+    mcp_status,
+    pkce,
+    redirect_params,
+    register,
+    register_over_http,
+    token,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -24,7 +36,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture
 def base(brain_url, settings):
     settings.BRAIN_BASE_URL = brain_url
-    cache.clear()  # registrations are counted per address in the cache
+    cache.clear()  # client metadata documents are kept in the cache
     return brain_url
 
 
@@ -37,21 +49,10 @@ def person(base):
     return org, user, client
 
 
-def mcp_status(base, token):
-    """The HTTP status /mcp answers a tools/list with this bearer token."""
-    listed = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
-    return httpx.post(f"{base}/mcp", json=listed, headers={"Authorization": f"Bearer {token}"}).status_code
-
-
 def connected(person, base, access="write"):
-    """Register an app, allow it, and exchange the code: the token response."""
+    """Register an app, allow it, and exchange the code: the client id and the token response."""
     org, _user, client = person
-    client_id = register(Client()).json()["client_id"]
-    code = pkce()
-    sent = consent(client, client_id, code, f"{base}/mcp", org=org.pk, access=access)
-    answer = exchange(Client(), client_id, sent["code"], code.verifier)
-    assert answer.status_code == 200, answer.content
-    return client_id, answer.json()
+    return connect(client, org.pk, base, access)
 
 
 def test_a_401_leads_to_both_metadata_documents(base):
@@ -311,8 +312,10 @@ def test_a_token_request_for_another_resource_is_refused(person, base):
     assert other.status_code == 400
     assert other.json()["error"] == "invalid_target"
     assert not AccessToken.objects.filter(application__client_id=client_id, user__isnull=False).exists()
-    # Nothing was used up: the same code still works for this server's resource.
-    assert exchange(Client(), client_id, sent["code"], code.verifier).status_code == 200
+    # A refused exchange ends the code: the app starts again from the authorise page.
+    again = exchange(Client(), client_id, sent["code"], code.verifier)
+    assert again.status_code == 400
+    assert again.json()["error"] == "invalid_grant"
 
 
 def test_a_token_bound_to_another_resource_is_refused_at_mcp(person, base):
@@ -421,3 +424,13 @@ def test_one_address_cannot_fill_the_clients_table(base, settings):
     assert answers[-1].json()["error"] == "too_many_requests"
     assert answers[-1]["Retry-After"] == "3600"
     assert Application.objects.count() == 3
+
+
+def test_the_registration_limit_holds_across_processes_and_restarts(base, settings):
+    settings.BRAIN_OAUTH_REGISTRATIONS_PER_HOUR = 2
+    assert [register_over_http(base).status_code for _ in range(2)] == [201, 201]
+    cache.clear()  # all a process keeps in memory, as after a restart or in another web process
+    refused = register_over_http(base)
+    assert refused.status_code == 429
+    assert refused.json()["error"] == "too_many_requests"
+    assert Application.objects.count() == 2

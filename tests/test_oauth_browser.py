@@ -203,7 +203,6 @@ def test_an_assistant_named_by_a_metadata_document_connects(brain_url, member, s
             {"Content-Type": "application/json"},
             json.dumps(document).encode(),
         )
-        settings.BRAIN_OAUTH_METADATA_PRIVATE_HOSTS = ["127.0.0.1"]
         settings.BRAIN_OAUTH_METADATA_CA_FILE = str(site.cert)
         with browser_page() as page:
             log_in(page, brain_url, "priya", "a long enough secret", then="/connect/apps/")

@@ -1,11 +1,12 @@
 """Client metadata documents that Brain refuses (brain.oauth.fetcher): slow, huge, redirecting, at
-a private address the operator did not allow, not JSON, naming another client id, or with
-redirect addresses dynamic registration would refuse. Each leaves no client behind, and the
-authorise page answers as for an unknown client."""
+an address the outbound rule refuses, not JSON, naming another client id, or with redirect
+addresses dynamic registration would refuse. Each leaves no client behind, and the authorise page
+answers as for an unknown client. A document is fetched from the address that was checked."""
 
 from __future__ import annotations
 
 import json
+import socket
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from django.test import Client
 from oauth2_provider.cimd import CIMDError
 from oauth2_provider.models import Application
 
+from brain import outbound
 from brain.oauth.fetcher import MetadataFetcher
 from conftest import make_org, make_user
 from tests.oauth_flow import REDIRECT, authorize_query, pkce
@@ -26,7 +28,6 @@ pytestmark = pytest.mark.django_db
 def site(tmp_path, settings):
     cache.clear()  # the toolkit backs off a failing URL for a minute; each test starts afresh
     with tls_site(tmp_path) as served:
-        settings.BRAIN_OAUTH_METADATA_PRIVATE_HOSTS = ["127.0.0.1"]
         settings.BRAIN_OAUTH_METADATA_CA_FILE = str(served.cert)
         settings.OAUTH2_PROVIDER = {**settings.OAUTH2_PROVIDER, "CIMD_FETCH_TIMEOUT_SECONDS": 1}
         yield served
@@ -89,11 +90,34 @@ def test_documents_asking_what_registration_refuses_are_refused(site, changes, w
 def test_a_private_address_is_refused_unless_the_operator_allows_it(site, settings):
     url = f"{site.base}/client.json"
     site.routes["/client.json"] = (200, JSON, document(url))
-    settings.BRAIN_OAUTH_METADATA_PRIVATE_HOSTS = []
-    with pytest.raises(CIMDError, match="non-public address"):
-        MetadataFetcher().fetch(url)
+    settings.BRAIN_OUTBOUND_ALLOW = []
+    for refused in (url, url.replace("127.0.0.1", "localhost"), url.replace("127.0.0.1", "[::ffff:127.0.0.1]")):
+        with pytest.raises(CIMDError, match="may not be reached"):
+            MetadataFetcher().fetch(refused)
+    assert site.asked == []  # refused before connecting
     with pytest.raises(CIMDError, match="https"):
         MetadataFetcher().fetch(url.replace("https://", "http://"))
+    settings.BRAIN_OUTBOUND_ALLOW = ["127.0.0.1"]  # that address alone
+    metadata, _age = MetadataFetcher().fetch(url)
+    assert metadata["client_name"] == "Doc App"
+    assert site.asked == ["/client.json"]
+
+
+def test_the_document_is_fetched_from_the_address_that_was_checked(settings, monkeypatch):
+    settings.BRAIN_OUTBOUND_ALLOW = []
+    answers = iter([["93.184.216.34"], ["127.0.0.1"], ["127.0.0.1"]])  # public first, then loopback
+    monkeypatch.setattr(outbound, "resolve", lambda host, port: next(answers))
+    tried: list[tuple[str, int]] = []
+
+    def refuse(address: tuple[str, int], timeout: float) -> socket.socket:
+        tried.append(address)  # and nothing leaves this machine
+        raise ConnectionRefusedError(111, "Connection refused")
+
+    monkeypatch.setattr(outbound, "open_socket", refuse)
+    with pytest.raises(CIMDError, match="could not fetch"):
+        MetadataFetcher().fetch("https://client.example.com/client.json")
+    assert tried == [("93.184.216.34", 443)]
+    assert next(answers) == ["127.0.0.1"]  # asked once, not again before connecting
 
 
 def test_an_untrusted_certificate_is_refused(site, settings):
@@ -113,7 +137,7 @@ def test_the_authorise_page_refuses_and_no_client_is_made(site, settings, kind):
         site.routes["/client.json"] = (200, JSON, document(f"{site.base}/someone-else.json"))
     else:
         site.routes["/client.json"] = (200, JSON, document(url))
-        settings.BRAIN_OAUTH_METADATA_PRIVATE_HOSTS = []
+        settings.BRAIN_OUTBOUND_ALLOW = []
     org = make_org()
     person = Client()
     person.force_login(make_user(org))

@@ -34,6 +34,7 @@ from brain.services import mark_memory_built
 from conftest import make_actor, make_org, make_token
 from memory.documents.ingestion import ingest_documents
 from memory.models import Document
+from tests.progress import wait_while_progressing
 
 pytestmark = pytest.mark.django_db(transaction=True, databases=["default", REPLICA])
 
@@ -51,13 +52,15 @@ class Replica:
             row = conn.execute(sql, params).fetchone()
             return row[0] if row else None
 
-    def caught_up(self, timeout: float = 30) -> None:
+    def caught_up(self) -> None:
+        """Wait while the replica replays, until it has replayed what the primary has written."""
         lsn = self._one(self.primary_dsn, "SELECT pg_current_wal_lsn()::text")
-        deadline = time.monotonic() + timeout
-        while not self._one(self.dsn, "SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", [lsn]):
-            if time.monotonic() > deadline:
-                raise AssertionError("the replica did not catch up")
-            time.sleep(0.05)
+        wait_while_progressing(
+            lambda: bool(self._one(self.dsn, "SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", [lsn])),
+            lambda: self._one(self.dsn, "SELECT pg_last_wal_replay_lsn()::text"),
+            what="the replica to catch up",
+            poll=0.05,
+        )
 
     def pause(self) -> None:
         self._one(self.dsn, "SELECT pg_wal_replay_pause()")

@@ -3,7 +3,6 @@ reusing theirs (brain.request_connections)."""
 
 from __future__ import annotations
 
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
@@ -13,6 +12,7 @@ from django.db import connection
 
 from conftest import make_org, make_token
 from tests.conftest import call
+from tests.progress import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 CONCURRENT = 30
@@ -27,11 +27,12 @@ def server_connections() -> int:
         return int(cursor.fetchone()[0])
 
 
-def settled(expected_at_most: int, seconds: float = 5) -> int:
-    deadline = time.monotonic() + seconds
-    while (count := server_connections()) > expected_at_most and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return count
+def settled(expected_at_most: int) -> int:
+    """The server's connection count once it is at most ``expected_at_most``, or after a generous
+    while: a closed connection's backend ends when the server gets to it."""
+    wait_until(lambda: server_connections() <= expected_at_most, what="the server to end closed connections",
+               poll=0.1)  # fmt: skip
+    return server_connections()
 
 
 def test_concurrent_page_and_rest_requests_close_their_connections_when_they_end(brain_url):

@@ -4,21 +4,29 @@ from __future__ import annotations
 
 import re
 import sys
-import time
+from collections.abc import Callable
 from pathlib import Path
 
 from launcher.supervise import Supervisor
+from tests.progress import wait_while_progressing
 
 
 def drain(name, stream):
     stream.read()
 
 
-def run_for(supervisor: Supervisor, seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+def run_until(supervisor: Supervisor, done: Callable[[], bool], *, what: str) -> None:
+    """Supervise until ``done()``, as long as children keep being started again (however slowly a
+    busy machine starts a Python process)."""
+
+    def checked() -> bool:
         supervisor.check()
-        time.sleep(0.02)
+        return done()
+
+    def restarts() -> tuple[int, ...]:
+        return tuple(child.restarts for child in supervisor.children.values())
+
+    wait_while_progressing(checked, restarts, what=what, poll=0.02)
 
 
 def test_a_child_that_dies_is_started_again_after_a_growing_pause_and_the_others_keep_running(tmp_path: Path):
@@ -40,7 +48,7 @@ def test_a_child_that_dies_is_started_again_after_a_growing_pause_and_the_others
     assert started is not None
     steady_pid = started.pid
     try:
-        run_for(supervisor, 3)
+        run_until(supervisor, lambda: supervisor.children["flaky"].restarts >= 4, what="four restarts of flaky")
     finally:
         supervisor.stop_all(timeout=5)
     flaky, steady = supervisor.children["flaky"], supervisor.children["steady"]

@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 import signal
 import time
+from datetime import timedelta
 
 import psutil
 import pytest
 import redis
 from django.conf import settings
+from django.utils import timezone
 
 from conftest import make_actor, make_org, make_token
 from memory.documents.chunking import chunk
@@ -17,9 +19,16 @@ from memory.documents.saving import add_document
 from memory.models import Chunk, Document
 from tests.conftest import call
 from tests.progress import documents_progress, wait_while_progressing
-from tests.worker_process import start_worker, stop_worker
+from tests.worker_process import kill_worker, start_worker, stop_worker
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def handbook(paragraphs: int) -> str:
+    """A document long enough that a worker is still storing it when the test kills that worker."""
+    return "\n\n".join(
+        f"Paragraph {i}: " + "the quarterly plan covers hiring and budgets. " * 18 for i in range(paragraphs)
+    )
 
 
 @pytest.fixture
@@ -95,9 +104,7 @@ def test_someone_new_in_a_chat_is_named_by_questions_from_their_first_message(br
 def test_a_worker_killed_mid_document_still_leaves_it_ready_exactly_once(worker):
     org = make_org()
     actor = make_actor(org)
-    content = "\n\n".join(
-        f"Paragraph {i}: " + "the quarterly plan covers hiring and budgets. " * 18 for i in range(300)
-    )
+    content = handbook(300)
     document = add_document(actor=actor, title="Handbook", content=content).document
     assert wait_for(lambda: Document.objects.get(pk=document.pk).status == "processing", org)
     children = psutil.Process(worker.pid).children()
@@ -105,6 +112,34 @@ def test_a_worker_killed_mid_document_still_leaves_it_ready_exactly_once(worker)
     for child in children:
         os.kill(child.pid, signal.SIGKILL)  # the pool process dies mid-document, like an OOM kill
     assert wait_for(lambda: Document.objects.get(pk=document.pk).status == "ready", org)
+    document.refresh_from_db()
+    ordinals = list(Chunk.objects.filter(document=document).values_list("ordinal", flat=True))
+    assert document.attempts == 2
+    assert len(ordinals) == len(set(ordinals)) == document.chunk_count == len(chunk(content))
+
+
+def test_a_worker_killed_outright_mid_document_leaves_it_to_another_worker_once_its_lease_has_passed(tmp_path):
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    org = make_org()
+    content = handbook(150)
+    first = start_worker(tmp_path, log_name="first.log", name="first")
+    try:
+        document = add_document(actor=make_actor(org), title="Handbook", content=content).document
+        wait_for(lambda: Document.objects.get(pk=document.pk).status == "processing", org)
+    finally:
+        kill_worker(first)  # SIGKILL to the whole worker: nothing of it releases the claim
+    held = Document.objects.get(pk=document.pk)
+    assert held.claimed_at is not None
+    assert (held.status, held.attempts, held.chunk_count) == ("processing", 1, 0)  # kept, claimed by the dead
+    # The lease runs for minutes; the claim is made as old as a lease instead of waiting one out.
+    Document.objects.filter(pk=document.pk).update(
+        claimed_at=held.claimed_at - timedelta(seconds=settings.BRAIN_INGEST_LEASE_SECONDS + 1)
+    )
+    second = start_worker(tmp_path, log_name="second.log", name="second")  # it sweeps as it connects
+    try:
+        wait_for(lambda: Document.objects.get(pk=document.pk).status == "ready", org)
+    finally:
+        stop_worker(second)
     document.refresh_from_db()
     ordinals = list(Chunk.objects.filter(document=document).values_list("ordinal", flat=True))
     assert document.attempts == 2
@@ -133,3 +168,43 @@ def test_knowledge_saved_out_of_credits_waits_then_the_worker_ingests_it_once_cr
     hits = call(brain_url, token, "search_company_memory", {"query": "where do we park?"}).structured_content
     assert hits["hits"][0]["title"] == "Parking"
     assert Account.objects.get(org=org).credits == 4
+
+
+NOTES_READY_WITHIN = 30  # seconds from a note's save; a note left without a message waited 300+ s for the sweep
+BIG = "\n\n".join(f"Paragraph {i}: " + "the quarterly plan covers hiring and budgets. " * 18 for i in range(150))
+
+
+@pytest.fixture
+def two_slot_worker(tmp_path):
+    """A worker with two processes: one for the bulk lane's handbook, one for the notes."""
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    proc = start_worker(tmp_path, concurrency=2, env={"BRAIN_EXTRACT_FACTS": "0"})  # the notes alone
+    yield proc
+    stop_worker(proc)
+
+
+def test_a_burst_of_notes_from_two_organisations_is_ready_within_seconds_while_the_bulk_lane_is_busy(two_slot_worker):
+    # Messages of one organisation's notes take the other's turns (memory.documents.lanes): each
+    # message still ingests one note, so no note is left for the sweep, and none is ingested twice.
+    first, second = make_org(), make_org()
+    handbook = add_document(actor=make_actor(first), title="Handbook", content=BIG).document
+    assert wait_for(lambda: Document.objects.get(pk=handbook.pk).status == "processing", first)
+    notes = [
+        add_document(actor=make_actor(org), title=f"Note {n}", content=f"Standup {n} moved to room {n}.").document
+        for n, org in enumerate([first] * 10 + [second] * 10)
+    ]
+    ids = [note.pk for note in notes]
+    waiting = Document.objects.filter(pk__in=ids)
+
+    def all_ready() -> bool:
+        unready = waiting.exclude(status="ready")
+        late = list(unready.filter(recorded_at__lt=timezone.now() - timedelta(seconds=NOTES_READY_WITHIN)))
+        assert not late, f"notes not ready {NOTES_READY_WITHIN} s after their save: {[(d.pk, d.status) for d in late]}"
+        return not unready.exists()
+
+    wait_while_progressing(all_ready, documents_progress(waiting), what="every note to be ready")
+    took = [(d.processed_at - d.recorded_at).total_seconds() for d in waiting if d.processed_at]
+    print(f"20 notes ready {min(took):.1f} to {max(took):.1f} s after their save")
+    assert {d.attempts for d in waiting} == {1}  # none was ingested twice
+    ordinals = list(Chunk.objects.filter(document__in=ids).values_list("document_id", "ordinal"))
+    assert len(ordinals) == len(set(ordinals)) == sum(d.chunk_count for d in waiting)

@@ -53,15 +53,18 @@ class TlsSite:
     base: str
     cert: Path
     routes: dict[str, Route]
+    asked: list[str]  # the paths requested, in order
 
 
 @contextmanager
 def tls_site(folder: Path) -> Iterator[TlsSite]:
     cert, key = make_certificate(folder)
     routes: dict[str, Route] = {}
+    asked: list[str] = []
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
+            asked.append(self.path)
             status, headers, body = routes.get(self.path, (404, {}, b"not here"))
             if callable(body):
                 body(self)
@@ -84,7 +87,7 @@ def tls_site(folder: Path) -> Iterator[TlsSite]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield TlsSite(base=f"https://127.0.0.1:{server.server_address[1]}", cert=cert, routes=routes)
+        yield TlsSite(base=f"https://127.0.0.1:{server.server_address[1]}", cert=cert, routes=routes, asked=asked)
     finally:
         server.shutdown()
         server.server_close()

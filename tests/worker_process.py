@@ -31,8 +31,11 @@ def start_worker(
     concurrency: int = 1,
     env: dict[str, str] | None = None,
     log_name: str = "worker.log",
+    name: str = "test",
 ) -> subprocess.Popen[bytes]:
-    """Start a worker on ``queues`` and return once it answers a ping; its log is ``data_dir/log_name``."""
+    """Start a worker on ``queues`` and return once it answers a ping; its log is ``data_dir/log_name``.
+    A worker started again under the same ``name`` takes back at once what it held when it died;
+    one of another name takes it once the claim's lease has passed."""
     db = connection.settings_dict
     environment = dict(
         os.environ,
@@ -46,7 +49,7 @@ def start_worker(
     with path.open("w") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "brain", "worker", "-Q", ",".join(queues),
-             "-c", str(concurrency), "--pool", "prefork", "-l", "info", "-n", f"test-{os.getpid()}@%h"],
+             "-c", str(concurrency), "--pool", "prefork", "-l", "info", "-n", f"{name}-{os.getpid()}@%h"],
             cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
     from brain.celery import app

@@ -26,6 +26,8 @@ from oauth2_provider.models import AccessToken, Application, Grant, RefreshToken
 from brain.audit import record_audit
 from brain.errors import NotFound
 from brain.models import CONNECTED_APP_PREFIX, ApiToken, Membership, Organisation
+from brain.oauth.codes import forget_spent
+from brain.oauth.registrations import forget_old_counts
 from brain.prepared import Prepared
 from brain.services import live_tokens, mark_used
 
@@ -175,10 +177,13 @@ def disconnect_app(*, user: User, connection_id: int) -> ApiToken:
 
 
 def purge_unused(*, older_than: timedelta = timedelta(days=1)) -> int:
-    """Nightly: expired codes and tokens (the toolkit's own sweep), and apps that registered
-    themselves or were named by a metadata document but were never allowed by anyone, once a
-    day old; a registration that nobody uses costs a row and nothing else."""
+    """Nightly: expired codes and tokens (the toolkit's own sweep), spent codes with no token left,
+    registration counts of past hours, and apps that registered themselves or were named by a
+    metadata document but were never allowed by anyone, once a day old; a registration that
+    nobody uses costs a row and nothing else. Answers how many apps went."""
     clear_expired()
+    forget_spent()
+    forget_old_counts()
     unused = Application.objects.filter(
         registration_source__in=[Application.RegistrationSource.DCR, Application.RegistrationSource.CIMD],
         created__lt=timezone.now() - older_than,

@@ -1,11 +1,13 @@
 """Client metadata documents (a client id that is an HTTPS URL whose JSON describes the client),
 fetched under this server's rules.
 
-The toolkit's fetcher already refuses anything but HTTPS, redirects, slow answers, documents past
-the size limit and hosts that resolve to private addresses, and connects to the address it checked.
-This one adds the operator's exceptions (BRAIN_OAUTH_METADATA_PRIVATE_HOSTS may be fetched at
-private addresses, and BRAIN_OAUTH_METADATA_CA_FILE is trusted for them) and then applies the same
-redirect rules as dynamic registration (``brain.oauth.clients``)."""
+The toolkit's fetcher already refuses anything but HTTPS, redirects, slow answers and documents past
+the size limit. The URL is one a stranger chooses, so this one reaches its host only as the
+outbound address rule allows (``brain.outbound``: global addresses, or what the operator lists in
+BRAIN_OUTBOUND_ALLOW, resolved once and connected to by the checked address), trusts
+BRAIN_OAUTH_METADATA_CA_FILE besides the system's CAs, and then applies the same redirect rules as
+dynamic registration (``brain.oauth.clients``). Why a document was refused goes to the log; the
+authorise page answers as for an unknown client whatever the reason."""
 
 from __future__ import annotations
 
@@ -17,20 +19,26 @@ from typing import Any
 
 import urllib3
 from django.conf import settings
-from django.http.request import validate_host
 from oauth2_provider import cimd
 from oauth2_provider.settings import oauth2_settings
 
+from brain import outbound
 from brain.oauth.clients import metadata_problem
 
 
-def _addresses(host: str, port: int) -> list[str]:
-    """Every address of a host the operator lets Brain fetch from at private addresses."""
-    try:
-        found = socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)
-    except socket.gaierror as exc:
-        raise cimd.CIMDError(f"could not resolve {host}: {exc}") from exc
-    return list(dict.fromkeys(str(info[4][0]) for info in found))
+def _pinned(destination: outbound.Destination) -> type[urllib3.connection.HTTPSConnection]:
+    """An HTTPS connection whose socket goes to the addresses the outbound rule checked, while TLS
+    checks the certificate for the host's name."""
+
+    class Pinned(urllib3.connection.HTTPSConnection):
+        def _new_conn(self) -> socket.socket:
+            seconds = self.timeout if isinstance(self.timeout, int | float) else None
+            try:
+                return outbound.connect(destination, timeout=seconds)
+            except OSError as exc:
+                raise urllib3.exceptions.NewConnectionError(self, f"could not connect: {exc}") from exc
+
+    return Pinned
 
 
 def _tls() -> ssl.SSLContext:
@@ -69,45 +77,39 @@ def _document(answer: Any, deadline: float) -> tuple[dict[str, Any], int]:
 class MetadataFetcher(cimd.SafeMetadataFetcher):
     def fetch(self, client_id: str) -> tuple[dict[str, Any], int]:
         url = cimd._validate_client_id_url(client_id)
-        host, port = url.hostname or "", url.port or 443
-        if validate_host(host, settings.BRAIN_OAUTH_METADATA_PRIVATE_HOSTS):
-            addresses = _addresses(host, port)
-        else:
-            addresses = cimd._resolve_and_validate(host, port)
-        metadata, max_age = self._first_answer(url, addresses)
+        try:
+            destination = outbound.check(url.hostname or "", url.port or 443)
+        except outbound.Refused as exc:
+            raise cimd.CIMDError(f"the client metadata document's host may not be reached: {exc}") from exc
+        metadata, max_age = self._answer(url, destination)
         if problem := metadata_problem(metadata):
             raise cimd.CIMDError(f"the client metadata document is refused: {problem[1]}")
         return metadata, max_age
 
-    def _first_answer(self, url: Any, addresses: list[str]) -> tuple[dict[str, Any], int]:
-        """The document from the first address that answers, all within one deadline; the
-        connection goes to the checked address while TLS checks the certificate for the host."""
-        deadline = time.monotonic() + oauth2_settings.CIMD_FETCH_TIMEOUT_SECONDS
+    def _answer(self, url: Any, destination: outbound.Destination) -> tuple[dict[str, Any], int]:
+        """The document, all within one deadline."""
+        seconds = oauth2_settings.CIMD_FETCH_TIMEOUT_SECONDS
+        deadline = time.monotonic() + seconds
+        pool = urllib3.HTTPSConnectionPool(
+            host=destination.host,
+            port=destination.port,
+            timeout=urllib3.Timeout(connect=min(seconds, outbound.timeout_seconds()), read=seconds, total=seconds),
+            retries=False,
+            maxsize=1,
+            ssl_context=_tls(),
+        )
+        pool.ConnectionCls = _pinned(destination)
         target = url.path + (f"?{url.query}" if url.query else "")
-        headers = {"Host": url.netloc, "Accept": "application/json"}
-        failure: Exception | None = None
-        for address in addresses:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                break
-            pool = urllib3.HTTPSConnectionPool(
-                host=address,
-                port=url.port or 443,
-                timeout=urllib3.Timeout(connect=left, read=left, total=left),
-                retries=False,
-                maxsize=1,
-                ssl_context=_tls(),
-                server_hostname=url.hostname,
-                assert_hostname=url.hostname,
-            )
+        try:
+            answer = pool.urlopen(
+                "GET", target, headers={"Host": url.netloc, "Accept": "application/json"}, redirect=False,
+                preload_content=False,
+            )  # fmt: skip
             try:
-                answer = pool.urlopen("GET", target, headers=headers, redirect=False, preload_content=False)
-                try:
-                    return _document(answer, deadline)
-                finally:
-                    answer.release_conn()
-            except urllib3.exceptions.HTTPError as exc:
-                failure = exc
+                return _document(answer, deadline)
             finally:
-                pool.close()
-        raise cimd.CIMDError(f"could not fetch the client metadata document: {failure or 'out of time'}")
+                answer.release_conn()
+        except urllib3.exceptions.HTTPError as exc:
+            raise cimd.CIMDError(f"could not fetch the client metadata document: {exc}") from exc
+        finally:
+            pool.close()

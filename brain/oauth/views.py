@@ -5,7 +5,6 @@ and revocation endpoints are the toolkit's own (brain.oauth.urls)."""
 from __future__ import annotations
 
 import json
-import time
 from typing import Any, cast
 from urllib.parse import parse_qs, parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -14,7 +13,6 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.core.cache import cache
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
@@ -36,7 +34,9 @@ from brain.inputs import text_problem
 from brain.login_throttle import client_ip
 from brain.models import ApiToken, Organisation
 from brain.oauth.clients import is_loopback, metadata_problem
+from brain.oauth.codes import end_code, exchanging
 from brain.oauth.connections import app_connections, connect_app, disconnect_app, is_mcp_resource, issuer, mcp_resource
+from brain.oauth.registrations import registration_allowed
 from brain.selectors import list_user_organisations
 
 # The three kinds of access in words, as on the Connect page (ApiToken.ACCESS), with what each lets an app do.
@@ -112,7 +112,7 @@ class RegisterView(DynamicClientRegistrationView):
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if refused := _refusal(request):
             return refused
-        if not _registration_allowed(request):
+        if not registration_allowed(client_ip(request)):
             answer = _error_response(
                 "too_many_requests",
                 f"At most {settings.BRAIN_OAUTH_REGISTRATIONS_PER_HOUR} registrations an hour from one address; "
@@ -123,14 +123,6 @@ class RegisterView(DynamicClientRegistrationView):
             return answer
         with transaction.atomic():
             return cast(HttpResponse, super().post(request, *args, **kwargs))
-
-
-def _registration_allowed(request: HttpRequest) -> bool:
-    """Count a registration against its address for the hour (per process, in its cache): anyone
-    may register, but nobody fills the clients table; what is left unused goes nightly."""
-    key = f"brain:oauth:registrations:{client_ip(request)}:{int(time.time() // 3600)}"
-    cache.add(key, 0, timeout=3600)
-    return cache.incr(key) <= settings.BRAIN_OAUTH_REGISTRATIONS_PER_HOUR
 
 
 class RegistrationView(DynamicClientRegistrationManagementView):
@@ -144,10 +136,22 @@ class RegistrationView(DynamicClientRegistrationManagementView):
 
 
 class TokenEndpoint(TokenView):
-    """The toolkit's token endpoint. A refusal raised while the token is being saved (a resource
-    other than /mcp) comes back without a content type; it is JSON like every other answer."""
+    """The toolkit's token endpoint, with a code used at most once (brain.oauth.codes): any refused
+    exchange ends the code, and a code presented after its exchange ends that exchange's tokens.
+    A refusal raised while the token is being saved (a resource other than /mcp) comes back
+    without a content type; it is JSON like every other answer."""
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        code = request.POST.get("code", "") if request.POST.get("grant_type") == "authorization_code" else ""
+        if not code:
+            return self._answer(request, *args, **kwargs)
+        with exchanging(code):
+            response = self._answer(request, *args, **kwargs)
+            if response.status_code >= 400:
+                end_code(code)
+        return response
+
+    def _answer(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         response = cast(HttpResponse, super().post(request, *args, **kwargs))
         if response.status_code >= 400 and response.content.startswith(b"{"):
             response["Content-Type"] = "application/json"

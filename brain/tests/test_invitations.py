@@ -1,5 +1,7 @@
 """Inviting a member by email: the account, the membership and a link that sets a password once,
-within PASSWORD_RESET_TIMEOUT; organisation admins invite only into their own organisations."""
+within PASSWORD_RESET_TIMEOUT; someone with an account is invited and joins only when they accept,
+signed in as themselves, before it expires; organisation admins invite only into their own
+organisations."""
 
 from __future__ import annotations
 
@@ -11,10 +13,11 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core import mail
 from django.test import Client
+from django.utils import timezone
 
 from brain.errors import InvalidArgument, PermissionDenied
 from brain.invitations import InvitationTokens, invite_member, link_lifetime
-from brain.models import AuditRecord, Membership
+from brain.models import AuditRecord, Membership, MembershipInvitation
 from brain.tests.admin_client import logged_in, make_operator, make_org_admin
 from conftest import make_actor, make_user
 
@@ -144,7 +147,7 @@ def test_only_an_admin_of_the_organisation_may_invite(org):
     assert not User.objects.filter(email="nina@example.com").exists()
 
 
-def test_someone_with_an_account_is_added_and_told_without_a_link(
+def test_someone_with_an_account_is_invited_and_nothing_changes_until_they_accept(
     org, other_org, admin_actor, django_capture_on_commit_callbacks
 ):
     existing = make_user(other_org, email="Kim@Example.com", password=PASSWORD)
@@ -152,12 +155,98 @@ def test_someone_with_an_account_is_added_and_told_without_a_link(
     invitation = invite(admin_actor, "kim@example.com", capture=django_capture_on_commit_callbacks)
 
     assert not invitation.new_account
-    assert invitation.membership.user == existing
+    assert invitation.membership is None
+    assert invitation.sent
+    assert not Membership.objects.filter(org=org, user=existing).exists()
     assert "/invitation/" not in mail.outbox[-1].body
-    assert "Log in as before" in mail.outbox[-1].body
+    assert f"{settings.BRAIN_BASE_URL}/invitations/" in mail.outbox[-1].body
+    assert "Nothing changes until you answer" in mail.outbox[-1].body
     assert User.objects.get(pk=existing.pk).check_password(PASSWORD)
+    record = AuditRecord.objects.get(org=org, action="member.invited")
+    assert record.target == f"invitation {invitation.offer.public_id}"
+
+    kim = logged_in(existing)
+    assert kim.get("/")["Location"] == "/invitations/"  # where someone with an invitation lands
+    page = kim.get("/invitations/").content.decode()
+    assert org.name in page
+    accepted = kim.post(f"/invitations/{invitation.offer.public_id}/accept/")
+
+    assert accepted.status_code == 302
+    assert Membership.objects.get(org=org, user=existing).role == Membership.MEMBER
+    assert MembershipInvitation.objects.get().answer == MembershipInvitation.ACCEPTED
+    assert AuditRecord.objects.filter(org=org, action="member.invitation_accepted", user=existing).exists()
+    assert kim.get("/")["Location"] != "/invitations/"
+    again = kim.post(f"/invitations/{invitation.offer.public_id}/accept/")
+    assert again.status_code == 400
+    assert "accepted this invitation" in again.content.decode()
     with pytest.raises(InvalidArgument, match="already a member"):
         invite_member(actor=admin_actor, email="kim@example.com")
+
+
+def test_an_invitation_can_be_declined_and_adds_nobody(org, other_org, admin_actor, django_capture_on_commit_callbacks):
+    existing = make_user(other_org, email="kim@example.com", password=PASSWORD)
+    invitation = invite(admin_actor, "kim@example.com", capture=django_capture_on_commit_callbacks)
+    kim = logged_in(existing)
+
+    declined = kim.post(f"/invitations/{invitation.offer.public_id}/decline/", follow=True)
+
+    assert "You declined the invitation" in declined.content.decode()
+    assert not Membership.objects.filter(org=org, user=existing).exists()
+    assert kim.post(f"/invitations/{invitation.offer.public_id}/accept/").status_code == 400
+    assert not Membership.objects.filter(org=org, user=existing).exists()
+    assert org.name not in kim.get("/invitations/").content.decode()
+    invite(admin_actor, "kim@example.com", capture=django_capture_on_commit_callbacks)  # may be asked again
+    assert MembershipInvitation.objects.filter(user=existing, answer=MembershipInvitation.OPEN).count() == 1
+
+
+def test_another_signed_in_person_cannot_accept_an_invitation(
+    org, other_org, admin_actor, django_capture_on_commit_callbacks
+):
+    existing = make_user(other_org, email="kim@example.com", password=PASSWORD)
+    invitation = invite(admin_actor, "kim@example.com", capture=django_capture_on_commit_callbacks)
+    someone = make_user(other_org, email="mallory@example.com")
+
+    answer = logged_in(someone).post(f"/invitations/{invitation.offer.public_id}/accept/")
+
+    assert answer.status_code == 404
+    assert "No such invitation for you" in answer.content.decode()
+    assert not Membership.objects.filter(org=org).exclude(user=admin_actor.user).exists()
+    assert MembershipInvitation.objects.get().answer == MembershipInvitation.OPEN
+    assert Client().post(f"/invitations/{invitation.offer.public_id}/accept/").status_code == 302  # to the login
+    assert not Membership.objects.filter(org=org, user=existing).exists()
+
+
+def test_an_expired_invitation_cannot_be_accepted(org, other_org, admin_actor, django_capture_on_commit_callbacks):
+    existing = make_user(other_org, email="kim@example.com", password=PASSWORD)
+    invitation = invite(admin_actor, "kim@example.com", capture=django_capture_on_commit_callbacks)
+    MembershipInvitation.objects.update(expires_at=timezone.now() - timedelta(minutes=1))
+    kim = logged_in(existing)
+
+    answer = kim.post(f"/invitations/{invitation.offer.public_id}/accept/")
+
+    assert answer.status_code == 400
+    assert "expired on" in answer.content.decode()
+    assert "ask an admin of" in answer.content.decode()
+    assert not Membership.objects.filter(org=org, user=existing).exists()
+    assert kim.get("/")["Location"] != "/invitations/"
+
+
+def test_inviting_someone_with_an_account_again_renews_the_open_invitation_with_the_new_role(
+    org, other_org, admin_actor, django_capture_on_commit_callbacks
+):
+    existing = make_user(other_org, email="kim@example.com", password=PASSWORD)
+    first = invite(admin_actor, "kim@example.com", capture=django_capture_on_commit_callbacks)
+    MembershipInvitation.objects.update(expires_at=timezone.now() - timedelta(minutes=1))
+
+    again = invite(admin_actor, "kim@example.com", Membership.ADMIN, capture=django_capture_on_commit_callbacks)
+
+    assert again.again
+    assert again.offer.pk == first.offer.pk
+    assert len(mail.outbox) == 2
+    assert "as an admin" in mail.outbox[-1].body
+    logged_in(existing).post(f"/invitations/{again.offer.public_id}/accept/")
+    assert Membership.objects.get(org=org, user=existing).role == Membership.ADMIN
+    assert User.objects.get(pk=existing.pk).is_staff  # an organisation admin works in the admin
 
 
 def test_an_invited_admin_can_use_the_admin(org, admin_actor, django_capture_on_commit_callbacks):
@@ -211,6 +300,16 @@ def test_the_invitation_page_invites_and_says_so(org):
     assert "Invitation sent to nina@example.com" in page.content.decode()
     assert Membership.objects.filter(org=org, user__email="nina@example.com").exists()
     assert len(mail.outbox) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_invitation_page_says_someone_with_an_account_joins_when_they_accept(org, other_org):
+    make_user(other_org, email="kim@example.com")
+    client = logged_in(make_org_admin(org))
+    page = client.post("/admin/brain/membership/invite/", {"email": "kim@example.com", "role": "member",
+                                                           "org": org.pk}, follow=True)  # fmt: skip
+    assert "Invitation sent to kim@example.com, who has an account already" in page.content.decode()
+    assert not Membership.objects.filter(org=org, user__email="kim@example.com").exists()
 
 
 def test_an_operator_may_invite_into_any_organisation(org, django_capture_on_commit_callbacks):

@@ -53,3 +53,18 @@ def test_production_mode_refuses_to_start_without_a_secret_key(tmp_path):
     result = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True)
     assert result.returncode != 0
     assert "SECRET_KEY is not set" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "said"),
+    [
+        ("BRAIN_OAUTH_METADATA_PRIVATE_HOSTS", "docs.corp.example", "list those hosts in BRAIN_OUTBOUND_ALLOW"),
+        ("BRAIN_OUTBOUND_ALLOW", "10.0.0.0/8,http://imap.corp.example", "'http://imap.corp.example' is none of them"),
+        ("BRAIN_OUTBOUND_TIMEOUT_SECONDS", "600", "BRAIN_OUTBOUND_TIMEOUT_SECONDS must be between 1 and 60"),
+    ],
+)
+def test_outbound_settings_brain_cannot_use_stop_it_at_start(name, value, said):
+    env = dict(os.environ, **{name: value})
+    result = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert result.returncode != 0
+    assert said in result.stderr

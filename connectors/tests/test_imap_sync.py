@@ -2,12 +2,15 @@
 dates, senders and attachments; nothing twice; new mail in and expunged mail withdrawn; a sync
 stopped mid-folder goes on from its last page; a refused password in words and no retry; a
 mailbox only into a restricted category; a rebuilt folder (new UIDVALIDITY) read again without
-duplicates."""
+duplicates. A server is reached only where the outbound address rule allows (brain.outbound), and
+every way of not reaching one reads the same."""
 
 from __future__ import annotations
 
 import imaplib
+import socket
 import ssl
+import time
 from datetime import UTC, datetime
 from email.message import EmailMessage
 
@@ -17,6 +20,7 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
+from brain import outbound
 from brain.errors import InvalidArgument
 from brain.models import Category
 from connectors import imap as imap_kind
@@ -215,6 +219,128 @@ def test_a_refused_password_is_an_error_in_words_and_stops_the_retries(server, a
     assert sync.sync_connection(connection.pk).saved == 1
 
 
+def words(error: str, host: str, port: int) -> str:
+    """An error without the host and port a member typed: what it tells them beyond that."""
+    bare = host.strip("[]")
+    return error.replace(f"[{bare}]:{port}" if ":" in bare else f"{bare}:{port}", "HOST:PORT")
+
+
+def failure_of(actor, category, *, host: str, port: int, tls: str = "tls") -> str:
+    """The words a failed sync of a mailbox at host:port leaves on the connection's page."""
+    connection = sync.add_connection(
+        actor=actor, kind="imap", name=f"Mail at {host}:{port}", category=category,
+        credentials={"host": host, "port": str(port), "username": "sam", "password": "x"},
+        options={"folders": "INBOX", "tls": tls},
+    )  # fmt: skip
+    assert sync.sync_connection(connection.pk).state == "failed"
+    connection.refresh_from_db()
+    assert not connection.credentials_refused  # tried again later, like any server that is down
+    return words(connection.last_error, host, port)
+
+
+def closed_port(actor, category) -> str:
+    """The words of a port on loopback (allowed in the suite) where nothing listens."""
+    return failure_of(actor, category, host="127.0.0.1", port=_free_port())
+
+
+def watch_connects(monkeypatch) -> list[tuple[str, int]]:
+    """Every address the outbound rule opened a socket to; each attempt is refused on the spot, so
+    nothing leaves this machine whatever it was aimed at."""
+    tried: list[tuple[str, int]] = []
+
+    def refuse(address, timeout):
+        tried.append(address)
+        raise ConnectionRefusedError(111, "Connection refused")
+
+    monkeypatch.setattr(outbound, "open_socket", refuse)
+    return tried
+
+
+@pytest.fixture
+def silent_ports():
+    """A loopback port on IPv4 and one on IPv6 that take connections and never answer: a connection
+    that should not have been made waits there to be accepted."""
+    with (
+        socket.create_server(("127.0.0.1", 0)) as four,
+        socket.create_server(("::1", 0), family=socket.AF_INET6) as six,
+    ):
+        yield four, six
+
+
+def waiting(listener: socket.socket) -> bool:
+    listener.setblocking(False)
+    try:
+        listener.accept()[0].close()
+    except BlockingIOError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(
+    ("host", "tls"),
+    [
+        ("127.0.0.1", "plain"),
+        ("10.20.30.40", "tls"),
+        ("169.254.169.254", "tls"),
+        ("[::1]", "plain"),
+        ("localhost", "plain"),
+        ("[::ffff:127.0.0.1]", "tls"),
+        ("0.0.0.0", "tls"),  # noqa: S104 (a destination, not a bind)
+    ],
+)
+def test_a_server_at_an_internal_address_is_refused_before_connecting_in_the_words_of_a_closed_port(
+    admin_actor, mailbox_category, settings, monkeypatch, silent_ports, host, tls
+):
+    closed = closed_port(admin_actor, mailbox_category)  # while loopback is allowed, as in the suite
+    connects = watch_connects(monkeypatch)
+    settings.BRAIN_OUTBOUND_ALLOW = []
+    four, six = silent_ports
+    port = (six if host == "[::1]" else four).getsockname()[1]
+    assert failure_of(admin_actor, mailbox_category, host=host, port=port, tls=tls) == closed
+    assert connects == []  # refused before any socket was opened
+    assert not waiting(four)
+    assert not waiting(six)
+
+
+def test_a_silent_port_gives_up_within_the_timeout_in_the_words_of_a_closed_port(
+    admin_actor, mailbox_category, settings
+):
+    settings.BRAIN_OUTBOUND_TIMEOUT_SECONDS = 1
+    closed = closed_port(admin_actor, mailbox_category)
+    with socket.socket() as silent:  # the kernel accepts connections; nothing ever answers them
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        started = time.monotonic()
+        said = failure_of(admin_actor, mailbox_category, host="127.0.0.1", port=silent.getsockname()[1], tls="plain")
+        waited = time.monotonic() - started
+    assert said == closed
+    assert waited < 30  # a cap far above the 1 s asked for; a session's own timeout is 60 s
+
+
+def test_a_host_the_operator_allows_is_reached(server, admin_actor, mailbox_category, settings):
+    server.append(message("Rota", message_id="<rota@example.com>"))
+    settings.BRAIN_OUTBOUND_ALLOW = ["localhost"]  # by name; 127.0.0.1 itself is no longer allowed
+    connection = sync.add_connection(
+        actor=admin_actor, kind="imap", name="By name", category=mailbox_category,
+        credentials={"host": "localhost", "port": str(server.port), "username": server.username,
+                     "password": server.password},
+        options={"folders": "INBOX", "tls": "plain"},
+    )  # fmt: skip
+    assert sync.sync_connection(connection.pk).saved == 1
+    settings.BRAIN_OUTBOUND_ALLOW = ["127.0.0.0/8"]  # by network
+    assert connect(admin_actor, server, mailbox_category, name="By address").items == 0
+    assert sync.sync_connection(Connection.objects.get(name="By address").pk).saved == 1
+
+
+def test_the_server_is_connected_to_at_the_address_that_was_checked(admin_actor, mailbox_category, monkeypatch):
+    connects = watch_connects(monkeypatch)
+    answers = iter([["93.184.216.34"], ["127.0.0.1"], ["127.0.0.1"]])  # public first, then loopback
+    monkeypatch.setattr(outbound, "resolve", lambda host, port: next(answers))
+    failure_of(admin_actor, mailbox_category, host="imap.example.com", port=993)
+    assert connects == [("93.184.216.34", 993)]
+    assert next(answers) == ["127.0.0.1"]  # asked once, not again before connecting
+
+
 def test_a_server_that_does_not_answer_is_tried_again_later(server, admin_actor, mailbox_category):
     port = _free_port()  # nothing listens there
     connection = connect(admin_actor, server, mailbox_category, port=port)
@@ -320,7 +446,7 @@ def test_uid_sets_folder_names_and_fetch_answers_are_read_as_imap_writes_them():
 
 
 @pytest.mark.parametrize("mode", ["tls", "starttls"])
-def test_tls_and_starttls_check_the_servers_certificate(admin_actor, mailbox_category, monkeypatch, mode):
+def test_tls_and_starttls_check_the_servers_certificate(admin_actor, mailbox_category, monkeypatch, caplog, mode):
     with imap_server(tls=True) as secure:
         secure.append(message("Board pack", message_id="<board@example.com>"))
         port = secure.tls_port if mode == "tls" else secure.port
@@ -332,7 +458,10 @@ def test_tls_and_starttls_check_the_servers_certificate(admin_actor, mailbox_cat
         )  # fmt: skip
         assert sync.sync_connection(connection.pk).state == "failed"
         connection.refresh_from_db()
-        assert "The certificate of 127.0.0.1 could not be verified" in connection.last_error
+        # The page says what it says of a closed port, and nothing of the certificate; the log says why.
+        assert words(connection.last_error, "127.0.0.1", port) == closed_port(admin_actor, mailbox_category)
+        assert "certificate" not in connection.last_error
+        assert "CERTIFICATE_VERIFY_FAILED" in caplog.text
         assert not connection.credentials_refused
 
         trusting = ssl.create_default_context

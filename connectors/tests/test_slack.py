@@ -291,10 +291,13 @@ def test_the_webhook_answers_url_verification_and_refuses_bad_stale_and_repeated
 
 
 def test_a_message_event_queues_a_sync_now(fake, admin, monkeypatch):
-    from connectors import tasks
-
     queued: list[int] = []
-    monkeypatch.setattr(tasks.sync_connection_task, "delay", queued.append)
+
+    def send_task(name, args, **kw):
+        if name == "connectors.tasks.sync_connection_task":
+            queued.append(args[0])
+
+    monkeypatch.setattr("brain.queueing.current_app.send_task", send_task)
     connection = connect(admin)
     Connection.objects.filter(pk=connection.pk).update(next_sync_at=None)
     event = message_event("Ev02", channel="CGENERAL1", ts=ts_at("2026-11-04T09:00"), user="USAM", text="hi")

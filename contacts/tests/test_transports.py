@@ -17,6 +17,7 @@ from urllib.parse import parse_qs
 import pytest
 from aiosmtpd.controller import Controller
 
+from brain import outbound
 from contacts.transports import (
     EmailTransport,
     Message,
@@ -260,6 +261,38 @@ def test_slack_webhook_failures_are_classified_without_revealing_the_secret_path
     assert caught.value.permanent is permanent
     assert "/services/" not in str(caught.value)
     assert WEBHOOK_ANSWERS[hook][2].decode() in str(caught.value)
+
+
+def webhook_failure(url: str) -> TransportError:
+    with pytest.raises(TransportError) as caught:
+        SlackTransport().send(make_message(url))
+    return caught.value
+
+
+def test_a_webhook_at_an_internal_address_is_refused_in_the_words_of_a_closed_port(slack, settings):
+    port = free_port()
+    closed = webhook_failure(f"http://127.0.0.1:{port}/services/T1/B2/good")  # loopback is allowed in the suite
+    settings.BRAIN_OUTBOUND_ALLOW = []
+    stand_in = slack.url.removeprefix("http://")
+    for url, where in [
+        (f"{slack.url}/services/T1/B2/good", stand_in),
+        ("https://169.254.169.254/services/T1/B2/good", "169.254.169.254:443"),
+        ("http://localhost:8080/services/T1/B2/good", "localhost:8080"),
+    ]:
+        refused = webhook_failure(url)
+        assert refused.permanent is closed.permanent is False
+        assert refused.message.replace(where, "HOST") == closed.message.replace(f"127.0.0.1:{port}", "HOST")
+    assert slack.requests == []
+
+
+def test_a_webhook_is_posted_to_the_address_that_was_checked_under_its_own_name(slack, monkeypatch):
+    answers = iter([["127.0.0.1"], ["10.20.30.40"]])  # the stand-in's address first, an internal one after
+    monkeypatch.setattr(outbound, "resolve", lambda host, port: next(answers))
+    port = slack.url.rsplit(":", 1)[1]
+    assert SlackTransport().send(make_message(f"http://hooks.example.com:{port}/services/T1/B2/good")) == ""
+    [request] = slack.requests
+    assert request["headers"]["Host"] == f"hooks.example.com:{port}"
+    assert next(answers) == ["10.20.30.40"]  # asked once
 
 
 def test_the_slack_bot_posts_to_chat_post_message_and_returns_the_ts(slack):

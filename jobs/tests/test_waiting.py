@@ -23,7 +23,7 @@ pytestmark = pytest.mark.django_db
 def sent(monkeypatch):
     """The messages sent to the broker, kept here instead (no worker in these tests)."""
     messages: list[tuple[str, list[object]]] = []
-    monkeypatch.setattr("brain.queueing.current_app.send_task", lambda name, args: messages.append((name, args)))
+    monkeypatch.setattr("brain.queueing.current_app.send_task", lambda name, args, **kw: messages.append((name, args)))
     return messages
 
 
@@ -85,7 +85,7 @@ def test_a_run_asked_for_while_the_broker_is_away_is_kept_and_the_sweep_sends_it
     [run] = Run.objects.filter(job=job)
     assert run.status == "queued"  # kept, though its message was lost
     messages: list[tuple[str, list[object]]] = []
-    monkeypatch.setattr("brain.queueing.current_app.send_task", lambda name, args: messages.append((name, args)))
+    monkeypatch.setattr("brain.queueing.current_app.send_task", lambda name, args, **kw: messages.append((name, args)))
     assert sweep_jobs_task(grace_seconds=0) == 1
     assert messages == [("jobs.tasks.run_task", [run.pk])]
     assert run_task(run.pk) == "ran"

@@ -18,12 +18,13 @@ from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound
 from brain.hooks import Seam
 from brain.models import Organisation
+from brain.queueing import send_on_commit
 from brain.services import mark_memory_built
 from memory.access import readable
 from memory.documents.chunking import ChunkDraft
 from memory.documents.failures import is_transient
-from memory.documents.lanes import lane_of, next_document
-from memory.documents.saving import Status, enqueue, ingest_again, logger, must_wait
+from memory.documents.lanes import LANES, SKIPPED, lane_of, next_document, take_turn
+from memory.documents.saving import INGEST_TASK, Status, enqueue, ingest_again, logger, must_wait
 from memory.documents.source import passages_of
 from memory.documents.turns import chunk_fields, embedded_texts, next_message_id
 from memory.index.serving import Models, Vectors, confirm, embed_with, models_of
@@ -45,9 +46,6 @@ def extraction_due(document: Document) -> dict[str, object]:
     if not settings.BRAIN_EXTRACT_FACTS or document.source_kind == "remember":
         return {"extraction": Extraction.NONE}  # remembered facts are recorded as stated
     return {"extraction": Extraction.PENDING, "extraction_error": "", "extraction_attempts": 0}
-
-
-TURNS = 20  # documents one message looks at before it falls back to its own
 
 
 def worker_tag(worker: str) -> str:
@@ -88,21 +86,25 @@ def ingest_document(*, document_id: int, task_id: str | None = None, worker: str
     return ingest_documents(document_ids=[document_id], task_id=task_id, worker=worker)[document_id]
 
 
-def ingest_next(*, document_id: int, task_id: str | None = None, worker: str = "") -> str:
-    """What one message of an ingest lane does: its own document when that needs recovering (its
-    worker died past the lease, or this task was delivered again), else the lane's next document
-    by turns between organisations (memory.documents.lanes). Returns what happened."""
+def ingest_next(*, document_id: int, lane: str = "", task_id: str | None = None, worker: str = "") -> str:
+    """What one message of an ingest lane does (memory.documents.lanes.take_turn): its own document
+    when only it may take it (its worker died past the lease, this task was delivered again, it was
+    waiting), else the lane's next queued document by turns between organisations, whichever
+    document it was sent for. ``lane`` is the queue it came from, for a document deleted since."""
     own = Document.objects.filter(pk=document_id).values_list("status", "length").first()
-    if own is None or own[0] != Status.QUEUED:
-        return ingest_document(document_id=document_id, task_id=task_id, worker=worker)
-    for _ in range(TURNS):
-        chosen = next_document(lane=lane_of(own[1]))
-        if chosen is None:
-            break
-        outcome = ingest_document(document_id=chosen, task_id=task_id, worker=worker)
-        if outcome != "skipped":  # taken by another worker meanwhile, or set waiting: the next one
-            return outcome
-    return ingest_document(document_id=document_id, task_id=task_id, worker=worker)
+    lane = lane_of(own[1]) if own is not None else lane
+    if lane not in LANES:
+        return SKIPPED
+
+    def ingest(chosen: int) -> str:
+        return ingest_document(document_id=chosen, task_id=task_id, worker=worker)
+
+    return take_turn(
+        recover=None if own is None or own[0] == Status.QUEUED else lambda: ingest(document_id),
+        pick=lambda: next_document(lane=lane),
+        run=ingest,
+        pass_on=lambda: send_on_commit(INGEST_TASK, document_id, what="document", queue=lane),
+    )
 
 
 def ingest_documents(*, document_ids: list[int], task_id: str | None = None, worker: str = "") -> dict[int, str]:
@@ -118,7 +120,7 @@ def ingest_documents(*, document_ids: list[int], task_id: str | None = None, wor
         claim = f"{task_id or 'direct'}:{uuid.uuid4().hex[:8]}:{worker_tag(worker)}"
         document = _claim(document_id, claim)
         if document is None:
-            outcome[document_id] = "skipped"
+            outcome[document_id] = SKIPPED
             continue
         try:
             work.append((document, claim, passages_of(document)))

@@ -6,17 +6,55 @@ workers of its own, so a few long documents never hold the lane where short ones
 takes the queued document of the organisation with the fewest documents being ingested now,
 then the one served least recently, then the one waiting longest; and that organisation's
 oldest queued document. So one organisation's two thousand queued messages delay another's
-note by at most one document per worker. Every queued document has a message of its own in its
-lane, so taking another one's turn loses nothing: the later message takes what is left.
+note by at most one document per worker.
+
+A message never promises its own document, so none is left without one: every queued document
+had a message queued in its lane, and every message ingests one queued document of its lane while
+any is left (``take_turn``), whichever document it was sent for. A message that finds its own
+document taken, done or gone takes the lane's next one; one that keeps losing the race for the
+next one passes its turn on (queues itself again) instead of ending with nothing done. So there
+are never fewer messages in a lane than documents queued in it.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from django.db import connection
 
 from memory.limits import BULK_CHARS
 
 SHORT_QUEUE, BULK_QUEUE = "ingest", "ingest_bulk"
+LANES = (SHORT_QUEUE, BULK_QUEUE)
+SKIPPED, PASSED_ON = "skipped", "passed on"
+TURNS = 20  # items one message tries, each taken by another worker first, before it passes its turn on
+
+
+def take_turn(
+    *,
+    recover: Callable[[], str] | None,
+    pick: Callable[[], int | None],
+    run: Callable[[int], str],
+    pass_on: Callable[[], None],
+) -> str:
+    """What one lane message does; returns what happened (``SKIPPED`` when the lane was empty).
+
+    ``recover`` is its own item when only this message may take it (redelivered to this task, or its
+    worker died past the lease), ``pick`` the lane's next queued item by turns, ``run`` processes one
+    (``SKIPPED`` when another worker took it first or it must wait), ``pass_on`` queues this message
+    again. Each ``SKIPPED`` from ``run`` means the item left the queue, so the loop ends when the
+    lane is empty or an item is won; after ``TURNS`` lost races the turn goes back to the lane.
+    """
+    if recover is not None and (outcome := recover()) != SKIPPED:
+        return outcome
+    for _ in range(TURNS):
+        chosen = pick()
+        if chosen is None:
+            return SKIPPED
+        if (outcome := run(chosen)) != SKIPPED:
+            return outcome
+    pass_on()
+    return PASSED_ON
 
 
 def lane_of(length: int) -> str:

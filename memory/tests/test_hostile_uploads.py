@@ -22,7 +22,7 @@ from brain.mcp.registry import TOOLS
 from conftest import make_actor, make_org, make_token, make_user
 from memory.api import DocumentIn
 from memory.documents import parsers
-from memory.documents.ingestion import ingest_next
+from memory.documents.ingestion import ingest_document, ingest_next
 from memory.documents.lanes import BULK_QUEUE, SHORT_QUEUE, next_document
 from memory.documents.parsing import ParseError
 from memory.documents.saving import add_document
@@ -235,6 +235,17 @@ def test_a_message_of_one_organisations_backlog_ingests_another_organisations_no
     assert ingest_next(document_id=bulk[1].pk) == "ready"
     assert Document.objects.get(pk=note.pk).status == "ready"
     assert Document.objects.get(pk=bulk[1].pk).status == "queued"  # its own message comes later
+
+
+def test_a_message_whose_document_another_message_took_ingests_the_lanes_next_one(sent):
+    # Otherwise the document whose turn was taken is left without a message until the sweep.
+    busy, quiet = make_org(), make_org()
+    mail = add_document(actor=make_actor(busy), title="Mail", content="The invoice is paid.").document
+    note = add_document(actor=make_actor(quiet), title="Note", content="The VPN moved to vpn2.").document
+    assert ingest_document(document_id=note.pk) == "ready"  # taken by the message sent for the mail
+    assert ingest_next(document_id=note.pk) == "ready"  # the note's own message
+    assert Document.objects.get(pk=mail.pk).status == "ready"
+    assert ingest_next(document_id=mail.pk) == "skipped"  # the lane is empty: nothing more to do
 
 
 def test_a_message_whose_document_a_dead_worker_held_takes_that_one_back(sent):

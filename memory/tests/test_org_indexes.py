@@ -14,6 +14,7 @@ from memory.index.org_indexes import KINDS, LOCK_KEY, TABLES, index_name, presen
 from memory.index.serving import query_vector
 from memory.models import Chunk, Fact
 from memory.tests.factories import save
+from tests.progress import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 TEXTS = [f"The {topic} desk answers questions about {topic} within a day." for topic in
@@ -174,7 +175,18 @@ def test_one_sync_at_a_time(big_and_small):
         assert present("memory_chunk") == {}
     finally:
         other.close()
+    # Closing the socket does not end the backend that holds the lock: the server does, when it gets to it.
+    wait_until(lock_is_free, what="the closed connection's advisory lock to be released")
     assert not sync_org_indexes(minimum=1).skipped
+
+
+def lock_is_free() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s)", [LOCK_KEY])
+        taken = bool(cursor.fetchone()[0])
+        if taken:
+            cursor.execute("SELECT pg_advisory_unlock(%s)", [LOCK_KEY])
+    return taken
 
 
 def test_facts_get_their_own_index_too(big_and_small):

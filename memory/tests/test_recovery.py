@@ -16,6 +16,7 @@ from memory.documents.saving import add_document
 from memory.index.embedding import EmbeddingError
 from memory.models import Document
 from memory.tasks import ingest_document_task
+from tests.progress import wait_until
 
 POLICY = "# Refunds\n\nEnterprise customers get a full refund within 30 days."
 
@@ -145,14 +146,14 @@ def test_two_workers_of_one_organisation_do_not_wait_for_each_other(actor):
             with transaction.atomic():  # keeps the claim's locks until the end of this block
                 assert _claim(theirs.pk, "other-task:x:y") is not None
                 locked.set()
-                release.wait(30)
+                release.wait()
         finally:
             connection.close()
 
     holder = threading.Thread(target=another_worker_holds_its_claim)
     holder.start()
     try:
-        assert locked.wait(10)
+        wait_until(locked.is_set, what="the other worker to claim its document")
         with connection.cursor() as cursor:
             cursor.execute("SET lock_timeout = '2s'")
         try:

@@ -15,6 +15,7 @@ from memory.index import side_by_side
 from memory.search import passages
 from memory.search.passages import search_chunks
 from memory.tests.factories import save
+from tests.progress import backends_gone, wait_until
 
 QUESTIONS = [
     "what did Priya say about the BigCo pilot in January 2026?",
@@ -132,6 +133,8 @@ def test_a_task_thread_whose_connection_was_cut_reconnects(actor):
     pids = {side_by_side.start(pid, apart=True).result() for _ in range(8)}
     with connection.cursor() as cursor:  # the server drops the search threads' connections
         cursor.execute("SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) AS pid", [list(pids)])
+    # The server ends them when it gets to it: search once they are gone, or it may run on one still alive.
+    wait_until(backends_gone(pids), what="the search threads' backends to end")
     for _ in range(4):
         assert search_chunks(actor=actor, query="who owns the kickoff deck", top_k=3).hits
 

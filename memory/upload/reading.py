@@ -29,7 +29,7 @@ from brain.actors import Actor
 from brain.errors import DomainError, InvalidArgument, NotFound, PermissionDenied
 from brain.queueing import send_on_commit
 from brain.services import actor_for_user
-from memory.documents.lanes import BULK_QUEUE, SHORT_QUEUE
+from memory.documents.lanes import BULK_QUEUE, LANES, SHORT_QUEUE, SKIPPED, take_turn
 from memory.documents.parsing import ParsedDocument, ParseError
 from memory.documents.saving import Saved, add_document, resolve_category
 from memory.limits import MAX_TITLE_CHARS
@@ -41,7 +41,6 @@ Status = Upload.Status
 READ_TASK = "memory.tasks.read_upload_task"
 ROOT = Path(__file__).resolve().parent.parent.parent
 QUICK_BYTES = 256 * 1024  # a text file this small is read in the short lane; others in the bulk lane
-TURNS = 20  # files one message looks at before it falls back to its own
 
 
 def save_upload(*, actor: Actor, name: str, data: bytes, category: str, scope: str) -> Upload:
@@ -98,21 +97,25 @@ def lane_of(upload: Upload) -> str:
     return SHORT_QUEUE if quick else BULK_QUEUE
 
 
-def read_next(*, upload_id: int, task_id: str | None = None) -> str:
-    """What one reading message does: its own file when that needs recovering (its worker died
-    past the lease), else the lane's next file by turns between organisations, as documents take
-    turns (memory.documents.lanes): one organisation's twenty PDFs delay another's by one file."""
+def read_next(*, upload_id: int, lane: str = "", task_id: str | None = None) -> str:
+    """What one reading message does (memory.documents.lanes.take_turn): its own file when only it
+    may take it (its worker died past the lease), else the lane's next file by turns between
+    organisations, as documents take turns: one organisation's twenty PDFs delay another's by one
+    file. ``lane`` is the queue it came from, for a file deleted since."""
     own = Upload.objects.filter(pk=upload_id).only("status", "size", "name").first()
-    if own is None or own.status != Status.QUEUED:
-        return read_upload(upload_id=upload_id, task_id=task_id)
-    for _ in range(TURNS):
-        chosen = next_upload(lane=lane_of(own))
-        if chosen is None:
-            break
-        outcome = read_upload(upload_id=chosen, task_id=task_id)
-        if outcome != "skipped":  # another worker took it meanwhile: the next one
-            return outcome
-    return read_upload(upload_id=upload_id, task_id=task_id)
+    lane = lane_of(own) if own is not None else lane
+    if lane not in LANES:
+        return SKIPPED
+
+    def read(chosen: int) -> str:
+        return read_upload(upload_id=chosen, task_id=task_id)
+
+    return take_turn(
+        recover=None if own is None or own.status == Status.QUEUED else lambda: read(upload_id),
+        pick=lambda: next_upload(lane=lane),
+        run=read,
+        pass_on=lambda: send_on_commit(READ_TASK, upload_id, what="upload", queue=lane),
+    )
 
 
 def next_upload(*, lane: str) -> int | None:
@@ -142,7 +145,7 @@ def read_upload(*, upload_id: int, task_id: str | None = None) -> str:
     """Read one uploaded file into documents; returns what happened. Safe to run twice."""
     upload = _claim(upload_id, f"{task_id or 'direct'}:{uuid.uuid4().hex[:8]}")
     if upload is None:
-        return "skipped"
+        return SKIPPED
     try:
         documents = read_within_budget(upload.name, bytes(upload.data), seconds=settings.BRAIN_UPLOAD_READ_SECONDS)
         actor = actor_for_user(org=upload.org, user=upload.owner, via="web")

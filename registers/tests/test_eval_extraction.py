@@ -14,22 +14,16 @@ from django.core.management import call_command
 from brain.models import Organisation
 from memory.models import Document
 from memory.tests.test_extraction import completion, stub  # noqa: F401 (a fixture)
-from registers.management.commands.eval_extraction import (
-    Derived,
-    DerivedFact,
-    DerivedPromise,
-    Doc,
-    load,
-    score,
-    time_correct,
-)
+from registers.evaluation.matching import Derived, DerivedFact, DerivedPromise, Doc, time_correct
+from registers.evaluation.scoring import score
+from registers.evaluation.sets import Part, load
 
 DATA = Path(__file__).parent / "data"
 DOCS, LABELS = DATA / "extraction_docs.jsonl", DATA / "extraction_labels.jsonl"
 
 
 def tiny_set() -> list[Doc]:
-    return load(DOCS, LABELS, "all")[1]
+    return load([Part(DOCS, LABELS)], "all").docs
 
 
 def made_by_hand() -> dict[str, Derived]:
@@ -161,7 +155,7 @@ def test_the_command_saves_each_document_at_its_upload_time_and_scores_what_was_
     assert report["speed"]["documents_per_second_extracted"] > 0
     assert set(report["figures"]) == {"dev", "heldout", "all"}
     whole = report["figures"]["all"]["all"]
-    assert whole["labelled"] == {"facts": 5, "times": 3, "entities": 8, "promises": 2}
+    assert whole["labelled"] == {"facts": 5, "times": 3, "entities": 8, "promises": 2, "values": 0, "questions": 0}
     assert whole["derived"]["facts"] > 0
     documents = Document.objects.filter(org__slug__startswith="evalx-")
     assert {d.title: d.recorded_at for d in documents} == {

@@ -1,4 +1,5 @@
-"""Seal every connection's credentials again under the newest of BRAIN_CONNECTOR_KEYS."""
+"""Seal every connection's credentials and webhook secret again under the newest of
+BRAIN_CONNECTOR_KEYS."""
 
 from __future__ import annotations
 
@@ -10,21 +11,33 @@ from django.db import transaction
 from connectors.models import Connection
 from connectors.sealing import CredentialsUnreadable, reseal
 
+# Each sealed column, and what to do when no key opens it.
+SEALED = {
+    "sealed_credentials": "paste their credentials again",
+    "sealed_webhook_secret": "put back the key their webhook secret was sealed with, or add them again",
+}
+
 
 class Command(BaseCommand):
-    help = "Re-encrypt connection credentials with the first key of BRAIN_CONNECTOR_KEYS."
+    help = "Re-encrypt connection credentials and webhook secrets with the first key of BRAIN_CONNECTOR_KEYS."
 
     def handle(self, *args: Any, **options: Any) -> None:
-        done, unreadable = 0, []
+        done = 0
+        unreadable: dict[str, list[str]] = {column: [] for column in SEALED}
         with transaction.atomic():
-            for connection in Connection.objects.select_for_update().exclude(sealed_credentials=""):
-                try:
-                    connection.sealed_credentials = reseal(connection.sealed_credentials)
-                except CredentialsUnreadable:
-                    unreadable.append(connection.name)
-                    continue
-                connection.save(update_fields=["sealed_credentials"])
-                done += 1
+            for connection in Connection.objects.select_for_update():
+                resealed = []
+                for column in SEALED:
+                    try:
+                        setattr(connection, column, reseal(getattr(connection, column)))
+                    except CredentialsUnreadable:
+                        unreadable[column].append(connection.name)
+                        continue
+                    resealed.append(column)
+                connection.save(update_fields=resealed)
+                done += len(resealed) == len(SEALED)
         self.stdout.write(f"{done} connection(s) sealed with the newest key.")
-        if unreadable:
-            self.stdout.write(f"No configured key opens these; paste their credentials again: {', '.join(unreadable)}")
+        for column, names in unreadable.items():
+            if names:
+                self.stdout.write(f"No configured key opens the {column.removeprefix('sealed_').replace('_', ' ')} "
+                                  f"of these; {SEALED[column]}: {', '.join(names)}")  # fmt: skip
