@@ -2489,9 +2489,9 @@ The first customer reports ship in June.
         F("Osprey is the reporting warehouse for Kestrel Ledger data.", "Project Osprey", "fact"),
         F("Osprey runs on ClickHouse.", "Project Osprey", "fact"),
         F("Tomasz Nowak leads Project Osprey.", TOMASZ, "fact"),
-        F("The first Osprey customer reports ship in June.", "Project Osprey", "decision", "2026-06-01"),
+        F("The first Osprey customer reports ship in June.", "Project Osprey", "decision", None),
     ],
-    times=[T("in June", "2026-06-01")],
+    times=[T("in June", None)],  # a page with no date of its own: which June is not known
     entities=[
         E("Project Osprey", "project"),
         E("Kestrel Ledger", "product"),

@@ -480,6 +480,8 @@ def reading_text(document: Document, blocks: Sequence[Block]) -> list[tuple[Bloc
             continue
         structure = block.kind not in CONTENT or (mail and block.kind == Kind.QUOTE)
         said = document.content[block.start : block.end] if structure else block.sentence()
+        if block.kind == Kind.ITEM and not structure:
+            said = f"- {said}"  # an item stays an item: "- Samuel Osei: renew ..." is an action item, not a turn
         if said.strip():
             out.append((block, said))
     return out

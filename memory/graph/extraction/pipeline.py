@@ -361,6 +361,15 @@ def _kind(sent: Span, has_date: bool) -> str:
 _THANKS = re.compile(r"\s*(?i:thanks|thank\s+you|many\s+thanks)\s+(?:so\s+much\s+|a\s+lot\s+)?for\b")
 
 
+def _about_a_thing(sent: Span) -> bool:
+    """A full sentence about something named by an ordinary word that opens it ("Hotfixes now need a
+    second reviewer", "Visitors sign in at reception"): a rule worth keeping though it names no entity."""
+    words = [t for t in sent if not (t.is_punct or t.is_space)]
+    if len(words) < 5 or not words[0].text[:1].isupper() or words[0].pos_ not in ("NOUN", "PROPN"):
+        return False
+    return words[0].dep_ in ("nsubj", "nsubjpass") and any(t.pos_ in ("VERB", "AUX") for t in words[1:])
+
+
 def _has_verb(sent: Span) -> bool:
     return any(t.pos_ in ("VERB", "AUX") or t.tag_.startswith("VB") or t.tag_ == "MD" for t in sent)
 
@@ -393,7 +402,7 @@ def _fact(
         values.append(ExtractedValue(key, date=hit.date, text=sent.text[hit.start : hit.end]))
     values = affirmed(sent.text, values)
     timely = _RECURRING_RE.search(sent.text) or NAMED_DAY.search(sent.text)
-    if not mentions and not values and not timely and not _speaker_plans(sent):
+    if not mentions and not values and not timely and not _speaker_plans(sent) and not _about_a_thing(sent):
         return None  # a habit ("every Monday at 10:00") or a day kept in words is worth keeping though it names no date
     if (
         not values
