@@ -184,7 +184,7 @@ def passages(blocks: list[read.Block], content: str) -> list[ChunkDraft]:
                 drafts.append(ChunkDraft(block.text, heading, block.start, block.end))
             continue
         if block.kind == read.Kind.ITEM:
-            add(f"- {block.text}", block.start, block.end, lead=block.lead)
+            add(block.text, block.start, block.end, lead=block.lead)
             continue
         for text, start, end in _pieces(block, content):
             add(text, start, end)

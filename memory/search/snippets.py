@@ -71,8 +71,15 @@ def best_part(text: str, terms: list[str], limit: int = SNIPPET_CHARS) -> str:
             size += 1 + len(parts[first])
         else:
             break
-    shown = " ".join(parts[first : last + 1])
+    shown = " ".join(_ended(part) for part in parts[first:last])
+    shown = f"{shown} {parts[last]}" if shown else parts[last]
     return ("…" if first > 0 else "") + shown + ("…" if last < len(parts) - 1 else "")
+
+
+def _ended(unit: str) -> str:
+    """A unit followed by another in a snippet: a line without its own stop (a list item, a row) gets
+    a semicolon, so lines folded into one still read apart."""
+    return unit if unit.endswith((".", "!", "?", "…", ":", ";", ",")) else unit + ";"
 
 
 def _inside(part: str, pattern: re.Pattern[str] | None, limit: int, *, cut_before: bool, cut_after: bool) -> str:

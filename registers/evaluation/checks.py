@@ -120,4 +120,9 @@ def holds_answer(passage: str, answer: str) -> bool:
     """A passage holds an answer when the answer's words run inside it, or when the passage (of a few
     words at least) lies inside the answer's sentence or row; whitespace, case and markup aside."""
     p, a = words(passage), words(answer)
-    return _inside(a, p) or (len(p) >= REVERSE_MIN_WORDS and _inside(p, a))
+    if _inside(a, p) or (len(p) >= REVERSE_MIN_WORDS and _inside(p, a)):
+        return True
+    # A table row: its cells, each whole and in order, whatever stands between them (a passage says
+    # each cell with its column's name).
+    cells = [words(cell) for cell in answer.strip().strip("|").split("|") if words(cell)]
+    return len(cells) > 1 and all(_inside(cell, p) for cell in cells)
