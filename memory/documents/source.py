@@ -485,3 +485,43 @@ def reading_text(document: Document, blocks: Sequence[Block]) -> list[tuple[Bloc
         if said.strip():
             out.append((block, said))
     return out
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A part of a document as it is read for facts and promises, with the stored passage it is in."""
+
+    passage: int  # the passage's id
+    text: str
+    speaker: str
+
+
+# A stored passage as the readers ask for it: id, text, speaker, and where it starts and ends.
+PassageRow = tuple[int, str, str, int, int]
+
+
+def reading_pieces(document: Document, passages: Sequence[PassageRow], *, all_passages: bool = True) -> list[Piece]:
+    """What is read of ``document`` within ``passages``, piece by piece: a block said as sentences
+    (``reading_text``) for a document read by blocks, a passage itself for a conversation read by turns.
+    ``all_passages``: the passages are all the document has, so a block that none of them holds (a
+    document cut into passages by older rules) goes with the passage before it; otherwise it is not
+    among those being read."""
+    blocks = blocks_of(document)
+    if blocks is None or not passages:
+        return [Piece(pk, text, speaker) for pk, text, speaker, _, _ in passages]
+    pieces = []
+    for block, said in reading_text(document, blocks):
+        passage = _passage_at(passages, block.start, fallback=all_passages)
+        if passage is not None:
+            pieces.append(Piece(passage, said, block.speaker))
+    return pieces
+
+
+def _passage_at(passages: Sequence[PassageRow], offset: int, *, fallback: bool) -> int | None:
+    before = passages[0][0] if fallback else None
+    for pk, _, _, start, end in passages:
+        if start <= offset < max(end, start + 1):
+            return pk
+        if start <= offset and fallback:
+            before = pk
+    return before

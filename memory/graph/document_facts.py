@@ -19,7 +19,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from memory.access import current
-from memory.documents.source import SourceReading, blocks_of, in_third_person, read_source, reading_text
+from memory.documents.source import SourceReading, in_third_person, read_source, reading_pieces
 from memory.graph.entities import (
     clean_name,
     context_mentions,
@@ -201,38 +201,19 @@ _WE = re.compile(r"^\W*(?:we|we'(?:ll|re|ve|d)|we’(?:ll|re|ve|d)|our|us)\b", r
 
 def _reading(document: Document) -> tuple[str, list[int], list[tuple[int, str]], list[tuple[int, str]]]:
     """The text read for facts, where each piece of it starts, its speakers, and the stored passage
-    each piece belongs to. A document read by blocks gives a piece a block, said as sentences (a
-    table row with its header, a list item with its lead-in); a conversation, a piece a turn."""
+    each piece belongs to (``reading_pieces``)."""
     rows = list(
         Chunk.objects.filter(document=document)
         .order_by("ordinal")
         .values_list("pk", "text", "speaker", "char_start", "char_end")
     )
-    blocks = blocks_of(document)
-    pieces: list[tuple[int, str, str]] = []  # (passage, text, speaker)
-    if blocks is None or not rows:
-        pieces = [(pk, passage, speaker) for pk, passage, speaker, _, _ in rows]
-    else:
-        for block, said in reading_text(document, blocks):
-            pieces.append((_passage_at(rows, block.start), said, block.speaker))
     text, starts, speakers, chunks = "", [], [], []
-    for passage, said, speaker in pieces:
+    for piece in reading_pieces(document, rows):
         starts.append(len(text))
-        speakers.append((len(text), speaker))
-        chunks.append((passage, said))
-        text += said + "\n\n"
+        speakers.append((len(text), piece.speaker))
+        chunks.append((piece.passage, piece.text))
+        text += piece.text + "\n\n"
     return text, starts, speakers, chunks
-
-
-def _passage_at(rows: list[tuple[int, str, str, int, int]], offset: int) -> int:
-    """The stored passage that holds ``offset`` of the document, else the last one before it."""
-    before = rows[0][0]
-    for pk, _, _, start, end in rows:
-        if start <= offset < max(end, start + 1):
-            return pk
-        if start <= offset:
-            before = pk
-    return before
 
 
 def _speaking_subject(fact: ExtractedFact, speaker: str, team: str) -> str | None:

@@ -22,7 +22,7 @@ from django.db.models.functions import Coalesce
 
 from brain.models import AuditRecord, Organisation
 from memory.access import current, fact_in_use, readable_by_all, seen_by_every_reader_of
-from memory.documents.source import SourceReading, read_source
+from memory.documents.source import SourceReading, read_source, reading_pieces
 from memory.documents.turns import previous_turn, spoken_text
 from memory.graph.entities import live_mentions
 from memory.models import Chunk, Document, Entity, Fact
@@ -138,11 +138,13 @@ def _utterances(chunks: list[Chunk], document: Document) -> tuple[SourceReading,
     """What the passages say, a line of the body at a time, each with who said it (a turn's speaker,
     a "Name: ..." line of pasted minutes, a mail's sender, a message's speaker) and said on the day
     the document speaks from. Headers, quoted replies, signatures and greetings promise nothing."""
+    rows = [(c.pk, c.text, c.speaker, c.char_start, c.char_end) for c in chunks]
+    pieces = reading_pieces(document, rows, all_passages=False)
     text, starts, speakers = "", [], []
-    for chunk in chunks:
+    for piece in pieces:
         starts.append(len(text))
-        speakers.append((len(text), chunk.speaker))
-        text += chunk.text + "\n\n"
+        speakers.append((len(text), piece.speaker))
+        text += piece.text + "\n\n"
     source = read_source(document, text, passages=speakers)
     said_on = source.moment.day
     found = []
@@ -150,7 +152,7 @@ def _utterances(chunks: list[Chunk], document: Document) -> tuple[SourceReading,
         owner = max(i for i, start in enumerate(starts) if start <= segment.start)
         words = text[segment.start : segment.end].strip()
         if words:
-            found.append(Utterance(speaker=segment.speaker, text=words, said_on=said_on, ref=chunks[owner].pk))
+            found.append(Utterance(speaker=segment.speaker, text=words, said_on=said_on, ref=pieces[owner].passage))
     return source, found
 
 
