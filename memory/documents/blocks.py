@@ -352,9 +352,24 @@ def _walk_list(walk: _Walk, tokens: list[Token], i: int, lead: str) -> int:
                 continue
             k += 1
         if words:
-            walk.add(Kind.ITEM, " ".join(words), _span(walk, tokens[j]), lead=lead)
+            _add_item(walk, " ".join(words), _span(walk, tokens[j]), lead)
         j = item_end + 1
     return end + 1
+
+
+def _add_item(walk: _Walk, text: str, span: tuple[int, int], lead: str) -> None:
+    """An item, and the lines markdown read as its lazy continuation though each ends a sentence of
+    its own ("3. Upgrade Django." followed by "Jonas decided ..." with no blank line): those are
+    paragraphs after the list, not more of the item."""
+    first, *rest = text.split("\n")
+    if not rest:
+        walk.add(Kind.ITEM, text, span, lead=lead)
+        return
+    raw = walk.lines.text
+    cut = raw.find(rest[0][:20], span[0], span[1])
+    cut = cut if cut > span[0] else span[1]
+    walk.add(Kind.ITEM, first, (span[0], max(span[0], cut - 1)), lead=lead)
+    walk.add(Kind.PARAGRAPH, "\n".join(rest), (cut, span[1]))
 
 
 def _walk_table(walk: _Walk, tokens: list[Token], i: int) -> int:

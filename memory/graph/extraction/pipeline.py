@@ -367,7 +367,8 @@ def _about_a_thing(sent: Span) -> bool:
     words = [t for t in sent if not (t.is_punct or t.is_space)]
     if len(words) < 5 or not words[0].text[:1].isupper() or words[0].pos_ not in ("NOUN", "PROPN"):
         return False
-    return words[0].dep_ in ("nsubj", "nsubjpass") and any(t.pos_ in ("VERB", "AUX") for t in words[1:])
+    head = words[0].head if words[0].dep_ == "compound" else words[0]  # "Support handovers are ..."
+    return head.dep_ in ("nsubj", "nsubjpass") and any(t.pos_ in ("VERB", "AUX") for t in words[1:])
 
 
 def _has_verb(sent: Span) -> bool:
@@ -393,6 +394,8 @@ def _fact(
         return None
     if _THANKS.match(sent.text):
         return None  # "Thanks for joining, Anna.": courtesy, not knowledge
+    if sent.text.rstrip().endswith(":"):
+        return None  # a lead-in ("Priorities for December:") says nothing until its items are read with it
     mentions = [(s, c) for s, c in placed if sent.start <= s.start < sent.end]
     ents = [e for e in all_ents if sent.start <= e.start < sent.end]  # Span.ents rescans the whole doc each time
     hits, durations = _dates(sent, ents, base, undated=undated)
