@@ -214,9 +214,16 @@ def _turns(blocks: list[Paragraph], markdown: bool) -> list[ChunkDraft]:
     speaker = said = ""
     for block in blocks:
         turn = opening_turn(block.text)
+        joins = drafts and drafts[-1].heading == block.heading and len(drafts[-1].text) + len(block.text) < MAX_CHARS
+        if turn is not None and joins and says_nothing(block.text[TURN.match(block.text).end() :]):  # type: ignore[union-attr]
+            # "lol", "+1", an emoji: no passage of its own; it stays beside the turn it answers.
+            last = drafts.pop()
+            text = last.text + "\n" + (clean_inline(block.text) if markdown else block.text.strip())
+            drafts.append(ChunkDraft(text, last.heading, last.char_start, block.end, last.speaker, last.said))
+            continue
         if turn is not None:
             speaker, said = turn
-        elif drafts and drafts[-1].heading == block.heading and len(drafts[-1].text) + len(block.text) < MAX_CHARS:
+        elif joins:
             last = drafts.pop()
             text = last.text + "\n" + (clean_inline(block.text) if markdown else block.text.strip())
             drafts.append(ChunkDraft(text, last.heading, last.char_start, block.end, last.speaker, last.said))
@@ -226,6 +233,16 @@ def _turns(blocks: list[Paragraph], markdown: bool) -> list[ChunkDraft]:
             if text:
                 drafts.append(ChunkDraft(text, piece.heading, piece.start, piece.end, speaker, said))
     return drafts
+
+
+# Replies that carry nothing of their own ("ok" and "yes" do: they may accept what was asked).
+_SHORT_REPLIES = frozenset("lol lmao haha hah hehe +1 same cool nice thx ty np".split())  # noqa: SIM905
+
+
+def says_nothing(text: str) -> bool:
+    """A chat turn with no content of its own: an emoji, "lol", "+1", "haha nice"."""
+    words = re.findall(r"[\w+']+", text.casefold())
+    return not words or (len(words) <= 2 and all(w in _SHORT_REPLIES for w in words))
 
 
 def _merge_tiny_tail(drafts: list[ChunkDraft]) -> list[ChunkDraft]:

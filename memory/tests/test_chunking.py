@@ -46,3 +46,14 @@ def test_hash_lines_inside_code_fences_are_not_headings():
 
 def test_empty_content_gives_no_chunks():
     assert chunk("   \n\n ") == []
+
+
+def test_a_chat_turn_that_says_nothing_of_its_own_is_no_passage_of_its_own():
+    day = (
+        "Priya (10:02): the Lisbon kickoff moves to 12 May\n\nTom (10:03): lol\n\n"
+        "Anna (10:05): 👍\n\nTom (10:06): then I book the flights"
+    )
+    passages = chunk(day, conversation=True)
+    assert [p.speaker for p in passages] == ["Priya", "Tom"]
+    assert "lol" in passages[0].text
+    assert "👍" in passages[0].text
