@@ -16,8 +16,8 @@ Layers, lowest first; a layer imports only those below it (``tests/import_direct
   and organisations' turns (``lanes``), ingestion with claims, leases and sweeps and the ``READY``
   seam that runs the graph's step (``ingestion``), what a retry can mend (``failures``), file
   formats (``parsers``, ``parsing``, ``markup``, ``mail``, ``slack``, ``transcripts``,
-  ``whatsapp``), conversation order (``turns``), ``chunking``, access changes (``placement``) and
-  document reads (``selectors``).
+  ``whatsapp``), a document read as typed blocks (``blocks``), conversation order (``turns``),
+  ``chunking``, access changes (``placement``) and document reads (``selectors``).
 - ``graph``: facts written (``writes``), the time rules (``supersession``), one fact said in two
   documents (``twins``), remember and forget (``memories``), entities linked (``entities``) and
   shown (``entity_views``), graph reads (``reads``) and reads from the graph back to its documents
@@ -26,7 +26,8 @@ Layers, lowest first; a layer imports only those below it (``tests/import_direct
   ``topics``, ``shapes``), ``linking`` and the optional ``llm``, the words of the graph
   (``vocabulary``), and admins' fixes: merging entities, their type, flagging broken facts
   (``fixes``; in the admin through ``admin_fixes``).
-- ``search``: passage search (``passages``), the evidence for ask (``evidence``), people behind a
+- ``search``: passage search (``passages``), the part of a passage a snippet shows (``snippets``),
+  the evidence for ask (``evidence``), people behind a
   role (``expansion``), speakers a question names (``speakers``), the time it speaks of
   (``when``), times named by an event (``anchors``) and neighbouring turns (``rerank``); beside
   it ``code_history``: git ingestion (``git``), ``why``, and ``across`` (synced items from other systems).
