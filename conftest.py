@@ -92,6 +92,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # Tests that drop every open database connection (a real outage) run after all the others: a
     # connection another thread of this process held is broken for whichever test uses it next.
     items.sort(key=lambda item: item.get_closest_marker("runs_last") is not None)
+    if XDIST_WORKER:
+        heaviest_files_first(items)
+
+
+def heaviest_files_first(items: list[pytest.Item]) -> None:
+    """Order whole files by their heaviest tier (browser and worker first), keeping each file's tests
+    together and in order: xdist hands out files in this order, so the long ones start early and
+    no worker is left with one at the end while the others wait."""
+    rank: dict[Path, int] = {}
+    for item in items:
+        tier = next(i for i, name in enumerate(TIERS) if item.get_closest_marker(name))
+        rank[item.path] = min(rank.get(item.path, len(TIERS)), tier)
+    items.sort(key=lambda item: (item.get_closest_marker("runs_last") is not None, rank[item.path]))
 
 
 def worker_redis_url(base: str, index: int) -> str:
