@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SERIAL_FILES, worker_redis_url
+from conftest import worker_redis_url
 from launcher.__main__ import NO_TESTS, _step, overall_status
 
 pytestmark = pytest.mark.unit
