@@ -36,6 +36,9 @@ BROWSER_NAMES = frozenset({"browser_page"})
 # They carry the ``serial`` marker, and ./brainctl test runs them alone after the parallel phase.
 SERIAL_FILES = frozenset({"test_faults.py"})
 SERIAL_MARKERS = frozenset({"runs_last"})
+# The files that take longest (docs/benchmarks.md, "The test suite"): handed out first under xdist,
+# so that no worker starts one of them while the others are nearly done.
+LONGEST_FILES = frozenset({"test_topology.py", "test_plans.py", "test_jobs_worker.py", "test_run_command.py"})
 # Redis has databases 0 to 15; the tests take the launcher's one (9) and the ones after it.
 REDIS_DATABASES = 16
 # Set by pytest-xdist in each of its worker processes (gw0, gw1, ...); absent in a single process.
@@ -97,13 +100,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def heaviest_files_first(items: list[pytest.Item]) -> None:
-    """Order whole files by their heaviest tier (browser and worker first), keeping each file's tests
-    together and in order: xdist hands out files in this order, so the long ones start early and
-    no worker is left with one at the end while the others wait."""
+    """Order whole files, LONGEST_FILES first, then by their heaviest tier (browser and worker first),
+    keeping each file's tests together and in order: xdist hands out files in this order, so the long
+    ones start early and no worker is left with one at the end while the others wait."""
     rank: dict[Path, int] = {}
     for item in items:
         tier = next(i for i, name in enumerate(TIERS) if item.get_closest_marker(name))
-        rank[item.path] = min(rank.get(item.path, len(TIERS)), tier)
+        rank[item.path] = -1 if item.path.name in LONGEST_FILES else min(rank.get(item.path, len(TIERS)), tier)
     items.sort(key=lambda item: (item.get_closest_marker("runs_last") is not None, rank[item.path]))
 
 

@@ -172,9 +172,12 @@ def _run_pytest(env: dict[str, str], workers: int) -> int:
         return _step("pytest", [PYTHON, "-m", "pytest"], env)
     parallel = [PYTHON, "-m", "pytest", "-m", "not serial", "-n", str(workers), "--dist", "loadfile"]
     counts: Counter[str] = Counter()
+    # The serial phase reuses the first worker's test database (pytest-django names it with the
+    # worker's id) rather than migrating one more from nothing.
+    alone = {**env, "BRAIN_TEST_DB_NAME": env.get("BRAIN_TEST_DB_NAME", "test_brain") + "_gw0"}
     codes = [
         _step(f"pytest on {workers} workers", parallel, env, counts),
-        _step("pytest, the tests that run alone", [PYTHON, "-m", "pytest", "-m", "serial"], env, counts),
+        _step("pytest, the tests that run alone", [PYTHON, "-m", "pytest", "-m", "serial"], alone, counts),
     ]
     # Both phases in pytest's words, last, so that whoever reads the end of the log reads the whole run.
     skipped = f", {counts['skipped']} skipped" if counts["skipped"] else ""
