@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from django.contrib.auth.models import User
@@ -29,8 +31,22 @@ LIVE_SERVER_FIXTURES = frozenset({"brain_url", "live_server"})
 DB_FIXTURES = frozenset({"db", "transactional_db", "django_db_setup"})
 BROWSER_NAMES = frozenset({"browser_page"})
 
-# Fuzz runs store no examples (database=None); Hypothesis's own caches go outside the checkout.
-set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "brain-hypothesis")
+# Tests that cannot share the machine with another test process: they stop the embedded Redis
+# every process uses (SERIAL_FILES), or drop the open connections of their process (SERIAL_MARKERS).
+# They carry the ``serial`` marker, and ./brainctl test runs them alone after the parallel phase.
+SERIAL_FILES = frozenset({"test_faults.py"})
+SERIAL_MARKERS = frozenset({"runs_last"})
+# The files that take longest (docs/benchmarks.md, "The test suite"): handed out first under xdist,
+# so that no worker starts one of them while the others are nearly done.
+LONGEST_FILES = frozenset({"test_topology.py", "test_plans.py", "test_jobs_worker.py", "test_run_command.py"})
+# Redis has databases 0 to 15; the tests take the launcher's one (9) and the ones after it.
+REDIS_DATABASES = 16
+# Set by pytest-xdist in each of its worker processes (gw0, gw1, ...); absent in a single process.
+XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+
+# Fuzz runs store no examples (database=None); Hypothesis's own caches go outside the checkout,
+# one folder per test process so that parallel workers never write the same file.
+set_hypothesis_home_dir(Path(tempfile.gettempdir()) / f"brain-hypothesis{'-' + XDIST_WORKER if XDIST_WORKER else ''}")
 
 
 def tier_of(fixtures: Iterable[str], names_used: Iterable[str], file_name: str, django_db: bool) -> str:
@@ -55,9 +71,16 @@ def tier_of(fixtures: Iterable[str], names_used: Iterable[str], file_name: str, 
     return "unit"
 
 
+def is_serial(item: pytest.Item) -> bool:
+    return item.path.name in SERIAL_FILES or any(item.get_closest_marker(name) for name in SERIAL_MARKERS)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test with its tier (see ``tier_of``), unless it already carries one."""
+    """Mark every test with its tier (see ``tier_of``), unless it already carries one, and the tests
+    that must run alone with ``serial``."""
     for item in items:
+        if is_serial(item):
+            item.add_marker(pytest.mark.serial)
         if any(item.get_closest_marker(tier) for tier in TIERS):
             continue
         test = getattr(item, "obj", None)
@@ -72,6 +95,43 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # Tests that drop every open database connection (a real outage) run after all the others: a
     # connection another thread of this process held is broken for whichever test uses it next.
     items.sort(key=lambda item: item.get_closest_marker("runs_last") is not None)
+    if XDIST_WORKER:
+        heaviest_files_first(items)
+
+
+def heaviest_files_first(items: list[pytest.Item]) -> None:
+    """Order whole files, LONGEST_FILES first, then by their heaviest tier (browser and worker first),
+    keeping each file's tests together and in order: xdist hands out files in this order, so the long
+    ones start early and no worker is left with one at the end while the others wait."""
+    rank: dict[Path, int] = {}
+    for item in items:
+        tier = next(i for i, name in enumerate(TIERS) if item.get_closest_marker(name))
+        rank[item.path] = -1 if item.path.name in LONGEST_FILES else min(rank.get(item.path, len(TIERS)), tier)
+    items.sort(key=lambda item: (item.get_closest_marker("runs_last") is not None, rank[item.path]))
+
+
+def worker_redis_url(base: str, index: int) -> str:
+    """The Redis database of xdist worker ``index``: the ones after the base URL's, one each, so that
+    queues, broadcasts, throttles and flushes of one worker never reach another."""
+    parts = urlsplit(base)
+    number = int(parts.path.strip("/") or 0) + 1 + index
+    if number >= REDIS_DATABASES:
+        raise pytest.UsageError(
+            f"{index + 1} test workers need Redis databases up to {number}, past the last one "
+            f"({REDIS_DATABASES - 1}) after {base}: run fewer workers (BRAIN_TEST_WORKERS or -n)"
+        )
+    return urlunsplit(parts._replace(path=f"/{number}"))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_setupnodes(config: pytest.Config, specs: Sequence[object]) -> None:
+    """Start each xdist worker with a Redis database of its own in its environment, so its settings,
+    the Celery app, and every worker or launcher it starts read the same one. (pytest-django gives
+    each worker a test database of its own, suffixed with the worker's id.)"""
+    from django.conf import settings
+
+    for index, spec in enumerate(specs):
+        spec.env["REDIS_URL"] = worker_redis_url(settings.REDIS_URL, index)  # type: ignore[attr-defined]
 
 
 def make_org(slug: str | None = None, language: str = "en", credits: int = 1000) -> Organisation:

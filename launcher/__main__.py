@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
 import threading
+from collections import Counter
 from collections.abc import Sequence
+
+from django.core.exceptions import ImproperlyConfigured
 
 from launcher import processes, ready, services
 from launcher.supervise import Supervisor, pump
@@ -123,24 +127,92 @@ def test(argv: Sequence[str]) -> int:
 
 
 def _run_checks(argv: Sequence[str], env: dict[str, str]) -> int:
-    # Tests use their own Redis database so a running Brain keeps its queues.
+    # Tests use their own Redis database so a running Brain keeps its queues; parallel workers take
+    # the ones after it (conftest.py).
     env["REDIS_URL"] = env.get("REDIS_URL", os.environ.get("REDIS_URL", "")).rsplit("/", 1)[0] + "/9"
     env["BRAIN_TESTING"] = "1"
-    steps = [
-        ("ruff check", [PYTHON, "-m", "ruff", "check", "."]),
-        ("ruff format", [PYTHON, "-m", "ruff", "format", "--check", "."]),
-        ("mypy", [PYTHON, "-m", "mypy"]),
-        ("pytest", [PYTHON, "-m", "pytest", *argv]),
-    ]
-    if argv:  # a focused run: only the tests that were named
-        steps = steps[-1:]
-    for name, cmd in steps:
-        print(f"==> {name}", flush=True)
-        code = subprocess.run(cmd, env=env, cwd=services.ROOT).returncode
-        if code != 0:
-            print(f"==> {name} failed with status {code}", flush=True)
+    if argv:  # a focused run: only the tests that were named, in one process unless they say -n
+        return _step("pytest", [PYTHON, "-m", "pytest", *argv], env)
+    try:
+        workers = test_workers()
+    except ImproperlyConfigured as error:
+        print(f"brainctl: {error}", file=sys.stderr, flush=True)
+        return 2
+    for name, cmd in LINTS:
+        if code := _step(name, cmd, env):
             return code
-    return 0
+    return _run_pytest(env, workers)
+
+
+LINTS = [
+    ("ruff check", [PYTHON, "-m", "ruff", "check", "."]),
+    ("ruff format", [PYTHON, "-m", "ruff", "format", "--check", "."]),
+    ("mypy", [PYTHON, "-m", "mypy"]),
+]
+# pytest's exit status when it collected no test.
+NO_TESTS = 5
+# Each parallel worker takes a Redis database after the tests' one (9): up to 6 fit in Redis's 16.
+MOST_TEST_WORKERS = 6
+
+
+def test_workers() -> int:
+    """BRAIN_TEST_WORKERS: pytest processes for the parallel phase; by default the machine's cores,
+    at least 2 and at most 4. 1 runs every test in one process, one after another."""
+    from brain.env import env_int  # only here: the brain package sets up Celery when it is imported
+
+    default = min(4, max(2, os.cpu_count() or 1))
+    return env_int("BRAIN_TEST_WORKERS", default, minimum=1, maximum=MOST_TEST_WORKERS)
+
+
+def _run_pytest(env: dict[str, str], workers: int) -> int:
+    """The whole suite: with one worker, as one process; else the tests that may share the machine
+    on ``workers`` processes (a file's tests stay together, so its module fixtures are built once),
+    then the ``serial`` ones alone. A phase that collects nothing fails only if the other did too."""
+    if workers == 1:
+        return _step("pytest", [PYTHON, "-m", "pytest"], env)
+    parallel = [PYTHON, "-m", "pytest", "-m", "not serial", "-n", str(workers), "--dist", "loadfile"]
+    counts: Counter[str] = Counter()
+    # The serial phase reuses the first worker's test database (pytest-django names it with the
+    # worker's id) rather than migrating one more from nothing.
+    alone = {**env, "BRAIN_TEST_DB_NAME": env.get("BRAIN_TEST_DB_NAME", "test_brain") + "_gw0"}
+    codes = [
+        _step(f"pytest on {workers} workers", parallel, env, counts),
+        _step("pytest, the tests that run alone", [PYTHON, "-m", "pytest", "-m", "serial"], alone, counts),
+    ]
+    # Both phases in pytest's words, last, so that whoever reads the end of the log reads the whole run.
+    skipped = f", {counts['skipped']} skipped" if counts["skipped"] else ""
+    print(f"total: {counts['passed']} passed, {counts['failed'] + counts['error']} failed{skipped}", flush=True)
+    return overall_status(codes)
+
+
+def overall_status(codes: Sequence[int]) -> int:
+    """The first failing phase's status; a phase that collected no test counts only if none ran any."""
+    ran = [code for code in codes if code != NO_TESTS]
+    return next((code for code in ran if code), 0) if ran else NO_TESTS
+
+
+# The counts on pytest's closing line: "2 failed, 2270 passed, 12 skipped, 1 error in 901.50s".
+SUMMARY = re.compile(r"(\d+) (passed|failed|skipped|errors?)\b")
+
+
+def _step(name: str, cmd: Sequence[str], env: dict[str, str], counts: Counter[str] | None = None) -> int:
+    """Run one step, its output passed through line by line; ``counts`` adds up pytest's closing line."""
+    print(f"==> {name}", flush=True)
+    last = b""
+    unbuffered = {**env, "PYTHONUNBUFFERED": "1"}  # through a pipe, the lines still come as they are written
+    with subprocess.Popen(
+        cmd, env=unbuffered, cwd=services.ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    ) as p:
+        for line in p.stdout or ():
+            sys.stdout.buffer.write(line)
+            sys.stdout.flush()
+            last = line if line.strip() else last
+    if counts is not None:
+        for number, word in SUMMARY.findall(last.decode(errors="replace")):
+            counts["error" if word.startswith("error") else word] += int(number)
+    if p.returncode != 0:
+        print(f"==> {name} failed with status {p.returncode}", flush=True)
+    return p.returncode
 
 
 def main() -> int:
