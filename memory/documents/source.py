@@ -517,6 +517,12 @@ def reading_pieces(document: Document, passages: Sequence[PassageRow], *, all_pa
     return pieces
 
 
+def between(piece: Piece, after: Piece | None) -> str:
+    """What separates two pieces in the text read: a line break within a passage, a blank line
+    between passages (the language model reads names differently across the two)."""
+    return "\n" if after is not None and after.passage == piece.passage else "\n\n"
+
+
 def _passage_at(passages: Sequence[PassageRow], offset: int, *, fallback: bool) -> int | None:
     before = passages[0][0] if fallback else None
     for pk, _, _, start, end in passages:

@@ -19,7 +19,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from memory.access import current
-from memory.documents.source import SourceReading, in_third_person, read_source, reading_pieces
+from memory.documents.source import SourceReading, between, in_third_person, read_source, reading_pieces
 from memory.graph.entities import (
     clean_name,
     context_mentions,
@@ -208,11 +208,12 @@ def _reading(document: Document) -> tuple[str, list[int], list[tuple[int, str]],
         .values_list("pk", "text", "speaker", "char_start", "char_end")
     )
     text, starts, speakers, chunks = "", [], [], []
-    for piece in reading_pieces(document, rows):
+    pieces = reading_pieces(document, rows)
+    for piece, after in zip(pieces, [*pieces[1:], None], strict=True):
         starts.append(len(text))
         speakers.append((len(text), piece.speaker))
         chunks.append((piece.passage, piece.text))
-        text += piece.text + "\n\n"
+        text += piece.text + between(piece, after)
     return text, starts, speakers, chunks
 
 

@@ -22,7 +22,7 @@ from django.db.models.functions import Coalesce
 
 from brain.models import AuditRecord, Organisation
 from memory.access import current, fact_in_use, readable_by_all, seen_by_every_reader_of
-from memory.documents.source import SourceReading, read_source, reading_pieces
+from memory.documents.source import SourceReading, between, read_source, reading_pieces
 from memory.documents.turns import previous_turn, spoken_text
 from memory.graph.entities import live_mentions
 from memory.models import Chunk, Document, Entity, Fact
@@ -141,10 +141,10 @@ def _utterances(chunks: list[Chunk], document: Document) -> tuple[SourceReading,
     rows = [(c.pk, c.text, c.speaker, c.char_start, c.char_end) for c in chunks]
     pieces = reading_pieces(document, rows, all_passages=False)
     text, starts, speakers = "", [], []
-    for piece in pieces:
+    for piece, after in zip(pieces, [*pieces[1:], None], strict=True):
         starts.append(len(text))
         speakers.append((len(text), piece.speaker))
-        text += piece.text + "\n\n"
+        text += piece.text + between(piece, after)
     source = read_source(document, text, passages=speakers)
     said_on = source.moment.day
     found = []
