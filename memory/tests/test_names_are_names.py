@@ -31,3 +31,10 @@ def test_names_at_the_start_of_a_sentence_stay_names():
 def test_a_word_written_lower_case_elsewhere_is_ordinary_where_it_opens_a_sentence():
     found = names("Glad the Lisbon office opened. We are glad about it.")
     assert "Glad" not in found
+
+
+def test_a_short_form_the_text_ties_to_a_full_name_is_the_same_entity():
+    result = extract("Melanie Smith (Mel) leads the support rota. Mel also owns the Lisbon office budget.")
+    people = [e for e in result.entities if e.type == "person"]
+    assert [(e.name, sorted(set(e.aliases))) for e in people] == [("Melanie Smith", ["Mel", "Melanie Smith"])]
+    assert [f.subject for f in result.facts] == ["Melanie Smith", "Melanie Smith"]

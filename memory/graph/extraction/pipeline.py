@@ -229,6 +229,33 @@ def _opening_word_out(span: Span, doc: Doc, lower_words: frozenset[str]) -> Span
     return rest if len(rest) and rest.text[:1].isupper() else None
 
 
+# "Melanie (Mel)", "Alexander Petrov (Sasha)": a name and, in brackets, the short form it goes by.
+_GOES_BY = re.compile(r"\b(?P<full>[A-Z][\w'’-]+(?: [A-Z][\w'’-]+){0,3})\s*\((?P<short>[A-Z][\w'’-]{1,20})\)")
+
+
+def _short_forms_joined(
+    text: str, clusters: list[ExtractedEntity], placed: list[tuple[Span, ExtractedEntity]]
+) -> tuple[list[ExtractedEntity], list[tuple[Span, ExtractedEntity]]]:
+    """A short form the text ties to a full name ("Melanie (Mel)") is the same entity: its mentions
+    go to the full name's, and it is one of its names."""
+    by_name = {alias.casefold(): c for c in clusters for alias in (c.name, *c.aliases)}
+    merged: dict[int, ExtractedEntity] = {}
+    for match in _GOES_BY.finditer(text):
+        full = by_name.get(match["full"].casefold())
+        short = by_name.get(match["short"].casefold())
+        if full is None or short is full:
+            continue
+        if short is not None:
+            merged[id(short)] = full
+            full.aliases[:] = list(dict.fromkeys([*full.aliases, short.name, *short.aliases]))
+        elif match["short"] not in full.aliases:
+            full.aliases.append(match["short"])
+    if not merged:
+        return clusters, placed
+    kept = [c for c in clusters if id(c) not in merged]
+    return kept, [(span, merged.get(id(c), c)) for span, c in placed]
+
+
 def _team_of(doc: Doc, span: Span, roles: dict[str, str]) -> Span | None:
     """A place followed by "team" ("the Lyon team") is a team, not the city: the name and the word team."""
     if span.end < len(doc) and doc[span.end].lower_ == "team" and f"{span.text} team".casefold() in roles:
@@ -459,7 +486,7 @@ def extract(
     known_t = tuple(known)
     doc = _parse(text, known_t)
     mentions = list(_mentions(doc, known_t))
-    clusters, placed = _cluster(mentions + _repeats(doc, mentions))
+    clusters, placed = _short_forms_joined(doc.text, *_cluster(mentions + _repeats(doc, mentions)))
     base = document_date or datetime.date.today()
     facts: list[ExtractedFact] = []
     ents = list(doc.ents)
