@@ -34,7 +34,7 @@ from usage.metering import can_pay
 EMBED_BATCH = 64
 Extraction = Document.Extraction
 
-# What runs once a document's passages are stored: learning its facts (memory.graph.extracting plugs
+# What runs once a document's passages are stored: learning its facts (memory.graph.learning plugs
 # it in). A document is searchable even if a step fails; each step keeps its own state and retries.
 READY: Seam[Callable[[int], object]] = Seam(
     "ready document", "called with a document's id once its passages are stored and it is ready"
