@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import datetime
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from price_parser import Price
@@ -83,3 +84,80 @@ def _counts(sent: Span) -> Iterator[tuple[int, ExtractedValue]]:
     for m in _HEADCOUNT_RE.finditer(sent.text):
         number = float((m[1] or m[2]).replace(",", ""))
         yield m.start(), ExtractedValue("headcount", number=number, text=m.group(0), unit="people")
+
+
+# --- records: a table row's cells as values of what the row is about -----------------------------------
+
+# Words around a cell's amount that leave it one amount: "over $30M", "29 EUR a month", "10,000+".
+_QUALIFIER_RE = re.compile(
+    r"^(?:about|around|approx\.?|approximately|over|under|at least|at most|up to|minimum|maximum|min\.?|max\.?|~)\s*",
+    re.I,
+)
+_PER_RE = re.compile(r"^\+?\s*(?:(?:a|an|per|each|/)\s*[A-Za-z]+(?:\s+[A-Za-z]+)?)?\s*$", re.I)
+_CELL_NUMBER_RE = re.compile(
+    r"^(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(?P<mult>k|m|bn|thousand|million|billion)?\+?"
+    r"(?:\s+(?P<unit>[A-Za-z]+))?$",
+    re.I,
+)
+_CELL_DATE_RE = re.compile(
+    r"^(?:\d{4}-\d\d-\d\d|\d{1,2}[-/ ][A-Za-z]{3,9}\.?[-/ ,]+\d{4}|[A-Za-z]{3,9}\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4}"
+    r"|\d{1,2}/\d{1,2}/\d{4})$"
+)
+_DURATION_UNITS = {"day": "days", "week": "weeks", "month": "months", "year": "years", "hour": "hours"}
+_NOT_SAID = frozenset({"", "-", "–", "—", "n/a", "na", "none", "tbd", "?"})
+
+
+def record_key(header: str) -> str:
+    """A column's name as a value key: "Price per seat" -> price_per_seat, "Who has access?" -> who_has_access."""
+    return re.sub(r"[^a-z0-9]+", "_", header.casefold()).strip("_")[:80]
+
+
+def record_values(header: Sequence[str], cells: Sequence[str], subject: int) -> list[ExtractedValue]:
+    """The values a table row states of what it is about: each other cell, keyed by its column's name,
+    with its amount, percentage, count or full date read from the cell alone, and its words as written.
+    A cell without a column name or with nothing in it ("-", "n/a") states nothing."""
+    values = []
+    for index, cell in enumerate(cells):
+        cell = " ".join(cell.split())
+        name = header[index].strip() if index < len(header) else ""
+        key = record_key(name)
+        if index == subject or not key or cell.casefold() in _NOT_SAID:
+            continue
+        values.append(cell_value(key, cell))
+    return values
+
+
+def cell_value(key: str, cell: str) -> ExtractedValue:
+    """One cell's value: an amount with its currency, a percentage, a number with its unit, or a date
+    that gives its year; else its words alone."""
+    text, amount = cell[:500], _QUALIFIER_RE.sub("", cell.strip())
+    money = _MONEY_RE.match(amount)
+    if money and (money["pre"] or money["post"]) and _PER_RE.match(amount[money.end() :]):
+        symbol = (money["pre"] or money["post"] or "").strip()
+        price = Price.fromstring(money.group(0))
+        if price.amount_float is not None:
+            worth = price.amount_float * _MULTIPLIERS.get((money["mult"] or "").lower(), 1.0)
+            return ExtractedValue(key, number=worth, text=text, unit=_CURRENCIES.get(symbol.lower(), symbol.upper()))
+    percent = _PERCENT_RE.fullmatch(amount)
+    if percent:
+        return ExtractedValue(key, number=float(percent[1]), text=text, unit="%")
+    number = _CELL_NUMBER_RE.match(amount)
+    if number:
+        figure = float(number["num"].replace(",", "")) * _MULTIPLIERS.get((number["mult"] or "").lower(), 1.0)
+        word = (number["unit"] or "").casefold()
+        unit = _DURATION_UNITS.get(word.removesuffix("s"), word)
+        return ExtractedValue(key, number=figure, text=text, unit=unit[:20])
+    day = _cell_date(cell.strip())
+    if day is not None:
+        return ExtractedValue(key, date=day, text=text)
+    return ExtractedValue(key, text=text)
+
+
+def _cell_date(cell: str) -> datetime.date | None:
+    if not _CELL_DATE_RE.match(cell):
+        return None
+    import dateparser
+
+    settings = {"REQUIRE_PARTS": ["day", "month", "year"], "DATE_ORDER": "DMY", "PREFER_LOCALE_DATE_ORDER": False}
+    found = dateparser.parse(cell, languages=["en"], settings=settings)
+    return found.date() if found else None
