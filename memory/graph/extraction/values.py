@@ -5,14 +5,16 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from price_parser import Price
 
 from memory.graph.extraction.shapes import ExtractedValue, _table
 
 if TYPE_CHECKING:
-    from spacy.tokens import Span
+    from spacy.tokens import Span, Token
+
+T = TypeVar("T")
 
 _CURRENCIES = _table("USD: $ us$ dollar dollars; EUR: € euro euros; GBP: £ pound pounds; JPY: ¥")
 _MULTIPLIERS = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9}
@@ -161,3 +163,46 @@ def _cell_date(cell: str) -> datetime.date | None:
     settings = {"REQUIRE_PARTS": ["day", "month", "year"], "DATE_ORDER": "DMY", "PREFER_LOCALE_DATE_ORDER": False}
     found = dateparser.parse(cell, languages=["en"], settings=settings)
     return found.date() if found else None
+
+
+# --- whose value it is -----------------------------------------------------------------------------
+
+# Verbs that report what someone else's clause states: "BigCo renews on 1 March, Priya said".
+REPORTING = frozenset(
+    "say tell mention confirm note report write add explain think believe expect hear reckon claim suggest state "  # noqa: SIM905
+    "announce reply ask remind warn agree estimate guess".split()
+)
+_ATTACHED = ("compound", "poss", "appos", "amod", "conj", "pobj", "prep", "nmod", "det", "case")
+
+
+def _clause_of(token: Token) -> Token | None:
+    """The verb whose subject ``token`` is part of ("BigCo" in "the BigCo contract is worth 45k": "is")."""
+    while token.dep_ in _ATTACHED and token.head.i != token.i:
+        token = token.head
+    return token.head if token.dep_ in ("nsubj", "nsubjpass", "expl") else None
+
+
+def value_holder(sent: Span, mentions: list[tuple[Span, T]], at: int) -> tuple[tuple[Span, T] | str | None, list[T]]:
+    """Whose is the value at sentence offset ``at``: the subject of the nearest clause around the value
+    that has one, when it is named (a mention, or a proper noun the name finder missed, given as its
+    words); and the mentions that only report it (the speaker of "..., Priya said"), which are never its
+    holder. A person holds a value only as the subject of its clause ("Priya's salary is 80k", "Priya
+    starts on 1 May"). None when that subject is no name ("the contract renews on 1 March")."""
+    where = sent.start_char + at
+    token = next((t for t in sent if t.idx <= where < t.idx + max(len(t), 1)), None)
+    clauses = [_clause_of(span.root) for span, _ in mentions]
+    reporters = [
+        c for (_, c), v in zip(mentions, clauses, strict=True) if v is not None and v.lemma_.lower() in REPORTING
+    ]
+    while token is not None:
+        named = [m for m, verb in zip(mentions, clauses, strict=True) if verb is not None and verb.i == token.i]
+        if named:
+            return (named[0] if named[0][1] not in reporters else None), reporters
+        subject = next((c for c in token.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        if subject is not None:
+            if subject.pos_ != "PROPN" or subject.lower_ in REPORTING:
+                return None, reporters
+            words = [t for t in subject.subtree if t.dep_ == "compound" or t.i == subject.i]
+            return " ".join(t.text for t in words), reporters
+        token = token.head if token.head.i != token.i else None
+    return None, reporters
