@@ -23,7 +23,7 @@ from memory.graph.extraction.shapes import (
     _table,
 )
 from memory.graph.extraction.topics import affirmed, topic_of
-from memory.graph.extraction.values import _DATE_KEYS, _context_key, _counts, _money, value_holder
+from memory.graph.extraction.values import _DATE_KEYS, _context_key, _counts, _money, earlier_state, value_holder
 from memory.graph.linking import LEGAL_SUFFIXES, KnownEntity, NameIndex, known_index, name_words
 
 if TYPE_CHECKING:
@@ -516,6 +516,7 @@ def extract(
             facts.append(fact)
             if len(facts) >= MAX_FACTS:
                 break
+    facts = [state for fact in facts for state in earlier_state(fact)][:MAX_FACTS]
     _dated_by_what_came_before(facts)
     return Extraction(entities=clusters, facts=facts)
 

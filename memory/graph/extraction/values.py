@@ -5,11 +5,12 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, TypeVar
 
 from price_parser import Price
 
-from memory.graph.extraction.shapes import ExtractedValue, _table
+from memory.graph.extraction.shapes import ExtractedFact, ExtractedValue, _table
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
@@ -206,3 +207,61 @@ def value_holder(sent: Span, mentions: list[tuple[Span, T]], at: int) -> tuple[t
             return " ".join(t.text for t in words), reporters
         token = token.head if token.head.i != token.i else None
     return None, reporters
+
+
+# --- what it used to be ------------------------------------------------------------------------------
+
+_EARLIER = re.compile(
+    r"\b(?:used to (?:be|cost|start|run|open)|was|were|had been|previously|formerly)\s+(?:at\s+|only\s+|just\s+)?$",
+    re.I,
+)
+_CLOCK_RE = re.compile(r"\b\d{1,2}[:.]\d\d\s*(?:am|pm)?\b|\b\d{1,2}\s*(?:am|pm)\b", re.I)
+_CLAUSE_END = re.compile(r"\s*(?:[;,—–]|\s-\s|\bbut\b|\band\b|\bnow\b)")
+_UNTIL = re.compile(r"\b(?:until|till|through|to|before)\s+(?:the\s+)?$", re.I)
+_SINCE = re.compile(r"\b(?:since|from|as of)\s+(?:the\s+)?$", re.I)
+
+
+def _stated_at(statement: str, value: ExtractedValue) -> int:
+    return statement.find(value.text) if value.text else -1
+
+
+def earlier_state(fact: ExtractedFact) -> list[ExtractedFact]:
+    """ "The stand-up used to be at 8:30; it is now 9:00", "the Team plan was 25 EUR, now 29 EUR": the
+    earlier value is a statement of its own, its clause, which held until the period it gives (if it
+    gives one) and comes before the sentence that states the value now, which supersedes it. A sentence
+    that states no earlier value is left as it is."""
+    text = fact.statement
+    values = fact.values or [ExtractedValue("time", text=m.group(0).strip()) for m in _CLOCK_RE.finditer(text)]
+    said = [(_stated_at(text, v), v) for v in values if not v.date]
+    earlier = [v for at, v in said if at > 0 and _EARLIER.search(text[:at])]
+    current = [v for at, v in said if v not in earlier and at > 0]
+    if not earlier or not current:
+        return [fact]
+    start = _stated_at(text, earlier[0]) + len(earlier[0].text)
+    end = _CLAUSE_END.search(text, start)
+    clause = text[: end.start() if end else len(text)].strip()
+    dated = [(_stated_at(text, v), v) for v in fact.values if v.date]
+    until = next((v.date for at, v in dated if 0 < at < len(clause) and _UNTIL.search(text[:at])), None)
+    since = next((v.date for at, v in dated if 0 < at < len(clause) and _SINCE.search(text[:at])), None)
+    key = current[0].key
+    before = ExtractedFact(
+        statement=clause,
+        kind="fact",
+        subject=fact.subject,
+        object=fact.object,
+        relation=fact.relation,
+        single_valued=True,
+        valid_from=since,
+        valid_to=until,
+        values=[replace(v, key=key) for v in earlier],
+        char_start=fact.char_start,
+        char_end=fact.char_start + len(clause),
+        topic=fact.topic,
+    )
+    now = replace(fact, values=[*current, *(v for v in fact.values if v.date and v.date not in (until, since))])
+    now.single_valued = True
+    if until is not None and now.valid_to == until:
+        now.valid_from, now.valid_to = until, None
+    elif until is not None and now.valid_from in (until, since):
+        now.valid_from = until
+    return [before, now]
