@@ -188,7 +188,9 @@ def rivals(new: Fact) -> QuerySet[Fact]:
     same = about_the_same_thing(new)
     if same is None:
         return Fact.objects.none()
-    found = Fact.objects.filter(current(), same, same_audience_as(new), org_id=new.org_id).exclude(pk=new.pk)
+    # Only those recorded before it: facts recorded together are applied in their order, so the
+    # later of two statements in one document replaces the earlier, never the other way round too.
+    found = Fact.objects.filter(current(), same, same_audience_as(new), org_id=new.org_id, pk__lt=new.pk)
     if new.relation in HELD_BY_ONE and new.object_id is not None:
         found = found.exclude(subject_id=new.subject_id)
     return found
