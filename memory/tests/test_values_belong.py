@@ -84,7 +84,8 @@ def test_a_later_value_of_the_same_thing_supersedes_the_earlier_and_keeps_it_as_
     save(actor, "Price update", "The Enterprise plan now costs 45,000 EUR a year.", occurred_at=later)
     assert [v.number for v in lookup_values(actor=actor, key="price")] == [45000.0]
     old = Fact.objects.get(statement__startswith="The Enterprise plan costs")
-    assert old.superseded_by is not None and old.superseded_by.statement.startswith("The Enterprise plan now")
+    assert old.superseded_by is not None
+    assert old.superseded_by.statement.startswith("The Enterprise plan now")
 
 
 def test_a_total_counts_each_customer_once_and_says_when_its_values_disagree(actor):
