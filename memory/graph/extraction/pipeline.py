@@ -484,11 +484,11 @@ def _holder(
     """A sentence that states a value is about whose value it is (``values.value_holder``), never who
     reported it; the relation read from another subject's verb goes with that subject."""
     held, reporters = value_holder(sent, mentions, at)
+    if not reporters and held is None:
+        return subj, relation
     if isinstance(held, str):
         return (sent, ExtractedEntity(held, "other", [held], False)), None
-    if held is None and subj is not None and subj[1] in reporters:
-        return next(((s, c) for s, c in mentions if c not in reporters), None), None
-    if held is None or (subj is not None and held[1] is subj[1]):
+    if held is not None and subj is not None and held[1] is subj[1]:
         return subj, relation
     return held, None
 

@@ -184,37 +184,48 @@ def _clause_of(token: Token) -> Token | None:
 
 
 def value_holder(sent: Span, mentions: list[tuple[Span, T]], at: int) -> tuple[tuple[Span, T] | str | None, list[T]]:
-    """Whose is the value at sentence offset ``at``: the subject of the nearest clause around the value
-    that has one, when it is named (a mention, or a proper noun the name finder missed, given as its
-    words); and the mentions that only report it (the speaker of "..., Priya said"), which are never its
-    holder. A person holds a value only as the subject of its clause ("Priya's salary is 80k", "Priya
-    starts on 1 May"). None when that subject is no name ("the contract renews on 1 March")."""
+    """Whose is the value at sentence offset ``at`` when the sentence reports it ("BigCo renews on 1
+    March, Priya said", "Priya said the BigCo contract is worth 45k"): the subject of the reported
+    clause around the value, when it is named (a mention, or a proper noun the name finder missed,
+    given as its words), else None; and the mentions that only report it, which are never its holder.
+    ([], the sentence's own subject stands) when nobody reports the value: "Priya asked for a forecast
+    by 12 December" and "Priya Shah starts on 1 December" are about Priya."""
     where = sent.start_char + at
     token = next((t for t in sent if t.idx <= where < t.idx + max(len(t), 1)), None)
+    chain: list[Token] = []
+    while token is not None:
+        chain.append(token)
+        if token.dep_ in ("ccomp", "parataxis") and token.head.lemma_.lower() in REPORTING:
+            break
+        token = token.head if token.head.i != token.i else None
+    if token is None:
+        return None, []
     clauses = [_clause_of(span.root) for span, _ in mentions]
     reporters = [
-        c for (_, c), v in zip(mentions, clauses, strict=True) if v is not None and v.lemma_.lower() in REPORTING
+        c for (_, c), verb in zip(mentions, clauses, strict=True) if verb is not None and verb.i == token.head.i
     ]
-    while token is not None:
-        named = [m for m, verb in zip(mentions, clauses, strict=True) if verb is not None and verb.i == token.i]
+    for step in chain:
+        named = [m for m, verb in zip(mentions, clauses, strict=True) if verb is not None and verb.i == step.i]
         if named:
-            return (named[0] if named[0][1] not in reporters else None), reporters
-        subject = next((c for c in token.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+            return named[0], reporters
+        subject = next((c for c in step.children if c.dep_ in ("nsubj", "nsubjpass")), None)
         if subject is not None:
-            if subject.pos_ != "PROPN" or subject.lower_ in REPORTING:
+            if subject.pos_ != "PROPN":
                 return None, reporters
             words = [t for t in subject.subtree if t.dep_ == "compound" or t.i == subject.i]
             return " ".join(t.text for t in words), reporters
-        token = token.head if token.head.i != token.i else None
     return None, reporters
 
 
 # --- what it used to be ------------------------------------------------------------------------------
 
+# "used to be 8,000 EUR", "previously 25 EUR"; "was 25 EUR" only where the sentence goes on to say
+# what it is now ("Revenue for October was EUR 412,000" is a report, not an earlier state).
 _EARLIER = re.compile(
-    r"\b(?:used to (?:be|cost|start|run|open)|was|were|had been|previously|formerly)\s+(?:at\s+|only\s+|just\s+)?$",
-    re.I,
+    r"\b(?:used to (?:be|cost|start|run|open)|previously|formerly)\s+(?:at\s+|only\s+|just\s+)?$", re.I
 )
+_WAS = re.compile(r"\b(?:was|were|had been)\s+(?:at\s+|only\s+|just\s+)?$", re.I)
+_NOW = re.compile(r"\bnow\b", re.I)
 _CLOCK_RE = re.compile(r"\b\d{1,2}[:.]\d\d\s*(?:am|pm)?\b|\b\d{1,2}\s*(?:am|pm)\b", re.I)
 _CLAUSE_END = re.compile(r"\s*(?:[;,—–]|\s-\s|\bbut\b|\band\b|\bnow\b)")
 _UNTIL = re.compile(r"\b(?:until|till|through|to|before)\s+(?:the\s+)?$", re.I)
@@ -233,7 +244,11 @@ def earlier_state(fact: ExtractedFact) -> list[ExtractedFact]:
     text = fact.statement
     values = fact.values or [ExtractedValue("time", text=m.group(0).strip()) for m in _CLOCK_RE.finditer(text)]
     said = [(_stated_at(text, v), v) for v in values if not v.date]
-    earlier = [v for at, v in said if at > 0 and _EARLIER.search(text[:at])]
+    earlier = [
+        v
+        for at, v in said
+        if at > 0 and (_EARLIER.search(text[:at]) or (_WAS.search(text[:at]) and _NOW.search(text, at)))
+    ]
     current = [v for at, v in said if v not in earlier and at > 0]
     if not earlier or not current:
         return [fact]
