@@ -105,3 +105,12 @@ def test_one_amount_written_two_ways_is_no_conflict(actor):
     save(actor, "Forecast", "The Globex deal is worth EUR 40,000.", occurred_at=datetime(2025, 11, 25, tzinfo=UTC))
     out = lookup_values_tool(actor, ValuesArgs(key="deal_value"))
     assert (out.total, out.conflicts) == (40000.0, [])
+
+
+def test_two_amounts_of_one_customer_are_not_added_whatever_their_key(actor):
+    save(actor, "Ledger", "Globex owes us 4,000 EUR.", occurred_at=MONDAY)
+    save(actor, "Reminder", "Globex owes us 5,000 EUR.", occurred_at=datetime(2025, 11, 25, tzinfo=UTC))
+    [key] = {v.key for v in Value.objects.all()}
+    out = lookup_values_tool(actor, ValuesArgs(key=key))
+    assert out.total == 5000.0
+    assert [c.entity.name for c in out.conflicts] == ["Globex"]
