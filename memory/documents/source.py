@@ -449,6 +449,7 @@ class Piece:
     passage: int  # the passage's id
     text: str
     speaker: str
+    block: Block | None = None  # the block it says, for a document read by blocks (a row keeps its cells)
 
 
 # A stored passage as the readers ask for it: id, text, speaker, and where it starts and ends.
@@ -468,7 +469,7 @@ def reading_pieces(document: Document, passages: Sequence[PassageRow], *, all_pa
     for block, said in reading_text(document, blocks):
         passage = _passage_at(passages, block.start, fallback=all_passages)
         if passage is not None:
-            pieces.append(Piece(passage, said, block.speaker))
+            pieces.append(Piece(passage, said, block.speaker, block))
     return pieces
 
 

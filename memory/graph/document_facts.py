@@ -22,11 +22,15 @@ from memory.access import current
 from memory.documents.source import SourceReading, between, in_third_person, read_source, reading_pieces
 from memory.extraction import (
     MAX_FACTS,
+    Block,
     ExtractedEntity,
     ExtractedFact,
     Extraction,
+    Kind,
     KnownEntity,
+    clean_inline,
     looks_like_person,
+    record_values,
     role_kinds,
     short_form,
 )
@@ -125,7 +129,7 @@ def extract_document(*, document_id: int, keep: Collection[int] = ()) -> int:
     document = Document.objects.filter(pk=document_id, status=Document.Status.READY).first()
     if document is None or document.source_kind == "remember":
         return 0  # remembered facts are recorded as stated, not extracted
-    text, starts, speakers, chunks = _reading(document)
+    text, starts, speakers, chunks, blocks = _reading(document)
     if not text.strip():
         return 0
     # Only what someone said is read for facts (headers, quotes, signatures... are blanked out, every
@@ -140,6 +144,7 @@ def extract_document(*, document_id: int, keep: Collection[int] = ()) -> int:
         undated=source.moment.from_upload,
     )
     result.entities += _speaker_entities(source, result.entities)
+    records = from_records(result.facts, text, starts, blocks, document.title)
     teams = _teams_of(document.org_id, source.speakers())
     drafts, chunk_for = [], {}
     for fact in result.facts:
@@ -157,10 +162,12 @@ def extract_document(*, document_id: int, keep: Collection[int] = ()) -> int:
             valid_from=fact.valid_from,
             valid_to=fact.valid_to,
             topic=fact.topic,
-            values=[v for v in fact.values if v.key != "date" or v.date not in window or fact.topic],
+            values=[
+                v for v in fact.values if v.key != "date" or v.date not in window or fact.topic or id(fact) in records
+            ],
             dated_from_upload=source.moment.from_upload and fact.relative,
         )
-        role = role_of(fact.statement) if fact.subject else None
+        role = role_of(fact.statement) if fact.subject and id(fact) not in records else None
         if role is not None:
             draft.relation, draft.object, draft.single_valued = role[0], role[1], True
         drafts.append(draft)
@@ -206,22 +213,66 @@ _FIRST_PERSON_SUBJECT = re.compile(r"\bI(?:'(?:ll|m|ve|d)|’(?:ll|m|ve|d))?\s+(
 _WE = re.compile(r"^\W*(?:we|we'(?:ll|re|ve|d)|we’(?:ll|re|ve|d)|our|us)\b", re.IGNORECASE)
 
 
-def _reading(document: Document) -> tuple[str, list[int], list[tuple[int, str]], list[tuple[int, str]]]:
-    """The text read for facts, where each piece of it starts, its speakers, and the stored passage
-    each piece belongs to (``reading_pieces``)."""
+def _reading(
+    document: Document,
+) -> tuple[str, list[int], list[tuple[int, str]], list[tuple[int, str]], list[Block | None]]:
+    """The text read for facts, where each piece of it starts, its speakers, the stored passage
+    each piece belongs to (``reading_pieces``) and the block it says."""
     rows = list(
         Chunk.objects.filter(document=document)
         .order_by("ordinal")
         .values_list("pk", "text", "speaker", "char_start", "char_end")
     )
-    text, starts, speakers, chunks = "", [], [], []
+    text, starts, speakers, chunks, blocks = "", [], [], [], []
     pieces = reading_pieces(document, rows)
     for piece, after in zip(pieces, [*pieces[1:], None], strict=True):
         starts.append(len(text))
         speakers.append((len(text), piece.speaker))
         chunks.append((piece.passage, piece.text))
+        blocks.append(piece.block)
         text += piece.text + between(piece, after)
-    return text, starts, speakers, chunks
+    return text, starts, speakers, chunks, blocks
+
+
+def from_records(
+    facts: list[ExtractedFact], text: str, starts: list[int], blocks: list[Block | None], title: str
+) -> set[int]:
+    """A table row is a record about its subject: the first fact read from a row is about what the
+    row names, with a value per cell keyed by its column (``record_values``), never what the sentence
+    parser made of "Team: Price per seat: 29 EUR"; a row nothing was read from gets a fact of its own.
+    Facts are changed in place (a new one goes in at its place); returns the ids of the record facts."""
+    ends = [*starts[1:], len(text)]
+    made: set[int] = set()
+    for block, start, end in zip(blocks, starts, ends, strict=True):
+        if block is None or block.kind != Kind.ROW or block.subject >= len(block.cells):
+            continue
+        about = record_subject(block.cells[block.subject], title)
+        values = record_values(block.header, block.cells, block.subject)
+        if not about or not values:
+            continue
+        inside = [f for f in facts if start <= f.char_start < end]
+        for other in inside[1:]:
+            other.values = []  # the row's values are the record's, read once
+        fact = inside[0] if inside else None
+        if fact is None:
+            said = text[start:end].strip()
+            fact = ExtractedFact(said, "fact", None, None, None, False, None, None, [], start, start + len(said))
+            facts.insert(next((i for i, f in enumerate(facts) if f.char_start > start), len(facts)), fact)
+        # Amounts and dates first: the fact's value key, which supersession and contradictions compare.
+        values.sort(key=lambda v: v.number is None and v.date is None)
+        fact.subject, fact.object, fact.relation, fact.topic = about, None, None, ""
+        fact.values, fact.single_valued = values, values[0].number is not None or values[0].date is not None
+        made.add(id(fact))
+    return made
+
+
+def record_subject(cell: str, title: str) -> str:
+    """What a row is about, as a name: its subject cell; a bare number there (a version "1.1", a
+    level "2") is that number of what the document is about."""
+    name = clean_inline(cell)
+    if name and not re.search(r"[^\W\d_]", name):
+        return f"{clean_inline(title)} {name}".strip()
+    return name
 
 
 def _speaking_subject(fact: ExtractedFact, speaker: str, team: str) -> str | None:
