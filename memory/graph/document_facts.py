@@ -110,11 +110,12 @@ def _extractor():  # type: ignore[no-untyped-def]
     return extraction.extract
 
 
-def extract_document(*, document_id: int, keep: Collection[int] = ()) -> int:
+def extract_document(*, document_id: int, keep: Collection[int] = (), confirmed: Collection[int] = ()) -> int:
     """(Re)build the extracted facts of one ready document; returns how many were recorded.
 
     ``keep``: facts a person decided something about elsewhere (an answered contradiction names
-    them); one no longer found is retired rather than deleted, as a flagged one is."""
+    them); one no longer found is retired rather than deleted, as a flagged one is. ``confirmed``:
+    facts a person found right on review; one no longer found stays as it is."""
     document = Document.objects.filter(pk=document_id, status=Document.Status.READY).first()
     if document is None or document.source_kind == "remember":
         return 0  # remembered facts are recorded as stated, not extracted
@@ -182,7 +183,7 @@ def extract_document(*, document_id: int, keep: Collection[int] = ()) -> int:
                 mention(entity=linked, document=document, surface=surface, type=entity.type)
                 named.add((linked.pk, clean_name(surface)))
                 by_name[surface] = linked
-        fresh = sorted(_keep_unchanged(document, drafts, chunk_for, keep))
+        fresh = sorted(_keep_unchanged(document, drafts, chunk_for, keep, confirmed))
         record_facts(
             document=document,
             drafts=[drafts[i] for i in fresh],
@@ -327,7 +328,11 @@ def _key(statement: str, relation: str, valid_from: object, kind: str) -> tuple[
 
 
 def _keep_unchanged(
-    document: Document, drafts: list[FactDraft], chunk_for: dict[int, int], keep: Collection[int] = ()
+    document: Document,
+    drafts: list[FactDraft],
+    chunk_for: dict[int, int],
+    keep: Collection[int] = (),
+    confirmed: Collection[int] = (),
 ) -> set[int]:
     """Re-extraction keeps the facts it finds again, with their ids and history; returns the
     positions of the drafts that are new.
@@ -335,7 +340,8 @@ def _keep_unchanged(
     A fact no longer found is deleted, unless it had superseded another: then it is retired
     (superseded now) so the history of what it replaced stays whole. A fact a person decided on
     is never deleted either: flagged (it stays flagged, for its review), retired on review, or in
-    ``keep``; it is retired if it was current.
+    ``keep``; it is retired if it was current. One a person found right on review (``confirmed``)
+    stays as it is.
     """
     wanted = {_key(d.statement, d.relation, d.valid_from, d.kind): i for i, d in enumerate(drafts)}
     fresh = set(range(len(drafts)))
@@ -351,7 +357,7 @@ def _keep_unchanged(
                 changed |= {"topic": drafts[position].topic[:200], "single_valued": drafts[position].single_valued}
             if any(getattr(fact, name) != value for name, value in changed.items()):
                 Fact.objects.filter(pk=fact.pk).update(**changed)
-        else:
+        elif fact.pk not in confirmed:
             gone.append(fact.pk)
     replaced_something = set(Fact.objects.filter(superseded_by_id__in=gone).values_list("superseded_by_id", flat=True))
     replaced_something |= _decided(gone, keep)
