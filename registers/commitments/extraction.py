@@ -60,14 +60,17 @@ class _Candidate:
 
 
 _NAME = r"[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2}"
+_BULLET = "[-*•○◦▪‣–]"  # a list item's mark, as markdown or a PDF's text writes it
 # An action item in notes: "- Samuel Osei: renew the staging certificates by Friday.", and under an
 # agenda item (read with it as its lead-in): "- Disband the design team: Matteo: I will take care of it".
 _NAMED_ACTION = re.compile(
-    rf"^\s*(?P<item>[-*•]\s*)?(?:(?P<topic>[^:\n]{{3,200}}?):\s+)?(?P<owner>{_NAME}):\s+(?P<rest>\S.*)$"
+    rf"^\s*(?P<item>{_BULLET}\s*)?(?:(?P<topic>[^:\n]{{3,200}}?):\s+)?(?P<owner>{_NAME}):\s+(?P<rest>\S.*)$"
 )
 # A task list's open box given to someone: "- [ ] @sam book the room", "[ ] Sam Carter: book the room".
-_OPEN_BOX = re.compile(rf"^\s*(?:[-*•]\s*)?\[ \]\s*(?P<owner>@[\w.-]+|{_NAME})\s*:?\s+(?:to\s+)?(?P<rest>[a-z]+\b.*)$")
-_ITEM_MARK = re.compile(r"^\s*[-*•]\s+")
+_OPEN_BOX = re.compile(
+    rf"^\s*(?:{_BULLET}\s*)?\[ \]\s*(?P<owner>@[\w.-]+|{_NAME})\s*:?\s+(?:to\s+)?(?P<rest>[a-z]+\b.*)$"
+)
+_ITEM_MARK = re.compile(rf"^\s*{_BULLET}\s+")
 # A line a named person says for themselves: "I will take care of it", "I'll send it", "let me check".
 _OWN_WORDS = re.compile(r"^(?:i|i'll|i'm|i've|we|we'll|we're|let me|leave it with me)\b", re.IGNORECASE)
 

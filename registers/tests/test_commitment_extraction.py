@@ -255,3 +255,9 @@ def test_a_reply_under_an_agenda_item_is_said_by_its_name_and_it_is_the_item():
     assert (draft.owner, draft.what) == ("Matteo", "Matteo will take care of it: Retire the old status page")
     # Outside a list, "Name: ..." is a topic or a speaker's label, as before.
     assert extract_commitments([Utterance("", "Budget: we will know more in March.", wednesday)]) == []
+
+
+def test_an_action_item_under_a_pdfs_round_bullet_is_read_as_in_markdown():
+    notes = "Action Items\n○ Derek Collison to share the voting results with the oversight committee."
+    [draft] = extract_commitments([Utterance("", notes, datetime.date(2025, 3, 21))])
+    assert draft.what == "Derek Collison will share the voting results with the oversight committee"
