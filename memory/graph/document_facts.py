@@ -343,12 +343,18 @@ def _keep_unchanged(
     ``keep``; it is retired if it was current. One a person found right on review (``confirmed``)
     stays as it is.
     """
-    wanted = {_key(d.statement, d.relation, d.valid_from, d.kind): i for i, d in enumerate(drafts)}
+    # A statement the document makes twice is two drafts and two facts: each stored one takes one
+    # draft, in order, so running again keeps both rather than replacing one of them.
+    wanted: dict[tuple[object, ...], list[int]] = {}
+    for i, d in enumerate(drafts):
+        wanted.setdefault(_key(d.statement, d.relation, d.valid_from, d.kind), []).append(i)
     fresh = set(range(len(drafts)))
     gone = []
-    for fact in Fact.objects.filter(document=document, source=Fact.Source.EXTRACTED).select_for_update():
-        position = wanted.get(_key(fact.statement, fact.relation, fact.valid_from, fact.kind))
-        if position is not None and position in fresh:
+    stored = Fact.objects.filter(document=document, source=Fact.Source.EXTRACTED).order_by("pk").select_for_update()
+    for fact in stored:
+        same = wanted.get(_key(fact.statement, fact.relation, fact.valid_from, fact.kind))
+        position = same.pop(0) if same else None
+        if position is not None:
             fresh.discard(position)
             draft = drafts[position]
             changed: dict[str, object] = {"chunk_id": chunk_for.get(position)}

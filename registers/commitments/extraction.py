@@ -98,7 +98,7 @@ def _noted(utterance: Utterance, quote: str) -> tuple[bool, _Candidate | None]:
         if not in_item or not CUE_RE.search(cleaned) or rejection(cleaned) is not None:
             return in_item, None
         return True, _Candidate(utterance, quote, cleaned, owner, topic=topic)
-    if not rest[:1].islower():
+    if not rest[:1].islower() or not rest.split()[0].isalpha():  # "Marco: next-10 survey ready" is a remark
         return False, None
     cleaned = clean(f"{owner} will {rest}")  # read as "Samuel Osei will renew ..."
     found = _Candidate(utterance, quote, cleaned, "", owner=owner, topic=topic)
@@ -153,7 +153,12 @@ def extract_commitments(utterances: Sequence[Utterance], *, teams: Collection[st
         for promise in find_promises(doc, speaker=candidate.speaker, teams=team_names):
             if rejection(candidate.cleaned, upto=promise.end_char) is not None:
                 continue
-            if candidate.owner and promise.owner.casefold() == candidate.owner.lstrip("@").casefold():
+            if candidate.owner:  # the action the note gives, opening with its verb; not another reading of it
+                opening = candidate.cleaned.split(" will ", 1)[-1].split()[0]
+                if promise.owner.casefold() != candidate.owner.lstrip("@").casefold():
+                    continue
+                if not promise.predicate.startswith(opening):
+                    continue
                 promise = replace(promise, owner=candidate.owner.lstrip("@"))  # the name as the notes write it
             draft = _draft(candidate, doc, promise)
             if _BACK_REFERENCE.search(promise.predicate) or _POSSESSIVE.search(promise.predicate):

@@ -261,3 +261,8 @@ def test_an_action_item_under_a_pdfs_round_bullet_is_read_as_in_markdown():
     notes = "Action Items\n○ Derek Collison to share the voting results with the oversight committee."
     [draft] = extract_commitments([Utterance("", notes, datetime.date(2025, 3, 21))])
     assert draft.what == "Derek Collison will share the voting results with the oversight committee"
+
+
+def test_a_remark_after_a_name_in_minutes_is_no_action():
+    notes = "- Marco: next-10 survey ready to be published please review the pull request"
+    assert extract_commitments([Utterance("", notes, datetime.date(2025, 3, 21))]) == []

@@ -126,6 +126,18 @@ def test_documents_read_with_the_current_rules_are_left_as_they_are(admin, loade
     assert snapshot(admin.org) == before
 
 
+def test_a_statement_made_twice_in_one_document_keeps_both_its_facts(admin, loaded):
+    twice = "# Escalations\n\nLena Fischer answers escalations.\n\n# Rota\n\nLena Fischer answers escalations.\n"
+    document = save(admin, "Support rota", twice, content_type="text/markdown", source_kind="wiki")
+    facts = set(Fact.objects.filter(document=document).values_list("pk", flat=True))
+    assert len(facts) == 2
+
+    report = reextract(admin.org, "--document", str(document.pk))
+
+    assert "unchanged" in report
+    assert set(Fact.objects.filter(document=document).values_list("pk", flat=True)) == facts
+
+
 def test_a_second_run_at_once_changes_nothing(admin, loaded):
     row, junk = old_reading(loaded["handbook"])
     assert "changed: nothing" not in reextract(admin.org)
