@@ -73,11 +73,14 @@ def _named(words: str) -> str:
 
 
 def _known_entities(document: Document, text: str) -> list[KnownEntity]:
-    """Entities named in ``text`` as far as every reader of the document can know them."""
+    """Entities named in ``text`` as far as every reader of the document can know them, from the
+    documents stored before it: a document is read again (``reextract``, a retried ingestion) with
+    what was known when it was first read, so reading it again gives what the first reading gave,
+    whatever was stored after it and whatever this document itself was once read to name."""
     lowered = text.lower()
     words = set(re.findall(r"\w+", lowered))
     known = []
-    for entity in known_for(context_mentions(document)):
+    for entity in known_for(context_mentions(document).filter(document_id__lt=document.pk)):
         # By a name it has, or by the word it goes by: a short form ("Heron") or a person's first name.
         named = any(n.lower() in lowered for n in (entity.name, *entity.aliases) if len(n) > 2)
         first = entity.name.split()[0].lower() if entity.type == "person" and " " in entity.name else None

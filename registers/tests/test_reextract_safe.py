@@ -138,6 +138,19 @@ def test_a_statement_made_twice_in_one_document_keeps_both_its_facts(admin, load
     assert set(Fact.objects.filter(document=document).values_list("pk", flat=True)) == facts
 
 
+def test_a_page_is_read_again_with_what_was_known_when_it_was_first_read(admin):
+    # The first page names Matteo and Ben in passing; pages stored after it introduce them in full.
+    first = save(admin, "Sync notes", "Matteo reached out to Ben, let's leave it on the agenda to next week.")
+    save(admin, "Team", "Matteo Collina leads the performance team. Ben Noordhuis reviews the releases.")
+    save(admin, "Roles", "Matteo is the chair of the steering committee.")
+    before = snapshot(admin.org)
+
+    report = reextract(admin.org, "--document", str(first.pk))
+
+    assert "unchanged" in report, report
+    assert snapshot(admin.org) == before
+
+
 def test_a_second_run_at_once_changes_nothing(admin, loaded):
     row, junk = old_reading(loaded["handbook"])
     assert "changed: nothing" not in reextract(admin.org)
