@@ -261,7 +261,7 @@ def _segments(
     default = document.speaker
     segments: list[Segment] = []
     in_header = mail  # a mail opens with its headers
-    skipping = ""  # "quote", "signature": the rest is structure until something ends it
+    skipping = ""  # "quote", "earlier", "original", "signature": structure until something ends it
     turn = ""  # the speaker of the paragraph under way (a timed or bold turn)
     for start, line in lines:
         stripped = line.strip()
@@ -277,13 +277,20 @@ def _segments(
             continue
         in_header = False
         if mail and (QUOTED.match(line) or WROTE.match(line) or ORIGINAL.match(line)):
-            skipping = "quote"
+            # Lines marked '>' are a quote the reply may go on under; after "On ... wrote:" or an
+            # "Original Message" line the rest is the earlier message until '>' lines say otherwise.
+            if ORIGINAL.match(line):
+                skipping = "original"
+            elif QUOTED.match(line) and skipping in ("", "quote", "earlier"):
+                skipping = "quote"
+            elif not QUOTED.match(line) and skipping in ("", "quote"):
+                skipping = "earlier"
             continue
         if mail and FORWARDED.match(line):
             skipping = "forward"
             continue
-        if skipping == "forward":
-            skipping = ""  # the forwarded message's body, said by its own sender
+        if skipping in ("forward", "quote"):
+            skipping = ""  # the forwarded message's body, said by its own sender; a reply between quotes
         if skipping:
             continue
         if mail and (SIGNATURE.match(line) or SIGN_OFF.match(line) or NAME_LINE.match(line)):

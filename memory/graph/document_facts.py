@@ -84,11 +84,14 @@ def _named(words: str) -> str:
 
 
 def _known_entities(document: Document, text: str) -> list[KnownEntity]:
-    """Entities named in ``text`` as far as every reader of the document can know them."""
+    """Entities named in ``text`` as far as every reader of the document can know them, from the
+    documents stored before it: a document is read again (``reextract``, a retried ingestion) with
+    what was known when it was first read, so reading it again gives what the first reading gave,
+    whatever was stored after it and whatever this document itself was once read to name."""
     lowered = text.lower()
     words = set(re.findall(r"\w+", lowered))
     known = []
-    for entity in known_for(context_mentions(document)):
+    for entity in known_for(context_mentions(document).filter(document_id__lt=document.pk)):
         # By a name it has, or by the word it goes by: a short form ("Heron") or a person's first name.
         named = any(n.lower() in lowered for n in (entity.name, *entity.aliases) if len(n) > 2)
         first = entity.name.split()[0].lower() if entity.type == "person" and " " in entity.name else None
@@ -121,11 +124,12 @@ def _extractor():  # type: ignore[no-untyped-def]
     return extract
 
 
-def extract_document(*, document_id: int, keep: Collection[int] = ()) -> int:
+def extract_document(*, document_id: int, keep: Collection[int] = (), confirmed: Collection[int] = ()) -> int:
     """(Re)build the extracted facts of one ready document; returns how many were recorded.
 
     ``keep``: facts a person decided something about elsewhere (an answered contradiction names
-    them); one no longer found is retired rather than deleted, as a flagged one is."""
+    them); one no longer found is retired rather than deleted, as a flagged one is. ``confirmed``:
+    facts a person found right on review; one no longer found stays as it is."""
     document = Document.objects.filter(pk=document_id, status=Document.Status.READY).first()
     if document is None or document.source_kind == "remember":
         return 0  # remembered facts are recorded as stated, not extracted
@@ -196,7 +200,7 @@ def extract_document(*, document_id: int, keep: Collection[int] = ()) -> int:
                 mention(entity=linked, document=document, surface=surface, type=entity.type)
                 named.add((linked.pk, clean_name(surface)))
                 by_name[surface] = linked
-        fresh = sorted(_keep_unchanged(document, drafts, chunk_for, keep))
+        fresh = sorted(_keep_unchanged(document, drafts, chunk_for, keep, confirmed))
         record_facts(
             document=document,
             drafts=[drafts[i] for i in fresh],
@@ -385,7 +389,11 @@ def _key(statement: str, relation: str, valid_from: object, kind: str) -> tuple[
 
 
 def _keep_unchanged(
-    document: Document, drafts: list[FactDraft], chunk_for: dict[int, int], keep: Collection[int] = ()
+    document: Document,
+    drafts: list[FactDraft],
+    chunk_for: dict[int, int],
+    keep: Collection[int] = (),
+    confirmed: Collection[int] = (),
 ) -> set[int]:
     """Re-extraction keeps the facts it finds again, with their ids and history; returns the
     positions of the drafts that are new.
@@ -393,14 +401,21 @@ def _keep_unchanged(
     A fact no longer found is deleted, unless it had superseded another: then it is retired
     (superseded now) so the history of what it replaced stays whole. A fact a person decided on
     is never deleted either: flagged (it stays flagged, for its review), retired on review, or in
-    ``keep``; it is retired if it was current.
+    ``keep``; it is retired if it was current. One a person found right on review (``confirmed``)
+    stays as it is.
     """
-    wanted = {_key(d.statement, d.relation, d.valid_from, d.kind): i for i, d in enumerate(drafts)}
+    # A statement the document makes twice is two drafts and two facts: each stored one takes one
+    # draft, in order, so running again keeps both rather than replacing one of them.
+    wanted: dict[tuple[object, ...], list[int]] = {}
+    for i, d in enumerate(drafts):
+        wanted.setdefault(_key(d.statement, d.relation, d.valid_from, d.kind), []).append(i)
     fresh = set(range(len(drafts)))
     gone = []
-    for fact in Fact.objects.filter(document=document, source=Fact.Source.EXTRACTED).select_for_update():
-        position = wanted.get(_key(fact.statement, fact.relation, fact.valid_from, fact.kind))
-        if position is not None and position in fresh:
+    stored = Fact.objects.filter(document=document, source=Fact.Source.EXTRACTED).order_by("pk").select_for_update()
+    for fact in stored:
+        same = wanted.get(_key(fact.statement, fact.relation, fact.valid_from, fact.kind))
+        position = same.pop(0) if same else None
+        if position is not None:
             fresh.discard(position)
             draft = drafts[position]
             changed: dict[str, object] = {"chunk_id": chunk_for.get(position)}
@@ -409,7 +424,7 @@ def _keep_unchanged(
                 changed |= {"topic": drafts[position].topic[:200], "single_valued": drafts[position].single_valued}
             if any(getattr(fact, name) != value for name, value in changed.items()):
                 Fact.objects.filter(pk=fact.pk).update(**changed)
-        else:
+        elif fact.pk not in confirmed:
             gone.append(fact.pk)
     replaced_something = set(Fact.objects.filter(superseded_by_id__in=gone).values_list("superseded_by_id", flat=True))
     replaced_something |= _decided(gone, keep)
