@@ -6,6 +6,8 @@ file's own date, and only then the time it was saved), and which parts of it are
 said (the body), with who said them. Mail headers, quoted replies, forwarded headers, signatures,
 greetings, sign-offs and attendee lines are structure: they are read into fields (sender,
 recipients, subject, date, attendees) and left out of the body, so nothing is learnt from them.
+In an issue or pull-request thread, each comment's heading ("Matt Duck commented at 2020-07-19
+06:22", "mattduck on 2020-07-19:") is structure too: what follows it is said by that person, then.
 """
 
 from __future__ import annotations
@@ -51,6 +53,21 @@ UPLOAD_DATED_HELP = (
     "Its source says nowhere when it was written, so its dates were read against the day it was saved; they may be off."
 )
 ORIGINS = ("occurred_at", "header", "title", "opening", "file", "upload")
+# Minutes kept under their meeting's day as their title: "2019.01.04", "2019.1.4".
+DOTTED_DATE = re.compile(r"(?<![\d.])(?P<year>(?:19|20)\d\d)\.(?P<mm>\d{1,2})\.(?P<day>\d{1,2})(?![\d.])")
+# A comment's heading in a thread exported by gh2md: "#### <img ...>[Matt Duck](https://github.com/mattduck)
+# commented at [2020-07-19 06:22](...):", "... opened issue at [...]".
+THREAD_HEADING = re.compile(
+    r"^\s*#{1,6}\s*(?:<img[^>]*>\s*)?\[(?P<name>[^\]\n]{1,80})\]\([^)\s]*\)\s+"
+    r"(?:opened|commented|reviewed|merged)\b[^\n\[]{0,40}?\bat\s+\[?(?P<at>\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2})?)"
+)
+# A comment's heading as the GitHub connector lays a thread out: "mattduck on 2020-07-19:" on its own line.
+THREAD_LINE = re.compile(r"^(?P<name>[\w.\[\]-]{1,60}) on (?P<at>\d{4}-\d{2}-\d{2}):(?:\s+|$)")
+# What the connector adds after the comments, said by nobody: a pull request's reviews, its files.
+THREAD_END = re.compile(r"^\s*(?:Reviews:|Files:|-{3,}|\[Export of Github \w+ for\b.*)\s*$")
+# The titles the connector gives a thread: "Issue owner/repo#12: ...", "Pull request owner/repo#12: ...".
+THREAD_TITLE = re.compile(r"^(?:Issue|Pull request) [\w.-]+/[\w.-]+#\d+:")
+THREAD_KINDS = ("issue", "pull_request")
 _BLANK = re.compile(r"[^\n]")
 OPENING_LINES = 5  # lines of the text read for a date when the title has none
 
@@ -76,6 +93,7 @@ class Segment:
     start: int
     end: int
     speaker: str
+    at: datetime | None = None  # when it was said, where the text gives its own time (a thread's comment)
 
 
 @dataclass
@@ -83,6 +101,12 @@ class SourceReading:
     moment: Moment
     segments: list[Segment]
     fields: dict[str, object] = field(default_factory=dict)
+    zone: ZoneInfo = field(default_factory=lambda: ZoneInfo("UTC"))
+
+    def said_on(self, segment: Segment) -> date:
+        """The day ``segment`` was said in the organisation's time zone: its own time (a comment in a
+        thread), else the day the document speaks from."""
+        return segment.at.astimezone(self.zone).date() if segment.at is not None else self.moment.day
 
     def speaker_at(self, start: int, end: int | None = None) -> str:
         """Who said what is written from ``start`` to ``end`` of the text (the first body span it
@@ -118,7 +142,7 @@ def read_source(document: Document, text: str, *, passages: Sequence[tuple[int, 
     segments = _segments(document, text, fields, passages)
     if not fields.get("sender") and document.speaker and _is_mail(document, text):
         fields["sender"] = document.speaker
-    return SourceReading(moment=_moment(document, fields), segments=segments, fields=fields)
+    return SourceReading(moment=_moment(document, fields), segments=segments, fields=fields, zone=_zone(document))
 
 
 def _is_mail(document: Document, text: str) -> bool:
@@ -153,7 +177,7 @@ def _moment(document: Document, fields: dict[str, object]) -> Moment:
     header = _mail_date(str(fields.get("date") or "")) or _mail_date(_header_date(document.content))
     if header is not None:
         return at(header, "header")
-    titled = find_date(document.title)
+    titled = find_date(document.title) or _dotted_date(document.title)
     if titled is not None:
         return on(titled, "title")
     opening = find_date("\n".join(document.content.lstrip().splitlines()[:OPENING_LINES]))
@@ -213,6 +237,18 @@ def find_date(text: str) -> date | None:
     return min(found)[1] if found else None
 
 
+def _dotted_date(title: str) -> date | None:
+    """A date written year first with dots ("2019.01.04"), read only in a title: in running text the
+    same shape is more often a version."""
+    match = DOTTED_DATE.search(title)
+    if match is None:
+        return None
+    try:
+        return date(int(match["year"]), int(match["mm"]), int(match["day"]))
+    except ValueError:
+        return None
+
+
 # --- the body and its speakers -------------------------------------------------------------------
 
 
@@ -259,6 +295,9 @@ def _segments(
     known = {str(s) for s in metadata.get("speakers", []) or []} | ({document.speaker} if document.speaker else set())
     starts = sorted(passages)
     default = document.speaker
+    thread = is_thread(document)
+    # Who says the comment under way, and when: a thread opens with its author's post.
+    commenter = (str(metadata.get("author") or ""), document.occurred_at) if thread else ("", None)
     segments: list[Segment] = []
     in_header = mail  # a mail opens with its headers
     skipping = ""  # "quote", "earlier", "original", "signature": structure until something ends it
@@ -268,6 +307,15 @@ def _segments(
         if not stripped:
             in_header = in_header and not fields  # the headers end at the first blank line after them
             turn = ""
+            continue
+        comment = _comment_heading(line, thread)
+        if comment is not None:
+            commenter = comment[:2]
+            if comment[2] < len(line):  # the heading and the comment's first words on one line
+                segments.append(Segment(start + comment[2], start + len(line), *commenter))
+            continue
+        if commenter[0] and THREAD_END.match(line):
+            commenter = ("", None)
             continue
         header = HEADER.match(line) if (in_header or mail or skipping == "forward") else None
         if header is not None:
@@ -314,11 +362,43 @@ def _segments(
             match = TURN.match(line)
             turn = speaker if match is not None and (match["time"] or match["bold"]) else ""
             if line[begin:].strip():
-                segments.append(Segment(start + begin, start + len(line), speaker))
+                segments.append(Segment(start + begin, start + len(line), speaker, commenter[1]))
             continue
         owner = max((s for s in starts if s[0] <= start), default=(0, ""))[1] if starts else ""
-        segments.append(Segment(start, start + len(line), turn or owner or default or _sender(fields)))
+        speaker = turn or commenter[0] or owner or default or _sender(fields)
+        segments.append(Segment(start, start + len(line), speaker, commenter[1]))
     return segments
+
+
+def is_thread(document: Document) -> bool:
+    """An issue or pull request with its comments, as the GitHub connector saves one."""
+    metadata = document.metadata if isinstance(document.metadata, dict) else {}
+    return metadata.get("kind") in THREAD_KINDS or THREAD_TITLE.match(document.title or "") is not None
+
+
+def thread_subject(document: Document) -> str:
+    """What an issue or pull request is about, as its title says ('' for any other document)."""
+    if not is_thread(document):
+        return ""
+    return THREAD_TITLE.sub("", document.title or "").strip()
+
+
+def _comment_heading(line: str, thread: bool) -> tuple[str, datetime | None, int] | None:
+    """(who, when, where the comment's words start on the line) when ``line`` opens a comment of a
+    thread: a gh2md heading anywhere, the connector's "login on 2020-07-19:" in a thread."""
+    match, whole = THREAD_HEADING.match(line), True
+    if match is None and thread:
+        match, whole = THREAD_LINE.match(line), False
+    if match is None:
+        return None
+    name = clean_inline(match["name"]).strip()
+    try:
+        at = datetime.fromisoformat(match["at"].replace(" ", "T"))
+    except ValueError:
+        at = None
+    if at is not None:
+        at = at.replace(tzinfo=UTC) if ":" in match["at"] else datetime.combine(at.date(), time(12), tzinfo=UTC)
+    return name, at, len(line) if whole else match.end()
 
 
 def _sender(fields: dict[str, object]) -> str:
@@ -438,6 +518,10 @@ def reading_text(document: Document, blocks: Sequence[Block]) -> list[tuple[Bloc
     mail = _is_mail(document, document.content)
     out = []
     for block in blocks:
+        written = document.content[block.start : block.end]
+        if THREAD_HEADING.match(written):
+            out.append((block, written))  # a comment's heading: who says what follows, for read_source
+            continue
         if block.kind in (Kind.HEADING, Kind.LEAD, Kind.CODE) or (block.kind == Kind.META and block.header):
             continue
         structure = block.kind not in CONTENT or (mail and block.kind == Kind.QUOTE)

@@ -19,7 +19,7 @@ from memory.extraction import LATER_EVENT, nlp, plain_kind
 from memory.extraction.lines import LABELS
 from registers.commitments.extraction_dates import due_date, earlier_date
 from registers.commitments.extraction_phrasing import Promise, find_promises
-from registers.commitments.extraction_rules import CUE_RE, SENTENCE_END_RE, clean, rejection
+from registers.commitments.extraction_rules import CUE_RE, SENTENCE_END_RE, clause_start, clean, rejection
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
@@ -35,6 +35,7 @@ class Utterance:
     text: str  # one turn or one passage
     said_on: datetime.date  # the date relative dates resolve against (the document's date)
     ref: int | None = None  # opaque id passed through
+    topic: str = ""  # what "it" is where the text says nowhere else (an issue thread's title)
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,12 @@ _OPEN_BOX = re.compile(
     rf"^\s*(?:{_BULLET}\s*)?\[ \]\s*(?P<owner>@[\w.-]+|{_NAME})\s*:?\s+(?:to\s+)?(?P<rest>[a-z]+\b.*)$"
 )
 _ITEM_MARK = re.compile(rf"^\s*{_BULLET}\s+")
+# An item under a lead-in that says the speaker will do each: "There are a couple of things I'll look at
+# here: 2FA login support" (an item read with its lead-in) is "I will look at 2FA login support".
+_LISTED = re.compile(
+    r"^[^:]*\b(?:things?|items?)\s+(?:that\s+)?(?P<who>I)(?:'ll| will| am going to|'m going to)\s+"
+    r"(?P<verb>[a-z]+(?:\s+(?:at|into|on|to))?)(?:\s+(?:here|next|first))?\s*:\s+(?P<item>\S.*)$"
+)
 # A line a named person says for themselves: "I will take care of it", "I'll send it", "let me check".
 _OWN_WORDS = re.compile(r"^(?:i|i'll|i'm|i've|we|we'll|we're|let me|leave it with me)\b", re.IGNORECASE)
 
@@ -114,11 +121,14 @@ def _candidates(utterances: Sequence[Utterance]) -> Iterator[_Candidate]:
                     yield noted
                 continue
             said = _ITEM_MARK.sub("", quote)  # "- ACTION: Priya to send it" reads as its words
+            listed = _LISTED.match(said) if speaker and _ITEM_MARK.match(quote) else None
+            if listed is not None:
+                said = f"{listed['who']} will {listed['verb']} {listed['item']}"
             if not said or not CUE_RE.search(said):
                 continue
             cleaned = clean(said)
             if cleaned and CUE_RE.search(cleaned) and rejection(cleaned) is None:
-                yield _Candidate(utterance, quote, cleaned, speaker)
+                yield _Candidate(utterance, quote, cleaned, speaker, topic=utterance.topic)
 
 
 def _draft(candidate: _Candidate, doc: Doc, promise: Promise) -> CommitmentDraft:
@@ -149,7 +159,8 @@ def extract_commitments(utterances: Sequence[Utterance], *, teams: Collection[st
     docs = nlp().pipe((c.cleaned for c in candidates), batch_size=BATCH)
     for candidate, doc in zip(candidates, docs, strict=True):
         for promise in find_promises(doc, speaker=candidate.speaker, teams=team_names):
-            if rejection(candidate.cleaned, upto=promise.end_char) is not None:
+            since = clause_start(candidate.cleaned, promise.start_char)
+            if rejection(candidate.cleaned, upto=promise.end_char, since=since) is not None:
                 continue
             if candidate.owner:  # the action the note gives, opening with its verb; not another reading of it
                 opening = candidate.cleaned.split(" will ", 1)[-1].split()[0]
@@ -161,7 +172,8 @@ def extract_commitments(utterances: Sequence[Utterance], *, teams: Collection[st
             draft = _draft(candidate, doc, promise)
             if _BACK_REFERENCE.search(promise.predicate) or _POSSESSIVE.search(promise.predicate):
                 draft = _as_asked(draft, candidate, utterances, promise.predicate)
-            if candidate.topic and draft.what.endswith(promise.predicate) and _BACK_REFERENCE.search(promise.predicate):
+            told = candidate.topic and draft.what.endswith(promise.predicate)
+            if told and _BACK_REFERENCE.search(promise.predicate if candidate.owner else _opening(promise.predicate)):
                 draft = replace(draft, what=f"{draft.what}: {candidate.topic}"[:MAX_WHAT])  # "it" is the item
             if draft.due_on is None:
                 draft = _due_by_what_was_said_before(draft, candidate, utterances)
@@ -177,6 +189,14 @@ def extract_commitments(utterances: Sequence[Utterance], *, teams: Collection[st
 # "I'll send it", "I'll have them done": the undertaking names what was asked only by a pronoun. A word
 # after it that reads as a noun ("this morning", "those reports") makes it a determiner, not the thing.
 _BACK_REFERENCE = re.compile(r"\b(?i:it|that|this|them|those|these)\b(?!\s+[a-z]+(?:s|ing|ion)\b)")
+
+
+def _opening(predicate: str) -> str:
+    """The first words of a promise, where the thing it undertakes is ("get to it sometime", "test it"),
+    not a pronoun further on ("make it clear")."""
+    return " ".join(predicate.split()[:5])
+
+
 # "I'll collect their feedback" after "can you get us feedback...?": the thing asked for, by a pronoun.
 _POSSESSIVE = re.compile(r"\b(?i:their|its)\s+(?P<thing>[\w-]+)")
 # "Omar, can you get us feedback from the Lyon team?", "could you send me the deck, Priya?"

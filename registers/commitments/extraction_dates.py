@@ -53,6 +53,8 @@ def _ahead(phrase: str, day: datetime.date, said_on: datetime.date) -> datetime.
     the day it was promised."""
     if _WEEK_RE.search(phrase):  # a week is promised by its last working day
         day = _friday_of(day)
+        while day < said_on:  # "this week" said at the weekend: the working week ahead
+            day += datetime.timedelta(days=7)
     if day < said_on and not _YEAR_RE.search(phrase) and not _WEEKDAY_RE.search(phrase):
         try:
             day = day.replace(year=day.year + 1)

@@ -81,6 +81,10 @@ def _undertaking(verb: Token) -> _Undertaking | None:
         if any(t not in _PRESENT_BE for t in tense):  # "was going to" reports a past plan
             return None
         return _Undertaking(verb, head, _subject(head))
+    if head.lower_ in ("hope", "hoping") and verb.dep_ == "xcomp":
+        # "I'm hoping to release it this week", "I hope to send it": the speaker's own intention.
+        subject = _subject(head)
+        return _Undertaking(verb, head, subject) if subject is not None and subject.lower_ == "i" else None
     if head.lemma_ == "agree" and head.tag_ in ("VBD", "VBN", "VBZ"):
         subject = _subject(head)
         return _Undertaking(verb, head, subject) if subject is not None and subject.lower_ != "we" else None
@@ -205,9 +209,12 @@ def _predicate_tokens(found: _Undertaking) -> list[Token]:
     skip |= {c.i for c in _children(verb, "aux") if c.tag_ == "TO" or c.lower_ == "na"}
     if found.first_person:  # "let me check": "me" is the owner, not part of the promise
         skip |= {c.i for c in _children(verb, "nsubj", "dobj") if c.lower_ == "me"}
-    tokens = [
-        t for t in verb.subtree if t.i > found.modal.i and t.i not in skip and not t.is_space and t.pos_ != "INTJ"
-    ]
+    said = list(verb.subtree)
+    # "I'm going to test it, merge it in and do a release": the verbs joined to "going" are promised too.
+    joined = [c for c in _children(found.modal, "conj") if c.tag_ == "VB" and not _children(c, "nsubj", "nsubjpass")]
+    if found.modal.i != verb.i and joined and joined[0].i > verb.i:
+        said = list(verb.doc[verb.left_edge.i : joined[-1].right_edge.i + 1])
+    tokens = [t for t in said if t.i > found.modal.i and t.i not in skip and not t.is_space and t.pos_ != "INTJ"]
     while tokens and tokens[0].is_punct:
         tokens.pop(0)
     while tokens and (tokens[-1].is_punct or tokens[-1].lower_ in _TRAILING):

@@ -11,7 +11,8 @@ import re
 
 # A sentence is parsed only when one of these is in it; most transcript sentences have none.
 CUE_RE = re.compile(
-    r"(?i)\b(?:will|shall|going to|gonna|let me|with me|agreed to|agrees to|can take)\b|'ll\b"
+    r"(?i)\b(?:will|shall|going to|gonna|let me|with me|agreed to|agrees to|can take|i'm hoping to|i am hoping to"
+    r"|i hope to)\b|'ll\b"
     r"|^\s*(?:(?i:action(?: item)?s?)\s*[:\-]\s*)?[A-Z][\w'-]*(?: [A-Z][\w'-]*)? to [a-z]+"
 )
 ACTION_ITEM_RE = re.compile(
@@ -39,7 +40,7 @@ REJECT_RES = {
         r"|thursday|friday|saturday|sunday)\b"
     ),
     "hedge": re.compile(
-        r"\b(?:maybe|perhaps|probably|possibly|hopefully|hope|hoping|wish|might|could|should|would|"
+        r"\b(?:maybe|perhaps|probably|possibly|hopefully|hope(?! to\b)|hoping(?! to\b)|wish|might|could|should|would|"
         r"i think|i guess|i suppose|i reckon|i imagine|i expect|not sure|wonder|try and see|sort of|kind of|"
         r"would like|'d like|(?:we|you|they) can)\b"
     ),
@@ -247,17 +248,28 @@ def clean(sentence: str) -> str:
     return " ".join(text.split())
 
 
-def rejection(cleaned: str, *, upto: int | None = None) -> str | None:
+# Where a clause of its own starts: "I think this is a sensible step, so I'm going to test it" hedges
+# the step, not the promise after "so".
+CLAUSE_RE = re.compile(r"(?i)(?:^|[\s,;])so\s+(?=(?:i|we)\b)")
+
+
+def clause_start(cleaned: str, at: int) -> int:
+    """Where the clause holding the character ``at`` of ``cleaned`` starts."""
+    return max((m.end() for m in CLAUSE_RE.finditer(cleaned, 0, at)), default=0)
+
+
+def rejection(cleaned: str, *, upto: int | None = None, since: int = 0) -> str | None:
     """Why this sentence holds no promise, whatever its verbs say; None when it may hold one.
 
     Without ``upto`` only what spoils the whole sentence counts (a question, a condition, a decision);
-    with it, also hedges, habits, negations and filler in the text up to the end of the promise, so
-    "I'll give it to Brian and they can try it" keeps its promise.
+    with it, also hedges, habits, negations and filler in the text up to the end of the promise (from
+    ``since``, where the promise's clause starts), so "I'll give it to Brian and they can try it" keeps
+    its promise.
     """
     text = cleaned.lower().strip()
     if text.endswith("?") or QUESTION_START_RE.match(text):
         return "question"
     if upto is not None:
-        text, head = cleaned.lower(), cleaned[:upto].lower()
+        text, head = cleaned.lower(), cleaned[since:upto].lower()
         return next((n for n, p in REJECT_RES.items() if p.search(text if n in SENTENCE_REJECTS else head)), None)
     return next((n for n, p in REJECT_RES.items() if n in SENTENCE_REJECTS and p.search(text)), None)

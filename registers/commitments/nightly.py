@@ -22,7 +22,7 @@ from django.db.models.functions import Coalesce
 
 from brain.models import AuditRecord, Organisation
 from memory.access import current, fact_in_use, readable_by_all, seen_by_every_reader_of
-from memory.documents.source import SourceReading, between, read_source, reading_pieces
+from memory.documents.source import SourceReading, between, read_source, reading_pieces, thread_subject
 from memory.documents.turns import previous_turn, spoken_text
 from memory.graph.entities import live_mentions
 from memory.models import Chunk, Document, Entity, Fact
@@ -44,6 +44,11 @@ ATTENDEES_LINE = r"(?n)^\W*(attendees|participants|present|attendance)\W*:"
 ACTION_LINES = r"(?n)^\W*(action items?|next steps|to-?dos?)\W*$|^\W*action( item)?\s*:|^\s*[-*]\s*\[ \]\s*@?\w"
 # Minutes kept under the meeting's date as their title ("2019.01.04", "2026-01-07").
 DATE_TITLE = r"^\W*\d{4}[-./]\d{1,2}[-./]\d{1,2}\W*$"
+# An issue or pull request with its comments: as the GitHub connector saves one, or exported by gh2md
+# ("#### [Matt Duck](...) commented at [2020-07-19 06:22](...):").
+THREAD_KINDS = ("issue", "pull_request")
+THREAD_TITLE = r"^(Issue|Pull request) [\w.-]+/[\w.-]+#[0-9]+:"
+THREAD_HEADING = r"(?n)^#{1,6}\s*(<img[^>]*>\s*)?\[[^]]{1,80}\]\([^)]*\)\s+(opened|commented)\M"
 # A mail pasted as text: it opens with its header lines ("From: ...", "Date: ...").
 MAIL_OPENING = r"^\s*(from|to|cc|date|sent|subject)\s*:[^\n]*\n\s*(from|to|cc|bcc|date|sent|subject|reply-to)\s*:"
 BATCH = 500
@@ -77,7 +82,7 @@ def scan_commitments(org: Organisation, progress: Callable[[int], None] | None =
 
 def promise_passages(chunks: QuerySet[Chunk]) -> QuerySet[Chunk]:
     """The current passages read for promises: a speaker's turn, a conversation, a mail (synced or
-    pasted), a meeting's notes or minutes."""
+    pasted), a meeting's notes or minutes, an issue or pull request with its comments."""
     return (
         chunks.filter(current())
         .filter(
@@ -88,6 +93,9 @@ def promise_passages(chunks: QuerySet[Chunk]) -> QuerySet[Chunk]:
             | Q(document__content__iregex=ATTENDEES_LINE)
             | Q(document__content__iregex=ACTION_LINES)
             | Q(document__content__iregex=MAIL_OPENING)
+            | Q(document__metadata__kind__in=THREAD_KINDS)
+            | Q(document__title__regex=THREAD_TITLE)
+            | Q(document__content__regex=THREAD_HEADING)
         )
         .select_related("document")
     )
@@ -156,13 +164,15 @@ def _utterances(chunks: list[Chunk], document: Document) -> tuple[SourceReading,
         speakers.append((len(text), piece.speaker))
         text += piece.text + between(piece, after)
     source = read_source(document, text, passages=speakers)
-    said_on = source.moment.day
+    subject = thread_subject(document)  # what "it" is in a reply to an issue
     found = []
     for segment in source.segments:
         owner = max(i for i, start in enumerate(starts) if start <= segment.start)
         words = text[segment.start : segment.end].strip()
         if words:
-            found.append(Utterance(speaker=segment.speaker, text=words, said_on=said_on, ref=pieces[owner].passage))
+            said_on = source.said_on(segment)  # a thread's comment on its own day
+            ref = pieces[owner].passage
+            found.append(Utterance(speaker=segment.speaker, text=words, said_on=said_on, ref=ref, topic=subject))
     return source, found
 
 
