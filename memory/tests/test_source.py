@@ -181,3 +181,45 @@ def test_we_is_the_speakers_team_when_memory_knows_it_and_otherwise_stays_as_wri
     [fact] = facts_of(marta)
     assert fact.statement.startswith("We moved the Northwind renewal call")
     assert fact.subject is None or fact.subject.name.lower() != "we"
+
+
+THREAD = """# [\\#7 Issue](https://x.test/7) `open`: Export fails on long titles
+
+#### <img src="a.png">[Dana Okafor](https://github.com/dokafor) opened issue at [2025-11-19 08:10](https://x.test/7):
+
+The export stops on long titles.
+
+#### <img src="b.png">[Lee Park](https://github.com/leepark) commented at [2025-11-23 18:30](https://x.test/7):
+
+I will cut long titles in the next release.
+"""
+
+
+def test_each_comment_of_a_thread_is_said_by_its_author_on_its_day_and_its_heading_is_no_body(actor):
+    thread = save(actor, "Issue acme/widgets#7: Export fails", THREAD, source_kind="connector", ingest=False)
+    source = read_source(thread, thread.content)
+    opened, reply = thread.content.index("The export"), thread.content.index("I will cut")
+    assert (source.speaker_at(opened), source.speaker_at(reply)) == ("Dana Okafor", "Lee Park")
+    said_on = {thread.content[s.start : s.end].strip(): source.said_on(s) for s in source.segments}
+    assert said_on == {
+        "The export stops on long titles.": date(2025, 11, 19),
+        "I will cut long titles in the next release.": date(2025, 11, 23),
+    }
+    assert "commented at" not in source.body(thread.content)
+
+
+def test_a_comment_in_a_synced_thread_speaks_as_its_author_in_its_facts(actor):
+    text = "The export stops on long titles.\n\nleepark on 2025-11-23:\nI will cut long titles in the next release.\n"
+    thread = save(actor, "Issue acme/widgets#7: Export fails", text, source_kind="connector",
+                  metadata={"kind": "issue", "author": "dokafor"})  # fmt: skip
+    statements = [f.statement for f in facts_of(thread)]
+    assert any(s.startswith("leepark will cut long titles") for s in statements), statements
+
+
+def test_a_dotted_date_in_a_title_is_the_documents_moment(actor):
+    for title in ("2019.01.04", "Steering meeting 2019.1.4"):
+        notes = save(actor, title, "Notes.", ingest=False)
+        moment = read_source(notes, notes.content).moment
+        assert (moment.origin, moment.day) == ("title", date(2019, 1, 4)), title
+    version = save(actor, "Release 2019.13.40", "Notes.", ingest=False)
+    assert read_source(version, version.content).moment.from_upload
