@@ -152,10 +152,13 @@ def chunk(
 def passages(blocks: list[read.Block], content: str) -> list[ChunkDraft]:
     """Passages that follow the blocks: a section's paragraphs together up to ``MAX_CHARS``, never
     across a heading; a list with its lead-in (a long one in parts, each opening with the lead-in);
-    a table row alone, said with its header, so a question about one cell finds its row."""
+    a table's rows together, apart from the rest, each row a line said with its header ("Team:
+    Price per seat: 29 EUR."), never cut, so a question about one cell finds its row and the
+    snippet shows that line."""
     drafts: list[ChunkDraft] = []
     group: list[tuple[str, int, int]] = []  # (text, start, end) of the passage under way
     heading = ""
+    table: tuple[str, ...] | None = None  # the header of the table whose rows are under way
 
     def emit() -> None:
         text = "\n".join(t for t, _, _ in group).strip()
@@ -175,14 +178,27 @@ def passages(blocks: list[read.Block], content: str) -> list[ChunkDraft]:
     for block in blocks:
         if block.heading != heading:
             emit()
-            heading = block.heading
+            heading, table = block.heading, None
         if block.kind == read.Kind.HEADING or (block.kind == read.Kind.META and block.header):
             continue
-        if block.kind == read.Kind.ROW:
-            emit()
-            if block.text:
-                drafts.append(ChunkDraft(block.text, heading, block.start, block.end))
+        if block.kind == read.Kind.META and _mail_header(block):
+            # A mail's From/To/Date/Subject: its subject is the title, its sender the speaker and
+            # its date the document's; as words of the first passage it made that passage the
+            # best match for every question about the thread.
             continue
+        if block.kind == read.Kind.ROW:
+            # A table's rows only with rows of the same table, each a line said with its header:
+            # a row alone is a few words, found by the page's title and heading it is embedded
+            # with rather than by what it says, and ranked above every paragraph for it.
+            if table != block.header:
+                emit()
+                table = block.header
+            if block.text:
+                add(block.text, block.start, block.end)
+            continue
+        if table is not None:
+            emit()
+            table = None
         if block.kind == read.Kind.ITEM:
             add(block.text, block.start, block.end, lead=block.lead)
             continue
@@ -190,6 +206,14 @@ def passages(blocks: list[read.Block], content: str) -> list[ChunkDraft]:
             add(text, start, end)
     emit()
     return _merge_tiny_tail(drafts)
+
+
+_HEADER_LINE = re.compile(r"^\s*(from|to|cc|bcc|date|sent|subject|reply-to)\s*:", re.I)
+
+
+def _mail_header(block: read.Block) -> bool:
+    lines = [line for line in block.text.splitlines() if line.strip()]
+    return len(lines) >= 2 and _HEADER_LINE.match(lines[0]) is not None
 
 
 def _pieces(block: read.Block, content: str) -> list[tuple[str, int, int]]:

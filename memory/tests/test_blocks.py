@@ -132,10 +132,17 @@ def test_every_block_points_back_into_the_text():
 def test_passages_follow_the_blocks():
     passages = chunk(PRICING, "text/markdown")
     texts = [p.text for p in passages]
-    assert "Team: Price per seat: 29 EUR; Seats up to: 50." in texts  # a row is a passage of its own
+    # A table's rows together, apart from the paragraph before them, each a line said with its header.
+    assert "Team: Price per seat: 29 EUR; Seats up to: 50.\nBusiness: Price per seat: 49 EUR." in texts
     assert "Tech leads are responsible for:\nreviewing code\nHiring, together with the manager" in texts
     assert not any("|" in t or "---" in t for t in texts)
     assert {p.heading for p in passages} == {"", "Plans", "Plans > Who does what"}  # "" holds the front matter
+
+
+def test_a_mails_header_is_no_part_of_its_passages():
+    passages = chunk(MAIL, mail=True)
+    assert passages
+    assert not any(line.startswith(("From:", "To:", "Date:", "Subject:")) for p in passages for line in p.text.splitlines())
 
 
 def test_plain_markdown_syntax_means_nothing_in_plain_text():
