@@ -181,11 +181,6 @@ def passages(blocks: list[read.Block], content: str) -> list[ChunkDraft]:
             heading, table = block.heading, None
         if block.kind == read.Kind.HEADING or (block.kind == read.Kind.META and block.header):
             continue
-        if block.kind == read.Kind.META and _mail_header(block):
-            # A mail's From/To/Date/Subject: its subject is the title, its sender the speaker and
-            # its date the document's; as words of the first passage it made that passage the
-            # best match for every question about the thread.
-            continue
         if block.kind == read.Kind.ROW:
             # A table's rows only with rows of the same table, each a line said with its header:
             # a row alone is a few words, found by the page's title and heading it is embedded
@@ -206,14 +201,6 @@ def passages(blocks: list[read.Block], content: str) -> list[ChunkDraft]:
             add(text, start, end)
     emit()
     return _merge_tiny_tail(drafts)
-
-
-_HEADER_LINE = re.compile(r"^\s*(from|to|cc|bcc|date|sent|subject|reply-to)\s*:", re.I)
-
-
-def _mail_header(block: read.Block) -> bool:
-    lines = [line for line in block.text.splitlines() if line.strip()]
-    return len(lines) >= 2 and _HEADER_LINE.match(lines[0]) is not None
 
 
 def _pieces(block: read.Block, content: str) -> list[tuple[str, int, int]]:

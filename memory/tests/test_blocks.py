@@ -139,12 +139,6 @@ def test_passages_follow_the_blocks():
     assert {p.heading for p in passages} == {"", "Plans", "Plans > Who does what"}  # "" holds the front matter
 
 
-def test_a_mails_header_is_no_part_of_its_passages():
-    passages = chunk(MAIL, mail=True)
-    assert passages
-    assert not any(line.startswith(("From:", "To:", "Date:", "Subject:")) for p in passages for line in p.text.splitlines())
-
-
 def test_plain_markdown_syntax_means_nothing_in_plain_text():
     text = "Totals\n------\n    indented line stays a line\n<b>not html</b>\n"
     blocks = read_blocks(text, markdown=False)
