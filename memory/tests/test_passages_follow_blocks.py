@@ -7,7 +7,7 @@ import pytest
 
 from memory.mcp_tools.documents import snippet
 from memory.models import Chunk, Document
-from memory.search.passages import Hit, search_chunks
+from memory.search.passages import Hit, _best_of_each_document, search_chunks
 from memory.tests.factories import save
 
 pytestmark = pytest.mark.django_db
@@ -112,3 +112,28 @@ def test_chat_turns_with_nothing_of_their_own_are_no_passages_of_their_own(org, 
     assert "haha nice" in passages[1][1]
     hits = search_chunks(actor=reader, query="Who books the flights?", top_k=5, per_document=True).hits
     assert "book the flights" in hits[0].text
+
+
+
+AGENDA = """# Design team meeting agenda
+
+Meeting date: 2025-11-04
+
+## Scheduled meetings
+
+- November 11: colour tokens review
+- November 18: icon set check-in
+- November 25: open backlog session
+- Let's skip December 30 (most of the team is away)
+"""
+
+
+def test_a_short_passage_that_matches_by_the_pages_title_does_not_stand_for_the_page(actor):
+    page = save(actor, "Design team meeting agenda", AGENDA, content_type="text/markdown", source_kind="wiki")
+    question = "Is there a design team meeting on December 30?"
+    hit = page_hit(actor, question, page)
+    assert "Let's skip December 30" in hit.text
+    # Even when the fused order puts the date line first (it shares the title's words), the
+    # passage shown for the page is the one holding the question's own words.
+    date_line, agenda = Chunk.objects.filter(document=page).order_by("ordinal").values_list("id", flat=True)
+    assert _best_of_each_document([date_line, agenda], question) == ([agenda], {agenda: 1})
