@@ -114,7 +114,6 @@ def test_chat_turns_with_nothing_of_their_own_are_no_passages_of_their_own(org, 
     assert "book the flights" in hits[0].text
 
 
-
 AGENDA = """# Design team meeting agenda
 
 Meeting date: 2025-11-04
