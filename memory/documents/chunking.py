@@ -151,10 +151,13 @@ def chunk(
 def passages(blocks: list[Block], content: str) -> list[ChunkDraft]:
     """Passages that follow the blocks: a section's paragraphs together up to ``MAX_CHARS``, never
     across a heading; a list with its lead-in (a long one in parts, each opening with the lead-in);
-    a table row alone, said with its header, so a question about one cell finds its row."""
+    a table's rows together, apart from the rest, each row a line said with its header ("Team:
+    Price per seat: 29 EUR."), never cut, so a question about one cell finds its row and the
+    snippet shows that line."""
     drafts: list[ChunkDraft] = []
     group: list[tuple[str, int, int]] = []  # (text, start, end) of the passage under way
     heading = ""
+    table: tuple[str, ...] | None = None  # the header of the table whose rows are under way
 
     def emit() -> None:
         text = "\n".join(t for t, _, _ in group).strip()
@@ -174,14 +177,22 @@ def passages(blocks: list[Block], content: str) -> list[ChunkDraft]:
     for block in blocks:
         if block.heading != heading:
             emit()
-            heading = block.heading
+            heading, table = block.heading, None
         if block.kind == Kind.HEADING or (block.kind == Kind.META and block.header):
             continue
         if block.kind == Kind.ROW:
-            emit()
+            # A table's rows only with rows of the same table, each a line said with its header:
+            # a row alone is a few words, found by the page's title and heading it is embedded
+            # with rather than by what it says, and ranked above every paragraph for it.
+            if table != block.header:
+                emit()
+                table = block.header
             if block.text:
-                drafts.append(ChunkDraft(block.text, heading, block.start, block.end))
+                add(block.text, block.start, block.end)
             continue
+        if table is not None:
+            emit()
+            table = None
         if block.kind == Kind.ITEM:
             add(block.text, block.start, block.end, lead=block.lead)
             continue

@@ -169,7 +169,7 @@ def search_chunks(
     order = sorted(fused, key=lambda cid: -fused[cid])
     more: dict[int, int] = {}
     if per_document:
-        order, more = _best_of_each_document(order)
+        order, more = _best_of_each_document(order, query)
     pool = order[: max(top_k * 3, top_k)]
     diversify = diversity < 1.0 and len(pool) > top_k
     # One statement reads the pool's passages and, when MMR needs them, their vectors.
@@ -257,21 +257,37 @@ def _said_in(span: Window, vector: QueryVector, where: Clause, limit: int) -> li
     return [] if found is None else nearest(earlier[found])
 
 
-def _best_of_each_document(order: list[int]) -> tuple[list[int], dict[int, int]]:
-    """The passages in ``order`` less those after the first of their document, and for each one
-    kept, how many of its document's passages were left out."""
+# For each candidate, how many of the question's words (stemmed, stop words out, as the keyword
+# arm reads them) its own words or its heading hold: the title and the speaker (weights A) are left
+# out, since every passage of a document carries them.
+HELD_WORDS_SQL = (
+    "SELECT c.id, c.document_id, (SELECT count(*) FROM unnest(tsvector_to_array(to_tsvector('english', %(query)s))) "
+    "AS q(lexeme) WHERE c.search @@ (quote_literal(q.lexeme) || ':BC')::tsquery) "
+    "FROM memory_chunk c WHERE c.id = ANY(%(ids)s)"
+)
+
+
+def _best_of_each_document(order: list[int], query: str) -> tuple[list[int], dict[int, int]]:
+    """One passage of each document in ``order``, the documents in the order of their best
+    passage, and for each one kept, how many of its document's passages were left out.
+
+    The passage kept is the one whose own words hold most of the question's words, the fused order
+    breaking ties: the title brought the document, and every passage of it shares the title, so
+    it cannot tell them apart; a short passage (a row, a date line) otherwise won on its title and
+    heading alone, over the paragraph that answers."""
     if not order:
         return order, {}
     with connections[read_alias()].cursor() as cursor:
-        cursor.execute("SELECT id, document_id FROM memory_chunk WHERE id = ANY(%s)", [order])
-        document_of = dict(cursor.fetchall())
-    first: dict[int, int] = {}  # document -> its best passage
-    more: dict[int, int] = {}
+        cursor.execute(HELD_WORDS_SQL, {"query": query, "ids": order})
+        rows = cursor.fetchall()
+    document_of = {cid: document for cid, document, _ in rows}
+    held = {cid: count for cid, _, count in rows}
+    place = {cid: index for index, cid in enumerate(order)}
+    passages: dict[int, list[int]] = {}  # document -> its passages, best first
     for cid in order:
-        best = first.setdefault(document_of.get(cid, -cid), cid)
-        if best != cid:
-            more[best] = more.get(best, 0) + 1
-    return list(first.values()), more
+        passages.setdefault(document_of.get(cid, -cid), []).append(cid)
+    kept = [max(ids, key=lambda cid: (held.get(cid, 0), -place[cid])) for ids in passages.values()]
+    return kept, {cid: len(ids) - 1 for cid, ids in zip(kept, passages.values(), strict=True) if len(ids) > 1}
 
 
 def _parse_vector(value: Any) -> np.ndarray:

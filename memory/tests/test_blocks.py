@@ -132,7 +132,8 @@ def test_every_block_points_back_into_the_text():
 def test_passages_follow_the_blocks():
     passages = chunk(PRICING, "text/markdown")
     texts = [p.text for p in passages]
-    assert "Team: Price per seat: 29 EUR; Seats up to: 50." in texts  # a row is a passage of its own
+    # A table's rows together, apart from the paragraph before them, each a line said with its header.
+    assert "Team: Price per seat: 29 EUR; Seats up to: 50.\nBusiness: Price per seat: 49 EUR." in texts
     assert "Tech leads are responsible for:\nreviewing code\nHiring, together with the manager" in texts
     assert not any("|" in t or "---" in t for t in texts)
     assert {p.heading for p in passages} == {"", "Plans", "Plans > Who does what"}  # "" holds the front matter

@@ -18,6 +18,7 @@ from registers.evaluation.matching import NAME_MATCH, DerivedFact, DerivedValue,
 # A table's cell separator or rule, or a list item's marker at the start of a line.
 MARKUP = re.compile(r"\||---|^\s*(?:[-*]|\d{1,3}\.)\s", re.MULTILINE)
 _WORDS = re.compile(r"\w+")
+_LINK_TARGET = re.compile(r"(?<=\])\([^)\s]*\)")  # where a markdown link points: "[text](url)" reads "text"
 _FOUR_DIGITS = re.compile(r"(?<!\d)\d{4}(?!\d)")
 _CAPITALISED = re.compile(r"[A-Z][a-z'’]+")
 _ADDRESS = re.compile(r"<?(?:https?://|www\.)\S+|\S+@\S+")  # a link or an e-mail address, where names are lower case
@@ -30,8 +31,9 @@ def has_markup(text: str) -> bool:
 
 
 def words(text: str) -> list[str]:
-    """The words of a text, folded, without punctuation or markup: what "the same words" compares."""
-    return _WORDS.findall(text.casefold())
+    """The words of a text, folded, without punctuation or markup (a link's target included: a reader
+    sees its text): what "the same words" compares."""
+    return _WORDS.findall(_LINK_TARGET.sub("", text).casefold())
 
 
 def _inside(part: list[str], whole: list[str]) -> bool:

@@ -230,11 +230,12 @@ def _written(value: Value) -> str:
 
 
 def ask(reader: Actor, question: dict[str, Any]) -> Asked:
-    """One question searched through the selector search_company_memory uses, with its defaults."""
+    """One question searched through the selector search_company_memory uses, with its defaults, and
+    each hit's snippet as the tool shows it (cut for the question)."""
     result = search_chunks(actor=reader, query=question["question"], top_k=TOP_K, mode="auto", per_document=True)
     return Asked(
         question=question["question"],
         answer=question["answer"],
         passages=[hit.text for hit in result.hits],
-        snippets=[snippet(hit.text) for hit in result.hits],
+        snippets=[snippet(hit.text, question["question"]) for hit in result.hits],
     )

@@ -140,6 +140,12 @@ def test_a_passage_holds_an_answer_by_its_words_or_lies_inside_it():
     assert not holds_answer("| 1.3 | 02-Jan-2024 | Minor update |", answer)
 
 
+def test_a_link_in_an_answer_reads_as_its_text_as_a_passage_shows_it():
+    answer = "Co-Working Space: [Smartspace](https://smartspace.example) <-- Highly recommend!"
+    assert holds_answer("Vendors we used:\nCo-Working Space: Smartspace <-- Highly recommend!", answer)
+    assert not holds_answer("Co-Working Space: Deskhub <-- Highly recommend!", answer)
+
+
 def test_a_set_folder_of_two_parts_is_read_with_built_texts_files_and_questions(tmp_path):
     pages = write_set(tmp_path / "pages", docs=[{**DOCS[0], "text": None, "file": "files/page.md"}], labels=LABELS[:1])
     (pages / "files").mkdir()
