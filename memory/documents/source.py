@@ -20,7 +20,7 @@ from zoneinfo import ZoneInfo
 
 from memory.documents.blocks import CONTENT, TURN, Block, Kind, clean_inline, read_blocks
 from memory.documents.chunking import ChunkDraft, chunk, is_conversation, line_paragraphs
-from memory.documents.names import plain_kind
+from memory.documents.names import field_words, plain_kind
 from memory.models import Document
 
 MAIL_KINDS = ("email", "mail")
@@ -269,7 +269,9 @@ def _lines(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def _label_speaker(line: str, repeated: Counter[str], known: set[str], turns: bool) -> tuple[str, int] | None:
+def _label_speaker(
+    line: str, repeated: Counter[str], known: set[str], turns: bool, lower_words: frozenset[str] = frozenset()
+) -> tuple[str, int] | None:
     """(speaker, where the words start) when the line opens with a person's turn label."""
     match = TURN.match(line)
     if match is None:
@@ -278,6 +280,8 @@ def _label_speaker(line: str, repeated: Counter[str], known: set[str], turns: bo
     words = name.split()
     if not name or name.lower() in LABELS or (words and words[0].lower() in LABELS) or re.search(r"\d", name):
         return None
+    if len(words) >= 2 and name not in known and field_words(name, lower_words):
+        return None  # "**Policy Owner**: Tech Ops", "Food Tour: $100": a field, nobody speaking
     timed_or_bold = bool(match["time"] or match["bold"])
     # "Brightline Logistics: pilot decision by Friday" in notes is a topic, not a company speaking.
     person_like = all(w[:1].isupper() for w in words) and 2 <= len(words) <= 4 and plain_kind(name) is None
@@ -300,6 +304,7 @@ def _segments(
         if (match := TURN.match(line)) is not None:
             labels[clean_inline(match["bold"] or match["plain"] or "").strip()] += 1
     turns = document.source_kind in CONVERSATION_KINDS  # its one-word labels are names
+    lower_words = frozenset(re.findall(r"\b[a-z][a-z'-]+\b", text))
     metadata = document.metadata if isinstance(document.metadata, dict) else {}
     known = {str(s) for s in metadata.get("speakers", []) or []} | ({document.speaker} if document.speaker else set())
     starts = sorted(passages)
@@ -346,7 +351,7 @@ def _segments(
             fields.setdefault("attendees", [])
             fields["attendees"] += names  # type: ignore[operator]
             continue
-        labelled = _label_speaker(line, labels, known, turns)
+        labelled = _label_speaker(line, labels, known, turns, lower_words)
         if labelled is not None:
             speaker, begin = labelled
             match = TURN.match(line)

@@ -25,6 +25,7 @@ _ROLE_BEFORE = re.compile(
     + _NAME
 )
 _PROJECT_BEFORE = re.compile(r"\b[Pp]roject\s+" + _NAME)
+_NAME_BEFORE = re.compile(r"[A-Z][\w.&'-]*[ \t]+$")
 _ROLE_AFTER = re.compile(
     _NAME + r",\s+(?:a|an|our|one of our)\s+(?:\w+\s+)?(customer|client|supplier|vendor|partner)s?\b"
 )
@@ -42,6 +43,25 @@ _GREETED = re.compile(
     r"great\s+job|good\s+job|hi|hey|hello|welcome)\s*,?\s+([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)\b",
     re.MULTILINE,
 )
+# Software a document describes: "our billing system, Queenbee", "the Queenbee app", "Jamf tool".
+_SYSTEM_NOUNS = r"(?:system|tool|app|application|platform|service|software|database|repository|repo|dashboard)"
+_SYSTEM_BEFORE = re.compile(
+    r"\b(?i:our|the|their|its)\s+(?:[a-z-]+\s+){0,2}(?i:" + _SYSTEM_NOUNS[3:] + r",?\s+(?:called\s+)?" + _NAME
+)
+_SYSTEM_AFTER = re.compile(_NAME + r"\s+(?i:" + _SYSTEM_NOUNS[3:] + r"\b")
+# An organisation speaking of itself: "we at Acme", "at Acme, we", "Acme teammates", "Acme's handbook".
+_OWN_ORG = re.compile(
+    r"\b(?i:we\s+at)\s+"
+    + _NAME
+    + r"|\b(?i:at|within|across)\s+"
+    + _NAME
+    + r",?\s+(?i:we|every|all)\b|"
+    + _NAME
+    + r"(?:'s|’s)?\s+(?i:teammates|employees?|staff|team\s+members|organi[sz]ation|handbook|mission|values)\b"
+)
+# "Richard Lau @richardlau", "Matteo Collina (@mcollina)": a person and their handle.
+_HANDLED = re.compile(r"\b([A-Z][\w'’-]+(?:\s+(?:[A-Z][\w'’-]+|de|du|van|von|da|di|la|le)){0,3})\s+\(?@[\w-]+")
+_OPENING_WORD = re.compile(r"(?i:the|our|this|that|each|every|any|new|use|using|a|an|in|on)")
 _ROLE_KINDS = {"customer": "customer", "client": "customer", "account": "customer", "project": "project"}
 
 
@@ -57,8 +77,20 @@ def role_kinds(text: str) -> dict[str, str]:
     for match in _ROLE_AFTER.finditer(text):
         found.setdefault(match.group(1).casefold(), _role_kind(match.group(2)))
     for match in _PROJECT_BEFORE.finditer(text):
+        if _NAME_BEFORE.search(text, max(0, match.start() - 40), match.start()):
+            continue  # "the Node.js Project Calendar": a longer name's word, no project
         found.setdefault(match.group(0).casefold(), "project")
         found.setdefault(match.group(1).casefold(), "project")
+    for match in _OWN_ORG.finditer(text):
+        name = next(g for g in match.groups() if g)
+        if name.casefold() not in ("we", "our", "the", "all", "every"):
+            found.setdefault(re.sub(r"(?:'s|’s)$", "", name).casefold(), "organisation")
+    for match in _HANDLED.finditer(text):
+        found.setdefault(match.group(1).casefold(), "person")
+    for match in [*_SYSTEM_BEFORE.finditer(text), *_SYSTEM_AFTER.finditer(text)]:
+        name = match.group(1)
+        if name.casefold() not in ("the", "our", "this", "that", "a", "an") and not _OPENING_WORD.fullmatch(name):
+            found.setdefault(name.casefold(), "system")
     for match in _ADDRESSED.finditer(text):
         first = match.group(1).split()[0].casefold()
         found.setdefault(
@@ -74,7 +106,7 @@ def role_kinds(text: str) -> dict[str, str]:
     for match in [*_PERSON_BY.finditer(text), *_GREETED.finditer(text)]:
         if looks_like_person(match.group(1)):
             found.setdefault(match.group(1).casefold(), "person")
-    return {re.sub(r"^the\s+", "", name): kind for name, kind in found.items()}
+    return {re.sub(r"^(?:the|all|our|every|each)\s+", "", name): kind for name, kind in found.items()}
 
 
 def short_form(name: str, kind: str) -> str | None:

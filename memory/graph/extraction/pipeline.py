@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from memory.documents.names import SOFTWARE_NAMES, plain_kind
 from memory.graph.extraction.dates import _RECURRING_RE, LATER_EVENT, NAMED_DAY, _clean, _dates
 from memory.graph.extraction.kinds import looks_like_person, role_kinds
+from memory.graph.extraction.ordinary import field_name, field_names, opening_word_out, ordinary_word
 from memory.graph.extraction.shapes import (
     MAX_FACTS,
     ExtractedEntity,
@@ -39,11 +40,14 @@ _LABEL_TYPES |= _table("other: WORK_OF_ART EVENT LAW")
 
 
 # Acronyms the small model likes to call organisations; they are metrics or titles, not entities.
-# Business acronyms, currency codes and amounts ("EUR 412,000"): the model calls them companies.
+# Business acronyms (time off, work in progress...), currency codes and amounts ("EUR 412,000"): the
+# model calls them companies.
 _NOT_ENTITIES = re.compile(
     r"(?i)arr|mrr|acv|tcv|kpi|okr|ceo|cto|cfo|coo|vp|hr|q[1-4]|qbr|pdf|csv|api|sla|nda|rfp|poc|mvp|eta|faq|"
+    r"pto|ooo|wfh|wip|eod|eoy|yoy|tbd|fyi|asap|"
     r"(?:eur|usd|gbp|chf|sek|nok|dkk|pln|jpy|aud|cad)(?:\s*[\d.,]+\s*(?:k|m|bn)?)?"
 )
+_CHANNEL = re.compile(r"(?<![\w&#/])#[a-z][\w+.-]*[\w+]")
 _ROLE_NOUNS = {"head", "ceo", "cto", "cfo", "coo", "cio", "cmo", "director", "manager", "lead", "owner", "president"}
 _SINGLE_VALUED = {"head_of", "leads", "ceo_of", "works_at", "reports_to", "owns", "manages"}
 _SINGLE_VALUED_KEYS = {"price", "deal_value", "headcount", "renewal_date", "status", "budget", "salary"}
@@ -145,15 +149,18 @@ def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
     links: dict[str, KnownEntity | None] = {}  # names repeat within a document
     taken: set[int] = set()
     lower_words = frozenset(t.text for t in doc if t.text.islower())
+    fields = field_names(doc.text, lower_words)
     for ent in doc.ents:
         team = _team_of(doc, _trim(ent), roles)
         if ent.label_ == _KNOWN_LABEL and team is None:
             entity = index.exact[ent.ent_id_]
+            if not entity.fixed and _no_name(ent, doc, lower_words, fields, entity.type == "person"):
+                continue  # an ordinary word memory took for a name once ("Restricted") is still no name here
             taken.update(range(ent.start, ent.end))
             yield ent, _known_kind(entity, ent.text.strip(), roles), entity
         elif ent.label_ in _LABEL_TYPES or team is not None:
-            span = team or _opening_word_out(_trim(ent), doc, lower_words)
-            if span is None:
+            span = team or opening_word_out(_trim(ent), doc, lower_words)
+            if span is None or (team is None and _no_name(span, doc, lower_words, fields, ent.label_ == "PERSON")):
                 continue
             text = span.text.strip()
             if len(text) < 2 or text.islower() or _NOT_ENTITIES.fullmatch(text) or not re.search("[A-Za-z]", text):
@@ -181,52 +188,18 @@ def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
             if named is not None and taken.isdisjoint(range(named.start, named.end)) and named.text[:1].isupper():
                 taken.update(range(named.start, named.end))
                 yield named, kind, index.link(named.text, 88) if known else None
+    # Chat channels ("#team-support", "#ubuntu+1"): names of places to talk, which the model never sees.
+    for found in _CHANNEL.finditer(doc.text):
+        named = doc.char_span(found.start(), found.end(), alignment_mode="expand")
+        if named is not None and taken.isdisjoint(range(named.start, named.end)):
+            taken.update(range(named.start, named.end))
+            yield named, "system", index.link(named.text, 88) if known else None
     # Software the model does not see as a name ("Django upgrade waits"), written with its capital.
     for token in doc:
         if token.i not in taken and token.text[:1].isupper() and token.lower_ in SOFTWARE_NAMES:
             taken.add(token.i)
             span = doc[token.i : token.i + 1]
             yield span, "system", index.link(span.text, 88) if known else None
-
-
-# Parts of speech an opening word has when it is capitalised by its place, not because it names something.
-_NOT_NAME_POS = frozenset({"VERB", "AUX", "ADJ", "ADV", "DET", "PRON", "INTJ", "ADP", "SCONJ", "CCONJ", "NUM"})
-_NOT_NAME_TAGS = frozenset({"NNS", "VB", "VBZ", "VBD", "VBG", "VBN", "VBP", "MD", "JJ", "RB", "UH"})
-_NEVER_NAME_POS = frozenset({"DET", "PRON", "ADP", "SCONJ", "CCONJ", "INTJ"})
-# How common a word must be in English (wordfreq's Zipf scale) to be read as an ordinary word.
-_COMMON_ZIPF = 3.0
-
-
-@lru_cache(maxsize=8192)
-def _common_word(word: str) -> bool:
-    import wordfreq
-
-    lower = word.casefold()
-    forms = {lower, lower.removesuffix("s"), lower.removesuffix("es")}
-    return any(wordfreq.zipf_frequency(form, "en") >= _COMMON_ZIPF for form in forms if len(form) > 1)
-
-
-def _opening_word_out(span: Span, doc: Doc, lower_words: frozenset[str]) -> Span | None:
-    """A name the model found, without the ordinary word that opens its sentence or list item: a
-    capitalised "Glad", "Contributes", "Every" or "Ping" there is capitalised by its place. It is
-    ordinary when the model reads it as a verb, an adjective, a plural and the like, or when the same
-    word is written in lower case elsewhere in the text. What is left is the name ("Ping Andrea" is
-    Andrea); nothing left, no name."""
-    first = span.doc[span.start]
-    before = doc[span.sent.start : span.start]
-    opening = span.start == span.sent.start or all(t.is_punct or t.is_space for t in before)
-    if not opening or not first.text[:1].isupper() or first.text.isupper():
-        return span
-    if first.lower_ in lower_words or first.pos_ in _NEVER_NAME_POS:
-        ordinary = True
-    elif len(span) == 1:  # a name the model does not know may be tagged a verb: the word must be common too
-        ordinary = (first.pos_ in _NOT_NAME_POS or first.tag_ in _NOT_NAME_TAGS) and _common_word(first.text)
-    else:
-        ordinary = False
-    if not ordinary:
-        return span
-    rest = doc[span.start + 1 : span.end]
-    return rest if len(rest) and rest.text[:1].isupper() else None
 
 
 # "Melanie (Mel)", "Alexander Petrov (Sasha)": a name and, in brackets, the short form it goes by.
@@ -254,6 +227,13 @@ def _short_forms_joined(
         return clusters, placed
     kept = [c for c in clusters if id(c) not in merged]
     return kept, [(span, merged.get(id(c), c)) for span, c in placed]
+
+
+def _no_name(span: Span, doc: Doc, lower_words: frozenset[str], fields: frozenset[str], person: bool) -> bool:
+    """A field's name, here or elsewhere in the text, or one ordinary word (``ordinary``)."""
+    if span.text.strip().casefold() in fields:
+        return True
+    return field_name(span, doc, lower_words, person) or ordinary_word(span, doc, lower_words)
 
 
 def _team_of(doc: Doc, span: Span, roles: dict[str, str]) -> Span | None:
