@@ -269,6 +269,17 @@ def _lines(text: str) -> list[tuple[int, str]]:
     return out
 
 
+_LINK_ONLY = re.compile(r"<?(?:https?://|www\.)\S+")
+
+
+def _a_field(words: list[str], rest: str, lower_words: frozenset[str]) -> bool:
+    """Everyday words as a label, with a short value or the same words in lower case in the text."""
+    label = " ".join(words)
+    if len(words) < 2 or not field_words(label, lower_words | {w.casefold() for w in words}):
+        return False
+    return field_words(label, lower_words) or len(rest.split()) <= 4
+
+
 def _label_speaker(
     line: str, repeated: Counter[str], known: set[str], turns: bool, lower_words: frozenset[str] = frozenset()
 ) -> tuple[str, int] | None:
@@ -280,8 +291,10 @@ def _label_speaker(
     words = name.split()
     if not name or name.lower() in LABELS or (words and words[0].lower() in LABELS) or re.search(r"\d", name):
         return None
-    if len(words) >= 2 and name not in known and field_words(name, lower_words):
-        return None  # "**Policy Owner**: Tech Ops", "Food Tour: $100": a field, nobody speaking
+    rest = line[match.end() :].strip()
+    wordless = not re.search(r"[^\W\d_]", _LINK_ONLY.sub("", rest))
+    if name not in known and (wordless or _a_field(words, rest, lower_words)):
+        return None  # "**Policy Owner**: Tech Ops", "Food Tour: $100", "**Link:** https://...": a field
     timed_or_bold = bool(match["time"] or match["bold"])
     # "Brightline Logistics: pilot decision by Friday" in notes is a topic, not a company speaking.
     person_like = all(w[:1].isupper() for w in words) and 2 <= len(words) <= 4 and plain_kind(name) is None

@@ -57,11 +57,14 @@ _OWN_ORG = re.compile(
     + _NAME
     + r",?\s+(?i:we|every|all)\b|"
     + _NAME
-    + r"(?:'s|’s)?\s+(?i:teammates|employees?|staff|team\s+members|organi[sz]ation|handbook|mission|values)\b"
+    + r"(?:'s|’s)?\s+(?i:teammates|employees?|staff|team\s+members|organi[sz]ation|handbook|mission|values|teams)\b"
 )
 # "Richard Lau @richardlau", "Matteo Collina (@mcollina)": a person and their handle.
-_HANDLED = re.compile(r"\b([A-Z][\w'’-]+(?:\s+(?:[A-Z][\w'’-]+|de|du|van|von|da|di|la|le)){0,3})\s+\(?@[\w-]+")
+_HANDLED = re.compile(
+    r"\b([A-Z][\w'’-]+(?:\s+(?:[A-Z][\w'’-]+|de|du|van|von|da|di|la|le)){1,3})\s+\(?@[\w-]+(?![\w/-])"
+)
 _OPENING_WORD = re.compile(r"(?i:the|our|this|that|each|every|any|new|use|using|a|an|in|on)")
+_LEADING = re.compile(r"^(?:the|all|our|every|each|other|any)\s+")
 _ROLE_KINDS = {"customer": "customer", "client": "customer", "account": "customer", "project": "project"}
 
 
@@ -84,13 +87,13 @@ def role_kinds(text: str) -> dict[str, str]:
     for match in _OWN_ORG.finditer(text):
         name = next(g for g in match.groups() if g)
         if name.casefold() not in ("we", "our", "the", "all", "every"):
-            found.setdefault(re.sub(r"(?:'s|’s)$", "", name).casefold(), "organisation")
+            found.setdefault(_LEADING.sub("", re.sub(r"(?:'s|’s)$", "", name).casefold()), "organisation")
     for match in _HANDLED.finditer(text):
         found.setdefault(match.group(1).casefold(), "person")
     for match in [*_SYSTEM_BEFORE.finditer(text), *_SYSTEM_AFTER.finditer(text)]:
         name = match.group(1)
         if name.casefold() not in ("the", "our", "this", "that", "a", "an") and not _OPENING_WORD.fullmatch(name):
-            found.setdefault(name.casefold(), "system")
+            found.setdefault(_LEADING.sub("", name.casefold()), "system")
     for match in _ADDRESSED.finditer(text):
         first = match.group(1).split()[0].casefold()
         found.setdefault(
@@ -106,7 +109,10 @@ def role_kinds(text: str) -> dict[str, str]:
     for match in [*_PERSON_BY.finditer(text), *_GREETED.finditer(text)]:
         if looks_like_person(match.group(1)):
             found.setdefault(match.group(1).casefold(), "person")
-    return {re.sub(r"^(?:the|all|our|every|each)\s+", "", name): kind for name, kind in found.items()}
+    named: dict[str, str] = {}
+    for name, kind in found.items():  # the first evidence for a name wins, as above
+        named.setdefault(_LEADING.sub("", name), kind)
+    return named
 
 
 def short_form(name: str, kind: str) -> str | None:

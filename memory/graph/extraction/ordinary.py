@@ -21,6 +21,9 @@ _NOT_NAME_TAGS = frozenset({"NNS", "VB", "VBZ", "VBD", "VBG", "VBN", "VBP", "MD"
 _NEVER_NAME_POS = frozenset({"DET", "PRON", "ADP", "SCONJ", "CCONJ", "INTJ"})
 # What ends a field's name or opens a cell: "Owner: Dora", "Price: 29 EUR; Seats: 50".
 _OPENERS = frozenset({":", ";"})
+# Words this common (Zipf) are everyday words even where they open a sentence: "delete", "restricted"
+# (4.2); a company or project's one-word name seldom is ("falcon" 3.4, "heron" 2.9).
+_EVERYDAY_ZIPF = 4.0
 _ERROR_TYPE = re.compile(r"[A-Z]\w*(?:Error|Exception|Warning)")
 # A field's or a column's name where a line, a cell or a clause starts: "Policy Owner: ...".
 _LABEL = re.compile(r"(?:^|[;:])[ \t*_-]*([A-Z][\w'’ &/-]{0,40}?)[*_]*:\s", re.MULTILINE)
@@ -30,7 +33,7 @@ def _opening(span: Span, doc: Doc) -> bool:
     """The span opens its sentence, list item or cell: nothing but punctuation before it, or a colon
     or semicolon just before it."""
     before = doc[span.sent.start : span.start]
-    if all(t.is_punct or t.is_space for t in before):
+    if all(not any(c.isalnum() for c in t.text) for t in before):  # punctuation, a bullet ("○", "-")
         return True
     previous = next((t for t in reversed(before) if not t.is_space), None)
     return previous is not None and previous.text in _OPENERS
@@ -70,7 +73,7 @@ def field_name(span: Span, doc: Doc, lower_words: frozenset[str], person: bool) 
         return False
     if person and len(span) == 1:
         return span[0].lower_ in lower_words and common_word(span[0].text)
-    return field_words(span.text, lower_words)
+    return field_words(span.text, lower_words) or (len(span) == 1 and common_word(span[0].text))
 
 
 def ordinary_word(span: Span, doc: Doc, lower_words: frozenset[str]) -> bool:
@@ -83,12 +86,26 @@ def ordinary_word(span: Span, doc: Doc, lower_words: frozenset[str]) -> bool:
     token = span[0]
     if token.text.isupper() or not token.text[:1].isupper() or not token.is_alpha:
         return False
-    if token.lower_ in lower_words or token.tag_ == "NNS":
+    if token.lower_ in lower_words or token.tag_ in ("NNS", "NNPS") or token.pos_ in ("ADJ", "VERB", "ADV"):
         return common_word(token.text)
     return False
+
+
+def everyday_opener(span: Span, doc: Doc) -> bool:
+    """One very common word opening a sentence or a cell, which the model calls no person ("Delete
+    data for any instance ...", "Sync for all teams"): capitalised by its place."""
+    if len(span) != 1 or span[0].text.isupper() or not span[0].is_alpha or not _opening(span, doc):
+        return False
+    return wordfreq_zipf(span[0].text) >= _EVERYDAY_ZIPF
 
 
 def field_names(text: str, lower_words: frozenset[str]) -> frozenset[str]:
     """The names of the text's fields and columns ("Pacific hours: 6am-2pm"), casefolded: said again
     in a sentence ("we list Pacific hours here"), they are still no entity."""
     return frozenset(m[1].strip().casefold() for m in _LABEL.finditer(text) if field_words(m[1], lower_words))
+
+
+def wordfreq_zipf(word: str) -> float:
+    import wordfreq
+
+    return float(wordfreq.zipf_frequency(word.casefold(), "en"))

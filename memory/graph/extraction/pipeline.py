@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from memory.documents.names import SOFTWARE_NAMES, plain_kind
 from memory.graph.extraction.dates import _RECURRING_RE, LATER_EVENT, NAMED_DAY, _clean, _dates
 from memory.graph.extraction.kinds import looks_like_person, role_kinds
-from memory.graph.extraction.ordinary import field_name, field_names, opening_word_out, ordinary_word
+from memory.graph.extraction.ordinary import everyday_opener, field_name, field_names, opening_word_out, ordinary_word
 from memory.graph.extraction.shapes import (
     MAX_FACTS,
     ExtractedEntity,
@@ -140,7 +140,8 @@ def _trim(span: Span) -> Span:
         start += 1
     while end - start > 1 and span.doc[end - 1].tag_ in ("POS", "HYPH", "."):
         end -= 1
-    return span.doc[start:end]
+    handle = next((t.i for t in span.doc[start + 1 : end] if t.text.startswith("@")), end)
+    return span.doc[start:handle]  # "Richard Lau @richardlau": the name, without the handle
 
 
 def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
@@ -160,7 +161,10 @@ def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
             yield ent, _known_kind(entity, ent.text.strip(), roles), entity
         elif ent.label_ in _LABEL_TYPES or team is not None:
             span = team or opening_word_out(_trim(ent), doc, lower_words)
-            if span is None or (team is None and _no_name(span, doc, lower_words, fields, ent.label_ == "PERSON")):
+            person = ent.label_ == "PERSON"
+            if span is None or (team is None and _no_name(span, doc, lower_words, fields, person)):
+                continue
+            if team is None and not person and everyday_opener(span, doc):
                 continue
             text = span.text.strip()
             if len(text) < 2 or text.islower() or _NOT_ENTITIES.fullmatch(text) or not re.search("[A-Za-z]", text):
