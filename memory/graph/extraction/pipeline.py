@@ -372,6 +372,27 @@ def _kind(sent: Span, has_date: bool) -> str:
 _THANKS = re.compile(r"\s*(?i:thanks|thank\s+you|many\s+thanks)\s+(?:so\s+much\s+|a\s+lot\s+)?for\b")
 
 
+_LINK = re.compile(r"<?(?:https?://|www\.)\S+")
+# "Deadlock at process shutdown #54918": an issue's or a pull request's title, listed.
+_TITLE_WITH_NUMBER = re.compile(r"\s[\w/-]*#\d+\)?$")  # no full stop: a title, not a sentence
+# "Matteo Collina @mcollina (voting member)": who attends, not what anyone said.
+_ATTENDEE = re.compile(r"^\W*[A-Z][\w'’.-]*(?:\s+[\w'’.-]+){0,3}\s+\(?@[\w-]+\)?(?:\s*\([^)]*\))?\W*$")
+
+
+def _not_a_statement(text: str) -> bool:
+    """A line that states nothing: an attendee with their handle, a listed issue's title, a label
+    with a link ("Project Calendar: https://..."), a copyright footer."""
+    text = text.strip()
+    if text.startswith("©") or re.match(r"(?i)copyright\b|\(c\)\s", text):
+        return True  # a page's footer
+    if _ATTENDEE.match(text) or (_TITLE_WITH_NUMBER.search(text) and not re.search(r"[.!?]\s", text)):
+        return True
+    if _LINK.search(text):
+        unlinked = _LINK.sub("", text).strip()
+        return unlinked.endswith(":") or len(re.findall(r"[^\W\d_]+", unlinked)) < 4
+    return False
+
+
 def _about_a_thing(sent: Span) -> bool:
     """A full sentence about something named by an ordinary word that opens it ("Hotfixes now need a
     second reviewer", "Visitors sign in at reception"): a rule worth keeping though it names no entity."""
@@ -407,6 +428,8 @@ def _fact(
         return None  # "Thanks for joining, Anna.": courtesy, not knowledge
     if sent.text.rstrip().endswith(":"):
         return None  # a lead-in ("Priorities for December:") says nothing until its items are read with it
+    if _not_a_statement(sent.text):
+        return None
     mentions = [(s, c) for s, c in placed if sent.start <= s.start < sent.end]
     ents = [e for e in all_ents if sent.start <= e.start < sent.end]  # Span.ents rescans the whole doc each time
     hits, durations = _dates(sent, ents, base, undated=undated)
