@@ -86,7 +86,9 @@ def ordinary_word(span: Span, doc: Doc, lower_words: frozenset[str]) -> bool:
     token = span[0]
     if token.text.isupper() or not token.text[:1].isupper() or not token.is_alpha:
         return False
-    if token.lower_ in lower_words or token.tag_ in ("NNS", "NNPS") or token.pos_ in ("ADJ", "VERB", "ADV"):
+    if token.tag_ in ("NNS", "NNPS") and token.lower_.endswith("s") and wordfreq_zipf(token.lower_[:-1]) >= 3.0:
+        return True  # "Teammates", "Platinums"; not "Leeds", whose "leed" is no word
+    if token.lower_ in lower_words or token.pos_ in ("ADJ", "VERB", "ADV"):
         return common_word(token.text)
     return False
 

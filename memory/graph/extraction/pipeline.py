@@ -164,7 +164,7 @@ def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
             person = ent.label_ == "PERSON"
             if span is None or (team is None and _no_name(span, doc, lower_words, fields, person)):
                 continue
-            if team is None and not person and everyday_opener(span, doc):
+            if team is None and not person and not plain_kind(span.text) and everyday_opener(span, doc):
                 continue
             text = span.text.strip()
             if len(text) < 2 or text.islower() or _NOT_ENTITIES.fullmatch(text) or not re.search("[A-Za-z]", text):
@@ -197,7 +197,8 @@ def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
         named = doc.char_span(found.start(), found.end(), alignment_mode="expand")
         if named is not None and taken.isdisjoint(range(named.start, named.end)):
             taken.update(range(named.start, named.end))
-            yield named, "system", index.link(named.text, 88) if known else None
+            linked = index.link(named.text, 88) if known else None
+            yield named, "system", linked if linked and _channel(linked.name) else None
     # Software the model does not see as a name ("Django upgrade waits"), written with its capital.
     for token in doc:
         if token.i not in taken and token.text[:1].isupper() and token.lower_ in SOFTWARE_NAMES:
@@ -234,7 +235,10 @@ def _short_forms_joined(
 
 
 def _no_name(span: Span, doc: Doc, lower_words: frozenset[str], fields: frozenset[str], person: bool) -> bool:
-    """A field's name, here or elsewhere in the text, or one ordinary word (``ordinary``)."""
+    """A field's name, here or elsewhere in the text, or one ordinary word (``ordinary``); never a
+    name that plainly is a team, a place or software ("Finance" heading a column)."""
+    if plain_kind(span.text):
+        return False
     if span.text.strip().casefold() in fields:
         return True
     return field_name(span, doc, lower_words, person) or ordinary_word(span, doc, lower_words)
@@ -294,7 +298,11 @@ def _cluster(mentions: list[_Mention]) -> tuple[list[ExtractedEntity], list[tupl
         surface = span.text.strip()
         cluster = by_known.get(entity) if entity else by_surface.get(surface)
         if cluster is None and entity is None and clusters:
-            match = NameIndex([KnownEntity(c.name, c.type, tuple(c.aliases)) for c in clusters]).link(surface, 88, kind)
+            # A channel ("#finance") is never the team or thing it is named after ("Finance").
+            alike = [
+                KnownEntity(c.name, c.type, tuple(c.aliases)) for c in clusters if _channel(c.name) == _channel(surface)
+            ]
+            match = NameIndex(alike).link(surface, 88, kind)
             cluster = next((c for c in clusters if match and c.name == match.name), None)
         if cluster is None:
             cluster = ExtractedEntity(entity.name if entity else surface, kind, [], entity is not None)
@@ -307,6 +315,10 @@ def _cluster(mentions: list[_Mention]) -> tuple[list[ExtractedEntity], list[tupl
     ordered = [placed[i] for i in sorted(placed, key=lambda i: mentions[i][0].start)]
     first = {id(c): n for n, (_, c) in reversed(list(enumerate(ordered)))}
     return sorted(clusters, key=lambda c: first[id(c)]), ordered
+
+
+def _channel(name: str) -> bool:
+    return name.startswith("#")
 
 
 def _in_subject(span: Span) -> bool:
