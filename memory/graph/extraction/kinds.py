@@ -45,10 +45,17 @@ _GREETED = re.compile(
 )
 # Software a document describes: "our billing system, Queenbee", "the Queenbee app", "Jamf tool".
 _SYSTEM_NOUNS = r"(?:system|tool|app|application|platform|service|software|database|repository|repo|dashboard)"
+# A name on one line, without the full stop after it: "Jamf", "Remote.com", "PTO by Deel".
+_LINE_NAME = r"((?:[A-Z][\w&'-]*(?:\.[\w-]+)*)(?:[ \t]+(?:[A-Z][\w&'-]*(?:\.[\w-]+)*|&|of|by))*)"
 _SYSTEM_BEFORE = re.compile(
-    r"\b(?i:our|the|their|its)\s+(?:[a-z-]+\s+){0,2}(?i:" + _SYSTEM_NOUNS[3:] + r",?\s+(?:called\s+)?" + _NAME
+    r"\b(?i:our|the|their|its)\s+(?:[a-z-]+\s+){0,2}(?i:"
+    + _SYSTEM_NOUNS[3:]
+    + r",?[ \t]+(?:called[ \t]+)?"
+    + _LINE_NAME
 )
-_SYSTEM_AFTER = re.compile(_NAME + r"\s+(?i:" + _SYSTEM_NOUNS[3:] + r"\b")
+_SYSTEM_AFTER = re.compile(_LINE_NAME + r"[ \t]+(?i:" + _SYSTEM_NOUNS[3:] + r"\b")
+# "observability tools (Sentry, Honeycomb)", "their platform (Ariba, Coupa, etc)".
+_SYSTEM_LIST = re.compile(r"(?i:" + _SYSTEM_NOUNS[3:] + r"s?[ \t]*\(([^)\n]{1,160})\)")
 # An organisation speaking of itself: "we at Acme", "at Acme, we", "Acme teammates", "Acme's handbook".
 _OWN_ORG = re.compile(
     r"\b(?i:we\s+at)\s+"
@@ -90,6 +97,10 @@ def role_kinds(text: str) -> dict[str, str]:
             found.setdefault(_LEADING.sub("", re.sub(r"(?:'s|’s)$", "", name).casefold()), "organisation")
     for match in _HANDLED.finditer(text):
         found.setdefault(match.group(1).casefold(), "person")
+    listed = [item.strip() for m in _SYSTEM_LIST.finditer(text) for item in re.split(r",|\band\b", m.group(1))]
+    for name in listed:
+        if re.fullmatch(_LINE_NAME, name) and not _OPENING_WORD.fullmatch(name):
+            found.setdefault(name.casefold(), "system")
     for match in [*_SYSTEM_BEFORE.finditer(text), *_SYSTEM_AFTER.finditer(text)]:
         name = match.group(1)
         if name.casefold() not in ("the", "our", "this", "that", "a", "an") and not _OPENING_WORD.fullmatch(name):

@@ -406,13 +406,19 @@ def _not_a_statement(text: str) -> bool:
 
 
 def _about_a_thing(sent: Span) -> bool:
-    """A full sentence about something named by an ordinary word that opens it ("Hotfixes now need a
-    second reviewer", "Visitors sign in at reception"): a rule worth keeping though it names no entity."""
+    """A full sentence about something named by an ordinary word ("Hotfixes now need a second
+    reviewer", "Visitors sign in at reception", "An individual who is out of office is responsible
+    for ..."): a rule worth keeping though it names no entity."""
     words = [t for t in sent if not (t.is_punct or t.is_space)]
-    if len(words) < 5 or not words[0].text[:1].isupper() or words[0].pos_ not in ("NOUN", "PROPN"):
+    if len(words) < 5 or not words[0].text[:1].isupper():
         return False
-    head = words[0].head if words[0].dep_ == "compound" else words[0]  # "Support handovers are ..."
-    return head.dep_ in ("nsubj", "nsubjpass") and any(t.pos_ in ("VERB", "AUX") for t in words[1:])
+    if words[0].pos_ in ("NOUN", "PROPN"):
+        head = words[0].head if words[0].dep_ == "compound" else words[0]  # "Support handovers are ..."
+        if head.dep_ in ("nsubj", "nsubjpass") and any(t.pos_ in ("VERB", "AUX") for t in words[1:]):
+            return True
+    root = sent.root
+    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    return root.pos_ in ("VERB", "AUX") and subject is not None and subject.pos_ == "NOUN" and len(words) >= 8
 
 
 def _has_verb(sent: Span) -> bool:
