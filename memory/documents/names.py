@@ -64,7 +64,7 @@ INSTITUTION_WORDS = word_set(
 BODY_WORDS = word_set("committee board department ops division")
 # The last word of a rule, a benefit or a document people refer to by name: a term, never a person.
 TERM_WORDS = word_set(
-    """policy policies procedure procedures standard standards guideline guidelines agreement act license licence
+    """policy policies plan procedure procedures standard standards guideline guidelines agreement act license licence
     insurance leave allowance stipend benefit benefits matrix framework charter regulation register handbook"""
 )
 # Job titles ("VP of Engineering", "Senior Accountant", "People Partner"): a role, not the person holding it.

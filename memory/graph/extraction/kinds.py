@@ -13,6 +13,7 @@ import re
 from memory.documents.names import (
     COMPANY_WORDS,
     PRODUCT_WORDS,
+    common_word,
     plain_kind,
     word_set,
 )
@@ -99,11 +100,11 @@ def role_kinds(text: str) -> dict[str, str]:
         found.setdefault(match.group(1).casefold(), "person")
     listed = [item.strip() for m in _SYSTEM_LIST.finditer(text) for item in re.split(r",|\band\b", m.group(1))]
     for name in listed:
-        if re.fullmatch(_LINE_NAME, name) and not _OPENING_WORD.fullmatch(name):
+        if re.fullmatch(_LINE_NAME, name) and not _OPENING_WORD.fullmatch(name) and not _everyday(name):
             found.setdefault(name.casefold(), "system")
     for match in [*_SYSTEM_BEFORE.finditer(text), *_SYSTEM_AFTER.finditer(text)]:
         name = match.group(1)
-        if name.casefold() not in ("the", "our", "this", "that", "a", "an") and not _OPENING_WORD.fullmatch(name):
+        if not _OPENING_WORD.fullmatch(name) and not _everyday(_LEADING.sub("", name.casefold())):
             found.setdefault(_LEADING.sub("", name.casefold()), "system")
     for match in _ADDRESSED.finditer(text):
         first = match.group(1).split()[0].casefold()
@@ -124,6 +125,11 @@ def role_kinds(text: str) -> dict[str, str]:
     for name, kind in found.items():  # the first evidence for a name wins, as above
         named.setdefault(_LEADING.sub("", name), kind)
     return named
+
+
+def _everyday(name: str) -> bool:
+    """One everyday word ("Cloud", "Support"): no software's name by the words around it alone."""
+    return len(name.split()) == 1 and common_word(name)
 
 
 def short_form(name: str, kind: str) -> str | None:
