@@ -48,8 +48,9 @@ def opening_word_out(span: Span, doc: Doc, lower_words: frozenset[str]) -> Span 
     first = span.doc[span.start]
     if not _opening(span, doc) or not first.text[:1].isupper() or first.text.isupper():
         return span
-    if len(span) > 1 and plain_kind(span.text) == "organisation":
-        return span  # "Cloud Native Computing Foundation" opens a line, and is one name all the same
+    kind = plain_kind(span.text)
+    if (len(span) > 1 and kind == "organisation") or (len(span) == 1 and kind):
+        return span  # "Cloud Native Computing Foundation" or "Finance" opening a cell is a name all the same
     if first.lower_ in lower_words or first.pos_ in _NEVER_NAME_POS:
         ordinary = True
     elif len(span) == 1:  # a name the model does not know may be tagged a verb: the word must be common too
