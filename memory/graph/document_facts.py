@@ -78,7 +78,8 @@ def _known_entities(document: Document, text: str) -> list[KnownEntity]:
     words = set(re.findall(r"\w+", lowered))
     known = []
     own = _own_name(document)
-    if own and own.lower() in lowered:  # the organisation's own name is an organisation, whatever the model says
+    if own and re.search(rf"(?<!\w){re.escape(own.lower())}(?!\w)", lowered):
+        # The organisation's own name is an organisation, whatever the model says.
         known.append(KnownEntity(own, "organisation", fixed=True))
     for entity in known_for(context_mentions(document)):
         # By a name it has, or by the word it goes by: a short form ("Heron") or a person's first name.

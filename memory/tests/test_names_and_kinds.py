@@ -111,3 +111,14 @@ def test_attendee_lines_and_listed_titles_are_no_facts(actor: Actor) -> None:
     kinds = kinds_of(minutes)
     assert kinds.get("Ines Duarte") == "person"
     assert not any("@" in name for name in kinds), kinds
+
+
+def test_a_rule_about_a_thing_named_by_a_noun_is_a_fact_though_it_names_nobody(actor: Actor) -> None:
+    page = save(
+        actor,
+        "Cover",
+        "An engineer who is going to be away is responsible for finding someone to cover their rota.",
+        content_type="text/markdown",
+        source_kind="wiki",
+    )
+    assert any(s.startswith("An engineer who is going to be away") for s in statements_of(page))

@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from memory.documents.names import SOFTWARE_NAMES, plain_kind
+from memory.documents.names import DEPARTMENTS, SOFTWARE_NAMES, plain_kind
 from memory.graph.extraction.dates import _RECURRING_RE, LATER_EVENT, NAMED_DAY, _clean, _dates
 from memory.graph.extraction.kinds import looks_like_person, role_kinds
 from memory.graph.extraction.ordinary import everyday_opener, field_name, field_names, opening_word_out, ordinary_word
@@ -199,12 +199,21 @@ def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
             taken.update(range(named.start, named.end))
             linked = index.link(named.text, 88) if known else None
             yield named, "system", linked if linked and _channel(linked.name) else None
-    # Software the model does not see as a name ("Django upgrade waits"), written with its capital.
+    # Software the model does not see as a name ("Django upgrade waits"), written with its capital; and
+    # a department named alone inside a sentence or a row ("ask Legal", "Finance: Approval"), a team.
     for token in doc:
-        if token.i not in taken and token.text[:1].isupper() and token.lower_ in SOFTWARE_NAMES:
+        if token.i in taken or not token.text[:1].isupper():
+            continue
+        kind = "system" if token.lower_ in SOFTWARE_NAMES else ""
+        kind = kind or ("team" if token.lower_ in DEPARTMENTS and not token.text.isupper() else "")
+        before = doc[token.i - 1] if token.i else None
+        opening = before is None or token.is_sent_start or before.is_space or before.text in ("-", "*", "•", "(")
+        if kind == "team" and opening:
+            continue  # "Support handovers are ...": an opening word
+        if kind:
             taken.add(token.i)
             span = doc[token.i : token.i + 1]
-            yield span, "system", index.link(span.text, 88) if known else None
+            yield span, kind, index.link(span.text, 88) if known else None
 
 
 # "Melanie (Mel)", "Alexander Petrov (Sasha)": a name and, in brackets, the short form it goes by.
