@@ -425,9 +425,11 @@ def _about_a_thing(sent: Span) -> bool:
         head = words[0].head if words[0].dep_ == "compound" else words[0]  # "Support handovers are ..."
         if head.dep_ in ("nsubj", "nsubjpass") and any(t.pos_ in ("VERB", "AUX") for t in words[1:]):
             return True
+    if len(words) < 8 or any(t.pos_ == "PROPN" for t in words):
+        return False  # a name the model missed ("Marlow Fresh drivers ...") would leave it about nobody
     root = sent.root
     subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-    return root.pos_ in ("VERB", "AUX") and subject is not None and subject.pos_ == "NOUN" and len(words) >= 8
+    return root.pos_ in ("VERB", "AUX") and subject is not None and subject.pos_ == "NOUN"
 
 
 def _has_verb(sent: Span) -> bool:
