@@ -200,16 +200,16 @@ def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
             linked = index.link(named.text, 88) if known else None
             yield named, "system", linked if linked and _channel(linked.name) else None
     # Software the model does not see as a name ("Django upgrade waits"), written with its capital; and
-    # a department named alone inside a sentence or a row ("ask Legal", "Finance: Approval"), a team.
+    # a department heading a table's column, read in a row ("People: Notify; Finance: Approval"), a team.
     for token in doc:
         if token.i in taken or not token.text[:1].isupper():
             continue
         kind = "system" if token.lower_ in SOFTWARE_NAMES else ""
         kind = kind or ("team" if token.lower_ in DEPARTMENTS and not token.text.isupper() else "")
-        before = doc[token.i - 1] if token.i else None
-        opening = before is None or token.is_sent_start or before.is_space or before.text in ("-", "*", "•", "(")
-        if kind == "team" and opening:
-            continue  # "Support handovers are ...": an opening word
+        before, after = doc[token.i - 1] if token.i else None, doc[token.i + 1] if token.i + 1 < len(doc) else None
+        column = before is not None and before.text in (":", ";") and after is not None and after.text == ":"
+        if kind == "team" and not column:
+            continue  # only a row's column named by a department ("...; Finance: Approval"), not "Sales rose"
         if kind:
             taken.add(token.i)
             span = doc[token.i : token.i + 1]
