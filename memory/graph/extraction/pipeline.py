@@ -429,7 +429,9 @@ def _about_a_thing(sent: Span) -> bool:
         return False  # a name the model missed ("Marlow Fresh drivers ...") would leave it about nobody
     root = sent.root
     subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-    return root.pos_ in ("VERB", "AUX") and subject is not None and subject.pos_ == "NOUN"
+    if root.pos_ not in ("VERB", "AUX") or subject is None or subject.pos_ != "NOUN":
+        return False
+    return not any(c.dep_ == "poss" for c in subject.children)  # "Our drivers ...": whose, the text does not say
 
 
 def _has_verb(sent: Span) -> bool:
