@@ -151,8 +151,11 @@ def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
     taken: set[int] = set()
     lower_words = frozenset(t.text for t in doc if t.text.islower())
     fields = field_names(doc.text, lower_words)
+    longer = _role_spans(doc.text, roles)
     for ent in doc.ents:
         team = _team_of(doc, _trim(ent), roles)
+        if ent.label_ != _KNOWN_LABEL and any(a <= ent.start_char and ent.end_char <= b for a, b in longer):
+            continue  # "Deel" inside "the PTO by Deel app": the longer name the role words give is found below
         if ent.label_ == _KNOWN_LABEL and team is None:
             entity = index.exact[ent.ent_id_]
             if not entity.fixed and _no_name(ent, doc, lower_words, fields, entity.type == "person"):
@@ -241,6 +244,15 @@ def _short_forms_joined(
         return clusters, placed
     kept = [c for c in clusters if id(c) not in merged]
     return kept, [(span, merged.get(id(c), c)) for span, c in placed]
+
+
+def _role_spans(text: str, roles: dict[str, str]) -> list[tuple[int, int]]:
+    """Where the text writes a name of several words that role words gave a kind ("PTO by Deel")."""
+    spans = []
+    for name in roles:
+        if len(name.split()) > 1:
+            spans += [(m.start(), m.end()) for m in re.finditer(rf"(?i)\b{re.escape(name)}\b", text)]
+    return spans
 
 
 def _no_name(span: Span, doc: Doc, lower_words: frozenset[str], fields: frozenset[str], person: bool) -> bool:
