@@ -250,8 +250,13 @@ def _role_spans(text: str, roles: dict[str, str]) -> list[tuple[int, int]]:
     """Where the text writes a name of several words that role words gave a kind ("PTO by Deel")."""
     spans = []
     for name in roles:
-        if len(name.split()) > 1:
-            spans += [(m.start(), m.end()) for m in re.finditer(rf"(?i)\b{re.escape(name)}\b", text)]
+        if len(name.split()) < 2:
+            continue
+        for found in re.finditer(rf"(?i)\b{re.escape(name)}\b", text):
+            words = found.group(0).split()
+            # A name of its own words ("PTO by Deel"), not a name and a common noun ("Atlas migration").
+            if all(w[:1].isupper() or w in ("of", "by", "&", "and", "for", "the") for w in words):
+                spans.append((found.start(), found.end()))
     return spans
 
 
