@@ -13,7 +13,8 @@ Layers, lowest first; a layer imports only those below it (``tests/import_direct
   own (``side_by_side``) and each large organisation's vector index (``org_indexes``).
 - ``extraction``: reading sources, without a database: file formats (``files``, ``parsed``,
   ``markup``, ``mail``, ``slack``, ``transcripts``, ``whatsapp``), a source read as typed blocks
-  (``blocks``, with the shapes of mail lines in ``lines``), what a name plainly is (``names``), and
+  (``blocks``, with the shapes of mail lines in ``lines``), what a name plainly is (``names``) and
+  which everyday words are none (``ordinary``), and
   the rules that read sentences and records into entities, facts, dates and values (``sentences``,
   ``dates``, ``values``, ``kinds``, ``topics``, ``shapes``), ``linking`` of names to known entities
   and the words of the graph (``vocabulary``). Outside code imports the package's public names.

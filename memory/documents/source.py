@@ -21,7 +21,7 @@ from email.utils import getaddresses, parsedate_to_datetime
 from zoneinfo import ZoneInfo
 
 from memory.documents.chunking import ChunkDraft, chunk, is_conversation, line_paragraphs
-from memory.extraction import CONTENT, TURN, Block, Kind, clean_inline, plain_kind, read_blocks
+from memory.extraction import CONTENT, TURN, Block, Kind, clean_inline, field_words, plain_kind, read_blocks
 from memory.extraction.lines import (
     ATTENDEES,
     DATES,
@@ -260,7 +260,20 @@ def _lines(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def _label_speaker(line: str, repeated: Counter[str], known: set[str], turns: bool) -> tuple[str, int] | None:
+_LINK_ONLY = re.compile(r"<?(?:https?://|www\.)\S+")
+
+
+def _a_field(words: list[str], rest: str, lower_words: frozenset[str]) -> bool:
+    """Everyday words as a label, with a short value or the same words in lower case in the text."""
+    label = " ".join(words)
+    if len(words) < 2 or not field_words(label, lower_words | {w.casefold() for w in words}):
+        return False
+    return field_words(label, lower_words) or len(rest.split()) <= 4
+
+
+def _label_speaker(
+    line: str, repeated: Counter[str], known: set[str], turns: bool, lower_words: frozenset[str] = frozenset()
+) -> tuple[str, int] | None:
     """(speaker, where the words start) when the line opens with a person's turn label."""
     match = TURN.match(line)
     if match is None:
@@ -269,6 +282,10 @@ def _label_speaker(line: str, repeated: Counter[str], known: set[str], turns: bo
     words = name.split()
     if not name or name.lower() in LABELS or (words and words[0].lower() in LABELS) or re.search(r"\d", name):
         return None
+    rest = line[match.end() :].strip()
+    wordless = not re.search(r"[^\W\d_]", _LINK_ONLY.sub("", rest))
+    if name not in known and (wordless or _a_field(words, rest, lower_words)):
+        return None  # "**Policy Owner**: Tech Ops", "Food Tour: $100", "**Link:** https://...": a field
     timed_or_bold = bool(match["time"] or match["bold"])
     # "Brightline Logistics: pilot decision by Friday" in notes is a topic, not a company speaking.
     person_like = all(w[:1].isupper() for w in words) and 2 <= len(words) <= 4 and plain_kind(name) is None
@@ -291,6 +308,7 @@ def _segments(
         if (match := TURN.match(line)) is not None:
             labels[clean_inline(match["bold"] or match["plain"] or "").strip()] += 1
     turns = document.source_kind in CONVERSATION_KINDS  # its one-word labels are names
+    lower_words = frozenset(re.findall(r"\b[a-z][a-z'-]+\b", text))
     metadata = document.metadata if isinstance(document.metadata, dict) else {}
     known = {str(s) for s in metadata.get("speakers", []) or []} | ({document.speaker} if document.speaker else set())
     starts = sorted(passages)
@@ -356,7 +374,7 @@ def _segments(
             fields.setdefault("attendees", [])
             fields["attendees"] += names  # type: ignore[operator]
             continue
-        labelled = _label_speaker(line, labels, known, turns)
+        labelled = _label_speaker(line, labels, known, turns, lower_words)
         if labelled is not None:
             speaker, begin = labelled
             match = TURN.match(line)

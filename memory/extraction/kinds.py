@@ -13,6 +13,7 @@ import re
 from memory.extraction.names import (
     COMPANY_WORDS,
     PRODUCT_WORDS,
+    common_word,
     plain_kind,
     word_set,
 )
@@ -25,6 +26,7 @@ _ROLE_BEFORE = re.compile(
     + _NAME
 )
 _PROJECT_BEFORE = re.compile(r"\b[Pp]roject\s+" + _NAME)
+_NAME_BEFORE = re.compile(r"[A-Z][\w.&'-]*[ \t]+$")
 _ROLE_AFTER = re.compile(
     _NAME + r",\s+(?:a|an|our|one of our)\s+(?:\w+\s+)?(customer|client|supplier|vendor|partner)s?\b"
 )
@@ -42,6 +44,35 @@ _GREETED = re.compile(
     r"great\s+job|good\s+job|hi|hey|hello|welcome)\s*,?\s+([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)\b",
     re.MULTILINE,
 )
+# Software a document describes: "our billing system, Queenbee", "the Queenbee app", "Jamf tool".
+_SYSTEM_NOUNS = r"(?:system|tool|app|application|platform|service|software|database|repository|repo|dashboard)"
+# A name on one line, without the full stop after it: "Jamf", "Remote.com", "PTO by Deel".
+_LINE_NAME = r"((?:[A-Z][\w&'-]*(?:\.[\w-]+)*)(?:[ \t]+(?:[A-Z][\w&'-]*(?:\.[\w-]+)*|&|of|by))*)"
+_SYSTEM_BEFORE = re.compile(
+    r"\b(?i:our|the|their|its)\s+(?:[a-z-]+\s+){0,2}(?i:"
+    + _SYSTEM_NOUNS[3:]
+    + r",?[ \t]+(?:called[ \t]+)?"
+    + _LINE_NAME
+)
+_SYSTEM_AFTER = re.compile(_LINE_NAME + r"[ \t]+(?i:" + _SYSTEM_NOUNS[3:] + r"\b")
+# "observability tools (Sentry, Honeycomb)", "their platform (Ariba, Coupa, etc)".
+_SYSTEM_LIST = re.compile(r"(?i:" + _SYSTEM_NOUNS[3:] + r"s?[ \t]*\(([^)\n]{1,160})\)")
+# An organisation speaking of itself: "we at Acme", "at Acme, we", "Acme teammates", "Acme's handbook".
+_OWN_ORG = re.compile(
+    r"\b(?i:we\s+at)\s+"
+    + _NAME
+    + r"|\b(?i:at|within|across)\s+"
+    + _NAME
+    + r",?\s+(?i:we|every|all)\b|"
+    + _NAME
+    + r"(?:'s|’s)?\s+(?i:teammates|employees?|staff|team\s+members|organi[sz]ation|handbook|mission|values|teams)\b"
+)
+# "Richard Lau @richardlau", "Matteo Collina (@mcollina)": a person and their handle.
+_HANDLED = re.compile(
+    r"\b([A-Z][\w'’-]+(?:\s+(?:[A-Z][\w'’-]+|de|du|van|von|da|di|la|le)){1,3})\s+\(?@[\w-]+(?![\w/-])"
+)
+_OPENING_WORD = re.compile(r"(?i:the|our|this|that|each|every|any|new|use|using|a|an|in|on)")
+_LEADING = re.compile(r"^(?:the|all|our|every|each|other|any)\s+")
 _ROLE_KINDS = {"customer": "customer", "client": "customer", "account": "customer", "project": "project"}
 
 
@@ -57,8 +88,24 @@ def role_kinds(text: str) -> dict[str, str]:
     for match in _ROLE_AFTER.finditer(text):
         found.setdefault(match.group(1).casefold(), _role_kind(match.group(2)))
     for match in _PROJECT_BEFORE.finditer(text):
+        if _NAME_BEFORE.search(text, max(0, match.start() - 40), match.start()):
+            continue  # "the Node.js Project Calendar": a longer name's word, no project
         found.setdefault(match.group(0).casefold(), "project")
         found.setdefault(match.group(1).casefold(), "project")
+    for match in _OWN_ORG.finditer(text):
+        name = next(g for g in match.groups() if g)
+        if name.casefold() not in ("we", "our", "the", "all", "every"):
+            found.setdefault(_LEADING.sub("", re.sub(r"(?:'s|’s)$", "", name).casefold()), "organisation")
+    for match in _HANDLED.finditer(text):
+        found.setdefault(match.group(1).casefold(), "person")
+    listed = [item.strip() for m in _SYSTEM_LIST.finditer(text) for item in re.split(r",|\band\b", m.group(1))]
+    for name in listed:
+        if re.fullmatch(_LINE_NAME, name) and not _OPENING_WORD.fullmatch(name) and not _everyday(name):
+            found.setdefault(name.casefold(), "system")
+    for match in [*_SYSTEM_BEFORE.finditer(text), *_SYSTEM_AFTER.finditer(text)]:
+        name = match.group(1)
+        if not _OPENING_WORD.fullmatch(name) and not _everyday(_LEADING.sub("", name.casefold())):
+            found.setdefault(_LEADING.sub("", name.casefold()), "system")
     for match in _ADDRESSED.finditer(text):
         first = match.group(1).split()[0].casefold()
         found.setdefault(
@@ -74,7 +121,15 @@ def role_kinds(text: str) -> dict[str, str]:
     for match in [*_PERSON_BY.finditer(text), *_GREETED.finditer(text)]:
         if looks_like_person(match.group(1)):
             found.setdefault(match.group(1).casefold(), "person")
-    return {re.sub(r"^the\s+", "", name): kind for name, kind in found.items()}
+    named: dict[str, str] = {}
+    for name, kind in found.items():  # the first evidence for a name wins, as above
+        named.setdefault(_LEADING.sub("", name), kind)
+    return named
+
+
+def _everyday(name: str) -> bool:
+    """One everyday word ("Cloud", "Support"): no software's name by the words around it alone."""
+    return len(name.split()) == 1 and common_word(name)
 
 
 def short_form(name: str, kind: str) -> str | None:

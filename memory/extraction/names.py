@@ -4,6 +4,8 @@ entity kinds (``memory.extraction.kinds``) both ask; the words live here, once."
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 
 def word_set(text: str) -> frozenset[str]:
     return frozenset(text.split())
@@ -35,11 +37,14 @@ COMPANY_WORDS = word_set(
     """logistics foods food print printing systems labs lab group holdings industries solutions software
     technologies technology partners consulting consultants capital media services networks retail bank
     insurance energy health healthcare pharma airlines airways motors studios press freight shipping transport
-    cloud telecom electronics manufacturing analytics ventures hotels robotics agency associates brewery
+    cloud telecom electronics manufacturing ventures hotels robotics agency associates brewery
     bakery farms markets supermarkets stores fresh trading imports exports supplies"""
 )
 # The last word of a product's name ("Kestrel Ledger", "Kestrel Dispatch").
-PRODUCT_WORDS = word_set("ledger dispatch desk hub suite app portal console pay connect dashboard tracker planner")
+PRODUCT_WORDS = word_set(
+    """ledger dispatch desk hub suite app portal console pay connect dashboard tracker planner calendar analytics
+    platform"""
+)
 
 
 # A company's departments, named alone ("joins Finance", "ask Legal"): teams.
@@ -49,20 +54,78 @@ DEPARTMENTS = word_set(
 )
 
 
+# Words that make a name an organisation wherever they stand in it ("Cloud Native Computing
+# Foundation", "Harvard University School of ...", "Center for Internet Security").
+INSTITUTION_WORDS = word_set(
+    """foundation university institute alliance association council society federation consortium commission
+    college academy llp"""
+)
+# The last word of a body inside an organisation ("Technical Steering Committee", "Tech Ops").
+BODY_WORDS = word_set("committee board department ops division")
+# The last word of a rule, a benefit or a document people refer to by name: a term, never a person.
+TERM_WORDS = word_set(
+    """policy policies plan procedure procedures standard standards guideline guidelines agreement act license licence
+    insurance leave allowance stipend benefit benefits matrix framework charter regulation register handbook"""
+)
+# Job titles ("VP of Engineering", "Senior Accountant", "People Partner"): a role, not the person holding it.
+TITLE_WORDS = word_set(
+    """vp svp evp head director manager accountant controller engineer officer partner president chief counsel
+    analyst architect coordinator specialist administrator recruiter designer technologist"""
+)
+
+
 def plain_kind(name: str) -> str | None:
     """The kind a name plainly has whatever the model says: software, a well-known place, a team, a
-    company or a product by the word its name ends with."""
+    company or an institution by its words, a product by the word its name ends with, a policy, a
+    benefit or a job title (a term)."""
     folded = name.casefold().strip()
-    words = folded.split()
+    words = folded.replace("-", " ").split()
     if folded in TECHNOLOGIES or words and words[0] in TECHNOLOGIES and len(words) == 1:
         return "system"
     if folded in PLACES:
         return "place"
     if folded.endswith(" team") or folded in DEPARTMENTS:
         return "team"
-    if len(words) >= 2 and name.split()[0][:1].isupper():
+    if not words or not name.strip()[:1].isupper():
+        return None
+    titled = words[0] in TITLE_WORDS and len(words) >= 3 and words[1] == "of"  # "Head of Security"
+    if titled or words[-1] in TERM_WORDS or (words[-1] in TITLE_WORDS and words[0] not in COMPANY_WORDS):
+        return "term"
+    if len(words) >= 2 and (words[-1] in BODY_WORDS or (words[0] in DEPARTMENTS and words[-1] in COMPANY_WORDS)):
+        return "team"  # "Finance Group", "Customer Support" is a team; "Acme Group" a company
+    if len(words) >= 2 and (words[-1] in DEPARTMENTS or words[-1] == "success"):
+        return "team"
+    if any(w in INSTITUTION_WORDS for w in words) or (len(words) >= 3 and words[0] in ("center", "centre")):
+        return "organisation"
+    if len(words) >= 2:
         if words[-1] in COMPANY_WORDS:
             return "organisation"
         if words[-1] in PRODUCT_WORDS:
             return "product"
     return None
+
+
+# How common a word must be in English (wordfreq's Zipf scale) to be read as an ordinary word.
+COMMON_ZIPF = 3.0
+_JOINING = frozenset({"of", "and", "for", "the", "&", "in", "by", "to", "a", "on", "per"})
+
+
+@lru_cache(maxsize=8192)
+def common_word(word: str) -> bool:
+    """A word of everyday English ("owner", "hotels"), in any case; most names are not."""
+    import wordfreq
+
+    lower = word.casefold()
+    forms = {lower, lower.removesuffix("s"), lower.removesuffix("es")}
+    return any(wordfreq.zipf_frequency(form, "en") >= COMMON_ZIPF for form in forms if len(form) > 1)
+
+
+def field_words(label: str, lower_words: frozenset[str] | set[str]) -> bool:
+    """Words that name a field or a column ("Policy Owner", "Effective Date", "Food Tour"), not a
+    person or a thing: every one an everyday word, and one at least written in lower case elsewhere
+    in the same text ("the owner of the policy"). "Mark Brown" is common words too, but a text about
+    him seldom writes "brown"."""
+    words = [w for w in label.replace("-", " ").split() if w.casefold() not in _JOINING]
+    if not words or not all(w.isalpha() and common_word(w) for w in words):
+        return False
+    return any(w.casefold() in lower_words or w.casefold().removesuffix("s") in lower_words for w in words)

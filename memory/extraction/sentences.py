@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 from memory.extraction.dates import _RECURRING_RE, LATER_EVENT, NAMED_DAY, _clean, sentence_dates
 from memory.extraction.kinds import looks_like_person, role_kinds
 from memory.extraction.linking import LEGAL_SUFFIXES, KnownEntity, NameIndex, known_index, name_words
-from memory.extraction.names import SOFTWARE_NAMES, plain_kind
+from memory.extraction.names import DEPARTMENTS, SOFTWARE_NAMES, plain_kind
+from memory.extraction.ordinary import everyday_opener, field_name, field_names, opening_word_out, ordinary_word
 from memory.extraction.shapes import (
     MAX_FACTS,
     ExtractedEntity,
@@ -39,11 +40,14 @@ _LABEL_TYPES |= _table("other: WORK_OF_ART EVENT LAW")
 
 
 # Acronyms the small model likes to call organisations; they are metrics or titles, not entities.
-# Business acronyms, currency codes and amounts ("EUR 412,000"): the model calls them companies.
+# Business acronyms (time off, work in progress...), currency codes and amounts ("EUR 412,000"): the
+# model calls them companies.
 _NOT_ENTITIES = re.compile(
     r"(?i)arr|mrr|acv|tcv|kpi|okr|ceo|cto|cfo|coo|vp|hr|q[1-4]|qbr|pdf|csv|api|sla|nda|rfp|poc|mvp|eta|faq|"
+    r"pto|ooo|wfh|wip|eod|eoy|yoy|tbd|fyi|asap|"
     r"(?:eur|usd|gbp|chf|sek|nok|dkk|pln|jpy|aud|cad)(?:\s*[\d.,]+\s*(?:k|m|bn)?)?"
 )
+_CHANNEL = re.compile(r"(?<![\w&#/])#[a-z][\w+.-]*[\w+]")
 _ROLE_NOUNS = {"head", "ceo", "cto", "cfo", "coo", "cio", "cmo", "director", "manager", "lead", "owner", "president"}
 _SINGLE_VALUED = {"head_of", "leads", "ceo_of", "works_at", "reports_to", "owns", "manages"}
 _SINGLE_VALUED_KEYS = {"price", "deal_value", "headcount", "renewal_date", "status", "budget", "salary"}
@@ -137,7 +141,8 @@ def _trim(span: Span) -> Span:
         start += 1
     while end - start > 1 and span.doc[end - 1].tag_ in ("POS", "HYPH", "."):
         end -= 1
-    return span.doc[start:end]
+    handle = next((t.i for t in span.doc[start + 1 : end] if t.text.startswith("@")), end)
+    return span.doc[start:handle]  # "Richard Lau @richardlau": the name, without the handle
 
 
 def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
@@ -146,15 +151,24 @@ def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
     links: dict[str, KnownEntity | None] = {}  # names repeat within a document
     taken: set[int] = set()
     lower_words = frozenset(t.text for t in doc if t.text.islower())
+    fields = field_names(doc.text, lower_words)
+    longer = _role_spans(doc.text, roles)
     for ent in doc.ents:
         team = _team_of(doc, _trim(ent), roles)
+        if ent.label_ != _KNOWN_LABEL and any(a <= ent.start_char and ent.end_char <= b for a, b in longer):
+            continue  # "Deel" inside "the PTO by Deel app": the longer name the role words give is found below
         if ent.label_ == _KNOWN_LABEL and team is None:
             entity = index.exact[ent.ent_id_]
+            if not entity.fixed and _no_name(ent, doc, lower_words, fields, entity.type == "person"):
+                continue  # an ordinary word memory took for a name once ("Restricted") is still no name here
             taken.update(range(ent.start, ent.end))
             yield ent, _known_kind(entity, ent.text.strip(), roles), entity
         elif ent.label_ in _LABEL_TYPES or team is not None:
-            span = team or _opening_word_out(_trim(ent), doc, lower_words)
-            if span is None:
+            span = team or opening_word_out(_trim(ent), doc, lower_words)
+            person = ent.label_ == "PERSON"
+            if span is None or (team is None and _no_name(span, doc, lower_words, fields, person)):
+                continue
+            if team is None and not person and not plain_kind(span.text) and everyday_opener(span, doc):
                 continue
             text = span.text.strip()
             if len(text) < 2 or text.islower() or _NOT_ENTITIES.fullmatch(text) or not re.search("[A-Za-z]", text):
@@ -182,52 +196,28 @@ def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
             if named is not None and taken.isdisjoint(range(named.start, named.end)) and named.text[:1].isupper():
                 taken.update(range(named.start, named.end))
                 yield named, kind, index.link(named.text, 88) if known else None
-    # Software the model does not see as a name ("Django upgrade waits"), written with its capital.
+    # Chat channels ("#team-support", "#ubuntu+1"): names of places to talk, which the model never sees.
+    for found in _CHANNEL.finditer(doc.text):
+        named = doc.char_span(found.start(), found.end(), alignment_mode="expand")
+        if named is not None and taken.isdisjoint(range(named.start, named.end)):
+            taken.update(range(named.start, named.end))
+            linked = index.link(named.text, 88) if known else None
+            yield named, "system", linked if linked and _channel(linked.name) else None
+    # Software the model does not see as a name ("Django upgrade waits"), written with its capital; and
+    # a department heading a table's column, read in a row ("People: Notify; Finance: Approval"), a team.
     for token in doc:
-        if token.i not in taken and token.text[:1].isupper() and token.lower_ in SOFTWARE_NAMES:
+        if token.i in taken or not token.text[:1].isupper():
+            continue
+        kind = "system" if token.lower_ in SOFTWARE_NAMES else ""
+        kind = kind or ("team" if token.lower_ in DEPARTMENTS and not token.text.isupper() else "")
+        before, after = doc[token.i - 1] if token.i else None, doc[token.i + 1] if token.i + 1 < len(doc) else None
+        column = before is not None and before.text in (":", ";") and after is not None and after.text == ":"
+        if kind == "team" and not column:
+            continue  # only a row's column named by a department ("...; Finance: Approval"), not "Sales rose"
+        if kind:
             taken.add(token.i)
             span = doc[token.i : token.i + 1]
-            yield span, "system", index.link(span.text, 88) if known else None
-
-
-# Parts of speech an opening word has when it is capitalised by its place, not because it names something.
-_NOT_NAME_POS = frozenset({"VERB", "AUX", "ADJ", "ADV", "DET", "PRON", "INTJ", "ADP", "SCONJ", "CCONJ", "NUM"})
-_NOT_NAME_TAGS = frozenset({"NNS", "VB", "VBZ", "VBD", "VBG", "VBN", "VBP", "MD", "JJ", "RB", "UH"})
-_NEVER_NAME_POS = frozenset({"DET", "PRON", "ADP", "SCONJ", "CCONJ", "INTJ"})
-# How common a word must be in English (wordfreq's Zipf scale) to be read as an ordinary word.
-_COMMON_ZIPF = 3.0
-
-
-@lru_cache(maxsize=8192)
-def _common_word(word: str) -> bool:
-    import wordfreq
-
-    lower = word.casefold()
-    forms = {lower, lower.removesuffix("s"), lower.removesuffix("es")}
-    return any(wordfreq.zipf_frequency(form, "en") >= _COMMON_ZIPF for form in forms if len(form) > 1)
-
-
-def _opening_word_out(span: Span, doc: Doc, lower_words: frozenset[str]) -> Span | None:
-    """A name the model found, without the ordinary word that opens its sentence or list item: a
-    capitalised "Glad", "Contributes", "Every" or "Ping" there is capitalised by its place. It is
-    ordinary when the model reads it as a verb, an adjective, a plural and the like, or when the same
-    word is written in lower case elsewhere in the text. What is left is the name ("Ping Andrea" is
-    Andrea); nothing left, no name."""
-    first = span.doc[span.start]
-    before = doc[span.sent.start : span.start]
-    opening = span.start == span.sent.start or all(t.is_punct or t.is_space for t in before)
-    if not opening or not first.text[:1].isupper() or first.text.isupper():
-        return span
-    if first.lower_ in lower_words or first.pos_ in _NEVER_NAME_POS:
-        ordinary = True
-    elif len(span) == 1:  # a name the model does not know may be tagged a verb: the word must be common too
-        ordinary = (first.pos_ in _NOT_NAME_POS or first.tag_ in _NOT_NAME_TAGS) and _common_word(first.text)
-    else:
-        ordinary = False
-    if not ordinary:
-        return span
-    rest = doc[span.start + 1 : span.end]
-    return rest if len(rest) and rest.text[:1].isupper() else None
+            yield span, kind, index.link(span.text, 88) if known else None
 
 
 # "Melanie (Mel)", "Alexander Petrov (Sasha)": a name and, in brackets, the short form it goes by.
@@ -255,6 +245,30 @@ def _short_forms_joined(
         return clusters, placed
     kept = [c for c in clusters if id(c) not in merged]
     return kept, [(span, merged.get(id(c), c)) for span, c in placed]
+
+
+def _role_spans(text: str, roles: dict[str, str]) -> list[tuple[int, int]]:
+    """Where the text writes a name of several words that role words gave a kind ("PTO by Deel")."""
+    spans = []
+    for name in roles:
+        if len(name.split()) < 2:
+            continue
+        for found in re.finditer(rf"(?i)\b{re.escape(name)}\b", text):
+            words = found.group(0).split()
+            # A name of its own words ("PTO by Deel"), not a name and a common noun ("Atlas migration").
+            if all(w[:1].isupper() or w in ("of", "by", "&", "and", "for", "the") for w in words):
+                spans.append((found.start(), found.end()))
+    return spans
+
+
+def _no_name(span: Span, doc: Doc, lower_words: frozenset[str], fields: frozenset[str], person: bool) -> bool:
+    """A field's name, here or elsewhere in the text, or one ordinary word (``ordinary``); never a
+    name that plainly is a team, a place or software ("Finance" heading a column)."""
+    if plain_kind(span.text):
+        return False
+    if span.text.strip().casefold() in fields:
+        return True
+    return field_name(span, doc, lower_words, person) or ordinary_word(span, doc, lower_words)
 
 
 def _team_of(doc: Doc, span: Span, roles: dict[str, str]) -> Span | None:
@@ -311,7 +325,11 @@ def _cluster(mentions: list[_Mention]) -> tuple[list[ExtractedEntity], list[tupl
         surface = span.text.strip()
         cluster = by_known.get(entity) if entity else by_surface.get(surface)
         if cluster is None and entity is None and clusters:
-            match = NameIndex([KnownEntity(c.name, c.type, tuple(c.aliases)) for c in clusters]).link(surface, 88, kind)
+            # A channel ("#finance") is never the team or thing it is named after ("Finance").
+            alike = [
+                KnownEntity(c.name, c.type, tuple(c.aliases)) for c in clusters if _channel(c.name) == _channel(surface)
+            ]
+            match = NameIndex(alike).link(surface, 88, kind)
             cluster = next((c for c in clusters if match and c.name == match.name), None)
         if cluster is None:
             cluster = ExtractedEntity(entity.name if entity else surface, kind, [], entity is not None)
@@ -324,6 +342,10 @@ def _cluster(mentions: list[_Mention]) -> tuple[list[ExtractedEntity], list[tupl
     ordered = [placed[i] for i in sorted(placed, key=lambda i: mentions[i][0].start)]
     first = {id(c): n for n, (_, c) in reversed(list(enumerate(ordered)))}
     return sorted(clusters, key=lambda c: first[id(c)]), ordered
+
+
+def _channel(name: str) -> bool:
+    return name.startswith("#")
 
 
 def _in_subject(span: Span) -> bool:
@@ -389,14 +411,45 @@ def _kind(sent: Span, has_date: bool) -> str:
 _THANKS = re.compile(r"\s*(?i:thanks|thank\s+you|many\s+thanks)\s+(?:so\s+much\s+|a\s+lot\s+)?for\b")
 
 
+_LINK = re.compile(r"<?(?:https?://|www\.)\S+")
+# "Deadlock at process shutdown #54918": an issue's or a pull request's title, listed.
+_TITLE_WITH_NUMBER = re.compile(r"\s[\w/-]*#\d+\)?$")  # no full stop: a title, not a sentence
+# "Matteo Collina @mcollina (voting member)": who attends, not what anyone said.
+_ATTENDEE = re.compile(r"^\W*[A-Z][\w'’.-]*(?:\s+[\w'’.-]+){0,3}\s+\(?@[\w-]+\)?(?:\s*\([^)]*\))?\W*$")
+
+
+def _not_a_statement(text: str) -> bool:
+    """A line that states nothing: an attendee with their handle, a listed issue's title, a label
+    with a link ("Project Calendar: https://..."), a copyright footer."""
+    text = text.strip()
+    if text.startswith("©") or re.match(r"(?i)copyright\b|\(c\)\s", text):
+        return True  # a page's footer
+    if _ATTENDEE.match(text) or (_TITLE_WITH_NUMBER.search(text) and not re.search(r"[.!?]\s", text)):
+        return True
+    if _LINK.search(text):
+        unlinked = _LINK.sub("", text).strip()
+        return unlinked.endswith(":") or len(re.findall(r"[^\W\d_]+", unlinked)) < 4
+    return False
+
+
 def _about_a_thing(sent: Span) -> bool:
-    """A full sentence about something named by an ordinary word that opens it ("Hotfixes now need a
-    second reviewer", "Visitors sign in at reception"): a rule worth keeping though it names no entity."""
+    """A full sentence about something named by an ordinary word ("Hotfixes now need a second
+    reviewer", "Visitors sign in at reception", "An individual who is out of office is responsible
+    for ..."): a rule worth keeping though it names no entity."""
     words = [t for t in sent if not (t.is_punct or t.is_space)]
-    if len(words) < 5 or not words[0].text[:1].isupper() or words[0].pos_ not in ("NOUN", "PROPN"):
+    if len(words) < 5 or not words[0].text[:1].isupper():
         return False
-    head = words[0].head if words[0].dep_ == "compound" else words[0]  # "Support handovers are ..."
-    return head.dep_ in ("nsubj", "nsubjpass") and any(t.pos_ in ("VERB", "AUX") for t in words[1:])
+    if words[0].pos_ in ("NOUN", "PROPN"):
+        head = words[0].head if words[0].dep_ == "compound" else words[0]  # "Support handovers are ..."
+        if head.dep_ in ("nsubj", "nsubjpass") and any(t.pos_ in ("VERB", "AUX") for t in words[1:]):
+            return True
+    if len(words) < 8 or any(t.pos_ == "PROPN" for t in words):
+        return False  # a name the model missed ("Marlow Fresh drivers ...") would leave it about nobody
+    root = sent.root
+    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if root.pos_ not in ("VERB", "AUX") or subject is None or subject.pos_ != "NOUN":
+        return False
+    return not any(c.dep_ == "poss" for c in subject.children)  # "Our drivers ...": whose, the text does not say
 
 
 def _has_verb(sent: Span) -> bool:
@@ -424,6 +477,8 @@ def _fact(
         return None  # "Thanks for joining, Anna.": courtesy, not knowledge
     if sent.text.rstrip().endswith(":"):
         return None  # a lead-in ("Priorities for December:") says nothing until its items are read with it
+    if _not_a_statement(sent.text):
+        return None
     mentions = [(s, c) for s, c in placed if sent.start <= s.start < sent.end]
     ents = [e for e in all_ents if sent.start <= e.start < sent.end]  # Span.ents rescans the whole doc each time
     hits, durations = sentence_dates(sent, ents, base, undated=undated)

@@ -91,6 +91,10 @@ def _known_entities(document: Document, text: str) -> list[KnownEntity]:
     lowered = text.lower()
     words = set(re.findall(r"\w+", lowered))
     known = []
+    own = _own_name(document)
+    if own and re.search(rf"(?<!\w){re.escape(own.lower())}(?!\w)", lowered):
+        # The organisation's own name is an organisation, whatever the model says.
+        known.append(KnownEntity(own, "organisation", fixed=True))
     for entity in known_for(context_mentions(document).filter(document_id__lt=document.pk)):
         # By a name it has, or by the word it goes by: a short form ("Heron") or a person's first name.
         named = any(n.lower() in lowered for n in (entity.name, *entity.aliases) if len(n) > 2)
@@ -100,6 +104,11 @@ def _known_entities(document: Document, text: str) -> list[KnownEntity]:
             if len(known) >= MAX_KNOWN:
                 break
     return known
+
+
+def _own_name(document: Document) -> str:
+    name = (document.org.name or "").strip()
+    return name if len(name) > 2 else ""
 
 
 def _extractor():  # type: ignore[no-untyped-def]
@@ -189,6 +198,8 @@ def extract_document(*, document_id: int, keep: Collection[int] = (), confirmed:
         _keep_fields(document, source)
         roles = role_kinds(text)
         roles.update({p.casefold(): "person" for p in _people_of(source)})  # who speaks, sends or attends
+        if _own_name(document):
+            roles[_own_name(document).casefold()] = "organisation"
         named, by_name = set(), {}
         for entity in result.entities:
             # The document's own mentions are still there: a name links to the entity it did before.

@@ -112,8 +112,8 @@ def lock_names(*, org_id: int, names: Iterable[str]) -> None:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [number])
 
 
-# The kinds a model guesses most; a surer kind may replace them.
-GUESSED = ("person", "organisation")
+# The kinds a model guesses most (its PERSON, ORG and PRODUCT labels); a surer kind may replace them.
+GUESSED = ("person", "organisation", "product")
 
 
 def get_or_create_entity(
