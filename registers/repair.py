@@ -29,6 +29,7 @@ from django.db.models import Q
 
 from brain.models import Organisation
 from memory.access import current
+from memory.documents.source import reread_blocks
 from memory.graph.document_facts import extract_document
 from memory.models import Document, Entity, Fact, Mention
 from registers.commitments.nightly import reread_commitments
@@ -121,6 +122,7 @@ def _rederive(org: Organisation, document_id: int, changes: Changes) -> None:
     )
     raised_before = set(contradictions.values_list("pk", flat=True))
 
+    reread_blocks(document)
     extract_document(document_id=document.pk, keep=_answered_facts(org, document))
 
     after = dict(facts.values_list("pk", "superseded_at"))

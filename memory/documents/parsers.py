@@ -10,7 +10,7 @@ from functools import partial
 from pathlib import Path
 
 from bs4 import BeautifulSoup, Tag
-from pypdf import PdfReader
+from pypdf import PageObject, PdfReader
 
 from memory.documents.mail import _parse_eml, _parse_mbox
 from memory.documents.markup import soup_to_markdown
@@ -145,7 +145,7 @@ def _pdf_pages(reader: PdfReader) -> list[str]:
             )
     pages, total = [], 0
     for page in reader.pages:
-        text = (page.extract_text() or "").strip()
+        text = _page_text(page).strip()
         total += len(text)
         if total > MAX_DOCUMENT_CHARS:
             raise ParseError(
@@ -153,6 +153,37 @@ def _pdf_pages(reader: PdfReader) -> list[str]:
             )
         pages.append(text)
     return pages
+
+
+_PARAGRAPH_GAP = 1.4  # a gap between lines this many times the usual one ends a paragraph
+
+
+def _page_text(page: PageObject) -> str:
+    """A page's text as pypdf extracts it, with a blank line where the layout leaves a gap between
+    lines wider than the usual line spacing: a PDF keeps no paragraphs, only where lines stand, and
+    without the gap a title or a paragraph's last line would be read as wrapped into the next."""
+    lines: list[tuple[str, float | None]] = [("", None)]
+
+    def visit(text: str, cm: list[float], tm: list[float], _font: object, _size: object) -> None:
+        y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
+        for n, piece in enumerate(text.split("\n")):
+            if n:
+                lines.append(("", None))
+            words, at = lines[-1]
+            lines[-1] = (words + piece, at if at is not None or not piece.strip() else y)
+
+    page.extract_text(visitor_text=visit)
+    placed = [y for _, y in lines if y is not None]
+    gaps = sorted(a - b for a, b in zip(placed, placed[1:], strict=False) if a - b > 0)
+    usual = gaps[(len(gaps) - 1) // 4] if gaps else 0.0  # the spacing of lines within a paragraph
+    out: list[str] = []
+    before: float | None = None
+    for words, y in lines:
+        if usual and y is not None and before is not None and before - y > _PARAGRAPH_GAP * usual and out:
+            out.append("")
+        out.append(words)
+        before = y if y is not None else before
+    return "\n".join(out)
 
 
 def _pdf_date(reader: PdfReader) -> datetime | None:

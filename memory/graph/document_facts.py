@@ -19,7 +19,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from memory.access import current
-from memory.documents.source import SourceReading, between, in_third_person, read_source, reading_pieces
+from memory.documents.source import SourceReading, in_third_person, read_source, read_text
 from memory.graph.entities import (
     clean_name,
     context_mentions,
@@ -201,20 +201,14 @@ _WE = re.compile(r"^\W*(?:we|we'(?:ll|re|ve|d)|we’(?:ll|re|ve|d)|our|us)\b", r
 
 def _reading(document: Document) -> tuple[str, list[int], list[tuple[int, str]], list[tuple[int, str]]]:
     """The text read for facts, where each piece of it starts, its speakers, and the stored passage
-    each piece belongs to (``reading_pieces``)."""
+    each piece belongs to (``read_text``)."""
     rows = list(
         Chunk.objects.filter(document=document)
         .order_by("ordinal")
         .values_list("pk", "text", "speaker", "char_start", "char_end")
     )
-    text, starts, speakers, chunks = "", [], [], []
-    pieces = reading_pieces(document, rows)
-    for piece, after in zip(pieces, [*pieces[1:], None], strict=True):
-        starts.append(len(text))
-        speakers.append((len(text), piece.speaker))
-        chunks.append((piece.passage, piece.text))
-        text += piece.text + between(piece, after)
-    return text, starts, speakers, chunks
+    read = read_text(document, rows)
+    return read.text, read.starts, read.speakers, [(piece.passage, piece.text) for piece in read.pieces]
 
 
 def _speaking_subject(fact: ExtractedFact, speaker: str, team: str) -> str | None:
