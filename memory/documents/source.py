@@ -170,6 +170,13 @@ def read_source(document: Document, text: str, *, passages: Sequence[tuple[int, 
     return SourceReading(moment=_moment(document, fields), segments=segments, fields=fields)
 
 
+# A text that opens with two mail header lines, as a database regular expression (case ignored): a
+# mail pasted as text, found in SQL by the same rule ``_is_mail`` applies (blank lines may come between).
+PASTED_MAIL = (
+    r"^\s*(from|to|cc|bcc|date|sent|subject|reply-to)\s*:[^\n]*\n\s*(from|to|cc|bcc|date|sent|subject|reply-to)\s*:"
+)
+
+
 def _is_mail(document: Document, text: str) -> bool:
     if document.source_kind in MAIL_KINDS:
         return True

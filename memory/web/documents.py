@@ -3,6 +3,7 @@ and status. One the viewer may not read is answered exactly as one that does not
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -12,7 +13,7 @@ from django.shortcuts import render
 from django.utils.safestring import SafeString
 
 from brain.errors import NotFound
-from brain.markdown import render_markdown
+from brain.markdown import render_inline, render_markdown
 from brain.mcp.meter import OutOfCredits
 from brain.web import web_actor
 from memory.documents.blocks import Block, Kind
@@ -55,12 +56,13 @@ MARKDOWN_TYPES = ("text/markdown", "text/html")  # HTML is kept as markdown when
 @dataclass
 class Part:
     """A piece of the page that shows a document's text: one block, or the run of list items or table
-    rows that make one list or one table."""
+    rows that make one list or one table. Words are shown as written: a markdown document's inline
+    markup rendered (``brain.markdown``), a plain text's lines as typed."""
 
     kind: str  # heading, paragraph, lead, list, table, quote, code, meta, turn
-    text: str = ""
+    text: str | SafeString = ""
     level: int = 0  # a heading's depth, as its HTML tag (h3 for the outermost)
-    items: list[str] = field(default_factory=list)
+    items: list[str | SafeString] = field(default_factory=list)
     header: tuple[str, ...] = ()
     rows: list[tuple[str, ...]] = field(default_factory=list)
     speaker: str = ""
@@ -69,12 +71,30 @@ class Part:
 
 # Structure shown apart, muted: a mail's header lines, greetings, sign-offs, signatures.
 _MUTED = {Kind.META: "meta", Kind.SIGNATURE: "meta", Kind.GREETING: "meta"}
+# The markers a block's own lines open with, left out when its words are shown.
+_MARKERS = {
+    Kind.HEADING: re.compile(r"^[ \t]{0,3}#{1,6}[ \t]*|[ \t]+#+[ \t]*$", re.M),
+    Kind.ITEM: re.compile(r"^[ \t]*(?:[-*+•]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?"),
+    Kind.QUOTE: re.compile(r"^[ \t]*(?:>[ \t]?)+", re.M),
+}
+_AS_WRITTEN = frozenset({Kind.HEADING, Kind.PARAGRAPH, Kind.LEAD, Kind.ITEM})
 
 
-def shown_parts(blocks: list[Block], *, up_to: int | None = None) -> list[Part]:
-    """The parts that show ``blocks``: consecutive items of one lead-in as one list, consecutive rows
-    of one header (and the header itself) as one table. ``up_to``: only blocks that end within the
-    first so many characters (a page cut short)."""
+def _words(block: Block, content: str, markdown: bool) -> str | SafeString:
+    """What a block says, as written where its span holds it: rendered inline markdown, or the
+    plain text's own lines; the block's read words otherwise."""
+    raw = content[block.start : block.end]
+    if not raw.strip() or (block.kind not in _AS_WRITTEN and not (markdown and block.kind == Kind.QUOTE)):
+        return block.text
+    marker = _MARKERS.get(block.kind)
+    raw = marker.sub("", raw) if marker is not None else raw
+    return render_inline(raw.strip()) if markdown else raw.strip()
+
+
+def shown_parts(blocks: list[Block], content: str, *, markdown: bool, up_to: int | None = None) -> list[Part]:
+    """The parts that show ``blocks`` of ``content``: consecutive items of one lead-in as one list,
+    consecutive rows of one header (and the header itself) as one table. ``up_to``: only blocks
+    that end within the first so many characters (a page cut short)."""
     parts: list[Part] = []
     for block in blocks:
         if up_to is not None and block.end > up_to:
@@ -91,13 +111,14 @@ def shown_parts(blocks: list[Block], *, up_to: int | None = None) -> list[Part]:
             if last is None or last.kind != "list" or last.text != block.lead:
                 last = Part("list", text=block.lead)
                 parts.append(last)
-            last.items.append(block.text)
+            last.items.append(_words(block, content, markdown))
         elif block.kind == Kind.HEADING:
-            parts.append(Part("heading", block.text, level=min(2 + max(len(block.path), 1), 6)))
+            level = min(2 + max(len(block.path), 1), 6)
+            parts.append(Part("heading", _words(block, content, markdown), level=level))
         elif block.kind == Kind.TURN:
             parts.append(Part("turn", block.text, speaker=block.speaker, said=block.said))
         else:
-            parts.append(Part(_MUTED.get(block.kind, block.kind.value), block.text))
+            parts.append(Part(_MUTED.get(block.kind, block.kind.value), _words(block, content, markdown)))
     return parts
 
 
@@ -121,7 +142,12 @@ def document_page(request: HttpRequest, document_id: int) -> HttpResponse:
     pages = cast(RetrieveOut, outcome.output).pages
     page = pages[0] if pages else None
     # Only what the read returned is shown: a page cut at MAX_CHARS shows the blocks within the cut.
-    parts = shown_parts(shown_blocks(document), up_to=len(page.content) if page and page.truncated else None)
+    parts = shown_parts(
+        shown_blocks(document),
+        document.content,
+        markdown=document.content_type in MARKDOWN_TYPES and not document.speaker,
+        up_to=len(page.content) if page and page.truncated else None,
+    )
     entities = entity_views(actor=actor, entity_ids=document_entity_ids(actor=actor, document=document))
     return render(
         request,

@@ -22,7 +22,7 @@ from django.db.models.functions import Coalesce
 
 from brain.models import AuditRecord, Organisation
 from memory.access import current, fact_in_use, readable_by_all, seen_by_every_reader_of
-from memory.documents.source import SourceReading, read_source, read_text
+from memory.documents.source import PASTED_MAIL, SourceReading, read_source, read_text
 from memory.documents.turns import previous_turn, spoken_text
 from memory.graph.entities import live_mentions
 from memory.models import Chunk, Document, Entity, Fact
@@ -78,6 +78,7 @@ def promise_passages(chunks: QuerySet[Chunk]) -> QuerySet[Chunk]:
             | Q(document__source_kind__in=CONVERSATION_SOURCES)
             | Q(document__title__iregex=MEETING_TITLE)
             | Q(document__content__iregex=ATTENDEES_LINE)
+            | Q(document__content__iregex=PASTED_MAIL)  # a mail pasted as text: its sender speaks
         )
         .select_related("document")
     )
