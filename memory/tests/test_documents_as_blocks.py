@@ -155,6 +155,25 @@ def test_the_page_escapes_what_a_table_and_a_paragraph_say(actor):
     assert "a &amp; b" in text
 
 
+# --- an HTML page ------------------------------------------------------------------------------------
+
+PAGE = """<html><head><title>Plans</title></head><body><h1>Plans</h1><p>Billed monthly, per seat.</p>
+<table><tr><th>Plan</th><th>Price per seat</th></tr><tr><td>Team</td><td>29 EUR</td></tr>
+<tr><td>Starter</td><td>9 EUR</td></tr></table><ul><li>Cancel at any time.</li></ul></body></html>"""
+
+
+def test_an_html_pages_table_is_read_as_rows_under_its_header(actor, tmp_path):
+    (tmp_path / "plans.html").write_text(PAGE)
+    [parsed] = parse_file(tmp_path / "plans.html")
+    document = save(actor, parsed.title, parsed.content, content_type=parsed.content_type)
+    rows = [b for b in blocks_of(document) or [] if b.kind == Kind.ROW]
+    assert [(b.header, b.cells) for b in rows] == [
+        (("Plan", "Price per seat"), ("Team", "29 EUR")),
+        (("Plan", "Price per seat"), ("Starter", "9 EUR")),
+    ]
+    assert "<td>Team</td><td>29 EUR</td>" in page_of(actor, document)
+
+
 # --- a PDF ----------------------------------------------------------------------------------------
 
 
