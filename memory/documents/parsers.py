@@ -156,33 +156,40 @@ def _pdf_pages(reader: PdfReader) -> list[str]:
 
 
 _PARAGRAPH_GAP = 1.4  # a gap between lines this many times the usual one ends a paragraph
+_LEADING = 1.2  # a line's usual height, in its font size
 
 
 def _page_text(page: PageObject) -> str:
     """A page's text as pypdf extracts it, with a blank line where the layout leaves a gap between
-    lines wider than the usual line spacing: a PDF keeps no paragraphs, only where lines stand, and
-    without the gap a title or a paragraph's last line would be read as wrapped into the next."""
-    lines: list[tuple[str, float | None]] = [("", None)]
+    lines wider than the usual line spacing (and than the lines' own font sizes need): a PDF keeps
+    no paragraphs, only where lines stand, and without the gap a title or a paragraph's last line
+    would be read as wrapped into the next."""
+    lines: list[tuple[str, float | None, float]] = [("", None, 0.0)]  # words, height on the page, font size
 
-    def visit(text: str, cm: list[float], tm: list[float], _font: object, _size: object) -> None:
+    def visit(text: str, cm: list[float], tm: list[float], _font: object, size: object) -> None:
         y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
+        height = float(size) * abs(tm[3] * cm[3]) if isinstance(size, int | float) else 0.0
         for n, piece in enumerate(text.split("\n")):
             if n:
-                lines.append(("", None))
-            words, at = lines[-1]
-            lines[-1] = (words + piece, at if at is not None or not piece.strip() else y)
+                lines.append(("", None, 0.0))
+            words, at, tallest = lines[-1]
+            if piece.strip():
+                at, tallest = (y if at is None else at), max(tallest, height)
+            lines[-1] = (words + piece, at, tallest)
 
     page.extract_text(visitor_text=visit)
-    placed = [y for _, y in lines if y is not None]
+    placed = [y for _, y, _ in lines if y is not None]
     gaps = sorted(a - b for a, b in zip(placed, placed[1:], strict=False) if a - b > 0)
     usual = gaps[(len(gaps) - 1) // 4] if gaps else 0.0  # the spacing of lines within a paragraph
     out: list[str] = []
-    before: float | None = None
-    for words, y in lines:
-        if usual and y is not None and before is not None and before - y > _PARAGRAPH_GAP * usual and out:
-            out.append("")
+    before: tuple[float, float] | None = None  # the last placed line's height on the page and font size
+    for words, y, size in lines:
+        if usual and y is not None and before is not None and out:
+            needed = _PARAGRAPH_GAP * max(usual, _LEADING * max(size, before[1]))
+            if before[0] - y > needed:
+                out.append("")
         out.append(words)
-        before = y if y is not None else before
+        before = (y, size) if y is not None else before
     return "\n".join(out)
 
 

@@ -25,6 +25,7 @@ from memory.models import Chunk, Document, DocumentBlock, Fact
 from memory.tests.factories import save
 from registers.models import Commitment
 from registers.nightly import run_nightly
+from registers.repair import rederive_document
 from registers.tests.helpers import switch_on
 
 pytestmark = pytest.mark.django_db
@@ -112,6 +113,14 @@ def test_a_document_ingested_before_blocks_were_kept_is_read_as_it_always_was(ac
     kept = blocks_of(document)
     DocumentBlock.objects.filter(document=document).delete()
     assert blocks_of(document) == kept
+
+
+def test_reextract_reads_the_blocks_again_with_the_current_rules(actor):
+    document = uploaded(actor, "pricing.md")
+    before = kinds(document)
+    DocumentBlock.objects.filter(document=document).update(kind="paragraph")  # as read by older rules
+    rederive_document(actor.org, document.pk)
+    assert kinds(document) == before
 
 
 # --- a markdown page with a table ---------------------------------------------------------------
