@@ -157,13 +157,14 @@ def _pdf_pages(reader: PdfReader) -> list[str]:
 
 _PARAGRAPH_GAP = 1.4  # a gap between lines this many times the usual one ends a paragraph
 _LEADING = 1.2  # a line's usual height, in its font size
+_HEADING_SIZE = 1.15  # a line in a font this much larger than the next heads it
 
 
 def _page_text(page: PageObject) -> str:
     """A page's text as pypdf extracts it, with a blank line where the layout leaves a gap between
-    lines wider than the usual line spacing (and than the lines' own font sizes need): a PDF keeps
-    no paragraphs, only where lines stand, and without the gap a title or a paragraph's last line
-    would be read as wrapped into the next."""
+    lines wider than the usual line spacing (and than the lines' own font sizes need), except after a
+    line in a larger font, which heads the lines under it: a PDF keeps no paragraphs, only where
+    lines stand, and without the gap a paragraph's last line would be read as wrapped into the next."""
     lines: list[tuple[str, float | None, float]] = [("", None, 0.0)]  # words, height on the page, font size
 
     def visit(text: str, cm: list[float], tm: list[float], _font: object, size: object) -> None:
@@ -184,7 +185,9 @@ def _page_text(page: PageObject) -> str:
     out: list[str] = []
     before: tuple[float, float] | None = None  # the last placed line's height on the page and font size
     for words, y, size in lines:
-        if usual and y is not None and before is not None and out:
+        # A line in a larger font than the one after it heads what follows: no break after it.
+        heads = before is not None and before[1] > _HEADING_SIZE * size
+        if usual and y is not None and before is not None and out and not heads:
             needed = _PARAGRAPH_GAP * max(usual, _LEADING * max(size, before[1]))
             if before[0] - y > needed:
                 out.append("")
