@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.extract --documents 200 --words 300
 
-Throughput: 300-word company documents through ``memory.graph.extraction.pipeline.extract`` in one process.
+Throughput: 300-word company documents through ``memory.extraction.sentences.extract`` in one process.
 Duplication: documents that name a fixed cast of people and companies under variants ("BigCo",
 "BigCo Ltd", "Bigco Inc.", "Priya Shah", "Priya", "Ms Shah"...) are ingested into a throwaway
 organisation with the real pipeline; the rate is the share of extra entities created for the
@@ -61,7 +61,7 @@ def _warm() -> None:
 def _extract_count(text: str) -> int:
     from datetime import date
 
-    from memory.graph.extraction.pipeline import extract
+    from memory.extraction import extract
 
     return len(extract(text, document_date=date(2026, 3, 9)).facts)
 
@@ -82,7 +82,7 @@ def main() -> None:
     from brain.models import Organisation
     from memory.documents.ingestion import ingest_documents
     from memory.documents.saving import add_document
-    from memory.graph.extraction.pipeline import extract
+    from memory.extraction import extract
     from memory.models import Entity
 
     rng = random.Random(17)

@@ -28,8 +28,8 @@ def measure(way: str, chars: int) -> None:
     import django
 
     django.setup()
+    from memory.extraction import sentences as pipeline
     from memory.graph import document_facts
-    from memory.graph.extraction import pipeline
 
     starts, text = [], ""
     while len(text) < chars:

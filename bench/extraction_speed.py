@@ -6,7 +6,7 @@ Two sets of documents: the labelled evaluation documents (mail, meeting notes, c
 transcripts, wiki pages) and a generic mix (``--mix`` documents: 300-word company notes from
 ``bench.extract`` and one-line chat messages, half each). For each it prints documents/s of:
 
-- the deterministic extraction alone (``memory.graph.extraction.pipeline.extract``: spaCy, the
+- the deterministic extraction alone (``memory.extraction.sentences.extract``: spaCy, the
   date and value readers, the entity clusters), in one process and in two (the two cores);
 - the extraction step of ingestion (``extract_document``: the above plus entity linking, the
   facts' vectors, the writes and supersession), with where its time goes;
@@ -63,7 +63,7 @@ def _warm() -> None:
 
 
 def _extract(text: str) -> int:
-    from memory.graph.extraction.pipeline import extract
+    from memory.extraction import extract
 
     return len(extract(text, document_date=date(2026, 3, 9)).facts)
 
@@ -88,7 +88,8 @@ def pipeline_speed(name: str, texts: list[str]) -> None:
 @contextmanager
 def timed(stages: dict[str, float]) -> Iterator[None]:
     """Time the steps of ``extract_document`` by wrapping what it calls."""
-    from memory.graph import document_facts, extracting
+    from memory.graph import document_facts
+    from memory.graph import learning as extracting
 
     def wrap(label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         def run(*args: Any, **kw: Any) -> Any:

@@ -1,6 +1,6 @@
 """Mail over IMAP: the messages of chosen folders of one mailbox, each with its attachments.
 
-A message is read the way an uploaded ``.eml`` file is (``memory.documents.mail``): its subject is
+A message is read the way an uploaded ``.eml`` file is (``memory.extraction.mail``): its subject is
 the title, its ``Date:`` header the moment it speaks from, its sender the speaker, and its thread
 (the first message its ``References`` or ``In-Reply-To`` name, else its own ``Message-ID``) the
 conversation, so a thread reads together. Its body is the text part, or the HTML part turned into
@@ -43,12 +43,11 @@ from django.conf import settings
 
 from brain import outbound
 from connectors.kinds import CredentialsRefused, Item, Kind, Page, SourceError, register
-from memory.documents.mail import read_message
-from memory.documents.parsing import ParseError
+from memory.extraction import ParseError, read_message
 from memory.limits import MAX_DOCUMENT_CHARS
 from memory.upload.files import max_file_bytes
-from memory.upload.reader import safe_name, unreadable_kind
 from memory.upload.reading import read_within_budget
+from memory.upload.sandboxed import safe_name, unreadable_kind
 
 PAGE = 50  # messages fetched and saved together
 GONE_PAGE = 1000  # withdrawals saved together

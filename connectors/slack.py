@@ -2,7 +2,7 @@
 (``slack_sdk``), at ``BRAIN_SLACK_API_URL`` (by default https://slack.com/api).
 
 One document per thread (its first message with every reply) and, for messages nobody replied to,
-one per channel and day, laid out like an imported Slack export (``memory.documents.slack``): one
+one per channel and day, laid out like an imported Slack export (``memory.extraction.slack``): one
 turn a paragraph, "**Name** (time): text". A thread is one conversation, so it is read, found and
 superseded as one; a day of a channel's loose messages is how people look them up ("what was said
 in #ops on Tuesday") and keeps a busy channel from becoming thousands of one-line documents.
@@ -34,8 +34,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from connectors.kinds import Audience, CredentialsRefused, Item, Kind, Page, SourceError, register
-from memory.documents.parsing import turn_paragraph
-from memory.documents.slack import SKIPPED_SUBTYPES, message_text, message_time, speaker_of, user_name
+from memory.extraction import SKIPPED_SUBTYPES, message_text, message_time, speaker_of, turn_paragraph, user_name
 from memory.limits import MAX_DOCUMENT_CHARS
 
 PER_PAGE = 200  # Slack asks for at most 200 a page on paginated methods

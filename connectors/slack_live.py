@@ -19,7 +19,7 @@ from connectors.models import Connection
 from connectors.sealing import CredentialsUnreadable, unseal
 from connectors.slack import CHANNEL_ID, CHANNEL_NAME, Channel, Slack, call, post_message
 from memory.access import readable_category_ids
-from memory.documents.slack import SKIPPED_SUBTYPES, message_text, message_time, speaker_of
+from memory.extraction import SKIPPED_SUBTYPES, message_text, message_time, speaker_of
 
 
 @dataclass(frozen=True)

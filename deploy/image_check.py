@@ -18,7 +18,7 @@ def main() -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "brain.settings")
     django.setup()
     from brain.health import run_checks
-    from memory.graph.extraction.pipeline import extract
+    from memory.extraction import extract
 
     failed = [f"{check.name}: {check.detail}" for check in run_checks(["model"]) if not check.ok]
     found = extract("Priya Shah joined Initech on 3 March 2026.", document_date=datetime.date(2026, 3, 3))

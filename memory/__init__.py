@@ -11,21 +11,23 @@ Layers, lowest first; a layer imports only those below it (``tests/import_direct
   write stores and a question is read with, during a switch of models too (``serving``), the
   vector and BM25 retrievers (``candidates``), ``fusion``, retrievers run on connections of their
   own (``side_by_side``) and each large organisation's vector index (``org_indexes``).
+- ``extraction``: reading sources, without a database: file formats (``files``, ``parsed``,
+  ``markup``, ``mail``, ``slack``, ``transcripts``, ``whatsapp``), a source read as typed blocks
+  (``blocks``, with the shapes of mail lines in ``lines``), what a name plainly is (``names``), and
+  the rules that read sentences and records into entities, facts, dates and values (``sentences``,
+  ``dates``, ``values``, ``kinds``, ``topics``, ``shapes``), ``linking`` of names to known entities
+  and the words of the graph (``vocabulary``). Outside code imports the package's public names.
 - ``documents``: saving and versions (``saving``), what a source says of itself: its moment,
-  speakers and header fields (``source``), what a name plainly is (``names``), the ingest lanes
-  and organisations' turns (``lanes``), ingestion with claims, leases and sweeps and the ``READY``
-  seam that runs the graph's step (``ingestion``), what a retry can mend (``failures``), file
-  formats (``parsers``, ``parsing``, ``markup``, ``mail``, ``slack``, ``transcripts``,
-  ``whatsapp``), a document read as typed blocks (``blocks``), conversation order (``turns``),
+  speakers and header fields (``source``), the ingest lanes and organisations' turns (``lanes``),
+  ingestion with claims, leases and sweeps and the ``READY`` seam that runs the graph's step
+  (``ingestion``), what a retry can mend (``failures``), conversation order (``turns``),
   ``chunking``, access changes (``placement``) and document reads (``selectors``).
 - ``graph``: facts written (``writes``), the time rules (``supersession``), one fact said in two
   documents (``twins``), remember and forget (``memories``), entities linked (``entities``) and
   shown (``entity_views``), graph reads (``reads``) and reads from the graph back to its documents
   (``provenance``), the extraction step of ingestion (``document_facts``) with its state, retries
-  and sweep (``extracting``) and ``extraction`` (``pipeline``, ``dates``, ``values``, ``kinds``,
-  ``topics``, ``shapes``), ``linking`` and the optional ``llm``, the words of the graph
-  (``vocabulary``), and admins' fixes: merging entities, their type, flagging broken facts
-  (``fixes``; in the admin through ``admin_fixes``).
+  and sweep (``learning``), the optional ``llm``, and admins' fixes: merging entities, their type,
+  flagging broken facts (``fixes``; in the admin through ``admin_fixes``).
 - ``search``: passage search (``passages``), the part of a passage a snippet shows (``snippets``),
   the evidence for ask (``evidence``), people behind a
   role (``expansion``), speakers a question names (``speakers``), the time it speaks of
@@ -39,7 +41,7 @@ Layers, lowest first; a layer imports only those below it (``tests/import_direct
   the Celery tasks (``tasks``; their names are part of queued messages, so they stay here),
   ``health``, ``urls``, ``apps`` (where the seams are plugged), the commands (``management``:
   ``ingesting``, ``command_log``, ``commands``), and the Add knowledge page (``upload``: ``views``,
-  ``adding``, ``files``, ``reading``, ``reader``, ``status``).
+  ``adding``, ``files``, ``reading``, ``sandboxed``, ``status``).
 - ``web``: the members' pages (``search``, ``documents``, ``entities``, ``memories``, the
   library of documents and entities (``library``) and a member's changes to their own documents
   (``changes``), with ``facts``, ``graph_svg``, ``highlight``, ``common``), running the tools.

@@ -20,7 +20,7 @@ from brain.models import Organisation
 from memory.admin_fixes import EntityFixesAdmin, FactFixesAdmin, FlaggedFilter
 from memory.documents.ingestion import pause_ingestion, resume_ingestion, retry_document
 from memory.documents.placement import change_document_access, check_access, delete_documents
-from memory.graph.extracting import retry_extraction
+from memory.graph.learning import retry_extraction
 from memory.models import Chunk, Document, Entity, Fact, Value
 
 ACCESS_FIELDS = ("category", "scope", "owner")

@@ -17,8 +17,8 @@ from django.urls import URLPattern, path, reverse
 from brain.admin import OrgScopedAdmin, admin_actor
 from brain.admin_base import SameOrganisationForm
 from brain.errors import DomainError
+from memory.extraction.vocabulary import ENTITY_TYPES
 from memory.graph import fixes
-from memory.graph.vocabulary import ENTITY_TYPES
 from memory.models import Entity, EntityMerge, Fact
 
 MERGE_FIELDS = ("merged", "kept", "what_moved", "added_aliases", "merged_by", "merged_at", "undone_by", "undone_at")

@@ -22,8 +22,8 @@ from brain.inputs import INT64_MAX, refuse_unstorable, whole_number
 from brain.mcp.limits import Moment, clamp, describe_validation_error
 from brain.mcp.prices import KNOWLEDGE
 from memory.documents import selectors as selectors
-from memory.documents.markup import html_to_markdown
 from memory.documents.saving import add_document
+from memory.extraction import html_to_markdown
 from memory.limits import FIELD_CHARS, MAX_DOCUMENT_CHARS
 from memory.models import Document
 

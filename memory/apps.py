@@ -8,7 +8,7 @@ class MemoryConfig(AppConfig):
     def ready(self) -> None:
         from memory import health  # noqa: F401  (registers the model's health check)
         from memory.documents.ingestion import READY, queue_waiting_documents
-        from memory.graph.extracting import extract_ready
+        from memory.graph.learning import extract_ready
         from usage.services import PAYABLE_AGAIN
 
         READY.plug(extract_ready)  # a ready document's facts are learnt next

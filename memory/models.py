@@ -201,7 +201,7 @@ class Chunk(models.Model):
 
 
 class DocumentBlock(models.Model):
-    """One block of a document as ingestion read it (``memory.documents.blocks.Block``): a heading,
+    """One block of a document as ingestion read it (``memory.extraction.Block``): a heading,
     paragraph, list item, table row, quote, code, signature, greeting, header lines or a turn, with
     where it stands in the text and the headings above it. Read once, kept with the passages, so
     what reads the document later (facts, promises, its page) does not parse it again."""

@@ -5,7 +5,7 @@ from django.conf import settings
 
 from memory.documents.failures import is_transient
 from memory.documents.ingestion import ingest_next, release_worker_claims, sweep_stuck_documents
-from memory.graph.extracting import extract_facts, sweep_pending_extractions
+from memory.graph.learning import extract_facts, sweep_pending_extractions
 from memory.index.org_indexes import sync_org_indexes
 from memory.upload.reading import read_next, sweep_stuck_uploads
 

@@ -23,6 +23,7 @@ MEMORY_LAYERS = [
     ("limits", "models"),
     ("access",),
     ("index",),
+    ("extraction",),
     ("documents",),
     ("graph",),
     ("search", "code_history"),
@@ -83,6 +84,19 @@ def crossing(module: str, target: str) -> str | None:
     return None
 
 
+# The extraction layer's public face: code outside it imports the package itself or these tables.
+EXTRACTION = "memory.extraction"
+EXTRACTION_PUBLIC = ("memory.extraction.lines", "memory.extraction.vocabulary")
+
+
+def reaches_inside(module: str, target: str) -> str | None:
+    """Why ``module`` may not import ``target`` from inside the extraction package, or None."""
+    inside = module == EXTRACTION or module.startswith(EXTRACTION + ".")
+    if inside or not target.startswith(EXTRACTION + ".") or target in EXTRACTION_PUBLIC:
+        return None
+    return f"{module} imports {target} (inside {EXTRACTION}: use the names the package exports)"
+
+
 def unlayered() -> list[str]:
     """The packages and modules directly under memory/ that no layer names."""
     return sorted(module for module, _ in modules() if module.startswith("memory.") and memory_layer(module) is None)
@@ -118,7 +132,7 @@ def against_direction() -> list[str]:
     found = []
     for module, path in modules():
         for line, target in imports_of(path):
-            why = crossing(module, target)
+            why = crossing(module, target) or reaches_inside(module, target)
             if why:
                 found.append(f"{path.relative_to(ROOT)}:{line}: {why}")
     return found

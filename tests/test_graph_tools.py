@@ -9,7 +9,7 @@ import pytest
 from conftest import make_actor, make_org, make_token, make_user
 from memory.documents.ingestion import ingest_documents
 from memory.documents.saving import add_document
-from memory.graph.extraction.shapes import ExtractedValue
+from memory.extraction.shapes import ExtractedValue
 from memory.graph.writes import FactDraft, record_facts
 from memory.models import Document, Fact
 from tests.conftest import call, run_mcp

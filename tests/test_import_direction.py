@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from tests.import_direction import ROOT, against_direction, crossing, layer_map, modules, unlayered
+from tests.import_direction import ROOT, against_direction, crossing, layer_map, modules, reaches_inside, unlayered
 
 # The back-imports the layers and seams replaced: each must still be caught if it came back.
 BACK_IMPORTS = [
@@ -25,7 +25,7 @@ BACK_IMPORTS = [
     ("memory.management.commands.reembed", "contacts.services"),
     ("memory.documents.ingestion", "memory.graph.memories"),
     ("memory.documents.extracting", "memory.graph.document_facts"),
-    ("memory.documents.source", "memory.graph.extraction.kinds"),
+    ("memory.extraction.blocks", "memory.documents.source"),
     ("memory.graph.reads", "memory.search.evidence"),
     ("memory.graph.reads", "memory.search.expansion"),
     ("memory.index.serving", "memory.documents.turns"),
@@ -110,10 +110,18 @@ def test_every_seam_has_what_the_apps_plug_into_it():
         "biller": {"usage.metering"},
         "organisation made": {"usage.models"},
         "payable again": {"memory.apps"},
-        "ready document": {"memory.graph.extracting"},
+        "ready document": {"memory.graph.learning"},
         "vectors kept elsewhere": {"contacts.services"},
         "ask additions": {"registers.ask"},
         "fact flags": {"registers.ask"},
         "skill providers": {"skills.mcp_tools"},
         "waiting work": {"skills.waiting", "registers.waiting", "contacts.waiting", "memory.documents.selectors"},
     }
+
+
+def test_reaching_inside_the_extraction_layer_is_caught():
+    assert reaches_inside("registers.commitments.extraction", "memory.extraction.sentences")
+    assert reaches_inside("memory.documents.source", "memory.extraction.blocks")
+    assert reaches_inside("memory.extraction.sentences", "memory.extraction.dates") is None
+    assert reaches_inside("memory.documents.source", "memory.extraction") is None
+    assert reaches_inside("memory.documents.source", "memory.extraction.lines") is None

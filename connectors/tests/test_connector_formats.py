@@ -8,9 +8,9 @@ import pytest
 from brain.models import Category
 from connectors import sync
 from connectors.tests.sentry_server import sentry_server
-from memory.documents.blocks import Kind
 from memory.documents.ingestion import ingest_documents
 from memory.documents.source import blocks_of
+from memory.extraction import Kind
 from memory.models import Chunk, Document, Fact
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memory.documents.blocks import Block, Kind
+from memory.extraction import Block, Kind
 from memory.models import DocumentBlock
 
 # The fields only some kinds carry, kept in ``DocumentBlock.data`` when they are not empty.

@@ -14,8 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memory.documents import blocks as read
-from memory.documents.blocks import TURN, clean_inline
+from memory.extraction import TURN, Block, Kind, clean_inline, read_blocks
 
 __all__ = [
     "TURN",
@@ -146,10 +145,10 @@ def chunk(
     lines = line_paragraphs(content, markdown)
     if is_conversation(lines) or (conversation and any(opening_turn(b.text) for b in lines)):
         return _turns(lines, markdown)
-    return passages(read.read_blocks(content, markdown=markdown, mail=mail), content)
+    return passages(read_blocks(content, markdown=markdown, mail=mail), content)
 
 
-def passages(blocks: list[read.Block], content: str) -> list[ChunkDraft]:
+def passages(blocks: list[Block], content: str) -> list[ChunkDraft]:
     """Passages that follow the blocks: a section's paragraphs together up to ``MAX_CHARS``, never
     across a heading; a list with its lead-in (a long one in parts, each opening with the lead-in);
     a table row alone, said with its header, so a question about one cell finds its row."""
@@ -176,14 +175,14 @@ def passages(blocks: list[read.Block], content: str) -> list[ChunkDraft]:
         if block.heading != heading:
             emit()
             heading = block.heading
-        if block.kind == read.Kind.HEADING or (block.kind == read.Kind.META and block.header):
+        if block.kind == Kind.HEADING or (block.kind == Kind.META and block.header):
             continue
-        if block.kind == read.Kind.ROW:
+        if block.kind == Kind.ROW:
             emit()
             if block.text:
                 drafts.append(ChunkDraft(block.text, heading, block.start, block.end))
             continue
-        if block.kind == read.Kind.ITEM:
+        if block.kind == Kind.ITEM:
             add(block.text, block.start, block.end, lead=block.lead)
             continue
         for text, start, end in _pieces(block, content):
@@ -192,7 +191,7 @@ def passages(blocks: list[read.Block], content: str) -> list[ChunkDraft]:
     return _merge_tiny_tail(drafts)
 
 
-def _pieces(block: read.Block, content: str) -> list[tuple[str, int, int]]:
+def _pieces(block: Block, content: str) -> list[tuple[str, int, int]]:
     """A block's text in pieces of at most ``MAX_CHARS``, cut between sentences, each with where it
     starts in ``content`` as near as the words let it be found."""
     if len(block.text) <= MAX_CHARS:

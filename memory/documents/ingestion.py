@@ -22,13 +22,13 @@ from brain.queueing import send_on_commit
 from brain.services import mark_memory_built
 from memory.access import readable
 from memory.documents.block_rows import replace_blocks
-from memory.documents.blocks import Block
 from memory.documents.chunking import ChunkDraft
 from memory.documents.failures import is_transient
 from memory.documents.lanes import LANES, SKIPPED, lane_of, next_document, take_turn
 from memory.documents.saving import INGEST_TASK, Status, enqueue, ingest_again, logger, must_wait
 from memory.documents.source import read_document
 from memory.documents.turns import chunk_fields, embedded_texts, next_message_id
+from memory.extraction import Block
 from memory.index.serving import Models, Vectors, confirm, embed_with, models_of
 from memory.models import Chunk, Document, Fact
 from usage.metering import can_pay
@@ -36,7 +36,7 @@ from usage.metering import can_pay
 EMBED_BATCH = 64
 Extraction = Document.Extraction
 
-# What runs once a document's passages are stored: learning its facts (memory.graph.extracting plugs
+# What runs once a document's passages are stored: learning its facts (memory.graph.learning plugs
 # it in). A document is searchable even if a step fails; each step keeps its own state and retries.
 READY: Seam[Callable[[int], object]] = Seam(
     "ready document", "called with a document's id once its passages are stored and it is ready"

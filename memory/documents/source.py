@@ -21,10 +21,28 @@ from zoneinfo import ZoneInfo
 from django.db import transaction
 
 from memory.documents.block_rows import load_blocks, replace_blocks
-from memory.documents.blocks import CONTENT, TURN, Block, Kind, clean_inline, read_blocks
 from memory.documents.chunking import ChunkDraft, chunk, is_conversation, line_paragraphs
 from memory.documents.chunking import passages as block_passages
-from memory.documents.names import plain_kind
+from memory.extraction import CONTENT, TURN, Block, Kind, clean_inline, plain_kind, read_blocks
+from memory.extraction.lines import (
+    ATTENDEES,
+    DATES,
+    FORWARDED,
+    GREETING,
+    HEADER,
+    HEADING,
+    LABELS,
+    MONTHS,
+    NAME_LINE,
+    ORIGINAL,
+    QUOTED,
+    SENT_FROM,
+    SIGN_OFF,
+    SIGNATURE,
+    SPEECH,
+    WROTE,
+    word_set,
+)
 from memory.models import Document
 
 MAIL_KINDS = ("email", "mail")
@@ -39,69 +57,6 @@ UPLOAD_DATED_HELP = (
 ORIGINS = ("occurred_at", "header", "title", "opening", "file", "upload")
 _BLANK = re.compile(r"[^\n]")
 OPENING_LINES = 5  # lines of the text read for a date when the title has none
-
-HEADER = re.compile(r"^\s*(?P<name>from|to|cc|bcc|date|sent|subject|reply-to)\s*:\s*(?P<value>.*)$", re.I)
-QUOTED = re.compile(r"^\s*>")
-# "On Fri, 21 Nov 2025 at 17:03, Tom Becker wrote:" (a reply's quote follows) and its kin.
-WROTE = re.compile(r"^\s*(?:on\b.{0,200}\bwrote|.{1,120}\bschrieb|le\b.{0,200}\ba écrit)\s*:\s*$", re.I)
-ORIGINAL = re.compile(r"^\s*-{2,}\s*original message\s*-{2,}\s*$", re.I)
-FORWARDED = re.compile(r"^\s*-{2,}\s*(?:forwarded message|begin forwarded message)\s*-{0,}\s*:?\s*$", re.I)
-SIGNATURE = re.compile(r"^\s*--\s*$")
-SENT_FROM = re.compile(r"^\s*(?:sent from my|get outlook for)\b.{0,60}$", re.I)
-GREETING = re.compile(
-    r"^\s*(?:hi|hello|hey|dear|hallo|hej|morning|good (?:morning|afternoon|evening))\b[\w .,'’-]{0,60}[,!:]?\s*$",
-    re.I,
-)
-SIGN_OFF = re.compile(
-    r"^\s*(?:best(?: regards| wishes)?|regards|kind regards|warm regards|many thanks|thanks(?: again| a lot)?|"
-    r"thank you|cheers|all the best|br|thx|talk soon|speak soon|yours(?: sincerely| truly)?|sincerely)\s*[,.!]?\s*$",
-    re.I,
-)
-# A line that is only a name ("Jonas,", "Priya", "Lena Fischer"): a mail's greeting or its signature.
-NAME_LINE = re.compile(r"^\s*[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,2}\s*[,!]?\s*$")
-HEADING = re.compile(r"^\s*#{1,6}\s")
-# A one-word label followed by someone speaking for themselves is a turn ("Priya: I'll send it").
-SPEECH = re.compile(r"\s*(?:i|i'm|i'll|i've|i'd|we|we'll|we're|we've|my|our)\b", re.I)
-ATTENDEES = re.compile(
-    r"^\s*[-*•]?\s*\**(?P<name>attendees|participants|present|attending|invitees|absent|apologies)\**\s*:\s*(?P<value>.*)$",
-    re.I,
-)
-
-
-def _set(words: str) -> frozenset[str]:
-    return frozenset(words.split())
-
-
-# Words that open a "Word: ..." line without being anyone's name.
-LABELS = _set(
-    """note notes decision decisions action actions action items owner owners agenda update updates status summary
-    next steps topic topics location time where when goal goals risk risks question questions answer q a todo
-    follow-up follow up outcome outcomes result results background context problem impact cause fix tl;dr warning
-    important reminder deadline budget price prices subject date to from cc re fwd fw ps p.s nb info fyi faq tip
-    example step steps phase phases why what how who scope plan plans priority priorities done blocked
-    blocker blockers in progress open closed minutes meeting call attendees participants present absent"""
-) | {"action items", "next steps", "follow up", "in progress"}
-_MONTHS = {
-    "jan": 1,
-    "feb": 2,
-    "mar": 3,
-    "apr": 4,
-    "may": 5,
-    "jun": 6,
-    "jul": 7,
-    "aug": 8,
-    "sep": 9,
-    "oct": 10,
-    "nov": 11,
-    "dec": 12,
-}
-_MONTH = r"(?P<month>jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
-DATES = (
-    re.compile(r"\b(?P<year>(?:19|20)\d\d)-(?P<mm>\d{1,2})-(?P<day>\d{1,2})\b"),
-    re.compile(rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH},?\s+(?P<year>(?:19|20)\d\d)\b", re.I),
-    re.compile(rf"\b{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<year>(?:19|20)\d\d)\b", re.I),
-    re.compile(r"\b(?P<day>\d{1,2})[/.](?P<mm>\d{1,2})[/.](?P<year>(?:19|20)\d\d)\b"),
-)
 
 
 @dataclass(frozen=True)
@@ -258,7 +213,7 @@ def find_date(text: str) -> date | None:
         for match in pattern.finditer(text):
             parts = match.groupdict()
             year, day = int(parts["year"]), int(parts["day"])
-            month = _MONTHS[parts["month"].lower()[:3]] if parts.get("month") else int(parts["mm"])
+            month = MONTHS[parts["month"].lower()[:3]] if parts.get("month") else int(parts["mm"])
             if parts.get("mm") and "/" in match.group(0) + "." and month > 12 >= day:
                 day, month = month, day  # 11/24/2025 written month first
             try:
@@ -402,7 +357,7 @@ def _header_field(fields: dict[str, object], name: str, value: str, *, forwarded
 # --- speaking as the speaker ------------------------------------------------------------------------
 
 _THIRD = {"am": "is", "have": "has", "do": "does", "don't": "doesn't", "go": "goes", "was": "was"}
-_VERBS = _set(
+_VERBS = word_set(
     """think need want know prefer like expect plan hope agree suggest propose see guess believe send take handle own
     review check call update write prepare share book confirm look work feel mean promise understand remember
     forget owe lead manage approve run sign follow draft post ask intend aim use meet close offer ship deploy support

@@ -20,6 +20,16 @@ from django.utils import timezone
 
 from memory.access import current
 from memory.documents.source import SourceReading, in_third_person, read_source, read_text
+from memory.extraction import (
+    MAX_FACTS,
+    ExtractedEntity,
+    ExtractedFact,
+    Extraction,
+    KnownEntity,
+    looks_like_person,
+    role_kinds,
+    short_form,
+)
 from memory.graph.entities import (
     clean_name,
     context_mentions,
@@ -28,9 +38,6 @@ from memory.graph.entities import (
     lock_names,
     mention,
 )
-from memory.graph.extraction.kinds import looks_like_person, role_kinds, short_form
-from memory.graph.extraction.shapes import MAX_FACTS, ExtractedEntity, ExtractedFact, Extraction
-from memory.graph.linking import KnownEntity
 from memory.graph.twins import release_twins
 from memory.graph.writes import FactDraft, embed_drafts, record_facts
 from memory.index.serving import Vectors
@@ -90,7 +97,7 @@ def _known_entities(document: Document, text: str) -> list[KnownEntity]:
 
 def _extractor():  # type: ignore[no-untyped-def]
     # Loaded on first use: spaCy and dateparser stay out of processes that never extract (web).
-    from memory.graph.extraction import pipeline as extraction
+    from memory.extraction import extract
 
     if settings.BRAIN_LLM_URL:
         from memory.graph.llm import LLMError, LLMExtractor  # only with a model configured
@@ -104,10 +111,10 @@ def _extractor():  # type: ignore[no-untyped-def]
                 return llm.extract(text, **kw)
             except LLMError as exc:
                 logger.warning("LLM extraction failed, using the deterministic pipeline: %s", exc)
-                return extraction.extract(text, **kw)
+                return extract(text, **kw)
 
         return refined
-    return extraction.extract
+    return extract
 
 
 def extract_document(*, document_id: int, keep: Collection[int] = ()) -> int:

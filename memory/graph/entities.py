@@ -19,8 +19,8 @@ from django.db.models import Q, QuerySet
 from django.db.models.functions import Lower
 
 from memory.access import seen_by_every_reader_of
-from memory.graph.linking import KnownEntity, link_name
-from memory.graph.vocabulary import ENTITY_TYPES, HONORIFICS
+from memory.extraction import KnownEntity, link_name
+from memory.extraction.vocabulary import ENTITY_TYPES, HONORIFICS
 from memory.models import Document, Entity, Mention, Scope
 
 MAX_KNOWN_MENTIONS = 20000

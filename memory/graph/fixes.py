@@ -36,8 +36,8 @@ from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.ids import format_id
 from brain.inputs import checked_text
+from memory.extraction.vocabulary import ENTITY_TYPES
 from memory.graph.twins import release_twins
-from memory.graph.vocabulary import ENTITY_TYPES
 from memory.models import Entity, EntityMerge, Fact, Mention, Scope
 
 FLAG_REASON_LIMIT = 500

@@ -1,6 +1,6 @@
 """Optional LLM extraction over an OpenAI-compatible chat-completions endpoint.
 
-Produces the same dataclasses as ``memory.graph.extraction.pipeline.extract``. The answer is constrained with a
+Produces the same dataclasses as ``memory.extraction.sentences.extract``. The answer is constrained with a
 strict JSON schema and then validated item by item: an invalid entity, fact or value is dropped,
 not the whole answer. Transport or format failures raise ``LLMError`` so the caller can fall back
 to the deterministic extractor.
@@ -18,9 +18,8 @@ import httpx
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from brain.errors import Outage
-from memory.graph.extraction.shapes import ExtractedEntity, ExtractedFact, ExtractedValue, Extraction
-from memory.graph.linking import KnownEntity, link_name
-from memory.graph.vocabulary import ENTITY_TYPES, FACT_KINDS
+from memory.extraction import ExtractedEntity, ExtractedFact, ExtractedValue, Extraction, KnownEntity, link_name
+from memory.extraction.vocabulary import ENTITY_TYPES, FACT_KINDS
 
 MAX_KNOWN_IN_PROMPT = 200
 
@@ -56,7 +55,7 @@ currency code like USD, EUR, GBP, or "%", "days", "people"). "$40k" is 40000. Ne
 
 
 class LLMError(Outage):
-    """The endpoint failed or answered something unusable; fall back to ``memory.graph.extraction.pipeline.extract``."""
+    """The endpoint failed or answered something unusable; fall back to ``memory.extraction.sentences.extract``."""
 
     dependency = "its language model"
 

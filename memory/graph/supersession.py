@@ -31,7 +31,7 @@ from enum import Enum
 from django.db.models import Q, QuerySet
 
 from memory.access import current, same_audience_as
-from memory.graph.vocabulary import CHANGE_WORDS, HELD_BY_ONE
+from memory.extraction.vocabulary import CHANGE_WORDS, HELD_BY_ONE
 from memory.models import Fact
 
 

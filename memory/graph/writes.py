@@ -9,8 +9,8 @@ from datetime import date
 from django.db import transaction
 from django.utils import timezone
 
+from memory.extraction import ExtractedValue
 from memory.graph.entities import clean_name, get_or_create_entity, lock_names, mention
-from memory.graph.extraction.shapes import ExtractedValue
 from memory.graph.supersession import apply_supersession
 from memory.graph.twins import join_twins
 from memory.index.serving import Vectors, confirm, embed_for
@@ -33,7 +33,7 @@ class FactDraft:
     valid_to: date | None = None
     values: list[ExtractedValue] = field(default_factory=list)
     dated_from_upload: bool = False  # its date was read against the day it was saved, for want of its own
-    topic: str = ""  # what it states one value of, in words (``memory.graph.extraction.topics``)
+    topic: str = ""  # what it states one value of, in words (``memory.extraction.topics``)
 
 
 def embed_drafts(org_id: int, drafts: list[FactDraft]) -> Vectors:

@@ -13,9 +13,9 @@ import re
 from datetime import date
 
 from brain.actors import Actor
+from memory.extraction.vocabulary import HELD_BY_ONE
 from memory.graph import reads as graph
 from memory.graph.entity_views import entities_named, entity_views
-from memory.graph.vocabulary import HELD_BY_ONE
 
 ROLE_QUESTION = re.compile(
     r"\b(?:who|person|one|someone|people|colleague)\s+(?:who\s+|that\s+)?"

@@ -10,7 +10,7 @@ from django.contrib.auth.models import Group
 from brain.actors import Actor
 from brain.models import Category, Membership, Organisation, OrganisationGroup
 from conftest import make_actor, make_org, make_user
-from memory.graph.extraction.shapes import ExtractedValue
+from memory.extraction.shapes import ExtractedValue
 from memory.graph.writes import FactDraft, record_facts
 from memory.models import Document, Entity, Fact, Mention
 from memory.tests.factories import save

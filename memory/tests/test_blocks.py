@@ -1,5 +1,5 @@
-from memory.documents.blocks import CONTENT, Kind, read_blocks, reflow, row_sentence
 from memory.documents.chunking import chunk
+from memory.extraction.blocks import CONTENT, Kind, read_blocks, reflow, row_sentence
 
 PRICING = """---
 title: Pricing

@@ -13,13 +13,10 @@ import pytest
 from django.test import Client
 
 from brain.actors import Actor
-from memory.documents import blocks as blocks_module
-from memory.documents import source as source_module
-from memory.documents.blocks import Kind
 from memory.documents.ingestion import ingest_documents
-from memory.documents.parsers import parse_file
 from memory.documents.saving import add_document
 from memory.documents.source import blocks_of, read_source
+from memory.extraction import Kind, parse_file
 from memory.graph.document_facts import extract_document
 from memory.models import Chunk, Document, DocumentBlock, Fact
 from memory.tests.factories import save
@@ -90,8 +87,8 @@ def test_later_stages_read_the_kept_blocks_without_parsing_again(actor):
     facts_before = sorted(statements(document))
     parsing = AssertionError("parsed again")
     with (
-        mock.patch.object(blocks_module, "read_blocks", side_effect=parsing),
-        mock.patch.object(source_module, "read_blocks", side_effect=parsing),
+        mock.patch("memory.documents.source.read_blocks", side_effect=parsing),
+        mock.patch("memory.documents.chunking.read_blocks", side_effect=parsing),
     ):
         kept = blocks_of(document)
         extract_document(document_id=document.pk)

@@ -16,11 +16,11 @@ from typing import Any, get_args
 
 import pytest
 
-from memory.graph.extraction.pipeline import extract
-from memory.graph.extraction.shapes import Extraction
-from memory.graph.linking import KnownEntity, link_name
+from memory.extraction.linking import KnownEntity, link_name
+from memory.extraction.sentences import extract
+from memory.extraction.shapes import Extraction
+from memory.extraction.vocabulary import ENTITY_TYPES, FACT_KINDS
 from memory.graph.llm import EntityType, FactKind, LLMError, LLMExtractor
-from memory.graph.vocabulary import ENTITY_TYPES, FACT_KINDS
 
 MONDAY = datetime.date(2026, 3, 9)
 COMPANY_TEXT = (

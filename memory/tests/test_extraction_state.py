@@ -13,7 +13,7 @@ from django.db import OperationalError, connection
 from django.test import override_settings
 
 from memory.documents.ingestion import ingest_document
-from memory.graph.extracting import extract_facts, sweep_pending_extractions
+from memory.graph.learning import extract_facts, sweep_pending_extractions
 from memory.models import Document, Fact
 from memory.tasks import extract_facts_task
 from memory.tests.factories import save
@@ -100,7 +100,7 @@ def test_a_transient_database_error_during_extraction_is_retried_and_the_facts_l
         return real(**kw)
 
     monkeypatch.setattr(document_facts, "record_facts", deadlocked_once)
-    monkeypatch.setattr("memory.graph.extracting.time.sleep", lambda seconds: None)
+    monkeypatch.setattr("memory.graph.learning.time.sleep", lambda seconds: None)
     document = save(actor, "Meeting", ONE)
     assert len(calls) == 2
     assert Fact.objects.filter(document=document).exists()

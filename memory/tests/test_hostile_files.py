@@ -7,8 +7,8 @@ import time
 from email.message import EmailMessage
 from pathlib import Path
 
-from memory.documents.markup import html_to_markdown
-from memory.documents.parsers import parse_file
+from memory.extraction.files import parse_file
+from memory.extraction.markup import html_to_markdown
 
 DEEP = 50_000
 

@@ -21,11 +21,11 @@ from brain.mcp.invoke import execute
 from brain.mcp.registry import TOOLS
 from conftest import make_actor, make_org, make_token, make_user
 from memory.api import DocumentIn
-from memory.documents import parsers
 from memory.documents.ingestion import ingest_document, ingest_next
 from memory.documents.lanes import BULK_QUEUE, SHORT_QUEUE, next_document
-from memory.documents.parsing import ParseError
 from memory.documents.saving import add_document
+from memory.extraction import files as parsers
+from memory.extraction.parsed import ParseError
 from memory.limits import BULK_CHARS, MAX_DOCUMENT_CHARS, MAX_DOCUMENTS_PER_FILE
 from memory.mcp_tools.documents import AddKnowledgeArgs
 from memory.models import Document, Upload

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from memory.extraction.vocabulary import ENTITY_TYPES, FACT_KINDS
 from memory.graph.llm import SCHEMA
-from memory.graph.vocabulary import ENTITY_TYPES, FACT_KINDS
 
 # The schema as it was written by hand before it was generated: strict structured outputs
 # (every property required, nullable optionals, no extra properties).

@@ -2,7 +2,7 @@
 
 import pytest
 
-from memory.graph.extraction.pipeline import extract
+from memory.extraction.sentences import extract
 
 
 def names(text: str) -> list[str]:

@@ -12,8 +12,8 @@ import pytest
 from pypdf import PdfReader, PdfWriter
 from pypdf.generic import ContentStream, DecodedStreamObject, DictionaryObject, NameObject
 
-from memory.documents.parsers import SUPPORTED_SUFFIXES, iter_documents, parse_file
-from memory.documents.parsing import ParsedDocument, ParseError
+from memory.extraction.files import SUPPORTED_SUFFIXES, iter_documents, parse_file
+from memory.extraction.parsed import ParsedDocument, ParseError
 
 
 def write(path: Path, text: str | bytes) -> Path:

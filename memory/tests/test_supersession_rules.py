@@ -70,7 +70,7 @@ def test_the_same_source_correcting_itself_or_a_statement_that_says_the_world_ch
 
 
 def test_change_words_are_found_in_statements():
-    from memory.graph.vocabulary import CHANGE_WORDS
+    from memory.extraction.vocabulary import CHANGE_WORDS
 
     assert CHANGE_WORDS.search("The enterprise plan is now $52,000 a year.")
     assert CHANGE_WORDS.search("Priya took over the BigCo account.")

@@ -8,8 +8,8 @@ import pytest
 from django.utils import timezone
 
 from brain.actors import Actor
+from memory.extraction.shapes import ExtractedValue
 from memory.graph import reads as graph
-from memory.graph.extraction.shapes import ExtractedValue
 from memory.graph.writes import FactDraft, record_facts
 from memory.models import Document, Fact
 from memory.tests.factories import save

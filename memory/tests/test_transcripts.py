@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from memory.documents.chunking import chunk
-from memory.documents.parsers import iter_documents, parse_file
-from memory.documents.parsing import ParseError
+from memory.extraction.files import iter_documents, parse_file
+from memory.extraction.parsed import ParseError
 from memory.models import Chunk, Document
 from memory.search.passages import search_chunks
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from memory.documents.parsers import parse_file
+from memory.extraction.files import parse_file
 from memory.models import Chunk, Document
 from memory.search.passages import search_chunks
 

@@ -12,8 +12,8 @@ from django.core.files.uploadedfile import UploadedFile
 from brain.actors import Actor
 from brain.errors import InvalidArgument
 from brain.inputs import checked_text
-from memory.documents.parsing import ParseError
 from memory.documents.saving import Saved, add_document, resolve_category
+from memory.extraction import ParseError
 from memory.limits import MAX_DOCUMENT_CHARS, MAX_TITLE_CHARS
 from memory.models import Scope, Upload
 from memory.upload.reading import save_upload

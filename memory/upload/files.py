@@ -9,7 +9,7 @@ from django.conf import settings
 from django.core.files.uploadhandler import FileUploadHandler, SkipFile
 from django.http import HttpRequest
 
-from memory.upload.reader import READABLE
+from memory.upload.sandboxed import READABLE
 
 __all__ = ["READABLE", "LimitedUploads", "file_limit_text", "max_file_bytes", "max_files"]
 

@@ -1,7 +1,7 @@
 """Uploaded files, read into documents by a worker under a budget.
 
 The Add knowledge page keeps each file as sent (``save_upload``) and answers at once; a worker
-reads it in a process of its own (memory.upload.reader) with ``BRAIN_UPLOAD_READ_SECONDS`` of
+reads it in a process of its own (memory.upload.sandboxed) with ``BRAIN_UPLOAD_READ_SECONDS`` of
 processor time, and saves each document it found through ``add_document``. A file that passes
 the budget (time, memory, pages, characters, documents: memory.limits) is marked failed
 with the reason, which the page shows. Reading claims the row first, like ingestion, so it is
@@ -30,11 +30,11 @@ from brain.errors import DomainError, InvalidArgument, NotFound, PermissionDenie
 from brain.queueing import send_on_commit
 from brain.services import actor_for_user
 from memory.documents.lanes import BULK_QUEUE, LANES, SHORT_QUEUE, SKIPPED, take_turn
-from memory.documents.parsing import ParsedDocument, ParseError
 from memory.documents.saving import Saved, add_document, resolve_category
+from memory.extraction import ParsedDocument, ParseError
 from memory.limits import MAX_TITLE_CHARS
 from memory.models import Scope, Upload
-from memory.upload.reader import decode, safe_name, unreadable_kind
+from memory.upload.sandboxed import decode, safe_name, unreadable_kind
 
 logger = logging.getLogger("brain.ingest")
 Status = Upload.Status
@@ -184,7 +184,7 @@ def read_within_budget(name: str, data: bytes, *, seconds: int) -> list[ParsedDo
         folder, out = Path(tmp) / "upload", Path(tmp) / "read.json"
         folder.mkdir()
         (folder / name).write_bytes(data)
-        command = [sys.executable, "-m", "memory.upload.reader", str(folder), name, str(out), str(seconds)]
+        command = [sys.executable, "-m", "memory.upload.sandboxed", str(folder), name, str(out), str(seconds)]
         try:
             # Wall time as well, for a reader that waits instead of working; twice the processor
             # time and the start-up, so a busy machine does not end a fair reading early.

@@ -22,9 +22,9 @@ from brain.models import Category
 from brain.web import member_organisations, web_actor
 from memory.access import readable_category_ids
 from memory.documents.ingestion import retry_document
-from memory.documents.parsers import SUPPORTED_SUFFIXES
 from memory.documents.saving import Saved
 from memory.documents.selectors import get_document, visible_documents
+from memory.extraction import SUPPORTED_SUFFIXES
 from memory.models import Upload
 from memory.upload.adding import Added, Refused, add_files, add_text
 from memory.upload.files import READABLE, LimitedUploads, file_limit_text, max_file_bytes, max_files

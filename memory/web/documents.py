@@ -16,10 +16,10 @@ from brain.errors import NotFound
 from brain.markdown import render_inline, render_markdown
 from brain.mcp.meter import OutOfCredits
 from brain.web import web_actor
-from memory.documents.blocks import Block, Kind
 from memory.documents.placement import may_delete, may_make_personal
 from memory.documents.selectors import get_document, list_passages, list_versions
 from memory.documents.source import shown_blocks
+from memory.extraction import Block, Kind
 from memory.graph.entity_views import entity_views
 from memory.graph.provenance import document_entity_ids, document_facts
 from memory.mcp_tools.documents import RetrieveOut

@@ -15,9 +15,7 @@ from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from memory.documents.names import plain_kind
-from memory.graph.extraction.dates import LATER_EVENT
-from memory.graph.extraction.pipeline import _nlp
+from memory.extraction import LATER_EVENT, nlp, plain_kind
 from registers.commitments.extraction_dates import due_date, earlier_date
 from registers.commitments.extraction_phrasing import Promise, find_promises
 from registers.commitments.extraction_rules import CUE_RE, SENTENCE_END_RE, clean, rejection
@@ -101,7 +99,7 @@ def extract_commitments(utterances: Sequence[Utterance], *, teams: Collection[st
     candidates = list(_candidates(utterances))
     drafts: list[CommitmentDraft] = []
     seen: set[tuple[int | None, str, str]] = set()
-    docs = _nlp().pipe((c.cleaned for c in candidates), batch_size=BATCH)
+    docs = nlp().pipe((c.cleaned for c in candidates), batch_size=BATCH)
     for candidate, doc in zip(candidates, docs, strict=True):
         for promise in find_promises(doc, speaker=candidate.utterance.speaker.strip(), teams=team_names):
             if rejection(candidate.cleaned, upto=promise.end_char) is not None:
@@ -175,5 +173,5 @@ def _due_by_what_was_said_before(
     event = named["event"]
     if event:
         before = [s for s in before if re.search(rf"\b{re.escape(event)}\b", s)]
-    due = earlier_date([doc[:] for doc in _nlp().pipe(before[-EARLIER:])], draft.promised_on) if before else None
+    due = earlier_date([doc[:] for doc in nlp().pipe(before[-EARLIER:])], draft.promised_on) if before else None
     return replace(draft, due_on=due) if due else draft

@@ -1,6 +1,6 @@
 """Deadlines of a promise: the memory extraction's date reading, pointed at the future.
 
-``memory.graph.extraction.dates`` reads a date phrase as the nearest such day, before or after the
+``memory.extraction.dates`` reads a date phrase as the nearest such day, before or after the
 document's date, which suits facts ("left on Friday"). A promise looks ahead and is never due before
 it was made: "by Friday" said on a Wednesday is two days later, "by 3 May" said in June is next May,
 "next week" is due by the end of that week.
@@ -13,7 +13,7 @@ import datetime
 import re
 from typing import TYPE_CHECKING
 
-from memory.graph.extraction.dates import _dates
+from memory.extraction import sentence_dates
 
 if TYPE_CHECKING:
     from spacy.tokens import Span
@@ -67,7 +67,7 @@ def due_date(sent: Span, ents: list[Span], said_on: datetime.date, start: int, e
     own = _own_phrase(text, said_on)
     if own is not None:
         return own
-    hits, _ = _dates(sent, ents, said_on)
+    hits, _ = sentence_dates(sent, ents, said_on)
     inside = [hit for hit in hits if start <= hit.start < end]
     # A deadline ("by the 12th") over any other date in the promise ("the Q1 forecast").
     hit = next((h for h in inside if h.role == "to"), inside[0] if inside else None)
@@ -79,7 +79,7 @@ def earlier_date(sentences: list[Span], said_on: datetime.date) -> datetime.date
     """The date the latest of ``sentences`` (said before the promise, oldest first) that gives one
     gives, read ahead of ``said_on``."""
     for sent in reversed(sentences):
-        hits, _ = _dates(sent, list(sent.ents), said_on)
+        hits, _ = sentence_dates(sent, list(sent.ents), said_on)
         if hits:
             return _ahead(sent.text[hits[0].start : hits[0].end], hits[0].date, said_on)
     return None

@@ -24,9 +24,9 @@ from django.utils import timezone
 
 from brain.models import Organisation
 from memory.access import audience_key
+from memory.extraction.vocabulary import HELD_BY_ONE
 from memory.graph.entity_views import names_given_by
 from memory.graph.supersession import STATES_A_THING_SQL, THING_SQL, Action, Claim, decide
-from memory.graph.vocabulary import HELD_BY_ONE
 from memory.models import Fact
 from registers.contradictions.services import fold_twins
 from registers.contradictions.twins import twin_key

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import hashlib
 
+from memory.extraction.vocabulary import HELD_BY_ONE
 from memory.graph.supersession import Claim
-from memory.graph.vocabulary import HELD_BY_ONE
 from memory.models import Fact
 
 

@@ -27,10 +27,8 @@ from django.core.management.base import CommandError
 from brain.actors import Actor
 from brain.models import Features, Organisation
 from memory.documents.ingestion import ingest_documents
-from memory.documents.parsers import parse_file
-from memory.documents.parsing import ParsedDocument, ParseError, _Source
 from memory.documents.saving import add_document
-from memory.documents.transcripts import parse_vtt
+from memory.extraction import ParsedDocument, ParseError, SourceFile, parse_file, parse_vtt
 from memory.mcp_tools.documents import SearchArgs, snippet
 from memory.models import Document, Fact, Mention, Value
 from memory.search.passages import search_chunks
@@ -92,7 +90,7 @@ def savings(row: dict[str, Any]) -> list[dict[str, Any]]:
     text = row["text"]
     if row["kind"] == "transcript" and text.lstrip().startswith("WEBVTT"):
         name = f"{row['id']}.vtt"
-        captions = parse_vtt(_Source(Path(name), name, text.encode()))
+        captions = parse_vtt(SourceFile(Path(name), name, text.encode()))
         if captions:
             own = _parsed(captions[0])
             return [{**own, "title": row["title"], "conversation": row.get("conversation") or own["conversation"]}]
@@ -127,7 +125,7 @@ class Timing:
 
 @contextmanager
 def timed_extraction(timing: Timing) -> Iterator[None]:
-    from memory.graph import extracting as ingestion
+    from memory.graph import learning as ingestion
 
     real = ingestion.extract_document
 

@@ -56,14 +56,14 @@ def pattern_for(tally: Tally) -> re.Pattern[str]:
 def usage_shares(tallies: Sequence[Tally], scan: Scan) -> list[tuple[float, float]]:
     """For each tally, the share of its checked uses that spaCy reads as a noun, and the share it
     reads as part of a person, place, date or number."""
-    from memory.graph.extraction.pipeline import _nlp
+    from memory.extraction import nlp
 
     jobs: list[tuple[int, str, re.Pattern[str]]] = []
     for n, tally in enumerate(tallies):
         pattern = pattern_for(tally)
         jobs += [(n, _clip(scan.sentence(s), pattern), pattern) for s in spread(tally.uses, CHECKED_USES)]
     nouns, others, seen = [0] * len(tallies), [0] * len(tallies), [0] * len(tallies)
-    docs = _nlp().pipe((text for _, text, _ in jobs), disable=["parser", "lemmatizer"], batch_size=256)
+    docs = nlp().pipe((text for _, text, _ in jobs), disable=["parser", "lemmatizer"], batch_size=256)
     for (n, _, pattern), doc in zip(jobs, docs, strict=True):
         found = _reading(doc, pattern)
         if found is not None:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
-from memory.graph.vocabulary import HONORIFICS
+from memory.extraction.vocabulary import HONORIFICS
 
 
 def words_of(text: str) -> frozenset[str]:

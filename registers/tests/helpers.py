@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from brain.actors import Actor
 from brain.models import Features, Organisation
-from memory.graph.extraction.shapes import ExtractedValue
+from memory.extraction.shapes import ExtractedValue
 from memory.graph.writes import FactDraft, record_facts
 from memory.models import Document, Fact
 from memory.tests.factories import save

@@ -9,8 +9,8 @@ from django.contrib.auth.models import Group
 from brain.errors import InvalidArgument, NotFound
 from brain.models import Category
 from conftest import make_actor, make_user
+from memory.extraction.shapes import ExtractedValue
 from memory.graph import reads as graph
-from memory.graph.extraction.shapes import ExtractedValue
 from memory.graph.fixes import merge_entities
 from memory.graph.writes import FactDraft
 from memory.tests.graph_world import graph_world

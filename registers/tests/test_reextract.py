@@ -13,8 +13,8 @@ from django.core.management import CommandError, call_command
 
 from brain.models import Membership
 from conftest import make_actor, make_user
+from memory.extraction import sentences as pipeline
 from memory.graph import document_facts
-from memory.graph.extraction import pipeline
 from memory.graph.fixes import change_entity_type, flag_fact
 from memory.models import Entity, Fact, Mention
 from memory.tests.factories import save

@@ -13,9 +13,8 @@ from tqdm import tqdm
 from brain.actors import Actor
 from brain.errors import DomainError
 from brain.models import Membership, Organisation
-from memory.documents.parsers import iter_documents
-from memory.documents.parsing import ParsedDocument, ParseError
 from memory.documents.saving import add_document
+from memory.extraction import ParsedDocument, ParseError, iter_documents
 from memory.limits import MAX_DOCUMENT_CHARS, too_long
 from memory.management.command_log import logged_to_file
 from memory.management.ingesting import (

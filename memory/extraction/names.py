@@ -1,6 +1,6 @@
 """What a name plainly is, whoever reads it: software, a well-known place, a team, a company or a
 product by the word its name ends with. The reading of a source (``memory.documents.source``) and
-entity kinds (``memory.graph.extraction.kinds``) both ask; the words live here, once."""
+entity kinds (``memory.extraction.kinds``) both ask; the words live here, once."""
 
 from __future__ import annotations
 

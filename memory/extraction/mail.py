@@ -13,15 +13,15 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup
 
-from memory.documents.markup import soup_to_markdown
-from memory.documents.parsing import ParsedDocument, ParseError, _document, _Source, _utc
+from memory.extraction.markup import soup_to_markdown
+from memory.extraction.parsed import ParsedDocument, ParseError, SourceFile, _document, _utc
 
 
-def _parse_eml(source: _Source) -> list[ParsedDocument]:
+def _parse_eml(source: SourceFile) -> list[ParsedDocument]:
     return [_email_document(source, source.data, index=0)]
 
 
-def _parse_mbox(source: _Source) -> list[ParsedDocument]:
+def _parse_mbox(source: SourceFile) -> list[ParsedDocument]:
     box = mailbox.mbox(source.path, create=False)
     try:
         raw_messages = [box.get_bytes(key) for key in box.iterkeys()]
@@ -36,14 +36,14 @@ def read_message(raw: bytes, *, name: str) -> tuple[ParsedDocument, Message]:
     """One message as the .eml reader reads it (``name`` stands in for its file name), and the
     parsed message, for what else a caller reads from it (its attachments)."""
     message = email.message_from_bytes(raw, policy=policy.default)
-    return _message_document(_Source(path=Path(name), rel=name, data=b""), message, index=0), message
+    return _message_document(SourceFile(path=Path(name), rel=name, data=b""), message, index=0), message
 
 
-def _email_document(source: _Source, raw: bytes, index: int) -> ParsedDocument:
+def _email_document(source: SourceFile, raw: bytes, index: int) -> ParsedDocument:
     return _message_document(source, email.message_from_bytes(raw, policy=policy.default), index)
 
 
-def _message_document(source: _Source, message: Message, index: int) -> ParsedDocument:
+def _message_document(source: SourceFile, message: Message, index: int) -> ParsedDocument:
     sender, to, cc = _header(message, "From"), _addresses(message, "To"), _addresses(message, "Cc")
     subject, date = _header(message, "Subject"), _header(message, "Date")
     body, content_type = _email_body(message)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from memory.documents.names import (
+from memory.extraction.names import (
     COMPANY_WORDS,
     PRODUCT_WORDS,
     plain_kind,

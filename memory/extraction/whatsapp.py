@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
-from memory.documents.parsing import ParsedDocument, _document, _Source, _stem_title, turn_paragraph
+from memory.extraction.parsed import ParsedDocument, SourceFile, _document, _stem_title, turn_paragraph
 
 _LINE = re.compile(
     r"^\[?(?P<a>\d{1,2})[/.](?P<b>\d{1,2})[/.](?P<year>\d{2}|\d{4}),?\s+"
@@ -45,7 +45,7 @@ class _Message:
     lines: list[str] = field(default_factory=list)
 
 
-def parse_whatsapp(source: _Source, text: str) -> list[ParsedDocument] | None:
+def parse_whatsapp(source: SourceFile, text: str) -> list[ParsedDocument] | None:
     """The chat's days as documents, or None when the text is not a WhatsApp export."""
     lines = [_INVISIBLE.sub("", line).replace("\u202f", " ") for line in text.split("\n")]
     matched = [(line, _LINE.match(line.strip())) for line in lines]
@@ -89,7 +89,7 @@ def _moment(match: re.Match[str], day_first: bool) -> datetime | None:
         return None
 
 
-def _days(source: _Source, messages: list[_Message]) -> list[ParsedDocument]:
+def _days(source: SourceFile, messages: list[_Message]) -> list[ParsedDocument]:
     chat = _stem_title(source.path)
     by_day: dict[date, list[_Message]] = {}
     for message in messages:

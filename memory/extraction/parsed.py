@@ -34,13 +34,13 @@ class ParseError(Exception):
 
 
 @dataclass(frozen=True)
-class _Source:
+class SourceFile:
     path: Path
     rel: str  # posix path relative to the walk root
     data: bytes
 
 
-_Parser = Callable[[_Source], list[ParsedDocument]]
+_Parser = Callable[[SourceFile], list[ParsedDocument]]
 _Outcome = tuple[Path, list[ParsedDocument] | ParseError]
 
 
@@ -58,7 +58,7 @@ def _run(path: Path, root: Path | None, parser: _Parser) -> list[ParsedDocument]
         raise ParseError(f"cannot read {path}: {exc.strerror}") from exc
     if not data.strip():
         return []
-    source = _Source(path=path, rel=_relative(path, root), data=data)
+    source = SourceFile(path=path, rel=_relative(path, root), data=data)
     try:
         return parser(source)
     except ParseError:
@@ -115,7 +115,7 @@ def turn_paragraph(speaker: str, said: str, text: str) -> str:
 
 
 def _document(
-    source: _Source,
+    source: SourceFile,
     title: str,
     content: str,
     content_type: str,

@@ -23,6 +23,8 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from memory.extraction import lines as line_shapes
+
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
@@ -449,15 +451,13 @@ def reflow_lines(lines: list[str]) -> str:
 def _mail_lines(text: str, lines: _Lines) -> Iterator[tuple[Kind, int, int]]:
     """(kind, first line, last line exclusive) of the runs of lines that only mail has: the header at
     the top, greetings, quoted replies with the line that introduces them, signatures and sign-offs."""
-    from memory.documents import source
-
     rows = text.split("\n")
     n = len(rows)
     i = 0
     while i < n and not rows[i].strip():
         i += 1
     start = i
-    while i < n and (source.HEADER.match(rows[i]) or (i > start and rows[i][:1] in " \t" and rows[i].strip())):
+    while i < n and (line_shapes.HEADER.match(rows[i]) or (i > start and rows[i][:1] in " \t" and rows[i].strip())):
         i += 1
     if i - start >= 2:
         yield Kind.META, start, i
@@ -470,20 +470,20 @@ def _mail_lines(text: str, lines: _Lines) -> Iterator[tuple[Kind, int, int]]:
                 k += 1
             yield Kind.QUOTE, first, k
             continue
-        if source.SIGNATURE.match(line) or source.SENT_FROM.match(line):
+        if line_shapes.SIGNATURE.match(line) or line_shapes.SENT_FROM.match(line):
             first = k
             while k < n and not _quoting(rows, k):
                 k += 1
             yield Kind.SIGNATURE, first, k
             continue
-        if source.ATTENDEES.match(line):
+        if line_shapes.ATTENDEES.match(line):
             yield Kind.META, k, k + 1
-        elif source.GREETING.match(line):
+        elif line_shapes.GREETING.match(line):
             yield Kind.GREETING, k, k + 1
-        elif source.SIGN_OFF.match(line):
+        elif line_shapes.SIGN_OFF.match(line):
             first = k
             k += 1
-            while k < n and k <= first + 3 and source.NAME_LINE.match(rows[k]):
+            while k < n and k <= first + 3 and line_shapes.NAME_LINE.match(rows[k]):
                 k += 1
             yield Kind.GREETING, first, k
             continue
@@ -491,10 +491,8 @@ def _mail_lines(text: str, lines: _Lines) -> Iterator[tuple[Kind, int, int]]:
 
 
 def _quoting(rows: list[str], k: int) -> bool:
-    from memory.documents import source
-
     line = rows[k]
-    return bool(source.QUOTED.match(line) or source.WROTE.match(line) or source.ORIGINAL.match(line))
+    return bool(line_shapes.QUOTED.match(line) or line_shapes.WROTE.match(line) or line_shapes.ORIGINAL.match(line))
 
 
 def _blank(text: str, lines: _Lines, runs: list[tuple[Kind, int, int]]) -> str:
@@ -541,10 +539,8 @@ def read_blocks(text: str, *, markdown: bool, mail: bool = False, conversation: 
 
 
 def _looks_like_mail(text: str) -> bool:
-    from memory.documents import source
-
     head = [line for line in text.lstrip().splitlines()[:6] if line.strip()]
-    return sum(bool(source.HEADER.match(line)) for line in head) >= 2
+    return sum(bool(line_shapes.HEADER.match(line)) for line in head) >= 2
 
 
 def _path_at(blocks: list[Block], start: int) -> tuple[str, ...]:

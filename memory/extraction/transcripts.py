@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 
 import webvtt
 
-from memory.documents.parsing import (
+from memory.extraction.parsed import (
     ParsedDocument,
     ParseError,
+    SourceFile,
     _decode,
     _document,
-    _Source,
     _stem_title,
     turn_paragraph,
 )
@@ -43,7 +43,7 @@ class _Turn:
         return turn_paragraph(self.speaker, f"at {self.start}", text) if self.speaker else text
 
 
-def _parse_captions(source: _Source, kind: str) -> list[ParsedDocument]:
+def _parse_captions(source: SourceFile, kind: str) -> list[ParsedDocument]:
     text = _decode(source.data)
     try:
         captions = webvtt.from_buffer(io.StringIO(text), format=kind).captions
@@ -92,9 +92,9 @@ def _spoken(voice: str | None, text: str) -> tuple[str, str]:
     return "", said
 
 
-def parse_vtt(source: _Source) -> list[ParsedDocument]:
+def parse_vtt(source: SourceFile) -> list[ParsedDocument]:
     return _parse_captions(source, "vtt")
 
 
-def parse_srt(source: _Source) -> list[ParsedDocument]:
+def parse_srt(source: SourceFile) -> list[ParsedDocument]:
     return _parse_captions(source, "srt")

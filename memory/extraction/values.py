@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from price_parser import Price
 
-from memory.graph.extraction.shapes import ExtractedValue, _table
+from memory.extraction.shapes import ExtractedValue, _table
 
 if TYPE_CHECKING:
     from spacy.tokens import Span

@@ -1,6 +1,6 @@
 """Reading one uploaded file into documents, in a process of its own under the reading budget.
 
-``python -m memory.upload.reader FOLDER NAME OUT SECONDS`` reads FOLDER/NAME and writes what it
+``python -m memory.upload.sandboxed FOLDER NAME OUT SECONDS`` reads FOLDER/NAME and writes what it
 found to OUT as JSON: ``{"documents": [...]}`` or ``{"error": reason}``. The process limits its
 own processor time and memory before it reads anything, so the kernel ends it however the reader
 is stuck (pypdf is pure Python, and much of a parser's time is spent where no signal handler
@@ -17,8 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memory.documents.parsers import SUPPORTED_SUFFIXES, parse_file
-from memory.documents.parsing import ParsedDocument, ParseError
+from memory.extraction import SUPPORTED_SUFFIXES, ParsedDocument, ParseError, parse_file
 from memory.limits import MAX_DOCUMENT_CHARS, MAX_DOCUMENTS_PER_FILE, too_long, too_many_documents
 
 READABLE = (

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from memory.graph.extraction.shapes import ExtractedValue
+from memory.extraction.shapes import ExtractedValue
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token

@@ -14,15 +14,15 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from memory.documents.parsing import (
+from memory.extraction.parsed import (
     ParsedDocument,
     ParseError,
+    SourceFile,
     _attempt,
     _decode,
     _document,
     _Outcome,
     _run,
-    _Source,
     turn_paragraph,
 )
 
@@ -67,12 +67,12 @@ def user_name(user: dict[str, Any]) -> str:
     return str(user["id"])
 
 
-def _parse_slack_file(source: _Source) -> list[ParsedDocument]:
+def _parse_slack_file(source: SourceFile) -> list[ParsedDocument]:
     # A day file on its own may still sit in an export, two folders up, whose user list names the speakers.
     return _parse_slack_day(source, users=_load_users(source.path.parent.parent))
 
 
-def _parse_slack_day(source: _Source, *, users: dict[str, str]) -> list[ParsedDocument]:
+def _parse_slack_day(source: SourceFile, *, users: dict[str, str]) -> list[ParsedDocument]:
     try:
         messages = json.loads(_decode(source.data))
     except ValueError as exc:

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 import dateparser
 
-from memory.graph.extraction.shapes import ExtractedValue
-from memory.graph.extraction.values import _DURATION_KEYS, _context_key
+from memory.extraction.shapes import ExtractedValue
+from memory.extraction.values import _DURATION_KEYS, _context_key
 
 if TYPE_CHECKING:
     from spacy.tokens import Span
@@ -339,7 +339,7 @@ def _past_at(sent: Span) -> Callable[[int, int], bool]:
     return past
 
 
-def _dates(
+def sentence_dates(
     sent: Span, ents: list[Span], base: datetime.date, *, undated: bool = False
 ) -> tuple[list[_DateHit], list[tuple[int, ExtractedValue]]]:
     """Dates and durations of one sentence; ``undated``: its document says nowhere when it was written

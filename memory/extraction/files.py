@@ -12,11 +12,12 @@ from pathlib import Path
 from bs4 import BeautifulSoup, Tag
 from pypdf import PageObject, PdfReader
 
-from memory.documents.mail import _parse_eml, _parse_mbox
-from memory.documents.markup import soup_to_markdown
-from memory.documents.parsing import (
+from memory.extraction.mail import _parse_eml, _parse_mbox
+from memory.extraction.markup import soup_to_markdown
+from memory.extraction.parsed import (
     ParsedDocument,
     ParseError,
+    SourceFile,
     _attempt,
     _cut,
     _decode,
@@ -24,13 +25,12 @@ from memory.documents.parsing import (
     _Outcome,
     _Parser,
     _run,
-    _Source,
     _stem_title,
     _utc,
 )
-from memory.documents.slack import _is_slack_export, _parse_slack_file, _walk_slack
-from memory.documents.transcripts import parse_srt, parse_vtt
-from memory.documents.whatsapp import parse_whatsapp
+from memory.extraction.slack import _is_slack_export, _parse_slack_file, _walk_slack
+from memory.extraction.transcripts import parse_srt, parse_vtt
+from memory.extraction.whatsapp import parse_whatsapp
 from memory.limits import MAX_DOCUMENT_CHARS, MAX_PDF_DRAWING_BYTES, MAX_PDF_PAGES
 
 SUPPORTED_SUFFIXES = {".md", ".markdown", ".txt", ".html", ".htm", ".pdf", ".json", ".eml", ".mbox", ".vtt", ".srt"}
@@ -71,14 +71,14 @@ def _walk(folder: Path, root: Path) -> Iterator[_Outcome]:
             yield child, _attempt(partial(parse_file, child, root=root))
 
 
-def _parse_text(source: _Source) -> list[ParsedDocument]:
+def _parse_text(source: SourceFile) -> list[ParsedDocument]:
     content = _decode(source.data).strip()
     if (chat := parse_whatsapp(source, content)) is not None:
         return chat
     return [_document(source, _stem_title(source.path), content, "text/plain", "upload")] if content else []
 
 
-def _parse_markdown(source: _Source) -> list[ParsedDocument]:
+def _parse_markdown(source: SourceFile) -> list[ParsedDocument]:
     content = _decode(source.data).strip()
     title = _markdown_title(content) or _stem_title(source.path)
     return [_document(source, title, content, "text/markdown", "upload")] if content else []
@@ -94,7 +94,7 @@ def _markdown_title(text: str) -> str:
     return ""
 
 
-def _parse_html(source: _Source) -> list[ParsedDocument]:
+def _parse_html(source: SourceFile) -> list[ParsedDocument]:
     soup = BeautifulSoup(_decode(source.data), "html.parser")
     title = _html_title(soup) or _stem_title(source.path)
     content = soup_to_markdown(soup)
@@ -108,7 +108,7 @@ def _html_title(soup: BeautifulSoup) -> str:
     return ""
 
 
-def _parse_pdf(source: _Source) -> list[ParsedDocument]:
+def _parse_pdf(source: SourceFile) -> list[ParsedDocument]:
     try:
         reader = PdfReader(io.BytesIO(source.data))
         pages = _pdf_pages(reader)

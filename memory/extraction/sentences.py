@@ -11,10 +11,11 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from memory.documents.names import SOFTWARE_NAMES, plain_kind
-from memory.graph.extraction.dates import _RECURRING_RE, LATER_EVENT, NAMED_DAY, _clean, _dates
-from memory.graph.extraction.kinds import looks_like_person, role_kinds
-from memory.graph.extraction.shapes import (
+from memory.extraction.dates import _RECURRING_RE, LATER_EVENT, NAMED_DAY, _clean, sentence_dates
+from memory.extraction.kinds import looks_like_person, role_kinds
+from memory.extraction.linking import LEGAL_SUFFIXES, KnownEntity, NameIndex, known_index, name_words
+from memory.extraction.names import SOFTWARE_NAMES, plain_kind
+from memory.extraction.shapes import (
     MAX_FACTS,
     ExtractedEntity,
     ExtractedFact,
@@ -22,9 +23,8 @@ from memory.graph.extraction.shapes import (
     Extraction,
     _table,
 )
-from memory.graph.extraction.topics import affirmed, topic_of
-from memory.graph.extraction.values import _DATE_KEYS, _context_key, _counts, _money
-from memory.graph.linking import LEGAL_SUFFIXES, KnownEntity, NameIndex, known_index, name_words
+from memory.extraction.topics import affirmed, topic_of
+from memory.extraction.values import _DATE_KEYS, _context_key, _counts, _money
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -59,7 +59,7 @@ _nlp_lock = threading.Lock()
 _nlp_cache: list[Language] = []
 
 
-def _nlp() -> Language:
+def nlp() -> Language:
     if not _nlp_cache:
         with _nlp_lock:
             if not _nlp_cache:
@@ -93,7 +93,7 @@ def _known_spans(doc: Doc, known: tuple[KnownEntity, ...]) -> list[Span]:
         if not _matcher:
             _matcher.append(PhraseMatcher(doc.vocab, attr="LOWER"))
         for form in forms - _matcher_forms:
-            _matcher[0].add(form, [_nlp().make_doc(form)])
+            _matcher[0].add(form, [nlp().make_doc(form)])
             _matcher_forms.add(form)
         matches = _matcher[0](doc)
     spans = []
@@ -112,15 +112,15 @@ def _known_spans(doc: Doc, known: tuple[KnownEntity, ...]) -> list[Span]:
 
 
 def _parse(text: str, known: tuple[KnownEntity, ...]) -> Doc:
-    nlp = _nlp()
-    doc = nlp.make_doc(text[: nlp.max_length])
+    model = nlp()
+    doc = model.make_doc(text[: model.max_length])
     for token in doc[1:]:
         # Line breaks end sentences (lists, headings); a bullet marker stays with its line.
         if "\n" in doc[token.i - 1].text and not token.is_space:
             token.is_sent_start = True
             if token.text in ("-", "*", "•") and token.i + 1 < len(doc):
                 doc[token.i + 1].is_sent_start = False
-    for name, component in nlp.pipeline:
+    for name, component in model.pipeline:
         if name == "ner" and known:  # preset entities constrain the statistical NER that follows
             doc.ents = _known_spans(doc, known)
         doc = component(doc)
@@ -293,7 +293,7 @@ def _repeats(doc: Doc, mentions: list[_Mention]) -> list[_Mention]:
                 forms.setdefault(form, (kind, entity))
     matcher = PhraseMatcher(doc.vocab)
     for form in forms:
-        matcher.add(form, [_nlp().make_doc(form)])
+        matcher.add(form, [nlp().make_doc(form)])
     taken = {i for ent in doc.ents for i in range(ent.start, ent.end)}
     spans = filter_spans([doc[start:end] for _, start, end in matcher(doc) if taken.isdisjoint(range(start, end))])
     return [(span, *forms[span.text]) for span in spans]
@@ -425,7 +425,7 @@ def _fact(
         return None  # a lead-in ("Priorities for December:") says nothing until its items are read with it
     mentions = [(s, c) for s, c in placed if sent.start <= s.start < sent.end]
     ents = [e for e in all_ents if sent.start <= e.start < sent.end]  # Span.ents rescans the whole doc each time
-    hits, durations = _dates(sent, ents, base, undated=undated)
+    hits, durations = sentence_dates(sent, ents, base, undated=undated)
     values = [v for _, v in sorted([*_money(sent, ents), *_counts(sent), *durations], key=lambda p: p[0])]
     for hit in hits:
         key = _context_key(sent, hit.start, hit.end, _DATE_KEYS, "date")

@@ -14,8 +14,8 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz, process
 
-from memory.graph.extraction.kinds import short_form
-from memory.graph.vocabulary import HONORIFICS
+from memory.extraction.kinds import short_form
+from memory.extraction.vocabulary import HONORIFICS
 
 
 @dataclass(frozen=True)

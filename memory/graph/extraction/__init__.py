@@ -1,1 +1,0 @@
-"""Extraction of entities, facts, dates and values from text, deterministic by default."""
