@@ -468,13 +468,6 @@ def reread_blocks(document: Document) -> None:
         replace_blocks(document.pk, read_document(document).blocks)
 
 
-def shown_blocks(document: Document) -> list[Block]:
-    """The blocks a page shows for ``document``, turns among them: those kept by ingestion, or read
-    now for a document ingested before they were kept."""
-    kept = load_blocks(document.pk) if document.pk else []
-    return kept or read_document(document).blocks
-
-
 def reading_text(document: Document, blocks: Sequence[Block]) -> list[tuple[Block, str]]:
     """What is read for facts, block by block: what a content block says as sentences (a row with
     its header, an item with its lead-in); structure (a mail's header, greeting, quoted reply and

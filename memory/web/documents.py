@@ -16,9 +16,9 @@ from brain.errors import NotFound
 from brain.markdown import render_inline, render_markdown
 from brain.mcp.meter import OutOfCredits
 from brain.web import web_actor
+from memory.documents.block_rows import load_blocks
 from memory.documents.placement import may_delete, may_make_personal
 from memory.documents.selectors import get_document, list_passages, list_versions
-from memory.documents.source import shown_blocks
 from memory.extraction import Block, Kind
 from memory.graph.entity_views import entity_views
 from memory.graph.provenance import document_entity_ids, document_facts
@@ -141,9 +141,11 @@ def document_page(request: HttpRequest, document_id: int) -> HttpResponse:
         return message_page(request, title=title, message=outcome.message, status=outcome.status)
     pages = cast(RetrieveOut, outcome.output).pages
     page = pages[0] if pages else None
-    # Only what the read returned is shown: a page cut at MAX_CHARS shows the blocks within the cut.
+    # The blocks ingestion kept (none yet for a document still queued, or one ingested before they
+    # were kept: its text is shown as before). Only what the read returned is shown: a page cut at
+    # MAX_CHARS shows the blocks within the cut.
     parts = shown_parts(
-        shown_blocks(document),
+        load_blocks(document.pk),
         document.content,
         markdown=document.content_type in MARKDOWN_TYPES and not document.speaker,
         up_to=len(page.content) if page and page.truncated else None,
