@@ -27,11 +27,13 @@ from dataclasses import dataclass, field, fields
 from django.db import transaction
 from django.db.models import Q
 
-from brain.models import Organisation
+from brain.ids import format_id
+from brain.models import AuditRecord, Organisation
 from memory.access import current
 from memory.documents.source import reread_blocks
 from memory.graph.document_facts import extract_document
-from memory.models import Document, Entity, Fact, Mention
+from memory.graph.fixes import entity_references
+from memory.models import Document, Entity, EntityMerge, Fact, Mention
 from registers.commitments.nightly import reread_commitments
 from registers.common import switched_on
 from registers.contradictions.nightly import rescan_document
@@ -47,6 +49,7 @@ class Changes:
     facts_retired: int = 0  # kept for a person's decision, no longer current
     facts_kept: int = 0
     entities_added: int = 0
+    entities_removed: int = 0  # no longer named anywhere, and nobody decided anything about them
     mentions_added: int = 0
     mentions_removed: int = 0
     commitments_added: int = 0
@@ -69,7 +72,8 @@ class Changes:
     def line(self) -> str:
         return (
             f"facts +{self.facts_added} -{self.facts_removed} retired {self.facts_retired} kept {self.facts_kept}; "
-            f"entities +{self.entities_added}, mentions +{self.mentions_added} -{self.mentions_removed}; "
+            f"entities +{self.entities_added} -{self.entities_removed}, "
+            f"mentions +{self.mentions_added} -{self.mentions_removed}; "
             f"commitments +{self.commitments_added} -{self.commitments_removed} updated {self.commitments_updated} "
             f"kept {self.commitments_kept}; "
             f"contradictions +{self.contradictions_added} -{self.contradictions_removed}"
@@ -123,7 +127,8 @@ def _rederive(org: Organisation, document_id: int, changes: Changes) -> None:
     raised_before = set(contradictions.values_list("pk", flat=True))
 
     reread_blocks(document)
-    extract_document(document_id=document.pk, keep=_answered_facts(org, document))
+    keep, confirmed = _answered_facts(org, document), _confirmed_facts(org, document)
+    extract_document(document_id=document.pk, keep=keep, confirmed=confirmed)
 
     after = dict(facts.values_list("pk", "superseded_at"))
     changes.facts_added = len(after.keys() - before.keys())
@@ -135,6 +140,7 @@ def _rederive(org: Organisation, document_id: int, changes: Changes) -> None:
     changes.mentions_added = len(named_after - named_before)
     changes.mentions_removed = len(named_before - named_after)
     changes.entities_added = len({e for e, _ in named_after if e > newest_entity})
+    changes.entities_removed = _forget_unnamed({e for e, _ in named_before} - {e for e, _ in named_after})
     on = switched_on(org)
     if "commitments" in on:
         read = reread_commitments(org, document)
@@ -148,6 +154,33 @@ def _rederive(org: Organisation, document_id: int, changes: Changes) -> None:
     changes.contradictions_removed = len(
         raised_before - set(Contradiction.objects.filter(pk__in=raised_before).values_list("pk", flat=True))
     )
+
+
+def _confirmed_facts(org: Organisation, document: Document) -> set[int]:
+    """The document's facts a review found right (flagged, then restored): kept, and current,
+    whatever the rules read now."""
+    facts = Fact.objects.filter(document=document, source=Fact.Source.EXTRACTED).values_list("pk", flat=True)
+    ids = [format_id("mem", pk) for pk in facts]
+    restored = AuditRecord.objects.filter(org=org, action="memory.restored", target__in=ids)
+    return {int(target.removeprefix("mem_")) for target in restored.values_list("target", flat=True)}
+
+
+def _forget_unnamed(entity_ids: set[int]) -> int:
+    """Delete the entities of ``entity_ids`` nothing refers to any more (no mention, fact, value or
+    register entry names them) and nobody decided anything about: an admin's type, a merge either
+    way. These are the names an older reading made ("Contributes") that the current one does not."""
+    if not entity_ids:
+        return 0
+    free = Entity.objects.filter(pk__in=entity_ids, type_fixed=False, merged_into__isnull=True).exclude(
+        Q(pk__in=Entity.objects.filter(merged_into__isnull=False).values("merged_into"))
+        | Q(pk__in=EntityMerge.objects.values("kept"))
+        | Q(pk__in=EntityMerge.objects.values("merged"))
+    )
+    for model, name in entity_references():
+        free = free.exclude(pk__in=model._default_manager.filter(**{f"{name}__in": entity_ids}).values(name))
+    unnamed = list(free.values_list("pk", flat=True))
+    Entity.objects.filter(pk__in=unnamed).delete()
+    return len(unnamed)
 
 
 def _answered_facts(org: Organisation, document: Document) -> set[int]:

@@ -125,13 +125,6 @@ def read_source(document: Document, text: str, *, passages: Sequence[tuple[int, 
     return SourceReading(moment=_moment(document, fields), segments=segments, fields=fields)
 
 
-# A text that opens with two mail header lines, as a database regular expression (case ignored): a
-# mail pasted as text, found in SQL by the same rule ``_is_mail`` applies (blank lines may come between).
-PASTED_MAIL = (
-    r"^\s*(from|to|cc|bcc|date|sent|subject|reply-to)\s*:[^\n]*\n\s*(from|to|cc|bcc|date|sent|subject|reply-to)\s*:"
-)
-
-
 def _is_mail(document: Document, text: str) -> bool:
     if document.source_kind in MAIL_KINDS:
         return True
@@ -272,7 +265,7 @@ def _segments(
     default = document.speaker
     segments: list[Segment] = []
     in_header = mail  # a mail opens with its headers
-    skipping = ""  # "quote", "signature": the rest is structure until something ends it
+    skipping = ""  # "quote", "earlier", "original", "signature": structure until something ends it
     turn = ""  # the speaker of the paragraph under way (a timed or bold turn)
     for start, line in lines:
         stripped = line.strip()
@@ -288,13 +281,20 @@ def _segments(
             continue
         in_header = False
         if mail and (QUOTED.match(line) or WROTE.match(line) or ORIGINAL.match(line)):
-            skipping = "quote"
+            # Lines marked '>' are a quote the reply may go on under; after "On ... wrote:" or an
+            # "Original Message" line the rest is the earlier message until '>' lines say otherwise.
+            if ORIGINAL.match(line):
+                skipping = "original"
+            elif QUOTED.match(line) and skipping in ("", "quote", "earlier"):
+                skipping = "quote"
+            elif not QUOTED.match(line) and skipping in ("", "quote"):
+                skipping = "earlier"
             continue
         if mail and FORWARDED.match(line):
             skipping = "forward"
             continue
-        if skipping == "forward":
-            skipping = ""  # the forwarded message's body, said by its own sender
+        if skipping in ("forward", "quote"):
+            skipping = ""  # the forwarded message's body, said by its own sender; a reply between quotes
         if skipping:
             continue
         if mail and (SIGNATURE.match(line) or SIGN_OFF.match(line) or NAME_LINE.match(line)):
@@ -494,6 +494,7 @@ class Piece:
     passage: int  # the passage's id
     text: str
     speaker: str
+    block: Block | None = None  # the block it says, for a document read by blocks (a row keeps its cells)
 
 
 # A stored passage as the readers ask for it: id, text, speaker, and where it starts and ends.
@@ -513,7 +514,7 @@ def reading_pieces(document: Document, passages: Sequence[PassageRow], *, all_pa
     for block, said in reading_text(document, blocks):
         passage = _passage_at(passages, block.start, fallback=all_passages)
         if passage is not None:
-            pieces.append(Piece(passage, said, block.speaker))
+            pieces.append(Piece(passage, said, block.speaker, block))
     return pieces
 
 

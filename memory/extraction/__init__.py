@@ -28,6 +28,7 @@ from memory.extraction.parsed import ParsedDocument, ParseError, SourceFile, tur
 from memory.extraction.shapes import MAX_FACTS, ExtractedEntity, ExtractedFact, ExtractedValue, Extraction
 from memory.extraction.slack import SKIPPED_SUBTYPES, message_text, message_time, speaker_of, user_name
 from memory.extraction.transcripts import parse_vtt
+from memory.extraction.values import record_values
 
 if TYPE_CHECKING:
     from memory.extraction.dates import LATER_EVENT, sentence_dates
@@ -74,6 +75,7 @@ __all__ = [
     "plain_kind",
     "read_blocks",
     "read_message",
+    "record_values",
     "role_kinds",
     "sentence_dates",
     "short_form",

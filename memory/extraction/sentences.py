@@ -24,7 +24,7 @@ from memory.extraction.shapes import (
     _table,
 )
 from memory.extraction.topics import affirmed, topic_of
-from memory.extraction.values import _DATE_KEYS, _context_key, _counts, _money
+from memory.extraction.values import _DATE_KEYS, _context_key, _counts, _money, earlier_state, value_holder
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -128,6 +128,7 @@ def _parse(text: str, known: tuple[KnownEntity, ...]) -> Doc:
 
 
 _Mention = tuple["Span", str, "KnownEntity | None"]
+_Placed = tuple["Span", ExtractedEntity]
 
 
 def _trim(span: Span) -> Span:
@@ -426,11 +427,13 @@ def _fact(
     mentions = [(s, c) for s, c in placed if sent.start <= s.start < sent.end]
     ents = [e for e in all_ents if sent.start <= e.start < sent.end]  # Span.ents rescans the whole doc each time
     hits, durations = sentence_dates(sent, ents, base, undated=undated)
-    values = [v for _, v in sorted([*_money(sent, ents), *_counts(sent), *durations], key=lambda p: p[0])]
+    placed_values = sorted([*_money(sent, ents), *_counts(sent), *durations], key=lambda p: p[0])
+    values = [v for _, v in placed_values]
     for hit in hits:
         key = _context_key(sent, hit.start, hit.end, _DATE_KEYS, "date")
         values.append(ExtractedValue(key, date=hit.date, text=sent.text[hit.start : hit.end]))
     values = affirmed(sent.text, values)
+    at = min([p for p, v in placed_values if v in values] + [h.start for h in hits], default=None)
     timely = _RECURRING_RE.search(sent.text) or NAMED_DAY.search(sent.text)
     if not mentions and not values and not timely and not _speaker_plans(sent) and not _about_a_thing(sent):
         return None  # a habit ("every Monday at 10:00") or a day kept in words is worth keeping though it names no date
@@ -445,6 +448,8 @@ def _fact(
     subj = next(((s, c) for s, c in mentions if _in_subject(s)), None)
     relation = _relation(sent, next((s for s, c in mentions if subj and c is not subj[1]), None)) if subj else None
     subj = subj or (mentions[0] if mentions else None)
+    if values and at is not None:
+        subj, relation = _holder(sent, mentions, at, subj, relation)
     obj = next((c for _, c in mentions if subj and c is not subj[1]), None)
     role_of = bool(relation and relation.endswith("_of") and relation[:-3] in _ROLE_NOUNS)
     # A past action at a clock time ("renewed it at 8:45") is dated, though the time is no date field.
@@ -473,6 +478,21 @@ def _fact(
     )
 
 
+def _holder(
+    sent: Span, mentions: list[tuple[Span, ExtractedEntity]], at: int, subj: _Placed | None, relation: str | None
+) -> tuple[_Placed | None, str | None]:
+    """A sentence that states a value is about whose value it is (``values.value_holder``), never who
+    reported it; the relation read from another subject's verb goes with that subject."""
+    held, reporters = value_holder(sent, mentions, at)
+    if not reporters and held is None:
+        return subj, relation
+    if isinstance(held, str):
+        return (sent, ExtractedEntity(held, "other", [held], False)), None
+    if held is not None and subj is not None and held[1] is subj[1]:
+        return subj, relation
+    return held, None
+
+
 def extract(
     text: str,
     *,
@@ -496,6 +516,7 @@ def extract(
             facts.append(fact)
             if len(facts) >= MAX_FACTS:
                 break
+    facts = [state for fact in facts for state in earlier_state(fact)][:MAX_FACTS]
     _dated_by_what_came_before(facts)
     return Extraction(entities=clusters, facts=facts)
 

@@ -14,6 +14,7 @@ import re
 from typing import TYPE_CHECKING
 
 from memory.extraction.shapes import ExtractedValue
+from memory.extraction.values import REPORTING
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
@@ -60,6 +61,9 @@ def topic_of(sent: Span, values: list[ExtractedValue], dated: bool) -> tuple[str
 
 def _main_verb(sent: Span) -> Token | None:
     root = sent.root
+    reported = next((c for c in root.children if c.dep_ in ("ccomp", "parataxis") and c.pos_ in ("VERB", "AUX")), None)
+    if root.lemma_.lower() in REPORTING and reported is not None:
+        return reported  # "BigCo renews on 1 March, Priya said": what is said is about BigCo
     if root.pos_ in ("VERB", "AUX"):
         return root
     # "Update: the office now opens on ...": the verb hangs under the heading word.

@@ -22,11 +22,15 @@ from memory.access import current
 from memory.documents.source import SourceReading, in_third_person, read_source, read_text
 from memory.extraction import (
     MAX_FACTS,
+    Block,
     ExtractedEntity,
     ExtractedFact,
     Extraction,
+    Kind,
     KnownEntity,
+    clean_inline,
     looks_like_person,
+    record_values,
     role_kinds,
     short_form,
 )
@@ -80,11 +84,14 @@ def _named(words: str) -> str:
 
 
 def _known_entities(document: Document, text: str) -> list[KnownEntity]:
-    """Entities named in ``text`` as far as every reader of the document can know them."""
+    """Entities named in ``text`` as far as every reader of the document can know them, from the
+    documents stored before it: a document is read again (``reextract``, a retried ingestion) with
+    what was known when it was first read, so reading it again gives what the first reading gave,
+    whatever was stored after it and whatever this document itself was once read to name."""
     lowered = text.lower()
     words = set(re.findall(r"\w+", lowered))
     known = []
-    for entity in known_for(context_mentions(document)):
+    for entity in known_for(context_mentions(document).filter(document_id__lt=document.pk)):
         # By a name it has, or by the word it goes by: a short form ("Heron") or a person's first name.
         named = any(n.lower() in lowered for n in (entity.name, *entity.aliases) if len(n) > 2)
         first = entity.name.split()[0].lower() if entity.type == "person" and " " in entity.name else None
@@ -117,15 +124,16 @@ def _extractor():  # type: ignore[no-untyped-def]
     return extract
 
 
-def extract_document(*, document_id: int, keep: Collection[int] = ()) -> int:
+def extract_document(*, document_id: int, keep: Collection[int] = (), confirmed: Collection[int] = ()) -> int:
     """(Re)build the extracted facts of one ready document; returns how many were recorded.
 
     ``keep``: facts a person decided something about elsewhere (an answered contradiction names
-    them); one no longer found is retired rather than deleted, as a flagged one is."""
+    them); one no longer found is retired rather than deleted, as a flagged one is. ``confirmed``:
+    facts a person found right on review; one no longer found stays as it is."""
     document = Document.objects.filter(pk=document_id, status=Document.Status.READY).first()
     if document is None or document.source_kind == "remember":
         return 0  # remembered facts are recorded as stated, not extracted
-    text, starts, speakers, chunks = _reading(document)
+    text, starts, speakers, chunks, blocks = _reading(document)
     if not text.strip():
         return 0
     # Only what someone said is read for facts (headers, quotes, signatures... are blanked out, every
@@ -140,6 +148,7 @@ def extract_document(*, document_id: int, keep: Collection[int] = ()) -> int:
         undated=source.moment.from_upload,
     )
     result.entities += _speaker_entities(source, result.entities)
+    records = from_records(result.facts, text, starts, blocks, document.title)
     teams = _teams_of(document.org_id, source.speakers())
     drafts, chunk_for = [], {}
     for fact in result.facts:
@@ -157,10 +166,12 @@ def extract_document(*, document_id: int, keep: Collection[int] = ()) -> int:
             valid_from=fact.valid_from,
             valid_to=fact.valid_to,
             topic=fact.topic,
-            values=[v for v in fact.values if v.key != "date" or v.date not in window or fact.topic],
+            values=[
+                v for v in fact.values if v.key != "date" or v.date not in window or fact.topic or id(fact) in records
+            ],
             dated_from_upload=source.moment.from_upload and fact.relative,
         )
-        role = role_of(fact.statement) if fact.subject else None
+        role = role_of(fact.statement) if fact.subject and id(fact) not in records else None
         if role is not None:
             draft.relation, draft.object, draft.single_valued = role[0], role[1], True
         drafts.append(draft)
@@ -189,7 +200,7 @@ def extract_document(*, document_id: int, keep: Collection[int] = ()) -> int:
                 mention(entity=linked, document=document, surface=surface, type=entity.type)
                 named.add((linked.pk, clean_name(surface)))
                 by_name[surface] = linked
-        fresh = sorted(_keep_unchanged(document, drafts, chunk_for, keep))
+        fresh = sorted(_keep_unchanged(document, drafts, chunk_for, keep, confirmed))
         record_facts(
             document=document,
             drafts=[drafts[i] for i in fresh],
@@ -206,16 +217,60 @@ _FIRST_PERSON_SUBJECT = re.compile(r"\bI(?:'(?:ll|m|ve|d)|’(?:ll|m|ve|d))?\s+(
 _WE = re.compile(r"^\W*(?:we|we'(?:ll|re|ve|d)|we’(?:ll|re|ve|d)|our|us)\b", re.IGNORECASE)
 
 
-def _reading(document: Document) -> tuple[str, list[int], list[tuple[int, str]], list[tuple[int, str]]]:
-    """The text read for facts, where each piece of it starts, its speakers, and the stored passage
-    each piece belongs to (``read_text``)."""
+def _reading(
+    document: Document,
+) -> tuple[str, list[int], list[tuple[int, str]], list[tuple[int, str]], list[Block | None]]:
+    """The text read for facts, where each piece of it starts, its speakers, the stored passage
+    each piece belongs to (``read_text``) and the block it says."""
     rows = list(
         Chunk.objects.filter(document=document)
         .order_by("ordinal")
         .values_list("pk", "text", "speaker", "char_start", "char_end")
     )
     read = read_text(document, rows)
-    return read.text, read.starts, read.speakers, [(piece.passage, piece.text) for piece in read.pieces]
+    chunks = [(piece.passage, piece.text) for piece in read.pieces]
+    return read.text, read.starts, read.speakers, chunks, [piece.block for piece in read.pieces]
+
+
+def from_records(
+    facts: list[ExtractedFact], text: str, starts: list[int], blocks: list[Block | None], title: str
+) -> set[int]:
+    """A table row is a record about its subject: the first fact read from a row is about what the
+    row names, with a value per cell keyed by its column (``record_values``), never what the sentence
+    parser made of "Team: Price per seat: 29 EUR"; a row nothing was read from gets a fact of its own.
+    Facts are changed in place (a new one goes in at its place); returns the ids of the record facts."""
+    ends = [*starts[1:], len(text)]
+    made: set[int] = set()
+    for block, start, end in zip(blocks, starts, ends, strict=True):
+        if block is None or block.kind != Kind.ROW or block.subject >= len(block.cells):
+            continue
+        about = record_subject(block.cells[block.subject], title)
+        values = record_values(block.header, block.cells, block.subject)
+        if not about or not values:
+            continue
+        inside = [f for f in facts if start <= f.char_start < end]
+        for other in inside[1:]:
+            other.values = []  # the row's values are the record's, read once
+        fact = inside[0] if inside else None
+        if fact is None:
+            said = text[start:end].strip()
+            fact = ExtractedFact(said, "fact", None, None, None, False, None, None, [], start, start + len(said))
+            facts.insert(next((i for i, f in enumerate(facts) if f.char_start > start), len(facts)), fact)
+        # Amounts and dates first: the fact's value key, which supersession and contradictions compare.
+        values.sort(key=lambda v: v.number is None and v.date is None)
+        fact.subject, fact.object, fact.relation, fact.topic = about, None, None, ""
+        fact.values, fact.single_valued = values, values[0].number is not None or values[0].date is not None
+        made.add(id(fact))
+    return made
+
+
+def record_subject(cell: str, title: str) -> str:
+    """What a row is about, as a name: its subject cell; a bare number there (a version "1.1", a
+    level "2") is that number of what the document is about."""
+    name = clean_inline(cell)
+    if name and not re.search(r"[^\W\d_]", name):
+        return f"{clean_inline(title)} {name}".strip()
+    return name
 
 
 def _speaking_subject(fact: ExtractedFact, speaker: str, team: str) -> str | None:
@@ -328,7 +383,11 @@ def _key(statement: str, relation: str, valid_from: object, kind: str) -> tuple[
 
 
 def _keep_unchanged(
-    document: Document, drafts: list[FactDraft], chunk_for: dict[int, int], keep: Collection[int] = ()
+    document: Document,
+    drafts: list[FactDraft],
+    chunk_for: dict[int, int],
+    keep: Collection[int] = (),
+    confirmed: Collection[int] = (),
 ) -> set[int]:
     """Re-extraction keeps the facts it finds again, with their ids and history; returns the
     positions of the drafts that are new.
@@ -336,14 +395,21 @@ def _keep_unchanged(
     A fact no longer found is deleted, unless it had superseded another: then it is retired
     (superseded now) so the history of what it replaced stays whole. A fact a person decided on
     is never deleted either: flagged (it stays flagged, for its review), retired on review, or in
-    ``keep``; it is retired if it was current.
+    ``keep``; it is retired if it was current. One a person found right on review (``confirmed``)
+    stays as it is.
     """
-    wanted = {_key(d.statement, d.relation, d.valid_from, d.kind): i for i, d in enumerate(drafts)}
+    # A statement the document makes twice is two drafts and two facts: each stored one takes one
+    # draft, in order, so running again keeps both rather than replacing one of them.
+    wanted: dict[tuple[object, ...], list[int]] = {}
+    for i, d in enumerate(drafts):
+        wanted.setdefault(_key(d.statement, d.relation, d.valid_from, d.kind), []).append(i)
     fresh = set(range(len(drafts)))
     gone = []
-    for fact in Fact.objects.filter(document=document, source=Fact.Source.EXTRACTED).select_for_update():
-        position = wanted.get(_key(fact.statement, fact.relation, fact.valid_from, fact.kind))
-        if position is not None and position in fresh:
+    stored = Fact.objects.filter(document=document, source=Fact.Source.EXTRACTED).order_by("pk").select_for_update()
+    for fact in stored:
+        same = wanted.get(_key(fact.statement, fact.relation, fact.valid_from, fact.kind))
+        position = same.pop(0) if same else None
+        if position is not None:
             fresh.discard(position)
             draft = drafts[position]
             changed: dict[str, object] = {"chunk_id": chunk_for.get(position)}
@@ -352,7 +418,7 @@ def _keep_unchanged(
                 changed |= {"topic": drafts[position].topic[:200], "single_valued": drafts[position].single_valued}
             if any(getattr(fact, name) != value for name, value in changed.items()):
                 Fact.objects.filter(pk=fact.pk).update(**changed)
-        else:
+        elif fact.pk not in confirmed:
             gone.append(fact.pk)
     replaced_something = set(Fact.objects.filter(superseded_by_id__in=gone).values_list("superseded_by_id", flat=True))
     replaced_something |= _decided(gone, keep)

@@ -20,6 +20,7 @@ from brain.ids import parse_numeric_id
 from memory.access import believed_filter, current, end_of_day, readable, readable_facts, readable_facts_and_believed
 from memory.graph.entities import shown_type
 from memory.graph.entity_views import EntityView, entities_of_type, entity_views, visible_mentions
+from memory.graph.supersession import stated_value
 from memory.index.candidates import keyword_candidates, vector_candidates, with_counters
 from memory.index.fusion import fuse
 from memory.index.serving import QueryVector, query_vector
@@ -319,37 +320,36 @@ def lookup_values(
 
 @dataclass(frozen=True)
 class Tally:
-    """A total that counts each entity once: its latest stated current value of a single-valued key
-    (every value of a key that holds many). ``conflicts`` are the entities with more than one
-    current value of a single-valued key, each with all of them, latest stated first."""
+    """A total that counts each entity once: its latest stated current value of the key, however many
+    documents state one (two amounts of one customer are never added). ``conflicts`` are the entities
+    whose current values of the key say different things (the same amount, date or words stated twice
+    is no conflict), each with all of them, latest stated first."""
 
     total: float | None
     counted: frozenset[int]  # the values (pks) in the total
     conflicts: dict[int, list[Value]]
 
 
+def _latest(value: Value) -> tuple[object, ...]:
+    return (value.stated_on or date.min, value.fact.recorded_at, value.pk)
+
+
 def tally_values(*, actor: Actor, key: str, values: list[Value], as_of: date | None = None) -> Tally:
     """Total ``values`` (from ``lookup_values``) with one current value per entity, and say which
     entities' current values of ``key`` disagree, also among values the filters left out."""
-
-    def latest(value: Value) -> tuple[object, ...]:
-        return (value.stated_on or date.min, value.fact.recorded_at, value.pk)
-
-    facts = believed(visible_facts(actor=actor), as_of=as_of).filter(single_valued=True)
+    facts = believed(visible_facts(actor=actor), as_of=as_of)
     known = Value.objects.filter(fact__in=facts, key=key, entity_id__in={v.entity_id for v in values})
     by_entity: dict[int, list[Value]] = {}
     for value in known.select_related("fact", "fact__document"):
         by_entity.setdefault(value.entity_id, []).append(value)
     conflicts = {}
     for entity_id, stated in by_entity.items():
-        if len({(v.number, v.date, v.text.strip().lower()) for v in stated}) > 1:
-            conflicts[entity_id] = sorted(stated, key=latest, reverse=True)
-    counted: dict[object, Value] = {}
+        if len({stated_value(v.number, v.date, v.text, v.unit) for v in stated}) > 1:
+            conflicts[entity_id] = sorted(stated, key=_latest, reverse=True)
+    counted: dict[int, Value] = {}
     for value in values:
-        one = value.fact.single_valued
-        slot = ("entity", value.entity_id) if one else ("value", value.pk)
-        if slot not in counted or latest(value) > latest(counted[slot]):
-            counted[slot] = value
+        if value.entity_id not in counted or _latest(value) > _latest(counted[value.entity_id]):
+            counted[value.entity_id] = value
     numbers = [v.number for v in counted.values() if v.number is not None]
     return Tally(sum(numbers) if numbers else None, frozenset(v.pk for v in counted.values()), conflicts)
 

@@ -51,7 +51,9 @@ class Claim:
 
     @classmethod
     def of(cls, fact: Fact) -> Claim:
-        stated = [(v.number, v.date, v.text) for v in fact.values.all()] if fact.value_key else []
+        # The values of what it states (its value key): a row's other cells are other things.
+        of_key = [v for v in fact.values.all() if v.key == fact.value_key] if fact.value_key else []
+        stated = [stated_value(v.number, v.date, v.text, v.unit) for v in of_key]
         days = {day for _, day, _ in stated if day is not None}
         start, end = (
             (None if fact.valid_from in days else fact.valid_from),
@@ -72,6 +74,17 @@ class Claim:
     @property
     def is_role(self) -> bool:
         return self.relation in HELD_BY_ONE and self.object_id is not None
+
+
+def stated_value(number: float | None, day: date | None, text: str, unit: str) -> tuple[float | None, date | None, str]:
+    """What a value says, to tell two values apart: an amount with its unit, or a date, whatever the
+    words ("29 EUR" and "EUR 29", "12 May" and "May 12th" say the same); words only when that is all
+    it has."""
+    if number is not None:
+        return number, None, unit.strip().casefold()
+    if day is not None:
+        return None, day, ""
+    return None, None, " ".join(text.casefold().split())
 
 
 def value_order(values: Iterable[tuple[float | None, date | None, str]]) -> tuple[tuple[object, ...], ...]:
@@ -175,7 +188,9 @@ def rivals(new: Fact) -> QuerySet[Fact]:
     same = about_the_same_thing(new)
     if same is None:
         return Fact.objects.none()
-    found = Fact.objects.filter(current(), same, same_audience_as(new), org_id=new.org_id).exclude(pk=new.pk)
+    # Only those recorded before it: facts recorded together are applied in their order, so the
+    # later of two statements in one document replaces the earlier, never the other way round too.
+    found = Fact.objects.filter(current(), same, same_audience_as(new), org_id=new.org_id, pk__lt=new.pk)
     if new.relation in HELD_BY_ONE and new.object_id is not None:
         found = found.exclude(subject_id=new.subject_id)
     return found

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from memory.extraction import LATER_EVENT, nlp, plain_kind
+from memory.extraction.lines import LABELS
 from registers.commitments.extraction_dates import due_date, earlier_date
 from registers.commitments.extraction_phrasing import Promise, find_promises
 from registers.commitments.extraction_rules import CUE_RE, SENTENCE_END_RE, clean, rejection
@@ -51,27 +52,73 @@ class _Candidate:
     utterance: Utterance
     quote: str
     cleaned: str
+    speaker: str  # who says it: the utterance's speaker, or a name an item of notes gives the line to
+    owner: str = ""  # the owner an action item names, as written ("@sam", "Samuel Osei")
+    topic: str = ""  # the agenda item a line of notes sits under, for what "it" means
 
 
-# An action item in notes: "- Samuel Osei: renew the staging certificates by Friday."
-_NAMED_ACTION = re.compile(r"^\s*(?:[-*•]\s*)?(?P<owner>[A-Z][\w'-]+(?: [A-Z][\w'-]+){1,2}):\s+(?P<rest>[a-z]+\b.*)$")
+_NAME = r"[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2}"
+_BULLET = "[-*•○◦▪‣–]"  # a list item's mark, as markdown or a PDF's text writes it
+# An action item in notes: "- Samuel Osei: renew the staging certificates by Friday.", and under an
+# agenda item (read with it as its lead-in): "- Disband the design team: Matteo: I will take care of it".
+_NAMED_ACTION = re.compile(
+    rf"^\s*(?P<item>{_BULLET}\s*)?(?:(?P<topic>[^:\n]{{3,200}}?):\s+)?(?P<owner>{_NAME}):\s+(?P<rest>\S.*)$"
+)
+# A task list's open box given to someone: "- [ ] @sam book the room", "[ ] Sam Carter: book the room".
+_OPEN_BOX = re.compile(
+    rf"^\s*(?:{_BULLET}\s*)?\[ \]\s*(?P<owner>@[\w.-]+|{_NAME})\s*:?\s+(?:to\s+)?(?P<rest>[a-z]+\b.*)$"
+)
+_ITEM_MARK = re.compile(rf"^\s*{_BULLET}\s+")
+# A line a named person says for themselves: "I will take care of it", "I'll send it", "let me check".
+_OWN_WORDS = re.compile(r"^(?:i|i'll|i'm|i've|we|we'll|we're|let me|leave it with me)\b", re.IGNORECASE)
+
+
+def _noted(utterance: Utterance, quote: str) -> tuple[bool, _Candidate | None]:
+    """A line of notes that gives its promise to a name: an open task box, "Name: do this" (a name of
+    two or three words, or one in a list item), or "Name: I'll do this" in a list item. Whether the
+    line is given to a name, and the promise it makes; a line given to a name that is no action
+    gives nothing."""
+    box = _OPEN_BOX.match(quote)
+    if box is not None:
+        owner = box["owner"]
+        name = owner.lstrip("@")
+        cleaned = clean(f"{name[:1].upper()}{name[1:]} will {box['rest']}")
+        return True, _Candidate(utterance, quote, cleaned, "", owner=owner) if rejection(cleaned) is None else None
+    action = _NAMED_ACTION.match(quote)
+    if action is None:
+        return False, None
+    owner, rest, topic = action["owner"], action["rest"], (action["topic"] or "").strip()
+    in_item = bool(action["item"]) or bool(topic)
+    if owner.casefold() in LABELS or owner.split()[0].casefold() in LABELS or (" " not in owner and not in_item):
+        return False, None
+    if _OWN_WORDS.match(rest):  # "Matteo: I will take care of it" in an item: Matteo says it
+        cleaned = clean(rest)
+        if not in_item or not CUE_RE.search(cleaned) or rejection(cleaned) is not None:
+            return in_item, None
+        return True, _Candidate(utterance, quote, cleaned, owner, topic=topic)
+    if not rest[:1].islower() or not rest.split()[0].isalpha():  # "Marco: next-10 survey ready" is a remark
+        return False, None
+    cleaned = clean(f"{owner} will {rest}")  # read as "Samuel Osei will renew ..."
+    found = _Candidate(utterance, quote, cleaned, "", owner=owner, topic=topic)
+    return True, found if rejection(cleaned) is None else None
 
 
 def _candidates(utterances: Sequence[Utterance]) -> Iterator[_Candidate]:
     for utterance in utterances:
+        speaker = utterance.speaker.strip()
         for sentence in SENTENCE_END_RE.split(utterance.text):
             quote = sentence.strip()
-            action = _NAMED_ACTION.match(quote) if not utterance.speaker.strip() else None
-            if action is not None:  # read as "Samuel Osei will renew ..."; a line that is no action gives nothing
-                cleaned = clean(f"{action['owner']} will {action['rest']}")
-                if cleaned and rejection(cleaned) is None:
-                    yield _Candidate(utterance, quote, cleaned)
+            given, noted = _noted(utterance, quote) if not speaker else (False, None)
+            if given:
+                if noted is not None:
+                    yield noted
                 continue
-            if not quote or not CUE_RE.search(quote):
+            said = _ITEM_MARK.sub("", quote)  # "- ACTION: Priya to send it" reads as its words
+            if not said or not CUE_RE.search(said):
                 continue
-            cleaned = clean(quote)
+            cleaned = clean(said)
             if cleaned and CUE_RE.search(cleaned) and rejection(cleaned) is None:
-                yield _Candidate(utterance, quote, cleaned)
+                yield _Candidate(utterance, quote, cleaned, speaker)
 
 
 def _draft(candidate: _Candidate, doc: Doc, promise: Promise) -> CommitmentDraft:
@@ -101,12 +148,21 @@ def extract_commitments(utterances: Sequence[Utterance], *, teams: Collection[st
     seen: set[tuple[int | None, str, str]] = set()
     docs = nlp().pipe((c.cleaned for c in candidates), batch_size=BATCH)
     for candidate, doc in zip(candidates, docs, strict=True):
-        for promise in find_promises(doc, speaker=candidate.utterance.speaker.strip(), teams=team_names):
+        for promise in find_promises(doc, speaker=candidate.speaker, teams=team_names):
             if rejection(candidate.cleaned, upto=promise.end_char) is not None:
                 continue
+            if candidate.owner:  # the action the note gives, opening with its verb; not another reading of it
+                opening = candidate.cleaned.split(" will ", 1)[-1].split()[0]
+                if promise.owner.casefold() != candidate.owner.lstrip("@").casefold():
+                    continue
+                if not promise.predicate.startswith(opening):
+                    continue
+                promise = replace(promise, owner=candidate.owner.lstrip("@"))  # the name as the notes write it
             draft = _draft(candidate, doc, promise)
             if _BACK_REFERENCE.search(promise.predicate) or _POSSESSIVE.search(promise.predicate):
                 draft = _as_asked(draft, candidate, utterances, promise.predicate)
+            if candidate.topic and draft.what.endswith(promise.predicate) and _BACK_REFERENCE.search(promise.predicate):
+                draft = replace(draft, what=f"{draft.what}: {candidate.topic}"[:MAX_WHAT])  # "it" is the item
             if draft.due_on is None:
                 draft = _due_by_what_was_said_before(draft, candidate, utterances)
             if plain_kind(draft.owner) in NOT_PEOPLE:

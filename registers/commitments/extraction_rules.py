@@ -122,6 +122,7 @@ NON_ACTION_LEMMAS = frozenset(
         "listen",
         "wait",
         "rephrase",
+        "know",
     ]
 )
 NOT_DELIVERABLE_OBJECTS = frozenset(

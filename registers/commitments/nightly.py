@@ -22,7 +22,7 @@ from django.db.models.functions import Coalesce
 
 from brain.models import AuditRecord, Organisation
 from memory.access import current, fact_in_use, readable_by_all, seen_by_every_reader_of
-from memory.documents.source import PASTED_MAIL, SourceReading, read_source, read_text
+from memory.documents.source import SourceReading, read_source, read_text
 from memory.documents.turns import previous_turn, spoken_text
 from memory.graph.entities import live_mentions
 from memory.models import Chunk, Document, Entity, Fact
@@ -38,8 +38,14 @@ MEETING_TITLE = (
     r"\m(minutes|meeting|notes|stand-?up|retro|retrospective|transcript|sync|call|action items|review|kick-?off"
     r"|workshop|planning|debrief|check-?in|huddle|1:1|one-on-one|catch-?up|offsite)\M"
 )
-# Or their text lists who attended ("Attendees: Priya Shah, Tom Becker").
+# Or their text lists who attended ("Attendees: Priya Shah, Tom Becker"), or gives action items
+# ("## Action items", "ACTION: Priya to send the deck", "- [ ] @sam book the room").
 ATTENDEES_LINE = r"(?n)^\W*(attendees|participants|present|attendance)\W*:"
+ACTION_LINES = r"(?n)^\W*(action items?|next steps|to-?dos?)\W*$|^\W*action( item)?\s*:|^\s*[-*]\s*\[ \]\s*@?\w"
+# Minutes kept under the meeting's date as their title ("2019.01.04", "2026-01-07").
+DATE_TITLE = r"^\W*\d{4}[-./]\d{1,2}[-./]\d{1,2}\W*$"
+# A mail pasted as text: it opens with its header lines ("From: ...", "Date: ...").
+MAIL_OPENING = r"^\s*(from|to|cc|date|sent|subject)\s*:[^\n]*\n\s*(from|to|cc|bcc|date|sent|subject|reply-to)\s*:"
 BATCH = 500
 # Words that say something was carried out.
 COMPLETION = re.compile(
@@ -70,15 +76,18 @@ def scan_commitments(org: Organisation, progress: Callable[[int], None] | None =
 
 
 def promise_passages(chunks: QuerySet[Chunk]) -> QuerySet[Chunk]:
-    """The current passages read for promises: a speaker's turn, a conversation, a meeting's notes."""
+    """The current passages read for promises: a speaker's turn, a conversation, a mail (synced or
+    pasted), a meeting's notes or minutes."""
     return (
         chunks.filter(current())
         .filter(
             Q(speaker__gt="")
             | Q(document__source_kind__in=CONVERSATION_SOURCES)
             | Q(document__title__iregex=MEETING_TITLE)
+            | Q(document__title__regex=DATE_TITLE)
             | Q(document__content__iregex=ATTENDEES_LINE)
-            | Q(document__content__iregex=PASTED_MAIL)  # a mail pasted as text: its sender speaks
+            | Q(document__content__iregex=ACTION_LINES)
+            | Q(document__content__iregex=MAIL_OPENING)
         )
         .select_related("document")
     )

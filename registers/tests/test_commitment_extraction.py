@@ -227,3 +227,42 @@ def test_a_yes_to_sam_by_a_nickname_and_a_reply_that_says_more_than_was_asked():
     vaguer = [Utterance("Jonas Weber", "Tom, can you push back?", tuesday, 1),
               Utterance("Tom Becker", "Yes, I'll call their account manager on Friday", tuesday, 2)]  # fmt: skip
     assert extract_commitments(vaguer)[0].what == "Tom Becker will call their account manager on Friday"
+
+
+def test_action_items_in_minutes_are_promises_by_the_person_they_name():
+    wednesday = datetime.date(2026, 1, 7)
+    minutes = ("- ACTION: Priya Shah to send the audit summary to the board\n"
+               "- Tom Becker will draft the hiring plan by 30 January.\n"
+               "- [ ] @sam book the venue for the offsite\n"
+               "- [x] @jonas renew the domain\n"
+               "- Lena: update the onboarding checklist by Friday.\n"
+               "- Decision: close the Lyon office.")  # fmt: skip
+    found = {(d.owner, d.what, d.due_on) for d in extract_commitments([Utterance("", minutes, wednesday)])}
+    assert found == {
+        ("Priya Shah", "Priya Shah will send the audit summary to the board", None),
+        ("Tom Becker", "Tom Becker will draft the hiring plan by 30 January", datetime.date(2026, 1, 30)),
+        ("sam", "sam will book the venue for the offsite", None),
+        ("Lena", "Lena will update the onboarding checklist by Friday", datetime.date(2026, 1, 9)),
+    }  # fmt: skip
+
+
+def test_a_reply_under_an_agenda_item_is_said_by_its_name_and_it_is_the_item():
+    wednesday = datetime.date(2026, 1, 7)
+    # A list item under another is read with it as its lead-in: "<agenda item>: <reply>".
+    notes = ("- Retire the old status page: Matteo: I will take care of it.\n"
+             "- Retire the old status page: Matteo: I think we should wait.")  # fmt: skip
+    [draft] = extract_commitments([Utterance("", notes, wednesday)])
+    assert (draft.owner, draft.what) == ("Matteo", "Matteo will take care of it: Retire the old status page")
+    # Outside a list, "Name: ..." is a topic or a speaker's label, as before.
+    assert extract_commitments([Utterance("", "Budget: we will know more in March.", wednesday)]) == []
+
+
+def test_an_action_item_under_a_pdfs_round_bullet_is_read_as_in_markdown():
+    notes = "Action Items\n○ Derek Collison to share the voting results with the oversight committee."
+    [draft] = extract_commitments([Utterance("", notes, datetime.date(2025, 3, 21))])
+    assert draft.what == "Derek Collison will share the voting results with the oversight committee"
+
+
+def test_a_remark_after_a_name_in_minutes_is_no_action():
+    notes = "- Marco: next-10 survey ready to be published please review the pull request"
+    assert extract_commitments([Utterance("", notes, datetime.date(2025, 3, 21))]) == []

@@ -124,3 +124,95 @@ def test_a_one_message_yes_promises_what_the_message_before_asked_and_only_withi
     run_nightly(scanning.org, only="commitments")
     later = Commitment.objects.filter(org=scanning.org).exclude(pk=promise.pk)
     assert [c.what for c in later] == ["Aiko Tanaka will send it tomorrow"]
+
+
+PASTED = """From: Lena Fischer <lena@kestrel.example>
+To: Tom Becker <tom@kestrel.example>
+Date: Tue, 2 Dec 2025 08:30:00 +0100
+Subject: Re: onboarding
+
+On Mon, 1 Dec 2025 at 17:03, Tom Becker wrote:
+> Could the new starters get their laptops before Monday?
+
+Yes. I'll order the laptops for the new starters by Thursday.
+
+> And I'll ask Globex about the badge readers.
+
+Thanks, that helps.
+
+Lena
+"""
+
+EML = b"""From: Lena Fischer <lena@kestrel.example>
+To: Tom Becker <tom@kestrel.example>
+Date: Tue, 2 Dec 2025 08:30:00 +0100
+Subject: Re: onboarding
+Message-ID: <onboarding-2@kestrel.example>
+MIME-Version: 1.0
+Content-Type: text/plain; charset=utf-8
+
+On Mon, 1 Dec 2025 at 17:03, Tom Becker wrote:
+> Could the new starters get their laptops before Monday?
+
+Yes. I'll order the laptops for the new starters by Thursday.
+
+> And I'll ask Globex about the badge readers.
+
+Thanks, that helps.
+
+--=20
+Lena Fischer
+"""
+
+
+def test_a_mail_pasted_as_text_is_read_for_promises_and_its_reply_between_quotes_is_its_senders(scanning):
+    save(scanning, "Re: onboarding", PASTED, source_kind="upload")  # pasted: no mail source, nor a meeting title
+    run_nightly(scanning.org, only="commitments")
+    [promise] = Commitment.objects.filter(org=scanning.org)  # the quoted "I'll ask Globex" is Tom's, not read
+    assert (promise.owner_name, promise.promised_on, promise.due_on) == ("Lena Fischer", date(2025, 12, 2),
+                                                                         date(2025, 12, 4))  # fmt: skip
+    assert "order the laptops" in promise.what
+
+
+def test_a_mail_uploaded_as_an_eml_file_is_read_for_promises_like_the_synced_one(scanning, tmp_path):
+    from memory.extraction import parse_file
+
+    path = tmp_path / "onboarding.eml"
+    path.write_bytes(EML)
+    [parsed] = parse_file(path)
+    save(scanning, parsed.title, parsed.content, source_kind=parsed.source_kind, speaker=parsed.speaker,
+         occurred_at=parsed.occurred_at, external_id=parsed.external_id)  # fmt: skip
+    run_nightly(scanning.org, only="commitments")
+    [promise] = Commitment.objects.filter(org=scanning.org)
+    assert (promise.owner_name, promise.promised_on) == ("Lena Fischer", date(2025, 12, 2))
+    assert "order the laptops" in promise.what
+
+
+MINUTES = """# 2026-01-07
+
+Present: Matteo Rossi, Priya Shah, Lena Fischer
+
+## Agenda
+
+* Retire the old status page
+  * Matteo: I will take care of it
+* Conference budget
+  * Priya Shah: we'll know more in March.
+
+## Action items
+
+- ACTION: Priya Shah to send the budget summary to the board
+- [ ] @lena update the onboarding checklist by Friday
+- Decision: close the Lyon office.
+"""
+
+
+def test_minutes_titled_with_their_date_give_their_action_items_to_the_people_they_name(scanning):
+    save(scanning, "2026-01-07", MINUTES, content_type="text/markdown", source_kind="upload")
+    run_nightly(scanning.org, only="commitments")
+    found = {(c.owner_name, c.what, c.promised_on, c.due_on) for c in Commitment.objects.filter(org=scanning.org)}
+    assert found == {
+        ("Matteo", "Matteo will take care of it: Retire the old status page", date(2026, 1, 7), None),
+        ("Priya Shah", "Priya Shah will send the budget summary to the board", date(2026, 1, 7), None),
+        ("lena", "lena will update the onboarding checklist by Friday", date(2026, 1, 7), date(2026, 1, 9)),
+    }
