@@ -14,3 +14,9 @@ _MARKDOWN = MarkdownIt("commonmark", {"html": False, "linkify": False}).disable(
 def render_markdown(text: str) -> SafeString:
     """HTML for ``text``; markdown-it escapes every piece of it, and raw HTML is off."""
     return mark_safe(_MARKDOWN.render(text))  # noqa: S308 (raw HTML is off; markdown-it escapes the rest)
+
+
+def render_inline(text: str) -> SafeString:
+    """HTML for the inline markdown of one line or paragraph (emphasis, code, links), with the same
+    rules as ``render_markdown``: markdown-it escapes every piece of it, and raw HTML is off."""
+    return mark_safe(_MARKDOWN.renderInline(text))  # noqa: S308 (raw HTML is off; markdown-it escapes the rest)

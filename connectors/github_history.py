@@ -62,10 +62,13 @@ def capped(paths: list[str]) -> tuple[list[str], bool]:
     return kept, False
 
 
-def _files_text(paths: list[str]) -> str:
+def _files_text(paths: list[str], *, markdown: bool = False) -> str:
     shown = paths[:300]
     more = len(paths) - len(shown)
-    return "Files:\n" + "\n".join(shown) + (f"\n… and {more} more" if more > 0 else "")
+    listed = "\n".join(shown)
+    if markdown:  # paths are code: "__init__.py" is no emphasis
+        listed = f"```\n{listed}\n```"
+    return "Files:\n" + listed + (f"\n… and {more} more" if more > 0 else "")
 
 
 @dataclass
@@ -106,6 +109,7 @@ class History:
             version=issue["updated_at"],
             title=f"{kind} {repo}#{number}: {issue.get('title', '')}"[:500],
             content="\n\n".join(part for part in parts if part.strip()) or issue.get("title", ""),
+            content_type="text/markdown",
             url=issue.get("html_url", ""),
             occurred_at=_when(issue.get("created_at")),
             metadata=metadata,
@@ -147,7 +151,7 @@ class History:
         if metadata["closes"]:
             parts.append("Closes " + ", ".join(metadata["closes"]) + ".")
         if files:
-            parts.append(_files_text(files))
+            parts.append(_files_text(files, markdown=True))
         return metadata, parts
 
     # --- commits -----------------------------------------------------------------------------
@@ -217,6 +221,7 @@ class History:
             version=version.hexdigest()[:24],
             title=f"Release {self.repo} {tag}" + (f": {name}" if name and name != tag else ""),
             content=notes or f"Release {tag} of {self.repo}.",
+            content_type="text/markdown",
             url=release.get("html_url", ""),
             occurred_at=_when(published),
             metadata={

@@ -257,6 +257,7 @@ class Imap(Kind):
             version="1",  # a message never changes under its UID (RFC 9051); only its flags do
             title=parsed.title,
             content=content[:MAX_DOCUMENT_CHARS],
+            content_type=parsed.content_type,
             url=self._url(folder, validity, uid),
             occurred_at=parsed.occurred_at,
             metadata=metadata,

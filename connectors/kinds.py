@@ -34,6 +34,9 @@ class Item:
     conversation: str = ""
     session: str = ""  # a chat's thread or day within the conversation
     audience: str = ""  # the key of the Audience that reads it; "" for the connection's own category
+    # How its text is written, so it is read by the same block readers as an upload: an issue's or
+    # pull request's body is markdown, an error's frames are code.
+    content_type: str = "text/plain"
 
 
 @dataclass(frozen=True)

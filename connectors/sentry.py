@@ -234,15 +234,18 @@ class Issues:
             lines.append(f"\n{label} ({_shown(_stamp(event.get('dateCreated')))}):")
             if kind:
                 lines.append(f"{kind['type']}: {kind['value']}")
-            lines.extend(
+            frames_text = [
                 f"  at {f['file'] or '?'} in {f['function'] or '?'}" + (f" line {f['line']}" if f["line"] else "")
                 for f in stack
-            )
+            ]
+            if frames_text:  # frames are code: read as such, never as sentences
+                lines.extend(["```", *frames_text, "```"])
         return Item(
             source_id=f"{self.org}/{self.project}/issues/{issue_id}",
             version=f"{status}|{last_seen[:10]}",
             title=f"Sentry {short_id}: {issue.get('title') or ''}"[:500],
             content="\n".join(lines),
+            content_type="text/markdown",
             url=str(issue.get("permalink") or ""),
             occurred_at=_when(first_seen),
             metadata={

@@ -321,6 +321,7 @@ def _keep(actor: Actor, connection: Connection, item: Item) -> tuple[int, int]:
         actor=actor,
         title=item.title or item.source_id,
         content=item.content or item.title or item.source_id,
+        content_type=item.content_type,
         source_kind=SOURCE_KIND,
         source_url=item.url[:2000],
         external_id=_external_id(connection, item),

@@ -3,8 +3,8 @@
 Layers, lowest first; a layer imports only those below it (``tests/import_direction.py`` checks):
 
 - ``limits``: how much a save may hold (a document's text, its fields, its metadata, an uploaded
-  file), written once for every way in; it imports nothing. ``models``: Document, Chunk, Entity,
-  Fact, Value, Mention, their columns' lengths from ``limits``.
+  file), written once for every way in; it imports nothing. ``models``: Document, Chunk,
+  DocumentBlock, Entity, Fact, Value, Mention, their columns' lengths from ``limits``.
 - ``access``: who may see a row, what was believed as of a day, and which rows share an audience,
   in ORM and SQL form.
 - ``index``: what both writers and search stand on: the embedders (``embedding``), the vectors a
@@ -19,7 +19,8 @@ Layers, lowest first; a layer imports only those below it (``tests/import_direct
   ``dates``, ``values``, ``kinds``, ``topics``, ``shapes``), ``linking`` of names to known entities
   and the words of the graph (``vocabulary``). Outside code imports the package's public names.
 - ``documents``: saving and versions (``saving``), what a source says of itself: its moment,
-  speakers and header fields (``source``), the ingest lanes and organisations' turns (``lanes``),
+  speakers and header fields (``source``), its blocks kept as read at ingestion (``block_rows``),
+  the ingest lanes and organisations' turns (``lanes``),
   ingestion with claims, leases and sweeps and the ``READY`` seam that runs the graph's step
   (``ingestion``), what a retry can mend (``failures``), conversation order (``turns``),
   ``chunking``, access changes (``placement``) and document reads (``selectors``).

@@ -200,6 +200,30 @@ class Chunk(models.Model):
         return format_id("chunk", self.pk)
 
 
+class DocumentBlock(models.Model):
+    """One block of a document as ingestion read it (``memory.extraction.Block``): a heading,
+    paragraph, list item, table row, quote, code, signature, greeting, header lines or a turn, with
+    where it stands in the text and the headings above it. Read once, kept with the passages, so
+    what reads the document later (facts, promises, its page) does not parse it again."""
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="blocks")
+    position = models.PositiveIntegerField()
+    kind = models.CharField(max_length=16)
+    text = models.TextField()
+    char_start = models.PositiveIntegerField()
+    char_end = models.PositiveIntegerField()
+    path = ArrayField(models.TextField(), default=list, blank=True)
+    # What only some kinds have: an item's lead-in, a row's header, cells and subject column, a
+    # turn's speaker and time.
+    data = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["document", "position"], name="document_block_position")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} #{self.position}"
+
+
 class Entity(models.Model):
     """A person, team, customer, deal, project, system or term the organisation's knowledge names."""
 

@@ -30,6 +30,7 @@ from django.db.models import Q
 from brain.ids import format_id
 from brain.models import AuditRecord, Organisation
 from memory.access import current
+from memory.documents.source import reread_blocks
 from memory.graph.document_facts import extract_document
 from memory.graph.fixes import entity_references
 from memory.models import Document, Entity, EntityMerge, Fact, Mention
@@ -125,6 +126,7 @@ def _rederive(org: Organisation, document_id: int, changes: Changes) -> None:
     )
     raised_before = set(contradictions.values_list("pk", flat=True))
 
+    reread_blocks(document)
     keep, confirmed = _answered_facts(org, document), _confirmed_facts(org, document)
     extract_document(document_id=document.pk, keep=keep, confirmed=confirmed)
 

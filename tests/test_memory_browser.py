@@ -159,6 +159,24 @@ def test_the_entity_page_marks_a_replaced_fact_and_shows_its_timeline(brain_url)
         assert fits(page)
 
 
+def test_a_documents_table_is_shown_as_a_table_that_fits_a_phone(brain_url):
+    org = make_org()
+    actor = member(org, "tao")
+    pricing = saved(actor, "Pricing", "# Pricing\n\nBilled monthly.\n\n| Plan | Price per seat | Seats up to |\n"
+                    "|---|---|---|\n| Team | 29 EUR | 50 |\n| Starter | 9 EUR | 10 |\n\n- Cancel at any time.\n",
+                    content_type="text/markdown")  # fmt: skip
+    with browser_page() as page:
+        page.set_viewport_size(PHONE)
+        logged_in(page, brain_url, "tao")
+        page.goto(f"{brain_url}/memory/documents/{pricing.pk}/")
+        table = page.locator(".document-blocks table")
+        expect(table.get_by_role("columnheader", name="Price per seat")).to_be_visible()
+        expect(table.get_by_role("row", name="Team 29 EUR 50")).to_be_visible()
+        expect(page.locator(".document-blocks li", has_text="Cancel at any time.")).to_be_visible()
+        expect(page.locator(".document-blocks")).not_to_contain_text("|")
+        assert fits(page)
+
+
 def test_forget_removes_a_memory(brain_url):
     org = make_org()
     actor = member(org, "fern")

@@ -21,12 +21,14 @@ from brain.models import Organisation
 from brain.queueing import send_on_commit
 from brain.services import mark_memory_built
 from memory.access import readable
+from memory.documents.block_rows import replace_blocks
 from memory.documents.chunking import ChunkDraft
 from memory.documents.failures import is_transient
 from memory.documents.lanes import LANES, SKIPPED, lane_of, next_document, take_turn
 from memory.documents.saving import INGEST_TASK, Status, enqueue, ingest_again, logger, must_wait
-from memory.documents.source import passages_of
+from memory.documents.source import read_document
 from memory.documents.turns import chunk_fields, embedded_texts, next_message_id
+from memory.extraction import Block
 from memory.index.serving import Models, Vectors, confirm, embed_with, models_of
 from memory.models import Chunk, Document, Fact
 from usage.metering import can_pay
@@ -116,6 +118,7 @@ def ingest_documents(*, document_ids: list[int], task_id: str | None = None, wor
     """
     outcome: dict[int, str] = {}
     work: list[tuple[Document, str, list[ChunkDraft]]] = []
+    blocks: dict[int, list[Block]] = {}
     for document_id in document_ids:
         claim = f"{task_id or 'direct'}:{uuid.uuid4().hex[:8]}:{worker_tag(worker)}"
         document = _claim(document_id, claim)
@@ -123,7 +126,9 @@ def ingest_documents(*, document_ids: list[int], task_id: str | None = None, wor
             outcome[document_id] = SKIPPED
             continue
         try:
-            work.append((document, claim, passages_of(document)))
+            reading = read_document(document)
+            work.append((document, claim, reading.passages))
+            blocks[document.pk] = reading.blocks
         except Exception as exc:
             outcome[document_id] = _fail(document_id, claim, exc)
     texts = {doc.pk: embedded_texts(doc, drafts) for doc, _, drafts in work}
@@ -135,7 +140,9 @@ def ingest_documents(*, document_ids: list[int], task_id: str | None = None, wor
         return outcome
     for document, claim, drafts in work:
         try:
-            outcome[document.pk] = _store(document.pk, claim, drafts, texts[document.pk], vectors[document.pk])
+            outcome[document.pk] = _store(
+                document.pk, claim, drafts, texts[document.pk], vectors[document.pk], blocks[document.pk]
+            )
         except Exception as exc:
             # A deadlock's victim (or any failure while storing) gives the document back to the
             # queue or fails it here: left claimed, it would wait out the lease, as the task's retry
@@ -180,12 +187,15 @@ def _fail(document_id: int, claim: str, exc: Exception) -> str:
     return "failed"
 
 
-def _store(document_id: int, claim: str, drafts: list[ChunkDraft], texts: list[str], vectors: Vectors) -> str:
+def _store(
+    document_id: int, claim: str, drafts: list[ChunkDraft], texts: list[str], vectors: Vectors, blocks: list[Block]
+) -> str:
     with transaction.atomic():
         current = Document.objects.select_for_update(of=("self",)).select_related("org").filter(pk=document_id).first()
         if current is None or current.claim != claim or current.status != Status.PROCESSING:
             return "lost"  # another worker took over after our lease ran out; its result stands
         vectors = confirm(vectors, current.org_id, texts)
+        replace_blocks(current.pk, blocks)
         Chunk.objects.filter(document_id=document_id).delete()
         Chunk.objects.bulk_create(
             [

@@ -20,7 +20,11 @@ from datetime import UTC, date, datetime, time
 from email.utils import getaddresses, parsedate_to_datetime
 from zoneinfo import ZoneInfo
 
+from django.db import transaction
+
+from memory.documents.block_rows import load_blocks, replace_blocks
 from memory.documents.chunking import ChunkDraft, chunk, is_conversation, line_paragraphs
+from memory.documents.chunking import passages as block_passages
 from memory.extraction import CONTENT, TURN, Block, Kind, clean_inline, field_words, plain_kind, read_blocks
 from memory.extraction.lines import (
     ATTENDEES,
@@ -513,19 +517,53 @@ def is_turns(document: Document) -> bool:
     return bool(document.conversation) and not document.speaker
 
 
+@dataclass(frozen=True)
+class DocumentReading:
+    """What ingestion reads from a document once: its blocks (kept, for every later stage) and the
+    passages cut from them."""
+
+    blocks: list[Block]
+    passages: list[ChunkDraft]
+
+
+def read_document(document: Document) -> DocumentReading:
+    """The blocks and passages of ``document``, from one parse. A conversation read by turns keeps
+    blocks read as turns (for its page); its passages are its turns."""
+    markdown = document.content_type == "text/markdown"
+    mail = _is_mail(document, document.content)
+    turns = is_turns(document) or is_conversation(line_paragraphs(document.content, markdown))
+    blocks = read_blocks(document.content, markdown=markdown, mail=mail, conversation=turns)
+    if turns:
+        drafts = chunk(document.content, document.content_type, conversation=is_turns(document), mail=mail)
+    else:
+        drafts = block_passages(blocks, document.content)
+    return DocumentReading(blocks, drafts)
+
+
 def passages_of(document: Document) -> list[ChunkDraft]:
     """The passages ingestion stores for ``document``."""
-    mail = _is_mail(document, document.content)
-    return chunk(document.content, document.content_type, conversation=is_turns(document), mail=mail)
+    return read_document(document).passages
 
 
 def blocks_of(document: Document) -> list[Block] | None:
-    """The blocks of ``document`` as ingestion read them, or None when it is read by turns (a
-    conversation, whose passages are its turns)."""
+    """The blocks of ``document`` as ingestion read them (kept with it), or None when it is read by
+    turns (a conversation, whose passages are its turns). A document ingested before blocks were
+    kept is read again here."""
+    if is_turns(document):
+        return None
+    kept = load_blocks(document.pk) if document.pk else []
+    if kept:
+        return None if any(block.kind == Kind.TURN for block in kept) else kept
     markdown = document.content_type == "text/markdown"
-    if is_turns(document) or is_conversation(line_paragraphs(document.content, markdown)):
+    if is_conversation(line_paragraphs(document.content, markdown)):
         return None
     return read_blocks(document.content, markdown=markdown, mail=_is_mail(document, document.content))
+
+
+def reread_blocks(document: Document) -> None:
+    """Read ``document``'s blocks again with the current rules and keep them (``manage.py reextract``)."""
+    with transaction.atomic():
+        replace_blocks(document.pk, read_document(document).blocks)
 
 
 def reading_text(document: Document, blocks: Sequence[Block]) -> list[tuple[Block, str]]:
@@ -586,6 +624,36 @@ def between(piece: Piece, after: Piece | None) -> str:
     """What separates two pieces in the text read: a line break within a passage, a blank line
     between passages (the language model reads names differently across the two)."""
     return "\n" if after is not None and after.passage == piece.passage else "\n\n"
+
+
+@dataclass(frozen=True)
+class ReadText:
+    """The text read of a document for facts and promises, joined from its pieces, with where each
+    piece starts in it."""
+
+    text: str
+    pieces: list[Piece]
+    starts: list[int]
+
+    @property
+    def speakers(self) -> list[tuple[int, str]]:
+        """Where each piece starts and who says it, as ``read_source`` takes them."""
+        return [(start, piece.speaker) for start, piece in zip(self.starts, self.pieces, strict=True)]
+
+    def piece_at(self, offset: int) -> int:
+        """The index of the piece that holds ``offset`` of the text."""
+        return max((i for i, start in enumerate(self.starts) if start <= offset), default=0)
+
+
+def read_text(document: Document, passages: Sequence[PassageRow], *, all_passages: bool = True) -> ReadText:
+    """``reading_pieces`` joined into one text: a line break between pieces of one passage, a blank
+    line between passages (``between``)."""
+    pieces = reading_pieces(document, passages, all_passages=all_passages)
+    text, starts = "", []
+    for piece, after in zip(pieces, [*pieces[1:], None], strict=True):
+        starts.append(len(text))
+        text += piece.text + between(piece, after)
+    return ReadText(text, pieces, starts)
 
 
 def _passage_at(passages: Sequence[PassageRow], offset: int, *, fallback: bool) -> int | None:

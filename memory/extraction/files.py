@@ -10,7 +10,7 @@ from functools import partial
 from pathlib import Path
 
 from bs4 import BeautifulSoup, Tag
-from pypdf import PdfReader
+from pypdf import PageObject, PdfReader
 
 from memory.extraction.mail import _parse_eml, _parse_mbox
 from memory.extraction.markup import soup_to_markdown
@@ -145,7 +145,7 @@ def _pdf_pages(reader: PdfReader) -> list[str]:
             )
     pages, total = [], 0
     for page in reader.pages:
-        text = (page.extract_text() or "").strip()
+        text = _page_text(page).strip()
         total += len(text)
         if total > MAX_DOCUMENT_CHARS:
             raise ParseError(
@@ -153,6 +153,47 @@ def _pdf_pages(reader: PdfReader) -> list[str]:
             )
         pages.append(text)
     return pages
+
+
+_PARAGRAPH_GAP = 1.4  # a gap between lines this many times the usual one ends a paragraph
+_LEADING = 1.2  # a line's usual height, in its font size
+_HEADING_SIZE = 1.15  # a line in a font this much larger than the next heads it
+
+
+def _page_text(page: PageObject) -> str:
+    """A page's text as pypdf extracts it, with a blank line where the layout leaves a gap between
+    lines wider than the usual line spacing (and than the lines' own font sizes need), except after a
+    line in a larger font, which heads the lines under it: a PDF keeps no paragraphs, only where
+    lines stand, and without the gap a paragraph's last line would be read as wrapped into the next."""
+    lines: list[tuple[str, float | None, float]] = [("", None, 0.0)]  # words, height on the page, font size
+
+    def visit(text: str, cm: list[float], tm: list[float], _font: object, size: object) -> None:
+        y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
+        height = float(size) * abs(tm[3] * cm[3]) if isinstance(size, int | float) else 0.0
+        for n, piece in enumerate(text.split("\n")):
+            if n:
+                lines.append(("", None, 0.0))
+            words, at, tallest = lines[-1]
+            if piece.strip():
+                at, tallest = (y if at is None else at), max(tallest, height)
+            lines[-1] = (words + piece, at, tallest)
+
+    page.extract_text(visitor_text=visit)
+    placed = [y for _, y, _ in lines if y is not None]
+    gaps = sorted(a - b for a, b in zip(placed, placed[1:], strict=False) if a - b > 0)
+    usual = gaps[(len(gaps) - 1) // 4] if gaps else 0.0  # the spacing of lines within a paragraph
+    out: list[str] = []
+    before: tuple[float, float] | None = None  # the last placed line's height on the page and font size
+    for words, y, size in lines:
+        # A line in a larger font than the one after it heads what follows: no break after it.
+        heads = before is not None and before[1] > _HEADING_SIZE * size
+        if usual and y is not None and before is not None and out and not heads:
+            needed = _PARAGRAPH_GAP * max(usual, _LEADING * max(size, before[1]))
+            if before[0] - y > needed:
+                out.append("")
+        out.append(words)
+        before = (y, size) if y is not None else before
+    return "\n".join(out)
 
 
 def _pdf_date(reader: PdfReader) -> datetime | None:

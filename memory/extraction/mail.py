@@ -110,4 +110,31 @@ def _email_body(message: Message) -> tuple[str, str]:
         text = payload.decode("latin-1") if isinstance(payload, bytes) else ""
     if part.get_content_subtype() == "html":
         return soup_to_markdown(BeautifulSoup(text, "html.parser")), "text/markdown"
-    return text.replace("\r\n", "\n").strip(), "text/plain"
+    text = text.replace("\r\n", "\n")
+    if str(part.get_param("format") or "").lower() == "flowed":
+        text = unflow(text, delsp=str(part.get_param("delsp") or "").lower() == "yes")
+    return text.strip(), "text/plain"
+
+
+_QUOTE_MARKS = re.compile(r"^>+")
+
+
+def unflow(text: str, *, delsp: bool = False) -> str:
+    """A format=flowed body (RFC 3676) as the lines its writer meant: a line that ends with a space
+    goes on in the next line of the same quote depth; a line opening with a space was stuffed."""
+    lines: list[str] = []
+    open_depth: str | None = None  # the quote marks of a line that goes on in the next, if any
+    for raw in text.split("\n"):
+        quote = _QUOTE_MARKS.match(raw)
+        marks = quote.group(0) if quote else ""
+        body = raw[len(marks) :]
+        body = body[1:] if body.startswith(" ") else body
+        flowed = body.endswith(" ") and body != "-- "
+        if flowed and delsp:
+            body = body[:-1]
+        if open_depth is not None and open_depth == marks and lines:
+            lines[-1] += body
+        else:
+            lines.append(f"{marks} {body}" if marks else body)
+        open_depth = marks if flowed else None
+    return "\n".join(line.rstrip() if line != "-- " else line for line in lines)

@@ -65,10 +65,25 @@ def _block(tag: Tag) -> list[str] | None:
         return ["\n".join(_list_lines(tag))]
     if tag.name == "table":
         rows = [[_inline([cell]) for cell in row.find_all(["td", "th"], recursive=False)] for row in _rows(tag)]
-        return ["\n".join(" | ".join(cells) for cells in rows if any(cells))]
+        return [_table([cells for cells in rows if any(cells)])]
     if tag.name == "pre":
         return [f"```\n{tag.get_text().strip(chr(10))}\n```"] if tag.get_text().strip() else []
     return None
+
+
+def _table(rows: list[list[str]]) -> str:
+    """Rows as a markdown table, the first row its header, so the table is read as one (its rows
+    records under their header) and not as lines of text with bars in them. A table of one row or
+    one column lays a page out rather than holding records: its cells stay lines of text."""
+    width = max((len(cells) for cells in rows), default=0)
+    if len(rows) < 2 or width < 2:
+        return "\n".join(" | ".join(cells) for cells in rows)
+
+    def line(cells: list[str]) -> str:
+        cells = [cell.replace("|", "\\|") for cell in cells] + [""] * (width - len(cells))
+        return "| " + " | ".join(cells) + " |"
+
+    return "\n".join([line(rows[0]), "|" + " --- |" * width, *(line(cells) for cells in rows[1:])])
 
 
 def _rows(table: Tag) -> list[Tag]:

@@ -19,7 +19,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from memory.access import current
-from memory.documents.source import SourceReading, between, in_third_person, read_source, reading_pieces
+from memory.documents.source import SourceReading, in_third_person, read_source, read_text
 from memory.extraction import (
     MAX_FACTS,
     Block,
@@ -232,21 +232,15 @@ def _reading(
     document: Document,
 ) -> tuple[str, list[int], list[tuple[int, str]], list[tuple[int, str]], list[Block | None]]:
     """The text read for facts, where each piece of it starts, its speakers, the stored passage
-    each piece belongs to (``reading_pieces``) and the block it says."""
+    each piece belongs to (``read_text``) and the block it says."""
     rows = list(
         Chunk.objects.filter(document=document)
         .order_by("ordinal")
         .values_list("pk", "text", "speaker", "char_start", "char_end")
     )
-    text, starts, speakers, chunks, blocks = "", [], [], [], []
-    pieces = reading_pieces(document, rows)
-    for piece, after in zip(pieces, [*pieces[1:], None], strict=True):
-        starts.append(len(text))
-        speakers.append((len(text), piece.speaker))
-        chunks.append((piece.passage, piece.text))
-        blocks.append(piece.block)
-        text += piece.text + between(piece, after)
-    return text, starts, speakers, chunks, blocks
+    read = read_text(document, rows)
+    chunks = [(piece.passage, piece.text) for piece in read.pieces]
+    return read.text, read.starts, read.speakers, chunks, [piece.block for piece in read.pieces]
 
 
 def from_records(

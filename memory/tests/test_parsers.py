@@ -185,7 +185,7 @@ def test_it_converts_html_to_markdown_without_scripts_navigation_or_footer(tmp_p
         "We release every Friday.\n\n"
         "## Steps\n\n"
         "- Tag the build\n  - use semver\n- Announce it\n\n"
-        "Owner | Day\nAlice | Friday\n\n"
+        "| Owner | Day |\n| --- | --- |\n| Alice | Friday |\n\n"
         "```\nmake release\n  --dry-run\n```"
     )
     for dropped in ("track()", "alert", "Home", "Copyright", "color: red", "internal comment"):

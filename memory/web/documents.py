@@ -3,7 +3,8 @@ and status. One the viewer may not read is answered exactly as one that does not
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from typing import cast
 
 from django.contrib.auth.decorators import login_required
@@ -12,11 +13,13 @@ from django.shortcuts import render
 from django.utils.safestring import SafeString
 
 from brain.errors import NotFound
-from brain.markdown import render_markdown
+from brain.markdown import render_inline, render_markdown
 from brain.mcp.meter import OutOfCredits
 from brain.web import web_actor
+from memory.documents.block_rows import load_blocks
 from memory.documents.placement import may_delete, may_make_personal
 from memory.documents.selectors import get_document, list_passages, list_versions
+from memory.extraction import Block, Kind
 from memory.graph.entity_views import entity_views
 from memory.graph.provenance import document_entity_ids, document_facts
 from memory.mcp_tools.documents import RetrieveOut
@@ -50,6 +53,75 @@ def _as_markdown(document: Document, text: str) -> SafeString | None:
 MARKDOWN_TYPES = ("text/markdown", "text/html")  # HTML is kept as markdown when saved
 
 
+@dataclass
+class Part:
+    """A piece of the page that shows a document's text: one block, or the run of list items or table
+    rows that make one list or one table. Words are shown as written: a markdown document's inline
+    markup rendered (``brain.markdown``), a plain text's lines as typed."""
+
+    kind: str  # heading, paragraph, lead, list, table, quote, code, meta, turn
+    text: str | SafeString = ""
+    level: int = 0  # a heading's depth, as its HTML tag (h3 for the outermost)
+    items: list[str | SafeString] = field(default_factory=list)
+    header: tuple[str, ...] = ()
+    rows: list[tuple[str, ...]] = field(default_factory=list)
+    speaker: str = ""
+    said: str = ""
+
+
+# Structure shown apart, muted: a mail's header lines, greetings, sign-offs, signatures.
+_MUTED = {Kind.META: "meta", Kind.SIGNATURE: "meta", Kind.GREETING: "meta"}
+# The markers a block's own lines open with, left out when its words are shown.
+_MARKERS = {
+    Kind.HEADING: re.compile(r"^[ \t]{0,3}#{1,6}[ \t]*|[ \t]+#+[ \t]*$", re.M),
+    Kind.ITEM: re.compile(r"^[ \t]*(?:[-*+•]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?"),
+    Kind.QUOTE: re.compile(r"^[ \t]*(?:>[ \t]?)+", re.M),
+}
+_AS_WRITTEN = frozenset({Kind.HEADING, Kind.PARAGRAPH, Kind.LEAD, Kind.ITEM})
+
+
+def _words(block: Block, content: str, markdown: bool) -> str | SafeString:
+    """What a block says, as written where its span holds it: rendered inline markdown, or the
+    plain text's own lines; the block's read words otherwise."""
+    raw = content[block.start : block.end]
+    if not raw.strip() or (block.kind not in _AS_WRITTEN and not (markdown and block.kind == Kind.QUOTE)):
+        return block.text
+    marker = _MARKERS.get(block.kind)
+    raw = marker.sub("", raw) if marker is not None else raw
+    return render_inline(raw.strip()) if markdown else raw.strip()
+
+
+def shown_parts(blocks: list[Block], content: str, *, markdown: bool, up_to: int | None = None) -> list[Part]:
+    """The parts that show ``blocks`` of ``content``: consecutive items of one lead-in as one list,
+    consecutive rows of one header (and the header itself) as one table. ``up_to``: only blocks
+    that end within the first so many characters (a page cut short)."""
+    parts: list[Part] = []
+    for block in blocks:
+        if up_to is not None and block.end > up_to:
+            break
+        last = parts[-1] if parts else None
+        if block.kind == Kind.META and block.header:
+            parts.append(Part("table", header=block.header))
+        elif block.kind == Kind.ROW:
+            if last is None or last.kind != "table" or last.header != block.header:
+                last = Part("table", header=block.header)
+                parts.append(last)
+            last.rows.append(block.cells)
+        elif block.kind == Kind.ITEM:
+            if last is None or last.kind != "list" or last.text != block.lead:
+                last = Part("list", text=block.lead)
+                parts.append(last)
+            last.items.append(_words(block, content, markdown))
+        elif block.kind == Kind.HEADING:
+            level = min(2 + max(len(block.path), 1), 6)
+            parts.append(Part("heading", _words(block, content, markdown), level=level))
+        elif block.kind == Kind.TURN:
+            parts.append(Part("turn", block.text, speaker=block.speaker, said=block.said))
+        else:
+            parts.append(Part(_MUTED.get(block.kind, block.kind.value), _words(block, content, markdown)))
+    return parts
+
+
 @login_required
 def document_page(request: HttpRequest, document_id: int) -> HttpResponse:
     actor = web_actor(request)
@@ -68,14 +140,25 @@ def document_page(request: HttpRequest, document_id: int) -> HttpResponse:
         title = "Out of credits" if outcome.code == OutOfCredits.code else document.title
         return message_page(request, title=title, message=outcome.message, status=outcome.status)
     pages = cast(RetrieveOut, outcome.output).pages
+    page = pages[0] if pages else None
+    # The blocks ingestion kept (none yet for a document still queued, or one ingested before they
+    # were kept: its text is shown as before). Only what the read returned is shown: a page cut at
+    # MAX_CHARS shows the blocks within the cut.
+    parts = shown_parts(
+        load_blocks(document.pk),
+        document.content,
+        markdown=document.content_type in MARKDOWN_TYPES and not document.speaker,
+        up_to=len(page.content) if page and page.truncated else None,
+    )
     entities = entity_views(actor=actor, entity_ids=document_entity_ids(actor=actor, document=document))
     return render(
         request,
         "memory/document.html",
         {
             "document": document,
-            "page": pages[0] if pages else None,
-            "text_html": _as_markdown(document, pages[0].content) if pages else None,
+            "page": page,
+            "parts": parts if page else [],
+            "text_html": _as_markdown(document, page.content) if page and not parts else None,
             "source_url": web_link(document.source_url),
             "passages": list_passages(actor=actor, document=document),
             "facts": fact_rows(fact_outs(actor, document_facts(actor=actor, document=document))),

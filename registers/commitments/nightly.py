@@ -22,7 +22,7 @@ from django.db.models.functions import Coalesce
 
 from brain.models import AuditRecord, Organisation
 from memory.access import current, fact_in_use, readable_by_all, seen_by_every_reader_of
-from memory.documents.source import SourceReading, between, read_source, reading_pieces, thread_subject
+from memory.documents.source import SourceReading, read_source, read_text, thread_subject
 from memory.documents.turns import previous_turn, spoken_text
 from memory.graph.entities import live_mentions
 from memory.models import Chunk, Document, Entity, Fact
@@ -157,22 +157,16 @@ def _utterances(chunks: list[Chunk], document: Document) -> tuple[SourceReading,
     a "Name: ..." line of pasted minutes, a mail's sender, a message's speaker) and said on the day
     the document speaks from. Headers, quoted replies, signatures and greetings promise nothing."""
     rows = [(c.pk, c.text, c.speaker, c.char_start, c.char_end) for c in chunks]
-    pieces = reading_pieces(document, rows, all_passages=False)
-    text, starts, speakers = "", [], []
-    for piece, after in zip(pieces, [*pieces[1:], None], strict=True):
-        starts.append(len(text))
-        speakers.append((len(text), piece.speaker))
-        text += piece.text + between(piece, after)
-    source = read_source(document, text, passages=speakers)
+    read = read_text(document, rows, all_passages=False)
+    source = read_source(document, read.text, passages=read.speakers)
     subject = thread_subject(document)  # what "it" is in a reply to an issue
     found = []
     for segment in source.segments:
-        owner = max(i for i, start in enumerate(starts) if start <= segment.start)
-        words = text[segment.start : segment.end].strip()
+        owner = read.pieces[read.piece_at(segment.start)].passage
+        words = read.text[segment.start : segment.end].strip()
         if words:
             said_on = source.said_on(segment)  # a thread's comment on its own day
-            ref = pieces[owner].passage
-            found.append(Utterance(speaker=segment.speaker, text=words, said_on=said_on, ref=ref, topic=subject))
+            found.append(Utterance(speaker=segment.speaker, text=words, said_on=said_on, ref=owner, topic=subject))
     return source, found
 
 
