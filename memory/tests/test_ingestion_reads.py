@@ -40,7 +40,8 @@ def test_a_fact_like_nine_earlier_ones_reads_values_as_often_as_one_like_three()
     after_many, fact_after_many = ingest_later(9)
     assert after_many == after_few
     for fact, sources in ((fact_after_few, 3), (fact_after_many, 9)):
-        assert fact.subject is not None and fact.subject.name == "Northwind Foods"
+        assert fact.subject is not None
+        assert fact.subject.name == "Northwind Foods"
         assert (fact.value_key, fact.superseded_at, fact.same_as_id) == ("deal_value", None, None)
         stood = Fact.objects.filter(org_id=fact.org_id, subject=fact.subject, superseded_at__isnull=True)
         assert stood.exclude(pk=fact.pk).count() == sources  # contradicting amounts all stand
