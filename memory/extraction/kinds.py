@@ -9,6 +9,7 @@ last. A name nothing types is ``other``, never ``person`` by default.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from memory.extraction.names import (
     COMPANY_WORDS,
@@ -94,7 +95,7 @@ def role_kinds(text: str) -> dict[str, str]:
         found.setdefault(match.group(1).casefold(), "project")
     for match in _OWN_ORG.finditer(text):
         name = next(g for g in match.groups() if g)
-        if name.casefold() not in ("we", "our", "the", "all", "every"):
+        if name.casefold() not in ("we", "our", "the", "all", "every") and not plain_kind(name):
             found.setdefault(_LEADING.sub("", re.sub(r"(?:'s|’s)$", "", name).casefold()), "organisation")
     for match in _HANDLED.finditer(text):
         found.setdefault(match.group(1).casefold(), "person")
@@ -161,3 +162,74 @@ _COMMON_NOUNS = word_set(
     """support finance sales marketing legal operations engineering platform product design security billing
     ledger dispatch atlas heron phoenix falcon customer supplier project team office"""
 )
+
+
+# --- names a table's header types ------------------------------------------------------------------
+
+# The word a column's header ends with, and the kind of the names its cells hold: "Team member",
+# "Author/Reviewer", "Approved by" hold people; "Vendor" companies; "Source/platform" software.
+_COLUMN_KINDS = {
+    **dict.fromkeys(
+        word_set(
+            """member members person people employee employees owner owners assignee assignees attendee attendees
+            maintainer maintainers contact contacts speaker speakers presenter author authors reviewer reviewers
+            approver approvers dri"""
+        ),
+        "person",
+    ),
+    **dict.fromkeys(
+        word_set(
+            """company companies vendor vendors supplier suppliers customer customers client clients partner partners
+            organisation organisations organization organizations provider providers sponsor sponsors employer"""
+        ),
+        "organisation",
+    ),
+    **dict.fromkeys(
+        word_set("tool tools system systems software service services platform platforms application apps"), "system"
+    ),
+    **dict.fromkeys(word_set("team teams department departments squad"), "team"),
+    **dict.fromkeys(word_set("city cities country countries"), "place"),
+}
+_BY_PERSON = re.compile(r"(?i)^(?:approved|reviewed|owned|written|led|signed|prepared|presented)\s+by$")
+_CELL_NAME = re.compile(r"[A-Z][\w'’./-]*(?:[ \t]+(?:[A-Z][\w'’.-]*|of|de|van|von|da|di|du|la|le|&))*")
+_CELL_SPLIT = re.compile(r"\s*(?:,|&|\band\b|;)\s*|\s+/\s+")
+_NOT_NAMES = word_set("yes no none n/a na tbd tbc all other others various everyone nobody")
+
+
+def column_kind(header: str) -> str | None:
+    """The kind of the names a column holds, by its header's last word (each part of "A/B" must agree
+    where it says one); None for a header that says nothing of it ("Name", "Description")."""
+    kinds = set()
+    for part in header.split("/"):
+        part = re.sub(r"[*_`]|\(.*?\)", " ", part).strip()
+        if _BY_PERSON.match(part):
+            kinds.add("person")
+        elif part:
+            kind = _COLUMN_KINDS.get(part.split()[-1].casefold())
+            if kind:
+                kinds.add(kind)
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def record_names(
+    header: Sequence[str], cells: Sequence[str], lower_words: frozenset[str]
+) -> list[tuple[str, list[str], str]]:
+    """The names a table row holds in the columns whose header types them: each cell, the names in
+    it and their kind; "Mariam & Stompy" under "Team member" is two people. A cell is read only when
+    the whole of it (or of each part) is a name, of four words at most, and a single word is none the
+    document writes in lower case ("Engineering", "Yes")."""
+    found = []
+    for name, cell in zip(header, cells, strict=False):
+        kind = column_kind(name)
+        cell = re.sub(r"[*_`]", "", cell).strip()
+        parts = [p for p in _CELL_SPLIT.split(cell) if p]
+        if kind is not None and parts and all(_named(p, lower_words) for p in parts):
+            found.append((cell, parts, kind))
+    return found
+
+
+def _named(part: str, lower_words: frozenset[str]) -> bool:
+    words = part.split()
+    if not _CELL_NAME.fullmatch(part) or len(words) > 4 or part.casefold() in _NOT_NAMES:
+        return False
+    return len(words) > 1 or part.casefold() not in lower_words

@@ -67,6 +67,8 @@ TERM_WORDS = word_set(
     """policy policies plan procedure procedures standard standards guideline guidelines agreement act license licence
     insurance leave allowance stipend benefit benefits matrix framework charter regulation register handbook"""
 )
+# Time zones ("UTC", "PST"): a term, though the model calls them companies.
+TIME_ZONES = word_set("utc gmt bst cet cest eet eest wet west pst pdt mst mdt cst cdt est edt ist jst aest aedt nzst")
 # Job titles ("VP of Engineering", "Senior Accountant", "People Partner"): a role, not the person holding it.
 TITLE_WORDS = word_set(
     """vp svp evp head director manager accountant controller engineer officer partner president chief counsel
@@ -84,6 +86,8 @@ def plain_kind(name: str) -> str | None:
         return "system"
     if folded in PLACES:
         return "place"
+    if folded in TIME_ZONES and name.strip().isupper():
+        return "term"
     if folded.endswith(" team") or folded in DEPARTMENTS:
         return "team"
     if not words or not name.strip()[:1].isupper():

@@ -141,8 +141,10 @@ def _trim(span: Span) -> Span:
         start += 1
     while end - start > 1 and span.doc[end - 1].tag_ in ("POS", "HYPH", "."):
         end -= 1
-    handle = next((t.i for t in span.doc[start + 1 : end] if t.text.startswith("@")), end)
-    return span.doc[start:handle]  # "Richard Lau @richardlau": the name, without the handle
+    # "Richard Lau @richardlau": the name, without the handle; "Wanjiru & Tamsin: Local hours" (a
+    # table row said as a sentence): no name runs on past a colon.
+    end = next((t.i for t in span.doc[start + 1 : end] if t.text.startswith("@") or t.text == ":"), end)
+    return span.doc[start:end]
 
 
 def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:

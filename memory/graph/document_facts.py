@@ -30,6 +30,7 @@ from memory.extraction import (
     KnownEntity,
     clean_inline,
     looks_like_person,
+    record_names,
     record_values,
     role_kinds,
     short_form,
@@ -157,6 +158,7 @@ def extract_document(*, document_id: int, keep: Collection[int] = (), confirmed:
         undated=source.moment.from_upload,
     )
     result.entities += _speaker_entities(source, result.entities)
+    structured = _typed_by_header(blocks, text, result.entities)
     records = from_records(result.facts, text, starts, blocks, document.title)
     teams = _teams_of(document.org_id, source.speakers())
     drafts, chunk_for = [], {}
@@ -198,6 +200,7 @@ def extract_document(*, document_id: int, keep: Collection[int] = (), confirmed:
         _keep_fields(document, source)
         roles = role_kinds(text)
         roles.update({p.casefold(): "person" for p in _people_of(source)})  # who speaks, sends or attends
+        roles.update(structured)  # names a table's header types ("Team member", "Vendor")
         if _own_name(document):
             roles[_own_name(document).casefold()] = "organisation"
         named, by_name = set(), {}
@@ -334,6 +337,31 @@ def _keep_fields(document: Document, source: SourceReading) -> None:
     metadata = document.metadata if isinstance(document.metadata, dict) else {}
     if metadata.get("source") != read:
         Document.objects.filter(pk=document.pk).update(metadata={**metadata, "source": read})
+
+
+def _typed_by_header(blocks: list[Block | None], text: str, found: list[ExtractedEntity]) -> dict[str, str]:
+    """Names in the columns of a table whose header says what they are ("Team member", "Vendor",
+    "Approved by"): an entity found under another kind takes the header's, one not found is added,
+    and a cell of several names ("Mariam & Stompy") found as one is replaced by them. Returns
+    casefolded name -> kind, evidence as strong as role words in the text."""
+    lower = frozenset(re.findall(r"\b[a-z][a-z'-]*\b", text))
+    typed: dict[str, tuple[str, str]] = {}
+    joined: set[str] = set()
+    for block in blocks:
+        if block is not None and block.kind == Kind.ROW:
+            for cell, names, kind in record_names(block.header, block.cells, lower):
+                typed.update({name.casefold(): (name, kind) for name in names if name.casefold() not in typed})
+                joined |= {cell.casefold()} if len(names) > 1 else set()
+    found[:] = [entity for entity in found if entity.name.casefold() not in joined]
+    seen: set[str] = set()
+    for entity in found:
+        called = {n.casefold() for n in (entity.name, *entity.aliases)}
+        kinds = {typed[n][1] for n in called if n in typed}
+        if len(kinds) == 1:
+            entity.type = kinds.pop()
+        seen |= called
+    found += [ExtractedEntity(name, kind, [name], False) for key, (name, kind) in typed.items() if key not in seen]
+    return {key: kind for key, (_, kind) in typed.items()}
 
 
 def _speaker_entities(source: SourceReading, found: list[ExtractedEntity]) -> list[ExtractedEntity]:
