@@ -36,6 +36,9 @@ HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 CONVERSATION_SHARE = 0.6  # of paragraphs that are turns
 SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 FENCE = re.compile(r"^\s*(```|~~~)")
+# What a thread exported as markdown but saved as text still carries on its title line: the
+# heading's marks and the escape before its number ("# \\#7 Issue closed: ...").
+_TITLE_MARKS = re.compile(r"^#{1,6}\s+|\\(?=[#*_`\[\]])")
 
 
 @dataclass(frozen=True)
@@ -172,9 +175,10 @@ def passages(blocks: list[Block], content: str, *, parts: Mapping[int, Part] | N
     The words before the first part, when they are a line or two (a thread's title line), go
     with it rather than make a passage of their own."""
     parts = parts or {}
+    first_part = min(parts, default=-1)
     drafts: list[ChunkDraft] = []
     group: list[tuple[str, int, int]] = []  # (text, start, end) of the passage under way
-    heading = path = part = ""
+    heading = path = section = part = ""
     parted = False  # a part has been opened
     table: tuple[str, ...] | None = None  # the header of the table whose rows are under way
 
@@ -195,13 +199,15 @@ def passages(blocks: list[Block], content: str, *, parts: Mapping[int, Part] | N
     for at, block in enumerate(blocks):
         if block.heading != path:
             emit()
-            path, part, table = block.heading, "", None
+            path, section, part, table = block.heading, block.heading, "", None
         opens = parts.get(block.start)
         if opens is not None:
             if parted or sum(len(t) + 1 for t, _, _ in group) >= MIN_CHARS // 2:
                 emit()
             part, parted, table = opens.heading, True, None
-        heading = " > ".join(h for h in (path, part) if h)
+            if block.kind == Kind.HEADING:  # a comment's heading line: its part's heading says it
+                section = " > ".join(block.path[:-1])
+        heading = " > ".join(h for h in (section, part) if h)
         if block.kind == Kind.HEADING or (block.kind == Kind.META and block.header):
             continue
         if opens is not None and not opens.says:
@@ -225,7 +231,7 @@ def passages(blocks: list[Block], content: str, *, parts: Mapping[int, Part] | N
         if block.kind == Kind.QUOTE and _parted_from_reply(group, block, blocks[at + 1 : at + 2]):
             emit()  # a quoted line opens the passage its reply is in, not the one before
         for text, start, end in _pieces(block, content):
-            add(text, start, end)
+            add(_TITLE_MARKS.sub("", text) if start < first_part else text, start, end)
     emit()
     return _merge_tiny_tail(drafts)
 
