@@ -183,7 +183,7 @@ def passages(blocks: list[Block], content: str, *, parts: Mapping[int, Part] | N
     table: tuple[str, ...] | None = None  # the header of the table whose rows are under way
 
     def emit() -> None:
-        text = "\n".join(t for t, _, _ in group).strip()
+        text = "\n".join(t for t, _, _ in group if t).strip()
         if text:
             drafts.append(ChunkDraft(text, heading, group[0][1], group[-1][2]))
         group.clear()
@@ -208,9 +208,12 @@ def passages(blocks: list[Block], content: str, *, parts: Mapping[int, Part] | N
             if block.kind == Kind.HEADING:  # a comment's heading line: its part's heading says it
                 section = " > ".join(block.path[:-1])
         heading = " > ".join(h for h in (section, part) if h)
-        if block.kind == Kind.HEADING or (block.kind == Kind.META and block.header):
+        if opens is not None and (block.kind == Kind.HEADING or not opens.says):
+            # The line that opens a part is no passage's words, but its passage starts there: who
+            # says a comment is read from that line by whoever reads the passage's blocks.
+            group.append(("", block.start, block.end))
             continue
-        if opens is not None and not opens.says:
+        if block.kind == Kind.HEADING or (block.kind == Kind.META and block.header):
             continue
         if block.kind == Kind.ROW:
             # A table's rows only with rows of the same table, each a line said with its header:
