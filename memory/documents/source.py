@@ -284,7 +284,9 @@ def _label_speaker(
         return None
     name = clean_inline(match["bold"] or match["plain"] or "").strip()
     words = name.split()
-    if not name or name.lower() in LABELS or (words and words[0].lower() in LABELS) or re.search(r"\d", name):
+    # A label said in the negative ("Not present: ...", in minutes) is a label too.
+    label = name.lower().removeprefix("not ")
+    if not name or label in LABELS or (words and words[0].lower() in LABELS) or re.search(r"\d", name):
         return None
     rest = line[match.end() :].strip()
     wordless = not re.search(r"[^\W\d_]", _LINK_ONLY.sub("", rest))
