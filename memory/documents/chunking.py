@@ -12,6 +12,7 @@ message is what is found and cited.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from memory.extraction import TURN, Block, Kind, clean_inline, read_blocks
@@ -19,6 +20,7 @@ from memory.extraction import TURN, Block, Kind, clean_inline, read_blocks
 __all__ = [
     "TURN",
     "ChunkDraft",
+    "Part",
     "chunk",
     "clean_inline",
     "is_conversation",
@@ -34,6 +36,9 @@ HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 CONVERSATION_SHARE = 0.6  # of paragraphs that are turns
 SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 FENCE = re.compile(r"^\s*(```|~~~)")
+# What a thread exported as markdown but saved as text still carries on its title line: the
+# heading's marks and the escape before its number ("# \\#7 Issue closed: ...").
+_TITLE_MARKS = re.compile(r"^#{1,6}\s+|\\(?=[#*_`\[\]])")
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,15 @@ class Paragraph:
     start: int
     end: int
     heading: str
+
+
+@dataclass(frozen=True)
+class Part:
+    """Where a part of a document opens that no heading marks (a thread's comment): its heading, and
+    whether the block that opens it says more than that ("mattduck on 2020-07-19: Thanks!")."""
+
+    heading: str
+    says: bool = False
 
 
 @dataclass(frozen=True)
@@ -148,25 +162,33 @@ def chunk(
     return passages(read_blocks(content, markdown=markdown, mail=mail), content)
 
 
-def passages(blocks: list[Block], content: str) -> list[ChunkDraft]:
+def passages(blocks: list[Block], content: str, *, parts: Mapping[int, Part] | None = None) -> list[ChunkDraft]:
     """Passages that follow the blocks: a section's paragraphs together up to ``MAX_CHARS``, never
     across a heading; a list with its lead-in (a long one in parts, each opening with the lead-in);
     a table's rows together, apart from the rest, each row a line said with its header ("Team:
     Price per seat: 29 EUR."), never cut, so a question about one cell finds its row and the
-    snippet shows that line."""
+    snippet shows that line.
+
+    ``parts`` names the blocks (by where they start) that open a part of the document a heading
+    does not mark, such as a thread's comments: a part never shares a passage with another, and
+    its ``Part.heading`` ("Matt Duck, 2020-11-01") is its passages' heading under the section's.
+    The words before the first part, when they are a line or two (a thread's title line), go
+    with it rather than make a passage of their own."""
+    parts = parts or {}
+    first_part = min(parts, default=-1)
     drafts: list[ChunkDraft] = []
     group: list[tuple[str, int, int]] = []  # (text, start, end) of the passage under way
-    heading = ""
+    heading = path = section = part = ""
+    parted = False  # a part has been opened
     table: tuple[str, ...] | None = None  # the header of the table whose rows are under way
 
     def emit() -> None:
-        text = "\n".join(t for t, _, _ in group).strip()
+        text = "\n".join(t for t, _, _ in group if t).strip()
         if text:
             drafts.append(ChunkDraft(text, heading, group[0][1], group[-1][2]))
         group.clear()
 
     def add(text: str, start: int, end: int, *, lead: str = "") -> None:
-        nonlocal heading
         size = sum(len(t) + 1 for t, _, _ in group)
         if group and size + len(text) > MAX_CHARS:
             emit()
@@ -174,10 +196,23 @@ def passages(blocks: list[Block], content: str) -> list[ChunkDraft]:
                 group.append((lead, start, start))
         group.append((text, start, end))
 
-    for block in blocks:
-        if block.heading != heading:
+    for at, block in enumerate(blocks):
+        if block.heading != path:
             emit()
-            heading, table = block.heading, None
+            path, section, part, table = block.heading, block.heading, "", None
+        opens = parts.get(block.start)
+        if opens is not None:
+            if parted or sum(len(t) + 1 for t, _, _ in group) >= MIN_CHARS // 2:
+                emit()
+            part, parted, table = opens.heading, True, None
+            if block.kind == Kind.HEADING:  # a comment's heading line: its part's heading says it
+                section = " > ".join(block.path[:-1])
+        heading = " > ".join(h for h in (section, part) if h)
+        if opens is not None and (block.kind == Kind.HEADING or not opens.says):
+            # The line that opens a part is no passage's words, but its passage starts there: who
+            # says a comment is read from that line by whoever reads the passage's blocks.
+            group.append(("", block.start, block.end))
+            continue
         if block.kind == Kind.HEADING or (block.kind == Kind.META and block.header):
             continue
         if block.kind == Kind.ROW:
@@ -196,10 +231,20 @@ def passages(blocks: list[Block], content: str) -> list[ChunkDraft]:
         if block.kind == Kind.ITEM:
             add(block.text, block.start, block.end, lead=block.lead)
             continue
+        if block.kind == Kind.QUOTE and _parted_from_reply(group, block, blocks[at + 1 : at + 2]):
+            emit()  # a quoted line opens the passage its reply is in, not the one before
         for text, start, end in _pieces(block, content):
-            add(text, start, end)
+            add(_TITLE_MARKS.sub("", text) if start < first_part else text, start, end)
     emit()
     return _merge_tiny_tail(drafts)
+
+
+def _parted_from_reply(group: list[tuple[str, int, int]], quote: Block, after: list[Block]) -> bool:
+    """The passage under way, the quote and the reply after it do not fit in one passage."""
+    reply = after[0] if after and after[0].kind != Kind.QUOTE and after[0].heading == quote.heading else None
+    if not group or reply is None:
+        return False
+    return sum(len(t) + 1 for t, _, _ in group) + len(quote.text) + min(len(reply.text), MAX_CHARS) + 1 > MAX_CHARS
 
 
 def _pieces(block: Block, content: str) -> list[tuple[str, int, int]]:
@@ -256,7 +301,9 @@ def says_nothing(text: str) -> bool:
 
 
 def _merge_tiny_tail(drafts: list[ChunkDraft]) -> list[ChunkDraft]:
-    """A very short last passage joins the one before it when both share a heading and fit."""
+    """A very short last passage joins the one before it when both share a heading and fit. After
+    a table's rows it is most often the table's footnote ("* For self-hosted, ..."), which is read
+    with the rows its mark is on: measured, leaving it alone lost the question it answered."""
     if len(drafts) >= 2:
         last, before = drafts[-1], drafts[-2]
         tiny = len(last.text) < MIN_CHARS // 2 and last.heading == before.heading

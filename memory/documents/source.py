@@ -23,7 +23,7 @@ from zoneinfo import ZoneInfo
 from django.db import transaction
 
 from memory.documents.block_rows import load_blocks, replace_blocks
-from memory.documents.chunking import ChunkDraft, chunk, is_conversation, line_paragraphs
+from memory.documents.chunking import ChunkDraft, Part, chunk, is_conversation, line_paragraphs
 from memory.documents.chunking import passages as block_passages
 from memory.extraction import CONTENT, TURN, Block, Kind, clean_inline, field_words, plain_kind, read_blocks
 from memory.extraction.lines import (
@@ -284,7 +284,9 @@ def _label_speaker(
         return None
     name = clean_inline(match["bold"] or match["plain"] or "").strip()
     words = name.split()
-    if not name or name.lower() in LABELS or (words and words[0].lower() in LABELS) or re.search(r"\d", name):
+    # A label said in the negative ("Not present: ...", in minutes) is a label too.
+    label = name.lower().removeprefix("not ")
+    if not name or label in LABELS or (words and words[0].lower() in LABELS) or re.search(r"\d", name):
         return None
     rest = line[match.end() :].strip()
     wordless = not re.search(r"[^\W\d_]", _LINK_ONLY.sub("", rest))
@@ -536,8 +538,26 @@ def read_document(document: Document) -> DocumentReading:
     if turns:
         drafts = chunk(document.content, document.content_type, conversation=is_turns(document), mail=mail)
     else:
-        drafts = block_passages(blocks, document.content)
+        drafts = block_passages(blocks, document.content, parts=comment_parts(document, blocks))
     return DocumentReading(blocks, drafts)
+
+
+def comment_parts(document: Document, blocks: Sequence[Block]) -> dict[int, Part]:
+    """Where each comment of an issue or pull-request thread opens (by its block's start), with who
+    wrote it and when as its passages' heading, and where the comments end (the exporter's own
+    line, a pull request's reviews): those lines are structure, not anybody's words."""
+    thread, parts = is_thread(document), {}
+    for block in blocks:
+        written = document.content[block.start : block.end].strip()
+        line = written.split("\n", 1)[0]
+        comment = _comment_heading(line, thread)
+        if comment is not None:
+            name, at, words_start = comment
+            heading = f"{name}, {at:%Y-%m-%d}" if at is not None else name
+            parts[block.start] = Part(heading, says=len(written) > words_start)
+        elif parts and THREAD_END.match(line):
+            parts[block.start] = Part("", says=len(written) > len(line))
+    return parts
 
 
 def passages_of(document: Document) -> list[ChunkDraft]:

@@ -116,7 +116,7 @@ def _parse_pdf(source: SourceFile) -> list[ParsedDocument]:
         raise
     except Exception as exc:  # pypdf has no single error type for damaged files
         raise ParseError(f"not a readable PDF: {source.rel} ({exc})") from exc
-    content = "\n\n".join(page for page in pages if page)
+    content = "\n\n".join(page for page in pages if page).translate(_PDF_GLYPHS)
     if not content:
         raise ParseError(f"no extractable text (scanned PDF?): {source.rel}")
     info = reader.metadata
@@ -155,6 +155,11 @@ def _pdf_pages(reader: PdfReader) -> list[str]:
     return pages
 
 
+# Glyphs some writers' fonts map to the wrong characters: modifier letters for an apostrophe and a
+# closing quote ("CNCFʼs", "Licenseˮ", which search would read as one word with the letter), and
+# private-use points for the brackets around an abbreviation, which are no characters at all.
+_PDF_GLYPHS = {0x02BC: "\u2019", 0x02EE: "\u201d", **{point: None for point in range(0xE000, 0xF900)}}
+
 _PARAGRAPH_GAP = 1.4  # a gap between lines this many times the usual one ends a paragraph
 _LEADING = 1.2  # a line's usual height, in its font size
 _HEADING_SIZE = 1.15  # a line in a font this much larger than the next heads it
@@ -179,6 +184,7 @@ def _page_text(page: PageObject) -> str:
             lines[-1] = (words + piece, at, tallest)
 
     page.extract_text(visitor_text=visit)
+    lines = _on_baselines(lines)
     placed = [y for _, y, _ in lines if y is not None]
     gaps = sorted(a - b for a, b in zip(placed, placed[1:], strict=False) if a - b > 0)
     usual = gaps[(len(gaps) - 1) // 4] if gaps else 0.0  # the spacing of lines within a paragraph
@@ -194,6 +200,31 @@ def _page_text(page: PageObject) -> str:
         out.append(words)
         before = (y, size) if y is not None else before
     return "\n".join(out)
+
+
+_SAME_BASELINE = 0.5  # points: pieces drawn this near one height stand on one line
+
+
+def _on_baselines(lines: list[tuple[str, float | None, float]]) -> list[tuple[str, float | None, float]]:
+    """Pieces drawn on one baseline joined into the line they stand on. Some writers draw every word
+    on its own and pypdf returns each one a line, with a line of a space between: read as it comes,
+    every word would be a paragraph of its own."""
+    out: list[tuple[str, float | None, float]] = []
+    between: list[tuple[str, float | None, float]] = []  # lines with nothing drawn since the last placed one
+    for words, y, size in lines:
+        if y is None:
+            if words.strip() or not out:
+                between.append((words, y, size))
+            continue
+        last = out[-1] if out and not any(w.strip() for w, _, _ in between) else None
+        if last is not None and last[1] is not None and abs(last[1] - y) < _SAME_BASELINE:
+            joint = "" if last[0].endswith(" ") or words.startswith(" ") else " "
+            out[-1] = (last[0] + joint + words, last[1], max(last[2], size))
+        else:
+            out.extend(between)
+            out.append((words, y, size))
+        between = []
+    return out + between
 
 
 def _pdf_date(reader: PdfReader) -> datetime | None:

@@ -258,11 +258,13 @@ def _said_in(span: Window, vector: QueryVector, where: Clause, limit: int) -> li
 
 
 # For each candidate, how many of the question's words (stemmed, stop words out, as the keyword
-# arm reads them) its own words or its heading hold: the title and the speaker (weights A) are left
-# out, since every passage of a document carries them.
+# arm reads them) its own words or its heading hold, leaving out the words of the title and the
+# speaker (weights A): every passage of a document carries them, so a passage whose text repeats
+# the title (a thread's first line, a page's opening sentence) is no likelier to answer.
 HELD_WORDS_SQL = (
     "SELECT c.id, c.document_id, (SELECT count(*) FROM unnest(tsvector_to_array(to_tsvector('english', %(query)s))) "
-    "AS q(lexeme) WHERE c.search @@ (quote_literal(q.lexeme) || ':BC')::tsquery) "
+    "AS q(lexeme) WHERE c.search @@ (quote_literal(q.lexeme) || ':BC')::tsquery "
+    "AND NOT c.search @@ (quote_literal(q.lexeme) || ':A')::tsquery) "
     "FROM memory_chunk c WHERE c.id = ANY(%(ids)s)"
 )
 

@@ -3,8 +3,13 @@ is matched, the passage shown for a page is the one whose words answer, and its 
 or sentence that matched. Saved through add_document, ingested, searched as search_company_memory
 searches."""
 
-import pytest
+from pathlib import Path
 
+import pytest
+from pypdf import PdfWriter
+from pypdf.generic import ContentStream, DecodedStreamObject, DictionaryObject, NameObject
+
+from memory.extraction import parse_file
 from memory.mcp_tools.documents import snippet
 from memory.models import Chunk, Document
 from memory.search.passages import Hit, _best_of_each_document, search_chunks
@@ -136,3 +141,156 @@ def test_a_short_passage_that_matches_by_the_pages_title_does_not_stand_for_the_
     # passage shown for the page is the one holding the question's own words.
     date_line, agenda = Chunk.objects.filter(document=page).order_by("ordinal").values_list("id", flat=True)
     assert _best_of_each_document([date_line, agenda], question) == ([agenda], {agenda: 1})
+
+
+# --- an issue thread ------------------------------------------------------------------------------
+
+AVATAR = '<img src="https://avatars.example/u/1?v=4" width="50">'
+THREAD = f"""# [\\#7 Issue](https://github.com/acme/lantern/issues/7) `closed`: Export each ticket to its own file
+
+#### {AVATAR}[Ines Moreau](https://github.com/imoreau) opened issue at [2024-03-02 10:15](https://github.com/acme/lantern/issues/7):
+
+I would like to export each ticket to its own file instead of one long document. Is that possible?
+
+#### {AVATAR}[Tariq Bell](https://github.com/tbell) commented at [2024-03-04 08:40](https://github.com/acme/lantern/issues/7#issuecomment-1):
+
+Not yet, but it is a small change. I can get to it after the spring release, in about three weeks.
+
+#### {AVATAR}[Ines Moreau](https://github.com/imoreau) commented at [2024-03-04 09:02](https://github.com/acme/lantern/issues/7#issuecomment-2):
+
+Thanks, that works for me.
+
+
+--------------------------------------------------------------------------------
+
+
+
+[Export of Github issue for [acme/lantern](https://github.com/acme/lantern). Generated on 2024.04.01 at 12:00:00.]
+"""
+THREAD_TITLE = "Issue acme/lantern#7: Export each ticket to its own file"
+
+
+def test_each_comment_of_a_thread_is_a_passage_headed_by_its_author_without_the_heading_line(actor):
+    thread = save(actor, THREAD_TITLE, THREAD, source_kind="connector")
+    passages = list(Chunk.objects.filter(document=thread).order_by("ordinal").values_list("heading", "text"))
+    assert [heading for heading, _ in passages] == [
+        "Ines Moreau, 2024-03-02",
+        "Tariq Bell, 2024-03-04",
+        "Ines Moreau, 2024-03-04",
+    ]
+    # The thread's title line stays with the post that opens it; no comment heading, avatar or
+    # exporter's line is any passage's words.
+    assert passages[0][1].startswith("#7 Issue closed: Export each ticket")
+    said = " ".join(text for _, text in passages)
+    for structure in ("<img", "####", "commented at", "Export of Github"):
+        assert structure not in said
+    assert passages[1][1].startswith("Not yet, but it is a small change.")
+
+
+def test_a_thread_saved_as_markdown_heads_each_comment_by_its_author_under_the_threads_title(actor):
+    thread = save(actor, THREAD_TITLE, THREAD, content_type="text/markdown", source_kind="upload")
+    headings = list(Chunk.objects.filter(document=thread).order_by("ordinal").values_list("heading", flat=True))
+    title = "#7 Issue closed: Export each ticket to its own file"
+    assert headings == [
+        f"{title} > Ines Moreau, 2024-03-02",
+        f"{title} > Tariq Bell, 2024-03-04",
+        f"{title} > Ines Moreau, 2024-03-04",
+    ]
+
+
+def test_the_answering_comment_is_shown_for_a_thread_not_the_post_that_repeats_its_title(actor):
+    thread = save(actor, THREAD_TITLE, THREAD, source_kind="connector")
+    hit = page_hit(actor, "When could the export of each ticket be done?", thread)
+    assert "in about three weeks" in hit.text
+
+
+# --- a PDF drawn word by word ---------------------------------------------------------------------
+
+
+def word_by_word_pdf(path: Path, lines: list[str]) -> Path:
+    """A PDF whose writer draws each word on its own, each line in a box of its own with the text
+    turned upside down and back, as some office suites write them: pypdf returns it a word a line."""
+    writer = PdfWriter()
+    page = writer.add_blank_page(width=612, height=792)
+    font = DictionaryObject(
+        {
+            NameObject("/Type"): NameObject("/Font"),
+            NameObject("/Subtype"): NameObject("/Type1"),
+            NameObject("/BaseFont"): NameObject("/Helvetica"),
+        }
+    )
+    page[NameObject("/Resources")] = DictionaryObject(
+        {NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})}
+    )
+    ops, y = [], 740
+    for line in lines:
+        if line:
+            ops.append(f"q .75 0 0 .75 72 {y} cm")
+            x = 0
+            for word in line.split():
+                for drawn, at in ((word, x), (" ", x + 8 * len(word))):
+                    ops.append(f"BT /F1 16 Tf 1 0 0 -1 0 16 Tm {at} -15.5 Td ({drawn}) Tj ET")
+                x += 8 * len(word) + 5
+            ops.append("Q")
+        y -= 20
+    stream = DecodedStreamObject()
+    stream.set_data("\n".join(ops).encode("latin-1"))
+    page.replace_contents(ContentStream(stream, writer))
+    with path.open("wb") as handle:
+        writer.write(handle)
+    return path
+
+
+def test_a_pdf_drawn_word_by_word_is_read_as_lines_and_its_sentence_is_found(actor, tmp_path):
+    lines = [
+        "Maintainer meeting minutes",
+        "",
+        "Attendees: Ines Moreau, Tariq Bell, Dana Okafor",
+        "",
+        "The maintainers voted unanimously to move the",
+        "project to the new licence.",
+        "",
+        "Action items",
+        "Dana Okafor to tell the steering group how the vote went.",
+    ]
+    [parsed] = parse_file(word_by_word_pdf(tmp_path / "minutes.pdf", lines))
+    assert "The maintainers voted unanimously to move the\nproject to the new licence." in parsed.content
+    minutes = save(actor, parsed.title, parsed.content, content_type=parsed.content_type, source_kind="upload")
+    texts = list(Chunk.objects.filter(document=minutes).values_list("text", flat=True))
+    assert not [t for t in texts if "\n" in t and max(map(len, t.split("\n"))) < 20]  # no word a line
+    hit = page_hit(actor, "What did the maintainers decide about the licence?", minutes)
+    assert "voted unanimously to move the project to the new licence" in hit.text
+
+
+# --- a reply in mail ------------------------------------------------------------------------------
+
+REPLY = """From: Tariq Bell <tariq@lantern.example>
+To: Ines Moreau <ines@lantern.example>
+Date: Tue, 5 Mar 2024 10:12:00 +0100
+Subject: Re: Exports
+
+On Mon, 4 Mar 2024, Ines Moreau wrote:
+> I tried the nightly build on our archive of old tickets, about forty thousand of them
+> spread over eleven years, and it stopped half way through the second year.
+
+Thanks for trying it on something that large, Ines. Nobody had run it on more than a few
+hundred tickets before, so this is the first real test it has had, and it is a useful one.
+I had a look at the log you attached: the run ends at the same ticket each time, which is
+what I hoped to see, since a crash that moves around would have been much harder to find.
+
+> The log says "too many open files" just before it stops.
+
+That one is on me: each ticket's attachments were opened and never closed again, so a large
+archive runs out of file handles long before it runs out of tickets. The fix is in tonight's build.
+
+Tariq
+"""
+
+
+def test_a_quoted_line_in_a_reply_shares_a_passage_with_the_answer_to_it(actor):
+    reply = save(actor, "Re: Exports", REPLY, source_kind="email")
+    texts = list(Chunk.objects.filter(document=reply).order_by("ordinal").values_list("text", flat=True))
+    [answer] = [t for t in texts if "The fix is in tonight's build" in t]
+    assert "too many open files" in answer
+    hit = page_hit(actor, "Why did the export stop with too many open files?", reply)
+    assert "each ticket's attachments were opened and never closed" in hit.text

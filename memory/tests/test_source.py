@@ -223,3 +223,14 @@ def test_a_dotted_date_in_a_title_is_the_documents_moment(actor):
         assert (moment.origin, moment.day) == ("title", date(2019, 1, 4)), title
     version = save(actor, "Release 2019.13.40", "Notes.", ingest=False)
     assert read_source(version, version.content).moment.from_upload
+
+
+def test_a_label_said_in_the_negative_in_minutes_is_no_speaker(actor):
+    text = (
+        "Present: Ines Moreau, Tariq Bell\n\nNot Present: Dana Okafor, Lee Park\n\n"
+        "Ines Moreau: I will send the draft to the steering group on Friday.\n"
+    )
+    minutes = save(actor, "Steering minutes", text, source_kind="upload", ingest=False)
+    speakers = {s.speaker for s in read_source(minutes, minutes.content).segments}
+    assert "Not Present" not in speakers
+    assert "Ines Moreau" in speakers
