@@ -166,8 +166,9 @@ def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
             taken.update(range(ent.start, ent.end))
             yield ent, _known_kind(entity, ent.text.strip(), roles), entity
         elif ent.label_ in _LABEL_TYPES or team is not None:
-            span = team or opening_word_out(_trim(ent), doc, lower_words)
             person = ent.label_ == "PERSON"
+            whole = _first_name_in(ent, doc, lower_words) if person else ent
+            span = team or opening_word_out(_trim(whole), doc, lower_words)
             if span is None or (team is None and _no_name(span, doc, lower_words, fields, person)):
                 continue
             if team is None and not person and not plain_kind(span.text) and everyday_opener(span, doc):
@@ -271,6 +272,22 @@ def _no_name(span: Span, doc: Doc, lower_words: frozenset[str], fields: frozense
     if span.text.strip().casefold() in fields:
         return True
     return field_name(span, doc, lower_words, person) or ordinary_word(span, doc, lower_words)
+
+
+def _first_name_in(span: Span, doc: Doc, lower_words: frozenset[str]) -> Span:
+    """A person the model found without their first name ("Matteo Collina" found as "Collina"): the
+    proper noun just before, on the same line, in no other name and never written in lower case in
+    the text, belongs to it. (How common a word is tells nothing here: "Derek" is commoner than
+    most words.)"""
+    start = span.start
+    if start == 0 or len(span) != 1:
+        return span
+    before = doc[start - 1]
+    if before.ent_type_ or "\n" in before.text_with_ws or before.pos_ != "PROPN" or not before.is_title:
+        return span
+    if not before.is_alpha or before.lower_ in lower_words or plain_kind(before.text):
+        return span
+    return doc[start - 1 : span.end]
 
 
 def _team_of(doc: Doc, span: Span, roles: dict[str, str]) -> Span | None:

@@ -1,7 +1,8 @@
 """Names a table's header types, through saving and ingestion: the people under "Team member" or
 "Approved by" are people, even one the model would not call a person and one it never found; the
 tools under "Source/platform" are software; a cell that is no name ("Engineering teams", "Yes") is no
-entity, and a header that says nothing ("Description") types nothing."""
+entity, and a header that says nothing ("Description") types nothing. And a person the model finds
+without their first name ("Haddad" in "Teodor Haddad will ...") keeps it."""
 
 from __future__ import annotations
 
@@ -78,3 +79,10 @@ def test_a_cell_is_a_name_only_whole_and_never_a_word_the_page_writes_in_lower_c
         ("Priya Raman and Tom", ["Priya Raman", "Tom"], "person"),
     ]
     assert record_names(("Owner",), ("the finance lead",), lower) == []
+
+
+def test_a_person_found_without_their_first_name_keeps_it(actor: Actor) -> None:
+    note = "Teodor Haddad will open the issue after the release.\n\nOn Monday Haddad said yes again."
+    kinds = kinds_of(save(actor, "Release notes", note, source_kind="upload"))
+    assert kinds.get("Teodor Haddad") == "person", str(sorted(kinds.items()))
+    assert "Monday Haddad" not in kinds  # a day is no first name
