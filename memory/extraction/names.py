@@ -4,7 +4,12 @@ entity kinds (``memory.extraction.kinds``) both ask; the words live here, once."
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Span, Token
 
 
 def word_set(text: str) -> frozenset[str]:
@@ -129,3 +134,98 @@ def field_words(label: str, lower_words: frozenset[str] | set[str]) -> bool:
     if not words or not all(w.isalpha() and common_word(w) for w in words):
         return False
     return any(w.casefold() in lower_words or w.casefold().removesuffix("s") in lower_words for w in words)
+
+
+# A name written in lower case ("notmuch", "gh2md", "dapper"): a word no dictionary has, one token.
+_LOWER_NAME = re.compile(r"[a-z][a-z0-9]{2,}")
+_CODED_NAME = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")  # "`orchestrion-js`" in code formatting
+# What may stand right beside a name: not a path's, an address's or an identifier's other part.
+_JOINED_BEFORE = frozenset("/.@$~#=-_\\")
+_JOINED_AFTER = frozenset("/@(=_\\")
+
+
+def lower_case_names(doc: Doc, taken: set[int]) -> list[tuple[Span, str]]:
+    """Names a text writes in lower case, as their owners write them, with their kind: software
+    ("notmuch", "gh2md", "dapper": a product) and people's handles ("pnkfelix mentions ...": a
+    person). A word that is no everyday English word is a name where the text uses it as one: in
+    code formatting, as the subject of a verb ("dapper becomes final"), or twice as a noun; the
+    subject of what people do (``PEOPLE_VERBS``) is a person. Every place it is written is a
+    mention. A word before a colon or a comma where a line or an item opens is someone spoken to
+    or a label ("johndd: it's unstable", "src: change ..."), never one of these."""
+    places: dict[str, list[int]] = {}
+    named: dict[str, str] = {}
+    labels: set[str] = set()
+    unheard: set[str] = set()
+    for token in doc:
+        word = token.text
+        coded = _between(doc.text, token.idx, len(word), "`")
+        if token.i in taken or not (_LOWER_NAME.fullmatch(word) or (coded and _CODED_NAME.fullmatch(word))):
+            continue
+        if token.like_url or token.like_email or _joined(doc.text, token.idx, len(word)) or common_word(word):
+            continue
+        if _label(doc, token):
+            labels.add(word)
+            continue
+        if token.pos_ not in ("NOUN", "PROPN", "X") and not coded:
+            continue
+        places.setdefault(word, []).append(token.i)
+        if _does_what_people_do(token):
+            named[word] = "person"
+        elif coded or (token.dep_ in _SUBJECT and token.head.pos_ in ("VERB", "AUX")):
+            named.setdefault(word, "product")
+        if token.pos_ == "PROPN" or _zipf(word) < _UNHEARD_OF:
+            unheard.add(word)
+    # Written twice, it is a name if the model reads it as one or English has no such word at all:
+    # "receivables" and "tooling" are rare words, not names.
+    for word in unheard:
+        if len(places[word]) > 1:
+            named.setdefault(word, "product")
+    return [(doc[i : i + 1], kind) for word, kind in named.items() if word not in labels for i in places[word]]
+
+
+# What people do and things do not: the subject of one of these is someone.
+PEOPLE_VERBS = word_set(
+    """say write ask come reply answer agree disagree think suggest propose mention explain note want prefer
+    promise review approve object comment volunteer offer wonder plan applaud thank announce"""
+)
+
+
+_SUBJECT = ("nsubj", "nsubjpass")
+_UNHEARD_OF = 1.5  # Zipf: "notmuch" 0, "pandoc" 1.1; "timestamp", "lifecycle" and "config" are above 2
+
+
+def _zipf(word: str) -> float:
+    import wordfreq
+
+    return float(wordfreq.zipf_frequency(word, "en"))
+
+
+def _does_what_people_do(token: Token) -> bool:
+    """The subject of a verb of ``PEOPLE_VERBS``; the small model reads "pnkfelix mentions" as a
+    compound noun, so the word after it counts too."""
+    head = token.head
+    if token.dep_ in ("compound", *_SUBJECT) and head.i == token.i + 1 and head.tag_ in ("NNS", "VBZ"):
+        return head.lemma_.lower() in PEOPLE_VERBS
+    return token.dep_ in _SUBJECT and head.pos_ in ("VERB", "AUX") and head.lemma_.lower() in PEOPLE_VERBS
+
+
+def _between(text: str, start: int, length: int, mark: str) -> bool:
+    return text[start - 1 : start] == mark and text[start + length : start + length + 1] == mark
+
+
+def _joined(text: str, start: int, length: int) -> bool:
+    before, after = text[start - 1 : start], text[start + length : start + length + 2]
+    return (
+        (start > 0 and before in _JOINED_BEFORE)
+        or (after[:1] in _JOINED_AFTER)
+        or (after[:1] == "." and after[1:2].isalnum())
+    )
+
+
+def _label(doc: Doc, token: Token) -> bool:
+    """The word opens its line or list item and a colon or a comma follows it."""
+    at = token.i - 1
+    while at >= 0 and "\n" not in doc[at].text_with_ws and not any(c.isalnum() for c in doc[at].text):
+        at -= 1  # a bullet ("*", "-") before it
+    opens = at < 0 or "\n" in doc[at].text_with_ws
+    return opens and token.i + 1 < len(doc) and doc[token.i + 1].text in (":", ",")
