@@ -9,7 +9,9 @@ after the message before it.
 
 Saves documents through the same service as add_company_knowledge (ingestion queued on
 commit), runs one Celery worker as ./brainctl run does (2 pool processes), and times until all
-are ready. Then serves a few searches from uvicorn and reports each process's resident memory.
+are ready and their facts learnt (extraction done or failed), with the CPU time the worker used
+meanwhile (comparable between runs on a busy machine, where the rates are not). Then serves a
+few searches from uvicorn and reports each process's resident memory.
 """
 
 from __future__ import annotations
@@ -36,6 +38,17 @@ def rss_mb(process: psutil.Process) -> float:
     return total / 2**20
 
 
+def cpu_seconds(process: psutil.Process) -> float:
+    """CPU time a process and its pool have used so far, the pool processes that ended included: what
+    a run costs whatever else the machine is doing (wall-clock rates depend on the load)."""
+    times = process.cpu_times()
+    total = times.user + times.system + times.children_user + times.children_system
+    for child in process.children(recursive=True):
+        with contextlib.suppress(psutil.NoSuchProcess):
+            total += sum(child.cpu_times()[:2])
+    return total
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--documents", type=int, default=200)
@@ -49,6 +62,8 @@ def main() -> None:
     import django
 
     django.setup()
+    from django.db.models import Q
+
     from bench.corpus import PEOPLE, bench_org, sentence
     from brain.services import create_token
     from memory.documents.saving import add_document
@@ -72,7 +87,7 @@ def main() -> None:
             words += sentence(rng).split()
         paragraphs = [" ".join(words[i : i + 60]) for i in range(0, len(words), 60)]
         texts.append("\n\n".join(paragraphs))
-    started = time.perf_counter()
+    started, cpu_before = time.perf_counter(), cpu_seconds(psutil.Process(worker.pid))
     if args.chat:
         begin = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
         ids = [
@@ -82,14 +97,17 @@ def main() -> None:
         ]  # fmt: skip
     else:
         ids = [add_document(actor=actor, title=f"Doc {i}", content=t).document.pk for i, t in enumerate(texts)]
-    pending = Document.objects.filter(pk__in=ids).exclude(status__in=["ready", "failed"])
+    unread = Q(status__in=["ready", "failed"]) & ~Q(extraction__in=["pending", "running"])
+    pending = Document.objects.filter(pk__in=ids).exclude(unread)
     while pending.exists():
         time.sleep(0.2)
     seconds = time.perf_counter() - started
+    cpu = cpu_seconds(psutil.Process(worker.pid)) - cpu_before
     chunks = sum(Document.objects.filter(pk__in=ids).values_list("chunk_count", flat=True))
     failed = Document.objects.filter(pk__in=ids, status="failed").count()
     print(f"documents={len(ids)} words_each={args.words} chunks={chunks} failed={failed} seconds={seconds:.1f}")
     print(f"documents/s={len(ids) / seconds:.1f} chunks/s={chunks / seconds:.1f}")
+    print(f"worker CPU seconds={cpu:.1f} per document={cpu / len(ids) * 1000:.0f} ms (database not counted)")
     print(f"worker resident memory: {rss_mb(psutil.Process(worker.pid)):.0f} MB (main + {args.concurrency} pool)")
     token = create_token(org=org, user=actor.user, scopes=["read"], expires_in_days=1).plaintext
     web = subprocess.Popen(

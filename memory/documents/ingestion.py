@@ -1,4 +1,26 @@
-"""Ingesting saved documents: claims and leases, chunking, embedding, storing, retries, pausing and sweeps."""
+"""Ingesting saved documents: claims and leases, chunking, embedding, storing, retries, pausing and sweeps.
+
+The whole way from a saved source to what Brain knows, in the order it runs; each step names the
+one function that does it, and no step re-reads what an earlier one kept:
+
+1. save: ``memory.documents.saving.add_document`` stores the ``Document`` in one transaction and
+   queues ``ingest_document`` when it commits (through the outbox, so a frozen broker loses nothing);
+2. claim: ``_claim`` takes the document with a lease (a dead worker's document is taken back);
+3. parse: ``memory.documents.source.read_document`` reads the source once into typed blocks
+   (``memory.extraction.read_blocks``: headings, paragraphs, items with their lead-in, table rows
+   with their header, quotes, code, mail structure, turns) and cuts passages that follow them
+   (``memory.documents.chunking.passages``, or a conversation's turns);
+4. embed: ``_embed`` embeds the passages in batches shared between documents;
+5. store: ``_store`` replaces the document's passages and blocks (``block_rows.replace_blocks``) in
+   one transaction and marks it ready, so it is searchable from here on;
+6. learn: the ``READY`` seam calls ``memory.graph.learning.extract_ready``, which queues
+   ``extract_facts``; ``memory.graph.document_facts.extract_document`` reads the kept blocks
+   (``source.read_text``), runs the extraction layer (``memory.extraction.extract``, refined by a
+   model when one is configured), takes values from table records, links names to known entities
+   and writes facts, mentions and values with their time rules (``memory.graph.writes``);
+7. registers: the nightly scans (``registers.nightly.run_nightly``) read the new passages and
+   facts for promises, terms and contradictions.
+"""
 
 from __future__ import annotations
 

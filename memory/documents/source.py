@@ -548,11 +548,12 @@ def passages_of(document: Document) -> list[ChunkDraft]:
 def blocks_of(document: Document) -> list[Block] | None:
     """The blocks of ``document`` as ingestion read them (kept with it), or None when it is read by
     turns (a conversation, whose passages are its turns). A document ingested before blocks were
-    kept is read again here."""
+    kept, or whose kept blocks reach past its text (the text changed and they were not read again),
+    is read again here."""
     if is_turns(document):
         return None
     kept = load_blocks(document.pk) if document.pk else []
-    if kept:
+    if kept and max(block.end for block in kept) <= len(document.content):
         return None if any(block.kind == Kind.TURN for block in kept) else kept
     markdown = document.content_type == "text/markdown"
     if is_conversation(line_paragraphs(document.content, markdown)):

@@ -207,7 +207,12 @@ def extract_document(*, document_id: int, keep: Collection[int] = (), confirmed:
             # The document's own mentions are still there: a name links to the entity it did before.
             confident = any(roles.get(n.casefold()) == entity.type for n in (entity.name, *entity.aliases))
             linked = get_or_create_entity(
-                document=document, name=entity.name, type=entity.type, aliases=list(entity.aliases), confident=confident
+                document=document,
+                name=entity.name,
+                type=entity.type,
+                aliases=list(entity.aliases),
+                confident=confident,
+                locked=True,
             )
             for surface in {entity.name, *entity.aliases}:
                 mention(entity=linked, document=document, surface=surface, type=entity.type)
@@ -446,6 +451,8 @@ def _keep_unchanged(
                 Fact.objects.filter(pk=fact.pk).update(**changed)
         elif fact.pk not in confirmed:
             gone.append(fact.pk)
+    if not gone:
+        return fresh  # nothing stored is lost (a first extraction): nothing to retire or delete
     replaced_something = set(Fact.objects.filter(superseded_by_id__in=gone).values_list("superseded_by_id", flat=True))
     replaced_something |= _decided(gone, keep)
     Fact.objects.filter(pk__in=replaced_something, superseded_at__isnull=True).update(superseded_at=timezone.now())
@@ -463,8 +470,9 @@ def _decided(ids: list[int], keep: Collection[int]) -> set[int]:
 def _forget_other_mentions(document: Document, named: set[tuple[int, str]]) -> None:
     """Delete the document's mentions this extraction did not make again, but for the entities
     its facts are about (a fact found again keeps the mentions it was recorded with)."""
-    facts = Fact.objects.filter(document=document)
-    about = {*facts.values_list("subject_id", flat=True), *facts.values_list("object_id", flat=True)}
+    about = {
+        pk for pair in Fact.objects.filter(document=document).values_list("subject_id", "object_id") for pk in pair
+    }
     stale = [
         pk
         for pk, entity_id, surface in Mention.objects.filter(document=document).values_list(

@@ -117,7 +117,13 @@ GUESSED = ("person", "organisation", "product")
 
 
 def get_or_create_entity(
-    *, document: Document, name: str, type: str = "other", aliases: list[str] | None = None, confident: bool = False
+    *,
+    document: Document,
+    name: str,
+    type: str = "other",
+    aliases: list[str] | None = None,
+    confident: bool = False,
+    locked: bool = False,
 ) -> Entity:
     """The entity ``name`` (or one of ``aliases``) refers to in ``document``, created when new.
 
@@ -125,11 +131,13 @@ def get_or_create_entity(
     Shah, fuzzy), all over the names the document's readers can see. Runs inside the caller's
     transaction; an advisory lock per name keeps two workers from creating the same entity twice.
     ``confident``: the type comes from role words or a person, not a model's guess, so it replaces
-    a guessed type (never one an admin chose).
+    a guessed type (never one an admin chose). ``locked``: the caller's transaction already holds
+    the name's lock (``lock_names``), as a writer of many names takes them all first.
     """
     name = clean_name(name)
     wanted = [a for a in dict.fromkeys([name, *(clean_name(a) for a in aliases or [])]) if a]
-    lock_names(org_id=document.org_id, names=[name])
+    if not locked:
+        lock_names(org_id=document.org_id, names=[name])
     mentions = context_mentions(document).filter(entity__org_id=document.org_id)
     exact = (
         mentions.annotate(lowered=Lower("surface"))

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from django.db import transaction
+from django.db.models import prefetch_related_objects
 from django.utils import timezone
 
 from memory.extraction import ExtractedValue
@@ -70,7 +71,7 @@ def record_facts(
         if not name or not clean_name(name):
             return None
         if name not in entities:
-            entities[name] = get_or_create_entity(document=document, name=name)
+            entities[name] = get_or_create_entity(document=document, name=name, locked=True)
             mention(entity=entities[name], document=document, surface=name)
         return entities[name]
 
@@ -125,6 +126,8 @@ def record_facts(
                 for value in draft.values
             ]
         )
+        # One query for the new facts' values, which supersession and twins compare per fact.
+        prefetch_related_objects(facts, "values")
         for fact in facts:
             apply_supersession(fact)
         join_twins(facts)

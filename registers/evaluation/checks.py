@@ -15,8 +15,10 @@ from spacy.lang.en.stop_words import STOP_WORDS
 
 from registers.evaluation.matching import NAME_MATCH, DerivedFact, DerivedValue, same_name
 
-# A table's cell separator or rule, or a list item's marker at the start of a line.
-MARKUP = re.compile(r"\||---|^\s*(?:[-*]|\d{1,3}\.)\s", re.MULTILINE)
+# A table's cells (a bar opening or closing a line, or two bars on one line), a rule of dashes that
+# stands between no words (a dash run between words is prose's em dash: "maildir---it's"), or a list
+# item's marker at the start of a line. One bar inside a sentence is a shell's pipe, not a table.
+MARKUP = re.compile(r"^\s*\||\|\s*$|\|[^|\n]*\||(?<![A-Za-z])-{3,}(?![A-Za-z])|^\s*(?:[-*]|\d{1,3}\.)\s", re.MULTILINE)
 _WORDS = re.compile(r"\w+")
 _LINK_TARGET = re.compile(r"(?<=\])\([^)\s]*\)")  # where a markdown link points: "[text](url)" reads "text"
 _FOUR_DIGITS = re.compile(r"(?<!\d)\d{4}(?!\d)")

@@ -98,6 +98,11 @@ def test_table_and_list_syntax_is_found_at_any_line_start_and_a_dash_inside_word
     assert has_markup("1. Open a ticket")
     assert has_markup("Header\n---")
     assert not has_markup("Priya Shah works 07:00-15:00 UTC, a well-known shift.")
+    assert has_markup("Team | 29 EUR |")
+    assert has_markup("| Team")
+    assert has_markup("Plan Price |---| Team")
+    assert not has_markup("Notmuch works fine with maildir---it's what it likes best.")  # an em dash
+    assert not has_markup("The obvious invocation, notmuch help | less, shows nothing.")  # a pipe
 
 
 def test_a_single_capitalised_common_word_is_junk_and_a_labelled_name_never_is():
