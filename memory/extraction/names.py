@@ -136,7 +136,7 @@ def field_words(label: str, lower_words: frozenset[str] | set[str]) -> bool:
     return any(w.casefold() in lower_words or w.casefold().removesuffix("s") in lower_words for w in words)
 
 
-# A name written in lower case ("notmuch", "gh2md", "dapper"): a word no dictionary has, one token.
+# A name written in lower case ("quillpad", "gh2md"): a word no dictionary has, one token.
 _LOWER_NAME = re.compile(r"[a-z][a-z0-9]{2,}")
 _CODED_NAME = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")  # "`orchestrion-js`" in code formatting
 # What may stand right beside a name: not a path's, an address's or an identifier's other part.
@@ -146,16 +146,19 @@ _JOINED_AFTER = frozenset("/@(=_\\")
 
 def lower_case_names(doc: Doc, taken: set[int]) -> list[tuple[Span, str]]:
     """Names a text writes in lower case, as their owners write them, with their kind: software
-    ("notmuch", "gh2md", "dapper": a product) and people's handles ("pnkfelix mentions ...": a
-    person). A word that is no everyday English word is a name where the text uses it as one: in
-    code formatting, as the subject of a verb ("dapper becomes final"), or twice as a noun; the
+    ("quillpad", "gh2md": a product) and people's handles ("tobwen mentions ...": a person). A word
+    that is no everyday English word is a name where the text uses it as one: in code formatting,
+    as the subject of a verb ("quillpad indexes ..."), or twice as a noun in different words; the
     subject of what people do (``PEOPLE_VERBS``) is a person. Every place it is written is a
     mention. A word before a colon or a comma where a line or an item opens is someone spoken to
-    or a label ("johndd: it's unstable", "src: change ..."), never one of these."""
+    or a label ("tobwen: it's flaky", "zarvok: drop ..."), never one of these; nor is a word of a
+    change's title (``_change_titles``)."""
     places: dict[str, list[int]] = {}
+    settings: dict[str, set[str]] = {}
     named: dict[str, str] = {}
     labels: set[str] = set()
     unheard: set[str] = set()
+    titles = _change_titles(doc)
     for token in doc:
         word = token.text
         coded = _between(doc.text, token.idx, len(word), "`")
@@ -166,9 +169,10 @@ def lower_case_names(doc: Doc, taken: set[int]) -> list[tuple[Span, str]]:
         if _label(doc, token):
             labels.add(word)
             continue
-        if token.pos_ not in ("NOUN", "PROPN", "X") and not coded:
+        if (token.pos_ not in ("NOUN", "PROPN", "X") and not coded) or token.i in titles:
             continue
         places.setdefault(word, []).append(token.i)
+        settings.setdefault(word, set()).add(doc[max(token.i - 2, 0) : token.i + 3].text.casefold())
         if _does_what_people_do(token):
             named[word] = "person"
         elif coded or (token.dep_ in _SUBJECT and token.head.pos_ in ("VERB", "AUX")):
@@ -176,9 +180,10 @@ def lower_case_names(doc: Doc, taken: set[int]) -> list[tuple[Span, str]]:
         if token.pos_ == "PROPN" or _zipf(word) < _UNHEARD_OF:
             unheard.add(word)
     # Written twice, it is a name if the model reads it as one or English has no such word at all:
-    # "receivables" and "tooling" are rare words, not names.
+    # "receivables" and "tooling" are rare words, not names. Twice in the same words is once: a
+    # list's lead-in said again before each of its items ("some wibbler areas: ...").
     for word in unheard:
-        if len(places[word]) > 1:
+        if len(settings[word]) > 1:
             named.setdefault(word, "product")
     return [(doc[i : i + 1], kind) for word, kind in named.items() if word not in labels for i in places[word]]
 
@@ -220,6 +225,26 @@ def _joined(text: str, start: int, length: int) -> bool:
         or (after[:1] in _JOINED_AFTER)
         or (after[:1] == "." and after[1:2].isalnum())
     )
+
+
+def _change_titles(doc: Doc) -> set[int]:
+    """The tokens of list items that open with a lower-case area and a colon, as changes are titled
+    ("- ci: move the default cfg to settings.json"): written in lower case throughout, in clipped
+    words ("cfg", "repo") a dictionary may lack, so their words' shape tells nothing."""
+    inside: set[int] = set()
+    for token in doc:
+        if not (_CODED_NAME.fullmatch(token.text) and _label(doc, token) and _bulleted(doc, token)):
+            continue
+        at = token.i + 1
+        while at < len(doc) and "\n" not in doc[at - 1].text_with_ws:
+            inside.add(at)
+            at += 1
+    return inside
+
+
+def _bulleted(doc: Doc, token: Token) -> bool:
+    before = doc[token.i - 1] if token.i else None
+    return before is not None and before.text in ("-", "*", "+", "•") and "\n" not in before.text_with_ws
 
 
 def _label(doc: Doc, token: Token) -> bool:

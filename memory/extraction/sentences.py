@@ -191,7 +191,7 @@ def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
             if kind == "person" and not looks_like_person(text):
                 kind = "other"  # a name the model cannot type is unknown, never a person by default
             if kind == "place" and len(span) == 1 and not plain_kind(text) and _acts_as_person(span):
-                kind = "person"  # "Waiting for Matteo to come back": no place comes back
+                kind = "person"  # "until Matteo comes back from leave": no place comes back
             yield span, kind, None
     # Names only role words give ("project Falcon", "the Support team"), which the model missed.
     for name, kind in roles.items():
@@ -313,7 +313,7 @@ def _known_kind(entity: KnownEntity, text: str, roles: dict[str, str]) -> str:
 
 
 def _handle(text: str, entity: KnownEntity) -> bool:
-    """A person's handle ("johndd", "brownie17"), written as memory has it: still the person."""
+    """A person's handle ("tobwen"), written as memory has it: still the person."""
     return text in (entity.name, *entity.aliases) and len(text.split()) == 1 and not common_word(text)
 
 

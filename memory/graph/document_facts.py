@@ -349,7 +349,7 @@ def _speaker_entities(people: list[str], found: list[ExtractedEntity]) -> list[E
     return [ExtractedEntity(name, "person", [name], False) for name in people if name.lower() not in named]
 
 
-# "johndd: it's unstable", "LiMpKiN, june 1st": a chat message opening with whom it answers.
+# "tobwen: it's flaky", "Ilsabet, by friday": a chat message opening with whom it answers.
 _ADDRESSED = re.compile(r"^\s*@?(?P<name>[^\W\d][\w-]*)[:,][ \t]+\S")
 
 

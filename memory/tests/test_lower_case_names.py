@@ -1,7 +1,9 @@
 """Names written in lower case and people known by one word, through saving and ingestion: software
 its makers write in lower case, used as a name, is a product; a word opening a line before a colon is a label, not
 software; whoever a chat message answers is a person, as is a handle memory knows as one and the
-subject of what people do; a one-word name the model calls a place but that comes back is a person."""
+subject of what people do; a one-word name the model calls a place but that comes back is a person.
+The words of a change's title ("ci: ...") and a lead-in said again before each of its items are no
+evidence of a name."""
 
 from __future__ import annotations
 
@@ -26,6 +28,16 @@ MINUTES = """# Weekly sync
 
 - tobwen mentions that the importer is green again.
 - Release is on hold until Matteo comes back from leave.
+"""
+
+CHANGES = """# Release notes
+
+- ci: cfg now loads from settings.json
+- docs: say that the cfg loader reads the file once
+- We listed some wibbler areas for discussion:
+  - faster search in the archive
+  - fewer pages in the handbook
+  - a shorter welcome mail
 """
 
 
@@ -56,3 +68,9 @@ def test_the_subject_of_what_people_do_is_a_person(actor: Actor) -> None:
     kinds = kinds_of(save(actor, "Tooling sync", MINUTES, content_type="text/markdown", source_kind="upload"))
     assert kinds.get("tobwen") == "person", kinds
     assert kinds.get("Matteo") == "person", kinds  # the model calls him a place; no place comes back
+
+
+def test_words_of_a_change_title_or_a_repeated_lead_in_are_no_names(actor: Actor) -> None:
+    kinds = kinds_of(save(actor, "Release notes", CHANGES, content_type="text/markdown", source_kind="wiki"))
+    assert "cfg" not in kinds, kinds  # "ci: ..." titles a change, in lower case throughout
+    assert "wibbler" not in kinds, kinds  # once in the text, though said again before each item
