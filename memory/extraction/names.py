@@ -175,7 +175,7 @@ def lower_case_names(doc: Doc, taken: set[int]) -> list[tuple[Span, str]]:
         settings.setdefault(word, set()).add(doc[max(token.i - 2, 0) : token.i + 3].text.casefold())
         if _does_what_people_do(token):
             named[word] = "person"
-        elif coded or (token.dep_ in _SUBJECT and token.head.pos_ in ("VERB", "AUX")):
+        elif coded or _subject(token):
             named.setdefault(word, "product")
         if token.pos_ == "PROPN" or _zipf(word) < _UNHEARD_OF:
             unheard.add(word)
@@ -203,6 +203,14 @@ def _zipf(word: str) -> float:
     import wordfreq
 
     return float(wordfreq.zipf_frequency(word, "en"))
+
+
+def _subject(token: Token) -> bool:
+    """The subject of a verb; of "be" or "have" only a word English has not heard of: "the offsite
+    is in Lisbon" says nothing of a name, "quillpad does it" does."""
+    if token.dep_ not in _SUBJECT or token.head.pos_ not in ("VERB", "AUX"):
+        return False
+    return token.head.lemma_.lower() not in ("be", "have") or _zipf(token.text) < _UNHEARD_OF
 
 
 def _does_what_people_do(token: Token) -> bool:
