@@ -206,11 +206,16 @@ def _zipf(word: str) -> float:
 
 
 def _subject(token: Token) -> bool:
-    """The subject of a verb; of "be" or "have" only a word English has not heard of: "the offsite
-    is in Lisbon" says nothing of a name, "quillpad does it" does."""
+    """The subject of a verb, standing bare as a name does ("quillpad indexes ..."); a word English
+    has heard of with an article or a word before it ("the team offsite is ...") is a noun."""
     if token.dep_ not in _SUBJECT or token.head.pos_ not in ("VERB", "AUX"):
         return False
-    return token.head.lemma_.lower() not in ("be", "have") or _zipf(token.text) < _UNHEARD_OF
+    before = token.nbor(-1) if token.i > token.sent.start else None
+    bare = before is None or not (before.pos_ in _BEFORE_A_NOUN or before.tag_ == "PRP$")
+    return bare or _zipf(token.text) < _UNHEARD_OF
+
+
+_BEFORE_A_NOUN = ("DET", "ADJ", "NOUN", "PROPN", "NUM")
 
 
 def _does_what_people_do(token: Token) -> bool:
