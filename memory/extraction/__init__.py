@@ -23,7 +23,7 @@ from memory.extraction.kinds import looks_like_person, record_names, role_kinds,
 from memory.extraction.linking import KnownEntity, link_name
 from memory.extraction.mail import read_message
 from memory.extraction.markup import html_to_markdown
-from memory.extraction.names import field_words, plain_kind
+from memory.extraction.names import common_word, field_words, plain_kind
 from memory.extraction.parsed import ParsedDocument, ParseError, SourceFile, turn_paragraph
 from memory.extraction.shapes import MAX_FACTS, ExtractedEntity, ExtractedFact, ExtractedValue, Extraction
 from memory.extraction.slack import SKIPPED_SUBTYPES, message_text, message_time, speaker_of, user_name
@@ -62,6 +62,7 @@ __all__ = [
     "ParsedDocument",
     "SourceFile",
     "clean_inline",
+    "common_word",
     "extract",
     "field_words",
     "html_to_markdown",

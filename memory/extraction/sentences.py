@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING
 from memory.extraction.dates import _RECURRING_RE, LATER_EVENT, NAMED_DAY, _clean, sentence_dates
 from memory.extraction.kinds import looks_like_person, role_kinds
 from memory.extraction.linking import LEGAL_SUFFIXES, KnownEntity, NameIndex, known_index, name_words
-from memory.extraction.names import DEPARTMENTS, SOFTWARE_NAMES, plain_kind
+from memory.extraction.names import (
+    DEPARTMENTS,
+    PEOPLE_VERBS,
+    SOFTWARE_NAMES,
+    common_word,
+    lower_case_names,
+    plain_kind,
+)
 from memory.extraction.ordinary import everyday_opener, field_name, field_names, opening_word_out, ordinary_word
 from memory.extraction.shapes import (
     MAX_FACTS,
@@ -186,6 +193,8 @@ def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
                 kind = "organisation"
             if kind == "person" and not looks_like_person(text):
                 kind = "other"  # a name the model cannot type is unknown, never a person by default
+            if kind == "place" and len(span) == 1 and not plain_kind(text) and _acts_as_person(span):
+                kind = "person"  # "until Matteo comes back from leave": no place comes back
             yield span, kind, None
     # Names only role words give ("project Falcon", "the Support team"), which the model missed.
     for name, kind in roles.items():
@@ -221,6 +230,10 @@ def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
             taken.add(token.i)
             span = doc[token.i : token.i + 1]
             yield span, kind, index.link(span.text, 88) if known else None
+    # Names written in lower case, as their owners write them: software ("notmuch") and handles.
+    for span, kind in lower_case_names(doc, taken):
+        taken.add(span.start)
+        yield span, kind, index.link(span.text, 88) if known else None
 
 
 # "Melanie (Mel)", "Alexander Petrov (Sasha)": a name and, in brackets, the short form it goes by.
@@ -290,6 +303,11 @@ def _first_name_in(span: Span, doc: Doc, lower_words: frozenset[str]) -> Span:
     return doc[start - 1 : span.end]
 
 
+def _acts_as_person(span: Span) -> bool:
+    token = span.root
+    return token.dep_ in ("nsubj", "nsubjpass") and token.head.lemma_.lower() in PEOPLE_VERBS
+
+
 def _team_of(doc: Doc, span: Span, roles: dict[str, str]) -> Span | None:
     """A place followed by "team" ("the Lyon team") is a team, not the city: the name and the word team."""
     if span.end < len(doc) and doc[span.end].lower_ == "team" and f"{span.text} team".casefold() in roles:
@@ -308,9 +326,14 @@ def _known_kind(entity: KnownEntity, text: str, roles: dict[str, str]) -> str:
         better = plain_kind(text)
         if better:
             return better
-        if entity.type == "person" and not looks_like_person(text):
+        if entity.type == "person" and not looks_like_person(text) and not _handle(text, entity):
             return "other"
     return entity.type
+
+
+def _handle(text: str, entity: KnownEntity) -> bool:
+    """A person's handle ("tobwen"), written as memory has it: still the person."""
+    return text in (entity.name, *entity.aliases) and len(text.split()) == 1 and not common_word(text)
 
 
 def _repeats(doc: Doc, mentions: list[_Mention]) -> list[_Mention]:

@@ -19,7 +19,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from memory.access import current
-from memory.documents.source import SourceReading, in_third_person, read_source, read_text
+from memory.documents.source import CONVERSATION_KINDS, SourceReading, in_third_person, read_source, read_text
 from memory.extraction import (
     MAX_FACTS,
     Block,
@@ -29,6 +29,7 @@ from memory.extraction import (
     Kind,
     KnownEntity,
     clean_inline,
+    common_word,
     looks_like_person,
     record_names,
     record_values,
@@ -157,7 +158,8 @@ def extract_document(*, document_id: int, keep: Collection[int] = (), confirmed:
         known=_known_entities(document, body),
         undated=source.moment.from_upload,
     )
-    result.entities += _speaker_entities(source, result.entities)
+    people = _people_of(source, body if document.source_kind in CONVERSATION_KINDS else "")
+    result.entities += _speaker_entities(people, result.entities)
     structured = _typed_by_header(blocks, text, result.entities)
     records = from_records(result.facts, text, starts, blocks, document.title)
     teams = _teams_of(document.org_id, source.speakers())
@@ -199,7 +201,7 @@ def extract_document(*, document_id: int, keep: Collection[int] = (), confirmed:
         lock_names(org_id=document.org_id, names=names)
         _keep_fields(document, source)
         roles = role_kinds(text)
-        roles.update({p.casefold(): "person" for p in _people_of(source)})  # who speaks, sends or attends
+        roles.update({p.casefold(): "person" for p in people})  # who speaks, sends, attends or is spoken to
         roles.update(structured)  # names a table's header types ("Team member", "Vendor")
         if _own_name(document):
             roles[_own_name(document).casefold()] = "organisation"
@@ -364,10 +366,10 @@ def _typed_by_header(blocks: list[Block | None], text: str, found: list[Extracte
     return {key: kind for key, (_, kind) in typed.items()}
 
 
-def _speaker_entities(source: SourceReading, found: list[ExtractedEntity]) -> list[ExtractedEntity]:
+def _speaker_entities(people: list[str], found: list[ExtractedEntity]) -> list[ExtractedEntity]:
     """Everyone who speaks in the document, and its sender, is a person of it; so is each recipient
-    and attendee it names by a person's full name (not "Support <help@...>" nor a bare address)."""
-    people = _people_of(source)
+    and attendee it names by a person's full name (not "Support <help@...>" nor a bare address), and
+    whoever a chat message is addressed to (``_people_of``)."""
     for entity in found:  # a speaker the model called a place or a company is a person all the same
         if {n.casefold() for n in (entity.name, *entity.aliases)} & {p.casefold() for p in people}:
             entity.type = "person"
@@ -375,10 +377,23 @@ def _speaker_entities(source: SourceReading, found: list[ExtractedEntity]) -> li
     return [ExtractedEntity(name, "person", [name], False) for name in people if name.lower() not in named]
 
 
-def _people_of(source: SourceReading) -> list[str]:
+# "tobwen: it's flaky", "Ilsabet, by friday": a chat message opening with whom it answers.
+_ADDRESSED = re.compile(r"^\s*@?(?P<name>[^\W\d][\w-]*)[:,][ \t]+\S")
+
+
+def _people_of(source: SourceReading, chat: str = "") -> list[str]:
+    """The document's people by its structure: speakers, sender, recipients and attendees named in
+    full; and in a conversation's text (``chat``), whom each message is addressed to, by a name that
+    is no everyday word ("Yes, ...", "Note: ..." address nobody)."""
     listed = [str(n) for key in ("recipients", "attendees") for n in _as_list(source.fields.get(key))]
     full_names = [n for n in listed if len(n.split()) >= 2 and "@" not in n and looks_like_person(n)]
-    return list(dict.fromkeys([*source.speakers(), *full_names]))
+    spoken_to = []
+    for segment in source.segments if chat else ():
+        found = _ADDRESSED.match(chat, segment.start, segment.end)
+        name = found["name"] if found else ""
+        if name and not common_word(name) and not (name.isupper() and len(name) <= 4):
+            spoken_to.append(name)
+    return list(dict.fromkeys([*source.speakers(), *full_names, *spoken_to]))
 
 
 def _as_list(value: object) -> list[object]:
