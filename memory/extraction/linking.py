@@ -60,6 +60,7 @@ class NameIndex:
     def __init__(self, known: Sequence[KnownEntity]) -> None:
         self.exact: dict[str, KnownEntity] = {}
         self.cased: dict[str, str] = {}  # casefolded form -> the form as written
+        self.writings: dict[str, set[str]] = {}  # casefolded form -> every way it is written
         self.by_key: dict[str, KnownEntity] = {}
         self.first_names: dict[str, set[KnownEntity]] = {}
         self.last_names: dict[str, set[KnownEntity]] = {}
@@ -71,6 +72,7 @@ class NameIndex:
             for form in (entity.name, *entity.aliases):
                 self.exact.setdefault(form.strip().casefold(), entity)
                 self.cased.setdefault(form.strip().casefold(), form.strip())
+                self.writings.setdefault(form.strip().casefold(), set()).add(form.strip())
                 for key in _keys(form):
                     self.by_key.setdefault(key, entity)
                 words = strip_legal(name_words(form))
@@ -98,6 +100,7 @@ class NameIndex:
             if len(owners) == 1 and short not in self.exact and short not in self.first_names:
                 self.exact[short] = next(iter(owners))
                 self.cased[short] = written[short]
+                self.writings[short] = {written[short]}
 
     def link(self, name: str, threshold: int, type_hint: str | None = None) -> KnownEntity | None:
         hit = self.exact.get(name.strip().casefold())

@@ -110,10 +110,13 @@ def _known_spans(doc: Doc, known: tuple[KnownEntity, ...]) -> list[Span]:
     spans = []
     for match_id, start, end in matches:
         form = doc.vocab.strings[match_id]
-        written, surface = index.cased.get(form, ""), doc[start:end].text
+        writings, surface = index.writings.get(form, set()), doc[start:end].text
         # Case-insensitive matching is for "BIGCO"/"Bigco"; but a lowercase word ("support") only counts
-        # when the known form is lowercase, and an acronym ("ITS") only in capitals, never as "Its".
-        wrong_case = (surface.islower() and not written.islower()) or (written.isupper() and not surface.isupper())
+        # when the known name is written in lower case (by any of its forms: "dapper" as well as
+        # "Dapper"), and an acronym ("ITS") only in capitals, never as "Its".
+        lower = any(w.islower() for w in writings)
+        acronym = bool(writings) and all(w.isupper() for w in writings)
+        wrong_case = (surface.islower() and not lower) or (acronym and not surface.isupper())
         if form not in forms or wrong_case:
             continue
         while end < len(doc) and doc[end].lower_.replace(".", "") in LEGAL_SUFFIXES:

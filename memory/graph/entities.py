@@ -62,7 +62,10 @@ def known_for(mentions: QuerySet[Mention], entity_ids: set[int] | None = None) -
         elif chosen == type_:  # the entity's own type, kept up to date by the strongest evidence so far
             settled[entity_id] = chosen
     known = []
-    for entity_id, forms in surfaces.items():
+    # In one order whatever order the rows came in (they have none): the name chosen among equally
+    # full forms, and which entities a capped list keeps, never change between two readings.
+    for entity_id, forms in sorted(surfaces.items()):
+        forms.sort()
         name = display_name(forms)
         kind = fixed.get(entity_id) or settled.get(entity_id) or top_type(types[entity_id])
         aliases = tuple(f for f in forms if f != name)

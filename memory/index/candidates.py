@@ -91,10 +91,12 @@ def vector_candidates(
             f"SET LOCAL hnsw.ef_search = {max(40, int(limit) * 2)}",
             "SET LOCAL hnsw.iterative_scan = relaxed_order",
         ]
+    # Searched exactly, rows at the same distance (a message posted twice) come in the order of
+    # their ids, so one question gets the same passages every time; the graph's order is its own.
     nearest = (
         f"SELECT c.id, c.embedding <=> %(vec)s::vector AS distance FROM {_table(table)} c "  # noqa: S608 (see Table)
         f"WHERE {where.sql}{narrow} AND c.embedding_model = %(model)s "
-        "ORDER BY c.embedding <=> %(vec)s::vector LIMIT %(limit)s"
+        "ORDER BY c.embedding <=> %(vec)s::vector" + (", c.id" if exact else "") + " LIMIT %(limit)s"
     )
     params = {
         **where.params,
@@ -158,7 +160,7 @@ def keyword_candidates(query: str, where: Clause, limit: int, table: Table = "me
     sql = (
         f"SELECT id, score FROM (SELECT c.id, ({presence}) * %(k1p1)s / (1 + %(k1)s * (1 - %(b)s + %(b)s * "  # noqa: S608 (see Table)
         f"length(c.search) / %(avg)s)) AS score FROM {_table(table)} c WHERE {where.sql} "
-        "AND c.search @@ to_tsquery('simple', %(any)s) LIMIT %(scan)s) scored ORDER BY score DESC LIMIT %(limit)s"
+        "AND c.search @@ to_tsquery('simple', %(any)s) LIMIT %(scan)s) scored ORDER BY score DESC, id LIMIT %(limit)s"
     )
     values = {
         **where.params,

@@ -76,3 +76,15 @@ def test_a_change_title_a_repeated_lead_in_and_a_noun_after_its_article_give_no_
     assert "cfg" not in kinds, kinds  # "ci: ..." titles a change, in lower case throughout
     assert "wibbler" not in kinds, kinds  # once in the text, though said again before each item
     assert "offsite" not in kinds, kinds  # a noun after its article, though the subject of a verb
+
+
+def test_a_name_written_in_lower_case_once_is_known_so_whichever_form_memory_shows_it_by(actor: Actor) -> None:
+    # Memory knows "quillpad" written three ways; which form it shows the entity by is chosen among
+    # equally full ones, so a later message in lower case must link whichever that is (it did not
+    # when "QUILLPAD" or "Quillpad" was chosen, and the choice hung on the order rows came back in).
+    at = datetime(2026, 4, 28, 9, 0, tzinfo=UTC)
+    said(actor, "tobwen", "quillpad indexes every message in a minute, quillpad is fast", at, source_kind="chat")
+    said(actor, "marwick", "Quillpad crashed on my archive this morning", at, source_kind="chat")
+    said(actor, "ilsabet", "QUILLPAD 2 is out, by the way", at, source_kind="chat")
+    later = said(actor, "tobwen", "what's the release date for quillpad?", at, source_kind="chat")
+    assert "quillpad" in kinds_of(later)
