@@ -72,7 +72,27 @@ def junk_reason(names: tuple[str, ...], labels: dict[str, Any], text: str) -> st
             return f"{name!r} holds table or list syntax"
         if common_word(name, text):
             return f"{name!r} is a single common word"
+        if everyday_lower_case(name):
+            return f"{name!r} is an everyday word in lower case"
     return None
+
+
+# How common (wordfreq's Zipf scale) an unlabelled word in lower case must be to count as a word of
+# the language, whatever it names: "release" 5.1, "backlog" 3.2, "importer" 3.1. Below, a word is
+# as likely a name its owners write in lower case ("dapper" 2.9, "sqlite" 2.1, "notmuch" 0) as an
+# uncommon word ("tooling" 3.0, "timestamp" 2.6), and the labels must say which.
+EVERYDAY_ZIPF = 3.0
+
+
+def everyday_lower_case(name: str) -> bool:
+    """One word in lower case that English uses every day ("backlog", "importer", "the"): taken for
+    the name of some software or a handle, it is junk."""
+    import wordfreq
+
+    name = name.strip()
+    if not re.fullmatch(r"[a-z][a-z'’-]+", name):
+        return False
+    return name in STOP_WORDS or wordfreq.zipf_frequency(name, "en") >= EVERYDAY_ZIPF
 
 
 def _key(name: str) -> str:

@@ -119,6 +119,9 @@ def test_a_single_capitalised_common_word_is_junk_and_a_labelled_name_never_is()
     assert junk_reason(("| Priya Shah",), labels, text) == "'| Priya Shah' holds table or list syntax"
     assert junk_reason(("Support", "support"), labels, "the support queue") is None
     assert junk_reason(("Support desk",), labels, text) is None
+    assert junk_reason(("backlog",), labels, text) == "'backlog' is an everyday word in lower case"
+    assert junk_reason(("notmuch",), labels, text) is None  # software its makers write in lower case
+    assert junk_reason(("gh2md",), labels, text) is None
 
 
 def test_a_year_is_invented_when_neither_the_text_nor_the_documents_moment_gives_it():
