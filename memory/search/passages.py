@@ -6,7 +6,9 @@ are conditions of the same SQL statements that rank, never a filter applied afte
 
 from __future__ import annotations
 
+import math
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
@@ -257,13 +259,13 @@ def _said_in(span: Window, vector: QueryVector, where: Clause, limit: int) -> li
     return [] if found is None else nearest(earlier[found])
 
 
-# For each candidate, how many of the question's words (stemmed, stop words out, as the keyword
-# arm reads them) its own words or its heading hold, leaving out the words of the title and the
-# speaker (weights A): every passage of a document carries them, so a passage whose text repeats
-# the title (a thread's first line, a page's opening sentence) is no likelier to answer.
+# For each candidate, which of the question's words (stemmed, stop words out, as the keyword arm
+# reads them) its own words or its heading hold, leaving out the words of the title and the speaker
+# (weights A): every passage of a document carries them, so a passage whose text repeats the title
+# (a thread's first line, a page's opening sentence) is no likelier to answer.
 HELD_WORDS_SQL = (
-    "SELECT c.id, c.document_id, (SELECT count(*) FROM unnest(tsvector_to_array(to_tsvector('english', %(query)s))) "
-    "AS q(lexeme) WHERE c.search @@ (quote_literal(q.lexeme) || ':BC')::tsquery "
+    "SELECT c.id, c.document_id, ARRAY(SELECT q.lexeme FROM unnest(tsvector_to_array(to_tsvector('english', "
+    "%(query)s))) AS q(lexeme) WHERE c.search @@ (quote_literal(q.lexeme) || ':BC')::tsquery "
     "AND NOT c.search @@ (quote_literal(q.lexeme) || ':A')::tsquery) "
     "FROM memory_chunk c WHERE c.id = ANY(%(ids)s)"
 )
@@ -276,20 +278,34 @@ def _best_of_each_document(order: list[int], query: str) -> tuple[list[int], dic
     The passage kept is the one whose own words hold most of the question's words, the fused order
     breaking ties: the title brought the document, and every passage of it shares the title, so
     it cannot tell them apart; a short passage (a row, a date line) otherwise won on its title and
-    heading alone, over the paragraph that answers."""
+    heading alone, over the paragraph that answers. For the same reason a word every candidate of
+    the document holds ("NATS" in a page about NATS) counts for nothing, and a word few of them hold
+    counts more than one most of them hold (``_telling``)."""
     if not order:
         return order, {}
     with connections[read_alias()].cursor() as cursor:
         cursor.execute(HELD_WORDS_SQL, {"query": query, "ids": order})
         rows = cursor.fetchall()
     document_of = {cid: document for cid, document, _ in rows}
-    held = {cid: count for cid, _, count in rows}
+    held = {cid: frozenset(words) for cid, _, words in rows}
     place = {cid: index for index, cid in enumerate(order)}
     passages: dict[int, list[int]] = {}  # document -> its passages, best first
     for cid in order:
         passages.setdefault(document_of.get(cid, -cid), []).append(cid)
-    kept = [max(ids, key=lambda cid: (held.get(cid, 0), -place[cid])) for ids in passages.values()]
+    kept = []
+    for ids in passages.values():
+        weight = _telling([held.get(cid, frozenset()) for cid in ids])
+        score = {cid: sum(weight[w] for w in held.get(cid, ())) for cid in ids}
+        kept.append(max(ids, key=lambda cid: (score[cid], -place[cid])))
     return kept, {cid: len(ids) - 1 for cid, ids in zip(kept, passages.values(), strict=True) if len(ids) > 1}
+
+
+def _telling(held: list[frozenset[str]]) -> dict[str, float]:
+    """How well each word tells one passage of a document from the others: nothing when every
+    passage holds it, more the fewer do (an inverse document frequency over the passages)."""
+    count = len(held)
+    frequency = Counter(word for words in held for word in words)
+    return {word: 0.0 if count > 1 and n == count else math.log((count + 1) / n) for word, n in frequency.items()}
 
 
 def _parse_vector(value: Any) -> np.ndarray:

@@ -294,3 +294,31 @@ def test_a_quoted_line_in_a_reply_shares_a_passage_with_the_answer_to_it(actor):
     assert "too many open files" in answer
     hit = page_hit(actor, "Why did the export stop with too many open files?", reply)
     assert "each ticket's attachments were opened and never closed" in hit.text
+
+
+RUNBOOK = """# Lantern runbook
+
+## Restarts
+
+Restart Lantern every night from the operations console.
+
+## Monitoring
+
+Lantern's dashboards are checked every night by the engineer on call.
+
+## Backups
+
+The whole store is copied to the vault in Oslo, and a copy older than a week is deleted.
+"""
+
+
+def test_a_word_most_passages_of_the_page_hold_counts_less_than_one_only_the_answer_holds(actor):
+    page = save(actor, "Lantern runbook", RUNBOOK, content_type="text/markdown", source_kind="wiki")
+    ids = list(Chunk.objects.filter(document=page).order_by("ordinal").values_list("id", flat=True))
+    restarts, monitoring, backups = ids
+    # Each passage holds two of the question's words; "Lantern" and "night", which two of the three
+    # hold, tell them apart less than "copied" and "vault", which only the answer holds.
+    question = "Is Lantern copied to the vault every night?"
+    assert _best_of_each_document(ids, question) == ([backups], {backups: 2})
+    # A word every candidate of the page holds tells them apart no better than its title.
+    assert _best_of_each_document([restarts, monitoring], "When is Lantern restarted?") == ([restarts], {restarts: 1})
