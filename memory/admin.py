@@ -1,6 +1,6 @@
 """Admin of the memory. Knowledge is read here, not edited: content changes only by saving a new
 version through the tools, the API or manage.py ingest. Who may read a document changes through
-``memory.placement``, which moves its chunks and facts with it. The graph's fixes (merging
+``memory.documents.placement``, which moves its chunks and facts with it. The graph's fixes (merging
 entities, their type, flagging broken facts) are in ``memory.admin_fixes``. Personal rows are
 hidden."""
 

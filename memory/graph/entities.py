@@ -2,7 +2,7 @@
 
 An entity is linked only through what every reader of the document can see. Each name is a
 ``Mention`` of its document, carrying the type and summary that document gives it; readers are
-shown an entity through the mentions they may see (``memory.entity_views``). Linking through a
+shown an entity through the mentions they may see (``memory.graph.entity_views``). Linking through a
 hidden name would betray it: if a board paper says "Helena Quorvane, known as HQ", a note open to
 everyone that says "HQ" must not become the same entity as one that says "Helena Quorvane".
 So a name that matches nothing the document's readers can see starts an entity of its own, even
