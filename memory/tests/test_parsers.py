@@ -9,11 +9,11 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
-from pypdf import PdfReader, PdfWriter
-from pypdf.generic import ContentStream, DecodedStreamObject, DictionaryObject, NameObject
+from pypdf import PdfReader
 
 from memory.extraction.files import SUPPORTED_SUFFIXES, iter_documents, parse_file
 from memory.extraction.parsed import ParsedDocument, ParseError
+from memory.tests.factories import write_pdf
 
 
 def write(path: Path, text: str | bytes) -> Path:
@@ -31,27 +31,8 @@ def only(documents: list[ParsedDocument]) -> ParsedDocument:
 
 
 def make_pdf(path: Path, text: str | None, metadata: dict[str, str] | None = None) -> Path:
-    writer = PdfWriter()
-    page = writer.add_blank_page(width=300, height=200)
-    if text is not None:
-        font = DictionaryObject(
-            {
-                NameObject("/Type"): NameObject("/Font"),
-                NameObject("/Subtype"): NameObject("/Type1"),
-                NameObject("/BaseFont"): NameObject("/Helvetica"),
-            }
-        )
-        page[NameObject("/Resources")] = DictionaryObject(
-            {NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})}
-        )
-        stream = DecodedStreamObject()
-        stream.set_data(f"BT /F1 12 Tf 20 100 Td ({text}) Tj ET".encode("latin-1"))
-        page.replace_contents(ContentStream(stream, writer))
-    if metadata:
-        writer.add_metadata(metadata)
-    with path.open("wb") as handle:
-        writer.write(handle)
-    return path
+    drawing = None if text is None else f"BT /F1 12 Tf 20 100 Td ({text}) Tj ET"
+    return write_pdf(path, drawing, width=300, height=200, metadata=metadata)
 
 
 def make_email(subject: str = "Budget 2025", message_id: str | None = "<budget-1@example.com>") -> EmailMessage:

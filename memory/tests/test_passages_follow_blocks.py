@@ -6,14 +6,12 @@ searches."""
 from pathlib import Path
 
 import pytest
-from pypdf import PdfWriter
-from pypdf.generic import ContentStream, DecodedStreamObject, DictionaryObject, NameObject
 
 from memory.extraction import parse_file
 from memory.mcp_tools.documents import snippet
 from memory.models import Chunk, Document
 from memory.search.passages import Hit, _best_of_each_document, search_chunks
-from memory.tests.factories import save
+from memory.tests.factories import save, write_pdf
 
 pytestmark = pytest.mark.django_db
 
@@ -210,18 +208,6 @@ def test_the_answering_comment_is_shown_for_a_thread_not_the_post_that_repeats_i
 def word_by_word_pdf(path: Path, lines: list[str]) -> Path:
     """A PDF whose writer draws each word on its own, each line in a box of its own with the text
     turned upside down and back, as some office suites write them: pypdf returns it a word a line."""
-    writer = PdfWriter()
-    page = writer.add_blank_page(width=612, height=792)
-    font = DictionaryObject(
-        {
-            NameObject("/Type"): NameObject("/Font"),
-            NameObject("/Subtype"): NameObject("/Type1"),
-            NameObject("/BaseFont"): NameObject("/Helvetica"),
-        }
-    )
-    page[NameObject("/Resources")] = DictionaryObject(
-        {NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})}
-    )
     ops, y = [], 740
     for line in lines:
         if line:
@@ -233,12 +219,7 @@ def word_by_word_pdf(path: Path, lines: list[str]) -> Path:
                 x += 8 * len(word) + 5
             ops.append("Q")
         y -= 20
-    stream = DecodedStreamObject()
-    stream.set_data("\n".join(ops).encode("latin-1"))
-    page.replace_contents(ContentStream(stream, writer))
-    with path.open("wb") as handle:
-        writer.write(handle)
-    return path
+    return write_pdf(path, "\n".join(ops), width=612, height=792)
 
 
 def test_a_pdf_drawn_word_by_word_is_read_as_lines_and_its_sentence_is_found(actor, tmp_path):
