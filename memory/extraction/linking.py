@@ -59,7 +59,6 @@ class NameIndex:
 
     def __init__(self, known: Sequence[KnownEntity]) -> None:
         self.exact: dict[str, KnownEntity] = {}
-        self.cased: dict[str, str] = {}  # casefolded form -> the form as written
         self.writings: dict[str, set[str]] = {}  # casefolded form -> every way it is written
         self.by_key: dict[str, KnownEntity] = {}
         self.first_names: dict[str, set[KnownEntity]] = {}
@@ -71,7 +70,6 @@ class NameIndex:
         for entity in known:
             for form in (entity.name, *entity.aliases):
                 self.exact.setdefault(form.strip().casefold(), entity)
-                self.cased.setdefault(form.strip().casefold(), form.strip())
                 self.writings.setdefault(form.strip().casefold(), set()).add(form.strip())
                 for key in _keys(form):
                     self.by_key.setdefault(key, entity)
@@ -99,7 +97,6 @@ class NameIndex:
         for short, owners in shorts.items():
             if len(owners) == 1 and short not in self.exact and short not in self.first_names:
                 self.exact[short] = next(iter(owners))
-                self.cased[short] = written[short]
                 self.writings[short] = {written[short]}
 
     def link(self, name: str, threshold: int, type_hint: str | None = None) -> KnownEntity | None:
