@@ -248,9 +248,10 @@ class Features(models.Model):
     def __str__(self) -> str:
         return f"features of {self.org.slug}"
 
+    SWITCHES = ("commitments", "contradictions", "glossary", "jobs")
+
     def enabled(self) -> set[str]:
-        names = ("commitments", "contradictions", "glossary", "jobs")
-        return {name for name in names if getattr(self, name)} | set(self.connected)
+        return {name for name in self.SWITCHES if getattr(self, name)} | set(self.connected)
 
 
 def _activity_id() -> str:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 
 from brain.actors import Actor
 from brain.errors import NotFound
-from brain.models import CONNECTED_APP_PREFIX, ApiToken, Membership, Organisation
+from brain.models import CONNECTED_APP_PREFIX, ApiToken, Features, Membership, Organisation
 
 
 @dataclass(frozen=True)
@@ -68,5 +69,26 @@ def list_user_organisations(*, user: User) -> QuerySet[Organisation]:
 
 
 def enabled_features(*, actor: Actor) -> set[str]:
+    """The features on for the actor's organisation, as read with the actor (once a request)."""
     features = getattr(actor.org, "features", None)
     return features.enabled() if features is not None else set()
+
+
+def features_on(org: Organisation | int) -> set[str]:
+    """The features on for an organisation now, read fresh: its switches (``Features.SWITCHES``)
+    and what its connections add (``connector:<kind>``, ``grant:<tool>``)."""
+    features = Features.objects.filter(org_id=getattr(org, "pk", org)).first()
+    return features.enabled() if features is not None else set()
+
+
+def feature_on(org: Organisation | int, name: str) -> bool:
+    """Whether one feature is on for an organisation now. Every "is this switched on" outside a
+    request's actor asks here."""
+    return name in features_on(org)
+
+
+def orgs_with(name: str) -> QuerySet[Features, Any]:
+    """The ids (``org_id``) of the organisations where the switch ``name`` is on, as a subquery."""
+    if name not in Features.SWITCHES:
+        raise ValueError(f"{name!r} is not a feature switch")
+    return Features.objects.filter(**{name: True}).values("org_id")

@@ -46,6 +46,15 @@ def hash_token(plaintext: str) -> str:
 ORGANISATION_MADE: Seam[Callable[[Organisation, str | None], None]] = Seam(
     "organisation made", "called with a new organisation and the plan asked for; raises to refuse it"
 )
+# Questions the search tools found no evidence for, kept by the usage app for its overview page.
+# Called with keyword arguments actor, tool and question; what is plugged never fails the call.
+MISSED: Seam[Callable[..., None]] = Seam("missed question", "called with a question that found no evidence")
+
+
+def record_miss(*, actor: Actor, tool: str, question: str) -> None:
+    """Note that ``question``, asked of ``tool``, found no evidence."""
+    for keep in MISSED:
+        keep(actor=actor, tool=tool, question=question)
 
 
 @transaction.atomic

@@ -36,16 +36,17 @@ from django.utils import timezone
 
 from brain.actors import Actor
 from brain.mcp.invoke import execute
+from brain.mcp.meter import refuse_unless_payable
 from brain.mcp.registry import TOOLS
-from brain.models import Features, Membership
+from brain.models import Membership
 from brain.personal import PERSONAL_ONLY
 from brain.queueing import send_now
+from brain.selectors import feature_on, orgs_with
 from brain.services import start_activity
 from jobs import agent, beat
 from jobs.grants import run_actor
 from jobs.models import Job, Message, Run
 from jobs.schedule import next_run, parse_cron, runs_between, zone
-from usage.metering import refuse_unless_payable
 
 logger = logging.getLogger(__name__)
 GRACE = timedelta(hours=1)  # a tick missed by more than this (downtime) is not made up
@@ -54,7 +55,7 @@ DIGEST_ITEMS = 5
 
 def switched_on(org_id: int) -> bool:
     """Whether the organisation's jobs switch is on: checked at run time, by every way a run starts."""
-    return Features.objects.filter(org_id=org_id, jobs=True).exists()
+    return feature_on(org_id, "jobs")
 
 
 def due_moment(job: Job, now: datetime) -> datetime | None:
@@ -123,7 +124,7 @@ def sweep(*, grace_seconds: int | None = None, now: datetime | None = None) -> i
     off or beat was away. Safe to run any number of times: every run claims its row first."""
     grace = settings.BRAIN_QUEUED_GRACE_SECONDS if grace_seconds is None else grace_seconds
     cutoff = (now or timezone.now()) - timedelta(seconds=grace)
-    on = Features.objects.filter(jobs=True).values("org_id")
+    on = orgs_with("jobs")
     waiting = Run.objects.filter(status=Run.Status.QUEUED, started_at__lte=cutoff)
     runs = list(waiting.filter(Q(job__isnull=True) | Q(job__org_id__in=on)).values_list("pk", flat=True)[:1000])
     due = Job.objects.filter(enabled=True, org_id__in=on, next_run_at__lte=cutoff)

@@ -20,7 +20,8 @@ from django.views.decorators.http import require_POST
 from brain.actors import Actor
 from brain.errors import DomainError, NotFound
 from brain.markdown import render_markdown
-from brain.models import Features, Organisation
+from brain.models import Organisation
+from brain.selectors import orgs_with
 from brain.services import actor_for_user
 from brain.web import member_organisations, switched_off
 from jobs.forms import ONCE, SCHEDULE_EXAMPLES, JobForm, initial_for
@@ -40,7 +41,7 @@ ACTIONS: dict[str, dict[str, Any]] = {
 
 
 def _orgs(user: User) -> list[Organisation]:
-    on = Features.objects.filter(jobs=True).values("org_id")
+    on = orgs_with("jobs")
     return list(Organisation.objects.filter(memberships__user=user, pk__in=on).order_by("name"))
 
 

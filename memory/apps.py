@@ -6,10 +6,10 @@ class MemoryConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from brain.mcp.meter import PAYABLE_AGAIN
         from memory import health  # noqa: F401  (registers the model's health check)
         from memory.documents.ingestion import READY, queue_waiting_documents
         from memory.graph.learning import extract_ready
-        from usage.services import PAYABLE_AGAIN
 
         READY.plug(extract_ready)  # a ready document's facts are learnt next
         # Documents that waited for credits are queued once the organisation may pay again.

@@ -14,7 +14,8 @@ from django.utils import timezone
 from brain.actors import Actor
 from brain.errors import InvalidArgument, NotFound
 from brain.ids import parse_numeric_id
-from brain.models import Category, Features, Organisation
+from brain.models import Category, Organisation
+from brain.selectors import features_on
 from memory.access import readable
 from memory.models import Document, Scope
 from registers.models import Scan
@@ -24,8 +25,7 @@ REGISTERS = ("commitments", "contradictions", "glossary")
 
 def switched_on(org: Organisation) -> set[str]:
     """The registers the organisation has switched on."""
-    features = Features.objects.filter(org=org).first()
-    return {name for name in REGISTERS if features is not None and getattr(features, name)}
+    return features_on(org) & set(REGISTERS)
 
 
 def local_today(org: Organisation) -> date:

@@ -77,14 +77,13 @@ def test_the_architecture_map_is_the_tree():
 
 @pytest.mark.django_db
 def test_every_seam_has_what_the_apps_plug_into_it():
-    from brain.mcp.meter import BILLER
+    from brain.mcp.meter import BILLER, PAYABLE_AGAIN
     from brain.mcp_tools import SKILL_PROVIDERS
     from brain.needs import WAITING
-    from brain.services import ORGANISATION_MADE
+    from brain.services import MISSED, ORGANISATION_MADE
     from memory.documents.ingestion import READY
     from memory.maintenance.reembedding import ELSEWHERE
     from memory.mcp_tools.answers import ASK_ADDITIONS, FACT_FLAGS
-    from usage.services import PAYABLE_AGAIN
 
     def plugged_by(each: object) -> str:
         # A function's module, or for a record of functions (a Biller) the module of its functions.
@@ -97,6 +96,7 @@ def test_every_seam_has_what_the_apps_plug_into_it():
         for seam in (
             BILLER,
             ORGANISATION_MADE,
+            MISSED,
             PAYABLE_AGAIN,
             READY,
             ELSEWHERE,
@@ -109,6 +109,7 @@ def test_every_seam_has_what_the_apps_plug_into_it():
     assert plugged == {
         "biller": {"usage.metering"},
         "organisation made": {"usage.models"},
+        "missed question": {"usage.misses"},
         "payable again": {"memory.apps"},
         "ready document": {"memory.graph.learning"},
         "vectors kept elsewhere": {"contacts.services"},

@@ -6,9 +6,11 @@ class UsageConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from brain.services import ORGANISATION_MADE
+        from brain.services import MISSED, ORGANISATION_MADE
         from usage.metering import plug_in
+        from usage.misses import record_miss
         from usage.models import open_account
 
         plug_in()  # every metered call is charged to its organisation's account
         ORGANISATION_MADE.plug(open_account)  # every new organisation has an account
+        MISSED.plug(record_miss)  # questions that found nothing, for the overview page

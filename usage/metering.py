@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import logging
 from datetime import date, datetime, time, timedelta
-from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
@@ -31,9 +30,6 @@ from brain.mcp.prices import READ, Price
 from brain.models import Organisation
 from brain.postgres import prepared_cursor
 from usage.models import Account, Month, Plan, default_plan_id
-
-if TYPE_CHECKING:
-    pass
 
 logger = logging.getLogger("brain.calls")
 
@@ -113,16 +109,12 @@ def can_pay(org: Organisation, price: Price = READ, now: datetime | None = None)
     return used + price.units <= account.plan.monthly_free_reads
 
 
-def refuse_unless_payable(org: Organisation, *, what: str, price: Price = READ) -> None:
-    """Raise ``OutOfCredits`` (the words a refused call gets) when ``price`` cannot be paid now.
-
-    For work that makes metered calls later and should not start at all without credits (a job's
-    run); each of its calls is still charged by ``metered``. Advisory, like ``can_pay``."""
-    if not can_pay(org, price):
-        account = get_account(org)
-        raise OutOfCredits(
-            out_of_credits_message(org, account.plan, what=what, price=price), renews_at=renews_at(org).isoformat()
-        )
+def refusal(org: Organisation, *, what: str, price: Price = READ) -> OutOfCredits:
+    """The error work that cannot be paid for now is refused with (``brain.mcp.meter.refuse_unless_payable``)."""
+    account = get_account(org)
+    return OutOfCredits(
+        out_of_credits_message(org, account.plan, what=what, price=price), renews_at=renews_at(org).isoformat()
+    )
 
 
 def out_of_credits_message(
@@ -195,8 +187,9 @@ def _count(
 
 
 def plug_in() -> None:
-    """Charge and refund every metered call (``brain.mcp.meter``) through this app's accounts."""
+    """Charge and refund every metered call (``brain.mcp.meter``) through this app's accounts, and
+    answer whether an organisation can pay."""
     BILLER.plug(BILLING)
 
 
-BILLING = Biller(charge=charge, refund=refund)
+BILLING = Biller(charge=charge, refund=refund, can_pay=can_pay, refusal=refusal)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F
@@ -11,24 +9,12 @@ from django.db.models import F
 from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound
-from brain.hooks import Seam
+from brain.mcp.meter import payable_again
 from brain.models import Organisation
 from usage.metering import get_account
 from usage.models import Account, Plan, get_plan
 
 MAX_GRANT = 10_000_000_000
-
-
-# What waits while an organisation cannot pay, told when it may pay again (memory plugs in the
-# documents whose ingestion waits). Called after credits are added or the plan changes.
-PAYABLE_AGAIN: Seam[Callable[[Organisation], object]] = Seam(
-    "payable again", "called with an organisation that may pay again (credits added, plan changed)"
-)
-
-
-def _payable_again(org: Organisation) -> None:
-    for resume in PAYABLE_AGAIN:
-        resume(org)
 
 
 def add_credits(*, actor: Actor | User | None, org: Organisation, amount: int) -> int:
@@ -52,7 +38,7 @@ def add_credits(*, actor: Actor | User | None, org: Organisation, amount: int) -
             details={"amount": amount, "balance": balance},
         )
     if amount > 0:
-        _payable_again(org)
+        payable_again(org)
     return balance
 
 
@@ -69,6 +55,6 @@ def change_plan(*, actor: Actor | User | None, org: Organisation, plan: str) -> 
         record_audit(
             actor=actor, org=org, action="plan.changed", target=org.slug, details={"old": old, "new": chosen.slug}
         )
-    _payable_again(org)
+    payable_again(org)
     account.refresh_from_db()
     return account

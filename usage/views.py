@@ -18,8 +18,9 @@ from django.views.decorators.http import require_POST
 
 from brain.admin_base import admin_actor
 from brain.errors import DomainError
-from brain.models import Features, Organisation
+from brain.models import Organisation
 from brain.needs import list_waiting_work
+from brain.selectors import features_on
 from brain.web import SwitchedOff, chosen_organisation, switched_off
 from memory.documents.ingestion import retry_document
 from memory.models import Document, Scope
@@ -60,8 +61,8 @@ def overview_page(request: HttpRequest) -> HttpResponse:
 
 def _off(user: User, org: Organisation, features: tuple[str, ...]) -> list[SwitchedOff]:
     """``org`` as a next step when every one of ``features`` is off there."""
-    on = Features.objects.filter(org=org).values_list(*features).first()
-    return [] if on and any(on) else switched_off(user, [org])
+    on = features_on(org)
+    return [] if any(name in on for name in features) else switched_off(user, [org])
 
 
 @login_required

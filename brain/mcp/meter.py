@@ -3,8 +3,12 @@ given back when the work does not succeed, and the call recorded. Tools run by `
 REST, pages, jobs), prompts, the REST endpoints that are not tools and the pages that read memory
 themselves all come here, so there is one way to charge and one mapping of outcomes.
 
-The accounts live in the usage app, which plugs its ``charge`` and ``refund`` into ``BILLER`` when
-it is ready (``usage.metering``); with nothing plugged, work is recorded and costs nothing.
+The accounts live in the usage app, which plugs its ``charge``, ``refund`` and ``can_pay`` into
+``BILLER`` when it is ready (``usage.metering``); with nothing plugged, work is recorded and costs
+nothing. The parts of Brain that ask whether an organisation may pay before starting work (the
+ingestion that waits for credits, a job's run) ask here (``can_pay``, ``refuse_unless_payable``), and
+what waits is told when the organisation may pay again through ``PAYABLE_AGAIN``; none of them
+imports the usage app.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from datetime import date
 from brain.actors import Actor
 from brain.errors import DomainError, Unavailable
 from brain.hooks import Seam
-from brain.mcp.prices import Price
+from brain.mcp.prices import READ, Price
 from brain.models import Organisation, ToolCall
 from brain.services import record_tool_call
 
@@ -42,13 +46,47 @@ class Charge:
 
 @dataclass(frozen=True)
 class Biller:
-    """``charge`` takes a price or raises ``OutOfCredits``; ``refund`` gives back exactly one charge."""
+    """``charge`` takes a price or raises ``OutOfCredits``; ``refund`` gives back exactly one charge;
+    ``can_pay`` says whether a charge would succeed now; ``refusal`` is the error a piece of work
+    that cannot be paid for is refused with."""
 
     charge: Callable[..., Charge]  # (*, org: Organisation, price: Price, what: str) -> Charge
     refund: Callable[[Charge], None]
+    can_pay: Callable[[Organisation, Price], bool]
+    refusal: Callable[..., OutOfCredits]  # (org: Organisation, *, what: str, price: Price) -> OutOfCredits
 
 
-BILLER: Seam[Biller] = Seam("biller", "charges a price to an organisation and refunds one charge")
+BILLER: Seam[Biller] = Seam(
+    "biller", "charges a price to an organisation, refunds one charge and says whether one could be paid"
+)
+# What waits while an organisation cannot pay, told when it may pay again (memory plugs in the
+# documents whose ingestion waits). The billing app calls it after credits are added or the plan
+# changes.
+PAYABLE_AGAIN: Seam[Callable[[Organisation], object]] = Seam(
+    "payable again", "called with an organisation that may pay again (credits added, plan changed)"
+)
+
+
+def can_pay(org: Organisation, price: Price = READ) -> bool:
+    """Whether ``price`` could be charged to ``org`` now (always, with no biller plugged). Advisory:
+    another caller may take the credits first; the charge itself is what counts."""
+    return all(biller.can_pay(org, price) for biller in BILLER)
+
+
+def refuse_unless_payable(org: Organisation, *, what: str, price: Price = READ) -> None:
+    """Raise ``OutOfCredits`` (the words a refused call gets) when ``price`` cannot be paid now.
+
+    For work that makes metered calls later and should not start at all without credits (a job's
+    run); each of its calls is still charged by ``metered``. Advisory, like ``can_pay``."""
+    for biller in BILLER:
+        if not biller.can_pay(org, price):
+            raise biller.refusal(org, what=what, price=price)
+
+
+def payable_again(org: Organisation) -> None:
+    """Tell what waits for ``org``'s credits that it may pay again."""
+    for resume in PAYABLE_AGAIN:
+        resume(org)
 
 
 def _charge(org: Organisation, price: Price, what: str) -> Charge | None:

@@ -39,6 +39,7 @@ from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound
 from brain.hooks import Seam
+from brain.mcp.meter import can_pay
 from brain.models import Organisation
 from brain.queueing import send_on_commit
 from brain.services import mark_memory_built
@@ -53,7 +54,6 @@ from memory.documents.turns import chunk_fields, embedded_texts, next_message_id
 from memory.extraction import Block
 from memory.index.serving import Models, Vectors, confirm, embed_with, models_of
 from memory.models import Chunk, Document, Fact
-from usage.metering import can_pay
 
 EMBED_BATCH = 64
 Extraction = Document.Extraction

@@ -13,6 +13,7 @@ from django.db import connection, transaction
 from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, PermissionDenied
+from brain.mcp.meter import can_pay
 from brain.models import Category, Organisation
 from brain.personal import require_may_write
 from brain.queueing import send_on_commit
@@ -20,7 +21,6 @@ from memory.access import current, readable, readable_category_ids, same_audienc
 from memory.documents.lanes import lane_of
 from memory.limits import MAX_DOCUMENT_CHARS, field_problem, metadata_problem, too_long
 from memory.models import Document, Scope
-from usage.metering import can_pay
 
 logger = logging.getLogger("brain.ingest")
 Status = Document.Status

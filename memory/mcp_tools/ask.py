@@ -15,12 +15,11 @@ from brain.errors import InvalidArgument
 from brain.ids import format_id
 from brain.mcp.limits import Clamped
 from brain.mcp.registry import ToolOutput, mcp_tool
-from brain.services import resolve_activity, start_activity
+from brain.services import record_miss, resolve_activity, start_activity
 from memory.graph.entity_views import entity_views
 from memory.mcp_tools.answers import ASK_ADDITIONS, AskContext, ContradictionOut, DefinitionOut
 from memory.mcp_tools.shapes import FactOut, fact_outs
 from memory.search.evidence import Excerpt, Question, gather_evidence
-from usage.misses import record_miss
 
 GUIDANCE = {
     "answer": "Answer the question directly from the evidence, citing the page titles you used.",

@@ -14,13 +14,13 @@ from brain.errors import InvalidArgument
 from brain.ids import format_id, parse_numeric_id
 from brain.mcp.limits import Clamped, Moment
 from brain.mcp.registry import ToolOutput, mcp_tool
+from brain.services import record_miss
 from memory.documents import selectors as selectors
 from memory.documents.saving import add_document
 from memory.limits import FIELD_CHARS, MAX_DOCUMENT_CHARS, metadata_problem
 from memory.models import Document
 from memory.search.passages import search_chunks
 from memory.search.snippets import SNIPPET_CHARS, best_part, query_terms
-from usage.misses import record_miss
 
 # --- add_company_knowledge ----------------------------------------------------------------
 
