@@ -178,6 +178,7 @@ def test_a_fact_flagged_for_review_takes_part_in_no_new_contradiction(actor, pri
     admin = make_actor(actor.org, make_user(actor.org, role=Membership.ADMIN))
     flag_fact(actor=admin, fact_id=quote.pk, reason="A quote for another plan.")
     assert scan_contradictions(actor.org) == 1
+    assert quote.document_id is not None
     assert rescan_document(actor.org, quote.document_id) == {"added": 0, "removed": 0}
     [entry] = Contradiction.objects.filter(org=actor.org)
     sides = {entry.fact_a_id, entry.fact_b_id, *(side["fact"] for side in entry.more)}
