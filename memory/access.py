@@ -13,15 +13,18 @@
 - Which facts are in use: a fact an admin flagged as broken is shown to nobody, in any view or
   history, until an admin reviews it (``memory.graph.fixes``).
 
-The ORM filters (``readable``, ``believed_filter``, ``readable_facts``) and the SQL clauses of
-the retrieval statements (``readable_sql``, ``believed_sql``, ``readable_facts_and_believed``)
-are built from the same values side by side here, and a test checks that both forms select the
-same rows. The SQL forms are constants; a
-``Clause`` carries one of them with its parameters, so no caller's value reaches SQL text.
+Each rule has an ORM form (``readable``, ``current``, ``believed_filter``, ``fact_in_use``,
+``readable_by_all``, ...) and, where raw SQL needs it, an SQL form beside it built from the same
+values (``readable_sql``, ``current_sql``, ``believed_sql``, ``fact_in_use_sql``,
+``readable_by_all_sql``, ...): fixed text for rows of a table alias the code chooses, whose every
+value is a parameter. ``memory.tests.test_access_twins`` checks that each SQL form selects the same
+rows as its ORM twin. The retrieval statements take their WHERE text only as a ``Clause``, which
+accepts nothing but the texts this module builds, so no caller's value reaches SQL text.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from datetime import time as dtime
@@ -94,16 +97,68 @@ def readable_facts(actor: Actor) -> Q:
     return readable(actor) & fact_in_use()
 
 
-# The rules in SQL, for rows aliased ``c``: fixed text whose every value is a %(name)s parameter.
-READABLE_SQL = (
-    f"c.org_id = %(org)s AND c.category_id = ANY(%(cats)s) AND (c.scope = '{SHARED}' OR c.owner_id = %(user)s)"
-)
+# The rules in SQL. Each is fixed text for rows of any table alias the code chooses (``table_alias``),
+# whose every value is a %(name)s parameter; the constants are the forms for rows aliased ``c``, of
+# which the retrieval statements' clauses are made.
+_ALIAS = re.compile(r"[a-z][a-z0-9_]{0,15}")
+_CATEGORY_TABLE = Category._meta.db_table
+
+
+def table_alias(alias: str) -> str:
+    """``alias`` as it may stand in SQL text: a short lowercase identifier, never a caller's value."""
+    if not _ALIAS.fullmatch(alias):
+        raise ValueError(f"not a table alias: {alias!r}")
+    return alias
+
+
+def readable_rule_sql(alias: str = "c") -> str:
+    """``readable`` for rows aliased ``alias``, with the parameters ``readable_sql`` gives."""
+    t = table_alias(alias)
+    return (
+        f"{t}.org_id = %(org)s AND {t}.category_id = ANY(%(cats)s) "
+        f"AND ({t}.scope = '{SHARED}' OR {t}.owner_id = %(user)s)"
+    )
+
+
+def current_sql(alias: str = "c") -> str:
+    """``current()`` for rows aliased ``alias``: believed now (not superseded)."""
+    return f"{table_alias(alias)}.superseded_at IS NULL"
+
+
+def recorded_by_sql(alias: str = "c") -> str:
+    """Rows recorded by the moment ``%(as_of)s`` (``believed_filter`` with history)."""
+    return f"{table_alias(alias)}.recorded_at <= %(as_of)s"
+
+
+def believed_then_sql(alias: str = "c") -> str:
+    """``current(as_of)`` for rows aliased ``alias``: recorded by ``%(as_of)s`` and not superseded by then."""
+    t = table_alias(alias)
+    return f"{recorded_by_sql(t)} AND ({t}.superseded_at IS NULL OR {t}.superseded_at > %(as_of)s)"
+
+
+def fact_in_use_sql(alias: str = "c") -> str:
+    """``fact_in_use`` for facts aliased ``alias``: not flagged, not a twin."""
+    t = table_alias(alias)
+    return f"{t}.flagged_at IS NULL AND {t}.same_as_id IS NULL"
+
+
+def readable_by_all_sql(alias: str = "c") -> str:
+    """``readable_by_all`` for rows aliased ``alias``: shared, in a category that is not restricted."""
+    t = table_alias(alias)
+    # Unqualified names in the subquery are the category's own, whatever the outer alias.
+    return (
+        f"{t}.scope = '{SHARED}' AND {t}.category_id IN "  # noqa: S608 (an alias and a model's table)
+        f"(SELECT id FROM {_CATEGORY_TABLE} WHERE NOT restricted)"
+    )
+
+
+READABLE_SQL = readable_rule_sql("c")
 EVERY_RECORDED_SQL = "TRUE"
-BELIEVED_NOW_SQL = "c.superseded_at IS NULL"
-RECORDED_BY_SQL = "c.recorded_at <= %(as_of)s"
-BELIEVED_THEN_SQL = f"{RECORDED_BY_SQL} AND (c.superseded_at IS NULL OR c.superseded_at > %(as_of)s)"
+BELIEVED_NOW_SQL = current_sql("c")
+RECORDED_BY_SQL = recorded_by_sql("c")
+BELIEVED_THEN_SQL = believed_then_sql("c")
 TIME_RULES_SQL = (EVERY_RECORDED_SQL, BELIEVED_NOW_SQL, RECORDED_BY_SQL, BELIEVED_THEN_SQL)
-FACT_IN_USE_SQL = "c.flagged_at IS NULL AND c.same_as_id IS NULL"
+FACT_IN_USE_SQL = fact_in_use_sql("c")
 # Every WHERE text a retrieval statement may carry: who may see a row, alone or with a time rule,
 # and for facts with the rule that flagged ones are held back.
 CLAUSES = frozenset(
@@ -131,10 +186,10 @@ class Clause:
             raise ValueError("not a clause built by memory.access")
 
 
-def readable_sql(actor: Actor, categories: list[int] | None = None) -> tuple[str, dict[str, Any]]:
-    """The same rule as ``readable``, for rows aliased ``c`` in raw SQL."""
+def readable_sql(actor: Actor, categories: list[int] | None = None, *, alias: str = "c") -> tuple[str, dict[str, Any]]:
+    """The same rule as ``readable``, for rows aliased ``alias`` (``c``: ``READABLE_SQL``) in raw SQL."""
     cats = readable_category_ids(actor=actor) if categories is None else categories
-    return READABLE_SQL, {"org": actor.org.pk, "cats": cats, "user": _reader_id(actor)}
+    return readable_rule_sql(alias), {"org": actor.org.pk, "cats": cats, "user": _reader_id(actor)}
 
 
 def end_of_day(day: date) -> datetime:
@@ -158,12 +213,15 @@ def current(as_of: date | None = None) -> Q:
     return believed_filter(as_of)
 
 
-def believed_sql(as_of: date | None, include_superseded: bool = False) -> tuple[str, dict[str, Any]]:
-    """The same rule as ``believed_filter``, for rows aliased ``c`` in raw SQL (``TRUE`` when
-    nothing is filtered)."""
+def believed_sql(
+    as_of: date | None, include_superseded: bool = False, *, alias: str = "c"
+) -> tuple[str, dict[str, Any]]:
+    """The same rule as ``believed_filter``, for rows aliased ``alias`` (``c``: one of
+    ``TIME_RULES_SQL``) in raw SQL (``TRUE`` when nothing is filtered)."""
     if as_of is None:
-        return (EVERY_RECORDED_SQL, {}) if include_superseded else (BELIEVED_NOW_SQL, {})
-    return (RECORDED_BY_SQL if include_superseded else BELIEVED_THEN_SQL), {"as_of": end_of_day(as_of)}
+        return (EVERY_RECORDED_SQL, {}) if include_superseded else (current_sql(alias), {})
+    rule = recorded_by_sql(alias) if include_superseded else believed_then_sql(alias)
+    return rule, {"as_of": end_of_day(as_of)}
 
 
 def readable_and_believed(actor: Actor, as_of: date | None, include_superseded: bool = False) -> Clause:
@@ -218,6 +276,7 @@ def same_audience_as(row: Document | Fact) -> Q:
 
 def same_audience_sql(row: str, other: str) -> str:
     """``same_audience_as`` in SQL: the rows aliased ``other`` read by the same people as ``row``."""
+    row, other = table_alias(row), table_alias(other)
     return (
         f"{other}.category_id = {row}.category_id AND {other}.scope = {row}.scope "
         f"AND ({other}.scope = '{SHARED}' OR {other}.owner_id = {row}.owner_id)"

@@ -18,7 +18,7 @@ from datetime import UTC, datetime, time
 
 from django.db.models import Q, QuerySet
 
-from memory.access import current, same_audience_as, same_audience_sql
+from memory.access import current, current_sql, same_audience_as, same_audience_sql, table_alias
 from memory.documents.chunking import TURN, ChunkDraft
 from memory.models import Chunk, Document
 
@@ -145,12 +145,12 @@ def message_beside_sql(document: str, *, before: bool) -> str:
     aliased ``document`` in its conversation, among the messages of the same audience, in the
     order ``_around`` walks: by time, then by the order saved in, current versions only. One
     index probe (``document_conversation``) whichever way the time is set."""
-    d, op, order = document, "<" if before else ">", "DESC" if before else "ASC"
+    d, op, order = table_alias(document), "<" if before else ">", "DESC" if before else "ASC"
     same = (
         # "p.conversation <> ''" lets the planner use the partial index, which a correlated value alone does not.
         f"SELECT p.id FROM memory_document p WHERE p.org_id = {d}.org_id AND p.conversation <> '' "  # noqa: S608 (an alias)
         f"AND p.conversation = {d}.conversation "
-        f"AND p.superseded_at IS NULL AND p.id <> coalesce({d}.previous_id, 0) AND {same_audience_sql(d, 'p')}"
+        f"AND {current_sql('p')} AND p.id <> coalesce({d}.previous_id, 0) AND {same_audience_sql(d, 'p')}"
     )
     untimed = f"{same} AND p.occurred_at IS NULL AND p.id {op} {d}.id ORDER BY p.id {order} LIMIT 1"
     timed = (

@@ -16,7 +16,7 @@ from django.db.models import Q
 from rapidfuzz import fuzz
 
 from brain.actors import Actor
-from memory.access import current, fact_not_flagged, readable, same_audience_as
+from memory.access import current, fact_in_use, fact_not_flagged, readable, same_audience_as
 from memory.models import Fact
 
 # Two statements of the same values about the same subject, this alike in their words, say one thing
@@ -70,7 +70,7 @@ def join_twins(facts: list[Fact]) -> int:
             Fact.objects.filter(
                 same, same_audience_as(fact), org_id=fact.org_id, pk__lt=fact.pk, source=Fact.Source.EXTRACTED
             )
-            .filter(current(), flagged_at__isnull=True, same_as__isnull=True)
+            .filter(current(), fact_in_use())
             .exclude(document_id=fact.document_id)
         )
         document = fact.document

@@ -23,7 +23,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from brain.models import Organisation
-from memory.access import audience_key
+from memory.access import audience_key, current_sql, fact_in_use_sql
 from memory.extraction.vocabulary import HELD_BY_ONE
 from memory.graph.entity_views import names_given_by
 from memory.graph.supersession import STATES_A_THING_SQL, THING_SQL, Action, Claim, decide
@@ -46,16 +46,23 @@ FACT_FIELDS = (
     "created_by__first_name", "created_by__last_name", "category_id", "scope", "owner_id",
 )  # fmt: skip
 
-_GROUPS = """
+# Current facts in use, as every read takes them (memory.access): one flagged for review, or a twin
+# shown through the first document that said it, is in no contradiction.
+_GROUPS = (
+    """
 WITH current AS (
     SELECT id, document_id, subject_id, object_id, relation, value_key, {thing} AS thing
-    FROM memory_fact
-    WHERE org_id = %(org)s AND superseded_at IS NULL AND same_as_id IS NULL AND {states_a_thing}
+    FROM memory_fact f
+    WHERE f.org_id = %(org)s AND {current} AND {in_use} AND {states_a_thing}
 ), touched AS (
     SELECT thing FROM current GROUP BY thing HAVING count(*) > 1 AND {touched}
 )
 SELECT current.id, current.thing FROM current JOIN touched USING (thing)
-""".replace("{thing}", THING_SQL).replace("{states_a_thing}", STATES_A_THING_SQL)
+""".replace("{thing}", THING_SQL)
+    .replace("{current}", current_sql("f"))
+    .replace("{in_use}", fact_in_use_sql("f"))
+    .replace("{states_a_thing}", STATES_A_THING_SQL)
+)
 
 
 # Which groups a scan reads: those with a fact added since the last scan, or with one of a document's.

@@ -7,15 +7,15 @@ import pytest
 from django.contrib.auth.models import Group
 
 from brain.errors import InvalidArgument, NotFound
-from brain.models import Category
+from brain.models import Category, Membership
 from conftest import make_actor, make_user
 from memory.extraction.shapes import ExtractedValue
 from memory.graph import reads as graph
-from memory.graph.fixes import merge_entities
+from memory.graph.fixes import flag_fact, merge_entities
 from memory.graph.writes import FactDraft
 from memory.tests.graph_world import graph_world
 from memory.tests.graph_world import stated as stated_by
-from registers.contradictions.nightly import scan_contradictions
+from registers.contradictions.nightly import rescan_document, scan_contradictions
 from registers.contradictions.services import answer_contradiction, list_contradictions, raise_contradiction
 from registers.models import Contradiction
 from registers.tests.helpers import stated, switch_on
@@ -170,3 +170,16 @@ def test_an_entry_names_its_subject_as_its_sources_do_after_a_merge_into_a_hidde
     scan_contradictions(world.org)
     [entry] = list_contradictions(actor=world.member)
     assert (entry.subject, entry.about) == ("Z deal", "Z deal price")
+
+
+def test_a_fact_flagged_for_review_takes_part_in_no_new_contradiction(actor, prices):
+    a, b = prices
+    quote = stated(actor, "Old quote", "The enterprise plan costs 61000 USD a year.", number=61000)
+    admin = make_actor(actor.org, make_user(actor.org, role=Membership.ADMIN))
+    flag_fact(actor=admin, fact_id=quote.pk, reason="A quote for another plan.")
+    assert scan_contradictions(actor.org) == 1
+    assert quote.document_id is not None
+    assert rescan_document(actor.org, quote.document_id) == {"added": 0, "removed": 0}
+    [entry] = Contradiction.objects.filter(org=actor.org)
+    sides = {entry.fact_a_id, entry.fact_b_id, *(side["fact"] for side in entry.more)}
+    assert sides == {a.pk, b.pk}  # the other two still disagree: the flag alone kept the quote out
