@@ -4,7 +4,6 @@ shows of memory when it does not run a tool."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -16,8 +15,7 @@ from django.http import Http404, HttpRequest
 from django.urls import reverse
 
 from brain.actors import Actor
-from brain.errors import DomainError
-from brain.mcp.meter import Meter, metered, record_call
+from brain.mcp.meter import recorded_call
 from brain.mcp.prices import PAGE
 from brain.models import Membership, Organisation
 from brain.services import actor_for_user
@@ -86,21 +84,6 @@ def page_read(actor: Actor, what: str) -> Iterator[None]:
     """Memory a page reads itself (not through a tool, which pays for its own call): paid for as a
     read (``brain.mcp.prices.PAGE``) before the block runs, given back if it fails, and recorded as
     the call ``page:<what>``. ``OutOfCredits`` leaves the block unrun, for the page to show."""
-    started = time.perf_counter()
-    code = "internal"
-    meter: Meter | None = None
-    try:
-        with metered(actor, f"the {what} page", PAGE) as meter:
-            yield
-        code = ""
-    except DomainError as exc:
-        code = exc.code
-        raise
-    finally:
-        record_call(
-            actor,
-            f"page:{what}",
-            code,
-            time.perf_counter() - started,
-            credits=meter.credits if meter is not None else 0,
-        )
+    with recorded_call(actor, f"page:{what}") as call, call.paying(actor, f"the {what} page", PAGE):
+        yield
+        call.code = ""

@@ -5,7 +5,6 @@ Every rule about running a tool lives here, so the interfaces only translate the
 from __future__ import annotations
 
 import logging
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +15,7 @@ from brain.audit import record_audit, shown
 from brain.errors import DomainError, Outage, PermissionDenied, Unavailable
 from brain.inputs import refuse_unstorable
 from brain.mcp.limits import describe_validation_error
-from brain.mcp.meter import Meter, metered, record_call
+from brain.mcp.meter import recorded_call
 from brain.mcp.prices import PROMPT, of_call
 from brain.mcp.registry import PromptSpec, ToolOutput, ToolSpec, is_visible
 from brain.personal import SHARED, require_may_write
@@ -89,56 +88,48 @@ def execute(actor: Actor, spec: ToolSpec, arguments: dict[str, Any]) -> Outcome:
     (NUL, unpaired surrogates, JSON nested too deep; see ``brain.inputs``) are refused before
     validation. A model Brain needs that does not answer (an ``Outage``) is ``unavailable`` and
     retryable, not an unexpected error. All of it for MCP and REST alike. The call is paid for as
-    ``usage.metering.metered`` says, and given back when it does not succeed.
+    ``brain.mcp.meter.recorded_call`` says, and given back when it does not succeed.
 
     With a replica configured, only the tool itself may read from it (``brain.replicas``): the
     authorisation, the charge and the call record stay on the primary."""
-    started = time.perf_counter()
     failure = GENERIC_FAILURE.format(tool=spec.name) + ("" if spec.read_only else MAY_HAVE_SAVED)
     outcome = Outcome(output=None, message=failure, code="internal", status=500)
-    meter: Meter | None = None
     authorised = False
-    try:
-        authorise(actor, spec)
-        refuse_unstorable(arguments, what=spec.name)
-        authorised = True  # and its arguments can be kept in an audit record
-        args = spec.args.model_validate(arguments)
-        with metered(actor, spec.name, of_call(spec.billing)) as meter, one_call():
-            if spec.read_only:
-                output = run_read(actor, spec.name, lambda: spec.fn(actor, args))
-            else:
-                output = spec.fn(actor, args)
-        outcome = Outcome(output=output)  # done and paid for: what follows cannot take it back
-        if not spec.read_only:
-            mark_written(actor)
-    except ValidationError as exc:
-        outcome = Outcome(None, describe_validation_error(spec.name, exc), "invalid_argument", 400)
-    except DomainError as exc:
-        outcome = Outcome.refused(exc)
-    except Outage as exc:
-        logger.warning("tool %s: %s unavailable: %s", spec.name, exc.dependency, exc)
-        outcome = Outcome.refused(Unavailable(OUTAGE.format(tool=spec.name, dependency=exc.dependency)))
-    except DATABASE_ERRORS as exc:
-        logger.warning("tool %s: the database is not answering: %s", spec.name, exc)
-        if outcome.output is None:  # a tool that has its answer succeeded, whatever failed after it
-            outcome = Outcome.refused(database_unavailable(what=spec.name, writes=not spec.read_only))
-    except Exception:
-        logger.exception("tool %s failed", spec.name)
-    finally:
-        activity_id = getattr(outcome.output, "activity_id", None)
-        if activity_id is None and spec.activity_arg:
-            activity_id = arguments.get(spec.activity_arg)
-        credits = meter.credits if meter is not None else 0
-        record_call(
-            actor,
-            spec.name,
-            outcome.code if outcome.output is None else "",
-            time.perf_counter() - started,
-            credits=credits,
-            activity_id=activity_id if isinstance(activity_id, str) else None,
-        )
-        if spec.action and authorised:
-            _audit_action(actor, spec, arguments, outcome)
+    with recorded_call(actor, spec.name) as call:
+        try:
+            authorise(actor, spec)
+            refuse_unstorable(arguments, what=spec.name)
+            authorised = True  # and its arguments can be kept in an audit record
+            args = spec.args.model_validate(arguments)
+            with call.paying(actor, spec.name, of_call(spec.billing)), one_call():
+                if spec.read_only:
+                    output = run_read(actor, spec.name, lambda: spec.fn(actor, args))
+                else:
+                    output = spec.fn(actor, args)
+            outcome = Outcome(output=output)  # done and paid for: what follows cannot take it back
+            if not spec.read_only:
+                mark_written(actor)
+        except ValidationError as exc:
+            outcome = Outcome(None, describe_validation_error(spec.name, exc), "invalid_argument", 400)
+        except DomainError as exc:
+            outcome = Outcome.refused(exc)
+        except Outage as exc:
+            logger.warning("tool %s: %s unavailable: %s", spec.name, exc.dependency, exc)
+            outcome = Outcome.refused(Unavailable(OUTAGE.format(tool=spec.name, dependency=exc.dependency)))
+        except DATABASE_ERRORS as exc:
+            logger.warning("tool %s: the database is not answering: %s", spec.name, exc)
+            if outcome.output is None:  # a tool that has its answer succeeded, whatever failed after it
+                outcome = Outcome.refused(database_unavailable(what=spec.name, writes=not spec.read_only))
+        except Exception:
+            logger.exception("tool %s failed", spec.name)
+        finally:
+            call.code = outcome.code if outcome.output is None else ""
+            activity_id = getattr(outcome.output, "activity_id", None)
+            if activity_id is None and spec.activity_arg:
+                activity_id = arguments.get(spec.activity_arg)
+            call.activity_id = activity_id if isinstance(activity_id, str) else None
+            if spec.action and authorised:
+                _audit_action(actor, spec, arguments, outcome)
     return outcome
 
 
@@ -158,21 +149,10 @@ def run_prompt(actor: Actor, spec: PromptSpec, arguments: dict[str, str]) -> str
     (``prompt:<name>``), given back when it fails. Raises ``DomainError`` for a refusal (out of
     credits, arguments Brain cannot store) and lets an unexpected error through, for the
     interface to answer."""
-    started = time.perf_counter()
-    code, meter = "internal", None
     what = f"the prompt {spec.name}"
-    try:
+    with recorded_call(actor, f"prompt:{spec.name}") as call:
         refuse_unstorable(arguments, what=what)
-        with metered(actor, what, PROMPT) as meter, one_call():
+        with call.paying(actor, what, PROMPT), one_call():
             text = run_read(actor, what, lambda: spec.fn(actor, arguments))
-        code = ""
+        call.code = ""
         return text
-    except DomainError as exc:
-        code = exc.code
-        raise
-    except Outage:
-        code = Unavailable.code
-        raise
-    finally:
-        credits = meter.credits if meter is not None else 0
-        record_call(actor, f"prompt:{spec.name}", code, time.perf_counter() - started, credits=credits)

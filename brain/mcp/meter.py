@@ -14,13 +14,14 @@ imports the usage app.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import date
 
 from brain.actors import Actor
-from brain.errors import DomainError, Unavailable
+from brain.errors import DomainError, Outage, Unavailable
 from brain.hooks import Seam
 from brain.mcp.prices import READ, Price
 from brain.models import Organisation, ToolCall
@@ -132,6 +133,57 @@ def metered(actor: Actor, what: str, price: Price | None) -> Iterator[Meter]:
     except BaseException:
         meter.give_back()
         raise
+
+
+class Call:
+    """One call being timed, charged and recorded (``recorded_call``): the caller pays through
+    ``paying`` and says how the call ended by setting ``code`` (empty when it succeeded), or
+    ``status`` for a REST endpoint that is not a tool (its code follows from it), and
+    ``activity_id`` when it has one."""
+
+    def __init__(self) -> None:
+        self.meter: Meter | None = None
+        self.code = "internal"  # until the call says how it ended
+        self.status: int | None = None
+        self.activity_id: str | None = None
+
+    @contextmanager
+    def paying(self, actor: Actor | None, what: str, price: Price | None) -> Iterator[Meter]:
+        """``metered`` for this call (nothing is charged without an actor)."""
+        paid: AbstractContextManager[Meter] = nullcontext(Meter(None)) if actor is None else metered(actor, what, price)
+        with paid as meter:
+            self.meter = meter
+            yield meter
+
+    @property
+    def credits(self) -> int:
+        return self.meter.credits if self.meter is not None else 0
+
+
+@contextmanager
+def recorded_call(actor: Actor | None, name: str) -> Iterator[Call]:
+    """Time a call and record it as ``name`` when it ends, however it ends: the one wrapper of the
+    calls of tools (MCP, REST, pages, jobs), prompts, REST endpoints and pages. A refusal or an
+    outage raised through it is recorded with its code and goes on; without an actor nothing is
+    recorded."""
+    started = time.perf_counter()
+    call = Call()
+    try:
+        yield call
+    except DomainError as exc:
+        call.code = exc.code
+        raise
+    except Outage:
+        call.code = Unavailable.code
+        raise
+    finally:
+        if actor is not None:
+            # A REST endpoint's outcome is its status, and its code the status unless it succeeded.
+            code = call.code if call.status is None else "" if call.status < 400 else str(call.status)
+            seconds = time.perf_counter() - started
+            record_call(
+                actor, name, code, seconds, credits=call.credits, activity_id=call.activity_id, status=call.status
+            )
 
 
 def record_call(
