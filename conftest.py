@@ -36,7 +36,7 @@ BROWSER_NAMES = frozenset({"browser_page"})
 # They carry the ``serial`` marker, and ./brainctl test runs them alone after the parallel phase.
 SERIAL_FILES = frozenset({"test_faults.py"})
 SERIAL_MARKERS = frozenset({"runs_last"})
-# The files that take longest (docs/benchmarks.md, "The test suite"): handed out first under xdist,
+# The files that take longest (docs/benchmarks-log.md, "The test suite"): handed out first under xdist,
 # so that no worker starts one of them while the others are nearly done.
 LONGEST_FILES = frozenset({"test_topology.py", "test_plans.py", "test_jobs_worker.py", "test_run_command.py"})
 # Redis has databases 0 to 15; the tests take the launcher's one (9) and the ones after it.

@@ -2,7 +2,7 @@
 
 The ORM spent longer composing the bearer token's row (a join of seven tables with two
 subqueries) than Postgres spent running it: about 1.2 ms of Python a call, before Postgres
-planned it again for another 1 ms (docs/benchmarks.md, "The call path"). A statement every call
+planned it again for another 1 ms (docs/benchmarks-log.md, "The call path"). A statement every call
 makes is therefore composed once, with a stand-in where each value goes; later runs bind the
 values and build the objects as the ORM's own iterator does (the same SQL, related objects,
 annotations and converters), through ``brain.postgres.prepared_cursor`` so that Postgres plans

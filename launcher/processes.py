@@ -24,7 +24,7 @@ ASGI_APP = "brain.asgi:application"
 # uvicorn's C HTTP parser, with bounds on heads, trailers, time and connections that uvicorn lacks
 # (launcher.http), and the libuv event loop (requirements.txt). Named rather than left to
 # uvicorn's "auto", so that a missing package stops the web server instead of slowing every call.
-# Measured over five alternating rounds (docs/benchmarks.md): get_profile's p50 over MCP 4.0 to
+# Measured over five alternating rounds (docs/benchmarks-log.md): get_profile's p50 over MCP 4.0 to
 # 6.9 ms (median 6.3) with h11 and asyncio, 4.1 to 4.9 (median 4.6) with these.
 HTTP_PARSER, EVENT_LOOP = "launcher.http:HttpToolsProtocol", "uvloop"
 # %h is the host name: unique per host or container, and the same after a restart there, so a

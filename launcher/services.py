@@ -73,7 +73,7 @@ def shared_buffers() -> str:
     """The embedded cluster's cache: ``BRAIN_PG_SHARED_BUFFERS`` if set, else a quarter of the
     machine's memory within 128 MB and 2 GB. Postgres ships with 128 MB, which holds a fifth of
     an organisation of 100,000 passages with its indexes; searches then read most pages from the
-    operating system and take a third longer (measured: docs/benchmarks.md, "Search latency")."""
+    operating system and take a third longer (measured: docs/benchmarks-log.md, "Search latency")."""
     configured = os.environ.get("BRAIN_PG_SHARED_BUFFERS", "").strip()
     if configured:
         return configured

@@ -66,7 +66,7 @@ def _checksum(plaintext: str) -> str:
 
 # The access token's app and person, for the connection row's own columns: written as SQL
 # because the ORM spent longer composing the two subqueries it would need than Postgres spends
-# running them, on every call (docs/benchmarks.md, "OAuth tokens against brn_ tokens").
+# running them, on every call (docs/benchmarks-log.md, "OAuth tokens against brn_ tokens").
 ISSUED_TO_SQL = """(brain_apitoken.oauth_application_id, brain_apitoken.user_id) = (
     SELECT application_id, user_id FROM oauth2_provider_accesstoken
     WHERE token_checksum = %s AND expires > %s AND resource @> %s::jsonb)"""

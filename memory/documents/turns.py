@@ -3,7 +3,7 @@ before it.
 
 A turn is returned and cited as it is, but embedded with a header ("Priya Shah (May 2026)")
 and the turn before it: "yes, Friday" means little alone. Measured on the chat dev set
-(docs/benchmarks.md): context for every turn beat context for short turns only, and context
+(docs/benchmarks-log.md): context for every turn beat context for short turns only, and context
 before the turn beat context after it. The turn before comes from the same document or, for a
 document that is one message, from the message before it in the same conversation, and only
 when that message has the same audience (category and scope, and owner when personal): a vector

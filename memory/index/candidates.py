@@ -24,7 +24,7 @@ BM25_K1, BM25_B = 1.2, 0.75
 STATS_SECONDS = 900
 GATHER_TERMS, DENSE_MATCHES, MAX_SCORED = 8, 3000, 5000
 # Rows holding every one of a question's rarest terms score alike on them, so a sample of this
-# many is enough to rank the best of them (measured: docs/benchmarks.md, "Search latency").
+# many is enough to rank the best of them (measured: docs/benchmarks-log.md, "Search latency").
 MAX_SCORED_ALL_RAREST = 1500
 
 # The statements below write a table name and a WHERE clause into their text; nothing else is

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 RRF_K = 60
-# Measured on QMSum and the chat dev set: see docs/benchmarks.md. "speaker" and "time" are the
+# Measured on QMSum and the chat dev set: see docs/benchmarks-log.md. "speaker" and "time" are the
 # vector arm narrowed to the people a question names and to the time it speaks of; "graph" the
 # keyword arm for the people the graph says a question describes. The speaker arm weighs less
 # than the vector arm: a question may name the wrong person, or the one a turn was said to, and
@@ -12,7 +12,7 @@ RRF_K = 60
 RRF_WEIGHTS = {"vector": 1.0, "keyword": 0.5, "speaker": 0.6, "time": 0.5, "side": 0.5, "graph": 0.5}
 # A time arm holding more than this share of the vector arm's own candidates narrows nothing ("in
 # May" of a chat that all happened in May): fused beside it, it would only weigh the vector arm up
-# against the others (measured: docs/benchmarks.md, "A time without a year"). One side of an event
+# against the others (measured: docs/benchmarks-log.md, "A time without a year"). One side of an event
 # is the question's own condition even when it holds most of them, and is left out only when it
 # holds nearly all ("Before or after an event").
 REPEAT_SHARES = {"time": 0.5, "side": 0.8}

@@ -3,7 +3,7 @@
 The arms of a search do not depend on one another: the keyword arm needs only the question, the
 vector arms only its embedding. Run in turn their times add up; started on a few threads that
 live as long as the process, Postgres serves them on other cores while the caller embeds the
-question or runs the next arm (measured: docs/benchmarks.md, "Search latency").
+question or runs the next arm (measured: docs/benchmarks-log.md, "Search latency").
 
 They run in turn, on the caller's thread, when:
 

@@ -7,7 +7,7 @@ it; an event is dated by the passages the caller may read that best match its wo
 search, passages with a said-at time only). "Before" runs to the end of the best match's day;
 "after" and "since" start from the day of the earliest of the best three, since the best match
 is often a look back weeks later, which would start the side too late (measured:
-docs/benchmarks.md, "Before or after an event"). Nothing a caller cannot read dates an event.
+docs/benchmarks-log.md, "Before or after an event"). Nothing a caller cannot read dates an event.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from memory.search.passages import Hit, search_chunks
 # The searches by meaning: the plain vector arm and the ones narrowed to a speaker or a time.
 BY_MEANING = frozenset({"vector", "speaker", "time", "side"})
 # Per model: below this, the closest passage or fact is no nearer the question than unrelated
-# text is (measured on the evaluation sets: docs/benchmarks.md, "No evidence"). Similarities
+# text is (measured on the evaluation sets: docs/benchmarks-log.md, "No evidence"). Similarities
 # differ between models, so a model not measured here keeps whatever the searches find.
 ON_TOPIC_SIMILARITY = {"all-MiniLM-L6-v2 (onnx int8)": 0.25}
 

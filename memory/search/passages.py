@@ -138,7 +138,7 @@ def search_chunks(
     # The single-retriever modes stay pure, for investigating a search. In auto, the people a
     # question names are searched by the speaker arm, and the question is embedded without their
     # names, which every one of their turns carries (``speakers.without_speakers``). The keyword
-    # arm keeps them: measured, taking them out there did not help (docs/benchmarks.md).
+    # arm keeps them: measured, taking them out there did not help (docs/benchmarks-log.md).
     t = time.perf_counter()
     people = _people(actor, query, where, as_of) if mode == "auto" else People([], [])
     asked = without_speakers(query, people.speakers) if people.speakers else query

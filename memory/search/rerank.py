@@ -29,7 +29,7 @@ from memory.documents.turns import message_beside_sql
 
 # Each candidate's document is read through its key. "OFFSET 0" keeps the planner from turning
 # this into a join that hashes every document of the database: for a hundred candidates that
-# took 4 ms at 5,000 documents, and grows with the table (measured: docs/benchmarks.md). A
+# took 4 ms at 5,000 documents, and grows with the table (measured: docs/benchmarks-log.md). A
 # message's neighbours are the messages before and after it in its conversation's order, among
 # those of its own audience: never the next id, which another conversation's message, or one
 # the caller may not read, can hold.
@@ -39,10 +39,10 @@ DOCUMENT_OF_PASSAGE = (
     f"CASE WHEN d.chunk_count = 1 THEN {message_beside_sql('d', before=False)} END AS after_id "
     "FROM memory_document d WHERE d.id = c.document_id OFFSET 0"
 )
-NEIGHBOUR_SHARE = 0.4  # measured: see docs/benchmarks.md
-MIXED_NEIGHBOUR_SHARE = 0.2  # measured on the mixed set: see docs/benchmarks.md
+NEIGHBOUR_SHARE = 0.4  # measured: see docs/benchmarks-log.md
+MIXED_NEIGHBOUR_SHARE = 0.2  # measured on the mixed set: see docs/benchmarks-log.md
 MIXED_TOP = 20  # a pool is mixed when a written passage is among its best twenty candidates
-WHEN_BONUS = 0.5  # measured on the chat dev set: see docs/benchmarks.md
+WHEN_BONUS = 0.5  # measured on the chat dev set: see docs/benchmarks-log.md
 WHEN_QUESTION = re.compile(
     r"^\s*((roughly|around|about|until|since|by|on|in|at) )?"
     r"(when|(what|which) (dates?|days?|time|month|year|week|weekend|night|evening|morning)|how long ago)\b",

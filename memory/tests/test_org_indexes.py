@@ -84,7 +84,8 @@ def test_the_organisations_search_can_use_its_own_index_and_finds_only_its_rows(
     assert name in plan_of_vector_search(big, enable_sort="off")
     assert "hnsw" not in plan_of_vector_search(small, enable_sort="off")
     # The keyword arm's own index: the full text of the organisation's rows only (the planner
-    # prefers the b-tree on a table this small; docs/benchmarks.md shows it at scale).
+    # prefers the b-tree on a table this small; docs/benchmarks-log.md, "Many organisations in one
+    # table", shows it at scale).
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT indexdef FROM pg_indexes WHERE indexname = %s", [index_name("memory_chunk", big.org.pk, "gin")]
