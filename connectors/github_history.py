@@ -2,9 +2,10 @@
 files it touched, its merge commit, its reviews and the issues it closes), commits of the default
 branch with the files each touched, releases, and deployments with their latest status.
 
-The metadata of each item is what ``why_code`` joins on: ``files`` (paths in the repository),
-``sha`` and ``merge_commit_sha``, ``closes`` (``owner/name#N``), ``repository``. A path list is
-cut to fit a document's metadata; the content keeps the full list where it is longer.
+The metadata of each item is a record of ``memory.documents.records`` (its ``kind`` names which),
+what ``why_code`` joins on: ``files`` (paths in the repository), ``sha`` and ``merge_commit_sha``,
+``closes`` (``owner/name#N``), ``repository``. A path list is cut to fit a document's metadata; the
+content keeps the full list where it is longer.
 """
 
 from __future__ import annotations
@@ -183,7 +184,6 @@ class History:
             metadata={
                 "kind": "commit",
                 "repository": self.repo,
-                "repo": self.repo,  # the key local git history uses, so why_code reads both alike
                 "branch": self.about.get("default_branch", ""),
                 "sha": sha,
                 "author": author.get("name") or login,
@@ -227,7 +227,6 @@ class History:
             metadata={
                 "kind": "release",
                 "repository": self.repo,
-                "repo": self.repo,
                 "tag": tag,
                 "name": name,
                 "target": release.get("target_commitish", ""),
@@ -285,7 +284,6 @@ class History:
             metadata={
                 "kind": "deployment",
                 "repository": self.repo,
-                "repo": self.repo,
                 "sha": sha,
                 "ref": deployment.get("ref", ""),
                 "environment": environment,

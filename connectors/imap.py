@@ -241,6 +241,7 @@ class Imap(Kind):
         # Bounded, so no message (a subject of pages, a list mail to hundreds) passes the metadata
         # limit and stops the sync on it.
         metadata: dict[str, Any] = {
+            "kind": "mail",
             "from": str(parsed.metadata.get("from", ""))[:MAX_FIELD],
             "to": _few(parsed.metadata.get("to")),
             "cc": _few(parsed.metadata.get("cc")),

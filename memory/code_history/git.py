@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from brain.actors import Actor
+from memory.documents.records import GIT
 from memory.documents.saving import add_document
 
-SOURCE_KIND = "git"
+SOURCE_KIND = GIT
 GIT_TIMEOUT_SECONDS = 900
 MAX_FILES_IN_METADATA = 2000  # a vendored import or a mass rename explains little about one file
 MAX_FILES_IN_CONTENT = 300
@@ -229,7 +230,7 @@ def commit_document(commit: Commit) -> dict[str, Any]:
         "occurred_at": commit.authored_at,
         "metadata": {
             "sha": commit.sha,
-            "repo": commit.repo_name,
+            "repository": commit.repo_name,
             "author": commit.author_name,
             "email": commit.author_email,
             "files": commit.files[:MAX_FILES_IN_METADATA],
