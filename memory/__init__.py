@@ -45,7 +45,8 @@ Layers, lowest first; a layer imports only those below it (``tests/import_direct
   the Celery tasks (``tasks``; their names are part of queued messages, so they stay here),
   ``health``, ``urls``, ``apps`` (where the seams are plugged), the commands (``management``:
   ``ingesting``, ``command_log``, ``commands``), and the Add knowledge page (``upload``: ``views``,
-  ``adding``, ``files``, ``reading``, ``sandboxed``, ``status``).
+  ``adding``, ``files``, ``reading``, ``sandboxed``, ``status``, and ``attachments``: a file attached to
+  what a source brought in, read as an upload is).
 - ``web``: the members' pages (``search``, ``documents``, ``entities``, ``memories``, the
   library of documents and entities (``library``) and a member's changes to their own documents
   (``changes``), with ``facts``, ``graph_svg``, ``highlight``, ``common``), running the tools.
