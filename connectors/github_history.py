@@ -127,10 +127,13 @@ class History:
             if len(batch) < 100:
                 break
         reviews = [
-            {"user": (r.get("user") or {}).get("login", ""), "state": r.get("state", ""),
-             "submitted_at": r.get("submitted_at") or ""}
+            {
+                "user": (r.get("user") or {}).get("login", ""),
+                "state": r.get("state", ""),
+                "submitted_at": r.get("submitted_at") or "",
+            }
             for r in self.get(f"{base}/reviews", {"per_page": "100"})
-        ][:MAX_REVIEWS]  # fmt: skip
+        ][:MAX_REVIEWS]
         kept, cut = capped(files)
         merged_as = (pull.get("merge_commit_sha") or "") if pull.get("merged_at") else ""
         metadata = {
@@ -144,9 +147,12 @@ class History:
         }
         parts = []
         if reviews:
-            parts.append("Reviews:\n" + "\n".join(
-                f"{r['user']} {r['state'].lower().replace('_', ' ')} on {r['submitted_at'][:10]}" for r in reviews
-            ))  # fmt: skip
+            parts.append(
+                "Reviews:\n"
+                + "\n".join(
+                    f"{r['user']} {r['state'].lower().replace('_', ' ')} on {r['submitted_at'][:10]}" for r in reviews
+                )
+            )
         if merged_as:
             parts.append(f"Merged as {merged_as} on {metadata['merged_at'][:10]}.")
         if metadata["closes"]:

@@ -46,7 +46,11 @@ def grant_tool(*, actor: Actor, connection_id: int, tool: str, granted: bool) ->
         return connection
     connection.granted_tools = sorted(chosen | {tool} if granted else chosen - {tool})
     connection.save(update_fields=["granted_tools"])
-    record_audit(actor=actor, action="connection.tool_granted" if granted else "connection.tool_withdrawn",
-                 target=f"connection {connection.name}", details={"tool": tool})  # fmt: skip
+    record_audit(
+        actor=actor,
+        action="connection.tool_granted" if granted else "connection.tool_withdrawn",
+        target=f"connection {connection.name}",
+        details={"tool": tool},
+    )
     refresh_connected_tools(connection.org)
     return connection

@@ -123,8 +123,11 @@ def pause_connection(*, actor: Actor, connection_id: int, paused: bool) -> Conne
     if not paused:
         connection.next_sync_at = timezone.now()
     connection.save(update_fields=["paused_at", "next_sync_at"])
-    record_audit(actor=actor, action="connection.paused" if paused else "connection.resumed",
-                 target=f"connection {connection.name}")  # fmt: skip
+    record_audit(
+        actor=actor,
+        action="connection.paused" if paused else "connection.resumed",
+        target=f"connection {connection.name}",
+    )
     return connection
 
 
@@ -152,8 +155,12 @@ def remove_connection(*, actor: Actor, connection_id: int, keep_documents: bool)
             audience.group.delete()
             if not audience.category.documents.exists():
                 audience.category.delete()
-    record_audit(actor=actor, action="connection.removed", target=f"connection {connection.name}",
-                 details={"documents_deleted": gone})  # fmt: skip
+    record_audit(
+        actor=actor,
+        action="connection.removed",
+        target=f"connection {connection.name}",
+        details={"documents_deleted": gone},
+    )
     connection.delete()
     refresh_connected_tools(actor.org)
     return gone

@@ -400,8 +400,9 @@ def _mentions(actor: Actor, refs: list[str], as_of: date | None, limit: int, sho
 
 def _mention(row: dict[str, Any], refs: list[str]) -> WhyConversation:
     text = f"{row['title']}\n{row['passage']}"
-    mentioned = [ref[:7] if _SHA.fullmatch(ref) else ref for ref in refs
-                 if re.search(ref_pattern([ref]), text, re.IGNORECASE)]  # fmt: skip
+    mentioned = [
+        ref[:7] if _SHA.fullmatch(ref) else ref for ref in refs if re.search(ref_pattern([ref]), text, re.IGNORECASE)
+    ]
     return WhyConversation(
         document_id=format_id("doc", row["pk"]),
         title=row["title"],
@@ -448,20 +449,30 @@ def _timeline(
     for issue in issues:
         add(issue.opened, "issue", f"{issue.ref} opened: {issue.title}", issue.url, issue.document_id)
     for pull in pulls:
-        add(pull.opened, "pull_request", f"{pull.ref} opened by {pull.author}: {pull.title}", pull.url,
-            pull.document_id)  # fmt: skip
+        add(
+            pull.opened, "pull_request", f"{pull.ref} opened by {pull.author}: {pull.title}", pull.url, pull.document_id
+        )
         add(pull.merged, "merge", f"{pull.ref} merged as {pull.merge_commit_sha[:7]}", pull.url, pull.document_id)
     for commit in commits:
         summary = f"{commit.sha[:7]} {commit.author}: {_bare(commit.subject, commit.refs)}"
         add(commit.date, "commit", summary, commit.url, commit.document_id)
     for deployment in shipped:
-        add(deployment.at, "deployment", f"{deployment.repo}@{deployment.sha[:7]} deployed to "
-            f"{deployment.environment} ({deployment.state})", deployment.url, deployment.document_id)  # fmt: skip
+        add(
+            deployment.at,
+            "deployment",
+            f"{deployment.repo}@{deployment.sha[:7]} deployed to {deployment.environment} ({deployment.state})",
+            deployment.url,
+            deployment.document_id,
+        )
     for error in raised:
         release = f" in release {error.first_release}" if error.first_release else ""
-        add(error.first_seen, "error", f"{error.short_id} first seen{release}: {error.title}", error.url,
-            error.document_id)  # fmt: skip
+        add(
+            error.first_seen,
+            "error",
+            f"{error.short_id} first seen{release}: {error.title}",
+            error.url,
+            error.document_id,
+        )
     for conversation in conversations:
-        add(conversation.date, "conversation", conversation.title, conversation.external_url,
-            conversation.document_id)  # fmt: skip
+        add(conversation.date, "conversation", conversation.title, conversation.external_url, conversation.document_id)
     return sorted(events, key=lambda e: e.at)

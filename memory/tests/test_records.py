@@ -140,14 +140,39 @@ def test_a_wrong_record_is_refused_where_it_is_saved(actor):
 
 @pytest.mark.django_db
 def test_the_filters_find_records_by_their_declared_keys(actor):
-    local = save(actor, "Fix rounding", "Fix rounding", source_kind="git", external_id="api:1",
-                 metadata={"sha": SHA, "repo": "acme/api", "files": ["src/total.py"]}, ingest=False)  # fmt: skip
-    pull = save(actor, "Pull request acme/api#31: Rounding", "Banker's rounding", source_kind="connector",
-                external_id="github:acme/api#31", ingest=False,
-                metadata={"kind": "pull_request", "repository": "acme/api", "number": 31, "files": ["src/total.py"],
-                          "reviews": [{"user": "sam", "state": "APPROVED"}]})  # fmt: skip
-    other = save(actor, "Commit acme/web@bbbbbbb: Menu", "Menu", source_kind="connector", external_id="github:web",
-                 metadata={"kind": "commit", "repository": "acme/web", "sha": "b" * 40}, ingest=False)  # fmt: skip
+    local = save(
+        actor,
+        "Fix rounding",
+        "Fix rounding",
+        source_kind="git",
+        external_id="api:1",
+        metadata={"sha": SHA, "repo": "acme/api", "files": ["src/total.py"]},
+        ingest=False,
+    )
+    pull = save(
+        actor,
+        "Pull request acme/api#31: Rounding",
+        "Banker's rounding",
+        source_kind="connector",
+        external_id="github:acme/api#31",
+        ingest=False,
+        metadata={
+            "kind": "pull_request",
+            "repository": "acme/api",
+            "number": 31,
+            "files": ["src/total.py"],
+            "reviews": [{"user": "sam", "state": "APPROVED"}],
+        },
+    )
+    other = save(
+        actor,
+        "Commit acme/web@bbbbbbb: Menu",
+        "Menu",
+        source_kind="connector",
+        external_id="github:web",
+        metadata={"kind": "commit", "repository": "acme/web", "sha": "b" * 40},
+        ingest=False,
+    )
     documents = Document.objects.filter(org=actor.org)
     assert set(documents.filter(in_repository("api"))) == {local, pull}
     assert set(documents.filter(in_repository("ACME/API"))) == {local, pull}
