@@ -41,8 +41,10 @@ def main() -> None:
             r = asyncio.run(run_level(url, token, "ask_company_memory", {"question": q}, 1, 1))
             latencies.append(r["p50_ms"])
         latencies = latencies[10:]  # warm-up: model load, caches
-        print(f"ask_company_memory over MCP: p50 {statistics.median(latencies):.1f} ms, "
-              f"p95 {percentile(latencies, 95):.1f} ms, p99 {percentile(latencies, 99):.1f} ms")  # fmt: skip
+        print(
+            f"ask_company_memory over MCP: p50 {statistics.median(latencies):.1f} ms, "
+            f"p95 {percentile(latencies, 95):.1f} ms, p99 {percentile(latencies, 99):.1f} ms"
+        )
 
 
 if __name__ == "__main__":

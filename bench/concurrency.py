@@ -45,8 +45,10 @@ def main() -> None:
     }
     levels = [int(c) for c in args.clients.split(",")]
     print(f"cores={os.cpu_count()} chunks={chunk_count(org)} seconds={args.seconds:g} per level")
-    print(f"{'tool':<22} {'clients':>7} {'calls':>7} {'calls/s':>8} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} "
-          f"{'errors':>6}")  # fmt: skip
+    print(
+        f"{'tool':<22} {'clients':>7} {'calls':>7} {'calls/s':>8} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} "
+        f"{'errors':>6}"
+    )
     with serve(args.port, env) as url:
         for tool in args.tools.split(","):
             asyncio.run(run_level(url, token, tool, arguments[tool], 200, 4))  # warm-up: model, caches
@@ -55,8 +57,11 @@ def main() -> None:
                 for level in levels
             ]
             for r in results:
-                print(f"{tool:<22} {r['concurrency']:>7} {r['calls']:>7} {r['calls_per_s']:>8} {r['p50_ms']:>7} "
-                      f"{r['p95_ms']:>7} {r['p99_ms']:>7} {r['errors']:>6}", flush=True)  # fmt: skip
+                print(
+                    f"{tool:<22} {r['concurrency']:>7} {r['calls']:>7} {r['calls_per_s']:>8} {r['p50_ms']:>7} "
+                    f"{r['p95_ms']:>7} {r['p99_ms']:>7} {r['errors']:>6}",
+                    flush=True,
+                )
             ratio = results[-1]["calls_per_s"] / max(r["calls_per_s"] for r in results[:-1] or results)
             print(f"{tool:<22} {levels[-1]} clients reach {ratio:.0%} of the best throughput below them")
 

@@ -77,16 +77,20 @@ def main() -> None:
         with _worker(processes), serve(args.port, processes) as mcp_url:
             hook = mcp_url.removesuffix("/mcp") + f"/connectors/hooks/github/{connection.pk}/"
             _first_sync(actor, connection)
-            print(f"rounds={args.rounds}, {args.issues} issues synced before, backlog {args.backlog}; "
-                  f"worker on {','.join(QUEUES)}, 2 children")  # fmt: skip
+            print(
+                f"rounds={args.rounds}, {args.issues} issues synced before, backlog {args.backlog}; "
+                f"worker on {','.join(QUEUES)}, 2 children"
+            )
             found = [
                 _round(github, actor, connection, hook, number=args.issues + r, round_no=r, backlog=args.backlog)
                 for r in range(1, args.rounds + 1)
             ]
     timed = [seconds for seconds in found if seconds is not None]
     if timed:
-        print(f"webhook to searchable: p50 {statistics.median(timed):.2f} s, max {max(timed):.2f} s, "
-              f"{len(found) - len(timed)} not found within {SAFETY_SECONDS:.0f} s")  # fmt: skip
+        print(
+            f"webhook to searchable: p50 {statistics.median(timed):.2f} s, max {max(timed):.2f} s, "
+            f"{len(found) - len(timed)} not found within {SAFETY_SECONDS:.0f} s"
+        )
 
 
 def _organisation(token: str) -> tuple[Any, Any]:
@@ -102,8 +106,14 @@ def _organisation(token: str) -> tuple[Any, Any]:
     add_member(org=org, user=user, role=Membership.ADMIN)
     actor = actor_for_user(org=org, user=user, via="command")
     category = Category.objects.get(org=org, slug=Category.DEFAULT_SLUG)
-    connection = sync.add_connection(actor=actor, kind="github", name="bench webhook", category=category,
-                                     credentials={"token": token}, options={"repositories": "acme/api"})  # fmt: skip
+    connection = sync.add_connection(
+        actor=actor,
+        kind="github",
+        name="bench webhook",
+        category=category,
+        credentials={"token": token},
+        options={"repositories": "acme/api"},
+    )
     return actor, connection
 
 
@@ -117,8 +127,13 @@ def _worker(env: dict[str, str]) -> Iterator[None]:
     log = Path(tempfile.gettempdir()) / "bench-connector-webhook-worker.log"
     print(f"worker log: {log}")
     with log.open("w") as out:
-        proc = subprocess.Popen(worker_command(queues=QUEUES, concurrency=2, name=name), cwd=ROOT, env=env,
-                                stdout=out, stderr=subprocess.STDOUT)  # fmt: skip
+        proc = subprocess.Popen(
+            worker_command(queues=QUEUES, concurrency=2, name=name),
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     try:
         _until(lambda: bool(app.control.broadcast("ping", reply=True, timeout=0.5, limit=1)), "the worker")
         yield
@@ -170,8 +185,13 @@ def _round(
     letters = random.Random(number)
     word = "".join(letters.choice(string.ascii_lowercase) for _ in range(12))
     updated = f"2026-12-01T00:{round_no // 60:02d}:{round_no % 60:02d}Z"
-    github.add_issue("acme/api", number, updated=updated, title=f"Checkout total wrong with {word}",
-                     body=f"The {word} coupon doubles the discount.")  # fmt: skip
+    github.add_issue(
+        "acme/api",
+        number,
+        updated=updated,
+        title=f"Checkout total wrong with {word}",
+        body=f"The {word} coupon doubles the discount.",
+    )
     payload = {"action": "opened", "issue": {"number": number}, "repository": {"full_name": "acme/api"}}
     body = json.dumps(payload).encode()
     signature = "sha256=" + hmac.new(connection.webhook_secret.encode(), body, hashlib.sha256).hexdigest()
@@ -179,8 +199,11 @@ def _round(
                "X-GitHub-Delivery": str(uuid.uuid4())}  # fmt: skip
     title = f"Issue acme/api#{number}:"
     for n in range(backlog):
-        add_document(actor=actor, title=f"Backlog {round_no}.{n}",
-                     content=f"Minutes {round_no}.{n}: the team reviewed the roadmap and the hiring plan.")  # fmt: skip
+        add_document(
+            actor=actor,
+            title=f"Backlog {round_no}.{n}",
+            content=f"Minutes {round_no}.{n}: the team reviewed the roadmap and the hiring plan.",
+        )
     posted_at, started = time.time(), time.perf_counter()
     answer = httpx.post(hook, content=body, headers=headers, timeout=30)
     if answer.status_code != 202:

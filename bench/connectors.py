@@ -88,17 +88,27 @@ def _run(args: argparse.Namespace, actor: Actor, org: Organisation) -> None:
         settings.BRAIN_GITHUB_API_URL = github.base
         for n in range(1, args.items + 1):
             day, hour = 1 + n // 1000, (n // 40) % 24
-            github.add_issue("acme/api", n, updated=f"2026-11-{day:02d}T{hour:02d}:{n % 60:02d}:00Z",
-                             pull=n % 5 == 0, comments=2 if n % 4 == 0 else 0)  # fmt: skip
+            github.add_issue(
+                "acme/api",
+                n,
+                updated=f"2026-11-{day:02d}T{hour:02d}:{n % 60:02d}:00Z",
+                pull=n % 5 == 0,
+                comments=2 if n % 4 == 0 else 0,
+            )
             if n % 4 == 0:
                 github.comments[("acme/api", n)] = [
                     {"user": {"login": "sam"}, "created_at": "2026-11-02T11:00:00Z", "body": f"Comment {i}"}
                     for i in range(2)
                 ]
         category = Category.objects.get(org=org, slug=Category.DEFAULT_SLUG)
-        connection = sync.add_connection(actor=actor, kind="github", name="bench", category=category,
-                                         credentials={"token": github.token},
-                                         options={"repositories": "acme/api"})  # fmt: skip
+        connection = sync.add_connection(
+            actor=actor,
+            kind="github",
+            name="bench",
+            category=category,
+            credentials={"token": github.token},
+            options={"repositories": "acme/api"},
+        )
         print(f"items={args.items} (GitHub issues and pull requests, {args.items // 4} with comments)")
         for label in ("first sync", "nothing changed", "one in ten edited"):
             if label == "one in ten edited":
@@ -107,8 +117,10 @@ def _run(args: argparse.Namespace, actor: Actor, org: Organisation) -> None:
             started = time.perf_counter()
             outcome = sync.sync_connection(connection.pk)
             seconds = time.perf_counter() - started
-            print(f"{label:>18}: {outcome.state}, {outcome.saved} saved in {seconds:.2f} s, "
-                  f"{outcome.saved / seconds:.0f} items/s, {len(github.requests)} requests so far")  # fmt: skip
+            print(
+                f"{label:>18}: {outcome.state}, {outcome.saved} saved in {seconds:.2f} s, "
+                f"{outcome.saved / seconds:.0f} items/s, {len(github.requests)} requests so far"
+            )
 
 
 def _slack(actor: Actor, count: int) -> None:
@@ -132,9 +144,14 @@ def _slack(actor: Actor, count: int) -> None:
                     reply = ts_at(f"2026-11-{1 + n * 10 // count:02d}T{(n // 60) % 24:02d}:{n % 60:02d}", 1000 + r)
                     slack.post("CBENCH001", reply, "USAM", f"Reply {r} to {n}", thread_ts=parent["ts"])
         category = Category.objects.get(org=actor.org, slug=Category.DEFAULT_SLUG)
-        connection = sync.add_connection(actor=actor, kind="slack", name="bench", category=category,
-                                         credentials={"token": slack.token, "signing_secret": "bench"},
-                                         options={"channels": "bench"})  # fmt: skip
+        connection = sync.add_connection(
+            actor=actor,
+            kind="slack",
+            name="bench",
+            category=category,
+            credentials={"token": slack.token, "signing_secret": "bench"},
+            options={"channels": "bench"},
+        )
         print(f"messages={count} (Slack, one channel over ten days, {count // 5} threads with two replies)")
         for label in ("first sync", "nothing changed", "one in ten edited"):
             if label == "one in ten edited":
@@ -143,8 +160,10 @@ def _slack(actor: Actor, count: int) -> None:
             started = time.perf_counter()
             outcome = sync.sync_connection(connection.pk)
             seconds = time.perf_counter() - started
-            print(f"{label:>18}: {outcome.state}, {outcome.saved} saved in {seconds:.2f} s, "
-                  f"{outcome.saved / seconds:.0f} items/s, {len(slack.calls)} requests so far")  # fmt: skip
+            print(
+                f"{label:>18}: {outcome.state}, {outcome.saved} saved in {seconds:.2f} s, "
+                f"{outcome.saved / seconds:.0f} items/s, {len(slack.calls)} requests so far"
+            )
 
 
 def _sentry(actor: Any, org: Any, items: int) -> None:
@@ -158,12 +177,18 @@ def _sentry(actor: Any, org: Any, items: int) -> None:
     with sentry_server() as sentry:
         settings.BRAIN_SENTRY_API_URL = f"{sentry.base}/api/0/"
         for n in range(1, items + 1):
-            sentry.add_issue("web", n, last_seen=f"2026-11-{1 + n // 1000:02d}T{(n // 40) % 24:02d}:{n % 60:02d}:00Z",
-                             frames=frames)  # fmt: skip
+            sentry.add_issue(
+                "web", n, last_seen=f"2026-11-{1 + n // 1000:02d}T{(n // 40) % 24:02d}:{n % 60:02d}:00Z", frames=frames
+            )
         category = Category.objects.get(org=org, slug=Category.DEFAULT_SLUG)
-        connection = sync.add_connection(actor=actor, kind="sentry", name="bench sentry", category=category,
-                                         credentials={"token": sentry.token},
-                                         options={"organisation": "acme", "projects": "web"})  # fmt: skip
+        connection = sync.add_connection(
+            actor=actor,
+            kind="sentry",
+            name="bench sentry",
+            category=category,
+            credentials={"token": sentry.token},
+            options={"organisation": "acme", "projects": "web"},
+        )
         print(f"items={items} (Sentry issues, each with its first and latest event)")
         for label in ("first sync", "nothing changed", "one in ten resolved"):
             if label == "one in ten resolved":
@@ -172,8 +197,10 @@ def _sentry(actor: Any, org: Any, items: int) -> None:
             started = time.perf_counter()
             outcome = sync.sync_connection(connection.pk)
             seconds = time.perf_counter() - started
-            print(f"{label:>20}: {outcome.state}, {outcome.saved} saved in {seconds:.2f} s, "
-                  f"{outcome.saved / seconds:.0f} items/s, {len(sentry.requests)} requests so far")  # fmt: skip
+            print(
+                f"{label:>20}: {outcome.state}, {outcome.saved} saved in {seconds:.2f} s, "
+                f"{outcome.saved / seconds:.0f} items/s, {len(sentry.requests)} requests so far"
+            )
 
 
 def _imap(actor: Any, items: int) -> None:
@@ -205,10 +232,19 @@ def _imap(actor: Any, items: int) -> None:
 
     with imap_server() as server:
         server.append_all([mail(n) for n in range(1, items + 1)])
-        connection = sync.add_connection(actor=actor, kind="imap", name="bench mail", category=category,
-                                         credentials={"host": "127.0.0.1", "port": str(server.port),
-                                                      "username": server.username, "password": server.password},
-                                         options={"folders": "INBOX", "tls": "plain"})  # fmt: skip
+        connection = sync.add_connection(
+            actor=actor,
+            kind="imap",
+            name="bench mail",
+            category=category,
+            credentials={
+                "host": "127.0.0.1",
+                "port": str(server.port),
+                "username": server.username,
+                "password": server.password,
+            },
+            options={"folders": "INBOX", "tls": "plain"},
+        )
         print(f"messages={items} (threads of three, {items // 50} with a PDF attached), dovecot on loopback")
         for label in ("first sync", "nothing new", "a tenth gone, a tenth new"):
             if label == "a tenth gone, a tenth new":
@@ -217,8 +253,10 @@ def _imap(actor: Any, items: int) -> None:
             started = time.perf_counter()
             outcome = sync.sync_connection(connection.pk)
             seconds = time.perf_counter() - started
-            print(f"{label:>26}: {outcome.state}, {outcome.saved} saved, {outcome.withdrawn} withdrawn in "
-                  f"{seconds:.2f} s, {(outcome.saved + outcome.withdrawn) / seconds:.0f} messages/s")  # fmt: skip
+            print(
+                f"{label:>26}: {outcome.state}, {outcome.saved} saved, {outcome.withdrawn} withdrawn in "
+                f"{seconds:.2f} s, {(outcome.saved + outcome.withdrawn) / seconds:.0f} messages/s"
+            )
 
 
 if __name__ == "__main__":

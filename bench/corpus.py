@@ -129,9 +129,18 @@ def synthetic_documents(
             " CASE WHEN %(message)s THEN (%(people)s::text[])[1 + g %% %(speakers)s] ELSE '' END, '',"
             " CASE WHEN %(message)s THEN '2021-01-01'::timestamptz + g * interval '1 minute' END"
             " FROM generate_series(1, %(count)s) g RETURNING id",
-            {"org": org.pk, "category": category.pk, "owner": actor.user.pk, "per": per_document, "message": message,
-             "chats": CHATS, "people": PEOPLE, "speakers": len(PEOPLE), "count": -(-chunks // per_document)},
-        )  # fmt: skip
+            {
+                "org": org.pk,
+                "category": category.pk,
+                "owner": actor.user.pk,
+                "per": per_document,
+                "message": message,
+                "chats": CHATS,
+                "people": PEOPLE,
+                "speakers": len(PEOPLE),
+                "count": -(-chunks // per_document),
+            },
+        )
         return [row[0] for row in cursor.fetchall()]
 
 
@@ -165,7 +174,7 @@ def questions(count: int, seed: int = 11) -> list[str]:
             person=rng.choice(PEOPLE),
             month=rng.choice(["January", "March", "May", "September"]),
             year=rng.randint(2021, 2026),
-        )  # fmt: skip
+        )
         for _ in range(count)
     ]
 

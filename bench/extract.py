@@ -91,8 +91,10 @@ def main() -> None:
     started = time.perf_counter()
     facts = sum(len(extract(t, document_date=date(2026, 3, 9)).facts) for t in texts)
     seconds = time.perf_counter() - started
-    print(f"extraction without an LLM: {len(texts) / seconds:.1f} documents/s of {args.words} words, "
-          f"{facts} facts, one process")  # fmt: skip
+    print(
+        f"extraction without an LLM: {len(texts) / seconds:.1f} documents/s of {args.words} words, "
+        f"{facts} facts, one process"
+    )
     with ProcessPoolExecutor(max_workers=2, initializer=_warm) as pool:
         list(pool.map(_extract_count, texts[:4]))  # both processes load the model first
         started = time.perf_counter()
@@ -116,8 +118,10 @@ def main() -> None:
             extra += max(0, len(hits) - 1)
             print(f"  {canonical}: {len(hits)} entit{'y' if len(hits) == 1 else 'ies'} {sorted(h for h in hits)}")
         print(f"full ingestion with extraction: {len(ids) / pipeline:.1f} documents/s")
-        print(f"entity duplication rate: {100 * extra / len(CAST):.1f}% ({extra} extra for {len(CAST)} cast members,"
-              f" {len(names)} entities in all)")  # fmt: skip
+        print(
+            f"entity duplication rate: {100 * extra / len(CAST):.1f}% ({extra} extra for {len(CAST)} cast members,"
+            f" {len(names)} entities in all)"
+        )
     finally:
         Organisation.objects.filter(pk=org.pk).delete()
 

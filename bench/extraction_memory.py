@@ -44,8 +44,11 @@ def measure(way: str, chars: int) -> None:
         result = document_facts._extract_in_windows(text, starts, document_date=date(2026, 1, 1), known=[])
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
     seconds = time.perf_counter() - started
-    print(f"{way:8} {len(text):>9,} chars  {seconds:6.1f} s  {len(result.facts):>6} facts  "
-          f"peak {peak:>6} MB (model loaded: {loaded} MB)", flush=True)  # fmt: skip
+    print(
+        f"{way:8} {len(text):>9,} chars  {seconds:6.1f} s  {len(result.facts):>6} facts  "
+        f"peak {peak:>6} MB (model loaded: {loaded} MB)",
+        flush=True,
+    )
 
 
 def main() -> None:

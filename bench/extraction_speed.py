@@ -81,8 +81,10 @@ def pipeline_speed(name: str, texts: list[str]) -> None:
         started = time.perf_counter()
         list(pool.map(_extract, texts, chunksize=5))
         two = len(texts) / (time.perf_counter() - started)
-    print(f"{name}: extraction alone {one:.1f} documents/s in one process ({per_cpu:.1f} per CPU second), "
-          f"{two:.1f} on two")  # fmt: skip
+    print(
+        f"{name}: extraction alone {one:.1f} documents/s in one process ({per_cpu:.1f} per CPU second), "
+        f"{two:.1f} on two"
+    )
 
 
 @contextmanager
@@ -134,8 +136,10 @@ def ingestion_speed(name: str, texts: list[str]) -> None:
                     ingest_documents(document_ids=[saved.document.pk])
         whole = time.perf_counter() - started
         step = stages.pop("extraction step")
-        print(f"{name}: extraction step {len(texts) / step:.1f} documents/s; "
-              f"whole ingestion {len(texts) / whole:.1f} documents/s")  # fmt: skip
+        print(
+            f"{name}: extraction step {len(texts) / step:.1f} documents/s; "
+            f"whole ingestion {len(texts) / whole:.1f} documents/s"
+        )
         for label, seconds in stages.items():
             print(f"  {label.strip():20} {seconds:6.2f} s ({100 * seconds / step:.0f}% of the step)")
         rederive_speed(name, org)

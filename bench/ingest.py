@@ -71,10 +71,25 @@ def main() -> None:
 
     org, actor = bench_org(f"bench-ingest-{int(time.time())}")
     worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "brain", "worker", "-Q", "celery,ingest", "-c", str(args.concurrency),
-         "-l", "warning", "-n", f"bench-{time.time()}@%h"],
-        cwd=ROOT, env=env,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "brain",
+            "worker",
+            "-Q",
+            "celery,ingest",
+            "-c",
+            str(args.concurrency),
+            "-l",
+            "warning",
+            "-n",
+            f"bench-{time.time()}@%h",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
     from brain.celery import app
 
     while not app.control.broadcast("ping", reply=True, timeout=0.5, limit=1):
@@ -91,10 +106,17 @@ def main() -> None:
     if args.chat:
         begin = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
         ids = [
-            add_document(actor=actor, title=PEOPLE[i % 4], content=t, speaker=PEOPLE[i % 4], conversation="bench",
-                         session=f"day {i // 100}", occurred_at=begin + timedelta(minutes=i)).document.pk
+            add_document(
+                actor=actor,
+                title=PEOPLE[i % 4],
+                content=t,
+                speaker=PEOPLE[i % 4],
+                conversation="bench",
+                session=f"day {i // 100}",
+                occurred_at=begin + timedelta(minutes=i),
+            ).document.pk
             for i, t in enumerate(texts)
-        ]  # fmt: skip
+        ]
     else:
         ids = [add_document(actor=actor, title=f"Doc {i}", content=t).document.pk for i, t in enumerate(texts)]
     unread = Q(status__in=["ready", "failed"]) & ~Q(extraction__in=["pending", "running"])
@@ -111,10 +133,10 @@ def main() -> None:
     print(f"worker resident memory: {rss_mb(psutil.Process(worker.pid)):.0f} MB (main + {args.concurrency} pool)")
     token = create_token(org=org, user=actor.user, scopes=["read"], expires_in_days=1).plaintext
     web = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "brain.asgi:application", "--port", str(args.port), "--log-level",
-         "warning"],
-        cwd=ROOT, env=env,
-    )  # fmt: skip
+        [sys.executable, "-m", "uvicorn", "brain.asgi:application", "--port", str(args.port), "--log-level", "warning"],
+        cwd=ROOT,
+        env=env,
+    )
     try:
         url = f"http://127.0.0.1:{args.port}/mcp"
         headers = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"}

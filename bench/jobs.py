@@ -58,8 +58,13 @@ def main() -> None:
     for n in range(have, args.jobs):
         owner = member(org, n // JOBS_PER_USER)  # at most 50 jobs a person
         started = time.perf_counter()
-        schedule_job(actor=owner, name=f"Digest {n}", prompt="What changed about the contract?",
-                     schedule="*/5 * * * *", time_zone=ZONES[n % len(ZONES)])  # fmt: skip
+        schedule_job(
+            actor=owner,
+            name=f"Digest {n}",
+            prompt="What changed about the contract?",
+            schedule="*/5 * * * *",
+            time_zone=ZONES[n % len(ZONES)],
+        )
         made.append((time.perf_counter() - started) * 1000)
     jobs = list(Job.objects.filter(org=org).values_list("pk", flat=True))
     print(f"cores={os.cpu_count()} jobs={len(jobs)}")
@@ -77,15 +82,21 @@ def main() -> None:
     for pk in jobs:  # the same moment again (a second beat, a redelivery): each claim finds its run
         tick(pk, now=moment)
     again = time.perf_counter() - started
-    print(f"first ticks of a moment (claim and run a digest, organisation without documents): {ran} runs in "
-          f"{first:.1f} s, {len(jobs) / first:.0f}/s; repeated ticks of the moment: {len(jobs) / again:.0f}/s, "
-          f"{Run.objects.filter(job__org=org).count() - ran} extra runs")  # fmt: skip
+    print(
+        f"first ticks of a moment (claim and run a digest, organisation without documents): {ran} runs in "
+        f"{first:.1f} s, {len(jobs) / first:.0f}/s; repeated ticks of the moment: {len(jobs) / again:.0f}/s, "
+        f"{Run.objects.filter(job__org=org).count() - ran} extra runs"
+    )
 
     big, big_actor = bench_org(f"bench-{args.chunks}")
     fill(big, big_actor, args.chunks)
     Features.objects.filter(org=big).update(jobs=True)
-    job = schedule_job(actor=big_actor, name="Weekly digest", prompt="What did Priya say about the contract for Acme?",
-                       schedule="0 9 * * 1").job  # fmt: skip
+    job = schedule_job(
+        actor=big_actor,
+        name="Weekly digest",
+        prompt="What did Priya say about the contract for Acme?",
+        schedule="0 9 * * 1",
+    ).job
     times = []
     for week in range(5):
         moment = datetime(2031, 1, 6, 9, 0, 5, tzinfo=UTC) + timedelta(weeks=week)

@@ -107,11 +107,25 @@ def serving(port: int, env: dict[str, str] | None = None, app: Sequence[str] = B
 
     parser, loop = os.environ.get("BENCH_SERVER", f"{HTTP_PARSER},{EVENT_LOOP}").split(",")
     server = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", *app, "--port", str(port), "--http", parser, "--loop", loop,
-         "--no-access-log", "--log-level", "warning"],
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            *app,
+            "--port",
+            str(port),
+            "--http",
+            parser,
+            "--loop",
+            loop,
+            "--no-access-log",
+            "--log-level",
+            "warning",
+        ],
         # Every client of a bench comes from loopback: no limit per address (docs/operations.md).
-        cwd=ROOT, env={"BRAIN_HTTP_MAX_CONNECTIONS_PER_ADDRESS": "0", **(env or os.environ)},
-    )  # fmt: skip
+        cwd=ROOT,
+        env={"BRAIN_HTTP_MAX_CONNECTIONS_PER_ADDRESS": "0", **(env or os.environ)},
+    )
     url = f"http://127.0.0.1:{port}/mcp"
     try:
         for _ in range(300):
@@ -266,14 +280,19 @@ def compare(args: argparse.Namespace, env: dict[str, str], token: str, oauth_tok
                     )
             for kind, results in runs.items():
                 m = median_round(results)
-                print(f"{level:>11} {kind:>6} {m['calls_per_s']:>8} {m['p50_ms']:>7} {m['p95_ms']:>7} {m['p99_ms']:>7} "
-                      f"{m['errors']:>6}")  # fmt: skip
+                print(
+                    f"{level:>11} {kind:>6} {m['calls_per_s']:>8} {m['p50_ms']:>7} {m['p95_ms']:>7} {m['p99_ms']:>7} "
+                    f"{m['errors']:>6}"
+                )
 
 
 def median_round(results: list[dict]) -> dict:
     """Each figure's median over the rounds; the errors of all of them."""
-    keys = [key for key in ("calls_per_s", "p50_ms", "p95_ms", "p99_ms", "server_cpu_ms", "postgres_cpu_ms",
-                            "client_cpu_ms") if key in results[0]]  # fmt: skip
+    keys = [
+        key
+        for key in ("calls_per_s", "p50_ms", "p95_ms", "p99_ms", "server_cpu_ms", "postgres_cpu_ms", "client_cpu_ms")
+        if key in results[0]
+    ]
     figures = {key: statistics.median(r[key] for r in results) for key in keys}
     return {**figures, "errors": sum(r["errors"] for r in results)}
 
@@ -324,8 +343,10 @@ def against_floor(args: argparse.Namespace, env: dict[str, str], token: str) -> 
         for url, _pid in servers.values():
             asyncio.run(run_level(url, token, args.tool, tool_args, 100, 4))
         per_round = max(1, args.calls // args.rounds)
-        print(f"tool={args.tool} calls={per_round} per server, round and level, {args.rounds} rounds, "
-              f"cores={os.cpu_count()}; CPU in ms a call: server, PostgreSQL, client")  # fmt: skip
+        print(
+            f"tool={args.tool} calls={per_round} per server, round and level, {args.rounds} rounds, "
+            f"cores={os.cpu_count()}; CPU in ms a call: server, PostgreSQL, client"
+        )
         print(
             f"{'concurrency':>11} {'server':>6} {'calls/s':>8} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} {'errors':>6}"
             f" {'srv cpu':>7} {'pg cpu':>7} {'cli cpu':>7}"
@@ -338,12 +359,16 @@ def against_floor(args: argparse.Namespace, env: dict[str, str], token: str) -> 
             medians = {name: median_round(results) for name, results in runs.items()}
             for name, m in medians.items():
                 cpu = f"{m['server_cpu_ms']:>7} {m['postgres_cpu_ms']:>7} {m['client_cpu_ms']:>7}"
-                print(f"{level:>11} {name:>6} {m['calls_per_s']:>8} {m['p50_ms']:>7} {m['p95_ms']:>7} {m['p99_ms']:>7} "
-                      f"{m['errors']:>6} {cpu}")  # fmt: skip
+                print(
+                    f"{level:>11} {name:>6} {m['calls_per_s']:>8} {m['p50_ms']:>7} {m['p95_ms']:>7} {m['p99_ms']:>7} "
+                    f"{m['errors']:>6} {cpu}"
+                )
             brain, floor = medians["brain"], medians["floor"]
-            print(f"{level:>11} {'ratio':>6} {brain['calls_per_s'] / floor['calls_per_s']:>8.2f} "
-                  f"{brain['p50_ms'] / floor['p50_ms']:>7.2f} {brain['p95_ms'] / floor['p95_ms']:>7.2f} "
-                  f"{brain['p99_ms'] / floor['p99_ms']:>7.2f}   brain/floor")  # fmt: skip
+            print(
+                f"{level:>11} {'ratio':>6} {brain['calls_per_s'] / floor['calls_per_s']:>8.2f} "
+                f"{brain['p50_ms'] / floor['p50_ms']:>7.2f} {brain['p95_ms'] / floor['p95_ms']:>7.2f} "
+                f"{brain['p99_ms'] / floor['p99_ms']:>7.2f}   brain/floor"
+            )
 
 
 if __name__ == "__main__":

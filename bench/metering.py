@@ -131,8 +131,10 @@ def main() -> None:
     results = over_http(args.http_calls, levels, args.port, env)
     print(f"{'HTTP':<5} {'clients':>7} {'on calls/s':>10} {'off calls/s':>11} {'on p95':>7} {'off p95':>8}")
     for on, off in zip(results["1"], results["0"], strict=True):
-        print(f"{'':<5} {on['concurrency']:>7} {on['calls_per_s']:>10} {off['calls_per_s']:>11} "
-              f"{on['p95_ms']:>7} {off['p95_ms']:>8}  errors {on['errors']}/{off['errors']}")  # fmt: skip
+        print(
+            f"{'':<5} {on['concurrency']:>7} {on['calls_per_s']:>10} {off['calls_per_s']:>11} "
+            f"{on['p95_ms']:>7} {off['p95_ms']:>8}  errors {on['errors']}/{off['errors']}"
+        )
     from brain.models import Organisation
 
     Organisation.objects.filter(slug=SLUG).delete()

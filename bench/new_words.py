@@ -58,8 +58,11 @@ def main() -> None:
     cached_zero = timed([f"{q} zqxv" for q in asked])
     print(f"chunks={args.chunks} queries={len(asked)} (keyword arm only, ms)")
     print(f"{'questions':<34} {'p50':>6} {'p95':>6} {'mean':>6}")
-    for label, spent in (("words all known", known), ("one unwritten word, counted", unwritten),
-                         ("one unwritten word, zero cached", cached_zero)):  # fmt: skip
+    for label, spent in (
+        ("words all known", known),
+        ("one unwritten word, counted", unwritten),
+        ("one unwritten word, zero cached", cached_zero),
+    ):
         print(f"{label:<34} {percentile(spent, 50):6.2f} {percentile(spent, 95):6.2f} {statistics.mean(spent):6.2f}")
 
 

@@ -78,8 +78,10 @@ def print_statements(tool: str, requests: list[list[list[str]]], errors: int) ->
         return
     groups = Counter((stage, head) for r in requests for stage, head in r)
     per_call = sum(counts) / len(counts)
-    print(f"\n{tool}: {per_call:.2f} statements per call over {len(counts)} calls "
-          f"(fewest {counts[0]}, most {counts[-1]}, errors {errors})")  # fmt: skip
+    print(
+        f"\n{tool}: {per_call:.2f} statements per call over {len(counts)} calls "
+        f"(fewest {counts[0]}, most {counts[-1]}, errors {errors})"
+    )
     print(f"  {'stage':<12} {'per call':>8}  statement")
     order = {stage: i for i, stage in enumerate(STAGES)}
     for (stage, head), n in sorted(groups.items(), key=lambda item: (order.get(item[0][0], 99), -item[1])):
@@ -93,10 +95,25 @@ def profile(
         asyncio.run(run_level(url, token, tool, arguments, 100, 1))  # warm-up: caches, the model
         out = Path(scratch) / "stacks.txt"
         spy = subprocess.Popen(
-            [py_spy(), "record", "--pid", str(pid), "--format", "raw", "--output", str(out), "--rate", str(rate),
-             "--idle", "--threads", "--nonblocking", "--full-filenames"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        )  # fmt: skip
+            [
+                py_spy(),
+                "record",
+                "--pid",
+                str(pid),
+                "--format",
+                "raw",
+                "--output",
+                str(out),
+                "--rate",
+                str(rate),
+                "--idle",
+                "--threads",
+                "--nonblocking",
+                "--full-filenames",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         time.sleep(1.0)  # py-spy attaches
         started = time.perf_counter()
         result = asyncio.run(run_level(url, token, tool, arguments, calls, 1))
@@ -124,9 +141,11 @@ def print_profile(
 ) -> None:
     busy = sum(n for stage, n in samples.items() if stage != IDLE)
     wall_ms = wall * 1000 / calls
-    print(f"\n{tool}: {calls} calls at concurrency 1, p50 {result['p50_ms']} ms, p95 {result['p95_ms']} ms, "
-          f"mean {wall_ms:.2f} ms, {result['errors']} errors; "
-          f"{busy} samples at {rate} Hz, {samples[IDLE]} idle left out")  # fmt: skip
+    print(
+        f"\n{tool}: {calls} calls at concurrency 1, p50 {result['p50_ms']} ms, p95 {result['p95_ms']} ms, "
+        f"mean {wall_ms:.2f} ms, {result['errors']} errors; "
+        f"{busy} samples at {rate} Hz, {samples[IDLE]} idle left out"
+    )
     print(f"  {'stage':<12} {'share %':>8} {'ms/call':>8} {'in psycopg':>10}")
     accounted = in_driver = 0.0
     for stage in STAGES:

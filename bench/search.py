@@ -71,8 +71,10 @@ def main() -> None:
                 latencies.append((time.perf_counter() - started) * 1000)
                 for stage, ms in found.timings_ms.items():
                     stages.setdefault(stage, []).append(ms)
-            print(f"{size:>8} {'selector':>9} {label:>7} {statistics.median(latencies):>7.1f} "
-                  f"{percentile(latencies, 95):>7.1f} {percentile(latencies, 99):>7.1f}")  # fmt: skip
+            print(
+                f"{size:>8} {'selector':>9} {label:>7} {statistics.median(latencies):>7.1f} "
+                f"{percentile(latencies, 95):>7.1f} {percentile(latencies, 99):>7.1f}"
+            )
             if args.stages:
                 print(" " * 27 + " ".join(f"{k} {statistics.median(v):.2f}" for k, v in stages.items()))
         if not args.no_mcp:

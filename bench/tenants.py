@@ -141,7 +141,7 @@ def exact_ids(vector: Any, where: Any, limit: int) -> set[int]:
                 "model": vector.model,
                 "limit": limit,
                 "vec": "[" + ",".join(f"{x:.6f}" for x in vector.values) + "]",
-            },  # fmt: skip
+            },
         )
         return {row[0] for row in cursor.fetchall()}
 
@@ -208,8 +208,20 @@ def run_child(database: str, plan: list[tuple[str, int, int]], slugs: list[str],
     env.update(ensure_services())
     env["DATABASE_URL"] = start_postgres(database)
     subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
-    command = [sys.executable, "-m", "bench.tenants", "--child", "--database", database, "--queries", str(queries),
-               "--plan", *(json.dumps(entry) for entry in plan), "--slugs", *slugs]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "bench.tenants",
+        "--child",
+        "--database",
+        database,
+        "--queries",
+        str(queries),
+        "--plan",
+        *(json.dumps(entry) for entry in plan),
+        "--slugs",
+        *slugs,
+    ]
     output = subprocess.run(command, cwd=ROOT, env=env, check=True, stdout=subprocess.PIPE, text=True).stdout
     return dict(json.loads(output.strip().splitlines()[-1]))
 
@@ -233,17 +245,21 @@ def main() -> None:
     plan = [(f"tenant-{args.chunks}-{rank + 1}", rows, rank + 1) for rank, rows in enumerate(counts)]
     ranks = [int(r) for r in args.measure.split(",")]
     measured = [plan[rank - 1] for rank in ranks]
-    print(f"cores={os.cpu_count()} chunks={args.chunks} orgs={args.orgs} queries={args.queries} "
-          f"largest={counts[0]} smallest={counts[-1]}")  # fmt: skip
+    print(
+        f"cores={os.cpu_count()} chunks={args.chunks} orgs={args.orgs} queries={args.queries} "
+        f"largest={counts[0]} smallest={counts[-1]}"
+    )
     shared = run_child(f"{TABLE_DB}_{args.chunks}", plan, [slug for slug, _, _ in measured], args.queries)
     header = f"{'rank':>4} {'chunks':>7} {'table':>7} {'arm p50':>8} {'arm p95':>8} {'auto p50':>9} {'auto p95':>9}"
     print(f"{header} {'recall':>7} {'short':>6}")
     for rank, (slug, rows, seed) in zip(ranks, measured, strict=True):
         alone = run_child(f"brain_bench_alone_{rows}_{seed}", [(slug, rows, seed)], [slug], args.queries)[slug]
         for where, figures in (("alone", alone), ("shared", shared[slug])):
-            print(f"{rank:>4} {rows:>7} {where:>7} {figures['arm_p50']:>8.1f} {figures['arm_p95']:>8.1f} "
-                  f"{figures['auto_p50']:>9.1f} {figures['auto_p95']:>9.1f} {figures['recall']:>7.3f} "
-                  f"{figures['short']:>6}")  # fmt: skip
+            print(
+                f"{rank:>4} {rows:>7} {where:>7} {figures['arm_p50']:>8.1f} {figures['arm_p95']:>8.1f} "
+                f"{figures['auto_p50']:>9.1f} {figures['auto_p95']:>9.1f} {figures['recall']:>7.3f} "
+                f"{figures['short']:>6}"
+            )
 
 
 if __name__ == "__main__":

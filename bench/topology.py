@@ -74,13 +74,21 @@ def ingestion(env: dict[str, str], logs: Path, workers: int, documents: int) -> 
         client = RoundRobin(start_webs(world, 1), token)
         text = "The {0} desk answers questions about {0} within two days. " * 20
         with ThreadPoolExecutor(THREADS) as pool:
-            list(pool.map(lambda i: client.post("/api/v1/documents", {"title": f"Doc {i}",
-                                                                      "content": text.format(f"topic{i}")}),
-                          range(documents)))  # fmt: skip
+            list(
+                pool.map(
+                    lambda i: client.post(
+                        "/api/v1/documents", {"title": f"Doc {i}", "content": text.format(f"topic{i}")}
+                    ),
+                    range(documents),
+                )
+            )
         for i in range(workers):
             world.worker(f"bench-ingest-{i}", ("ingest",))
-        wait_while_progressing(lambda: Document.objects.filter(org=org, status="ready").count() == documents,
-                               documents_progress(Document.objects.filter(org=org)), what="ingestion")  # fmt: skip
+        wait_while_progressing(
+            lambda: Document.objects.filter(org=org, status="ready").count() == documents,
+            documents_progress(Document.objects.filter(org=org)),
+            what="ingestion",
+        )
         stamps = sorted(t for t in Document.objects.filter(org=org).values_list("processed_at", flat=True) if t)
         return (documents - 1) / (stamps[-1] - stamps[0]).total_seconds()
     finally:
@@ -116,8 +124,9 @@ def main() -> None:
 
     django.setup()
     logs = Path(tempfile.mkdtemp(prefix="bench-topology-"))
-    env = topology_env(database_url=base["DATABASE_URL"], redis_url=base["REDIS_URL"], data_dir=logs,
-                       base_url="http://127.0.0.1:8000")  # fmt: skip
+    env = topology_env(
+        database_url=base["DATABASE_URL"], redis_url=base["REDIS_URL"], data_dir=logs, base_url="http://127.0.0.1:8000"
+    )
     env["BRAIN_DATA_DIR"] = base["BRAIN_DATA_DIR"]
     print(f"cores={os.cpu_count()} documents={args.documents} searches={args.searches} client threads={THREADS}")
     for workers in (1, 2):

@@ -113,9 +113,13 @@ def invite_member(*, actor: Actor, email: str, role: str = Membership.MEMBER) ->
         actor=actor,
         action="member.invited",
         target=invitation.target,
-        details={"email": email, "role": invitation.role, "new_account": invitation.new_account,
-                 "again": invitation.again},
-    )  # fmt: skip
+        details={
+            "email": email,
+            "role": invitation.role,
+            "new_account": invitation.new_account,
+            "again": invitation.again,
+        },
+    )
     inviter = actor.user.get_full_name() or actor.user.get_username()
     transaction.on_commit(lambda: _send(invitation, inviter))
     return invitation
@@ -200,9 +204,13 @@ def answer_invitation(*, user: User, invitation_id: str, accept: bool) -> Member
     offer.answered_at = timezone.now()
     offer.save(update_fields=["answer", "answered_at"])
     record_audit(
-        actor=user, org=org, via="web", action=f"member.invitation_{offer.answer}",
-        target=f"invitation {offer.public_id}", details={"role": offer.role},
-    )  # fmt: skip
+        actor=user,
+        org=org,
+        via="web",
+        action=f"member.invitation_{offer.answer}",
+        target=f"invitation {offer.public_id}",
+        details={"role": offer.role},
+    )
     return offer
 
 

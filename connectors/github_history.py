@@ -2,9 +2,10 @@
 files it touched, its merge commit, its reviews and the issues it closes), commits of the default
 branch with the files each touched, releases, and deployments with their latest status.
 
-The metadata of each item is what ``why_code`` joins on: ``files`` (paths in the repository),
-``sha`` and ``merge_commit_sha``, ``closes`` (``owner/name#N``), ``repository``. A path list is
-cut to fit a document's metadata; the content keeps the full list where it is longer.
+The metadata of each item is a record of ``memory.documents.records`` (its ``kind`` names which),
+what ``why_code`` joins on: ``files`` (paths in the repository), ``sha`` and ``merge_commit_sha``,
+``closes`` (``owner/name#N``), ``repository``. A path list is cut to fit a document's metadata; the
+content keeps the full list where it is longer.
 """
 
 from __future__ import annotations
@@ -126,10 +127,13 @@ class History:
             if len(batch) < 100:
                 break
         reviews = [
-            {"user": (r.get("user") or {}).get("login", ""), "state": r.get("state", ""),
-             "submitted_at": r.get("submitted_at") or ""}
+            {
+                "user": (r.get("user") or {}).get("login", ""),
+                "state": r.get("state", ""),
+                "submitted_at": r.get("submitted_at") or "",
+            }
             for r in self.get(f"{base}/reviews", {"per_page": "100"})
-        ][:MAX_REVIEWS]  # fmt: skip
+        ][:MAX_REVIEWS]
         kept, cut = capped(files)
         merged_as = (pull.get("merge_commit_sha") or "") if pull.get("merged_at") else ""
         metadata = {
@@ -143,9 +147,12 @@ class History:
         }
         parts = []
         if reviews:
-            parts.append("Reviews:\n" + "\n".join(
-                f"{r['user']} {r['state'].lower().replace('_', ' ')} on {r['submitted_at'][:10]}" for r in reviews
-            ))  # fmt: skip
+            parts.append(
+                "Reviews:\n"
+                + "\n".join(
+                    f"{r['user']} {r['state'].lower().replace('_', ' ')} on {r['submitted_at'][:10]}" for r in reviews
+                )
+            )
         if merged_as:
             parts.append(f"Merged as {merged_as} on {metadata['merged_at'][:10]}.")
         if metadata["closes"]:
@@ -183,7 +190,6 @@ class History:
             metadata={
                 "kind": "commit",
                 "repository": self.repo,
-                "repo": self.repo,  # the key local git history uses, so why_code reads both alike
                 "branch": self.about.get("default_branch", ""),
                 "sha": sha,
                 "author": author.get("name") or login,
@@ -227,7 +233,6 @@ class History:
             metadata={
                 "kind": "release",
                 "repository": self.repo,
-                "repo": self.repo,
                 "tag": tag,
                 "name": name,
                 "target": release.get("target_commitish", ""),
@@ -285,7 +290,6 @@ class History:
             metadata={
                 "kind": "deployment",
                 "repository": self.repo,
-                "repo": self.repo,
                 "sha": sha,
                 "ref": deployment.get("ref", ""),
                 "environment": environment,

@@ -136,8 +136,12 @@ def search(actor: Actor, *, query: str, pulls: bool, repository: str | None, sta
         qualifiers = [f"is:{'pr' if pulls else 'issue'}", *(f"repo:{repo}" for repo in repos)]
         if state != "any":
             qualifiers.append(f"is:{state}")
-        found = call(connections[pk], "GET", "/search/issues",
-                     params={"q": " ".join([query, *qualifiers]), "per_page": str(limit)})  # fmt: skip
+        found = call(
+            connections[pk],
+            "GET",
+            "/search/issues",
+            params={"q": " ".join([query, *qualifiers]), "per_page": str(limit)},
+        )
         total += int(found.get("total_count", 0))
         for item in found.get("items", []):
             repo = _repository_of(item)
@@ -176,16 +180,25 @@ def get_issue(actor: Actor, *, repository: str, number: int) -> dict[str, Any]:
     if "pull_request" in issue:
         pull = call(connection, "GET", f"/repos/{repo}/pulls/{number}")
         files = call(connection, "GET", f"/repos/{repo}/pulls/{number}/files", params={"per_page": "100"})
-        detail.update(kind="pull_request", merged=bool(pull.get("merged")),
-                      base=str((pull.get("base") or {}).get("ref", "")),
-                      head=str((pull.get("head") or {}).get("ref", "")),
-                      files=[str(f.get("filename", "")) for f in files][:100])  # fmt: skip
+        detail.update(
+            kind="pull_request",
+            merged=bool(pull.get("merged")),
+            base=str((pull.get("base") or {}).get("ref", "")),
+            head=str((pull.get("head") or {}).get("ref", "")),
+            files=[str(f.get("filename", "")) for f in files][:100],
+        )
     comments: list[dict[str, Any]] = []
     if issue.get("comments"):
         raw = call(connection, "GET", f"/repos/{repo}/issues/{number}/comments", params={"per_page": str(COMMENTS_MAX)})
-        comments = [{"author": str((c.get("user") or {}).get("login", "")), "created_at": str(c.get("created_at", "")),
-                     "body": str(c.get("body") or "")[:4000], "url": str(c.get("html_url", ""))}
-                    for c in raw][:COMMENTS_MAX]  # fmt: skip
+        comments = [
+            {
+                "author": str((c.get("user") or {}).get("login", "")),
+                "created_at": str(c.get("created_at", "")),
+                "body": str(c.get("body") or "")[:4000],
+                "url": str(c.get("html_url", "")),
+            }
+            for c in raw
+        ][:COMMENTS_MAX]
     detail["comment_list"] = comments
     return detail
 

@@ -15,19 +15,11 @@ from django.db import transaction
 from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument
-from brain.mcp.registry import TOOLS, ToolSpec
 from brain.models import Organisation
 from brain.services import set_connected_tools
+from connectors.kinds import actions_of
 from connectors.models import Connection
-
-
-def tools_of(kind: str) -> list[ToolSpec]:
-    """The tools a connection of ``kind`` offers, reading ones first."""
-    return sorted((spec for spec in TOOLS.values() if spec.connector == kind), key=lambda s: (s.action, s.name))
-
-
-def actions_of(kind: str) -> list[str]:
-    return [spec.name for spec in tools_of(kind) if spec.action]
+from connectors.selectors import own_connection
 
 
 def refresh_connected_tools(org: Organisation) -> None:
@@ -42,8 +34,6 @@ def refresh_connected_tools(org: Organisation) -> None:
 @transaction.atomic
 def grant_tool(*, actor: Actor, connection_id: int, tool: str, granted: bool) -> Connection:
     """Grant or withdraw one ACTION tool on one connection; admins only."""
-    from connectors.sync import own_connection
-
     connection = own_connection(actor, connection_id)
     offered = actions_of(connection.kind)
     if tool not in offered:
@@ -56,7 +46,11 @@ def grant_tool(*, actor: Actor, connection_id: int, tool: str, granted: bool) ->
         return connection
     connection.granted_tools = sorted(chosen | {tool} if granted else chosen - {tool})
     connection.save(update_fields=["granted_tools"])
-    record_audit(actor=actor, action="connection.tool_granted" if granted else "connection.tool_withdrawn",
-                 target=f"connection {connection.name}", details={"tool": tool})  # fmt: skip
+    record_audit(
+        actor=actor,
+        action="connection.tool_granted" if granted else "connection.tool_withdrawn",
+        target=f"connection {connection.name}",
+        details={"tool": tool},
+    )
     refresh_connected_tools(connection.org)
     return connection

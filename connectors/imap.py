@@ -39,15 +39,11 @@ from email.message import EmailMessage, Message
 from typing import Any
 from urllib.parse import quote
 
-from django.conf import settings
-
 from brain import outbound
 from connectors.kinds import CredentialsRefused, Item, Kind, Page, SourceError, register
-from memory.extraction import ParseError, read_message
+from memory.extraction import read_message
 from memory.limits import MAX_DOCUMENT_CHARS
-from memory.upload.files import max_file_bytes
-from memory.upload.reading import read_within_budget
-from memory.upload.sandboxed import safe_name, unreadable_kind
+from memory.upload.attachments import Attachment, max_attachment_bytes, read_attachment
 
 PAGE = 50  # messages fetched and saved together
 GONE_PAGE = 1000  # withdrawals saved together
@@ -69,7 +65,7 @@ SIZE = re.compile(rb"\bRFC822\.SIZE (\d+)")
 def _max_message_bytes() -> int:
     """A message past this is kept by its headers alone: attachments travel base64-encoded (a third
     larger), so it is room for a few files of the largest size Brain reads."""
-    return 3 * max_file_bytes()
+    return 3 * max_attachment_bytes()
 
 
 @register
@@ -230,17 +226,18 @@ class Imap(Kind):
         content = parsed.content
         attachments, notes = [], []
         if whole:
-            for name, text in _attachments(message):
-                attachments.append(name)
-                if text.startswith("\0"):
-                    notes.append(f"{name}: {text[1:]}")
+            for attached in _attachments(message):
+                attachments.append(attached.name)
+                if attached.not_read:
+                    notes.append(f"{attached.name}: {attached.not_read}")
                 else:
-                    content += f"\n\n## Attached: {name}\n\n{text}"
+                    content += f"\n\n## Attached: {attached.name}\n\n{attached.text}"
         else:
             notes.append(f"the message is {size / 1024**2:.0f} MB, more than Brain reads; its headers alone are kept")
         # Bounded, so no message (a subject of pages, a list mail to hundreds) passes the metadata
         # limit and stops the sync on it.
         metadata: dict[str, Any] = {
+            "kind": "mail",
             "from": str(parsed.metadata.get("from", ""))[:MAX_FIELD],
             "to": _few(parsed.metadata.get("to")),
             "cc": _few(parsed.metadata.get("cc")),
@@ -355,9 +352,8 @@ def _loopback(host: str) -> bool:
         return False
 
 
-def _attachments(message: Message) -> Iterator[tuple[str, str]]:
-    """(name, text) of each attachment, read by the upload reader; the text is "\\0" and the reason
-    when it was not read."""
+def _attachments(message: Message) -> Iterator[Attachment]:
+    """Each named attachment, read as an uploaded file is (``memory.upload.attachments``)."""
     if not isinstance(message, EmailMessage):
         return
     for part in message.iter_attachments():
@@ -366,31 +362,14 @@ def _attachments(message: Message) -> Iterator[tuple[str, str]]:
             name, data = part.get_filename() or "attached message.eml", _attached_message(part)
         else:
             name, data = part.get_filename() or "", part.get_payload(decode=True)
-        if not name:
-            continue
-        name = safe_name(name)
-        if not isinstance(data, bytes) or not data.strip():
-            yield name, "\0it is empty"
-        elif unreadable_kind(name) is not None:
-            yield name, "\0Brain does not read this kind of file"
-        elif len(data) > max_file_bytes():
-            yield name, f"\0it is larger than {settings.BRAIN_UPLOAD_MAX_FILE_MB} MB"
-        else:
-            yield name, _read_attachment(name, data)
+        if name:
+            yield read_attachment(name, data)
 
 
 def _attached_message(part: EmailMessage) -> bytes | None:
     inner = part.get_payload()
     first = inner[0] if isinstance(inner, list) and inner else None
     return first.as_bytes() if isinstance(first, Message) else None
-
-
-def _read_attachment(name: str, data: bytes) -> str:
-    try:
-        documents = read_within_budget(name, data, seconds=settings.BRAIN_UPLOAD_READ_SECONDS)
-    except ParseError as exc:
-        return f"\0{exc}"
-    return "\n\n".join(document.content for document in documents).strip() or "\0there is no text in it"
 
 
 def _source_id(folder: str, validity: int, uid: int) -> str:

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar
 
+from brain.mcp.registry import TOOLS, ToolSpec
+
 
 @dataclass(frozen=True)
 class Item:
@@ -114,3 +116,13 @@ KINDS: dict[str, type[Kind]] = {}
 def register(kind: type[Kind]) -> type[Kind]:
     KINDS[kind.slug] = kind
     return kind
+
+
+def tools_of(kind: str) -> list[ToolSpec]:
+    """The tools a connection of ``kind`` offers (``connectors.mcp_tools``), reading ones first."""
+    return sorted((spec for spec in TOOLS.values() if spec.connector == kind), key=lambda s: (s.action, s.name))
+
+
+def actions_of(kind: str) -> list[str]:
+    """Its ACTION tools: each off until an admin grants it on a connection (``connectors.grants``)."""
+    return [spec.name for spec in tools_of(kind) if spec.action]

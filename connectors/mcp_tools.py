@@ -53,21 +53,30 @@ class GitHubSearchOut(ToolOutput):
         lines = [f"{len(self.results)} of {self.total} found on GitHub in {where}, newest activity first:"]
         for hit in self.results:
             labels = f" [{', '.join(hit.labels)}]" if hit.labels else ""
-            lines.append(f"- {hit.repository}#{hit.number} {hit.title} ({hit.state}, by {hit.author}, updated "
-                         f"{hit.updated_at[:10]}, {hit.comments} comments){labels} {hit.url}")  # fmt: skip
+            lines.append(
+                f"- {hit.repository}#{hit.number} {hit.title} ({hit.state}, by {hit.author}, updated "
+                f"{hit.updated_at[:10]}, {hit.comments} comments){labels} {hit.url}"
+            )
             if hit.excerpt.strip():
                 lines.append(f"  {' '.join(hit.excerpt.split())[:300]}")
         return "\n".join(lines)
 
 
 def _search(actor: Actor, args: GitHubSearchArgs, *, pulls: bool) -> GitHubSearchOut:
-    found = github_live.search(actor, query=args.query, pulls=pulls, repository=args.repository, state=args.state,
-                               limit=args.limit)  # fmt: skip
+    found = github_live.search(
+        actor, query=args.query, pulls=pulls, repository=args.repository, state=args.state, limit=args.limit
+    )
     return GitHubSearchOut.model_validate(found)
 
 
-@mcp_tool("github_search_pull_requests", title="Search GitHub pull requests", args=GitHubSearchArgs,
-          output=GitHubSearchOut, connector="github", open_world=True)  # fmt: skip
+@mcp_tool(
+    "github_search_pull_requests",
+    title="Search GitHub pull requests",
+    args=GitHubSearchArgs,
+    output=GitHubSearchOut,
+    connector="github",
+    open_world=True,
+)
 def github_search_pull_requests(actor: Actor, args: GitHubSearchArgs) -> GitHubSearchOut:
     """Search pull requests in the organisation's connected GitHub repositories, live, newest activity
     first. Only repositories whose connection files into a category you can read are searched. Use it
@@ -76,8 +85,14 @@ def github_search_pull_requests(actor: Actor, args: GitHubSearchArgs) -> GitHubS
     return _search(actor, args, pulls=True)
 
 
-@mcp_tool("github_search_issues", title="Search GitHub issues", args=GitHubSearchArgs, output=GitHubSearchOut,
-          connector="github", open_world=True)  # fmt: skip
+@mcp_tool(
+    "github_search_issues",
+    title="Search GitHub issues",
+    args=GitHubSearchArgs,
+    output=GitHubSearchOut,
+    connector="github",
+    open_world=True,
+)
 def github_search_issues(actor: Actor, args: GitHubSearchArgs) -> GitHubSearchOut:
     """Search issues (the tracker) in the organisation's connected GitHub repositories, live, newest
     activity first. Only repositories whose connection files into a category you can read are
@@ -121,8 +136,10 @@ class GitHubIssueOut(ToolOutput):
     def to_text(self) -> str:
         what = "Pull request" if self.kind == "pull_request" else "Issue"
         state = f"{self.state}, merged" if self.merged else self.state
-        lines = [f"{what} {self.repository}#{self.number}: {self.title} ({state}) {self.url}",
-                 f"Opened by {self.author} on {self.created_at[:10]}; updated {self.updated_at[:10]}."]  # fmt: skip
+        lines = [
+            f"{what} {self.repository}#{self.number}: {self.title} ({state}) {self.url}",
+            f"Opened by {self.author} on {self.created_at[:10]}; updated {self.updated_at[:10]}.",
+        ]
         if self.labels:
             lines.append(f"Labels: {', '.join(self.labels)}")
         if self.kind == "pull_request":
@@ -133,8 +150,14 @@ class GitHubIssueOut(ToolOutput):
         return "\n".join(lines)
 
 
-@mcp_tool("github_get_issue", title="Read a GitHub issue or pull request", args=GitHubIssueArgs,
-          output=GitHubIssueOut, connector="github", open_world=True)  # fmt: skip
+@mcp_tool(
+    "github_get_issue",
+    title="Read a GitHub issue or pull request",
+    args=GitHubIssueArgs,
+    output=GitHubIssueOut,
+    connector="github",
+    open_world=True,
+)
 def github_get_issue(actor: Actor, args: GitHubIssueArgs) -> GitHubIssueOut:
     """Read one issue or pull request of a connected GitHub repository, live: its body, its first 50
     comments, and for a pull request whether it merged and the files it changes."""
@@ -159,8 +182,15 @@ class GitHubCommentOut(ToolOutput):
         return f"Commented on {self.repository}#{self.number}: {self.url}"
 
 
-@mcp_tool("github_comment", title="Comment on GitHub", args=GitHubCommentArgs, output=GitHubCommentOut,
-          scope="write", connector="github", open_world=True)  # fmt: skip
+@mcp_tool(
+    "github_comment",
+    title="Comment on GitHub",
+    args=GitHubCommentArgs,
+    output=GitHubCommentOut,
+    scope="write",
+    connector="github",
+    open_world=True,
+)
 def github_comment(actor: Actor, args: GitHubCommentArgs) -> GitHubCommentOut:
     """ACTION: posts a comment on an issue or pull request of a connected GitHub repository, where
     everyone who can see it there will read it. Call it only when the user asked for exactly this
@@ -190,22 +220,31 @@ class SlackChannelsOut(ToolOutput):
         if not self.channels:
             return "No Slack channel of a connection here is one you can read."
         lines = ["Slack channels you can reach:"]
-        lines += [f"- #{c.name} ({c.id}{', private' if c.private else ''}; connection {c.connection})"
-                  for c in self.channels]  # fmt: skip
+        lines += [
+            f"- #{c.name} ({c.id}{', private' if c.private else ''}; connection {c.connection})" for c in self.channels
+        ]
         return "\n".join(lines)
 
 
-@mcp_tool("slack_list_channels", title="List Slack channels", args=NoArgs, output=SlackChannelsOut,
-          connector="slack", open_world=True)  # fmt: skip
+@mcp_tool(
+    "slack_list_channels",
+    title="List Slack channels",
+    args=NoArgs,
+    output=SlackChannelsOut,
+    connector="slack",
+    open_world=True,
+)
 def slack_list_channels(actor: Actor, args: NoArgs) -> SlackChannelsOut:
     """List the Slack channels of the organisation's connections that you can reach: public channels
     of connections whose category you read, and private channels you are a member of. What was said
     in them is in Brain's own search."""
     reached = slack_live.reach_of(actor)
-    return SlackChannelsOut(channels=[
-        SlackChannel(name=r.channel.name, id=r.channel.id, private=r.channel.private, connection=r.connection.name)
-        for r in reached
-    ])  # fmt: skip
+    return SlackChannelsOut(
+        channels=[
+            SlackChannel(name=r.channel.name, id=r.channel.id, private=r.channel.private, connection=r.connection.name)
+            for r in reached
+        ]
+    )
 
 
 class SlackReadArgs(BaseModel):
@@ -241,14 +280,21 @@ class SlackReadOut(ToolOutput):
         return "\n".join(lines)
 
 
-@mcp_tool("slack_read_channel", title="Read a Slack channel", args=SlackReadArgs, output=SlackReadOut,
-          connector="slack", open_world=True)  # fmt: skip
+@mcp_tool(
+    "slack_read_channel",
+    title="Read a Slack channel",
+    args=SlackReadArgs,
+    output=SlackReadOut,
+    connector="slack",
+    open_world=True,
+)
 def slack_read_channel(actor: Actor, args: SlackReadArgs) -> SlackReadOut:
     """Read the latest messages of a Slack channel you can reach, live, or one thread of it with
     thread_ts. For what was said further back, Brain's own search covers the synced channels."""
     reached, said = slack_live.read(actor, channel=args.channel, limit=args.limit, thread_ts=args.thread_ts)
-    return SlackReadOut(channel=reached.channel.name, thread_ts=args.thread_ts,
-                        messages=[SlackMessage.model_validate(m) for m in said])  # fmt: skip
+    return SlackReadOut(
+        channel=reached.channel.name, thread_ts=args.thread_ts, messages=[SlackMessage.model_validate(m) for m in said]
+    )
 
 
 class SlackPostArgs(BaseModel):
@@ -269,8 +315,15 @@ class SlackPostOut(ToolOutput):
         return f"Posted in #{self.channel} (message {self.ts})."
 
 
-@mcp_tool("slack_post_message", title="Post in Slack", args=SlackPostArgs, output=SlackPostOut, scope="write",
-          connector="slack", open_world=True)  # fmt: skip
+@mcp_tool(
+    "slack_post_message",
+    title="Post in Slack",
+    args=SlackPostArgs,
+    output=SlackPostOut,
+    scope="write",
+    connector="slack",
+    open_world=True,
+)
 def slack_post_message(actor: Actor, args: SlackPostArgs) -> SlackPostOut:
     """ACTION: posts a message in a Slack channel (or a thread of it) that you can reach, where
     everyone in the channel will read it. Call it only when the user asked for exactly this message
@@ -278,6 +331,7 @@ def slack_post_message(actor: Actor, args: SlackPostArgs) -> SlackPostOut:
     ends with a line naming the person who sent it."""
     sender = actor.user.get_full_name() or actor.user.get_username()
     text = f"{args.text}\n_Sent through Brain by {sender}._"
-    reached, ts = slack_live.post(actor, tool="slack_post_message", channel=args.channel, text=text,
-                                  thread_ts=args.thread_ts)  # fmt: skip
+    reached, ts = slack_live.post(
+        actor, tool="slack_post_message", channel=args.channel, text=text, thread_ts=args.thread_ts
+    )
     return SlackPostOut(channel=reached.channel.name, channel_id=reached.channel.id, ts=ts)

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import secrets
-from typing import Any
 
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.utils import timezone
 
+from brain.mcp.registry import ToolSpec
 from brain.models import Category, Organisation
+from connectors.kinds import KINDS, tools_of
 from connectors.sealing import CredentialsUnreadable, seal_secret, unseal_secret
 
 
@@ -69,16 +70,12 @@ class Connection(models.Model):
     @property
     def credential_fields(self) -> dict[str, str]:
         """What its kind asks to paste (name -> in words), for replacing them."""
-        from connectors.kinds import KINDS
-
         return KINDS[self.kind].credential_fields if self.kind in KINDS else {}
 
     @property
-    def tools(self) -> list[tuple[Any, bool]]:
-        """The tools it gives assistants (``connectors.grants``), each with whether it is granted here
-        (only ACTION tools need a grant)."""
-        from connectors.grants import tools_of
-
+    def tools(self) -> list[tuple[ToolSpec, bool]]:
+        """The tools it gives assistants, each with whether it is granted here (only ACTION tools need
+        a grant: ``connectors.grants``)."""
         return [(spec, spec.name in self.granted_tools) for spec in tools_of(self.kind)]
 
     @property

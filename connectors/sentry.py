@@ -320,7 +320,11 @@ class Releases:
                 "date_created": _stamp(release.get("dateCreated")),
                 "date_released": _stamp(release.get("dateReleased")),
                 "new_issues": release.get("newGroups") or 0,
-                "last_deploy": {"environment": deploy.get("environment", ""),
-                                "finished": _stamp(deploy.get("dateFinished"))} if deploy else {},
+                "last_deploy": {
+                    "environment": deploy.get("environment", ""),
+                    "finished": _stamp(deploy.get("dateFinished")),
+                }
+                if deploy
+                else {},
             },
-        )  # fmt: skip
+        )

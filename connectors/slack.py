@@ -145,8 +145,11 @@ class Slack(Kind):
             by_id = {c.id: c for c in channels}
             items = [item for key in self.rechecks if (item := self._rechecked(key, by_id)) is not None]
             touched = {item.audience for item in items if item.audience}
-            yield Page(items=items, cursor={"channels": copy.deepcopy(state)},
-                       audiences=[audiences.pop(key) for key in sorted(touched)])  # fmt: skip
+            yield Page(
+                items=items,
+                cursor={"channels": copy.deepcopy(state)},
+                audiences=[audiences.pop(key) for key in sorted(touched)],
+            )
         for channel in channels:
             first = [audiences.pop(channel.id)] if channel.id in audiences else []
             for page in self._listing(channel, state):
@@ -157,9 +160,12 @@ class Slack(Kind):
         """One channel's pages from where it left off; ``state[channel.id]`` is updated before each."""
         here = state.setdefault(channel.id, {})
         listing = here.get("listing") or {
-            "start": window_start(here.get("newest", "")), "next": "", "newest": here.get("newest", ""),
-            "carry": [], "seen": {},
-        }  # fmt: skip
+            "start": window_start(here.get("newest", "")),
+            "next": "",
+            "newest": here.get("newest", ""),
+            "carry": [],
+            "seen": {},
+        }
         while True:
             args = {"channel": channel.id, "oldest": listing["start"], "inclusive": True, "limit": PER_PAGE}
             answer = self._call(self.client.conversations_history, **args, cursor=listing["next"] or None)
@@ -207,8 +213,11 @@ class Slack(Kind):
         if kind == "day":
             start = _day_start(rest)
             args = {"channel": channel.id, "oldest": f"{start:.6f}", "latest": f"{start + 86399.999999:.6f}"}
-            said = [_slim(m) for m in self._all(self.client.conversations_history, "messages", inclusive=True, **args)
-                    if not _is_reply(m) and not _is_thread(m)]  # fmt: skip
+            said = [
+                _slim(m)
+                for m in self._all(self.client.conversations_history, "messages", inclusive=True, **args)
+                if not _is_reply(m) and not _is_thread(m)
+            ]
             return self._day(channel, rest, said)
         return None
 
@@ -227,9 +236,16 @@ class Slack(Kind):
             return Item(source_id=source_id, version="", gone=True, audience=channel.audience)
         first = next((message_text(m, self._names) for m in said if m.get("ts") == ts), "") or "(deleted)"
         return self._item(
-            channel, source_id, turns, said, at=float(ts), url=self._link(channel.id, ts),
-            title=f"#{channel.name} thread {_day_of(ts)}: {first[:80]}", session=f"thread {ts}", kind="thread",
-        )  # fmt: skip
+            channel,
+            source_id,
+            turns,
+            said,
+            at=float(ts),
+            url=self._link(channel.id, ts),
+            title=f"#{channel.name} thread {_day_of(ts)}: {first[:80]}",
+            session=f"thread {ts}",
+            kind="thread",
+        )
 
     def _day(self, channel: Channel, day: str, said: list[dict[str, Any]]) -> Item:
         said = sorted(said, key=lambda m: _number(m["ts"]))
@@ -238,12 +254,30 @@ class Slack(Kind):
         if not turns:
             return Item(source_id=source_id, version="", gone=True, audience=channel.audience)
         return self._item(
-            channel, source_id, turns, said, at=_day_start(day), url=self._link(channel.id, said[0]["ts"]),
-            title=f"#{channel.name} {day}", session=day, kind="day",
-        )  # fmt: skip
+            channel,
+            source_id,
+            turns,
+            said,
+            at=_day_start(day),
+            url=self._link(channel.id, said[0]["ts"]),
+            title=f"#{channel.name} {day}",
+            session=day,
+            kind="day",
+        )
 
-    def _item(self, channel: Channel, source_id: str, turns: list[tuple[str, str]], said: list[dict[str, Any]],
-              *, at: float, url: str, title: str, session: str, kind: str) -> Item:  # fmt: skip
+    def _item(
+        self,
+        channel: Channel,
+        source_id: str,
+        turns: list[tuple[str, str]],
+        said: list[dict[str, Any]],
+        *,
+        at: float,
+        url: str,
+        title: str,
+        session: str,
+        kind: str,
+    ) -> Item:
         content = "\n\n".join(turn for _who, turn in turns)[:MAX_DOCUMENT_CHARS]
         speakers = list(dict.fromkeys(who for who, _turn in turns))
         first = min((moment for m in said if (moment := message_time(m))), default=None)
@@ -316,8 +350,9 @@ class Slack(Kind):
         return Audience(key=channel.id, name=f"Slack #{channel.name}", emails=emails)
 
     def _channels(self) -> list[Channel]:
-        listed = self._all(self.client.conversations_list, "channels", types="public_channel,private_channel",
-                           exclude_archived=True)  # fmt: skip
+        listed = self._all(
+            self.client.conversations_list, "channels", types="public_channel,private_channel", exclude_archived=True
+        )
         wanted = self.options.get("channels") or []
         if not wanted:
             return [_channel(c) for c in listed if c.get("is_member")]

@@ -116,6 +116,13 @@ def read(actor: Actor, *, channel: str, limit: int, thread_ts: str) -> tuple[Rea
         if message.get("subtype") in SKIPPED_SUBTYPES or not (text := message_text(message, source._names)):
             continue
         at = message_time(message)
-        said.append({"who": speaker_of(message, source._names), "at": at.isoformat() if at else "", "text": text,
-                     "ts": str(message["ts"]), "replies": int(message.get("reply_count") or 0)})  # fmt: skip
+        said.append(
+            {
+                "who": speaker_of(message, source._names),
+                "at": at.isoformat() if at else "",
+                "text": text,
+                "ts": str(message["ts"]),
+                "replies": int(message.get("reply_count") or 0),
+            }
+        )
     return reached, said

@@ -25,7 +25,7 @@ from typing import Any
 
 from django.contrib.auth.models import Group, User
 from django.db import transaction
-from django.db.models import Case, Count, DateTimeField, Q, Value, When
+from django.db.models import Case, Count, DateTimeField, Q, QuerySet, Value, When
 from django.db.models.functions import Lower
 from django.utils import timezone
 
@@ -39,25 +39,23 @@ from connectors.grants import refresh_connected_tools
 from connectors.kinds import KINDS, Audience, CredentialsRefused, Item, SourceError
 from connectors.models import Connection, Recheck, SourceAudience, SyncedItem
 from connectors.sealing import CredentialsUnreadable, seal, unseal
+from connectors.selectors import own_connection, require_admin
 from memory.access import readable_category_ids
 from memory.documents.placement import delete_documents
+from memory.documents.records import CONNECTOR
 from memory.documents.saving import add_document
+from memory.models import Document
 
 logger = logging.getLogger("brain.connectors")
 LEASE = timedelta(minutes=10)
-SOURCE_KIND = "connector"
-
-
-def _require_admin(actor: Actor) -> None:
-    if not actor.is_admin:
-        raise PermissionDenied("Only an admin of the organisation may manage its connections.")
+SOURCE_KIND = CONNECTOR
 
 
 @transaction.atomic
 def add_connection(
     *, actor: Actor, kind: str, name: str, category: Category, credentials: dict[str, str], options: dict[str, str]
 ) -> Connection:
-    _require_admin(actor)
+    require_admin(actor)
     if kind not in KINDS:
         raise InvalidArgument(f"Unknown kind of connection {kind!r}; choose one of {', '.join(sorted(KINDS))}.")
     source = KINDS[kind]
@@ -98,22 +96,9 @@ def add_connection(
     return connection
 
 
-def own_connection(actor: Actor, connection_id: int) -> Connection:
-    """The organisation's connection, locked for a change; admins only."""
-    return _own(actor, connection_id)
-
-
-def _own(actor: Actor, connection_id: int) -> Connection:
-    _require_admin(actor)
-    connection = Connection.objects.select_for_update().filter(org=actor.org, pk=connection_id).first()
-    if connection is None:
-        raise NotFound("No such connection.")
-    return connection
-
-
 @transaction.atomic
 def replace_credentials(*, actor: Actor, connection_id: int, credentials: dict[str, str]) -> Connection:
-    connection = _own(actor, connection_id)
+    connection = own_connection(actor, connection_id)
     fields = KINDS[connection.kind].credential_fields
     if missing := [field for field in fields if not credentials.get(field, "").strip()]:
         raise InvalidArgument(f"Paste the {missing[0]}.")
@@ -133,19 +118,22 @@ def replace_credentials(*, actor: Actor, connection_id: int, credentials: dict[s
 
 @transaction.atomic
 def pause_connection(*, actor: Actor, connection_id: int, paused: bool) -> Connection:
-    connection = _own(actor, connection_id)
+    connection = own_connection(actor, connection_id)
     connection.paused_at = timezone.now() if paused else None
     if not paused:
         connection.next_sync_at = timezone.now()
     connection.save(update_fields=["paused_at", "next_sync_at"])
-    record_audit(actor=actor, action="connection.paused" if paused else "connection.resumed",
-                 target=f"connection {connection.name}")  # fmt: skip
+    record_audit(
+        actor=actor,
+        action="connection.paused" if paused else "connection.resumed",
+        target=f"connection {connection.name}",
+    )
     return connection
 
 
 @transaction.atomic
 def sync_soon(*, actor: Actor, connection_id: int) -> Connection:
-    connection = _own(actor, connection_id)
+    connection = own_connection(actor, connection_id)
     connection.next_sync_at = timezone.now()
     connection.save(update_fields=["next_sync_at"])
     return connection
@@ -155,7 +143,7 @@ def sync_soon(*, actor: Actor, connection_id: int) -> Connection:
 def remove_connection(*, actor: Actor, connection_id: int, keep_documents: bool) -> int:
     """Remove a connection; with ``keep_documents`` False, what it brought in goes too. Returns how
     many documents were deleted."""
-    connection = _own(actor, connection_id)
+    connection = own_connection(actor, connection_id)
     gone = 0
     if not keep_documents:
         documents = list(_documents_of(connection))
@@ -167,16 +155,18 @@ def remove_connection(*, actor: Actor, connection_id: int, keep_documents: bool)
             audience.group.delete()
             if not audience.category.documents.exists():
                 audience.category.delete()
-    record_audit(actor=actor, action="connection.removed", target=f"connection {connection.name}",
-                 details={"documents_deleted": gone})  # fmt: skip
+    record_audit(
+        actor=actor,
+        action="connection.removed",
+        target=f"connection {connection.name}",
+        details={"documents_deleted": gone},
+    )
     connection.delete()
     refresh_connected_tools(actor.org)
     return gone
 
 
-def _documents_of(connection: Connection) -> Any:
-    from memory.models import Document
-
+def _documents_of(connection: Connection) -> QuerySet[Document]:
     prefix = f"{connection.kind}:{connection.pk}:"
     return Document.objects.filter(org=connection.org, source_kind=SOURCE_KIND, external_id__startswith=prefix)
 
@@ -388,5 +378,5 @@ def due_connections() -> list[int]:
 
 
 def connections_of(*, actor: Actor) -> list[Connection]:
-    _require_admin(actor)
+    require_admin(actor)
     return list(Connection.objects.filter(org=actor.org).select_related("category").order_by("name"))

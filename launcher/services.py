@@ -183,17 +183,25 @@ def start_redis() -> str:
     subprocess.run(
         [
             redis_binary(),
-            "--bind", "127.0.0.1",
-            "--port", str(port),
-            "--daemonize", "yes",
-            "--dir", str(workdir),
-            "--pidfile", str(workdir / "redis.pid"),
-            "--logfile", str(workdir / "redis.log"),
-            "--save", "",
-            "--appendonly", "no",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--daemonize",
+            "yes",
+            "--dir",
+            str(workdir),
+            "--pidfile",
+            str(workdir / "redis.pid"),
+            "--logfile",
+            str(workdir / "redis.log"),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
         ],
         check=True,
-    )  # fmt: skip
+    )
     for _ in range(100):
         if _port_is_open(port):
             break

@@ -60,9 +60,13 @@ class Supervisor:
     def _start(self, child: Child) -> None:
         # A session of its own, so stopping a child reaches its whole process group (pool workers).
         child.process = subprocess.Popen(
-            child.command, env=self.env, cwd=self.cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            child.command,
+            env=self.env,
+            cwd=self.cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
-        )  # fmt: skip
+        )
         child.started_at, child.restart_at = time.monotonic(), None
         assert child.process.stdout is not None  # noqa: S101 (narrows the type: stdout=PIPE always gives one)
         threading.Thread(target=self.output, args=(child.name, child.process.stdout), daemon=True).start()

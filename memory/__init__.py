@@ -23,7 +23,9 @@ Layers, lowest first; a layer imports only those below it (``tests/import_direct
   the ingest lanes and organisations' turns (``lanes``),
   ingestion with claims, leases and sweeps and the ``READY`` seam that runs the graph's step
   (``ingestion``), what a retry can mend (``failures``), conversation order (``turns``),
-  ``chunking``, access changes (``placement``) and document reads (``selectors``).
+  ``chunking``, access changes (``placement``), document reads (``selectors``), and the records
+  sources write on documents (a commit, a pull request, an error, a mail...), their shapes, readers
+  and filters (``records``).
 - ``graph``: facts written (``writes``), the time rules (``supersession``), one fact said in two
   documents (``twins``), remember and forget (``memories``), entities linked (``entities``) and
   shown (``entity_views``), graph reads (``reads``) and reads from the graph back to its documents
@@ -43,7 +45,8 @@ Layers, lowest first; a layer imports only those below it (``tests/import_direct
   the Celery tasks (``tasks``; their names are part of queued messages, so they stay here),
   ``health``, ``urls``, ``apps`` (where the seams are plugged), the commands (``management``:
   ``ingesting``, ``command_log``, ``commands``), and the Add knowledge page (``upload``: ``views``,
-  ``adding``, ``files``, ``reading``, ``sandboxed``, ``status``).
+  ``adding``, ``files``, ``reading``, ``sandboxed``, ``status``, and ``attachments``: a file attached to
+  what a source brought in, read as an upload is).
 - ``web``: the members' pages (``search``, ``documents``, ``entities``, ``memories``, the
   library of documents and entities (``library``) and a member's changes to their own documents
   (``changes``), with ``facts``, ``graph_svg``, ``highlight``, ``common``), running the tools.

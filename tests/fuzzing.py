@@ -80,9 +80,7 @@ def nested(depth: int) -> Any:
 
 def json_values() -> st.SearchStrategy[Any]:
     """Free-form JSON with hostile leaves and keys, and values nested past Brain's limit."""
-    leaves = st.one_of(
-        st.none(), st.booleans(), st.integers(), st.sampled_from(HUGE_INTEGERS), st.floats(), text()
-    )  # fmt: skip
+    leaves = st.one_of(st.none(), st.booleans(), st.integers(), st.sampled_from(HUGE_INTEGERS), st.floats(), text())
     tree = st.recursive(
         leaves, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(text(), inner, max_size=4), max_leaves=12
     )
@@ -181,7 +179,7 @@ class SchemaStrategies:
         if kind in ("integer", "number"):
             return st.one_of(
                 st.floats(), st.sampled_from(NUMBER_TEXTS), st.sampled_from(ODD_FLOATS), st.booleans(), text()
-            )  # fmt: skip
+            )
         if kind == "boolean":
             return st.sampled_from(["true", "false", 1, 0, "yes", None, 2.5])
         if kind == "array":

@@ -67,8 +67,10 @@ SECRET_PROBES = ("Zorblatt", "Vexmoor", "Kelpfire", "Helena", "Nightjar", "Ostra
                  "Vexmoor Labs", "Thistlewood offer", "Quillmarsh Desk")  # fmt: skip
 VISIBLE_PROBES = (ANCHOR, "Brackwater Mill", "loading dock", "src/billing/totals.py")
 PROBES = SECRET_PROBES + VISIBLE_PROBES
-COMBINED = "Zorblatt Vexmoor Labs Kelpfire Helena Quorvane Nightjar Ostrava Thistlewood Marrowgate Glimmerwick " \
-           "Saltmarsh Quillmarsh Ferrovane Wrenfield Brackwater Mill"  # fmt: skip
+COMBINED = (
+    "Zorblatt Vexmoor Labs Kelpfire Helena Quorvane Nightjar Ostrava Thistlewood Marrowgate Glimmerwick "
+    "Saltmarsh Quillmarsh Ferrovane Wrenfield Brackwater Mill"
+)
 REST_PROBES = (COMBINED, "Helena Quorvane", ANCHOR, "src/billing/totals.py")
 
 NUMBERED = {"document_id": "doc", "document_ids": "doc", "chunk_id": "chunk", "chunk_ids": "chunk",
@@ -163,9 +165,17 @@ def args_of(schema: dict[str, Any], root: dict[str, Any], where: str) -> list[Ar
                 resolved = {**resolved, "items": resolve(resolved.get("items", {}), root)}
             shape = shape_of(name, resolved, root)
             family_kind = id_kind(name, where) if shape in ("text", "list-text") else None  # a choice is not an id
-            found.append(Arg(name=name, schema=resolved, required=name in schema.get("required", []),
-                             shape=shape, family=family_kind and family_kind[0],
-                             kind=family_kind and family_kind[1], default=resolved.get("default", OMIT)))  # fmt: skip
+            found.append(
+                Arg(
+                    name=name,
+                    schema=resolved,
+                    required=name in schema.get("required", []),
+                    shape=shape,
+                    family=family_kind and family_kind[0],
+                    kind=family_kind and family_kind[1],
+                    default=resolved.get("default", OMIT),
+                )
+            )
         except CannotBuild as exc:
             raise CannotBuild(f"{where}: {exc}") from None
     return found

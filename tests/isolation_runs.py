@@ -200,5 +200,6 @@ def differential(case: Case, a: Side, twin: Side) -> str | None:
     if not problems:
         return None
     about = "".join(f"\n    ({line})" for line in a.describe(case.args))
-    return f"{case.target.name} [{case.label}] {json.dumps(sent, ensure_ascii=False)[:300]}{about}\n  " + \
-        "\n  ".join(problems)  # fmt: skip
+    return f"{case.target.name} [{case.label}] {json.dumps(sent, ensure_ascii=False)[:300]}{about}\n  " + "\n  ".join(
+        problems
+    )

@@ -95,14 +95,45 @@ class ContactItem:
 Item = Doc | Memory | SkillItem | ContactItem
 
 
-def commit(label: str, author: str, *, repo: str, sha: str, subject: str, files: list[str], refs: list[str],
-           who: tuple[str, str], hidden: bool = False, category: str | None = None) -> Doc:  # fmt: skip
+def commit(
+    label: str,
+    author: str,
+    *,
+    repo: str,
+    sha: str,
+    subject: str,
+    files: list[str],
+    refs: list[str],
+    who: tuple[str, str],
+    hidden: bool = False,
+    category: str | None = None,
+) -> Doc:
     """A recorded git commit, saved the way ``memory.git_history`` saves one."""
-    made = commit_document(Commit(sha=sha, author_name=who[0], author_email=who[1], subject=subject, body="",
-                                  authored_at=datetime(2026, 2, 2, tzinfo=UTC), files=files, refs=refs,
-                                  repo_name=repo))  # fmt: skip
-    return Doc(label, author, made["title"], made["content"], hidden=hidden, category=category, source_kind="git",
-               external_id=made["external_id"], metadata=made["metadata"], occurred_at=made["occurred_at"])  # fmt: skip
+    made = commit_document(
+        Commit(
+            sha=sha,
+            author_name=who[0],
+            author_email=who[1],
+            subject=subject,
+            body="",
+            authored_at=datetime(2026, 2, 2, tzinfo=UTC),
+            files=files,
+            refs=refs,
+            repo_name=repo,
+        )
+    )
+    return Doc(
+        label,
+        author,
+        made["title"],
+        made["content"],
+        hidden=hidden,
+        category=category,
+        source_kind="git",
+        external_id=made["external_id"],
+        metadata=made["metadata"],
+        occurred_at=made["occurred_at"],
+    )
 
 
 # Every hidden title, name, summary and value holds one of these; Mira must never receive one.
@@ -225,31 +256,52 @@ def document_of(value: Document | Fact) -> Document:
 
 
 def _save(actor: Actor, doc: Doc) -> Document:
-    saved = add_document(actor=actor, title=doc.title, content=doc.content, source_kind=doc.source_kind,
-                         external_id=doc.external_id, metadata=doc.metadata, category=doc.category, scope=doc.scope,
-                         occurred_at=doc.occurred_at)  # fmt: skip
+    saved = add_document(
+        actor=actor,
+        title=doc.title,
+        content=doc.content,
+        source_kind=doc.source_kind,
+        external_id=doc.external_id,
+        metadata=doc.metadata,
+        category=doc.category,
+        scope=doc.scope,
+        occurred_at=doc.occurred_at,
+    )
     ingest_documents(document_ids=[saved.document.pk])
     return Document.objects.get(pk=saved.document.pk)
 
 
 def _remember(actor: Actor, memory: Memory) -> Fact:
-    fact = remember(actor=actor, content=memory.content, kind=memory.kind, subject=memory.subject,
-                    entities=list(memory.entities), scope=memory.scope)  # fmt: skip
+    fact = remember(
+        actor=actor,
+        content=memory.content,
+        kind=memory.kind,
+        subject=memory.subject,
+        entities=list(memory.entities),
+        scope=memory.scope,
+    )
     assert fact.document_id is not None
     ingest_documents(document_ids=[fact.document_id])
     return Fact.objects.select_related("document").get(pk=fact.pk)
 
 
 def _skill(author: Actor, admin: Actor, item: SkillItem) -> str:
-    version = publish_skill(actor=author, slug=item.slug, name=item.name, content=item.content,
-                            description=item.description, categories=[item.category])  # fmt: skip
+    version = publish_skill(
+        actor=author,
+        slug=item.slug,
+        name=item.name,
+        content=item.content,
+        description=item.description,
+        categories=[item.category],
+    )
     approve_version(actor=admin, version_id=version.pk)
     return item.slug
 
 
 def _contact(org: Organisation, item: ContactItem) -> Contact:
-    made = Contact.objects.create(org=org, name=item.name, topics=item.topics, channels=["email"],
-                                  email=f"{item.label}@northwind.example")  # fmt: skip
+    made = Contact.objects.create(
+        org=org, name=item.name, topics=item.topics, channels=["email"], email=f"{item.label}@northwind.example"
+    )
     save_contact_topics(made)
     return made
 
@@ -264,8 +316,9 @@ def _world(slug: str, name: str, roles: tuple[str, ...]) -> World:
     actors, tokens = {}, {}
     for role in roles:
         first, last = PEOPLE[role]
-        user = User.objects.create_user(username=f"{role}-{slug}", email=f"{role}@{name.lower()}.example",
-                                        first_name=first, last_name=last)  # fmt: skip
+        user = User.objects.create_user(
+            username=f"{role}-{slug}", email=f"{role}@{name.lower()}.example", first_name=first, last_name=last
+        )
         add_member(org=org, user=user, role=Membership.ADMIN if role == "admin" else Membership.MEMBER)
         if role == "reader":
             user.groups.add(group)
@@ -282,9 +335,17 @@ def _switch_registers_on(world: World) -> None:
 
 
 def _pair(actor: Actor, about: str, a: Fact, b: Fact) -> int:
-    return raise_contradiction(actor=actor, question=f"Which holds: {a.statement} or {b.statement}?", about=about,
-                               claim_a=a.statement, source_a="memory", claim_b=b.statement, source_b="memory",
-                               memory_id_a=a.public_id, memory_id_b=b.public_id).pk  # fmt: skip
+    return raise_contradiction(
+        actor=actor,
+        question=f"Which holds: {a.statement} or {b.statement}?",
+        about=about,
+        claim_a=a.statement,
+        source_a="memory",
+        claim_b=b.statement,
+        source_b="memory",
+        memory_id_a=a.public_id,
+        memory_id_b=b.public_id,
+    ).pk
 
 
 def _definition(term: Term) -> Fact:
@@ -301,15 +362,25 @@ def add_visible_entries(world: World) -> None:
     promise = record_commitment(
         actor=colleague, owner="Omar", what="Omar will send the loading dock plan to Priya Shah"
     )
-    words = raise_contradiction(actor=colleague, question="Does the loading dock open at 7 or at 8?",
-                                about="loading dock opening hours", claim_a="The loading dock opens at 7.",
-                                source_a="Support handbook", claim_b="The loading dock opens at 8.",
-                                source_b="Brackwater Mill project notes")  # fmt: skip
+    words = raise_contradiction(
+        actor=colleague,
+        question="Does the loading dock open at 7 or at 8?",
+        about="loading dock opening hours",
+        claim_a="The loading dock opens at 7.",
+        source_a="Support handbook",
+        claim_b="The loading dock opens at 8.",
+        source_b="Brackwater Mill project notes",
+    )
     facts = _pair(colleague, "Brackwater Mill and the office", world.items["mill-budget"], world.items["office"])
     term = define_term(actor=colleague, term="loading dock", definition="The north gate of Brackwater Mill.")
     world.items["dock-term-memory"] = _definition(term)
-    shared_job = schedule_job(actor=colleague, name="Dock digest", prompt="What changed about the loading dock?",
-                              schedule="0 9 * * 1", scope="shared").job  # fmt: skip
+    shared_job = schedule_job(
+        actor=colleague,
+        name="Dock digest",
+        prompt="What changed about the loading dock?",
+        schedule="0 9 * * 1",
+        scope="shared",
+    ).job
     world.entries = {"cmt": {"dock-promise": promise.pk}, "ctr": {"dock-hours": words.pk, "mill-office": facts},
                      "term": {"dock-term": term.pk}, "job": {"dock-digest": shared_job.pk}}  # fmt: skip
 
@@ -333,8 +404,9 @@ def add_hidden_entries(world: World) -> None:
         _pair(world.actor("colleague"), "Saltmarsh desk and the office", world.items["desk"], world.items["office"]),
     ]
     reminder = "Remind me to answer Thistlewood Partners about the 95,000 GBP offer."
-    private = schedule_job(actor=world.actor("colleague"), name="Thistlewood reply", schedule="0 8 * * 2",
-                           prompt=reminder).job  # fmt: skip
+    private = schedule_job(
+        actor=world.actor("colleague"), name="Thistlewood reply", schedule="0 8 * * 2", prompt=reminder
+    ).job
     world.hidden_entries = {"cmt": [c.pk for c in made], "ctr": pairs, "job": [private.pk]}
 
 
@@ -356,15 +428,25 @@ def add_entries_of_b(world: World) -> None:
     promise = record_commitment(
         actor=stranger, owner="Wrenfield Ostby", what="Wrenfield Ostby will send the Quillmarsh quote"
     )
-    words = raise_contradiction(actor=stranger, question="Is Quillmarsh $77,000 or $79,000?",
-                                about="Quillmarsh plan price",
-                                claim_a="Quillmarsh costs $77,000.", source_a="Quillmarsh pricing",
-                                claim_b="Quillmarsh costs $79,000.", source_b="Ferrovane call")  # fmt: skip
+    words = raise_contradiction(
+        actor=stranger,
+        question="Is Quillmarsh $77,000 or $79,000?",
+        about="Quillmarsh plan price",
+        claim_a="Quillmarsh costs $77,000.",
+        source_a="Quillmarsh pricing",
+        claim_b="Quillmarsh costs $79,000.",
+        source_b="Ferrovane call",
+    )
     term = define_term(actor=stranger, term="Quillmarsh", definition="Ferrovane's platform plan.")
     world.items["b-term-memory"] = _definition(term)
     world.hidden_labels.add("b-term-memory")
-    job = schedule_job(actor=stranger, name="Quillmarsh renewals", prompt="Chase Ferrovane about Quillmarsh.",
-                       schedule="0 9 * * 3", scope="shared").job  # fmt: skip
+    job = schedule_job(
+        actor=stranger,
+        name="Quillmarsh renewals",
+        prompt="Chase Ferrovane about Quillmarsh.",
+        schedule="0 9 * * 3",
+        scope="shared",
+    ).job
     world.hidden_entries = {"cmt": [promise.pk], "ctr": [words.pk], "term": [term.pk], "job": [job.pk]}
 
 
@@ -445,8 +527,11 @@ class Sight:
 
 
 def visible_keys(world: World) -> dict[str, dict[Any, int]]:
-    docs = {label: document_of(v) for label, v in world.items.items()
-            if label not in world.hidden_labels and isinstance(v, Document | Fact)}  # fmt: skip
+    docs = {
+        label: document_of(v)
+        for label, v in world.items.items()
+        if label not in world.hidden_labels and isinstance(v, Document | Fact)
+    }
     chunks = {(label, c.ordinal): c.pk for label, d in docs.items() for c in Chunk.objects.filter(document=d)}
     facts = {(label, f.statement): f.pk for label, d in docs.items() for f in Fact.objects.filter(document=d)}
     contacts = {label: v.pk for label, v in world.items.items() if isinstance(v, Contact)}
@@ -480,13 +565,15 @@ def sight_of(worlds: Worlds, world: World) -> Sight:
         "category": ["board"],
         "act": [worlds.b_activity],
     }
-    return Sight(visible=visible_keys(world), hidden=hidden, hidden_literals=literals,
-                 names=_names(hidden_docs, hidden))  # fmt: skip
+    return Sight(
+        visible=visible_keys(world), hidden=hidden, hidden_literals=literals, names=_names(hidden_docs, hidden)
+    )
 
 
 def _names(hidden_docs: list[Document], hidden: dict[str, list[int]]) -> dict[tuple[str, int], str]:
-    names: dict[tuple[str, int], str] = {("doc", d.pk): f"{d.title!r} ({d.scope}, {d.category.slug})"
-                                         for d in hidden_docs}  # fmt: skip
+    names: dict[tuple[str, int], str] = {
+        ("doc", d.pk): f"{d.title!r} ({d.scope}, {d.category.slug})" for d in hidden_docs
+    }
     for chunk in Chunk.objects.filter(pk__in=hidden["chunk"]).select_related("document"):
         names["chunk", chunk.pk] = f"passage of {chunk.document.title!r}"
     for fact in Fact.objects.filter(pk__in=hidden["mem"]).select_related("document"):

@@ -49,17 +49,38 @@ def small_organisation() -> tuple[Organisation, Actor, dict[str, str]]:
     )
     save_contact_topics(contact)
     general = Category.objects.get(org=org, slug=Category.DEFAULT_SLUG)
-    Connection.objects.create(org=org, kind="github", name="Shop", category=general, created_by=admin.user,
-                              options={"repositories": ["acme/shop"]}, sealed_credentials=seal({"token": "ghp_valid"}),
-                              granted_tools=["github_comment"])  # fmt: skip
-    Connection.objects.create(org=org, kind="slack", name="Chat", category=general, created_by=admin.user,
-                              options={"channels": ["general"]}, granted_tools=["slack_post_message"],
-                              sealed_credentials=seal({"token": "xoxb-valid", "signing_secret": "s"}))  # fmt: skip
+    Connection.objects.create(
+        org=org,
+        kind="github",
+        name="Shop",
+        category=general,
+        created_by=admin.user,
+        options={"repositories": ["acme/shop"]},
+        sealed_credentials=seal({"token": "ghp_valid"}),
+        granted_tools=["github_comment"],
+    )
+    Connection.objects.create(
+        org=org,
+        kind="slack",
+        name="Chat",
+        category=general,
+        created_by=admin.user,
+        options={"channels": ["general"]},
+        granted_tools=["slack_post_message"],
+        sealed_credentials=seal({"token": "xoxb-valid", "signing_secret": "s"}),
+    )
     Features.objects.filter(org=org).update(**everything_on())
     org.refresh_from_db()
     promise = record_commitment(actor=actor, owner="Priya Shah", what="Priya Shah will review the deploy runbook")
-    pair = raise_contradiction(actor=actor, question="Mondays or Tuesdays?", about="deploy day", claim_a="Tuesdays",
-                               source_a="runbook", claim_b="Mondays", source_b="chat")  # fmt: skip
+    pair = raise_contradiction(
+        actor=actor,
+        question="Mondays or Tuesdays?",
+        about="deploy day",
+        claim_a="Tuesdays",
+        source_a="runbook",
+        claim_b="Mondays",
+        source_b="chat",
+    )
     term = define_term(actor=actor, term="Atlas", definition="The platform team's deploy service.")
     job = schedule_job(actor=actor, name="Deploy digest", prompt="What changed about deploys?", schedule="0 9 * * 1")
     known = {

@@ -51,10 +51,29 @@ def worker(tmp_path) -> Iterator[Callable[[], subprocess.Popen[bytes]]]:
     def start() -> subprocess.Popen[bytes]:
         log = log_path.open("w")
         proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "brain", "worker", "-Q", ",".join(QUEUES),
-             "-c", "1", "--pool", "prefork", "-l", "info", "-n", f"test-{os.getpid()}@%h"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "brain",
+                "worker",
+                "-Q",
+                ",".join(QUEUES),
+                "-c",
+                "1",
+                "--pool",
+                "prefork",
+                "-l",
+                "info",
+                "-n",
+                f"test-{os.getpid()}@%h",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         started.append(proc)
         from brain.celery import app
 
@@ -62,8 +81,9 @@ def worker(tmp_path) -> Iterator[Callable[[], subprocess.Popen[bytes]]]:
             assert proc.poll() is None, log_path.read_text()
             return bool(app.control.broadcast("ping", reply=True, timeout=0.5, limit=1))
 
-        wait_while_progressing(answers, log_size(log_path), what="the worker to answer a ping",
-                               details=log_path.read_text)  # fmt: skip
+        wait_while_progressing(
+            answers, log_size(log_path), what="the worker to answer a ping", details=log_path.read_text
+        )
         return proc
 
     yield start
@@ -104,8 +124,11 @@ def test_an_uploaded_file_goes_from_queued_to_ready_with_a_real_worker(brain_url
 
         worker()
         documents = Document.objects.filter(org=org)
-        wait_while_progressing(lambda: documents.filter(status="ready").exists(), documents_progress(documents),
-                               what="the worker to ingest the file")  # fmt: skip
+        wait_while_progressing(
+            lambda: documents.filter(status="ready").exists(),
+            documents_progress(documents),
+            what="the worker to ingest the file",
+        )
         expect(item.locator("[data-role=label]")).to_have_text("Ready", timeout=30_000)  # the page polled it
         expect(item.locator("[data-role=detail]")).to_have_text("Searchable: 2 passages.")
         expect(item.get_by_role("button", name="Retry")).to_be_hidden()

@@ -41,8 +41,12 @@ def test_an_organisation_added_in_the_admin_takes_knowledge_over_mcp(brain_url):
     assert Features.objects.filter(org=org).exists()  # its switches can be changed in the admin at once
     member = make_user()
     add_member(org=org, user=member)
-    saved = call(brain_url, make_token(org, member).plaintext, "add_company_knowledge",
-                 {"title": "Depots", "content": "Harbour Freight runs depots in Leith and Hull."})  # fmt: skip
+    saved = call(
+        brain_url,
+        make_token(org, member).plaintext,
+        "add_company_knowledge",
+        {"title": "Depots", "content": "Harbour Freight runs depots in Leith and Hull."},
+    )
     assert not saved.is_error, saved.content[0].text
     assert saved.structured_content["title"] == "Depots"
     assert Document.objects.get(org=org).category.slug == Category.DEFAULT_SLUG

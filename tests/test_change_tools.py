@@ -80,9 +80,15 @@ def test_list_commitments_names_the_passages_a_verdict_rests_on(brain_url, setti
     switch_on(org, "commitments")
     meeting = "Priya: Thanks all. I'll send the revised quote to BigCo by Friday.\n\nSam: Sounds good."
     save(actor, "BigCo meeting", meeting, occurred_at=datetime(2026, 3, 2, 10, tzinfo=UTC), source_kind="transcript")
-    reply = save(actor, "sales 05 Mar", "Priya: Yes, the revised quote for BigCo went out this morning.",
-                 speaker="Priya", conversation="sales", occurred_at=datetime(2026, 3, 5, 9, tzinfo=UTC),
-                 source_kind="slack")  # fmt: skip
+    reply = save(
+        actor,
+        "sales 05 Mar",
+        "Priya: Yes, the revised quote for BigCo went out this morning.",
+        speaker="Priya",
+        conversation="sales",
+        occurred_at=datetime(2026, 3, 5, 9, tzinfo=UTC),
+        source_kind="slack",
+    )
     run_nightly(org)
     answer = call(brain_url, make_token(org).plaintext, "list_commitments", {})
     [entry] = answer.structured_content["commitments"]

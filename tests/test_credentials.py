@@ -110,6 +110,7 @@ def test_the_wait_goes_on_while_the_processes_print_and_stops_when_asked(closed_
 
     url = f"http://127.0.0.1:{closed_port}/healthz"
     stop = lambda: printed[0] >= 20  # noqa: E731
-    assert not wait_until_answers(url, progress=lambda: printed[0], stopping=stop, tick=tick, idle=30, poll=0.001,
-                                  clock=clock)  # fmt: skip
+    assert not wait_until_answers(
+        url, progress=lambda: printed[0], stopping=stop, tick=tick, idle=30, poll=0.001, clock=clock
+    )
     assert printed[0] == 20  # 200 "seconds" passed, but the output kept growing, so it did not give up

@@ -41,15 +41,18 @@ class Outage:
 
     def _admin(self) -> psycopg.Connection:
         # Connections to a database cannot be switched off from inside it: from the maintenance one.
-        return psycopg.connect(host=self.db["HOST"], port=self.db["PORT"] or None, user=self.db["USER"],
-                               dbname="postgres", autocommit=True)  # fmt: skip
+        return psycopg.connect(
+            host=self.db["HOST"], port=self.db["PORT"] or None, user=self.db["USER"], dbname="postgres", autocommit=True
+        )
 
     def start(self) -> None:
         name = self.db["NAME"]
         with self._admin() as admin:
             admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
-            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> %s",
-                          [name, self.test_pid])  # fmt: skip
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> %s",
+                [name, self.test_pid],
+            )
 
     def stop(self) -> None:
         with self._admin() as admin:
@@ -217,8 +220,9 @@ def test_postgres_restarted_under_load_answers_clean_503s_and_recovers_by_itself
         try:
             wait_until(lambda: bool(set(load.since(stopped)) - {200}), what="an answer while the database is down")
         finally:  # as ./brainctl starts it, from a process of its own that leaves it running
-            subprocess.run([sys.executable, "-c", "from launcher import services; services.start_postgres()"],
-                           cwd=ROOT, check=True)  # fmt: skip
+            subprocess.run(
+                [sys.executable, "-c", "from launcher import services; services.start_postgres()"], cwd=ROOT, check=True
+            )
         back = time.monotonic()
         # Nobody restarts the web: its next requests find the database again on their own.
         wait_until(lambda: load.since(back).count(200) >= 6, what="answers once the database is back")

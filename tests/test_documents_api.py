@@ -16,10 +16,16 @@ def client_for(token):
 
 def test_create_list_get_and_search_documents(org):
     client = client_for(make_token(org).plaintext)
-    created = client.post("/api/v1/documents", {
-        "title": "Release notes", "content": "<h1>v2</h1><p>Dark mode ships in v2.</p><script>x()</script>",
-        "content_type": "text/html", "external_id": "rel-2",
-    }, format="json")  # fmt: skip
+    created = client.post(
+        "/api/v1/documents",
+        {
+            "title": "Release notes",
+            "content": "<h1>v2</h1><p>Dark mode ships in v2.</p><script>x()</script>",
+            "content_type": "text/html",
+            "external_id": "rel-2",
+        },
+        format="json",
+    )
     assert created.status_code == 201
     assert created.json()["status"] == "queued"
     document_id = created.json()["document_id"]

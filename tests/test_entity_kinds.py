@@ -80,16 +80,23 @@ def test_a_company_or_product_named_like_a_person_is_not_one_and_a_mails_people_
     """The small model calls "Brightline Logistics" and "Kestrel Ledger" people; the word a name ends
     with says better. A mail's sender and recipients, and a meeting's attendees, are people of it."""
     _, _, actor = writer
-    mail = save(actor, "Re: exports", "From: Priya Shah <priya.shah@kestrel.example>\n"
-                "To: Jonas Weber <jonas.weber@kestrel.example>, Support <help@kestrel.example>\n"
-                "Date: Wed, 26 Nov 2025 11:40:00 +0000\n\n"
-                "Brightline Logistics lost access to Kestrel Ledger for an hour yesterday.\n")  # fmt: skip
+    mail = save(
+        actor,
+        "Re: exports",
+        "From: Priya Shah <priya.shah@kestrel.example>\n"
+        "To: Jonas Weber <jonas.weber@kestrel.example>, Support <help@kestrel.example>\n"
+        "Date: Wed, 26 Nov 2025 11:40:00 +0000\n\n"
+        "Brightline Logistics lost access to Kestrel Ledger for an hour yesterday.\n",
+    )
     kinds = kinds_in(mail)
     assert (kinds["Brightline Logistics"], kinds["Kestrel Ledger"]) == ("organisation", "product")
     assert (kinds["Priya Shah"], kinds["Jonas Weber"]) == ("person", "person")
     assert "Support" not in kinds  # a shared mailbox is nobody
-    notes = save(actor, "Sales pipeline review 20 Nov 2025", "Attendees: Marta Ruiz, Tom Becker\n\n"
-                 "Halvorsen Foods: upsell of 40 seats discussed for 2026.\n")  # fmt: skip
+    notes = save(
+        actor,
+        "Sales pipeline review 20 Nov 2025",
+        "Attendees: Marta Ruiz, Tom Becker\n\nHalvorsen Foods: upsell of 40 seats discussed for 2026.\n",
+    )
     kinds = kinds_in(notes)
     assert (kinds["Marta Ruiz"], kinds["Tom Becker"]) == ("person", "person")
     assert kinds["Halvorsen Foods"] == "organisation"  # a topic heading its line, not a speaker
@@ -99,10 +106,18 @@ def test_a_name_people_shorten_links_to_what_memory_knows(writer):
     """Once memory knows Project Heron, Halvorsen Foods and Kestrel Ledger, "Heron", "Halvorsen" and
     "Ledger" in a chat line are those things, with their kinds, even where the model sees no name."""
     _, _, actor = writer
-    save(actor, "Project Heron steering", "Project Heron ships invoicing for Portugal. Our customer Halvorsen "
-         "Foods renewed Kestrel Ledger for two years.")  # fmt: skip
-    chat = save(actor, "#heron", "Heron public beta confirmed for 15 January. QBR with Halvorsen is the 11th, "
-                "and Heron reuses the PDF renderer from Ledger.")  # fmt: skip
+    save(
+        actor,
+        "Project Heron steering",
+        "Project Heron ships invoicing for Portugal. Our customer Halvorsen "
+        "Foods renewed Kestrel Ledger for two years.",
+    )
+    chat = save(
+        actor,
+        "#heron",
+        "Heron public beta confirmed for 15 January. QBR with Halvorsen is the 11th, "
+        "and Heron reuses the PDF renderer from Ledger.",
+    )
     named = {m.surface: (m.entity.name, m.type) for m in Mention.objects.filter(document=chat).select_related("entity")}
     assert named["Heron"] == ("Project Heron", "project")
     assert named["Halvorsen"] == ("Halvorsen Foods", "customer")
@@ -121,14 +136,23 @@ def test_speakers_and_people_led_by_name_are_people_and_set_right_an_early_wrong
     """The small model calls "Marta Ruiz" a place on a wiki page; "led by" says she is a person, and so
     does a later chat message she sends, which puts the entity right for every reader."""
     _, _, actor = writer
-    wiki = save(actor, "Teams and owners", "Sales: led by Marta Ruiz; Tom Becker handles renewals.\n"
-                "Finance: Inés Moreno is controller.\n")  # fmt: skip
+    wiki = save(
+        actor,
+        "Teams and owners",
+        "Sales: led by Marta Ruiz; Tom Becker handles renewals.\nFinance: Inés Moreno is controller.\n",
+    )
     assert kinds_in(wiki)["Marta Ruiz"] == "person"
     entity = Entity.objects.get(name="Marta Ruiz")
     Entity.objects.filter(pk=entity.pk).update(type="place")  # as an older, worse reading left it
     Mention.objects.filter(entity=entity).update(type="place")
-    chat = add_document(actor=actor, title="#sales", content="I'll send the Northwind quote today.",
-                        speaker="Marta Ruiz", conversation="slack:#sales", source_kind="chat")  # fmt: skip
+    chat = add_document(
+        actor=actor,
+        title="#sales",
+        content="I'll send the Northwind quote today.",
+        speaker="Marta Ruiz",
+        conversation="slack:#sales",
+        source_kind="chat",
+    )
     ingest_documents(document_ids=[chat.document.pk])
     entity.refresh_from_db()
     assert entity.type == "person"
@@ -136,8 +160,12 @@ def test_speakers_and_people_led_by_name_are_people_and_set_right_an_early_wrong
 
 def test_a_department_a_team_by_name_and_greeted_people(writer):
     _, _, actor = writer
-    chat = save(actor, "#general", "Welcome Inés Moreno, who joins Finance as controller today! "
-                "Omar will ask the Lyon team about desks. Nice one Diego, and the Django upgrade waits.")  # fmt: skip
+    chat = save(
+        actor,
+        "#general",
+        "Welcome Inés Moreno, who joins Finance as controller today! "
+        "Omar will ask the Lyon team about desks. Nice one Diego, and the Django upgrade waits.",
+    )
     kinds = kinds_in(chat)
     assert kinds["Finance"] == "team"
     assert kinds["Lyon team"] == "team"

@@ -70,6 +70,7 @@ def test_a_personal_note_saying_the_same_is_its_owners_own_fact(brain_url, said_
 
 def test_another_amount_or_another_account_is_another_fact(said_twice):
     actor, _, mail, _ = said_twice
-    other = save(actor, "Contoso renewal", "Contoso renewed its support contract for EUR 48,000 a year.",
-                 occurred_at=on(27))  # fmt: skip
+    other = save(
+        actor, "Contoso renewal", "Contoso renewed its support contract for EUR 48,000 a year.", occurred_at=on(27)
+    )
     assert not Fact.objects.filter(document=other, same_as__isnull=False).exists()

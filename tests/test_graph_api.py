@@ -16,9 +16,19 @@ def client_and_org(settings):
     org = make_org()
     issued = make_token(org)
     document = save(make_actor(org, issued.token.user), "Org chart", "Priya Shah leads support.")
-    record_facts(document=document, drafts=[FactDraft(statement="Priya Shah leads support.", subject="Priya Shah",
-                                                      object="Support", relation="leads", single_valued=True,
-                                                      valid_from=date(2026, 3, 1))])  # fmt: skip
+    record_facts(
+        document=document,
+        drafts=[
+            FactDraft(
+                statement="Priya Shah leads support.",
+                subject="Priya Shah",
+                object="Support",
+                relation="leads",
+                single_valued=True,
+                valid_from=date(2026, 3, 1),
+            )
+        ],
+    )
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {issued.plaintext}")
     return client, org

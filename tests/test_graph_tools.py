@@ -27,19 +27,36 @@ def company(settings):
     saved = add_document(actor=actor, title="Support handbook", content=text, source_url="https://wiki.example/support")
     ingest_documents(document_ids=[saved.document.pk])
     document = Document.objects.get(pk=saved.document.pk)
-    record_facts(document=document, drafts=[
-        FactDraft(statement="Priya Shah leads support.", subject="Priya Shah", object="Support", relation="leads",
-                  single_valued=True, valid_from=date(2026, 3, 1)),
-        FactDraft(statement="The Globex deal is worth 48500 USD.", subject="Globex deal", single_valued=True,
-                  values=[ExtractedValue("deal_value", number=48500.0, unit="USD")]),
-    ])  # fmt: skip
+    record_facts(
+        document=document,
+        drafts=[
+            FactDraft(
+                statement="Priya Shah leads support.",
+                subject="Priya Shah",
+                object="Support",
+                relation="leads",
+                single_valued=True,
+                valid_from=date(2026, 3, 1),
+            ),
+            FactDraft(
+                statement="The Globex deal is worth 48500 USD.",
+                subject="Globex deal",
+                single_valued=True,
+                values=[ExtractedValue("deal_value", number=48500.0, unit="USD")],
+            ),
+        ],
+    )
     return org, issued.plaintext, actor
 
 
 def test_ask_returns_evidence_claims_sources_and_an_activity(brain_url, company):
     org, token, _ = company
-    result = call(brain_url, token, "ask_company_memory", {"question": "Who leads support?", "top_k": 50,
-                                                           "max_evidence_documents": 9, "max_claims": 0})  # fmt: skip
+    result = call(
+        brain_url,
+        token,
+        "ask_company_memory",
+        {"question": "Who leads support?", "top_k": 50, "max_evidence_documents": 9, "max_claims": 0},
+    )
     out = result.structured_content
     assert not result.is_error
     assert out["status"] == "evidence"
@@ -70,9 +87,17 @@ def test_ask_refuses_a_long_intent_and_says_when_nothing_is_found(brain_url, com
 def test_ask_in_graph_mode_uses_the_entities_named_and_high_risk_adds_conflicts(brain_url, company):
     org, token, actor = company
     document = Document.objects.get(org=org)
-    record_facts(document=document, drafts=[FactDraft(
-        statement="The Globex deal is worth 61000 USD after the upsell.", subject="Globex deal", single_valued=True,
-        values=[ExtractedValue("deal_value", number=61000.0, unit="USD")])])  # fmt: skip
+    record_facts(
+        document=document,
+        drafts=[
+            FactDraft(
+                statement="The Globex deal is worth 61000 USD after the upsell.",
+                subject="Globex deal",
+                single_valued=True,
+                values=[ExtractedValue("deal_value", number=61000.0, unit="USD")],
+            )
+        ],
+    )
     args = {"question": "How much is the Globex deal worth?", "retrieval_mode": "graph", "risk_level": "high",
             "response_mode": "full"}  # fmt: skip
     out = call(brain_url, token, "ask_company_memory", args).structured_content
@@ -133,8 +158,9 @@ def test_remember_then_forget_and_the_rules_around_them(brain_url, company):
     memory_id = stored["memory_id"]
     found = call(brain_url, token, "search_facts", {"query": "when does the fiscal year start"}).structured_content
     assert found["facts"][0]["memory_id"] == memory_id  # searchable at once
-    corrected = call(brain_url, token, "remember", {"content": "Our fiscal year starts in May.",
-                                                    "replaces_memory_id": memory_id}).structured_content  # fmt: skip
+    corrected = call(
+        brain_url, token, "remember", {"content": "Our fiscal year starts in May.", "replaces_memory_id": memory_id}
+    ).structured_content
     assert Fact.objects.get(pk=int(memory_id[4:])).superseded_by_id == int(corrected["memory_id"][4:])
     colleague = make_token(org, user=make_user(org)).plaintext
     theirs = call(brain_url, colleague, "forget", {"memory_id": corrected["memory_id"]})
@@ -155,8 +181,12 @@ def test_remember_then_forget_and_the_rules_around_them(brain_url, company):
 
 def test_personal_memories_stay_with_their_owner(brain_url, company):
     org, token, _ = company
-    call(brain_url, token, "remember", {"content": "I prefer meetings after 10am.", "kind": "preference",
-                                        "scope": "personal"})  # fmt: skip
+    call(
+        brain_url,
+        token,
+        "remember",
+        {"content": "I prefer meetings after 10am.", "kind": "preference", "scope": "personal"},
+    )
     colleague = make_token(org, user=make_user(org)).plaintext
     mine = call(brain_url, token, "search_facts", {"query": "meetings after 10am"}).structured_content
     theirs = call(brain_url, colleague, "search_facts", {"query": "meetings after 10am"}).structured_content

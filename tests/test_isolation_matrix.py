@@ -194,8 +194,10 @@ def test_hidden_ids_and_the_ids_around_them_are_refused_like_missing_ones(matrix
             answer = run_with(matrix.a, target, arg, f"{kind}_{pk}")
             if normalised(answer, asked=f"{kind}_{pk}") != expected:
                 what = matrix.sight.names.get((kind, pk), "an id of another organisation, or of nothing")
-                failures.append(f"{target.name} {arg.name}={kind}_{pk} ({what}):\n"
-                                + difference(expected, normalised(answer, asked=f"{kind}_{pk}")))  # fmt: skip
+                failures.append(
+                    f"{target.name} {arg.name}={kind}_{pk} ({what}):\n"
+                    + difference(expected, normalised(answer, asked=f"{kind}_{pk}"))
+                )
     assert not failures, report(failures, total)
 
 
@@ -238,8 +240,10 @@ def test_the_mcp_endpoint_gives_a_sample_of_the_matrix_what_execute_gives(matrix
         if via_mcp.status == -1:  # an error: MCP carries the message only
             direct = Answer(-1, "", None, direct.text)
         if normalised(via_mcp) != normalised(direct) or leaks(via_mcp, args):
-            failures.append(f"{case.target.name} [{case.label}] {args}: shows {leaks(via_mcp, args)}\n"
-                            + difference(normalised(direct), normalised(via_mcp)))  # fmt: skip
+            failures.append(
+                f"{case.target.name} [{case.label}] {args}: shows {leaks(via_mcp, args)}\n"
+                + difference(normalised(direct), normalised(via_mcp))
+            )
     assert not failures, report(failures, len(calls))
 
 
@@ -265,8 +269,9 @@ def test_a_hidden_documents_external_id_gives_the_writer_a_separate_document(mat
     title, content = (hidden.title, hidden.content) if replay else ("Dock rota", "The loading dock opens at 7.")
     kind = hidden.source_kind
     fresh = write_document(matrix.a, interface, title=title, content=content, external_id="fresh-id", source_kind=kind)
-    reused = write_document(matrix.a, interface, title=title, content=content, external_id=hidden.external_id,
-                            source_kind=kind)  # fmt: skip
+    reused = write_document(
+        matrix.a, interface, title=title, content=content, external_id=hidden.external_id, source_kind=kind
+    )
     assert normalised(reused, asked=hidden.external_id) == normalised(fresh, asked="fresh-id"), (
         "the answer differs from the answer for a fresh external id:\n"
         + difference(normalised(fresh, asked="fresh-id"), normalised(reused, asked=hidden.external_id))
@@ -303,8 +308,12 @@ def hidden_graph(matrix: Matrix) -> dict[str, Any]:
 
 
 def changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
-    return [f"{part} {key!r}: {before[part][key]} -> {after[part].get(key)}"
-            for part in before for key in before[part] if before[part][key] != after[part].get(key)]  # fmt: skip
+    return [
+        f"{part} {key!r}: {before[part][key]} -> {after[part].get(key)}"
+        for part in before
+        for key in before[part]
+        if before[part][key] != after[part].get(key)
+    ]
 
 
 @pytest.mark.parametrize("content", SUPERSEDING_DOCUMENTS.values(), ids=SUPERSEDING_DOCUMENTS.keys())
@@ -341,8 +350,11 @@ def test_remembering_changes_nothing_hidden_and_teaches_the_member_nothing(matri
     answers = [side.run(tool_target("remember"), memory, keep=True) for side in (matrix.a, matrix.twin)]
     assert normalised(answers[0]) == normalised(answers[1]), difference(normalised(answers[1]), normalised(answers[0]))
     changed = changes(before, hidden_graph(matrix))
-    names = [memory["subject"], *(e["name"] for e in memory.get("entities", [])),
-             *(end for r in memory.get("relations", []) for end in (r["from"], r["to"]))]  # fmt: skip
+    names = [
+        memory["subject"],
+        *(e["name"] for e in memory.get("entities", [])),
+        *(end for r in memory.get("relations", []) for end in (r["from"], r["to"])),
+    ]
     read_backs: list[tuple[Target, dict[str, Any]]] = [(tool_target("get_schema"), {})]
     for name in dict.fromkeys(names):
         read_backs += [(tool_target("find_entity"), {"name": name}),
@@ -351,8 +363,10 @@ def test_remembering_changes_nothing_hidden_and_teaches_the_member_nothing(matri
     for target, args in read_backs:
         got, expected = (side.run(target, args) for side in (matrix.a, matrix.twin))
         if normalised(got) != normalised(expected) or leaks(got, [memory, args]):
-            learned.append(f"{target.name} {args}: shows {leaks(got, [memory, args])}\n"
-                           + difference(normalised(expected), normalised(got)))  # fmt: skip
+            learned.append(
+                f"{target.name} {args}: shows {leaks(got, [memory, args])}\n"
+                + difference(normalised(expected), normalised(got))
+            )
     problems = (["hidden content changed for its readers:", *changed] if changed else []) + (
         ["the member learned from hidden content:", *learned] if learned else []
     )

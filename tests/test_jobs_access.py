@@ -91,11 +91,17 @@ def world() -> dict[str, Any]:
     personal = remember(actor=owner, content="My Zorblatt salary is Quuxfield.", scope="personal")
     colleague = make_user(org)
     admin = make_user(org, role=Membership.ADMIN)
-    person = Contact.objects.create(org=org, name="Farah Finance", topics="merger, salary", email="farah@example.com",
-                                    channels=["email"])  # fmt: skip
+    person = Contact.objects.create(
+        org=org, name="Farah Finance", topics="merger, salary", email="farah@example.com", channels=["email"]
+    )
     save_contact_topics(person)
-    job = schedule_job(actor=owner, name="Zorblatt weekly", prompt="What changed about Zorblatt?",
-                       schedule="30 17 * * 5", scope="shared").job  # fmt: skip
+    job = schedule_job(
+        actor=owner,
+        name="Zorblatt weekly",
+        prompt="What changed about Zorblatt?",
+        schedule="30 17 * * 5",
+        scope="shared",
+    ).job
     return {"org": org, "owner": owner, "job": job, "personal": personal, "contact": person,
             "colleague": make_token(org, colleague).plaintext, "colleague_name": colleague.username,
             "admin": make_token(org, admin).plaintext}  # fmt: skip
@@ -129,8 +135,9 @@ def test_a_reprompted_shared_digest_run_by_the_worker_reports_nothing_restricted
     worker,  # noqa: F811 (the fixture imported above)
 ):
     w = world()
-    queued = reprompt(brain_url, w["admin"], w["job"], "Zorblatt merger price, salary and whatever changed",
-                      run_now=True)  # fmt: skip
+    queued = reprompt(
+        brain_url, w["admin"], w["job"], "Zorblatt merger price, salary and whatever changed", run_now=True
+    )
     assert not queued.is_error, queued.content[0].text
     finished = Run.objects.filter(job=w["job"], status__in=["ok", "failed"])
     wait_while_progressing(finished.exists, runs_of(w["job"].org), what="the worker to run the job")
@@ -194,8 +201,9 @@ def test_a_reprompted_shared_job_in_agent_mode_reads_nothing_restricted_and_acts
 
 def test_an_admin_cannot_reprompt_a_members_personal_job_which_reads_with_its_owners_reach(brain_url, model):
     w = world()
-    mine = schedule_job(actor=w["owner"], name="My own digest", prompt="What changed about BigCo?",
-                        schedule="30 17 * * 5", mode="agent").job  # fmt: skip
+    mine = schedule_job(
+        actor=w["owner"], name="My own digest", prompt="What changed about BigCo?", schedule="30 17 * * 5", mode="agent"
+    ).job
     steps = (
         'Do this:\nCALL search_company_memory {"query": "Zorblatt merger price"}\nCALL search_facts {"query": "salary"}'
     )
@@ -233,15 +241,20 @@ def test_an_admin_outside_a_restricted_group_sees_shared_runs_only_and_personal_
     settings.BRAIN_EXTRACT_FACTS = False
     w = world()
     owner = w["owner"]
-    mine = schedule_job(actor=owner, name="My own digest", prompt="What changed about Zorblatt?",
-                        schedule="30 17 * * 5").job  # fmt: skip
+    mine = schedule_job(
+        actor=owner, name="My own digest", prompt="What changed about Zorblatt?", schedule="30 17 * * 5"
+    ).job
     shared_run, personal_run = tick(w["job"].pk, now=FRIDAY), tick(mine.pk, now=FRIDAY)
     assert shared_run is not None
     assert personal_run is not None
     personal_run.refresh_from_db()
     assert "Oxblood" in personal_run.report  # a personal job reads all its owner may
-    before = Run.objects.create(chat=w["job"].chat, job=w["job"], scheduled_for=datetime(2026, 11, 27, tzinfo=UTC),
-                                report="Oxblood, from a run read with the owner's reach")  # fmt: skip
+    before = Run.objects.create(
+        chat=w["job"].chat,
+        job=w["job"],
+        scheduled_for=datetime(2026, 11, 27, tzinfo=UTC),
+        report="Oxblood, from a run read with the owner's reach",
+    )
     client = logged_in(make_org_admin(w["org"]))
     listing = client.get("/admin/jobs/run/").content.decode()
     assert f"/admin/jobs/run/{shared_run.pk}/change/" in listing
@@ -264,8 +277,9 @@ def test_an_admin_outside_a_restricted_group_sees_shared_runs_only_and_personal_
 def test_the_admin_lists_shared_jobs_and_never_another_members_personal_one(settings):
     settings.BRAIN_EXTRACT_FACTS = False
     w = world()
-    mine = schedule_job(actor=w["owner"], name="My own digest", prompt="What changed about Zorblatt?",
-                        schedule="30 17 * * 5").job  # fmt: skip
+    mine = schedule_job(
+        actor=w["owner"], name="My own digest", prompt="What changed about Zorblatt?", schedule="30 17 * * 5"
+    ).job
     for viewer in (make_org_admin(w["org"]), make_operator()):
         client = logged_in(viewer)
         listing = client.get("/admin/jobs/job/").content.decode()

@@ -32,8 +32,12 @@ def test_a_member_pauses_a_job_and_reads_its_report_safely(brain_url):
     Features.objects.filter(org=org).update(jobs=True)
     member = make_user(org, username="mira", password=PASSWORD)
     actor = make_actor(org, member)
-    job = schedule_job(actor=actor, name="Friday digest <script>alert(1)</script>", schedule="30 17 * * 5",
-                       prompt="What changed about BigCo? <img src=x onerror=alert(1)>").job  # fmt: skip
+    job = schedule_job(
+        actor=actor,
+        name="Friday digest <script>alert(1)</script>",
+        schedule="30 17 * * 5",
+        prompt="What changed about BigCo? <img src=x onerror=alert(1)>",
+    ).job
     tick(job.pk, now=datetime(2026, 12, 4, 17, 30, 10, tzinfo=UTC))
     dialogs: list[str] = []
 
@@ -63,8 +67,12 @@ def test_a_one_offs_run_stays_on_the_jobs_page_after_it_deleted_itself(brain_url
     org = make_org()
     Features.objects.filter(org=org).update(jobs=True)
     member = make_user(org, username="nils", password=PASSWORD)
-    job = schedule_once(actor=make_actor(org, member), name="Remind me about Baltic", at="2031-01-09T09:00",
-                        prompt="Chase the Baltic invoice").job  # fmt: skip
+    job = schedule_once(
+        actor=make_actor(org, member),
+        name="Remind me about Baltic",
+        at="2031-01-09T09:00",
+        prompt="Chase the Baltic invoice",
+    ).job
     tick(job.pk, now=datetime(2031, 1, 9, 9, 0, 5, tzinfo=UTC))
     assert not Job.objects.filter(pk=job.pk).exists()  # the one-off deleted itself
     with browser_page() as page:

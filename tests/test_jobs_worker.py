@@ -28,12 +28,33 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def start_beat(tmp_path, name: str) -> subprocess.Popen[bytes]:
     db = connection.settings_dict
-    env = dict(os.environ, DATABASE_URL=f"postgresql://{db['USER']}@{db['HOST'].replace('/', '%2F')}/{db['NAME']}",
-               REDIS_URL=settings.REDIS_URL, BRAIN_DATA_DIR=str(tmp_path))  # fmt: skip
+    env = dict(
+        os.environ,
+        DATABASE_URL=f"postgresql://{db['USER']}@{db['HOST'].replace('/', '%2F')}/{db['NAME']}",
+        REDIS_URL=settings.REDIS_URL,
+        BRAIN_DATA_DIR=str(tmp_path),
+    )
     log = (tmp_path / f"{name}.log").open("w")
-    return subprocess.Popen([sys.executable, "-m", "celery", "-A", "brain", "beat", "-l", "info", "--max-interval",
-                             "5", "-s", str(tmp_path / f"{name}-schedule")], cwd=ROOT, env=env, stdout=log,
-                            stderr=subprocess.STDOUT)  # fmt: skip
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "brain",
+            "beat",
+            "-l",
+            "info",
+            "--max-interval",
+            "5",
+            "-s",
+            str(tmp_path / f"{name}-schedule"),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
 
 
 def wait_for(done) -> bool:
@@ -68,16 +89,24 @@ def test_a_job_for_the_next_minute_runs_once_under_two_beats_and_paused_or_delet
     soon = (timezone.now() + timedelta(seconds=80)).replace(second=0, microsecond=0)
     ids = {}
     for name in ("Chase", "Paused", "Deleted"):
-        made = call(brain_url, token, "schedule_once", {"name": name, "prompt": "What do we know about Baltic?",
-                                                        "at": soon.strftime("%Y-%m-%dT%H:%M")})  # fmt: skip
+        made = call(
+            brain_url,
+            token,
+            "schedule_once",
+            {"name": name, "prompt": "What do we know about Baltic?", "at": soon.strftime("%Y-%m-%dT%H:%M")},
+        )
         assert not made.is_error, made.content[0].text
         ids[name] = made.structured_content["job"]["id"]
     call(brain_url, token, "update_job", {"id": ids["Paused"], "enabled": False})
     call(brain_url, token, "update_job", {"id": ids["Deleted"], "delete": True})
     # Nothing moves until the minute comes: the wait allows that minute on top of the idle interval.
-    wait_while_progressing(lambda: Run.objects.filter(chat__org=org, status="ok").exists(), runs_of(org),
-                           what="the job to run", idle=IDLE_SECONDS + 120,
-                           details=lambda: (tmp_path / "beat-1.log").read_text()[-3000:])  # fmt: skip
+    wait_while_progressing(
+        lambda: Run.objects.filter(chat__org=org, status="ok").exists(),
+        runs_of(org),
+        what="the job to run",
+        idle=IDLE_SECONDS + 120,
+        details=lambda: (tmp_path / "beat-1.log").read_text()[-3000:],
+    )
     time.sleep(12)  # both beats have woken up more than once since
     [run] = Run.objects.filter(chat__org=org)
     assert (run.scheduled_for, run.chat.title) == (soon, "Chase")
@@ -88,12 +117,14 @@ def test_run_now_runs_on_top_of_the_schedule(brain_url, worker):  # noqa: F811
     org = make_org()
     Features.objects.filter(org=org).update(jobs=True)
     token = make_token(org).plaintext
-    job = call(brain_url, token, "schedule_job", {"name": "Weekly", "prompt": "What changed?",
-                                                  "schedule": "0 9 * * 1"}).structured_content["job"]  # fmt: skip
+    job = call(
+        brain_url, token, "schedule_job", {"name": "Weekly", "prompt": "What changed?", "schedule": "0 9 * * 1"}
+    ).structured_content["job"]
     queued = call(brain_url, token, "update_job", {"id": job["id"], "run_now": True})
     assert "queued within the next minute" in queued.structured_content["message"]
-    wait_while_progressing(lambda: Run.objects.filter(chat__org=org, status="ok").count() == 1, runs_of(org),
-                           what="the job to run")  # fmt: skip
+    wait_while_progressing(
+        lambda: Run.objects.filter(chat__org=org, status="ok").count() == 1, runs_of(org), what="the job to run"
+    )
     listed = call(brain_url, token, "list_jobs", {}).structured_content["jobs"][0]
     assert listed["last_status"] == "ok"
 
@@ -102,8 +133,9 @@ def test_a_run_asked_for_while_the_broker_is_away_is_kept_and_the_sweep_runs_it(
     org = make_org()
     Features.objects.filter(org=org).update(jobs=True)
     token = make_token(org).plaintext
-    job = call(brain_url, token, "schedule_job", {"name": "Weekly", "prompt": "What changed?",
-                                                  "schedule": "0 9 * * 1"}).structured_content["job"]  # fmt: skip
+    job = call(
+        brain_url, token, "schedule_job", {"name": "Weekly", "prompt": "What changed?", "schedule": "0 9 * * 1"}
+    ).structured_content["job"]
 
     def down(*args, **kwargs):
         raise ConnectionError("broker unreachable")
@@ -131,8 +163,9 @@ def test_a_due_job_waits_in_the_worker_while_jobs_are_switched_off_and_runs_once
 
     org, other = make_org(), make_org()
     Features.objects.filter(org__in=[org, other]).update(jobs=True)
-    job = schedule_once(actor=make_actor(org), name="Remind me", prompt="Chase the Baltic invoice",
-                        at="2031-01-09T09:00").job  # fmt: skip
+    job = schedule_once(
+        actor=make_actor(org), name="Remind me", prompt="Chase the Baltic invoice", at="2031-01-09T09:00"
+    ).job
     came = timezone.now() - timedelta(minutes=5)
     Job.objects.filter(pk=job.pk).update(at=came, next_run_at=came)
     Features.objects.filter(org=org).update(jobs=False)

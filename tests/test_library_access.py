@@ -68,9 +68,15 @@ def test_the_documents_page_filters_sorts_and_pages_through_the_query_string(tea
     org, _, mira, _ = team
     for n in range(52):
         Document.objects.create(
-            org=org, title=f"Note {n:02}", content="x", content_hash=f"h{n}", category=_general(org),
-            owner=mira.user, source_kind="api" if n % 2 else "upload", status="ready",
-        )  # fmt: skip
+            org=org,
+            title=f"Note {n:02}",
+            content="x",
+            content_hash=f"h{n}",
+            category=_general(org),
+            owner=mira.user,
+            source_kind="api" if n % 2 else "upload",
+            status="ready",
+        )
     client = client_for(mira)
     first = client.get(reverse("memory-documents"), {"sort": "title"})
     assert [d.title for d in first.context["documents"]][:2] == ["Note 00", "Note 01"]

@@ -68,10 +68,18 @@ def notes(org: Organisation, owner: Actor, count: int) -> None:
     """``count`` ready documents written straight into the table: the list needs rows, not passages."""
     general = Category.objects.get(org=org, slug=Category.DEFAULT_SLUG)
     Document.objects.bulk_create(
-        Document(org=org, title=f"Note {n:02}", content="x", content_hash=f"note-{n}", category=general,
-                 owner=owner.user, source_kind="upload" if n % 2 else "api", status="ready")
+        Document(
+            org=org,
+            title=f"Note {n:02}",
+            content="x",
+            content_hash=f"note-{n}",
+            category=general,
+            owner=owner.user,
+            source_kind="upload" if n % 2 else "api",
+            status="ready",
+        )
         for n in range(count)
-    )  # fmt: skip
+    )
 
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])

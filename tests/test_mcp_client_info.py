@@ -100,8 +100,11 @@ def test_initialize_hands_out_a_session_id_and_brain_ends_none(brain_url):
     hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}
     with httpx2.Client(timeout=60) as http:
         answer = http.post(f"{brain_url}/mcp", json=hello, headers=headers)
-        listed = http.post(f"{brain_url}/mcp", json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-                           headers={**headers, "Mcp-Protocol-Version": "2025-11-25"})  # fmt: skip
+        listed = http.post(
+            f"{brain_url}/mcp",
+            json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+            headers={**headers, "Mcp-Protocol-Version": "2025-11-25"},
+        )
         session_id = answer.headers[sessions.HEADER]
         ended = http.delete(f"{brain_url}/mcp", headers={**headers, sessions.HEADER: session_id})
 

@@ -36,9 +36,17 @@ def test_origins_that_only_begin_like_an_allowed_one_are_refused(origin):
 
 @pytest.mark.parametrize(
     "origin",
-    ["http://127.0.0.1:8000", "http://127.0.0.1", "http://localhost:3000", "http://[::1]:5173",
-     "https://brain.example.com", "https://brain.example.com:443", "HTTP://LOCALHOST:3000", ""],
-)  # fmt: skip
+    [
+        "http://127.0.0.1:8000",
+        "http://127.0.0.1",
+        "http://localhost:3000",
+        "http://[::1]:5173",
+        "https://brain.example.com",
+        "https://brain.example.com:443",
+        "HTTP://LOCALHOST:3000",
+        "",
+    ],
+)
 def test_allowed_hosts_match_with_any_port_and_exact_origins_exactly(origin):
     assert origin_allowed(origin, DEFAULTS)
 

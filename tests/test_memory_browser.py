@@ -55,8 +55,11 @@ def fits(page: Page) -> bool:
 
 def roles(actor: Actor) -> tuple[Document, Document]:
     old = saved(actor, "Roles 2025", "Sam Carter is head of support at Acme. Support works from the Lisbon office.")
-    new = saved(actor, "Roles 2026", "Priya Shah became head of support on 1 March 2026. Priya Shah works with "
-                "Dana Lee on the Globex renewal.")  # fmt: skip
+    new = saved(
+        actor,
+        "Roles 2026",
+        "Priya Shah became head of support on 1 March 2026. Priya Shah works with Dana Lee on the Globex renewal.",
+    )
     return old, new
 
 
@@ -162,9 +165,13 @@ def test_the_entity_page_marks_a_replaced_fact_and_shows_its_timeline(brain_url)
 def test_a_documents_table_is_shown_as_a_table_that_fits_a_phone(brain_url):
     org = make_org()
     actor = member(org, "tao")
-    pricing = saved(actor, "Pricing", "# Pricing\n\nBilled monthly.\n\n| Plan | Price per seat | Seats up to |\n"
-                    "|---|---|---|\n| Team | 29 EUR | 50 |\n| Starter | 9 EUR | 10 |\n\n- Cancel at any time.\n",
-                    content_type="text/markdown")  # fmt: skip
+    pricing = saved(
+        actor,
+        "Pricing",
+        "# Pricing\n\nBilled monthly.\n\n| Plan | Price per seat | Seats up to |\n"
+        "|---|---|---|\n| Team | 29 EUR | 50 |\n| Starter | 9 EUR | 10 |\n\n- Cancel at any time.\n",
+        content_type="text/markdown",
+    )
     with browser_page() as page:
         page.set_viewport_size(PHONE)
         logged_in(page, brain_url, "tao")
@@ -205,11 +212,19 @@ def test_every_memory_page_fits_a_phone(brain_url):
     org = make_org()
     actor = member(org, "pia")
     roles(actor)
-    fact_services.remember(actor=actor, content="Pia reviews the Globex renewal every Friday.", subject="Pia",
-                           relations=[{"from": "Pia", "to": "Globex", "relation": "reviews"}])  # fmt: skip
+    fact_services.remember(
+        actor=actor,
+        content="Pia reviews the Globex renewal every Friday.",
+        subject="Pia",
+        relations=[{"from": "Pia", "to": "Globex", "relation": "reviews"}],
+    )
     saved(actor, "Support handbook", "Support answers within one working day.", external_id="handbook")
-    handbook = saved(actor, "Support handbook", "Support answers within four hours. Priya Shah leads support, "
-                     "with Sam Carter on the Globex account.", external_id="handbook")  # fmt: skip
+    handbook = saved(
+        actor,
+        "Support handbook",
+        "Support answers within four hours. Priya Shah leads support, with Sam Carter on the Globex account.",
+        external_id="handbook",
+    )
     support = Entity.objects.get(org=org, name="Support")
     pages = {
         "search": "/memory/search/?q=who+is+head+of+support",

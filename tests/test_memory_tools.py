@@ -19,10 +19,18 @@ def ingest_all(org):
 def test_add_search_and_retrieve_through_mcp(brain_url):
     org = make_org()
     token = make_token(org).plaintext
-    saved = call(brain_url, token, "add_company_knowledge", {
-        "title": "Refund policy", "content": "# Refunds\n\nEnterprise customers get a full refund within 30 days.",
-        "content_type": "text/markdown", "source_url": "https://wiki.example/refunds", "external_id": "wiki-7",
-    })  # fmt: skip
+    saved = call(
+        brain_url,
+        token,
+        "add_company_knowledge",
+        {
+            "title": "Refund policy",
+            "content": "# Refunds\n\nEnterprise customers get a full refund within 30 days.",
+            "content_type": "text/markdown",
+            "source_url": "https://wiki.example/refunds",
+            "external_id": "wiki-7",
+        },
+    )
     assert not saved.is_error
     assert saved.structured_content == {
         "message": "Done.",
@@ -116,8 +124,7 @@ def test_retrieve_takes_at_most_three_unique_ids_or_twenty_with_diagnostics(brai
     blanks_and_repeats = {"document_ids": [ids[0], " ", ids[0], "", ids[1]], "chunk_ids": [""]}
     ok = call(brain_url, token, "retrieve_company_memory", blanks_and_repeats).structured_content
     assert [p["document_id"] for p in ok["pages"]] == ids[:2]
-    wide = call(brain_url, token, "retrieve_company_memory",
-                {"document_ids": ids[::-1], "include_diagnostics": True})  # fmt: skip
+    wide = call(brain_url, token, "retrieve_company_memory", {"document_ids": ids[::-1], "include_diagnostics": True})
     assert not wide.is_error
     # in the order asked, whatever order the rows have in the database
     assert [p["document_id"] for p in wide.structured_content["pages"]] == ids[::-1]
@@ -151,8 +158,12 @@ def test_ids_of_another_organisation_are_simply_missing(brain_url):
     call(brain_url, make_token(theirs).plaintext, "add_company_knowledge", {"title": "Secret", "content": "Bluebird"})
     ingest_all(theirs)
     their_doc = Document.objects.get(org=theirs)
-    result = call(brain_url, make_token(mine).plaintext, "retrieve_company_memory",
-                  {"document_ids": [f"doc_{their_doc.pk}", "garbage"], "chunk_ids": ["chunk_1"]})  # fmt: skip
+    result = call(
+        brain_url,
+        make_token(mine).plaintext,
+        "retrieve_company_memory",
+        {"document_ids": [f"doc_{their_doc.pk}", "garbage"], "chunk_ids": ["chunk_1"]},
+    )
     assert result.structured_content["pages"] == []
     assert set(result.structured_content["missing"]) == {f"doc_{their_doc.pk}", "garbage", "chunk_1"}
     search = call(brain_url, make_token(mine).plaintext, "search_company_memory", {"query": "Bluebird"})

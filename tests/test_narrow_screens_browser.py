@@ -36,12 +36,14 @@ def test_every_page_fits_a_375_pixel_screen(brain_url):
         make_token(org, user=user, name=f"{long_name} {n}")
     revoked = make_token(org, user=user, name="Old laptop")
     ApiToken.objects.filter(pk=revoked.token.pk).update(revoked_at=timezone.now())
-    person = Contact.objects.create(org=org, name="Farah Finance-Operations-Controlling", email="farah@example.com",
-                                    channels=["email"])  # fmt: skip
+    person = Contact.objects.create(
+        org=org, name="Farah Finance-Operations-Controlling", email="farah@example.com", channels=["email"]
+    )
     question = "Who signs off the quarterly budgets for the infrastructure-and-platform-engineering teams? " * 3
     retrying = "SMTP 451: temporary local problem, try again later " * 3
-    request = HumanRequest.objects.create(org=org, requester=user, contact=person, channel="email", question=question,
-                                          last_error=retrying)  # fmt: skip
+    request = HumanRequest.objects.create(
+        org=org, requester=user, contact=person, channel="email", question=question, last_error=retrying
+    )
 
     with browser_page() as page:
         page.set_viewport_size({"width": WIDTH, "height": 800})

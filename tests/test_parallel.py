@@ -34,8 +34,12 @@ def test_two_xdist_workers_read_two_redis_databases_in_their_settings_and_celery
     env = dict(os.environ, REDIS_URL="redis://127.0.0.1:6390/9", BRAIN_PROBE_DIR=str(tmp_path))
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-n", "2", "--dist", "each", str(PROBE)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     seen = {path.name: path.read_text().split() for path in tmp_path.iterdir()}
     assert sorted(seen) == ["gw0", "gw1"], run.stdout[-3000:]
@@ -47,8 +51,11 @@ def test_the_tests_that_stop_shared_services_or_drop_connections_are_serial() ->
     files = ["tests/test_faults.py", "tests/test_database_outage.py", "tests/test_tiers.py"]
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "serial", *files],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     # With the -q of addopts, -qq: a line per file, "tests/test_faults.py: 3".
     collected = {line.split(":")[0] for line in run.stdout.splitlines() if line.startswith("tests/")}

@@ -25,8 +25,13 @@ def setup(settings):
     org = make_org()
     mark_memory_built(org=org)
     user = make_user(org, username="rita", password="a long enough secret", email="rita@example.com")
-    finance = Contact.objects.create(org=org, name="Farah Finance", topics="invoices, budgets, expenses",
-                                     email="farah@example.com", channels=["email"])  # fmt: skip
+    finance = Contact.objects.create(
+        org=org,
+        name="Farah Finance",
+        topics="invoices, budgets, expenses",
+        email="farah@example.com",
+        channels=["email"],
+    )
     save_contact_topics(finance)
     return org, user, make_token(org, user=user).plaintext, finance
 
@@ -41,8 +46,12 @@ def test_preview_sends_nothing_then_dispatch_queues_the_previewed_contact(brain_
     missing = call(brain_url, token, "request_human_info", {"question": "q", "dispatch": True})
     assert missing.is_error
     assert "Preview first" in missing.content[0].text
-    sent = call(brain_url, token, "request_human_info", {"question": "What is the expense limit?", "dispatch": True,
-                                                         "requested_contact_id": contact["contact_id"]})  # fmt: skip
+    sent = call(
+        brain_url,
+        token,
+        "request_human_info",
+        {"question": "What is the expense limit?", "dispatch": True, "requested_contact_id": contact["contact_id"]},
+    )
     assert sent.structured_content["status"] == "queued"
     assert "background" in sent.structured_content["message"]
     assert HumanRequest.objects.get(org=org).contact == finance

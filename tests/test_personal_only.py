@@ -68,12 +68,19 @@ def world() -> World:
     a = stated(colleague, "Price list", "The enterprise plan costs 48500 USD a year.", number=48500)
     b = stated(colleague, "Sales deck", "The enterprise plan costs 52000 USD a year.", number=52000)
     contradiction = raise_contradiction(
-        actor=colleague, question="Does the enterprise plan cost 48500 or 52000 USD?", about="enterprise plan price",
-        claim_a=a.statement, source_a="Price list", claim_b=b.statement, source_b="Sales deck",
-        memory_id_a=a.public_id, memory_id_b=b.public_id,
-    )  # fmt: skip
-    contact = Contact.objects.create(org=org, name="Ivo Security", topics="VPN", email="ivo@example.com",
-                                     channels=["email"])  # fmt: skip
+        actor=colleague,
+        question="Does the enterprise plan cost 48500 or 52000 USD?",
+        about="enterprise plan price",
+        claim_a=a.statement,
+        source_a="Price list",
+        claim_b=b.statement,
+        source_b="Sales deck",
+        memory_id_a=a.public_id,
+        memory_id_b=b.public_id,
+    )
+    contact = Contact.objects.create(
+        org=org, name="Ivo Security", topics="VPN", email="ivo@example.com", channels=["email"]
+    )
     save_contact_topics(contact)
     return World(
         org=org,
@@ -89,10 +96,10 @@ def world() -> World:
         term=define_term(actor=colleague, term="ARR", definition="Annual recurring revenue.").public_id,
         shared_job=schedule_job(
             actor=colleague, name="Weekly pricing", prompt="Check the price list.", schedule="0 9 * * 1", scope="shared"
-        ).job.public_id,  # fmt: skip
+        ).job.public_id,
         my_org_job=schedule_job(
             actor=me_with_write, name="Mine", prompt="Note renewals.", schedule="0 9 * * 2", memory="org"
-        ).job.public_id,  # fmt: skip
+        ).job.public_id,
         contact=contact.public_id,
     )
 
@@ -265,10 +272,17 @@ def test_update_commitment_cannot_drop_a_colleagues_commitment(brain_url, world)
 
 def test_raise_contradiction_is_refused(brain_url, world):
     with McpCaller(brain_url, world.token) as mcp:
-        result = mcp.call("raise_contradiction", {
-            "question": "Priya or Ivo?", "about": "VPN owner", "claim_a": "Priya owns the VPN.", "source_a": "a",
-            "claim_b": "Ivo owns the VPN.", "source_b": "b",
-        })  # fmt: skip
+        result = mcp.call(
+            "raise_contradiction",
+            {
+                "question": "Priya or Ivo?",
+                "about": "VPN owner",
+                "claim_a": "Priya owns the VPN.",
+                "source_a": "a",
+                "claim_b": "Ivo owns the VPN.",
+                "source_b": "b",
+            },
+        )
     assert result.is_error
     assert Contradiction.objects.filter(org=world.org).count() == 1
 
@@ -373,8 +387,9 @@ def test_the_rest_twins_refuse_the_same_writes(brain_url, world):
         dropped = http.post(f"/commitments/{world.commitment}", json={"status": "dropped", "note": "Off."})
         document = http.post("/documents", json={"title": "Pricing", "content": "It costs 1 USD."})
         personal = http.post("/documents", json={"title": "My notes", "content": "Tea.", "scope": "personal"})
-        job = http.post("/jobs/recurring", json={"name": "x", "prompt": "y", "schedule": "0 9 * * 1",
-                                                 "scope": "shared"})  # fmt: skip
+        job = http.post(
+            "/jobs/recurring", json={"name": "x", "prompt": "y", "schedule": "0 9 * * 1", "scope": "shared"}
+        )
     assert (commitment.status_code, dropped.status_code, document.status_code, job.status_code) == (403,) * 4
     assert "only store personal memories" in commitment.json()["message"]
     assert personal.status_code == 201

@@ -78,17 +78,36 @@ def test_a_price_contradiction_answered_over_mcp_supersedes_the_other_statement(
     actor = make_actor(org, issued.token.user)
     a = stated(actor, "Price list", "The enterprise plan costs 48500 USD a year.", number=48500)
     b = stated(actor, "Sales deck", "The enterprise plan costs 52000 USD a year.", number=52000)
-    raised = call(brain_url, issued.plaintext, "raise_contradiction", {
-        "question": "Is the enterprise plan 48500 or 52000 USD?", "about": "enterprise plan price",
-        "claim_a": a.statement, "source_a": "price list", "claim_b": b.statement, "source_b": "sales deck",
-        "memory_id_a": a.public_id, "memory_id_b": b.public_id, "severity": "high",
-    })  # fmt: skip
+    raised = call(
+        brain_url,
+        issued.plaintext,
+        "raise_contradiction",
+        {
+            "question": "Is the enterprise plan 48500 or 52000 USD?",
+            "about": "enterprise plan price",
+            "claim_a": a.statement,
+            "source_a": "price list",
+            "claim_b": b.statement,
+            "source_b": "sales deck",
+            "memory_id_a": a.public_id,
+            "memory_id_b": b.public_id,
+            "severity": "high",
+        },
+    )
     entry = raised.structured_content["contradiction"]
-    asked = call(brain_url, issued.plaintext, "ask_company_memory",
-                 {"question": "How much is the enterprise plan?", "risk_level": "high"})  # fmt: skip
+    asked = call(
+        brain_url,
+        issued.plaintext,
+        "ask_company_memory",
+        {"question": "How much is the enterprise plan?", "risk_level": "high"},
+    )
     assert [c["id"] for c in asked.structured_content["open_contradictions"]] == [entry["id"]]
-    answered = call(brain_url, issued.plaintext, "answer_contradiction",
-                    {"id": entry["id"], "answer": "a", "note": "Billing system shows 48500."})  # fmt: skip
+    answered = call(
+        brain_url,
+        issued.plaintext,
+        "answer_contradiction",
+        {"id": entry["id"], "answer": "a", "note": "Billing system shows 48500."},
+    )
     assert answered.structured_content["contradiction"]["state"] == "resolved"
     facts = call(brain_url, issued.plaintext, "search_facts", {"query": "enterprise plan costs"}).structured_content
     statements = [f["statement"] for f in facts["facts"]]
@@ -103,8 +122,11 @@ def test_the_glossary_over_rest_and_its_definitions_in_ask(brain_url, settings):
     switch_on(org, "glossary")
     token = make_token(org).plaintext
     client = Client(headers={"Authorization": f"Bearer {token}"})
-    made = client.post("/api/v1/glossary/define", {"term": "MID", "definition": "The acquirer's merchant id."},
-                       content_type="application/json")  # fmt: skip
+    made = client.post(
+        "/api/v1/glossary/define",
+        {"term": "MID", "definition": "The acquirer's merchant id."},
+        content_type="application/json",
+    )
     assert made.status_code == 200, made.content
     term_id = made.json()["term"]["id"]
     listed = client.get("/api/v1/glossary", {"term": "mid"}).json()["terms"]

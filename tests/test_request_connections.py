@@ -30,8 +30,7 @@ def server_connections() -> int:
 def settled(expected_at_most: int) -> int:
     """The server's connection count once it is at most ``expected_at_most``, or after a generous
     while: a closed connection's backend ends when the server gets to it."""
-    wait_until(lambda: server_connections() <= expected_at_most, what="the server to end closed connections",
-               poll=0.1)  # fmt: skip
+    wait_until(lambda: server_connections() <= expected_at_most, what="the server to end closed connections", poll=0.1)
     return server_connections()
 
 

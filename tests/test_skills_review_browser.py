@@ -132,9 +132,15 @@ def test_the_review_fits_a_1280_pixel_screen_and_archiving_asks_first(brain_url)
     approve_version(actor=make_actor(org, reviewer), version_id=first.pk)
     long_words = "Check every dashboard the on-call team owns before the release goes out. " * 6
     unbroken = "https://wiki.example/" + "x" * 240
-    pending = publish_skill(actor=author, slug="release", name="Release train", version="2.0.0",
-                            description="How a release goes out. " * 20, tags=["ops", "weekly"],
-                            content=f"## Steps\n\n{long_words}\n\n    {unbroken}\n\n- Ship it.\n")  # fmt: skip
+    pending = publish_skill(
+        actor=author,
+        slug="release",
+        name="Release train",
+        version="2.0.0",
+        description="How a release goes out. " * 20,
+        tags=["ops", "weekly"],
+        content=f"## Steps\n\n{long_words}\n\n    {unbroken}\n\n- Ship it.\n",
+    )
 
     with browser_page() as page:
         page.set_viewport_size({"width": 1280, "height": 900})

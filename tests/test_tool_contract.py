@@ -113,8 +113,19 @@ def test_every_tool_answers_structured_output_that_matches_its_output_schema(git
 
 
 def test_the_extra_arguments_name_only_registered_tools():
-    assert set(needs({"document_id": "", "memory_id": "", "entity": "", "commitment_id": "", "contradiction_id": "",
-                      "term_id": "", "job_id": ""})) <= set(TOOLS)  # fmt: skip
+    assert set(
+        needs(
+            {
+                "document_id": "",
+                "memory_id": "",
+                "entity": "",
+                "commitment_id": "",
+                "contradiction_id": "",
+                "term_id": "",
+                "job_id": "",
+            }
+        )
+    ) <= set(TOOLS)
 
 
 def test_every_tools_output_writes_its_own_readable_text_rather_than_the_json_default():

@@ -57,8 +57,7 @@ def topology(tmp_path):
         ports = [free_port(), free_port()]
         urls = [f"http://127.0.0.1:{port}" for port in ports]
         database_url = f"postgresql://{quote(db['USER'])}@127.0.0.1:{postgres_tcp.port}/{db['NAME']}"
-        env = topology_env(database_url=database_url, redis_url=settings.REDIS_URL, data_dir=tmp_path,
-                           base_url=urls[0])  # fmt: skip
+        env = topology_env(database_url=database_url, redis_url=settings.REDIS_URL, data_dir=tmp_path, base_url=urls[0])
         world = Topology(env=env, logs=tmp_path)
         try:
             for name, port in zip(("web-a", "web-b"), ports, strict=True):
@@ -70,8 +69,12 @@ def topology(tmp_path):
             world.worker("scheduled", ("jobs", "nightly"))
             world.beat()
             for name, url in zip(("web-a", "web-b"), urls, strict=True):
-                wait_while_progressing(partial(ready, url), log_size(world.log_path(name)), what=f"{name} to be ready",
-                                       details=partial(world.log, name))  # fmt: skip
+                wait_while_progressing(
+                    partial(ready, url),
+                    log_size(world.log_path(name)),
+                    what=f"{name} to be ready",
+                    details=partial(world.log, name),
+                )
             yield world, urls
         finally:
             world.stop()
@@ -90,8 +93,12 @@ def ask_people(urls: list[str], token: str) -> None:
         question = f"What is the travel budget for trip {i}?"
         preview = call(url, token, "request_human_info", {"question": question})
         contact_id = preview.structured_content["contact"]["contact_id"]
-        sent = call(url, token, "request_human_info",
-                    {"question": question, "dispatch": True, "requested_contact_id": contact_id})  # fmt: skip
+        sent = call(
+            url,
+            token,
+            "request_human_info",
+            {"question": question, "dispatch": True, "requested_contact_id": contact_id},
+        )
         assert sent.structured_content["status"] == "queued", sent.content[0].text
 
 
@@ -102,8 +109,13 @@ def test_two_web_processes_and_a_worker_per_queue_survive_kills_without_losing_o
     user = make_user(org)
     token = make_token(org, user=user).plaintext
     with SlackStub() as slack:
-        travel = Contact.objects.create(org=org, name="Tara Travel", topics="travel, trips, budgets",
-                                        slack=f"{slack.url}/services/T1/B1/travel", channels=["slack"])  # fmt: skip
+        travel = Contact.objects.create(
+            org=org,
+            name="Tara Travel",
+            topics="travel, trips, budgets",
+            slack=f"{slack.url}/services/T1/B1/travel",
+            channels=["slack"],
+        )
         save_contact_topics(travel)
         client = RoundRobin(urls, token)
         saved = threading.Semaphore(0)
@@ -144,9 +156,12 @@ def test_two_web_processes_and_a_worker_per_queue_survive_kills_without_losing_o
 
         assert client.failed == [], client.failed[:5]
         # However loaded the machine, this waits as long as documents keep moving (taken, retried, ready).
-        wait_while_progressing(lambda: not Document.objects.filter(org=org).exclude(status="ready").exists(),
-                               documents_progress(Document.objects.filter(org=org)),
-                               what="every document to be ready", details=partial(world.log, "ingest-2"))  # fmt: skip
+        wait_while_progressing(
+            lambda: not Document.objects.filter(org=org).exclude(status="ready").exists(),
+            documents_progress(Document.objects.filter(org=org)),
+            what="every document to be ready",
+            details=partial(world.log, "ingest-2"),
+        )
         documents = Document.objects.filter(org=org)
         assert documents.count() == SAVES
         assert sorted(documents.values_list("external_id", flat=True)) == sorted(f"note-{i}" for i in range(SAVES))
@@ -158,9 +173,12 @@ def test_two_web_processes_and_a_worker_per_queue_survive_kills_without_losing_o
             SAVES * expected
         )
         asked = 2 * REQUESTS_TO_PEOPLE
-        wait_while_progressing(lambda: len(slack.deliveries) >= asked, lambda: len(slack.deliveries),
-                               what="every question to be delivered",
-                               details=partial(world.log, "dispatch"))  # fmt: skip
+        wait_while_progressing(
+            lambda: len(slack.deliveries) >= asked,
+            lambda: len(slack.deliveries),
+            what="every question to be delivered",
+            details=partial(world.log, "dispatch"),
+        )
         time.sleep(8)  # the sweeps have run more than once since: nothing may be sent again
         assert len(slack.deliveries) == asked
         assert HumanRequest.objects.filter(org=org).count() == asked

@@ -59,11 +59,13 @@ def test_messages_sent_over_mcp_keep_who_said_them_and_when_through_the_worker(b
     # in time, and search answers with the speaker and the time.
     org = make_org()
     token = make_token(org).plaintext
-    for n, (speaker, moment, text) in enumerate([
-        ("Tom", "2026-05-12T09:30:00Z", "When does the BigCo pilot start?"),
-        ("Priya", "2026-05-12T09:31:00Z", "On the first of June."),
-        ("Tom", "2026-05-12T09:20:00Z", "Morning all."),
-    ]):  # fmt: skip
+    for n, (speaker, moment, text) in enumerate(
+        [
+            ("Tom", "2026-05-12T09:30:00Z", "When does the BigCo pilot start?"),
+            ("Priya", "2026-05-12T09:31:00Z", "On the first of June."),
+            ("Tom", "2026-05-12T09:20:00Z", "Morning all."),
+        ]
+    ):
         args = {"title": f"#sales {n}", "content": text, "speaker": speaker, "occurred_at": moment,
                 "conversation": "#sales"}  # fmt: skip
         assert not call(brain_url, token, "add_company_knowledge", args).is_error

@@ -88,8 +88,9 @@ class Topology:
 
     def start(self, name: str, command: list[str]) -> subprocess.Popen[bytes]:
         log = (self.logs / f"{name}.log").open("ab")
-        proc = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)  # fmt: skip
+        proc = subprocess.Popen(
+            command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         log.close()
         self.procs[name] = proc
         return proc

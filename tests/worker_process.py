@@ -48,10 +48,30 @@ def start_worker(
     path = data_dir / log_name
     with path.open("w") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "brain", "worker", "-Q", ",".join(queues),
-             "-c", str(concurrency), "--pool", "prefork", "-l", "info", "-n", f"{name}-{os.getpid()}@%h"],
-            cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "brain",
+                "worker",
+                "-Q",
+                ",".join(queues),
+                "-c",
+                str(concurrency),
+                "--pool",
+                "prefork",
+                "-l",
+                "info",
+                "-n",
+                f"{name}-{os.getpid()}@%h",
+            ],
+            cwd=ROOT,
+            env=environment,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     from brain.celery import app
 
     def answers() -> bool:

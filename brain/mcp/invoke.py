@@ -138,8 +138,12 @@ def _audit_action(actor: Actor, spec: ToolSpec, arguments: dict[str, Any], outco
     (arguments Brain cannot store are refused before, and leave their call record only)."""
     try:
         details = {key: shown(value) for key, value in arguments.items()}
-        record_audit(actor=actor, action="tool.action", target=spec.name,
-                     details={"arguments": details, "outcome": outcome.code or "done"})  # fmt: skip
+        record_audit(
+            actor=actor,
+            action="tool.action",
+            target=spec.name,
+            details={"arguments": details, "outcome": outcome.code or "done"},
+        )
     except DATABASE_ERRORS as exc:
         logger.warning("tool %s: its audit record could not be written: %s", spec.name, exc)
 

@@ -102,9 +102,12 @@ class MetadataFetcher(cimd.SafeMetadataFetcher):
         target = url.path + (f"?{url.query}" if url.query else "")
         try:
             answer = pool.urlopen(
-                "GET", target, headers={"Host": url.netloc, "Accept": "application/json"}, redirect=False,
+                "GET",
+                target,
+                headers={"Host": url.netloc, "Accept": "application/json"},
+                redirect=False,
                 preload_content=False,
-            )  # fmt: skip
+            )
             try:
                 return _document(answer, deadline)
             finally:

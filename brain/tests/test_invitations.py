@@ -274,8 +274,9 @@ def test_the_members_list_offers_the_invitation_page_with_the_admins_organisatio
 
 def test_an_organisation_admin_cannot_invite_into_another_organisation(org, other_org):
     client = logged_in(make_org_admin(org))
-    page = client.post("/admin/brain/membership/invite/", {"email": "nina@example.com", "role": "member",
-                                                           "org": other_org.pk})  # fmt: skip
+    page = client.post(
+        "/admin/brain/membership/invite/", {"email": "nina@example.com", "role": "member", "org": other_org.pk}
+    )
     assert page.status_code == 200
     assert "Select a valid choice" in page.content.decode()
     assert not User.objects.filter(email="nina@example.com").exists()
@@ -286,8 +287,7 @@ def test_a_member_without_the_admin_role_cannot_open_the_invitation_page(org, ot
     admin_elsewhere = make_org_admin(other_org)
     Membership.objects.create(org=org, user=admin_elsewhere, role=Membership.MEMBER)
     client = logged_in(admin_elsewhere)
-    page = client.post("/admin/brain/membership/invite/", {"email": "nina@example.com", "role": "admin",
-                                                           "org": org.pk})  # fmt: skip
+    page = client.post("/admin/brain/membership/invite/", {"email": "nina@example.com", "role": "admin", "org": org.pk})
     assert "Select a valid choice" in page.content.decode()
     assert not User.objects.filter(email="nina@example.com").exists()
 
@@ -295,8 +295,9 @@ def test_a_member_without_the_admin_role_cannot_open_the_invitation_page(org, ot
 @pytest.mark.django_db(transaction=True)
 def test_the_invitation_page_invites_and_says_so(org):
     client = logged_in(make_org_admin(org))
-    page = client.post("/admin/brain/membership/invite/", {"email": "nina@example.com", "role": "member",
-                                                           "org": org.pk}, follow=True)  # fmt: skip
+    page = client.post(
+        "/admin/brain/membership/invite/", {"email": "nina@example.com", "role": "member", "org": org.pk}, follow=True
+    )
     assert "Invitation sent to nina@example.com" in page.content.decode()
     assert Membership.objects.filter(org=org, user__email="nina@example.com").exists()
     assert len(mail.outbox) == 1
@@ -306,8 +307,9 @@ def test_the_invitation_page_invites_and_says_so(org):
 def test_the_invitation_page_says_someone_with_an_account_joins_when_they_accept(org, other_org):
     make_user(other_org, email="kim@example.com")
     client = logged_in(make_org_admin(org))
-    page = client.post("/admin/brain/membership/invite/", {"email": "kim@example.com", "role": "member",
-                                                           "org": org.pk}, follow=True)  # fmt: skip
+    page = client.post(
+        "/admin/brain/membership/invite/", {"email": "kim@example.com", "role": "member", "org": org.pk}, follow=True
+    )
     assert "Invitation sent to kim@example.com, who has an account already" in page.content.decode()
     assert not Membership.objects.filter(org=org, user__email="kim@example.com").exists()
 
@@ -315,8 +317,7 @@ def test_the_invitation_page_says_someone_with_an_account_joins_when_they_accept
 def test_an_operator_may_invite_into_any_organisation(org, django_capture_on_commit_callbacks):
     client = logged_in(make_operator())
     with django_capture_on_commit_callbacks(execute=True):
-        client.post("/admin/brain/membership/invite/", {"email": "nina@example.com", "role": "member",
-                                                        "org": org.pk})  # fmt: skip
+        client.post("/admin/brain/membership/invite/", {"email": "nina@example.com", "role": "member", "org": org.pk})
     assert Membership.objects.filter(org=org, user__email="nina@example.com").exists()
 
 

@@ -82,8 +82,10 @@ def test_the_statement_is_prepared_once_on_its_connection(org):
     for _ in range(3):
         assert TOKEN_BY_HASH.first(hashed=hash_token(issued.plaintext)) is not None
     with connection.cursor() as cursor:
-        cursor.execute("SELECT generic_plans + custom_plans FROM pg_prepared_statements WHERE statement LIKE %s",
-                       ['%brain_apitoken%"hashed"%'])  # fmt: skip
+        cursor.execute(
+            "SELECT generic_plans + custom_plans FROM pg_prepared_statements WHERE statement LIKE %s",
+            ['%brain_apitoken%"hashed"%'],
+        )
         runs = [row[0] for row in cursor.fetchall()]
     assert max(runs, default=0) >= 3, runs
 

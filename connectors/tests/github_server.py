@@ -47,8 +47,17 @@ class FakeGitHub:
     held: threading.Event = field(default_factory=threading.Event)
     release: threading.Event = field(default_factory=threading.Event)
 
-    def add_issue(self, repo: str, number: int, *, updated: str, pull: bool = False, comments: int = 0,
-                  body: str = "", title: str = "") -> dict[str, Any]:  # fmt: skip
+    def add_issue(
+        self,
+        repo: str,
+        number: int,
+        *,
+        updated: str,
+        pull: bool = False,
+        comments: int = 0,
+        body: str = "",
+        title: str = "",
+    ) -> dict[str, Any]:
         issue = {
             "number": number,
             "title": title or f"Item {number}",
@@ -68,8 +77,18 @@ class FakeGitHub:
         self.repos[repo] = [i for i in self.repos[repo] if i["number"] != number] + [issue]
         return issue
 
-    def add_pull(self, repo: str, number: int, *, updated: str, files: list[str], body: str = "",
-                 merged_sha: str = "", reviews: Sequence[tuple[str, str]] = (), title: str = "") -> None:  # fmt: skip
+    def add_pull(
+        self,
+        repo: str,
+        number: int,
+        *,
+        updated: str,
+        files: list[str],
+        body: str = "",
+        merged_sha: str = "",
+        reviews: Sequence[tuple[str, str]] = (),
+        title: str = "",
+    ) -> None:
         self.add_issue(repo, number, updated=updated, pull=True, body=body, title=title)
         self.pulls[(repo, number)] = {
             "files": [{"filename": name, "status": "modified"} for name in files],
@@ -79,8 +98,17 @@ class FakeGitHub:
             "merge_commit_sha": merged_sha or "0" * 40,
         }  # fmt: skip
 
-    def add_commit(self, repo: str, sha: str, *, date: str, files: list[str], message: str = "",
-                   author: str = "Priya Shah", login: str = "priya") -> None:  # fmt: skip
+    def add_commit(
+        self,
+        repo: str,
+        sha: str,
+        *,
+        date: str,
+        files: list[str],
+        message: str = "",
+        author: str = "Priya Shah",
+        login: str = "priya",
+    ) -> None:
         self.repos.setdefault(repo, [])
         who = {"name": author, "email": f"{login}@example.com", "date": date}
         commit = {
@@ -90,8 +118,9 @@ class FakeGitHub:
             "html_url": f"https://github.example/{repo}/commit/{sha}",
             "files": [{"filename": name, "status": "modified", "additions": 1, "deletions": 0} for name in files],
         }
-        self.commits[repo] = sorted([*self.commits.get(repo, []), commit],
-                                    key=lambda c: c["commit"]["committer"]["date"], reverse=True)  # fmt: skip
+        self.commits[repo] = sorted(
+            [*self.commits.get(repo, []), commit], key=lambda c: c["commit"]["committer"]["date"], reverse=True
+        )
 
     def add_release(self, repo: str, release_id: int, *, tag: str, created: str, draft: bool = False) -> None:
         self.repos.setdefault(repo, [])
@@ -99,24 +128,40 @@ class FakeGitHub:
                    "draft": draft, "prerelease": False, "created_at": created, "published_at": created,
                    "target_commitish": "main", "author": {"login": "priya"},
                    "html_url": f"https://github.example/{repo}/releases/tag/{tag}"}  # fmt: skip
-        self.releases[repo] = sorted([*self.releases.get(repo, []), release],
-                                     key=lambda r: r["created_at"], reverse=True)  # fmt: skip
+        self.releases[repo] = sorted(
+            [*self.releases.get(repo, []), release], key=lambda r: r["created_at"], reverse=True
+        )
 
-    def add_deployment(self, repo: str, deployment_id: int, *, sha: str, created: str, environment: str = "production",
-                       states: Sequence[str] = ("success",)) -> None:  # fmt: skip
+    def add_deployment(
+        self,
+        repo: str,
+        deployment_id: int,
+        *,
+        sha: str,
+        created: str,
+        environment: str = "production",
+        states: Sequence[str] = ("success",),
+    ) -> None:
         self.repos.setdefault(repo, [])
         deployment = {"id": deployment_id, "sha": sha, "ref": "main", "task": "deploy", "environment": environment,
                       "description": "", "creator": {"login": "deploybot"}, "created_at": created,
                       "updated_at": created}  # fmt: skip
         self.deployments[repo] = sorted(
             [d for d in self.deployments.get(repo, []) if d["id"] != deployment_id] + [deployment],
-            key=lambda d: d["created_at"], reverse=True,
-        )  # fmt: skip
+            key=lambda d: d["created_at"],
+            reverse=True,
+        )
         self.statuses[deployment_id] = [
-            {"id": deployment_id * 100 + i, "state": state, "created_at": created, "description": "",
-             "log_url": f"https://ci.example/deploys/{deployment_id}", "environment_url": ""}
+            {
+                "id": deployment_id * 100 + i,
+                "state": state,
+                "created_at": created,
+                "description": "",
+                "log_url": f"https://ci.example/deploys/{deployment_id}",
+                "environment_url": "",
+            }
             for i, state in reversed(list(enumerate(states)))
-        ]  # fmt: skip
+        ]
 
     def answer(self, handler: BaseHTTPRequestHandler) -> tuple[int, dict[str, str], Any]:
         self.requests.append(handler.path)
@@ -168,9 +213,18 @@ class FakeGitHub:
             unmerged: dict[str, Any] = {"files": [], "reviews": [], "merged_at": None, "merge_commit_sha": "0" * 40}
             pull = self.pulls.get((repo, int(rest[1])), unmerged)
             if len(rest) == 2:
-                return 200, {}, {"number": int(rest[1]), "merged_at": pull["merged_at"],
-                                 "merged": pull["merged_at"] is not None, "head": {"ref": f"topic-{rest[1]}"},
-                                 "merge_commit_sha": pull["merge_commit_sha"], "base": {"ref": "main"}}  # fmt: skip
+                return (
+                    200,
+                    {},
+                    {
+                        "number": int(rest[1]),
+                        "merged_at": pull["merged_at"],
+                        "merged": pull["merged_at"] is not None,
+                        "head": {"ref": f"topic-{rest[1]}"},
+                        "merge_commit_sha": pull["merge_commit_sha"],
+                        "base": {"ref": "main"},
+                    },
+                )
             return self._paged(repo, "/".join(rest), pull[rest[2]], query)
         return 404, {}, {"message": "Not Found"}
 

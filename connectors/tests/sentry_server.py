@@ -33,9 +33,17 @@ class FakeSentry:
     fail_on_cursor: str | None = None  # answer 500 once for this cursor
     base: str = ""
 
-    def add_issue(self, project: str, issue_id: int, *, last_seen: str, first_seen: str = "2026-10-01T09:00:00Z",
-                  frames: tuple[tuple[str, str], ...] = (), status: str = "unresolved",
-                  release: str = "") -> None:  # fmt: skip
+    def add_issue(
+        self,
+        project: str,
+        issue_id: int,
+        *,
+        last_seen: str,
+        first_seen: str = "2026-10-01T09:00:00Z",
+        frames: tuple[tuple[str, str], ...] = (),
+        status: str = "unresolved",
+        release: str = "",
+    ) -> None:
         self.projects.setdefault(project, 100 + len(self.projects))
         issue = {
             "id": str(issue_id), "shortId": f"{project.upper()}-{issue_id}", "title": f"ZeroDivisionError {issue_id}",
@@ -45,8 +53,10 @@ class FakeSentry:
         }  # fmt: skip
         rest = [i for i in self.issues.get(project, []) if i["id"] != str(issue_id)]
         self.issues[project] = sorted([*rest, issue], key=lambda i: i["lastSeen"], reverse=True)
-        stack = [{"filename": name, "absPath": f"/srv/app/{name}", "function": function, "lineNo": 10 + n,
-                  "inApp": True} for n, (name, function) in enumerate(frames)]  # fmt: skip
+        stack = [
+            {"filename": name, "absPath": f"/srv/app/{name}", "function": function, "lineNo": 10 + n, "inApp": True}
+            for n, (name, function) in enumerate(frames)
+        ]
         stack.insert(0, {"filename": "django/core/handlers/base.py", "function": "get_response", "inApp": False})
         for which, when in (("oldest", first_seen), ("latest", last_seen)):
             self.events[(str(issue_id), which)] = {
@@ -98,8 +108,10 @@ class FakeSentry:
 
         def link(at: int, rel: str, results: bool) -> str:
             value = f"0:{at}:{1 if rel == 'previous' else 0}"
-            return (f'<{self.base}{path}?{urlencode({**query, "cursor": value})}>; rel="{rel}"; '
-                    f'results="{str(results).lower()}"; cursor="{value}"')  # fmt: skip
+            return (
+                f'<{self.base}{path}?{urlencode({**query, "cursor": value})}>; rel="{rel}"; '
+                f'results="{str(results).lower()}"; cursor="{value}"'
+            )
 
         headers = {
             "Link": f"{link(max(offset - PAGE, 0), 'previous', offset > 0)}, {link(offset + PAGE, 'next', more)}"

@@ -115,8 +115,11 @@ class FakeSlack:
         return {"user": user} if user else {"ok": False, "error": "user_not_found"}
 
     def _conversations_list(self, args: dict[str, str]) -> dict[str, Any]:
-        rows = [{"id": c["id"], "name": c["name"], "is_private": c["is_private"], "is_member": BOT in c["members"]}
-                for c in self.channels.values() if not c["is_private"] or BOT in c["members"]]  # fmt: skip
+        rows = [
+            {"id": c["id"], "name": c["name"], "is_private": c["is_private"], "is_member": BOT in c["members"]}
+            for c in self.channels.values()
+            if not c["is_private"] or BOT in c["members"]
+        ]
         return self._paged(rows, "channels", args)
 
     def _channel(self, args: dict[str, str]) -> dict[str, Any] | None:

@@ -10,8 +10,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
-def send_json(handler: BaseHTTPRequestHandler, status: int, headers: dict[str, str], body: Any,
-              content_type: str = "application/json") -> None:  # fmt: skip
+def send_json(
+    handler: BaseHTTPRequestHandler,
+    status: int,
+    headers: dict[str, str],
+    body: Any,
+    content_type: str = "application/json",
+) -> None:
     data = json.dumps(body).encode()
     handler.send_response(status)
     handler.send_header("Content-Type", content_type)

@@ -59,8 +59,14 @@ def test_an_issue_body_is_read_as_markdown(github, admin_actor):
 def test_an_errors_frames_are_code_and_give_no_facts(admin_actor, settings):
     with sentry_server() as fake:
         settings.BRAIN_SENTRY_API_URL = f"{fake.base}/api/0/"
-        fake.add_issue("web", 1, first_seen="2026-10-01T09:00:00Z", last_seen="2026-11-02T10:00:00Z",
-                       frames=(("src/checkout/total.py", "compute_total"),), release="shop@1.4.0")  # fmt: skip
+        fake.add_issue(
+            "web",
+            1,
+            first_seen="2026-10-01T09:00:00Z",
+            last_seen="2026-11-02T10:00:00Z",
+            frames=(("src/checkout/total.py", "compute_total"),),
+            release="shop@1.4.0",
+        )
         connection = connect(admin_actor, "sentry", {"organisation": "acme", "projects": "web"}, "sntrys_valid")
         assert sync.sync_connection(connection.pk).saved == 1
     document = ingested(connection)

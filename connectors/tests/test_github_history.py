@@ -25,8 +25,13 @@ def of_kind(connection, kind):
 
 
 def test_commits_come_in_with_their_files_author_and_own_date(github, admin_actor):
-    github.add_commit("acme/api", sha(1), date="2026-10-01T09:00:00Z", files=["src/total.py", "README.md"],
-                      message="Round totals to cents\n\nFixes #12, see PROJ-142.")  # fmt: skip
+    github.add_commit(
+        "acme/api",
+        sha(1),
+        date="2026-10-01T09:00:00Z",
+        files=["src/total.py", "README.md"],
+        message="Round totals to cents\n\nFixes #12, see PROJ-142.",
+    )
     connection = connect(admin_actor)
     assert sync.sync_connection(connection.pk).saved == 1
     commit = of_kind(connection, "commit").get()
@@ -65,9 +70,15 @@ def test_commits_page_resume_mid_listing_and_ask_only_since_last_time(github, ad
 
 def test_a_pull_request_keeps_its_files_merge_reviews_and_closed_issues(github, admin_actor):
     github.add_issue("acme/api", 12, updated="2026-11-01T10:00:00Z", title="Totals are off by a cent")
-    github.add_pull("acme/api", 31, updated="2026-11-02T10:00:00Z", files=["src/total.py"], merged_sha=sha(7),
-                    body="Use banker's rounding.\n\nFixes #12 and closes acme/web#4.",
-                    reviews=[("sam", "APPROVED"), ("lee", "CHANGES_REQUESTED")])  # fmt: skip
+    github.add_pull(
+        "acme/api",
+        31,
+        updated="2026-11-02T10:00:00Z",
+        files=["src/total.py"],
+        merged_sha=sha(7),
+        body="Use banker's rounding.\n\nFixes #12 and closes acme/web#4.",
+        reviews=[("sam", "APPROVED"), ("lee", "CHANGES_REQUESTED")],
+    )
     connection = connect(admin_actor)
     sync.sync_connection(connection.pk)
     pull = of_kind(connection, "pull_request").get()

@@ -29,9 +29,13 @@ pytestmark = pytest.mark.django_db
 def connect(actor, token="ghp_valid", repos="acme/api"):  # noqa: S107 (the stand-in's token)
     category = Category.objects.get(org=actor.org, slug=Category.DEFAULT_SLUG)
     return sync.add_connection(
-        actor=actor, kind="github", name=f"GitHub {repos}", category=category,
-        credentials={"token": token}, options={"repositories": repos},
-    )  # fmt: skip
+        actor=actor,
+        kind="github",
+        name=f"GitHub {repos}",
+        category=category,
+        credentials={"token": token},
+        options={"repositories": repos},
+    )
 
 
 def documents(connection):
@@ -244,14 +248,22 @@ def test_a_private_repository_never_lands_where_every_member_reads(github, admin
     team.groups.add(people)
     with pytest.raises(InvalidArgument, match="restricted to groups you are not in"):
         sync.add_connection(
-            actor=admin_actor, kind="github", name="Secret", category=team,
-            credentials={"token": "ghp_valid"}, options={"repositories": "acme/secret"},
-        )  # fmt: skip
+            actor=admin_actor,
+            kind="github",
+            name="Secret",
+            category=team,
+            credentials={"token": "ghp_valid"},
+            options={"repositories": "acme/secret"},
+        )
     admin_actor.user.groups.add(people)
     cache.clear()  # the categories a person reads are worked out once per request
     kept = sync.add_connection(
-        actor=admin_actor, kind="github", name="Secret, restricted", category=team,
-        credentials={"token": "ghp_valid"}, options={"repositories": "acme/secret"},
-    )  # fmt: skip
+        actor=admin_actor,
+        kind="github",
+        name="Secret, restricted",
+        category=team,
+        credentials={"token": "ghp_valid"},
+        options={"repositories": "acme/secret"},
+    )
     assert sync.sync_connection(kept.pk).saved == 1
     assert documents(kept).get().category == team

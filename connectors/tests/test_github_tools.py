@@ -27,8 +27,15 @@ def github(settings):
     with github_server() as fake:
         settings.BRAIN_GITHUB_API_URL = fake.base
         fake.add_issue("acme/api", 1, updated="2026-11-02T10:00:00Z", body="The login page fails on Safari")
-        fake.add_issue("acme/api", 2, updated="2026-11-03T10:00:00Z", pull=True, title="Fix the login page",
-                       body="Fixes #1", comments=1)  # fmt: skip
+        fake.add_issue(
+            "acme/api",
+            2,
+            updated="2026-11-03T10:00:00Z",
+            pull=True,
+            title="Fix the login page",
+            body="Fixes #1",
+            comments=1,
+        )
         said = {"user": {"login": "sam"}, "created_at": "2026-11-03T11:00:00Z", "body": "Looks right"}
         fake.comments[("acme/api", 2)] = [{**said, "html_url": "https://github.example/c/1"}]
         files = [{"filename": "web/login.py"}, {"filename": "web/templates/login.html"}]
@@ -53,10 +60,22 @@ def world(github):
     vault = Category.objects.create(org=org, slug="vault", name="Vault", restricted=True)
     vault.groups.add(vault_group)
     general = Category.objects.get(org=org, slug=Category.DEFAULT_SLUG)
-    api = sync.add_connection(actor=admin, kind="github", name="API", category=general,
-                              credentials={"token": "ghp_valid"}, options={"repositories": "acme/api"})  # fmt: skip
-    sync.add_connection(actor=admin, kind="github", name="Vault", category=vault,
-                        credentials={"token": "ghp_valid"}, options={"repositories": "acme/vault"})  # fmt: skip
+    api = sync.add_connection(
+        actor=admin,
+        kind="github",
+        name="API",
+        category=general,
+        credentials={"token": "ghp_valid"},
+        options={"repositories": "acme/api"},
+    )
+    sync.add_connection(
+        actor=admin,
+        kind="github",
+        name="Vault",
+        category=vault,
+        credentials={"token": "ghp_valid"},
+        options={"repositories": "acme/vault"},
+    )
     member = make_actor(org)
     return {"org": org, "admin": fresh(admin), "member": fresh(member), "api": api, "vault_group": vault_group}
 
@@ -210,8 +229,11 @@ def test_only_admins_grant_and_only_actions(world):
     grants.grant_tool(actor=admin, connection_id=api.pk, tool="github_comment", granted=True)
     grants.grant_tool(actor=admin, connection_id=api.pk, tool="github_comment", granted=False)
     assert "github_comment" not in names(member)
-    assert list(AuditRecord.objects.filter(org=world["org"], action__startswith="connection.tool").values_list(
-        "action", flat=True).order_by("pk")) == ["connection.tool_granted", "connection.tool_withdrawn"]  # fmt: skip
+    assert list(
+        AuditRecord.objects.filter(org=world["org"], action__startswith="connection.tool")
+        .values_list("action", flat=True)
+        .order_by("pk")
+    ) == ["connection.tool_granted", "connection.tool_withdrawn"]
 
 
 def test_removing_the_last_connection_takes_the_tools_away(world):

@@ -38,16 +38,21 @@ def deliver_body(connection, event, body, *, secret=None, delivery="d-1"):
     headers = {"X-Hub-Signature-256": signature, "X-GitHub-Event": event}
     if delivery is not None:
         headers["X-GitHub-Delivery"] = delivery
-    return Client().post(f"/connectors/hooks/github/{connection.pk}/", body, content_type="application/json",
-                         headers=headers)  # fmt: skip
+    return Client().post(
+        f"/connectors/hooks/github/{connection.pk}/", body, content_type="application/json", headers=headers
+    )
 
 
 def deliver_slack(connection, body):
     stamp = str(int(time.time()))
     key = test_slack.SECRET.encode()
     signature = "v0=" + hmac.new(key, f"v0:{stamp}:".encode() + body, hashlib.sha256).hexdigest()
-    return Client().post(f"/connectors/hooks/slack/{connection.pk}/", body, content_type="application/json",
-                         headers={"X-Slack-Signature": signature, "X-Slack-Request-Timestamp": stamp})  # fmt: skip
+    return Client().post(
+        f"/connectors/hooks/slack/{connection.pk}/",
+        body,
+        content_type="application/json",
+        headers={"X-Slack-Signature": signature, "X-Slack-Request-Timestamp": stamp},
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -233,8 +238,9 @@ def test_the_migration_seals_the_webhook_secrets_stored_in_the_clear(admin_actor
     executor.migrate(before)
     old = executor.loader.project_state(before).apps.get_model("connectors", "Connection")
     category = Category.objects.get(org=admin_actor.org, slug=Category.DEFAULT_SLUG)
-    old.objects.create(org_id=admin_actor.org.pk, kind="github", name="Old", category_id=category.pk,
-                       webhook_secret="a1" * 32)  # fmt: skip
+    old.objects.create(
+        org_id=admin_actor.org.pk, kind="github", name="Old", category_id=category.pk, webhook_secret="a1" * 32
+    )
     executor = MigrationExecutor(database)
     executor.migrate(after)
     stored = Connection.objects.get(name="Old")

@@ -55,15 +55,31 @@ def mailbox_category(admin_actor):
 
 def connect(actor, server: MailServer, category, *, password=None, folders="INBOX", port=None, name="Sam's mail"):
     return sync.add_connection(
-        actor=actor, kind="imap", name=name, category=category,
-        credentials={"host": "127.0.0.1", "port": str(port or server.port), "username": server.username,
-                     "password": password or server.password},
+        actor=actor,
+        kind="imap",
+        name=name,
+        category=category,
+        credentials={
+            "host": "127.0.0.1",
+            "port": str(port or server.port),
+            "username": server.username,
+            "password": password or server.password,
+        },
         options={"folders": folders, "tls": "plain"},
-    )  # fmt: skip
+    )
 
 
-def message(subject, *, sender="Priya Shah <priya@example.com>", date="Mon, 03 Nov 2025 09:15:00 +0100",
-            message_id=None, reply_to=(), body="", html="", attachments=()):  # fmt: skip
+def message(
+    subject,
+    *,
+    sender="Priya Shah <priya@example.com>",
+    date="Mon, 03 Nov 2025 09:15:00 +0100",
+    message_id=None,
+    reply_to=(),
+    body="",
+    html="",
+    attachments=(),
+):
     mail = EmailMessage()
     mail["From"] = sender
     mail["To"] = "Sam Okafor <sam@example.com>, ops@example.com"
@@ -96,12 +112,22 @@ def test_a_first_sync_brings_in_messages_with_threads_dates_senders_and_attachme
                 ("photo.png", b"\x89PNG not really", "image/png")]  # fmt: skip
     for mail in (
         message("Launch date", message_id="<plan@example.com>", body="Shall we move the launch to Thursday?"),
-        message("Re: Launch date", sender="Sam Okafor <sam@example.com>", date="Mon, 03 Nov 2025 10:02:00 +0100",
-                message_id="<reply@example.com>", reply_to=("<plan@example.com>",),
-                html="<html><body><p>Thursday <b>works</b> for me.</p></body></html>"),
-        message("Freight quote", message_id="<quote@example.com>", date="Tue, 04 Nov 2025 16:40:00 -0500",
-                body="The quote is attached.", attachments=attached),
-    ):  # fmt: skip
+        message(
+            "Re: Launch date",
+            sender="Sam Okafor <sam@example.com>",
+            date="Mon, 03 Nov 2025 10:02:00 +0100",
+            message_id="<reply@example.com>",
+            reply_to=("<plan@example.com>",),
+            html="<html><body><p>Thursday <b>works</b> for me.</p></body></html>",
+        ),
+        message(
+            "Freight quote",
+            message_id="<quote@example.com>",
+            date="Tue, 04 Nov 2025 16:40:00 -0500",
+            body="The quote is attached.",
+            attachments=attached,
+        ),
+    ):
         server.append(mail)
     connection = connect(admin_actor, server, mailbox_category)
     outcome = sync.sync_connection(connection.pk)
@@ -211,10 +237,15 @@ def test_a_refused_password_is_an_error_in_words_and_stops_the_retries(server, a
     assert connection.pk not in sync.due_connections()  # no retry until new credentials
     assert not documents(connection).exists()
     sync.replace_credentials(
-        actor=admin_actor, connection_id=connection.pk,
-        credentials={"host": "127.0.0.1", "port": str(server.port), "username": server.username,
-                     "password": server.password},
-    )  # fmt: skip
+        actor=admin_actor,
+        connection_id=connection.pk,
+        credentials={
+            "host": "127.0.0.1",
+            "port": str(server.port),
+            "username": server.username,
+            "password": server.password,
+        },
+    )
     assert connection.pk in sync.due_connections()
     assert sync.sync_connection(connection.pk).saved == 1
 
@@ -228,10 +259,13 @@ def words(error: str, host: str, port: int) -> str:
 def failure_of(actor, category, *, host: str, port: int, tls: str = "tls") -> str:
     """The words a failed sync of a mailbox at host:port leaves on the connection's page."""
     connection = sync.add_connection(
-        actor=actor, kind="imap", name=f"Mail at {host}:{port}", category=category,
+        actor=actor,
+        kind="imap",
+        name=f"Mail at {host}:{port}",
+        category=category,
         credentials={"host": host, "port": str(port), "username": "sam", "password": "x"},
         options={"folders": "INBOX", "tls": tls},
-    )  # fmt: skip
+    )
     assert sync.sync_connection(connection.pk).state == "failed"
     connection.refresh_from_db()
     assert not connection.credentials_refused  # tried again later, like any server that is down
@@ -321,11 +355,18 @@ def test_a_host_the_operator_allows_is_reached(server, admin_actor, mailbox_cate
     server.append(message("Rota", message_id="<rota@example.com>"))
     settings.BRAIN_OUTBOUND_ALLOW = ["localhost"]  # by name; 127.0.0.1 itself is no longer allowed
     connection = sync.add_connection(
-        actor=admin_actor, kind="imap", name="By name", category=mailbox_category,
-        credentials={"host": "localhost", "port": str(server.port), "username": server.username,
-                     "password": server.password},
+        actor=admin_actor,
+        kind="imap",
+        name="By name",
+        category=mailbox_category,
+        credentials={
+            "host": "localhost",
+            "port": str(server.port),
+            "username": server.username,
+            "password": server.password,
+        },
         options={"folders": "INBOX", "tls": "plain"},
-    )  # fmt: skip
+    )
     assert sync.sync_connection(connection.pk).saved == 1
     settings.BRAIN_OUTBOUND_ALLOW = ["127.0.0.0/8"]  # by network
     assert connect(admin_actor, server, mailbox_category, name="By address").items == 0
@@ -371,21 +412,30 @@ def test_a_mailbox_only_goes_into_a_restricted_category(server, admin_actor, mai
 def test_plain_imap_is_refused_for_a_server_elsewhere(admin_actor, mailbox_category):
     with pytest.raises(InvalidArgument, match="Plain IMAP sends the password and every message unencrypted"):
         sync.add_connection(
-            actor=admin_actor, kind="imap", name="Remote", category=mailbox_category,
+            actor=admin_actor,
+            kind="imap",
+            name="Remote",
+            category=mailbox_category,
             credentials={"host": "imap.example.com", "port": "143", "username": "sam", "password": "x"},
             options={"folders": "", "tls": "plain"},
-        )  # fmt: skip
+        )
     with pytest.raises(InvalidArgument, match="The port is a number"):
         sync.add_connection(
-            actor=admin_actor, kind="imap", name="Remote", category=mailbox_category,
+            actor=admin_actor,
+            kind="imap",
+            name="Remote",
+            category=mailbox_category,
             credentials={"host": "imap.example.com", "port": "imaps", "username": "sam", "password": "x"},
             options={"folders": "", "tls": ""},
-        )  # fmt: skip
+        )
     kept = sync.add_connection(
-        actor=admin_actor, kind="imap", name="Remote", category=mailbox_category,
+        actor=admin_actor,
+        kind="imap",
+        name="Remote",
+        category=mailbox_category,
         credentials={"host": "imap.example.com", "port": "993", "username": "sam", "password": "x"},
         options={"folders": "INBOX\nArchive\nINBOX", "tls": ""},
-    )  # fmt: skip
+    )
     assert kept.options == {"folders": ["INBOX", "Archive"], "tls": "tls"}
 
 
@@ -428,8 +478,14 @@ def test_an_admin_adds_an_imap_connection_on_the_page(admin_actor, mailbox_categ
     page = client.get("/connectors/").content.decode()
     assert "abcd-efgh-ijkl" not in page
     assert 'name="credential_password" type="password"' in page  # replacing asks for every field again
-    refused = client.post("/connectors/", {**form, "name": "Open mail", "category": Category.objects.get(
-        org=admin_actor.org, slug=Category.DEFAULT_SLUG).pk})  # fmt: skip
+    refused = client.post(
+        "/connectors/",
+        {
+            **form,
+            "name": "Open mail",
+            "category": Category.objects.get(org=admin_actor.org, slug=Category.DEFAULT_SLUG).pk,
+        },
+    )
     assert refused.status_code == 400
     assert "A mailbox is private to its owner" in refused.content.decode()
 
@@ -451,11 +507,18 @@ def test_tls_and_starttls_check_the_servers_certificate(admin_actor, mailbox_cat
         secure.append(message("Board pack", message_id="<board@example.com>"))
         port = secure.tls_port if mode == "tls" else secure.port
         connection = sync.add_connection(
-            actor=admin_actor, kind="imap", name=f"Secure {mode}", category=mailbox_category,
-            credentials={"host": "127.0.0.1", "port": str(port), "username": secure.username,
-                         "password": secure.password},
+            actor=admin_actor,
+            kind="imap",
+            name=f"Secure {mode}",
+            category=mailbox_category,
+            credentials={
+                "host": "127.0.0.1",
+                "port": str(port),
+                "username": secure.username,
+                "password": secure.password,
+            },
             options={"folders": "INBOX", "tls": mode},
-        )  # fmt: skip
+        )
         assert sync.sync_connection(connection.pk).state == "failed"
         connection.refresh_from_db()
         # The page says what it says of a closed port, and nothing of the certificate; the log says why.

@@ -31,9 +31,13 @@ def sentry(settings):
 def connect(actor, token="sntrys_valid", projects="web"):  # noqa: S107 (the stand-in's token)
     category = Category.objects.get(org=actor.org, slug=Category.DEFAULT_SLUG)
     return sync.add_connection(
-        actor=actor, kind="sentry", name=f"Sentry {projects}", category=category,
-        credentials={"token": token}, options={"organisation": "acme", "projects": projects},
-    )  # fmt: skip
+        actor=actor,
+        kind="sentry",
+        name=f"Sentry {projects}",
+        category=category,
+        credentials={"token": token},
+        options={"organisation": "acme", "projects": projects},
+    )
 
 
 def of_kind(connection, kind):
@@ -41,8 +45,14 @@ def of_kind(connection, kind):
 
 
 def test_an_issue_comes_in_with_its_exception_frames_and_its_own_times(sentry, admin_actor):
-    sentry.add_issue("web", 1, first_seen="2026-10-01T09:00:00Z", last_seen="2026-11-02T10:00:00.512Z",
-                     frames=FRAMES, release="shop@1.4.0")  # fmt: skip
+    sentry.add_issue(
+        "web",
+        1,
+        first_seen="2026-10-01T09:00:00Z",
+        last_seen="2026-11-02T10:00:00.512Z",
+        frames=FRAMES,
+        release="shop@1.4.0",
+    )
     connection = connect(admin_actor)
     outcome = sync.sync_connection(connection.pk)
     assert (outcome.state, outcome.saved) == ("synced", 1)

@@ -56,9 +56,13 @@ def admin(org):
 def connect(actor, token="xoxb-valid", channels=""):  # noqa: S107 (the stand-in's token)
     category = Category.objects.get(org=actor.org, slug=Category.DEFAULT_SLUG)
     return sync.add_connection(
-        actor=actor, kind="slack", name=f"Slack {channels or 'all'}", category=category,
-        credentials={"token": token, "signing_secret": SECRET}, options={"channels": channels},
-    )  # fmt: skip
+        actor=actor,
+        kind="slack",
+        name=f"Slack {channels or 'all'}",
+        category=category,
+        credentials={"token": token, "signing_secret": SECRET},
+        options={"channels": channels},
+    )
 
 
 def documents(connection):
@@ -213,8 +217,9 @@ def test_a_refused_token_is_an_error_in_words_and_stops_the_retries(fake, admin)
     assert "Slack refused the bot token (token_revoked)" in connection.last_error
     assert "Replace credentials" in connection.last_error
     assert connection.pk not in sync.due_connections()
-    sync.replace_credentials(actor=admin, connection_id=connection.pk,
-                             credentials={"token": "xoxb-valid", "signing_secret": SECRET})  # fmt: skip
+    sync.replace_credentials(
+        actor=admin, connection_id=connection.pk, credentials={"token": "xoxb-valid", "signing_secret": SECRET}
+    )
     assert connection.pk in sync.due_connections()
     assert sync.sync_connection(connection.pk).state == "synced"
 
@@ -332,8 +337,9 @@ def test_a_deleted_message_is_withdrawn_at_once_and_the_rest_comes_back_without_
     lunch = ts_at("2026-11-02T10:00")
     fake.delete("CGENERAL1", lunch)
     previous = {"type": "message", "ts": lunch, "user": "USAM", "text": "Lunch at noon"}
-    event = message_event("Ev04", subtype="message_deleted", channel="CGENERAL1", deleted_ts=lunch,
-                          previous_message=previous)  # fmt: skip
+    event = message_event(
+        "Ev04", subtype="message_deleted", channel="CGENERAL1", deleted_ts=lunch, previous_message=previous
+    )
     assert deliver(connection, event).json() == {"status": "withdrawn"}
     assert not documents(connection).filter(title="#general 2026-11-02").exists()
     sync.sync_connection(connection.pk)

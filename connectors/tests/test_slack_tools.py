@@ -60,8 +60,9 @@ def test_post_is_an_action_off_until_granted_and_only_where_the_caller_reads(wor
     assert refused.code == "permission_denied"
     assert "granted" in refused.message
 
-    grants.grant_tool(actor=world["admin"], connection_id=world["connection"].pk, tool="slack_post_message",
-                      granted=True)  # fmt: skip
+    grants.grant_tool(
+        actor=world["admin"], connection_id=world["connection"].pk, tool="slack_post_message", granted=True
+    )
     assert "slack_post_message" in names(sam)
     hidden = call(sam, "slack_post_message", channel="launch-plans", text="Is it 1 December?")
     assert hidden.code == "not_found"
@@ -80,8 +81,9 @@ def test_post_is_an_action_off_until_granted_and_only_where_the_caller_reads(wor
 
 
 def test_post_refuses_a_malformed_channel_or_thread(world):
-    grants.grant_tool(actor=world["admin"], connection_id=world["connection"].pk, tool="slack_post_message",
-                      granted=True)  # fmt: skip
+    grants.grant_tool(
+        actor=world["admin"], connection_id=world["connection"].pk, tool="slack_post_message", granted=True
+    )
     assert call(world["sam"], "slack_post_message", channel="no such!", text="x").code == "invalid_argument"
     bad = call(world["sam"], "slack_post_message", channel="general", text="x", thread_ts="tomorrow")
     assert bad.code == "invalid_argument"

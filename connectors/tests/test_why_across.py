@@ -36,28 +36,55 @@ def synced(admin_actor, settings):
         settings.BRAIN_GITHUB_API_URL = github.base
         settings.BRAIN_SENTRY_API_URL = f"{sentry.base}/api/0/"
         github.add_issue("acme/api", 12, updated="2026-10-01T08:00:00Z", title="Totals are off by a cent")
-        github.add_commit("acme/api", FIRST, date="2026-10-01T09:00:00Z", files=["src/checkout/total.py"],
-                          message="Round totals", author="Priya Shah", login="priya")  # fmt: skip
-        github.add_commit("acme/api", SECOND, date="2026-10-05T09:00:00Z",
-                          files=["src/checkout/total.py", "src/checkout/tax.py"],
-                          message="Use banker's rounding (#31)", author="Tom Lee", login="tom")  # fmt: skip
+        github.add_commit(
+            "acme/api",
+            FIRST,
+            date="2026-10-01T09:00:00Z",
+            files=["src/checkout/total.py"],
+            message="Round totals",
+            author="Priya Shah",
+            login="priya",
+        )
+        github.add_commit(
+            "acme/api",
+            SECOND,
+            date="2026-10-05T09:00:00Z",
+            files=["src/checkout/total.py", "src/checkout/tax.py"],
+            message="Use banker's rounding (#31)",
+            author="Tom Lee",
+            login="tom",
+        )
         github.add_commit("acme/api", "3" * 40, date="2026-10-06T09:00:00Z", files=["README.md"])
-        github.add_pull("acme/api", 31, updated="2026-10-05T10:00:00Z", files=["src/checkout/total.py"],
-                        merged_sha=SECOND, body="Finance reconciles to the cent.\n\nFixes #12",
-                        reviews=[("sam", "APPROVED")], title="Banker's rounding")  # fmt: skip
+        github.add_pull(
+            "acme/api",
+            31,
+            updated="2026-10-05T10:00:00Z",
+            files=["src/checkout/total.py"],
+            merged_sha=SECOND,
+            body="Finance reconciles to the cent.\n\nFixes #12",
+            reviews=[("sam", "APPROVED")],
+            title="Banker's rounding",
+        )
         github.add_deployment("acme/api", 1, sha=FIRST, created="2026-10-02T09:00:00Z", environment="staging")
         github.add_deployment("acme/api", 2, sha=SECOND, created="2026-10-06T12:00:00Z")
         github.add_deployment("acme/api", 3, sha=SECOND, created="2026-10-07T12:00:00Z", states=("failure",))
-        sentry.add_issue("web", 7, first_seen="2026-10-08T09:00:00Z", last_seen="2026-10-09T09:00:00Z",
-                         frames=(("src/checkout/total.py", "compute_total"),), release="api@2.0")  # fmt: skip
+        sentry.add_issue(
+            "web",
+            7,
+            first_seen="2026-10-08T09:00:00Z",
+            last_seen="2026-10-09T09:00:00Z",
+            frames=(("src/checkout/total.py", "compute_total"),),
+            release="api@2.0",
+        )
         sentry.add_issue("web", 8, last_seen="2026-10-09T09:00:00Z", frames=(("src/cart.py", "add"),))
         category = Category.objects.get(org=admin_actor.org, slug=Category.DEFAULT_SLUG)
         for kind, credentials, options in [
             ("github", {"token": github.token}, {"repositories": "acme/api"}),
             ("sentry", {"token": sentry.token}, {"organisation": "acme", "projects": "web"}),
         ]:
-            connection = sync.add_connection(actor=admin_actor, kind=kind, name=kind, category=category,
-                                             credentials=credentials, options=options)  # fmt: skip
+            connection = sync.add_connection(
+                actor=admin_actor, kind=kind, name=kind, category=category, credentials=credentials, options=options
+            )
             assert sync.sync_connection(connection.pk).state == "synced"
     save(admin_actor, "#payments", "Tom: the cent drift is gone since acme/api#31 went out.", source_kind="connector")
     save(admin_actor, "#random", "Lunch at noon?", source_kind="connector")
@@ -117,10 +144,21 @@ def test_the_tool_shows_the_synced_sections_and_keeps_its_schema(synced):
 
 
 def test_a_commit_in_local_history_and_on_github_is_listed_once(synced):
-    save(synced, "Use banker's rounding (#31)", "Use banker's rounding (#31)\n\nFiles:\nsrc/checkout/total.py",
-         source_kind="git", external_id=f"api:{SECOND}",
-         metadata={"sha": SECOND, "repo": "acme/api", "author": "Tom Lee", "email": "tom@example.com",
-                   "files": ["src/checkout/total.py"], "refs": ["#31"]})  # fmt: skip
+    save(
+        synced,
+        "Use banker's rounding (#31)",
+        "Use banker's rounding (#31)\n\nFiles:\nsrc/checkout/total.py",
+        source_kind="git",
+        external_id=f"api:{SECOND}",
+        metadata={
+            "sha": SECOND,
+            "repo": "acme/api",
+            "author": "Tom Lee",
+            "email": "tom@example.com",
+            "files": ["src/checkout/total.py"],
+            "refs": ["#31"],
+        },
+    )
     result = why_code(actor=synced, path="src/checkout/total.py")
     assert [c.sha for c in result.commits] == [SECOND, FIRST]
     assert result.commits[0].source == "connector"

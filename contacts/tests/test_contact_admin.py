@@ -22,8 +22,10 @@ def test_e164_numbers_pass(number):
     assert is_e164(number)
 
 
-@pytest.mark.parametrize("number", ["34600111222", "+0600111222", "+34 600 111 222", "+1" + "2" * 15,
-                                    "+14155550100\n", "+", "+34abc", "+٣٤٦٠٠١١١٢٢٢"])  # fmt: skip
+@pytest.mark.parametrize(
+    "number",
+    ["34600111222", "+0600111222", "+34 600 111 222", "+1" + "2" * 15, "+14155550100\n", "+", "+34abc", "+٣٤٦٠٠١١١٢٢٢"],
+)
 def test_anything_else_is_not_an_e164_number(number):
     assert not is_e164(number)
 
@@ -88,8 +90,9 @@ def test_a_chosen_channel_without_its_address_is_a_form_error_and_nothing_is_sav
 
 
 def test_a_phone_number_that_is_not_e164_is_a_form_error(org):
-    page = logged_in(make_org_admin(org)).post("/admin/contacts/contact/add/",
-                                              form(org, channels=["call"], phone="600 111 222"))  # fmt: skip
+    page = logged_in(make_org_admin(org)).post(
+        "/admin/contacts/contact/add/", form(org, channels=["call"], phone="600 111 222")
+    )
     assert "write it in E.164 form" in page.context["adminform"].form.errors["phone"][0]
     assert not Contact.objects.exists()
 

@@ -21,8 +21,9 @@ def logged_in_member(org):
 
 def ask(org, user, question, **kw):
     person = Contact.objects.create(org=org, name="Farah Finance", email="farah@example.com", channels=["email"])
-    return HumanRequest.objects.create(org=org, requester=user, contact=person, channel="whatsapp",
-                                       question=question, **kw)  # fmt: skip
+    return HumanRequest.objects.create(
+        org=org, requester=user, contact=person, channel="whatsapp", question=question, **kw
+    )
 
 
 def test_an_empty_list_says_how_requests_arise(org):

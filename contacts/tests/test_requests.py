@@ -79,8 +79,12 @@ def test_dispatch_queues_delivery_after_commit_and_delivery_is_safe_twice(
     actor, people, mailoutbox, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks() as callbacks:
-        request = dispatch_request(actor=actor, question="What is our expense limit?", contact_id=people["finance"].pk,
-                                   gap_analysis="The policy page has no number.")  # fmt: skip
+        request = dispatch_request(
+            actor=actor,
+            question="What is our expense limit?",
+            contact_id=people["finance"].pk,
+            gap_analysis="The policy page has no number.",
+        )
     assert request.status == "queued"
     assert len(callbacks) == 1
     assert deliver_request(request_id=request.pk) == "sent"
@@ -106,8 +110,9 @@ def test_the_answer_link_is_signed_and_expires(actor, people, settings):
         request_from_token(token)
 
 
-def test_an_answer_is_recorded_the_requester_told_and_it_can_be_saved(actor, people, mailoutbox,
-                                                                      django_capture_on_commit_callbacks):  # fmt: skip
+def test_an_answer_is_recorded_the_requester_told_and_it_can_be_saved(
+    actor, people, mailoutbox, django_capture_on_commit_callbacks
+):
     request = dispatch_request(actor=actor, question="What is our expense limit?", contact_id=people["finance"].pk)
     with pytest.raises(InvalidArgument):
         record_answer(request=request, answer="   ")

@@ -78,14 +78,16 @@ def rows() -> list[dict[str, Any]]:
                 text = " ".join(m["text"].strip() for m in turn if m["text"].strip())
                 if not text:
                     continue
-                out.append({
-                    "doc_id": f"{corpus}:{n}",
-                    "corpus": corpus,
-                    "text": text,
-                    "speaker": name[turn[0]["sender"]],
-                    "timestamp": turn[0]["timestamp"],
-                    "session": f"{corpus}:s{number}",
-                })  # fmt: skip
+                out.append(
+                    {
+                        "doc_id": f"{corpus}:{n}",
+                        "corpus": corpus,
+                        "text": text,
+                        "speaker": name[turn[0]["sender"]],
+                        "timestamp": turn[0]["timestamp"],
+                        "session": f"{corpus}:s{number}",
+                    }
+                )
                 n += 1
     return out
 

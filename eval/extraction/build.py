@@ -65,8 +65,19 @@ DOCS: list[dict[str, Any]] = []
 LABELS: dict[str, dict[str, Any]] = {}
 
 
-def doc(id: str, kind: str, title: str, text: str, saved_at: str, *, facts: list, times: list = (), entities: list = (),
-        promises: list = (), **extra: Any) -> None:  # fmt: skip
+def doc(
+    id: str,
+    kind: str,
+    title: str,
+    text: str,
+    saved_at: str,
+    *,
+    facts: list,
+    times: list = (),
+    entities: list = (),
+    promises: list = (),
+    **extra: Any,
+) -> None:
     DOCS.append({"id": id, "kind": kind, "title": title, "text": text.strip() + "\n", "saved_at": saved_at, **extra})
     LABELS[id] = {
         "id": id,

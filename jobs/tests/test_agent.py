@@ -116,8 +116,14 @@ def test_what_a_run_remembers_goes_where_the_job_says(actor, model, memory, scop
         tool_call("remember", {"content": "BigCo's renewal is due in March.", "scope": "shared"}, 1),
         {"role": "assistant", "content": "Noted the renewal."},
     ]
-    job = schedule_job(actor=actor, name="Notes", prompt="Note the renewal", schedule="30 17 * * 5", memory=memory,
-                       write_tools=["remember"]).job  # fmt: skip
+    job = schedule_job(
+        actor=actor,
+        name="Notes",
+        prompt="Note the renewal",
+        schedule="30 17 * * 5",
+        memory=memory,
+        write_tools=["remember"],
+    ).job
     run = tick(job.pk, now=FRIDAY)
     assert run is not None
     offered = {t["function"]["name"] for t in model.received[0]["tools"]}

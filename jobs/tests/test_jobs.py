@@ -21,8 +21,13 @@ pytestmark = pytest.mark.django_db
 
 
 def test_a_recurring_job_is_confirmed_in_words_and_gets_a_beat_entry_in_its_time_zone(actor):
-    made = schedule_job(actor=actor, name="Morning digest", prompt="What changed about BigCo?",
-                        schedule="0 9 * * 1-5", time_zone="Europe/Madrid")  # fmt: skip
+    made = schedule_job(
+        actor=actor,
+        name="Morning digest",
+        prompt="What changed about BigCo?",
+        schedule="0 9 * * 1-5",
+        time_zone="Europe/Madrid",
+    )
     assert made.schedule.startswith("weekdays at 09:00, Europe/Madrid; next run ")
     entry = PeriodicTask.objects.get(name=f"job {made.job.pk}")
     assert (entry.task, entry.queue, entry.crontab.hour, str(entry.crontab.timezone)) == (
@@ -31,12 +36,15 @@ def test_a_recurring_job_is_confirmed_in_words_and_gets_a_beat_entry_in_its_time
     assert Message.objects.get(chat=made.job.chat).text == "What changed about BigCo?"
 
 
-@pytest.mark.parametrize(("schedule", "zone", "words"), [
-    ("*/2 * * * *", "UTC", "5 minutes"),
-    ("0 25 * * *", "UTC", "hour"),
-    ("0 9 * *", "UTC", "five"),
-    ("0 9 * * 1-5", "Europe/Madird", "IANA"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("schedule", "zone", "words"),
+    [
+        ("*/2 * * * *", "UTC", "5 minutes"),
+        ("0 25 * * *", "UTC", "hour"),
+        ("0 9 * *", "UTC", "five"),
+        ("0 9 * * 1-5", "Europe/Madird", "IANA"),
+    ],
+)
 def test_a_bad_schedule_is_refused_with_what_is_wrong(actor, schedule, zone, words):
     with pytest.raises(InvalidArgument, match=words):
         schedule_job(actor=actor, name="x", prompt="y", schedule=schedule, time_zone=zone)
@@ -47,8 +55,9 @@ def test_a_one_off_in_the_past_is_refused_with_the_time_now_and_a_date_alone_mea
     with pytest.raises(InvalidArgument, match="it is now"):
         schedule_once(actor=actor, name="Chase", prompt="Chase the invoice", at="2020-01-01T09:00")
     next_year = timezone.now().year + 1
-    made = schedule_once(actor=actor, name="Chase", prompt="Chase the invoice", at=f"{next_year}-03-02",
-                         time_zone="Europe/Madrid")  # fmt: skip
+    made = schedule_once(
+        actor=actor, name="Chase", prompt="Chase the invoice", at=f"{next_year}-03-02", time_zone="Europe/Madrid"
+    )
     assert made.job.at == datetime(next_year, 3, 2, 8, 0, tzinfo=UTC)  # 09:00 in Madrid is 08:00 UTC in March
     assert PeriodicTask.objects.get(name=f"job {made.job.pk}").one_off
 
@@ -77,8 +86,9 @@ def test_people_see_their_own_jobs_and_shared_ones_and_change_what_they_may(acto
 def test_a_tick_runs_its_moment_once_and_writes_an_evidence_digest_into_the_chat(actor, settings):
     settings.BRAIN_EXTRACT_FACTS = False
     save(actor, "BigCo account notes", "BigCo renewed the enterprise plan for 52,000 USD this week.")
-    job = schedule_job(actor=actor, name="BigCo weekly", prompt="What changed about BigCo this week?",
-                       schedule="0 17 * * 5").job  # fmt: skip
+    job = schedule_job(
+        actor=actor, name="BigCo weekly", prompt="What changed about BigCo this week?", schedule="0 17 * * 5"
+    ).job
     friday = datetime(2026, 12, 4, 17, 0, 30, tzinfo=UTC)
     run = tick(job.pk, now=friday)
     assert run is not None

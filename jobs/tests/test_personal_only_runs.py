@@ -24,8 +24,9 @@ def test_a_run_of_a_job_made_personal_only_cannot_write_what_others_read(org, mo
         tool_call("remember", {"content": "BigCo's renewal is due in March.", "scope": "shared"}, 2),
         {"role": "assistant", "content": "Done."},
     ]
-    job = schedule_job(actor=personal, name="Notes", prompt="Note the renewal", schedule="30 17 * * 5",
-                       write_tools=["remember"]).job  # fmt: skip
+    job = schedule_job(
+        actor=personal, name="Notes", prompt="Note the renewal", schedule="30 17 * * 5", write_tools=["remember"]
+    ).job
     assert job.personal_only
     run = tick(job.pk, now=FRIDAY)
     assert run is not None
@@ -47,8 +48,9 @@ def test_a_run_of_a_job_made_with_full_access_still_may_write_for_the_organisati
         tool_call("record_commitment", {"owner": "Priya Shah", "what": "Send BigCo the contract."}, 1),
         {"role": "assistant", "content": "Done."},
     ]
-    job = schedule_job(actor=make_actor(org), name="Notes", prompt="Note it", schedule="30 17 * * 5",
-                       write_tools=["record_commitment"]).job  # fmt: skip
+    job = schedule_job(
+        actor=make_actor(org), name="Notes", prompt="Note it", schedule="30 17 * * 5", write_tools=["record_commitment"]
+    ).job
     assert not job.personal_only
     assert tick(job.pk, now=FRIDAY) is not None
     assert Commitment.objects.filter(org=org).count() == 1

@@ -1,8 +1,8 @@
 """The rest of a file's story from synced systems: the pull requests that touched it or merged its
 commits, the issues those closed, the errors whose stack frames name it, and the deployments that
-shipped its commits. Read from documents connectors brought in, by what their metadata records
-(``kind``, ``files``, ``sha``, ``merge_commit_sha``, ``closes``, ``repository``), under the same
-access rule and as-of rule as every read (``memory.access``).
+shipped its commits. Read from documents connectors brought in, through the readers and filters of
+their records (``memory.documents.records``), under the same access rule and as-of rule as every
+read (``memory.access``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from functools import reduce
 from operator import or_
-from typing import Any
 
 from django.db.models import Q, QuerySet
 from django.utils.dateparse import parse_datetime
@@ -21,9 +20,23 @@ from pydantic import BaseModel
 
 from brain.actors import Actor
 from memory.access import current, readable
+from memory.documents.records import (
+    DeploymentRecord,
+    deployment_of,
+    error_of,
+    in_repositories,
+    in_repository,
+    in_state,
+    issue_of,
+    merged_as,
+    numbered,
+    of_commits,
+    pull_request_of,
+    touching,
+)
+from memory.documents.records import synced as synced_as
 from memory.models import Document
 
-CONNECTOR = "connector"
 MAX_ITEMS = 50
 MAX_DEPLOYMENTS_READ = 500
 
@@ -39,17 +52,7 @@ def known_documents(actor: Actor, as_of: date | None) -> QuerySet[Document]:
 
 
 def synced(actor: Actor, as_of: date | None, kind: str) -> QuerySet[Document]:
-    return known_documents(actor, as_of).filter(source_kind=CONNECTOR, metadata__kind=kind)
-
-
-def in_repo(repo: str | None) -> Q:
-    if not repo:
-        return Q()
-    return Q(metadata__repository__iexact=repo) | Q(metadata__repository__iendswith="/" + repo)
-
-
-def _meta(document: Document) -> dict[str, Any]:
-    return document.metadata if isinstance(document.metadata, dict) else {}
+    return known_documents(actor, as_of).filter(synced_as(kind))
 
 
 def _moment(value: object) -> datetime | None:
@@ -133,47 +136,39 @@ def qualified(refs: Iterable[str], repo: str) -> list[str]:
     return out
 
 
-def _number_ref(ref: str) -> Q | None:
-    found = re.fullmatch(r"([\w.-]+/[\w.-]+)#(\d+)", ref)
-    if found is None:
-        return None
-    return Q(metadata__repository__iexact=found.group(1), metadata__number=int(found.group(2)))
-
-
 def pull_requests(
     actor: Actor, as_of: date | None, *, paths: list[str], commits: list[CommitRef], repo: str | None
 ) -> tuple[list[WhyPullRequest], list[Document]]:
     """Pull requests whose files include the paths, that merged as one of the commits, or that the
     commits' messages name."""
-    wanted: list[Q] = [Q(metadata__files__contains=[p]) for p in paths]
+    wanted: list[Q] = [touching([p]) for p in paths]
     if shas := [c.sha for c in commits if c.sha]:
-        wanted.append(Q(metadata__merge_commit_sha__in=shas))
-    named = [q for c in commits for q in map(_number_ref, qualified(c.refs, c.repo)) if q is not None]
+        wanted.append(merged_as(shas))
+    named = [q for c in commits for q in map(numbered, qualified(c.refs, c.repo)) if q is not None]
     wanted.extend(named[:MAX_ITEMS])
     if not wanted:
         return [], []
     rows = list(
         synced(actor, as_of, "pull_request")
-        .filter(in_repo(repo), reduce(or_, wanted))
+        .filter(in_repository(repo), reduce(or_, wanted))
         .order_by("-occurred_at", "-pk")[:MAX_ITEMS]
     )
     return [_pull(d) for d in rows], rows
 
 
 def _pull(document: Document) -> WhyPullRequest:
-    meta = _meta(document)
-    reviewers = [str(r.get("user", "")) for r in meta.get("reviews") or [] if isinstance(r, dict)]
+    pull = pull_request_of(document)
     return WhyPullRequest(
         document_id=document.public_id,
-        ref=f"{meta.get('repository', '')}#{meta.get('number', '')}",
+        ref=pull.ref,
         title=document.title.split(": ", 1)[-1],
-        state="merged" if meta.get("merged_at") else str(meta.get("state", "")),
-        author=str(meta.get("author", "")),
+        state="merged" if pull.merged_at else pull.state,
+        author=pull.author,
         opened=document.occurred_at,
-        merged=_moment(meta.get("merged_at")),
-        merge_commit_sha=str(meta.get("merge_commit_sha", "")),
-        reviewers=list(dict.fromkeys(r for r in reviewers if r)),
-        closes=[str(ref) for ref in meta.get("closes") or []],
+        merged=_moment(pull.merged_at),
+        merge_commit_sha=pull.merge_commit_sha,
+        reviewers=list(dict.fromkeys(r.user for r in pull.reviews if r.user)),
+        closes=pull.closes,
         url=document.source_url or None,
     )
 
@@ -183,22 +178,21 @@ def closed_issues(actor: Actor, as_of: date | None, pulls: list[WhyPullRequest])
     for pull in pulls:
         for ref in pull.closes:
             closers.setdefault(ref.lower(), []).append(pull.ref)
-    asked = [q for q in map(_number_ref, closers) if q is not None]
+    asked = [q for q in map(numbered, closers) if q is not None]
     if not asked:
         return []
     rows = synced(actor, as_of, "issue").filter(reduce(or_, asked[:MAX_ITEMS])).order_by("-occurred_at", "-pk")
     issues = []
     for document in rows[:MAX_ITEMS]:
-        meta = _meta(document)
-        ref = f"{meta.get('repository', '')}#{meta.get('number', '')}"
+        issue = issue_of(document)
         issues.append(
             WhyIssue(
                 document_id=document.public_id,
-                ref=ref,
+                ref=issue.ref,
                 title=document.title.split(": ", 1)[-1],
-                state=str(meta.get("state", "")),
+                state=issue.state,
                 opened=document.occurred_at,
-                closed_by=closers.get(ref.lower(), []),
+                closed_by=closers.get(issue.ref.lower(), []),
                 url=document.source_url or None,
             )
         )
@@ -217,31 +211,27 @@ def errors(actor: Actor, as_of: date | None, *, paths: list[str], candidates: li
     frames = [c for c in candidates if _compatible(c, paths)]
     if not frames:
         return []
-    rows = (
-        synced(actor, as_of, "sentry_issue")
-        .filter(reduce(or_, [Q(metadata__files__contains=[f]) for f in frames]))
-        .order_by("-occurred_at", "-pk")[:MAX_ITEMS]
-    )
+    rows = synced(actor, as_of, "sentry_issue").filter(touching(frames)).order_by("-occurred_at", "-pk")[:MAX_ITEMS]
     found = []
     for document in rows:
-        meta = _meta(document)
+        error = error_of(document)
         named = [
-            f"{f.get('file')} in {f.get('function') or '?'}" + (f" line {f['line']}" if f.get("line") else "")
-            for f in meta.get("frames") or []
-            if isinstance(f, dict) and f.get("file") in frames
+            f"{f.file} in {f.function or '?'}" + (f" line {f.line}" if f.line else "")
+            for f in error.frames
+            if f.file in frames
         ]
         found.append(
             WhyError(
                 document_id=document.public_id,
-                short_id=str(meta.get("short_id", "")),
+                short_id=error.short_id,
                 title=document.title.split(": ", 1)[-1],
-                project=str(meta.get("project", "")),
-                status=str(meta.get("status", "")),
-                count=str(meta.get("count", "")),
-                first_seen=_moment(meta.get("first_seen")) or document.occurred_at,
-                last_seen=_moment(meta.get("last_seen")),
-                first_release=str(meta.get("first_release", "")),
-                frames=named or [f for f in frames if f in (meta.get("files") or [])],
+                project=error.project,
+                status=error.status,
+                count=error.count,
+                first_seen=_moment(error.first_seen) or document.occurred_at,
+                last_seen=_moment(error.last_seen),
+                first_release=error.first_release,
+                frames=named or [f for f in frames if f in error.files],
                 url=document.source_url or None,
             )
         )
@@ -259,36 +249,36 @@ def deployments(actor: Actor, as_of: date | None, commits: list[CommitRef]) -> l
     repos = {c.repo.lower() for c in dated}
     rows = list(
         synced(actor, as_of, "deployment")
-        .filter(reduce(or_, [Q(metadata__repository__iexact=r) for r in repos]), metadata__state="success")
-        .filter(Q(occurred_at__gte=earliest) | Q(metadata__sha__in=[c.sha for c in dated]))
+        .filter(in_repositories(repos), in_state("success"))
+        .filter(Q(occurred_at__gte=earliest) | of_commits(c.sha for c in dated))
         .order_by("occurred_at", "pk")[:MAX_DEPLOYMENTS_READ]
     )
+    records = {document.pk: deployment_of(document) for document in rows}
     shipped: dict[int, list[str]] = {}
     for commit in dated:
         first_per_environment: dict[str, Document] = {}
         for document in rows:
-            meta = _meta(document)
-            same_repo = str(meta.get("repository", "")).lower() == commit.repo.lower()
-            exact = meta.get("sha") == commit.sha
+            deployment = records[document.pk]
+            same_repo = deployment.repository.lower() == commit.repo.lower()
+            exact = deployment.sha == commit.sha
             later = document.occurred_at is not None and commit.at is not None and document.occurred_at >= commit.at
-            on_branch = not commit.branch or meta.get("ref") in (commit.branch, f"refs/heads/{commit.branch}")
+            on_branch = not commit.branch or deployment.ref in (commit.branch, f"refs/heads/{commit.branch}")
             if same_repo and (exact or (later and on_branch)):
-                first_per_environment.setdefault(str(meta.get("environment", "")), document)
+                first_per_environment.setdefault(deployment.environment, document)
         for document in first_per_environment.values():
             shipped.setdefault(document.pk, []).append(commit.sha)
     by_pk = {d.pk: d for d in rows}
-    out = [_deployment(by_pk[pk], shas) for pk, shas in shipped.items()]
+    out = [_deployment(by_pk[pk], records[pk], shas) for pk, shas in shipped.items()]
     return sorted(out, key=lambda d: d.at or datetime.min.replace(tzinfo=UTC), reverse=True)[:MAX_ITEMS]
 
 
-def _deployment(document: Document, shas: list[str]) -> WhyDeployment:
-    meta = _meta(document)
+def _deployment(document: Document, deployment: DeploymentRecord, shas: list[str]) -> WhyDeployment:
     return WhyDeployment(
         document_id=document.public_id,
-        repo=str(meta.get("repository", "")),
-        environment=str(meta.get("environment", "")),
-        state=str(meta.get("state", "")),
-        sha=str(meta.get("sha", "")),
+        repo=deployment.repository,
+        environment=deployment.environment,
+        state=deployment.state,
+        sha=deployment.sha,
         at=document.occurred_at,
         shipped=shas,
         url=document.source_url or None,

@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from brain.actors import Actor
+from memory.documents.records import GIT, CommitRecord
 from memory.documents.saving import add_document
 
-SOURCE_KIND = "git"
+SOURCE_KIND = GIT
 GIT_TIMEOUT_SECONDS = 900
 MAX_FILES_IN_METADATA = 2000  # a vendored import or a mass rename explains little about one file
 MAX_FILES_IN_CONTENT = 300
@@ -227,14 +228,14 @@ def commit_document(commit: Commit) -> dict[str, Any]:
         "source_kind": SOURCE_KIND,
         "external_id": f"{commit.repo_name}:{commit.sha}"[:240],
         "occurred_at": commit.authored_at,
-        "metadata": {
-            "sha": commit.sha,
-            "repo": commit.repo_name,
-            "author": commit.author_name,
-            "email": commit.author_email,
-            "files": commit.files[:MAX_FILES_IN_METADATA],
-            "refs": commit.refs,
-        },
+        "metadata": CommitRecord(
+            sha=commit.sha,
+            repository=commit.repo_name,
+            author=commit.author_name,
+            email=commit.author_email,
+            files=commit.files[:MAX_FILES_IN_METADATA],
+            refs=commit.refs,
+        ).model_dump(mode="json", exclude_unset=True),
     }
 
 

@@ -10,14 +10,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
-from functools import reduce
-from operator import or_
 from typing import Any
 
 from django.core.exceptions import EmptyResultSet
 from django.db import connections
 from django.db.models import Count, F, Func, IntegerField, Q, QuerySet, Value
-from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce, Greatest, Substr
 from django.utils.dateparse import parse_datetime
 from pydantic import BaseModel
@@ -29,7 +26,6 @@ from brain.mcp.limits import clamp
 from brain.replicas import read_alias
 from memory.access import readable
 from memory.code_history.across import (
-    CONNECTOR,
     CommitRef,
     WhyDeployment,
     WhyError,
@@ -44,6 +40,18 @@ from memory.code_history.across import (
     synced,
 )
 from memory.code_history.git import SOURCE_KIND, owner_and_name
+from memory.documents.records import (
+    CONNECTOR,
+    CommitRecord,
+    by_logins,
+    commit_of,
+    commits,
+    files_sql,
+    in_repository,
+    touching,
+    value,
+)
+from memory.documents.records import synced as synced_as
 from memory.models import Document
 
 MAX_CANDIDATE_PATHS = 50
@@ -181,8 +189,7 @@ def why_code(
     documents = _git_documents(actor, repo, as_of)
     matched = choose_paths(_candidate_paths(_code_documents(actor, repo, as_of), wanted), wanted) if wanted else []
     if wanted:
-        touching = [Q(metadata__files__contains=[p]) for p in matched]
-        documents = documents.filter(reduce(or_, touching)) if touching else documents.none()
+        documents = documents.filter(touching(matched))
     commits = _distinct_commits(documents, limit)
     refs = list(dict.fromkeys(ref for commit, _, _ in commits for ref in commit.refs))[:MAX_REFS]
     marks = [CommitRef(sha=c.sha, repo=c.repo, at=at, branch=branch, refs=c.refs) for c, at, branch in commits]
@@ -236,37 +243,19 @@ def _arguments(path: str | None, repo: str | None) -> tuple[str | None, str | No
     return wanted, repo
 
 
-_SYNCED_COMMIT = Q(source_kind=CONNECTOR, metadata__kind="commit")
 # Records of what happened to code, not conversations about it: they have sections of their own.
-# (``has_key`` first: a document without a kind must not make the exclusion unknown, so excluded.)
-_SYNCED_RECORDS = Q(
-    source_kind=CONNECTOR,
-    metadata__has_key="kind",
-    metadata__kind__in=["commit", "deployment", "release", "sentry_release"],
-)
-
-
-def _of_repo(repo: str | None) -> Q:
-    if not repo:
-        return Q()
-    return (
-        Q(metadata__repo__iexact=repo)
-        | Q(metadata__repo__iendswith="/" + repo)
-        | Q(metadata__repository__iexact=repo)
-        | Q(metadata__repository__iendswith="/" + repo)
-    )
+_SYNCED_RECORDS = synced_as("commit", "deployment", "release", "sentry_release")
 
 
 def _git_documents(actor: Actor, repo: str | None, as_of: date | None) -> QuerySet[Document]:
     """Commits: from local git history, and from synced repositories."""
-    commits = Document.objects.filter(readable(actor)).filter(Q(source_kind=SOURCE_KIND) | _SYNCED_COMMIT)
-    return known_by(commits, as_of).filter(_of_repo(repo))
+    return known_by(Document.objects.filter(readable(actor)).filter(commits()), as_of).filter(in_repository(repo))
 
 
 def _code_documents(actor: Actor, repo: str | None, as_of: date | None) -> QuerySet[Document]:
     """Commits and synced pull requests: the documents whose ``files`` name repository paths."""
-    code = Q(source_kind=SOURCE_KIND) | Q(source_kind=CONNECTOR, metadata__kind__in=["commit", "pull_request"])
-    return known_by(Document.objects.filter(readable(actor)).filter(code), as_of).filter(_of_repo(repo))
+    code = commits() | synced_as("pull_request")
+    return known_by(Document.objects.filter(readable(actor)).filter(code), as_of).filter(in_repository(repo))
 
 
 def _sentry_documents(actor: Actor, as_of: date | None) -> QuerySet[Document]:
@@ -284,16 +273,16 @@ def _distinct_commits(documents: QuerySet[Document], limit: int) -> list[tuple[W
         if commit.sha and commit.sha in seen:
             continue
         seen.add(commit.sha)
-        meta = document.metadata if isinstance(document.metadata, dict) else {}
-        landed = parse_datetime(str(meta.get("committed_at") or "")) or document.occurred_at
-        found.append((commit, landed, str(meta.get("branch") or "")))
+        record = commit_of(document)
+        landed = parse_datetime(record.committed_at) or document.occurred_at
+        found.append((commit, landed, record.branch))
         if len(found) == limit:
             break
     return found
 
 
 def _count_commits(documents: QuerySet[Document]) -> int:
-    return documents.order_by().annotate(commit=KT("metadata__sha")).values("commit").distinct().count()
+    return documents.order_by().annotate(commit=value(CommitRecord, "sha")).values("commit").distinct().count()
 
 
 def _candidate_paths(documents: QuerySet[Document], path: str) -> list[str]:
@@ -302,7 +291,7 @@ def _candidate_paths(documents: QuerySet[Document], path: str) -> list[str]:
         sql, params = documents.order_by().values("metadata").query.sql_with_params()
     except EmptyResultSet:  # the actor may read no category at all
         return []
-    files = "CASE WHEN jsonb_typeof(d.metadata -> 'files') = 'array' THEN d.metadata -> 'files' ELSE '[]' END"
+    files = files_sql("d")
     # The inner statement is the ORM's own compiled SQL (its values in ``params``); the rest is fixed.
     query = (
         f"SELECT DISTINCT f.path FROM ({sql}) d, jsonb_array_elements_text({files}) f(path) "  # noqa: S608
@@ -315,16 +304,16 @@ def _candidate_paths(documents: QuerySet[Document], path: str) -> list[str]:
 
 
 def _commit(document: Document) -> WhyCommit:
-    meta: dict[str, Any] = document.metadata if isinstance(document.metadata, dict) else {}
+    record = commit_of(document)
     return WhyCommit(
         document_id=document.public_id,
-        sha=str(meta.get("sha", "")),
-        repo=str(meta.get("repo", "")),
-        author=str(meta.get("author", "")),
-        email=str(meta.get("email", "")),
+        sha=record.sha,
+        repo=record.repository,
+        author=record.author,
+        email=record.email,
         date=document.occurred_at.date() if document.occurred_at else None,
         subject=document.title.split(": ", 1)[-1] if document.source_kind == CONNECTOR else document.title,
-        refs=[str(r) for r in meta.get("refs") or []],
+        refs=record.refs,
         url=document.source_url or None,
         source=document.source_kind,
     )
@@ -337,8 +326,10 @@ def _people(
     them; a code host's login is joined to a name where a synced commit records both."""
     rows = (
         commits.order_by()
-        .values(name=KT("metadata__author"), email=KT("metadata__email"), login=KT("metadata__login"))
-        .annotate(commits=Count(KT("metadata__sha"), distinct=True))
+        .values(
+            name=value(CommitRecord, "author"), email=value(CommitRecord, "email"), login=value(CommitRecord, "login")
+        )
+        .annotate(commits=Count(value(CommitRecord, "sha"), distinct=True))
         .order_by("-commits")
     )
     merged: dict[str, WhyPerson] = {}
@@ -373,9 +364,9 @@ def _logins(actor: Actor, as_of: date | None, logins: set[str]) -> dict[str, str
     """People's keys (email, else name) by their login, from synced commits that record both."""
     rows = (
         synced(actor, as_of, "commit")
-        .filter(reduce(or_, [Q(metadata__login__iexact=login) for login in logins if login] or [Q(pk=None)]))
+        .filter(by_logins(logins))
         .order_by()
-        .values_list(KT("metadata__login"), KT("metadata__email"), KT("metadata__author"))
+        .values_list(value(CommitRecord, "login"), value(CommitRecord, "email"), value(CommitRecord, "author"))
         .distinct()
     )
     return {login.lower(): (email or name or "").lower() for login, email, name in rows[:200] if login}
@@ -409,8 +400,9 @@ def _mentions(actor: Actor, refs: list[str], as_of: date | None, limit: int, sho
 
 def _mention(row: dict[str, Any], refs: list[str]) -> WhyConversation:
     text = f"{row['title']}\n{row['passage']}"
-    mentioned = [ref[:7] if _SHA.fullmatch(ref) else ref for ref in refs
-                 if re.search(ref_pattern([ref]), text, re.IGNORECASE)]  # fmt: skip
+    mentioned = [
+        ref[:7] if _SHA.fullmatch(ref) else ref for ref in refs if re.search(ref_pattern([ref]), text, re.IGNORECASE)
+    ]
     return WhyConversation(
         document_id=format_id("doc", row["pk"]),
         title=row["title"],
@@ -457,20 +449,30 @@ def _timeline(
     for issue in issues:
         add(issue.opened, "issue", f"{issue.ref} opened: {issue.title}", issue.url, issue.document_id)
     for pull in pulls:
-        add(pull.opened, "pull_request", f"{pull.ref} opened by {pull.author}: {pull.title}", pull.url,
-            pull.document_id)  # fmt: skip
+        add(
+            pull.opened, "pull_request", f"{pull.ref} opened by {pull.author}: {pull.title}", pull.url, pull.document_id
+        )
         add(pull.merged, "merge", f"{pull.ref} merged as {pull.merge_commit_sha[:7]}", pull.url, pull.document_id)
     for commit in commits:
         summary = f"{commit.sha[:7]} {commit.author}: {_bare(commit.subject, commit.refs)}"
         add(commit.date, "commit", summary, commit.url, commit.document_id)
     for deployment in shipped:
-        add(deployment.at, "deployment", f"{deployment.repo}@{deployment.sha[:7]} deployed to "
-            f"{deployment.environment} ({deployment.state})", deployment.url, deployment.document_id)  # fmt: skip
+        add(
+            deployment.at,
+            "deployment",
+            f"{deployment.repo}@{deployment.sha[:7]} deployed to {deployment.environment} ({deployment.state})",
+            deployment.url,
+            deployment.document_id,
+        )
     for error in raised:
         release = f" in release {error.first_release}" if error.first_release else ""
-        add(error.first_seen, "error", f"{error.short_id} first seen{release}: {error.title}", error.url,
-            error.document_id)  # fmt: skip
+        add(
+            error.first_seen,
+            "error",
+            f"{error.short_id} first seen{release}: {error.title}",
+            error.url,
+            error.document_id,
+        )
     for conversation in conversations:
-        add(conversation.date, "conversation", conversation.title, conversation.external_url,
-            conversation.document_id)  # fmt: skip
+        add(conversation.date, "conversation", conversation.title, conversation.external_url, conversation.document_id)
     return sorted(events, key=lambda e: e.at)

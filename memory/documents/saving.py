@@ -19,6 +19,7 @@ from brain.personal import require_may_write
 from brain.queueing import send_on_commit
 from memory.access import current, readable, readable_category_ids, same_audience
 from memory.documents.lanes import lane_of
+from memory.documents.records import checked_metadata
 from memory.limits import MAX_DOCUMENT_CHARS, field_problem, metadata_problem, too_long
 from memory.models import Document, Scope
 
@@ -95,6 +96,7 @@ def add_document(
         raise InvalidArgument("Both title and content need some text.")
     if len(content) > MAX_DOCUMENT_CHARS:
         raise InvalidArgument(too_long("The content", len(content)))
+    metadata = checked_metadata(source_kind=source_kind, metadata=metadata)
     if problem := metadata_problem(metadata):
         raise InvalidArgument(problem + ".")
     fields = {"title": title, "source_url": source_url, "external_id": external_id, "speaker": speaker,

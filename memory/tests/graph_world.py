@@ -57,15 +57,28 @@ def graph_world(org: Organisation | None = None) -> GraphWorld:
     member, reader = make_actor(org), make_actor(org)
     board_category(org, reader)
     # The board paper first: the open notes cannot link to a name only the board reads.
-    board = stated(reader, "Board memo", FactDraft(
-        statement="Helena Quorvane became head of Vexmoor Labs.", subject="Helena Quorvane",
-        object="Vexmoor Labs", relation="head_of", single_valued=True,
-    ), category="board")  # fmt: skip
-    joined = stated(member, "Advisory board", FactDraft(
-        statement="Ms Quorvane joined the advisory board.", subject="Ms Quorvane"))  # fmt: skip
-    budget = stated(member, "Dock plans", FactDraft(
-        statement="Ms Quorvane holds a dock budget of 5000 EUR.", subject="Ms Quorvane",
-        values=[ExtractedValue("budget", number=5000, unit="EUR")],
-    ))  # fmt: skip
-    return GraphWorld(org=org, admin=admin, member=member, reader=reader, board_fact=board,
-                      open_facts=[joined, budget])  # fmt: skip
+    board = stated(
+        reader,
+        "Board memo",
+        FactDraft(
+            statement="Helena Quorvane became head of Vexmoor Labs.",
+            subject="Helena Quorvane",
+            object="Vexmoor Labs",
+            relation="head_of",
+            single_valued=True,
+        ),
+        category="board",
+    )
+    joined = stated(
+        member, "Advisory board", FactDraft(statement="Ms Quorvane joined the advisory board.", subject="Ms Quorvane")
+    )
+    budget = stated(
+        member,
+        "Dock plans",
+        FactDraft(
+            statement="Ms Quorvane holds a dock budget of 5000 EUR.",
+            subject="Ms Quorvane",
+            values=[ExtractedValue("budget", number=5000, unit="EUR")],
+        ),
+    )
+    return GraphWorld(org=org, admin=admin, member=member, reader=reader, board_fact=board, open_facts=[joined, budget])

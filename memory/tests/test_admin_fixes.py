@@ -101,8 +101,10 @@ def test_flag_as_broken_asks_for_a_reason_and_the_flagged_list_shows_it(world):
     assert "What is wrong with it" in asked.content.decode()
     blank = client.post(FACTS, {"action": "flag_selected", "_selected_action": [fact.pk], "post": "yes", "reason": ""})
     assert blank.context["form"].errors["reason"]
-    done = client.post(FACTS, {"action": "flag_selected", "_selected_action": [fact.pk], "post": "yes",
-                               "reason": "She declined the seat."})  # fmt: skip
+    done = client.post(
+        FACTS,
+        {"action": "flag_selected", "_selected_action": [fact.pk], "post": "yes", "reason": "She declined the seat."},
+    )
     assert done.status_code == 302
     fact.refresh_from_db()
     assert fact.flagged_at is not None

@@ -61,7 +61,7 @@ def _pricing_before_and_after_the_launch(actor):
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     ("side", "month"), [("before the launch", 1), ("after the launch", 3), ("since the launch", 3)]
-)  # fmt: skip
+)
 def test_a_question_about_one_side_of_an_event_favours_what_was_said_on_that_side(actor, side, month):
     _pricing_before_and_after_the_launch(actor)
     result = search_chunks(actor=actor, query=f"What did Priya say about pricing {side}?", top_k=3)
@@ -115,10 +115,20 @@ def test_a_side_holding_most_of_what_the_question_is_near_still_narrows_it(actor
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     "question",
-    ["before " * 280, "before the " * 180, "after the " + "x" * 1900, "since " + "May " * 400,
-     "before Mother's " * 120, "after the launch, " * 110, "before the 'launch' & !(pricing) | :*",
-     "before 1 January 0001", "after 31 December 9999", "since 9999-12-31", "after 99999999999999 May 2025"],
-)  # fmt: skip
+    [
+        "before " * 280,
+        "before the " * 180,
+        "after the " + "x" * 1900,
+        "since " + "May " * 400,
+        "before Mother's " * 120,
+        "after the launch, " * 110,
+        "before the 'launch' & !(pricing) | :*",
+        "before 1 January 0001",
+        "after 31 December 9999",
+        "since 9999-12-31",
+        "after 99999999999999 May 2025",
+    ],
+)
 def test_absurd_sides_never_fail(actor, question):
     _pricing_before_and_after_the_launch(actor)
     assert len(search_chunks(actor=actor, query=question[:2000], top_k=3).hits) == 3

@@ -56,8 +56,13 @@ def pdf_with_a_broken_cross_reference(text: str) -> bytes:
     """A one-page PDF whose startxref points nowhere: pypdf reads it, warning about the repair."""
     writer = PdfWriter()
     page = writer.add_blank_page(300, 300)
-    font = DictionaryObject({NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
-                             NameObject("/BaseFont"): NameObject("/Helvetica")})  # fmt: skip
+    font = DictionaryObject(
+        {
+            NameObject("/Type"): NameObject("/Font"),
+            NameObject("/Subtype"): NameObject("/Type1"),
+            NameObject("/BaseFont"): NameObject("/Helvetica"),
+        }
+    )
     fonts = DictionaryObject({NameObject("/F1"): writer._add_object(font)})
     page[NameObject("/Resources")] = DictionaryObject({NameObject("/Font"): fonts})
     stream = DecodedStreamObject()
@@ -192,8 +197,17 @@ def test_eval_retrieval_scores_any_data_in_the_layout(tmp_path):
     ]
     (tmp_path / "d.jsonl").write_text("\n".join(json.dumps(d) for d in docs))
     (tmp_path / "q.jsonl").write_text("\n".join(json.dumps(q) for q in queries))
-    out, _ = run("eval_retrieval", "--docs", str(tmp_path / "d.jsonl"), "--queries", str(tmp_path / "q.jsonl"),
-                 "--k", "1,5", "--out", str(tmp_path / "ranked.jsonl"))  # fmt: skip
+    out, _ = run(
+        "eval_retrieval",
+        "--docs",
+        str(tmp_path / "d.jsonl"),
+        "--queries",
+        str(tmp_path / "q.jsonl"),
+        "--k",
+        "1,5",
+        "--out",
+        str(tmp_path / "ranked.jsonl"),
+    )
     assert "auto     overall        2   100.0   100.0" in out
     assert "auto against BM25 (keyword only) on this data: any@10 100.0 vs " in out
     assert "auto against dense (vector only) on this data: any@10 100.0 vs " in out
@@ -246,8 +260,18 @@ def test_eval_retrieval_saves_each_line_as_a_message_with_its_speaker_time_and_s
                 "gold_doc_ids": ["c1:0"]}]  # fmt: skip
     (tmp_path / "d.jsonl").write_text("\n".join(json.dumps(d) for d in docs))
     (tmp_path / "q.jsonl").write_text("\n".join(json.dumps(q) for q in queries))
-    out, err = run("eval_retrieval", "--docs", str(tmp_path / "d.jsonl"), "--queries", str(tmp_path / "q.jsonl"),
-                   "--k", "1", "--modes", "auto", "--keep")  # fmt: skip
+    out, err = run(
+        "eval_retrieval",
+        "--docs",
+        str(tmp_path / "d.jsonl"),
+        "--queries",
+        str(tmp_path / "q.jsonl"),
+        "--k",
+        "1",
+        "--modes",
+        "auto",
+        "--keep",
+    )
     assert "auto     overall        1   100.0   100.0" in out
     assert "1 lines without text are left out" in err
     assert "1 timestamps could not be read" in err

@@ -38,8 +38,13 @@ def test_a_list_of_labelled_lines_is_not_a_conversation():
 
 @pytest.mark.django_db
 def test_turns_keep_speaker_and_time_and_are_embedded_with_the_turn_before(actor):
-    document = save(actor, "#sales 2026-01-05", SLACK_DAY, content_type="text/markdown",
-                    occurred_at=datetime(2026, 1, 5, 9, 2, tzinfo=UTC))  # fmt: skip
+    document = save(
+        actor,
+        "#sales 2026-01-05",
+        SLACK_DAY,
+        content_type="text/markdown",
+        occurred_at=datetime(2026, 1, 5, 9, 2, tzinfo=UTC),
+    )
     chunks = list(Chunk.objects.filter(document=document).order_by("ordinal"))
     assert [(c.speaker, c.said_at) for c in chunks][2] == ("Priya Shah", datetime(2026, 1, 5, 9, 6, tzinfo=UTC))
     texts = embedded_texts(document, chunk(document.content, document.content_type))
@@ -84,8 +89,13 @@ def test_re_embedding_computes_each_passage_from_the_same_text_as_ingestion(acto
     from memory.index.embedding import get_embedder
     from memory.maintenance.reembedding import reembed
 
-    document = save(actor, "#sales 2026-01-05", SLACK_DAY, content_type="text/markdown",
-                    occurred_at=datetime(2026, 1, 5, 9, 2, tzinfo=UTC))  # fmt: skip
+    document = save(
+        actor,
+        "#sales 2026-01-05",
+        SLACK_DAY,
+        content_type="text/markdown",
+        occurred_at=datetime(2026, 1, 5, 9, 2, tzinfo=UTC),
+    )
     before = {c.pk: list(c.embedding) for c in Chunk.objects.filter(document=document)}
     Chunk.objects.filter(document=document).update(embedding=[0.0] * 383 + [1.0], embedding_model="old")
     assert reembed(org=actor.org, resume=True)["chunks"] == len(before)

@@ -64,8 +64,12 @@ def test_a_question_naming_the_wrong_person_still_finds_what_the_other_one_said(
     things = ("pottery class", "new job", "sailing novel", "cat", "hiking trip", "garden", "guitar lessons",
               "sister's wedding", "book club", "cooking", "road trip", "volunteering", "painting", "yoga")  # fmt: skip
     for minute, thing in enumerate(things, start=1):  # each turn its own moment: the same words said twice
-        said(actor, "Caroline", f"Let me tell you about my {thing}, it has been on my mind all week.",
-             at + timedelta(minutes=minute))  # fmt: skip
+        said(
+            actor,
+            "Caroline",
+            f"Let me tell you about my {thing}, it has been on my mind all week.",
+            at + timedelta(minutes=minute),
+        )
         said(actor, "Melanie", "oh nice, tell me more", at + timedelta(minutes=minute, seconds=30))
     hits = search_chunks(actor=actor, query="What did Caroline realise after her charity race?", top_k=3).hits
     assert any("charity race" in hit.text for hit in hits)

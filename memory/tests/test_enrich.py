@@ -60,8 +60,12 @@ def test_entities_from_other_documents_are_linked_not_duplicated(actor):
 def test_dates_come_from_date_spans_and_the_document_date_and_the_statement_stays_as_written(actor):
     from django.utils import timezone
 
-    document = save(actor, "Plan", "Priya Shah will present the Zorblax roadmap next Friday.",
-                    occurred_at=timezone.make_aware(datetime(2026, 3, 9)))  # fmt: skip
+    document = save(
+        actor,
+        "Plan",
+        "Priya Shah will present the Zorblax roadmap next Friday.",
+        occurred_at=timezone.make_aware(datetime(2026, 3, 9)),
+    )
     [fact] = Fact.objects.filter(document=document)
     assert fact.statement == "Priya Shah will present the Zorblax roadmap next Friday."
     assert str(fact.valid_from) == "2026-03-13"

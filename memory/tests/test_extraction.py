@@ -431,8 +431,11 @@ def test_a_span_of_hours_is_a_length_not_a_date():
 
 
 def test_amounts_currencies_and_business_acronyms_are_no_entities():
-    result = extract("The QBR with Halvorsen Foods is on 11 December. Revenue for October was EUR 412,000, "
-                     "and the SLA and the PDF export are unchanged.", document_date=MONDAY)  # fmt: skip
+    result = extract(
+        "The QBR with Halvorsen Foods is on 11 December. Revenue for October was EUR 412,000, "
+        "and the SLA and the PDF export are unchanged.",
+        document_date=MONDAY,
+    )
     names = {e.name for e in result.entities}
     assert "Halvorsen Foods" in names
     assert not names & {"QBR", "EUR 412,000", "EUR", "SLA", "PDF"}

@@ -203,8 +203,9 @@ NAMES = ("Priya Shah", "Sam Carter", "Omar Reyes")
 def _side_connection(**settings: str) -> psycopg.Connection:
     """A connection of the test's own to the test database, outside Django, in autocommit."""
     db = connection.settings_dict
-    side = psycopg.connect(host=db["HOST"], port=db["PORT"] or None, user=db["USER"], dbname=db["NAME"],
-                           autocommit=True)  # fmt: skip
+    side = psycopg.connect(
+        host=db["HOST"], port=db["PORT"] or None, user=db["USER"], dbname=db["NAME"], autocommit=True
+    )
     for name, value in settings.items():
         side.execute(f"SET {name} = '{value}'")
     return side

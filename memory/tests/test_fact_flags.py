@@ -117,8 +117,11 @@ def test_flagged_facts_are_held_back_alike_in_the_orm_and_in_sql(world, support)
     days = (None, date.today(), date.today() - timedelta(days=30))
     seen = set()
     for reader, as_of, history in itertools.product((world.member, world.reader), days, (False, True)):
-        orm = set(Fact.objects.filter(readable_facts(reader)).filter(believed_filter(as_of, history))
-                  .values_list("pk", flat=True))  # fmt: skip
+        orm = set(
+            Fact.objects.filter(readable_facts(reader))
+            .filter(believed_filter(as_of, history))
+            .values_list("pk", flat=True)
+        )
         clause = readable_facts_and_believed(reader, as_of, history)
         with connection.cursor() as cursor:
             cursor.execute(f"SELECT c.id FROM memory_fact c WHERE {clause.sql}", clause.params)  # noqa: S608

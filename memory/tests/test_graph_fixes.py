@@ -45,9 +45,15 @@ def pointers(world: GraphWorld) -> dict[str, Any]:
 
 
 def promise_by(world: GraphWorld, entity: Entity) -> Commitment:
-    return Commitment.objects.create(org=world.org, owner_name="Helena Quorvane", owner_entity=entity,
-                                     what="Helena Quorvane will sign the offer", promised_on="2026-03-03",
-                                     category=world.board_fact.category, scope="shared")  # fmt: skip
+    return Commitment.objects.create(
+        org=world.org,
+        owner_name="Helena Quorvane",
+        owner_entity=entity,
+        what="Helena Quorvane will sign the offer",
+        promised_on="2026-03-03",
+        category=world.board_fact.category,
+        scope="shared",
+    )
 
 
 # --- merging and undoing -----------------------------------------------------------------------
@@ -128,8 +134,9 @@ def test_merging_across_organisations_is_refused_as_not_found(world):
 
 def test_a_merge_of_another_organisation_cannot_be_undone_and_is_not_confirmed(world):
     theirs = graph_world()
-    merge = merge_entities(actor=theirs.admin, kept_id=theirs.entity("Ms Quorvane").pk,
-                           merged_id=theirs.entity("Helena Quorvane").pk)  # fmt: skip
+    merge = merge_entities(
+        actor=theirs.admin, kept_id=theirs.entity("Ms Quorvane").pk, merged_id=theirs.entity("Helena Quorvane").pk
+    )
     with pytest.raises(NotFound, match=f"No merge {merge.pk} in this organisation"):
         undo_merge(actor=world.admin, merge_id=merge.pk)
 
@@ -182,8 +189,11 @@ def test_the_retired_entity_is_absent_from_find_entity_and_its_facts_show_under_
     assert (view.pk, view.name, view.aliases) == (kept.pk, "Helena Quorvane", ["Ms Quorvane"])
     hood = graph.explore(actor=reader, entity=view)
     assert {f.pk for f in hood.outgoing} == {world.board_fact.pk, *(f.pk for f in world.open_facts)}
-    [hit] = [s for s in graph.search_facts(actor=reader, query="head of Vexmoor Labs", limit=5)
-             if s.fact.pk == world.board_fact.pk]  # fmt: skip
+    [hit] = [
+        s
+        for s in graph.search_facts(actor=reader, query="head of Vexmoor Labs", limit=5)
+        if s.fact.pk == world.board_fact.pk
+    ]
     assert hit.fact.subject_id == kept.pk
 
 

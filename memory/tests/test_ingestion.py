@@ -83,13 +83,16 @@ def test_what_an_old_version_said_stops_being_current_when_the_new_version_is_re
     first_facts = set(Fact.objects.filter(document__version=1).values_list("statement", flat=True))
     assert first_facts
     Fact.objects.filter(document__version=1).update(recorded_at=timezone.now() - timedelta(days=2))
-    second = add_document(actor=actor, title="Support lead", content="The Zephyr launch is on 2 April 2027.",
-                          external_id="support")  # fmt: skip
+    second = add_document(
+        actor=actor, title="Support lead", content="The Zephyr launch is on 2 April 2027.", external_id="support"
+    )
     ingest_document(document_id=second.document.pk)
 
     now = {f.fact.statement for f in search_facts(actor=actor, query="Zephyr launch Acme office Lisbon", limit=10)}
-    then = {f.fact.statement for f in search_facts(actor=actor, query="Zephyr launch Acme office Lisbon", limit=10,
-                                                   as_of=yesterday)}  # fmt: skip
+    then = {
+        f.fact.statement
+        for f in search_facts(actor=actor, query="Zephyr launch Acme office Lisbon", limit=10, as_of=yesterday)
+    }
     assert any("2 April" in statement for statement in now)
     assert not now & first_facts
     assert first_facts <= then

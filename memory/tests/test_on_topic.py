@@ -12,9 +12,23 @@ CUT = ON_TOPIC_SIMILARITY[MODEL]
 
 
 def hit(ranks: dict[str, int], scores: dict[str, float]) -> Hit:
-    return Hit(chunk_id=1, document_id=1, title="t", heading="", text="x", source_url="", source_kind="api",
-               ordinal=0, recorded_at=datetime(2026, 1, 1, tzinfo=UTC), occurred_at=None, speaker="", said_at=None,
-               score=0.01, ranks=ranks, scores=scores)  # fmt: skip
+    return Hit(
+        chunk_id=1,
+        document_id=1,
+        title="t",
+        heading="",
+        text="x",
+        source_url="",
+        source_kind="api",
+        ordinal=0,
+        recorded_at=datetime(2026, 1, 1, tzinfo=UTC),
+        occurred_at=None,
+        speaker="",
+        said_at=None,
+        score=0.01,
+        ranks=ranks,
+        scores=scores,
+    )
 
 
 def test_a_passage_near_enough_in_meaning_is_evidence_and_one_further_is_not():

@@ -17,8 +17,10 @@ from memory.tests.factories import save
 from tests.progress import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
-TEXTS = [f"The {topic} desk answers questions about {topic} within a day." for topic in
-         ("travel", "invoices", "hiring", "security", "parking", "holidays")]  # fmt: skip
+TEXTS = [
+    f"The {topic} desk answers questions about {topic} within a day."
+    for topic in ("travel", "invoices", "hiring", "security", "parking", "holidays")
+]
 
 
 @pytest.fixture(autouse=True)

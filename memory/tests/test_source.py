@@ -76,9 +76,12 @@ def test_a_mails_headers_quoted_reply_signature_and_greeting_give_no_facts_but_f
 
 def test_notes_titled_with_their_day_resolve_against_that_day(actor):
     notes = save(
-        actor, "Weekly sync 2025-11-24", "- Aiko Tanaka will draft the holiday support schedule by Thursday.\n",
-        content_type="text/markdown", source_kind="upload",
-    )  # fmt: skip
+        actor,
+        "Weekly sync 2025-11-24",
+        "- Aiko Tanaka will draft the holiday support schedule by Thursday.\n",
+        content_type="text/markdown",
+        source_kind="upload",
+    )
     [fact] = facts_of(notes)
     assert fact.valid_to is not None
     assert abs((fact.valid_to - date(2025, 11, 24)).days) <= 7
@@ -141,8 +144,13 @@ def test_a_page_with_a_relative_date_and_no_date_of_its_own_is_marked_dated_from
 
 
 def test_a_page_with_its_own_date_or_no_relative_date_is_not_marked(actor):
-    dated = save(actor, "Office moves", "The Lyon team moves to the second floor next Monday.", source_kind="wiki",
-                 occurred_at=datetime(2025, 11, 19, 10, tzinfo=UTC))  # fmt: skip
+    dated = save(
+        actor,
+        "Office moves",
+        "The Lyon team moves to the second floor next Monday.",
+        source_kind="wiki",
+        occurred_at=datetime(2025, 11, 19, 10, tzinfo=UTC),
+    )
     plain = save(actor, "Offices", "The Lyon office moved to the second floor on 1 December 2025.", source_kind="wiki")
     assert [f.dated_from_upload for f in facts_of(dated) + facts_of(plain)] == [False, False]
 
@@ -169,8 +177,14 @@ def test_the_moment_says_where_it_was_read_from_in_the_organisations_time_zone(a
 def test_we_is_the_speakers_team_when_memory_knows_it_and_otherwise_stays_as_written(actor):
     known = save(actor, "Team list", "Priya Shah works at Support.", ingest=False)
     Document.objects.filter(pk=known.pk).update(status="ready")
-    record_facts(document=known, drafts=[FactDraft(statement="Priya Shah works at Support.", subject="Priya Shah",
-                                                   object="Support", relation="works_at")])  # fmt: skip
+    record_facts(
+        document=known,
+        drafts=[
+            FactDraft(
+                statement="Priya Shah works at Support.", subject="Priya Shah", object="Support", relation="works_at"
+            )
+        ],
+    )
     at = datetime(2025, 11, 24, 9, 2, tzinfo=UTC)
     priya = said(actor, "Priya Shah", "We moved the Halvorsen Foods escalations to Jonas Weber today.", at)
     [fact] = facts_of(priya)
@@ -210,8 +224,13 @@ def test_each_comment_of_a_thread_is_said_by_its_author_on_its_day_and_its_headi
 
 def test_a_comment_in_a_synced_thread_speaks_as_its_author_in_its_facts(actor):
     text = "The export stops on long titles.\n\nleepark on 2025-11-23:\nI will cut long titles in the next release.\n"
-    thread = save(actor, "Issue acme/widgets#7: Export fails", text, source_kind="connector",
-                  metadata={"kind": "issue", "author": "dokafor"})  # fmt: skip
+    thread = save(
+        actor,
+        "Issue acme/widgets#7: Export fails",
+        text,
+        source_kind="connector",
+        metadata={"kind": "issue", "author": "dokafor"},
+    )
     statements = [f.statement for f in facts_of(thread)]
     assert any(s.startswith("leepark will cut long titles") for s in statements), statements
 

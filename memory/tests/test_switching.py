@@ -108,8 +108,9 @@ def test_cancelling_drops_the_upcoming_vectors_and_keeps_the_serving_ones(actor,
 
 
 def test_contacts_are_routed_with_the_serving_model_before_and_after(actor, remote):
-    ana = Contact.objects.create(org=actor.org, name="Ana", topics="payroll and invoices", email="a@example.com",
-                                 channels=["email"])  # fmt: skip
+    ana = Contact.objects.create(
+        org=actor.org, name="Ana", topics="payroll and invoices", email="a@example.com", channels=["email"]
+    )
     save_contact_topics(ana)
     switch(org=actor.org, to="openai")
     ana.refresh_from_db()

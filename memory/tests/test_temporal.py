@@ -43,13 +43,29 @@ def history(actor):
     price = dict(subject="Starter plan", single_valued=True)
     ten, twelve = [ExtractedValue("price", number=10.0, unit="EUR")], [ExtractedValue("price", number=12.0, unit="EUR")]
     wrong = state(actor, day(10), "The starter plan costs 10 euros.", values=ten, valid_from=date(2026, 1, 1), **price)
-    right = state(actor, day(12), "Correction: the starter plan costs 12 euros.", values=twelve,
-                  valid_from=date(2026, 1, 1), **price)  # fmt: skip
+    right = state(
+        actor,
+        day(12),
+        "Correction: the starter plan costs 12 euros.",
+        values=twelve,
+        valid_from=date(2026, 1, 1),
+        **price,
+    )
     deal = dict(subject="Globex deal", single_valued=True)
-    first_value = state(actor, day(20), "The Globex deal is worth 40000 USD.",
-                        values=[ExtractedValue("deal_value", number=40000.0, unit="USD")], **deal)  # fmt: skip
-    restated = state(actor, day(40), "The Globex deal is now worth 55000 USD after the upsell.",
-                     values=[ExtractedValue("deal_value", number=55000.0, unit="USD")], **deal)  # fmt: skip
+    first_value = state(
+        actor,
+        day(20),
+        "The Globex deal is worth 40000 USD.",
+        values=[ExtractedValue("deal_value", number=40000.0, unit="USD")],
+        **deal,
+    )
+    restated = state(
+        actor,
+        day(40),
+        "The Globex deal is now worth 55000 USD after the upsell.",
+        values=[ExtractedValue("deal_value", number=55000.0, unit="USD")],
+        **deal,
+    )
     office = dict(subject="Acme", relation="office_in", single_valued=True)
     lisbon = state(
         actor, day(30), "Acme's office is in Lisbon.", object="Lisbon", valid_from=date(2025, 6, 1), **office

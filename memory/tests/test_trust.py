@@ -97,8 +97,14 @@ def state(actor: Actor, statement: str, **kw: object) -> Fact:
     """One document stating one single-valued role fact, in the document's audience."""
     document = save(actor, statement[:60], statement, ingest=False, **kw)
     Document.objects.filter(pk=document.pk).update(status="ready")
-    draft = FactDraft(statement=statement, subject=statement.split()[0], object="Support", relation="head_of",
-                      single_valued=True, valid_from=date(2026, 1, 1))  # fmt: skip
+    draft = FactDraft(
+        statement=statement,
+        subject=statement.split()[0],
+        object="Support",
+        relation="head_of",
+        single_valued=True,
+        valid_from=date(2026, 1, 1),
+    )
     return record_facts(document=document, drafts=[draft])[0]
 
 
@@ -186,9 +192,11 @@ def test_a_personal_summary_and_type_show_only_to_their_owner(actor):
     save(actor, "Kickoff", "Zorvex Labs joined the call.", ingest=False)
     fact_services.remember(actor=actor, content="Zorvex Labs renewed.", subject="Zorvex Labs")
     fact_services.remember(
-        actor=owner, content="Zorvex Labs is my secret pick.", scope="personal",
+        actor=owner,
+        content="Zorvex Labs is my secret pick.",
+        scope="personal",
         entities=[{"name": "Zorvex Labs", "type": "customer", "summary": "Quorvane acquisition target"}],
-    )  # fmt: skip
+    )
     for reader, summary, kind in ((actor, "", "other"), (owner, "Quorvane acquisition target", "customer")):
         found = find_entities(actor=reader, name="Zorvex Labs")
         view = entity_views(actor=reader, entity_ids=found)[found[0]]

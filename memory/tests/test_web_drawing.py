@@ -36,11 +36,20 @@ def test_a_long_passage_is_cut_around_its_first_match():
 
 def row(memory_id: str, relation: str, *, replaced: bool = False, day: int = 1, **kw: object) -> FactRow:
     return FactRow(
-        memory_id=memory_id, statement=f"statement {memory_id}", kind="fact", relation=relation, subject=None,
-        object=None, valid_from=kw.get("valid_from"), valid_to=kw.get("valid_to"),  # type: ignore[arg-type]
-        recorded_at=datetime(2026, 1, day, tzinfo=UTC), replaced=replaced,
-        replaced_at=datetime(2026, 2, 1, tzinfo=UTC) if replaced else None, replaced_by=None, source=None,
-    )  # fmt: skip
+        memory_id=memory_id,
+        statement=f"statement {memory_id}",
+        kind="fact",
+        relation=relation,
+        subject=None,
+        object=None,
+        valid_from=kw.get("valid_from"),  # type: ignore[arg-type]
+        valid_to=kw.get("valid_to"),  # type: ignore[arg-type]
+        recorded_at=datetime(2026, 1, day, tzinfo=UTC),
+        replaced=replaced,
+        replaced_at=datetime(2026, 2, 1, tzinfo=UTC) if replaced else None,
+        replaced_by=None,
+        source=None,
+    )
 
 
 def test_facts_are_grouped_by_relation_with_current_ones_first():

@@ -136,8 +136,13 @@ def test_as_of_reads_imported_history_by_when_it_was_said(actor):
     had said by then, unless asked for what memory had learned by then."""
     role = dict(object="Billing", relation="head_of", single_valued=True)
     for when, who in ((date(2024, 2, 1), "Ana"), (date(2024, 9, 1), "Ben")):
-        document = save(actor, f"{who} note", f"{who} is head of billing.", ingest=False,
-                        occurred_at=timezone.make_aware(datetime.combine(when, datetime.min.time())))  # fmt: skip
+        document = save(
+            actor,
+            f"{who} note",
+            f"{who} is head of billing.",
+            ingest=False,
+            occurred_at=timezone.make_aware(datetime.combine(when, datetime.min.time())),
+        )
         Document.objects.filter(pk=document.pk).update(status="ready")
         draft = FactDraft(statement=f"{who} is head of billing.", subject=who, valid_from=when, **role)  # type: ignore[arg-type]
         record_facts(document=document, drafts=[draft])

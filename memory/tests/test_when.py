@@ -170,9 +170,18 @@ def test_a_month_with_nothing_said_in_any_recent_year_adds_nothing(actor):
 
 @pytest.mark.parametrize(
     "text",
-    ["I went two weeks ago", "a few days ago we met", "booked ages ago", "see you in a month", "last summer",
-     "the other day at lunch", "on Friday", "at 3pm", "on the 12th"],
-)  # fmt: skip
+    [
+        "I went two weeks ago",
+        "a few days ago we met",
+        "booked ages ago",
+        "see you in a month",
+        "last summer",
+        "the other day at lunch",
+        "on Friday",
+        "at 3pm",
+        "on the 12th",
+    ],
+)
 def test_a_turn_saying_a_time_the_way_people_chat_is_seen_to_say_one(text):
     assert SAYS_A_TIME.search(text)
 

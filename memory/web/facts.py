@@ -127,12 +127,46 @@ SAID_AS = {
 }  # fmt: skip
 PRICES = frozenset({"eur", "usd", "gbp", "chf", "jpy", "price", "cost", "costs", "charge"})
 SHORT_ROLES = frozenset({"ceo", "cto", "cfo", "coo", "vp", "pm", "hr"})
-ROLES = frozenset({
-    "controller", "manager", "director", "founder", "cofounder", "owner", "lead", "head", "engineer", "designer",
-    "chair", "advisor", "investor", "partner", "customer", "client", "vendor", "supplier", "member", "contact",
-    "product", "headquarter", "holiday", "office", "team", "role", "title", "address", "location", "email",
-    "phone", "date", "deadline", "budget", "home", "base",
-})  # fmt: skip
+ROLES = frozenset(
+    {
+        "controller",
+        "manager",
+        "director",
+        "founder",
+        "cofounder",
+        "owner",
+        "lead",
+        "head",
+        "engineer",
+        "designer",
+        "chair",
+        "advisor",
+        "investor",
+        "partner",
+        "customer",
+        "client",
+        "vendor",
+        "supplier",
+        "member",
+        "contact",
+        "product",
+        "headquarter",
+        "holiday",
+        "office",
+        "team",
+        "role",
+        "title",
+        "address",
+        "location",
+        "email",
+        "phone",
+        "date",
+        "deadline",
+        "budget",
+        "home",
+        "base",
+    }
+)
 
 
 def relation_words(relation: str) -> str:

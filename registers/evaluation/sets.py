@@ -39,9 +39,11 @@ def parts_of(folder: Path) -> list[Part]:
     texts that may not be kept in the repository), else its docs.jsonl."""
     if not folder.is_dir():
         raise CommandError(f"--set {folder}: not a folder")
-    found = [folder] if (folder / "labels.jsonl").is_file() else sorted(
-        sub for sub in folder.iterdir() if (sub / "labels.jsonl").is_file()
-    )  # fmt: skip
+    found = (
+        [folder]
+        if (folder / "labels.jsonl").is_file()
+        else sorted(sub for sub in folder.iterdir() if (sub / "labels.jsonl").is_file())
+    )
     if not found:
         raise CommandError(f"--set {folder}: neither it nor a folder inside it holds labels.jsonl")
     parts = []

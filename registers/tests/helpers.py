@@ -23,6 +23,10 @@ def stated(actor: Actor, title: str, statement: str, *, key: str = "price", numb
     document = save(actor, title, statement, ingest=False, **kw)
     Document.objects.filter(pk=document.pk).update(status="ready")
     document.refresh_from_db()
-    draft = FactDraft(statement=statement, subject="Enterprise plan", single_valued=True,
-                      values=[ExtractedValue(key, number=number, unit="USD")])  # fmt: skip
+    draft = FactDraft(
+        statement=statement,
+        subject="Enterprise plan",
+        single_valued=True,
+        values=[ExtractedValue(key, number=number, unit="USD")],
+    )
     return record_facts(document=document, drafts=[draft])[0]

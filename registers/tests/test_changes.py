@@ -109,11 +109,23 @@ def promise_and_replies(actor, settings):
     switch_on(actor.org, "commitments")
     meeting = "Priya: Thanks all. I'll send the revised quote to BigCo by Friday.\n\nSam: Sounds good."
     save(actor, "BigCo meeting", meeting, occurred_at=datetime(2026, 3, 2, 10, tzinfo=UTC), source_kind="transcript")
-    save(actor, "Old thread", "Hi all,\nPriya sent the first quote to BigCo last month.\nThanks",
-         occurred_at=datetime(2026, 2, 27, 9, tzinfo=UTC), source_kind="mail")  # fmt: skip
+    save(
+        actor,
+        "Old thread",
+        "Hi all,\nPriya sent the first quote to BigCo last month.\nThanks",
+        occurred_at=datetime(2026, 2, 27, 9, tzinfo=UTC),
+        source_kind="mail",
+    )
     reply = "Priya: Morning! Yes, the revised quote for BigCo went out this morning. Next up is the MID."
-    return save(actor, "sales 05 Mar", reply, speaker="Priya", conversation="sales",
-                occurred_at=datetime(2026, 3, 5, 9, tzinfo=UTC), source_kind="slack")  # fmt: skip
+    return save(
+        actor,
+        "sales 05 Mar",
+        reply,
+        speaker="Priya",
+        conversation="sales",
+        occurred_at=datetime(2026, 3, 5, 9, tzinfo=UTC),
+        source_kind="slack",
+    )
 
 
 def test_a_verdict_names_the_passages_it_rests_on_with_the_line_that_matched(actor, settings):
@@ -170,8 +182,12 @@ def test_notes_saved_after_the_promise_but_dated_before_it_in_their_title_are_no
     meeting = "Priya: Thanks all. I'll send the revised quote to BigCo by Friday.\n\nSam: Sounds good."
     save(actor, "BigCo meeting", meeting, occurred_at=datetime(2026, 3, 2, 10, tzinfo=UTC), source_kind="transcript")
     # Saved today, without occurred_at: its title says when it was written, before the promise.
-    save(actor, "Weekly sync 2026-02-23", "Priya sent the revised quote to BigCo, an earlier draft.",
-         source_kind="upload")  # fmt: skip
+    save(
+        actor,
+        "Weekly sync 2026-02-23",
+        "Priya sent the revised quote to BigCo, an earlier draft.",
+        source_kind="upload",
+    )
     run_nightly(actor.org)
     [item] = list_commitments(actor=actor)
     assert item.verdict is not None

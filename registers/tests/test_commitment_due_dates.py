@@ -19,8 +19,13 @@ MONDAY = date(2025, 11, 24)
 def test_by_friday_said_on_a_monday_is_due_that_friday_in_the_register(actor, settings):
     settings.BRAIN_EXTRACT_FACTS = False
     switch_on(actor.org, "commitments")
-    save(actor, "Re: quote", "Marta Ruiz will send the quote by Friday.", source_kind="email",
-         occurred_at=datetime(2025, 11, 24, 9, tzinfo=UTC))  # fmt: skip
+    save(
+        actor,
+        "Re: quote",
+        "Marta Ruiz will send the quote by Friday.",
+        source_kind="email",
+        occurred_at=datetime(2025, 11, 24, 9, tzinfo=UTC),
+    )
     run_nightly(actor.org, only="commitments")
     [item] = list_commitments(actor=actor, state="all")
     promise = item.commitment

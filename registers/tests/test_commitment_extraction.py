@@ -163,8 +163,10 @@ def test_the_eval_matches_a_draft_to_a_label_by_turn_owner_and_words():
 
 def test_a_deadline_named_by_what_was_said_before_takes_its_date():
     tuesday = datetime.date(2025, 12, 2)
-    mail = ("The QBR with Halvorsen Foods is on 11 December in Bergen. Erik Halvorsen will attend. "
-            "I'll prepare the usage report before the QBR.")  # fmt: skip
+    mail = (
+        "The QBR with Halvorsen Foods is on 11 December in Bergen. Erik Halvorsen will attend. "
+        "I'll prepare the usage report before the QBR."
+    )
     assert only(mail, "Marta Ruiz", tuesday).due_on == datetime.date(2025, 12, 11)
     chat = "QBR with Halvorsen is the 11th in Bergen. I'll prepare the usage report before then"
     assert only(chat, "Marta Ruiz", tuesday).due_on == datetime.date(2025, 12, 11)
@@ -197,10 +199,12 @@ def test_a_yes_to_a_request_promises_what_was_asked_not_a_pronoun():
 
 def test_action_items_in_notes_moves_and_things_had_done_are_promises():
     monday = datetime.date(2026, 1, 12)
-    notes = ("- Samuel Osei: renew the staging certificates by Friday.\n"
-             "- Tomasz Nowak: write the design doc by 30 January.\n"
-             "- Jonas Weber: great quarter overall.\n"
-             "- Aiko Tanaka will move the on-call alerts to the new dashboards next week.")  # fmt: skip
+    notes = (
+        "- Samuel Osei: renew the staging certificates by Friday.\n"
+        "- Tomasz Nowak: write the design doc by 30 January.\n"
+        "- Jonas Weber: great quarter overall.\n"
+        "- Aiko Tanaka will move the on-call alerts to the new dashboards next week."
+    )
     found = {(d.owner, d.what, d.due_on) for d in extract_commitments([Utterance("", notes, monday)])}
     assert found == {
         ("Samuel Osei", "Samuel Osei will renew the staging certificates by Friday", datetime.date(2026, 1, 16)),
@@ -231,12 +235,14 @@ def test_a_yes_to_sam_by_a_nickname_and_a_reply_that_says_more_than_was_asked():
 
 def test_action_items_in_minutes_are_promises_by_the_person_they_name():
     wednesday = datetime.date(2026, 1, 7)
-    minutes = ("- ACTION: Priya Shah to send the audit summary to the board\n"
-               "- Tom Becker will draft the hiring plan by 30 January.\n"
-               "- [ ] @sam book the venue for the offsite\n"
-               "- [x] @jonas renew the domain\n"
-               "- Lena: update the onboarding checklist by Friday.\n"
-               "- Decision: close the Lyon office.")  # fmt: skip
+    minutes = (
+        "- ACTION: Priya Shah to send the audit summary to the board\n"
+        "- Tom Becker will draft the hiring plan by 30 January.\n"
+        "- [ ] @sam book the venue for the offsite\n"
+        "- [x] @jonas renew the domain\n"
+        "- Lena: update the onboarding checklist by Friday.\n"
+        "- Decision: close the Lyon office."
+    )
     found = {(d.owner, d.what, d.due_on) for d in extract_commitments([Utterance("", minutes, wednesday)])}
     assert found == {
         ("Priya Shah", "Priya Shah will send the audit summary to the board", None),
@@ -249,8 +255,10 @@ def test_action_items_in_minutes_are_promises_by_the_person_they_name():
 def test_a_reply_under_an_agenda_item_is_said_by_its_name_and_it_is_the_item():
     wednesday = datetime.date(2026, 1, 7)
     # A list item under another is read with it as its lead-in: "<agenda item>: <reply>".
-    notes = ("- Retire the old status page: Matteo: I will take care of it.\n"
-             "- Retire the old status page: Matteo: I think we should wait.")  # fmt: skip
+    notes = (
+        "- Retire the old status page: Matteo: I will take care of it.\n"
+        "- Retire the old status page: Matteo: I think we should wait."
+    )
     [draft] = extract_commitments([Utterance("", notes, wednesday)])
     assert (draft.owner, draft.what) == ("Matteo", "Matteo will take care of it: Retire the old status page")
     # Outside a list, "Name: ..." is a topic or a speaker's label, as before.

@@ -92,8 +92,13 @@ def test_notes_of_a_review_listing_attendees_are_read_for_promises_but_a_page_of
 
 
 def test_a_promise_from_notes_with_no_date_of_their_own_is_shown_as_dated_from_the_upload_day(scanning, client):
-    save(scanning, "Support meeting notes", "- Aiko Tanaka will write the outage macro by Thursday.\n",
-         content_type="text/markdown", source_kind="upload")  # fmt: skip
+    save(
+        scanning,
+        "Support meeting notes",
+        "- Aiko Tanaka will write the outage macro by Thursday.\n",
+        content_type="text/markdown",
+        source_kind="upload",
+    )
     run_nightly(scanning.org, only="commitments")
     [promise] = Commitment.objects.filter(org=scanning.org)
     assert promise.dated_from_upload
@@ -107,20 +112,45 @@ def test_a_one_message_yes_promises_what_the_message_before_asked_and_only_withi
     """Chat messages are one document each: the reply is read after the request it answers. A request
     in a personal message is not read into a shared reply's promise."""
     at = datetime(2026, 1, 26, 9, 0, tzinfo=UTC)
-    said(scanning, "Priya Shah", "Aiko, can you update the Freshdesk macros for the new invoice layout by Friday?", at,
-         conversation="slack:#support", source_kind="chat")  # fmt: skip
-    said(scanning, "Aiko Tanaka", "Sure, I'll have them done by Friday", at.replace(minute=5),
-         conversation="slack:#support", source_kind="chat")  # fmt: skip
+    said(
+        scanning,
+        "Priya Shah",
+        "Aiko, can you update the Freshdesk macros for the new invoice layout by Friday?",
+        at,
+        conversation="slack:#support",
+        source_kind="chat",
+    )
+    said(
+        scanning,
+        "Aiko Tanaka",
+        "Sure, I'll have them done by Friday",
+        at.replace(minute=5),
+        conversation="slack:#support",
+        source_kind="chat",
+    )
     run_nightly(scanning.org, only="commitments")
     [promise] = Commitment.objects.filter(org=scanning.org)
     assert promise.owner_name == "Aiko Tanaka"
     assert promise.what == "Aiko Tanaka will update the Freshdesk macros for the new invoice layout by Friday"
     assert promise.due_on == date(2026, 1, 30)
     assert promise.quote == "Sure, I'll have them done by Friday"
-    said(scanning, "Priya Shah", "Aiko, can you send me the salary review?", at.replace(hour=10),
-         conversation="slack:#dm", source_kind="chat", scope="personal")  # fmt: skip
-    said(scanning, "Aiko Tanaka", "Sure, I'll send it tomorrow", at.replace(hour=10, minute=5),
-         conversation="slack:#dm", source_kind="chat")  # fmt: skip
+    said(
+        scanning,
+        "Priya Shah",
+        "Aiko, can you send me the salary review?",
+        at.replace(hour=10),
+        conversation="slack:#dm",
+        source_kind="chat",
+        scope="personal",
+    )
+    said(
+        scanning,
+        "Aiko Tanaka",
+        "Sure, I'll send it tomorrow",
+        at.replace(hour=10, minute=5),
+        conversation="slack:#dm",
+        source_kind="chat",
+    )
     run_nightly(scanning.org, only="commitments")
     later = Commitment.objects.filter(org=scanning.org).exclude(pk=promise.pk)
     assert [c.what for c in later] == ["Aiko Tanaka will send it tomorrow"]
@@ -180,8 +210,15 @@ def test_a_mail_uploaded_as_an_eml_file_is_read_for_promises_like_the_synced_one
     path = tmp_path / "onboarding.eml"
     path.write_bytes(EML)
     [parsed] = parse_file(path)
-    save(scanning, parsed.title, parsed.content, source_kind=parsed.source_kind, speaker=parsed.speaker,
-         occurred_at=parsed.occurred_at, external_id=parsed.external_id)  # fmt: skip
+    save(
+        scanning,
+        parsed.title,
+        parsed.content,
+        source_kind=parsed.source_kind,
+        speaker=parsed.speaker,
+        occurred_at=parsed.occurred_at,
+        external_id=parsed.external_id,
+    )
     run_nightly(scanning.org, only="commitments")
     [promise] = Commitment.objects.filter(org=scanning.org)
     assert (promise.owner_name, promise.promised_on) == ("Lena Fischer", date(2025, 12, 2))

@@ -50,8 +50,13 @@ def promises(org):
 
 
 def test_each_comment_of_an_exported_thread_promises_as_its_author_on_its_own_day(scanning):
-    save(scanning, "Issue acme/widgets#7: Export fails on long titles", EXPORTED, source_kind="connector",
-         content_type="text/plain")  # fmt: skip
+    save(
+        scanning,
+        "Issue acme/widgets#7: Export fails on long titles",
+        EXPORTED,
+        source_kind="connector",
+        content_type="text/plain",
+    )
     run_nightly(scanning.org, only="commitments")
     assert promises(scanning.org) == {
         ("Dana Okafor", "Dana Okafor will attach the full log tomorrow", date(2025, 11, 19), date(2025, 11, 20)),
@@ -62,8 +67,14 @@ def test_each_comment_of_an_exported_thread_promises_as_its_author_on_its_own_da
 
 
 def test_a_thread_synced_by_the_connector_gives_the_comment_to_its_login(scanning):
-    save(scanning, "Pull request acme/widgets#8: Cut long titles", SYNCED, source_kind="connector",
-         external_id="github:acme/widgets#8", metadata={"kind": "pull_request", "author": "dokafor"})  # fmt: skip
+    save(
+        scanning,
+        "Pull request acme/widgets#8: Cut long titles",
+        SYNCED,
+        source_kind="connector",
+        external_id="github:acme/widgets#8",
+        metadata={"kind": "pull_request", "author": "dokafor"},
+    )
     run_nightly(scanning.org, only="commitments")
     [promise] = Commitment.objects.filter(org=scanning.org)
     assert (promise.owner_name, promise.promised_on) == ("leepark", date(2025, 11, 24))

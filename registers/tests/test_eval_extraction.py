@@ -126,8 +126,12 @@ def test_a_date_kept_as_a_typed_value_counts_and_a_habit_with_a_date_in_its_fiel
 
 
 def test_a_turn_label_left_in_a_statement_is_counted_and_a_name_in_a_sentence_is_not():
-    derived = Derived(facts=[DerivedFact("Jonas Weber (at 00:00:27): I'll review the take-home on 2026-11-27."),
-                             DerivedFact("Jonas Weber reviews the take-home (the second one) on Friday.")])  # fmt: skip
+    derived = Derived(
+        facts=[
+            DerivedFact("Jonas Weber (at 00:00:27): I'll review the take-home on 2026-11-27."),
+            DerivedFact("Jonas Weber reviews the take-home (the second one) on Friday."),
+        ]
+    )
     assert score([Doc("t", "transcript", "dev", {})], {"t": derived})["all"]["all"].turn_label_facts == 1
 
 

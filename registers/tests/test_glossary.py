@@ -50,8 +50,9 @@ def test_an_open_entry_is_answered_by_its_id_and_only_for_its_own_word(actor):
     entry = Term.objects.create(org=actor.org, term="SLA", key="sla", suggestion="service level agreement")
     with pytest.raises(InvalidArgument, match="is the entry for 'SLA'"):
         define_term(actor=actor, term="SLO", definition="x", term_id=entry.public_id)
-    answered = define_term(actor=actor, term="SLA", definition="Our promise to a customer on uptime and response.",
-                           term_id=entry.public_id)  # fmt: skip
+    answered = define_term(
+        actor=actor, term="SLA", definition="Our promise to a customer on uptime and response.", term_id=entry.public_id
+    )
     assert answered.pk == entry.pk
     assert answered.state == "defined"
 

@@ -26,16 +26,28 @@ pytestmark = pytest.mark.django_db
 
 
 def said(actor: Actor, conversation: str, speaker: str, text: str, at: datetime) -> Document:
-    return save(actor, f"{conversation} {at:%d %b}", f"{speaker}: {text}", speaker=speaker, conversation=conversation,
-                occurred_at=at, source_kind="slack")  # fmt: skip
+    return save(
+        actor,
+        f"{conversation} {at:%d %b}",
+        f"{speaker}: {text}",
+        speaker=speaker,
+        conversation=conversation,
+        occurred_at=at,
+        source_kind="slack",
+    )
 
 
 def role(actor: Actor, title: str, holder: str) -> None:
     document = save(actor, title, f"{holder} heads the BigCo account.", ingest=False)
     Document.objects.filter(pk=document.pk).update(status="ready")
     document.refresh_from_db()
-    draft = FactDraft(statement=f"{holder} heads the BigCo account.", subject=holder, object="BigCo account",
-                      relation="head_of", single_valued=True)  # fmt: skip
+    draft = FactDraft(
+        statement=f"{holder} heads the BigCo account.",
+        subject=holder,
+        object="BigCo account",
+        relation="head_of",
+        single_valued=True,
+    )
     record_facts(document=document, drafts=[draft])
 
 
@@ -51,11 +63,18 @@ def history(actor, settings):
     )
     save(actor, "BigCo meeting", meeting, occurred_at=datetime(2026, 3, 2, 10, tzinfo=UTC), source_kind="transcript")
     said(actor, "sales", "Sam", "Priya, did the revised quote go to BigCo?", datetime(2026, 3, 4, 9, tzinfo=UTC))
-    said(actor, "sales", "Priya", "Yes, the revised quote for BigCo went out this morning, sent and confirmed.",
-         datetime(2026, 3, 5, 9, tzinfo=UTC))  # fmt: skip
-    for day, text in ((6, "We need the MID before the BigCo shops go live."),
-                      (9, "The MID request is with the acquirer."),
-                      (10, "A MID is the merchant identifier the acquirer gives each BigCo shop.")):  # fmt: skip
+    said(
+        actor,
+        "sales",
+        "Priya",
+        "Yes, the revised quote for BigCo went out this morning, sent and confirmed.",
+        datetime(2026, 3, 5, 9, tzinfo=UTC),
+    )
+    for day, text in (
+        (6, "We need the MID before the BigCo shops go live."),
+        (9, "The MID request is with the acquirer."),
+        (10, "A MID is the merchant identifier the acquirer gives each BigCo shop."),
+    ):
         said(actor, "payments", "Ana", text, datetime(2026, 3, day, 9, tzinfo=UTC))
     stated(actor, "Price list", "The enterprise plan costs 48500 USD a year.", number=48500)
     stated(actor, "Sales deck", "The enterprise plan costs 52000 USD a year.", number=52000)
@@ -141,8 +160,13 @@ def test_the_scan_command_runs_the_switched_on_registers_and_refuses_the_rest(hi
 def test_uploaded_meeting_notes_are_read_and_a_handbook_is_not(actor, settings):
     settings.BRAIN_EXTRACT_FACTS = False
     switch_on(actor.org, "commitments")
-    save(actor, "Weekly sync notes", "Sam will migrate the billing database next week.", source_kind="upload",
-         occurred_at=datetime(2026, 3, 2, 10, tzinfo=UTC))  # fmt: skip
+    save(
+        actor,
+        "Weekly sync notes",
+        "Sam will migrate the billing database next week.",
+        source_kind="upload",
+        occurred_at=datetime(2026, 3, 2, 10, tzinfo=UTC),
+    )
     save(actor, "Billing handbook", "Sam will migrate the billing database next week.", source_kind="upload")
     run_nightly(actor.org)
     [item] = list_commitments(actor=actor)
@@ -157,10 +181,12 @@ def test_a_remembered_fact_is_evidence_too_and_a_promise_without_any_stays_open(
     from memory.graph.memories import remember
     from registers.commitments.services import record_commitment
 
-    kept = record_commitment(actor=actor, owner="Priya", what="Priya will send the revised quote to BigCo",
-                             promised_on=date(2026, 3, 2))  # fmt: skip
-    quiet = record_commitment(actor=actor, owner="Sam", what="Sam will migrate the billing database",
-                              promised_on=date(2026, 3, 2))  # fmt: skip
+    kept = record_commitment(
+        actor=actor, owner="Priya", what="Priya will send the revised quote to BigCo", promised_on=date(2026, 3, 2)
+    )
+    quiet = record_commitment(
+        actor=actor, owner="Sam", what="Sam will migrate the billing database", promised_on=date(2026, 3, 2)
+    )
     remember(actor=actor, content="Priya sent the revised quote to BigCo on 5 March.", subject="Priya")
     run_nightly(actor.org)
     landed = kept.verdicts.get()
@@ -181,8 +207,9 @@ def test_a_fact_flagged_as_broken_is_no_evidence_that_a_promise_landed(actor, se
     from memory.models import Fact
     from registers.commitments.services import record_commitment
 
-    kept = record_commitment(actor=actor, owner="Priya", what="Priya will send the revised quote to BigCo",
-                             promised_on=date(2026, 3, 2))  # fmt: skip
+    kept = record_commitment(
+        actor=actor, owner="Priya", what="Priya will send the revised quote to BigCo", promised_on=date(2026, 3, 2)
+    )
     said = remember(actor=actor, content="Priya sent the revised quote to BigCo on 5 March.", subject="Priya")
     Fact.objects.filter(pk=said.pk).update(flagged_at=timezone.now())  # an admin held it back for review
     run_nightly(actor.org)

@@ -29,8 +29,15 @@ def mail(actor: Actor, text: str, *, at: datetime = MONDAY, **kw: Any) -> Docume
 
 
 def chat(actor: Actor, text: str, *, at: datetime = TUESDAY, speaker: str = "Priya") -> Document:
-    return save(actor, f"#sales {at:%d %b}", f"{speaker}: {text}", speaker=speaker, conversation="sales",
-                occurred_at=at, source_kind="slack")  # fmt: skip
+    return save(
+        actor,
+        f"#sales {at:%d %b}",
+        f"{speaker}: {text}",
+        speaker=speaker,
+        conversation="sales",
+        occurred_at=at,
+        source_kind="slack",
+    )
 
 
 @pytest.fixture
@@ -80,8 +87,14 @@ def test_a_promise_said_where_other_people_read_is_not_joined_to_their_commitmen
     switch_on(actor.org, "commitments")
     mail(actor, "I'll send the revised quote to BigCo by Friday.")
     other = make_actor(actor.org, make_user(actor.org))
-    save(other, "My notes from the BigCo call", "Priya: I will send BigCo the revised quote on Friday.",
-         occurred_at=TUESDAY, source_kind="email", scope="personal")  # fmt: skip
+    save(
+        other,
+        "My notes from the BigCo call",
+        "Priya: I will send BigCo the revised quote on Friday.",
+        occurred_at=TUESDAY,
+        source_kind="email",
+        scope="personal",
+    )
     run_nightly(actor.org)
     assert Commitment.objects.filter(org=actor.org).count() == 2
     [mine] = list_commitments(actor=actor)
@@ -122,8 +135,12 @@ def test_the_same_disagreement_found_in_two_pairs_is_listed_once_and_one_answer_
     assert run_nightly(actor.org)["contradictions raised"] == 1
     [entry] = list_contradictions(actor=actor)
     assert {entry.fact_a_id, entry.fact_b_id, *(side["fact"] for side in entry.more)} == {listed.pk, deck.pk, mail.pk}
-    answer_contradiction(actor=actor, contradiction_id=entry.public_id, answer="a" if entry.fact_a == listed else "b",
-                         note="The price list is signed off by finance.")  # fmt: skip
+    answer_contradiction(
+        actor=actor,
+        contradiction_id=entry.public_id,
+        answer="a" if entry.fact_a == listed else "b",
+        note="The price list is signed off by finance.",
+    )
     for fact in (deck, mail):
         fact.refresh_from_db()
         assert fact.superseded_at is not None  # both statements of 52000 gave way to the price list
@@ -158,8 +175,9 @@ def test_a_disagreement_read_by_other_people_is_not_a_twin(actor, three_prices):
     run_nightly(actor.org)
     assert Contradiction.objects.filter(org=actor.org, twin_of__isnull=False).count() == 0
     [entry] = list_contradictions(actor=actor)
-    answer_contradiction(actor=actor, contradiction_id=entry.public_id, answer="a" if entry.fact_a == listed else "b",
-                         note="Finance.")  # fmt: skip
+    answer_contradiction(
+        actor=actor, contradiction_id=entry.public_id, answer="a" if entry.fact_a == listed else "b", note="Finance."
+    )
     mail.refresh_from_db()
     assert mail.superseded_at is None
     assert Contradiction.objects.filter(org=actor.org, state="open").count() == 1
@@ -175,10 +193,16 @@ def test_raising_a_disagreement_already_on_the_register_answers_with_that_entry(
     later = stated(actor, "Re: pricing", "Enterprise is 52000 USD a year.", number=52000)
     assert later.pk != mail_id
     found, new = raise_or_find_contradiction(
-        actor=actor, question="Which price is right?", about="Enterprise plan price", claim_a=listed.statement,
-        source_a="Price list", claim_b=later.statement, source_b="Re: pricing", memory_id_a=listed.public_id,
+        actor=actor,
+        question="Which price is right?",
+        about="Enterprise plan price",
+        claim_a=listed.statement,
+        source_a="Price list",
+        claim_b=later.statement,
+        source_b="Re: pricing",
+        memory_id_a=listed.public_id,
         memory_id_b=later.public_id,
-    )  # fmt: skip
+    )
     assert (found.pk, new) == (entry.pk, False)
     assert len(list_contradictions(actor=actor)) == 1
 

@@ -16,8 +16,12 @@ from registers.tests.helpers import switch_on
 def stated(actor: Actor, title: str, statement: str, number: float) -> Fact:
     """A searchable document stating one price of the Enterprise plan."""
     document = save(actor, title, statement)
-    draft = FactDraft(statement=statement, subject="Enterprise plan", single_valued=True,
-                      values=[ExtractedValue("price", number=number, unit="USD")])  # fmt: skip
+    draft = FactDraft(
+        statement=statement,
+        subject="Enterprise plan",
+        single_valued=True,
+        values=[ExtractedValue("price", number=number, unit="USD")],
+    )
     return record_facts(document=document, drafts=[draft])[0]
 
 

@@ -20,11 +20,22 @@ def versions(org):
     Category.objects.create(org=org, slug="ops", name="Operations")
     Category.objects.create(org=org, slug="sales", name="Sales")
     author = make_actor(org)
-    in_use = published_and_approved(author, name="Deploy guide", description="How we ship the web app.",
-                                    tags=["deploy", "web"], categories=["general", "ops"])  # fmt: skip
-    pending = publish(author, name="Deploy and release guide", description="How we ship the web and mobile apps.",
-                      tags=["deploy", "mobile"], categories=["ops", "sales"], version="2.0.0",
-                      content="# Deploy\n\nRun `make ship`.\n\n<script>alert(1)</script>\n")  # fmt: skip
+    in_use = published_and_approved(
+        author,
+        name="Deploy guide",
+        description="How we ship the web app.",
+        tags=["deploy", "web"],
+        categories=["general", "ops"],
+    )
+    pending = publish(
+        author,
+        name="Deploy and release guide",
+        description="How we ship the web and mobile apps.",
+        tags=["deploy", "mobile"],
+        categories=["ops", "sales"],
+        version="2.0.0",
+        content="# Deploy\n\nRun `make ship`.\n\n<script>alert(1)</script>\n",
+    )
     return in_use, pending
 
 

@@ -39,5 +39,7 @@ class Command(BaseCommand):
         self.stdout.write(f"{done} connection(s) sealed with the newest key.")
         for column, names in unreadable.items():
             if names:
-                self.stdout.write(f"No configured key opens the {column.removeprefix('sealed_').replace('_', ' ')} "
-                                  f"of these; {SEALED[column]}: {', '.join(names)}")  # fmt: skip
+                self.stdout.write(
+                    f"No configured key opens the {column.removeprefix('sealed_').replace('_', ' ')} "
+                    f"of these; {SEALED[column]}: {', '.join(names)}"
+                )
