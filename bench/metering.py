@@ -60,7 +60,7 @@ def in_process(calls: int) -> list[tuple[str, float, float]]:
     from django.test import override_settings
 
     from brain.actors import Actor
-    from brain.mcp import invoke
+    from brain.mcp import invoke, meter
     from brain.mcp.prices import READ
     from brain.mcp.registry import TOOLS
     from brain.models import Organisation
@@ -77,10 +77,10 @@ def in_process(calls: int) -> list[tuple[str, float, float]]:
         return invoke.execute(actor, spec, {})
 
     rows = []
-    metering_step = invoke.metered
-    invoke.metered = lambda actor, what, price: metering_step(actor, what, None)
+    metering_step = meter.metered  # what every call pays through (brain.mcp.meter.recorded_call)
+    meter.metered = lambda actor, what, price: metering_step(actor, what, None)
     rows.append(("metering left out (baseline)", *measure(call, calls)))
-    invoke.metered = metering_step
+    meter.metered = metering_step
     with override_settings(BRAIN_METERING=False):
         rows.append(("BRAIN_METERING=0 (counted only)", *measure(call, calls)))
     defaults = {"name": "Bench allowance", "monthly_free_reads": 10**9}

@@ -136,28 +136,57 @@ def in_sql(clause: access.Clause, alias: str) -> tuple[str, dict[str, Any]]:
 
 # Every SQL form of memory.access beside its ORM twin: one place, walked by the tests below.
 TWINS: tuple[Twin, ...] = (
-    Twin(("readable_sql", "readable_rule_sql"), lambda r, m: readable(r.actor),
-         lambda r, a: readable_sql(r.actor, alias=a), by_reader),
+    Twin(
+        ("readable_sql", "readable_rule_sql"),
+        lambda r, m: readable(r.actor),
+        lambda r, a: readable_sql(r.actor, alias=a),
+        by_reader,
+    ),
     Twin(("current_sql",), lambda r, m: current(), lambda r, a: (current_sql(a), {}), once),
-    Twin(("believed_then_sql",), lambda r, m: current(r.as_of),
-         lambda r, a: (believed_then_sql(a), as_of_param(r)), by_day),
-    Twin(("recorded_by_sql",), lambda r, m: believed_filter(r.as_of, include_superseded=True),
-         lambda r, a: (recorded_by_sql(a), as_of_param(r)), by_day),
-    Twin(("believed_sql",), lambda r, m: believed_filter(r.as_of, r.history),
-         lambda r, a: believed_sql(r.as_of, r.history, alias=a), by_time),
+    Twin(
+        ("believed_then_sql",),
+        lambda r, m: current(r.as_of),
+        lambda r, a: (believed_then_sql(a), as_of_param(r)),
+        by_day,
+    ),
+    Twin(
+        ("recorded_by_sql",),
+        lambda r, m: believed_filter(r.as_of, include_superseded=True),
+        lambda r, a: (recorded_by_sql(a), as_of_param(r)),
+        by_day,
+    ),
+    Twin(
+        ("believed_sql",),
+        lambda r, m: believed_filter(r.as_of, r.history),
+        lambda r, a: believed_sql(r.as_of, r.history, alias=a),
+        by_time,
+    ),
     Twin(("fact_in_use_sql",), lambda r, m: fact_in_use(), lambda r, a: (fact_in_use_sql(a), {}), once, FACTS),
     Twin(("readable_by_all_sql",), lambda r, m: readable_by_all(), lambda r, a: (readable_by_all_sql(a), {}), once),
-    Twin(("readable_and_believed",), lambda r, m: readable(r.actor) & believed_filter(r.as_of, r.history),
-         lambda r, a: in_sql(readable_and_believed(r.actor, r.as_of, r.history), a), by_reader_and_time,
-         aliases=("c",)),
-    Twin(("readable_facts_and_believed",),
-         lambda r, m: readable_facts(r.actor) & believed_filter(r.as_of, r.history),
-         lambda r, a: in_sql(readable_facts_and_believed(r.actor, r.as_of, r.history), a), by_reader_and_time,
-         FACTS, aliases=("c",)),
-    Twin(("same_audience_sql",), lambda r, m: same_audience_as(starting_row(r, m)),
-         lambda r, a: (same_audience_sql(ROW, a), {"row": r.row}), by_row, ROWS_WITH_AN_AUDIENCE,
-         join=f"JOIN {{table}} {ROW} ON {ROW}.id = %(row)s"),
-)  # fmt: skip
+    Twin(
+        ("readable_and_believed",),
+        lambda r, m: readable(r.actor) & believed_filter(r.as_of, r.history),
+        lambda r, a: in_sql(readable_and_believed(r.actor, r.as_of, r.history), a),
+        by_reader_and_time,
+        aliases=("c",),
+    ),
+    Twin(
+        ("readable_facts_and_believed",),
+        lambda r, m: readable_facts(r.actor) & believed_filter(r.as_of, r.history),
+        lambda r, a: in_sql(readable_facts_and_believed(r.actor, r.as_of, r.history), a),
+        by_reader_and_time,
+        FACTS,
+        aliases=("c",),
+    ),
+    Twin(
+        ("same_audience_sql",),
+        lambda r, m: same_audience_as(starting_row(r, m)),
+        lambda r, a: (same_audience_sql(ROW, a), {"row": r.row}),
+        by_row,
+        ROWS_WITH_AN_AUDIENCE,
+        join=f"JOIN {{table}} {ROW} ON {ROW}.id = %(row)s",
+    ),
+)
 
 
 # --- the rows -----------------------------------------------------------------------------------
@@ -197,8 +226,9 @@ def build_world() -> World:
     first = Fact.objects.filter(org=org).order_by("pk")[0]
     fact_only = {**plain, "recorded_at": long_ago, "embedding": VECTOR}
     Fact.objects.create(org=org, statement="flagged", flagged_at=ago(1), **fact_only)
-    Fact.objects.create(org=org, statement="flagged, then superseded", flagged_at=ago(1), superseded_at=ago(1),
-                        **fact_only)  # fmt: skip
+    Fact.objects.create(
+        org=org, statement="flagged, then superseded", flagged_at=ago(1), superseded_at=ago(1), **fact_only
+    )
     Fact.objects.create(org=org, statement="a twin", same_as=first, **fact_only)
     Fact.objects.create(org=org, statement="a personal twin", same_as=first, **{**fact_only, "scope": "personal"})
     return World(org=org, readers=(member, insider, for_every_member(insider), stranger))
@@ -207,8 +237,17 @@ def build_world() -> World:
 def row(org: Organisation, number: int, **case: Any) -> None:
     """One document, its one passage, and one fact, all with the case's audience and times."""
     document = Document.objects.create(org=org, title=f"row {number}", content="text", content_hash=str(number), **case)
-    Chunk.objects.create(org=org, document=document, ordinal=0, title=document.title, text="text", char_start=0,
-                         char_end=4, embedding=VECTOR, **case)  # fmt: skip
+    Chunk.objects.create(
+        org=org,
+        document=document,
+        ordinal=0,
+        title=document.title,
+        text="text",
+        char_start=0,
+        char_end=4,
+        embedding=VECTOR,
+        **case,
+    )
     Fact.objects.create(org=org, statement=f"row {number}", document=document, embedding=VECTOR, **case)
 
 
