@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Literal
 
@@ -12,9 +11,9 @@ import brain
 from brain import services
 from brain.actors import Actor
 from brain.health import run_checks
-from brain.hooks import Seam
 from brain.mcp.limits import Cut
 from brain.mcp.registry import TOOLS, ToolOutput, mcp_tool, visible_tools
+from brain.mcp.skills import SkillSummary, usable_skills
 from brain.selectors import enabled_features, get_profile
 from usage.selectors import get_usage
 from usage.shapes import UsageOut
@@ -82,15 +81,6 @@ COLLECTING_NOTICE = (
 )
 
 
-class SkillSummary(BaseModel):
-    slug: str
-    name: str
-    description: str | None = None
-    categories: list[str] | None = None
-    version: str | None = None
-    status: str | None = None
-
-
 class InitOut(ToolOutput):
     ready: bool = Field(description="False while the memory is still collecting its initial knowledge.")
     notice: str | None = Field(None, description="Shown instead of the rules while the memory is not ready.")
@@ -111,19 +101,6 @@ class InitOut(ToolOutput):
         return "\n".join(lines)
 
 
-# Apps that offer skills register a function returning the caller's usable skills.
-SKILL_PROVIDERS: Seam[Callable[[Actor], list[SkillSummary]]] = Seam(
-    "skill providers", "called with the caller; returns the skills they may use, for init"
-)
-
-
-def _usable_skills(actor: Actor) -> list[SkillSummary]:
-    skills: list[SkillSummary] = []
-    for provider in SKILL_PROVIDERS:
-        skills.extend(provider(actor))
-    return skills
-
-
 @mcp_tool("init", title="Initialize Company Brain", args=NoArgs, output=InitOut, idempotent=True, billing="free")
 def init_tool(actor: Actor, args: NoArgs) -> InitOut:
     """Call this first in every conversation. Returns the rules for using Brain and the list of
@@ -136,7 +113,7 @@ def init_tool(actor: Actor, args: NoArgs) -> InitOut:
     rules = [text for tool, text in RULES if tool is None or (tool in visible and tool in TOOLS)]
     if any(TOOLS[name].action for name in visible):
         rules.insert(len(rules) - 1, ACTION_RULE)
-    skills = _usable_skills(actor)
+    skills = usable_skills(actor)
     return InitOut(ready=True, organisation=actor.org.name, rules=rules, skills=skills, total_count=len(skills))
 
 

@@ -7,11 +7,10 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from brain import mcp_tools as core_tools
 from brain.actors import Actor
 from brain.errors import NotFound
 from brain.mcp.registry import ToolOutput, mcp_tool
-from brain.mcp_tools import SkillSummary
+from brain.mcp.skills import SKILL_PROVIDERS, SkillSummary
 from skills import selectors, services
 from skills.models import CONTENT_MAX, DEFAULT_VERSION, DESCRIPTION_MAX, NAME_MAX, SLUG_MAX, VERSION_MAX, SkillVersion
 
@@ -214,4 +213,4 @@ def skill_summaries(actor: Actor) -> list[SkillSummary]:
     return summaries
 
 
-core_tools.SKILL_PROVIDERS.plug(skill_summaries)
+SKILL_PROVIDERS.plug(skill_summaries)

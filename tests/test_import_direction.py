@@ -8,7 +8,18 @@ import re
 
 import pytest
 
-from tests.import_direction import ROOT, against_direction, crossing, layer_map, modules, reaches_inside, unlayered
+from tests.import_direction import (
+    ROOT,
+    against_direction,
+    crossing,
+    cycles,
+    cycles_inside_apps,
+    imported_modules,
+    layer_map,
+    modules,
+    reaches_inside,
+    unlayered,
+)
 
 # The back-imports the layers and seams replaced: each must still be caught if it came back.
 BACK_IMPORTS = [
@@ -32,6 +43,13 @@ BACK_IMPORTS = [
     ("memory.index.candidates", "memory.search.speakers"),
     ("memory.search.passages", "memory.mcp_tools.documents"),
     ("memory.mcp_tools.documents", "memory.web.search"),
+    ("memory.documents.saving", "usage.metering"),
+    ("memory.documents.ingestion", "usage.metering"),
+    ("memory.apps", "usage.services"),
+    ("memory.mcp_tools.ask", "usage.misses"),
+    ("jobs.runs", "usage.metering"),
+    ("skills.mcp_tools", "brain.mcp_tools"),
+    ("connectors.imap", "memory.upload.files"),
 ]
 
 
@@ -46,6 +64,48 @@ def test_every_package_of_memory_is_in_a_layer():
 @pytest.mark.parametrize(("module", "target"), BACK_IMPORTS)
 def test_each_replaced_back_import_would_be_caught(module, target):
     assert crossing(module, target)
+
+
+def test_no_app_has_an_import_cycle():
+    assert cycles_inside_apps() == []
+
+
+def test_the_apps_of_one_level_are_independent_of_each_other():
+    assert "independent of each other" in (crossing("registers.ask", "jobs.models") or "")
+    assert "independent of each other" in (crossing("connectors.sync", "contacts.services") or "")
+    assert "independent of each other" in (crossing("memory.documents.saving", "usage.metering") or "")
+    assert "independent of each other" in (crossing("usage.services", "memory.models") or "")
+    assert crossing("usage.overview", "registers.models") is None  # a composition root reads every app
+
+
+def test_from_another_app_only_what_it_declares_public():
+    why = crossing("registers.ask", "memory.search.rerank") or ""
+    assert "memory.search.rerank, which is not public" in why
+    assert crossing("connectors.imap", "memory.upload.files")
+    assert crossing("registers.ask", "brain.mcp_tools")  # the core's own tools are above the features
+    assert crossing("memory.documents.saving", "brain.views")
+    for allowed in ("memory.models", "memory.access", "memory.graph.entities", "memory.upload.attachments"):
+        assert crossing("registers.ask", allowed) is None, allowed
+    assert crossing("registers.ask", "brain.mcp.registry") is None
+
+
+def test_a_cycle_is_found_and_named_by_its_modules():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"e", "a"}, "f": {"g"}, "g": {"f"}}
+    assert cycles(graph) == [["a", "b", "c"], ["f", "g"]]
+    assert cycles({"x": {"y"}, "y": set()}) == []
+
+
+def test_an_import_of_a_submodule_through_its_package_is_read_as_that_submodule(tmp_path):
+    path = tmp_path / "blocks.py"
+    path.write_text("from memory.extraction import lines, sentences\nfrom . import names\nfrom .. import access\n")
+    known = {m: p for m, p in modules()}
+    found = {target for _, target in imported_modules("memory.extraction.blocks", path, known)}
+    assert found == {
+        "memory.extraction.lines",
+        "memory.extraction.sentences",
+        "memory.extraction.names",
+        "memory.access",
+    }
 
 
 def test_downward_imports_and_seams_are_allowed():
@@ -78,7 +138,7 @@ def test_the_architecture_map_is_the_tree():
 @pytest.mark.django_db
 def test_every_seam_has_what_the_apps_plug_into_it():
     from brain.mcp.meter import BILLER, PAYABLE_AGAIN
-    from brain.mcp_tools import SKILL_PROVIDERS
+    from brain.mcp.skills import SKILL_PROVIDERS
     from brain.needs import WAITING
     from brain.services import MISSED, ORGANISATION_MADE
     from memory.documents.ingestion import READY
