@@ -8,12 +8,10 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from memory.extraction.lines import word_set
+
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
-
-
-def word_set(text: str) -> frozenset[str]:
-    return frozenset(text.split())
 
 
 # Software and services a team uses: the model calls them people or companies.

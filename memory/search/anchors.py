@@ -21,6 +21,7 @@ from django.db import connections
 
 from brain.replicas import read_alias
 from memory.access import Clause
+from memory.extraction.lines import word_set
 from memory.index.candidates import keyword_candidates
 from memory.search.when import MONTH_NAMES, Window, window
 
@@ -63,100 +64,22 @@ _TIME_FIRST = re.compile(
 )
 _WORD = re.compile(r"[\w'’-]+")
 # Words that end the event's name: "before the launch when Tom said…" names "launch".
-_ENDS = frozenset(
-    {
-        "and",
-        "or",
-        "but",
-        "so",
-        "when",
-        "while",
-        "whenever",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "where",
-        "why",
-        "how",
-        "did",
-        "does",
-        "do",
-        "was",
-        "were",
-        "is",
-        "are",
-        "has",
-        "have",
-        "had",
-        "will",
-        "would",
-        "could",
-        "should",
-        "can",
-        "might",
-        "must",
-        "i",
-        "we",
-        "you",
-        "he",
-        "she",
-        "they",
-        "it",
-        "about",
-        "regarding",
-        "concerning",
-    }
+_ENDS = word_set(
+    """
+    and or but so when while whenever what which who whom whose where why how did does do was
+    were is are has have had will would could should can might must i we you he she they it
+    about regarding concerning
+    """
 )
 # Words that name a time or point back rather than an event: "before the weekend", "after the
 # last one" name nothing a message dates.
-_NOT_EVENTS = frozenset(
-    {
-        "day",
-        "days",
-        "week",
-        "weeks",
-        "weekend",
-        "month",
-        "months",
-        "year",
-        "years",
-        "morning",
-        "afternoon",
-        "evening",
-        "night",
-        "today",
-        "tonight",
-        "tomorrow",
-        "yesterday",
-        "holidays",
-        "holiday",
-        "break",
-        "summer",
-        "winter",
-        "spring",
-        "autumn",
-        "fall",
-        "moment",
-        "time",
-        "end",
-        "start",
-        "beginning",
-        "meeting",
-        "call",
-        "chat",
-        "conversation",
-        "last",
-        "first",
-        "next",
-        "one",
-        "ones",
-        "other",
-        "others",
-        "same",
-        "rest",
-    }
+_NOT_EVENTS = word_set(
+    """
+    day days week weeks weekend month months year years morning afternoon evening night today
+    tonight tomorrow yesterday holidays holiday break summer winter spring autumn fall moment
+    time end start beginning meeting call chat conversation last first next one ones other
+    others same rest
+    """
 )
 
 

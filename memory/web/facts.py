@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime
 
 from brain.ids import parse_numeric_id
+from memory.extraction.lines import word_set
 from memory.mcp_tools.shapes import EntityRef, FactOut
 from memory.web.common import document_url, entity_url
 
@@ -127,45 +128,12 @@ SAID_AS = {
 }  # fmt: skip
 PRICES = frozenset({"eur", "usd", "gbp", "chf", "jpy", "price", "cost", "costs", "charge"})
 SHORT_ROLES = frozenset({"ceo", "cto", "cfo", "coo", "vp", "pm", "hr"})
-ROLES = frozenset(
-    {
-        "controller",
-        "manager",
-        "director",
-        "founder",
-        "cofounder",
-        "owner",
-        "lead",
-        "head",
-        "engineer",
-        "designer",
-        "chair",
-        "advisor",
-        "investor",
-        "partner",
-        "customer",
-        "client",
-        "vendor",
-        "supplier",
-        "member",
-        "contact",
-        "product",
-        "headquarter",
-        "holiday",
-        "office",
-        "team",
-        "role",
-        "title",
-        "address",
-        "location",
-        "email",
-        "phone",
-        "date",
-        "deadline",
-        "budget",
-        "home",
-        "base",
-    }
+ROLES = word_set(
+    """
+    controller manager director founder cofounder owner lead head engineer designer chair
+    advisor investor partner customer client vendor supplier member contact product headquarter
+    holiday office team role title address location email phone date deadline budget home base
+    """
 )
 
 

@@ -24,6 +24,7 @@ from brain.models import AuditRecord, Organisation
 from memory.access import current, fact_in_use, readable_by_all, seen_by_every_reader_of
 from memory.documents.source import SourceReading, read_source, read_text, thread_subject
 from memory.documents.turns import previous_turn, spoken_text
+from memory.extraction.lines import word_set
 from memory.graph.entities import live_mentions
 from memory.models import Chunk, Document, Entity, Fact
 from registers.commitments.extraction import Utterance, extract_commitments
@@ -58,70 +59,13 @@ COMPLETION = re.compile(
     r"published|signed|closed|resolved|fixed|submitted|deployed|handed over|went out|is out|are out|live now)\b",
     re.IGNORECASE,
 )
-STOP = frozenset(
-    {
-        "a",
-        "an",
-        "the",
-        "to",
-        "of",
-        "for",
-        "and",
-        "or",
-        "in",
-        "on",
-        "at",
-        "by",
-        "with",
-        "will",
-        "would",
-        "shall",
-        "should",
-        "can",
-        "could",
-        "i",
-        "we",
-        "you",
-        "he",
-        "she",
-        "they",
-        "it",
-        "this",
-        "that",
-        "their",
-        "them",
-        "his",
-        "her",
-        "our",
-        "my",
-        "be",
-        "is",
-        "are",
-        "was",
-        "were",
-        "have",
-        "has",
-        "had",
-        "do",
-        "does",
-        "did",
-        "get",
-        "send",
-        "make",
-        "next",
-        "week",
-        "month",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "tomorrow",
-        "today",
-        "end",
-    }
+STOP = word_set(
+    """
+    a an the to of for and or in on at by with will would shall should can could i we you he she
+    they it this that their them his her our my be is are was were have has had do does did get
+    send make next week month monday tuesday wednesday thursday friday saturday sunday tomorrow
+    today end
+    """
 )
 
 
