@@ -9,7 +9,8 @@ person belongs to (their admins read it there); the name and the time zone are t
 from __future__ import annotations
 
 import secrets
-from zoneinfo import ZoneInfo
+from functools import cache
+from zoneinfo import ZoneInfo, available_timezones
 
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
@@ -22,6 +23,12 @@ from brain.models import AccountSettings, Membership, validate_time_zone
 
 # Django's User keeps first and last names of up to 150 characters each.
 NAME_LIMIT = 150
+
+
+@cache
+def time_zone_choices() -> list[str]:
+    """The zones a person may choose: IANA names of places (``Europe/Berlin``) and UTC."""
+    return sorted(zone for zone in available_timezones() if "/" in zone or zone == "UTC")
 
 
 def get_time_zone(*, user: User) -> str:
