@@ -90,6 +90,17 @@ class Membership(models.Model):
         return f"{self.user} in {self.org} ({self.role})"
 
 
+class AccountSettings(models.Model):
+    """What a person chooses for themselves on their account page, across their organisations."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="account_settings")
+    # Times on pages show in this zone; blank: in each organisation's own zone.
+    time_zone = models.CharField(max_length=64, blank=True, default="", validators=[validate_time_zone])
+
+    def __str__(self) -> str:
+        return f"settings of {self.user}"
+
+
 class MembershipInvitation(models.Model):
     """An invitation to an organisation for someone who has an account already (brain.invitations):
     no membership until they accept it, signed in as themselves, before ``expires_at``; they may

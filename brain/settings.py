@@ -146,6 +146,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "brain.web.ReaderTimeZoneMiddleware",  # times on pages in the zone the reader chose (their account page)
     "brain.replicas.WebWritesMiddleware",  # with a replica: a page that wrote sends its user's reads to the primary
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",

@@ -12,6 +12,7 @@ urlpatterns = [
     path("favicon.ico", views.favicon, name="favicon"),
     path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("account/", views.account, name="account"),
     path("connect/", views.connect, name="connect"),
     path("connect/tokens/<int:token_id>/revoke/", views.revoke, name="revoke-token"),
     path("connect/apps/", oauth_views.connected_apps, name="connected-apps"),

@@ -1,6 +1,6 @@
-"""Web pages: login (Django's), Connect an assistant (tokens and client configuration), the page
-where an invited member sets their password, and the one where someone with an account answers
-invitations to organisations."""
+"""Web pages: login (Django's), Connect an assistant (tokens and client configuration), a member's
+own account (name, time zone, password, tokens), the page where an invited member sets their
+password, and the one where someone with an account answers invitations to organisations."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ from urllib.parse import quote
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import update_session_auth_hash
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import SetPasswordForm
+from django.contrib.auth.forms import PasswordChangeForm, SetPasswordForm
 from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect, HttpResponseRedirect
 from django.shortcuts import redirect, render
@@ -21,6 +22,7 @@ from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_POST
 
+from brain.accounts import get_time_zone, record_password_change, time_zone_choices, update_account
 from brain.actors import Actor
 from brain.errors import DomainError
 from brain.inputs import text_problem, whole_number
@@ -205,16 +207,83 @@ def revoke(request: HttpRequest, token_id: int) -> HttpResponse:
     """Revoke one of one's tokens once confirmed: the page's script asks in a dialog and sends the
     confirmation; without the script, this answers with a page that asks."""
     token = ApiToken.objects.filter(pk=token_id, user=_user(request)).select_related("org").first()
+    back = "account" if request.POST.get("back") == "account" else "connect"
     if token is None:
         messages.error(request, "No such token.")
     elif request.POST.get("confirm") != "yes":
-        return render(request, "brain/revoke_confirm.html", {"token": token})
+        return render(request, "brain/revoke_confirm.html", {"token": token, "back": back})
     else:
         # Anyone may revoke their own token, also after leaving its organisation.
         actor = Actor(org=token.org, user=_user(request), scopes=frozenset({"read", "write"}), via="web")
         revoke_token(actor=actor, token_id=token.pk)
         messages.success(request, f"Token {token} revoked. Assistants using it are disconnected.")
-    return HttpResponseRedirect(reverse("connect"))
+    return HttpResponseRedirect(reverse(back))
+
+
+# Where a token made on the account page waits for the one view that shows it.
+ACCOUNT_ISSUED_KEY = "brain.account.issued"
+
+
+@login_required
+def account(request: HttpRequest) -> HttpResponse:
+    """The signed-in person's own account: name and time zone, password, and their tokens. It has
+    no id in its address: it only ever reads and changes the person who is signed in."""
+    user = _user(request)
+    orgs = list(list_user_organisations(user=user))
+    password_form = PasswordChangeForm(user)
+    status = 200
+    if request.method == "POST":
+        part = request.POST.get("part")
+        try:
+            if part == "details":
+                update_account(
+                    user=user,
+                    first_name=request.POST.get("first_name", ""),
+                    last_name=request.POST.get("last_name", ""),
+                    time_zone=request.POST.get("time_zone", ""),
+                )
+                messages.success(request, "Your name and time zone are saved.")
+                return HttpResponseRedirect(reverse("account"))
+            if part == "token":
+                issued = _create_from_form(request, orgs)
+                request.session[ACCOUNT_ISSUED_KEY] = {"token_id": issued.token.pk, "plaintext": issued.plaintext}
+                return HttpResponseRedirect(f"{reverse('account')}#tokens")
+            if part != "password":
+                raise DomainError("Nothing to save: send the form again from the page.")
+        except DomainError as exc:
+            messages.error(request, exc.message)
+            status = 400
+        else:
+            password_form = PasswordChangeForm(user, request.POST)
+            if password_form.is_valid():
+                password_form.save()
+                update_session_auth_hash(request, password_form.user)  # stay signed in here
+                record_password_change(user=user, by_operator=False)
+                messages.success(request, "Your password is changed. Other devices must log in again.")
+                return HttpResponseRedirect(reverse("account"))
+            status = 400
+    issued = request.session.pop(ACCOUNT_ISSUED_KEY, None)
+    tokens = list(list_user_tokens(user=user))
+    new_token = next((t for t in tokens if issued and t.pk == issued["token_id"]), None)
+    response = render(
+        request,
+        "brain/account.html",
+        {
+            "orgs": orgs,
+            "chosen_zone": get_time_zone(user=user),
+            "zones": time_zone_choices(),
+            "password_form": password_form,
+            "active_tokens": [t for t in tokens if t.is_active],
+            "inactive_tokens": [t for t in tokens if not t.is_active],
+            "new_token": new_token,
+            "plaintext": issued["plaintext"] if issued and new_token else None,
+            "access_choices": [(key, label, ACCESS_HELP[key]) for key, (_scopes, label) in ApiToken.ACCESS.items()],
+            "expiry_choices": EXPIRY_CHOICES,
+        },
+        status=status,
+    )
+    add_never_cache_headers(response)  # it may carry a plaintext token
+    return response
 
 
 def accept_invitation(request: HttpRequest, uidb64: str, token: str) -> HttpResponse:

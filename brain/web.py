@@ -4,16 +4,19 @@ shows of memory when it does not run a tool."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 from typing import cast
 
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest
+from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
 
+from brain import times
+from brain.accounts import chosen_zone
 from brain.actors import Actor
 from brain.mcp.meter import recorded_call
 from brain.mcp.prices import PAGE
@@ -87,3 +90,21 @@ def page_read(actor: Actor, what: str) -> Iterator[None]:
     with recorded_call(actor, f"page:{what}") as call, call.paying(actor, f"the {what} page", PAGE):
         yield
         call.code = ""
+
+
+class ReaderTimeZoneMiddleware:
+    """Times on the pages a signed-in person reads show in the zone they chose on their account
+    page (``brain.times.page_time``), looked up once per request and only if a page shows a time."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        user = request.user
+        if not user.is_authenticated:
+            return self.get_response(request)
+        reset = times.READER_ZONE.set(cache(lambda: chosen_zone(user=user)))
+        try:
+            return self.get_response(request)
+        finally:
+            times.READER_ZONE.reset(reset)

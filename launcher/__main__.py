@@ -9,7 +9,7 @@ import subprocess
 import sys
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -52,18 +52,15 @@ def run(argv: Sequence[str]) -> int:
     host = os.environ.get("BRAIN_HOST", "127.0.0.1")
     manage(processes.MIGRATE, env)
     manage(processes.COLLECTSTATIC, env)
-    # Printed once the web answers, so the credentials end up under the start-up logs, not above them.
+    # Printed once every process has started, so the credentials come under the start-up logs.
     banner = manage_output(processes.bootstrap_args(base_url(host, port)), env)
-    printed = [0]
-
-    def count_line() -> None:
-        printed[0] += 1
-
+    commands = processes.local_commands(host=host, port=int(port), access_log="--quiet" not in argv)
+    startup = ready.StartUp(ready.ready_lines(list(commands)))
     supervisor = Supervisor(
-        processes.local_commands(host=host, port=int(port), access_log="--quiet" not in argv),
+        commands,
         env=env,
         cwd=services.ROOT,
-        output=pump(threading.Lock(), COLOURS, on_line=count_line),
+        output=pump(threading.Lock(), COLOURS, on_line=startup.saw),
         first_delay=float(os.environ.get("BRAIN_RESTART_DELAY_SECONDS", "1")),
     )
     stopping = threading.Event()
@@ -73,16 +70,8 @@ def run(argv: Sequence[str]) -> int:
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
-    supervisor.start_all()
     local = f"http://{host if host != '0.0.0.0' else '127.0.0.1'}:{port}/healthz"  # noqa: S104 (compares only)
-    up = ready.wait_until_answers(
-        local,
-        progress=lambda: (printed[0], [c.restarts for c in supervisor.children.values()]),
-        stopping=stopping.is_set,
-        tick=supervisor.check,
-    )
-    if not stopping.is_set():
-        print_banner(banner, up=up)
+    start_and_announce(supervisor, startup=startup, health_url=local, banner=banner, stopping=stopping.is_set)
     while not stopping.is_set():
         supervisor.check()
         stopping.wait(0.5)
@@ -94,17 +83,51 @@ def run(argv: Sequence[str]) -> int:
     return 0
 
 
-def print_banner(banner: str, *, up: bool) -> None:
-    rule = "-" * 72
-    state = "Brain is up." if up else "The web server has not answered yet; its log above says why."
-    print(f"\n{rule}\n{state}\n{banner.rstrip()}\n(./brainctl credentials shows these again.)\n{rule}", flush=True)
+def start_and_announce(
+    supervisor: Supervisor,
+    *,
+    startup: ready.StartUp,
+    health_url: str,
+    banner: str,
+    stopping: Callable[[], bool],
+    idle: float = ready.IDLE_SECONDS,
+) -> None:
+    """Start every process, wait until the web answers ``health_url`` and the others have printed
+    the line that ends their start-up (for as long as they keep printing), then print ``banner``."""
+    supervisor.start_all()
+    up = ready.wait_until_answers(
+        health_url,
+        progress=lambda: (startup.lines, [c.restarts for c in supervisor.children.values()]),
+        stopping=stopping,
+        tick=supervisor.check,
+        also=startup.all_started,
+        idle=idle,
+    )
+    if not stopping():
+        print_banner(banner, waiting=[] if up else ["web", *startup.not_started()])
 
 
-def credentials() -> int:
+def print_banner(banner: str, *, waiting: Sequence[str] = ()) -> None:
+    """The credentials, set apart from the logs around them by blank lines and rules (bold on a terminal)."""
+    rule = "=" * 72
+    if waiting:
+        state = f"Not started yet: {', '.join(dict.fromkeys(waiting))}. The log above says why."
+    else:
+        state = "Brain is up. Keep these: the password and the token are shown only now."
+    bold, reset = ("\033[1m", "\033[0m") if sys.stdout.isatty() else ("", "")
+    lines = [state, "", banner.rstrip(), "", "./brainctl credentials shows these again (without the secrets);"]
+    lines.append("./brainctl credentials --reset makes a new admin password.")
+    body = "\n".join(lines)
+    print(f"\n\n{bold}{rule}\n{body}\n{rule}{reset}\n\n", flush=True)
+
+
+def credentials(argv: Sequence[str]) -> int:
+    """The first organisation's admins and tokens again; ``--reset [--user NAME]`` makes a new
+    admin password, shown once."""
     env = child_env(services.ensure_services())
     port = os.environ.get("BRAIN_PORT", "8000")
     host = os.environ.get("BRAIN_HOST", "127.0.0.1")
-    return manage(["credentials", "--base-url", base_url(host, port)], env, check=False)
+    return manage(["credentials", "--base-url", base_url(host, port), *argv], env, check=False)
 
 
 def stop() -> int:
@@ -227,7 +250,7 @@ def main() -> int:
     if command == "stop":
         return stop()
     if command == "credentials":
-        return credentials()
+        return credentials(argv)
     if command == "services":
         for key, value in services.ensure_services().items():
             print(f"{key}={value}")

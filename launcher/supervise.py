@@ -111,20 +111,22 @@ def _signal_group(process: subprocess.Popen[bytes], signum: int) -> None:
         os.killpg(process.pid, signum)
 
 
-def pump(lock: threading.Lock, colours: Mapping[str, str], on_line: Callable[[], None] | None = None) -> Output:
+def pump(lock: threading.Lock, colours: Mapping[str, str], on_line: Callable[[str, str], None] | None = None) -> Output:
     """Copy a child's output to ours, each line prefixed with the child's name; ``on_line`` is
-    called after each line (the launcher counts them as progress while it waits for the web)."""
+    called with the child's name and the line after it is written (the launcher counts lines as
+    progress and watches for the ones that say a process is ready)."""
     reset = "\033[0m"
 
     def copy(name: str, stream: IO[bytes]) -> None:
         colour = colours.get(name, "") if sys.stdout.isatty() else ""
         prefix = f"{colour}{name:>6} |{reset if colour else ''} "
         for raw in iter(stream.readline, b""):
+            line = raw.decode(errors="replace")
             with lock:
-                sys.stdout.write(prefix + raw.decode(errors="replace"))
+                sys.stdout.write(prefix + line)
                 sys.stdout.flush()
                 if on_line is not None:
-                    on_line()
+                    on_line(name, line)
         stream.close()
 
     return copy

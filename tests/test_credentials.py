@@ -8,8 +8,12 @@ import threading
 from io import StringIO
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import call_command
+from django.core.management.base import CommandError
 
+from brain.models import AuditRecord, Organisation
+from brain.services import add_member
 from launcher.ready import answers, wait_until_answers
 from tests.conftest import free_port
 
@@ -47,6 +51,39 @@ def test_bootstrap_run_again_says_how_to_set_a_new_password_instead_of_showing_i
     run("bootstrap", "--org", "acme", "--base-url", "http://brain.test")
     again = run("bootstrap", "--org", "acme", "--base-url", "http://brain.test")
     assert "./brainctl manage changepassword admin" in again
+
+
+@pytest.mark.django_db
+def test_reset_makes_a_new_admin_password_shown_once_and_audited():
+    first = run("bootstrap", "--org", "acme", "--base-url", "http://brain.test")
+    old = first.split("password ", 1)[1].split()[0]
+
+    reset = run("credentials", "--reset", "--base-url", "http://brain.test")
+    new = reset.split("Password:", 1)[1].split()[0]
+
+    admin = User.objects.get(username="admin")
+    assert new != old
+    assert admin.check_password(new)
+    assert not admin.check_password(old)
+    assert new not in admin.password  # only the hash is kept
+    assert new not in run("credentials", "--base-url", "http://brain.test")
+    record = AuditRecord.objects.get(action="user.password_reset")
+    assert (record.target, record.who, record.via) == ("user admin", "operator (command line)", "command")
+    assert new not in str(record.details)
+
+
+@pytest.mark.django_db
+def test_reset_names_the_admins_when_asked_for_someone_who_is_not_one():
+    run("bootstrap", "--org", "acme", "--base-url", "http://brain.test")
+    member = User.objects.create_user(username="priya", password="unchanged-secret-1")
+    add_member(org=Organisation.objects.get(slug="acme"), user=member)
+
+    with pytest.raises(CommandError, match=r"priya is not an admin .*admins: admin"):
+        run("credentials", "--reset", "--user", "priya", "--base-url", "http://brain.test")
+
+    member.refresh_from_db()
+    assert member.check_password("unchanged-secret-1")
+    assert not AuditRecord.objects.filter(action="user.password_reset").exists()
 
 
 class Health(http.server.BaseHTTPRequestHandler):

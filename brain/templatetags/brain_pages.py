@@ -1,5 +1,5 @@
 """What Brain's pages share: the menu's links, marked where the reader is, and times shown in the
-organisation's zone with the zone named (``brain.times``)."""
+reader's or the organisation's zone with the zone named (``brain.times``)."""
 
 from __future__ import annotations
 
@@ -19,10 +19,11 @@ register = template.Library()
 
 @register.filter
 def local_time(moment: datetime | None, org: Organisation | None) -> SafeString | str:
-    """``{{ row.created_at|local_time:org }}``: a ``<time>`` element in the organisation's zone, labelled."""
+    """``{{ row.created_at|local_time:org }}``: a ``<time>`` element in the reader's chosen zone or
+    the organisation's, labelled."""
     if not moment:
         return ""
-    return format_html('<time datetime="{}">{}</time>', moment.isoformat(), times.local_time(moment, org))
+    return format_html('<time datetime="{}">{}</time>', moment.isoformat(), times.page_time(moment, org))
 
 
 @register.simple_tag(takes_context=True)

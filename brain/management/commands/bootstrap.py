@@ -28,7 +28,10 @@ class Command(BaseCommand):
             out.write(f"Admin login:  {base}/admin/  user {result.admin.username}  password {result.admin_password}")
         else:
             out.write(f"Admin login:  {base}/admin/  user {result.admin.username} (password set at first start)")
-            out.write(f"              To set a new one: ./brainctl manage changepassword {result.admin.username}")
+            out.write(
+                "              Lost it? ./brainctl credentials --reset makes a new one "
+                f"(or: ./brainctl manage changepassword {result.admin.username})"
+            )
         if result.token:
             out.write(f"MCP URL:      {base}/mcp")
             out.write(f"Token:        {result.token.plaintext}")

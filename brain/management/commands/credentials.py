@@ -1,24 +1,33 @@
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandParser
+from django.contrib.auth.models import User
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 
+from brain.accounts import reset_password
 from brain.models import ApiToken, Membership, Organisation
 
 # A password is never shown again: Brain keeps only its hash. This is how an operator sets a new one.
-HOW_TO_RESET = "./brainctl manage changepassword {user}"
+HOW_TO_RESET = "./brainctl credentials --reset  (or: ./brainctl manage changepassword {user})"
 HOW_TO_ISSUE = "./brainctl manage create_token --org {org} --email {email} --scopes read,write"
 
 
 class Command(BaseCommand):
     help = (
         "Show the first organisation, its admins and their tokens again, and how to set a new password "
-        "or make a new token. Prints no secret: passwords and tokens are stored hashed."
+        "or make a new token. Prints no secret: passwords and tokens are stored hashed, except the new "
+        "password --reset makes, shown once."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--base-url", default=settings.BRAIN_BASE_URL, help="Where Brain is reached")
+        parser.add_argument(
+            "--reset",
+            action="store_true",
+            help="Make a new password for the first admin (or --user), print it once and keep only its hash",
+        )
+        parser.add_argument("--user", default="", help="With --reset: the admin whose password to replace")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         base = opts["base_url"].rstrip("/")
@@ -39,10 +48,13 @@ class Command(BaseCommand):
         names = ", ".join(f"{u.username}{' (operator)' if u.is_superuser else ''}" for u in admins) or "none"
         out.write(f"Admin login:  {base}/admin/  users: {names}")
         first = admins[0].username if admins else "<user>"
-        out.write(
-            "Password:     not shown: only its hash is kept, so the first password cannot be shown again.\n"
-            f"              To set a new one: {HOW_TO_RESET.format(user=first)}"
-        )
+        if opts["reset"]:
+            self._reset(admins, opts["user"] or first)
+        else:
+            out.write(
+                "Password:     not shown: only its hash is kept, so the first password cannot be shown again.\n"
+                f"              To make a new one: {HOW_TO_RESET.format(user=first)}"
+            )
         out.write(f"MCP URL:      {base}/mcp")
         tokens = [t for t in ApiToken.objects.filter(org=org, user__in=admins).select_related("user") if t.is_active]
         for n, token in enumerate(tokens):
@@ -56,3 +68,13 @@ class Command(BaseCommand):
             f"              {base}/connect/ (Connect an assistant), or\n"
             f"              {HOW_TO_ISSUE.format(org=org.slug, email=email)}"
         )
+
+    def _reset(self, admins: list[User], username: str) -> None:
+        """A new password for the named admin of the first organisation, shown this once."""
+        user = next((admin for admin in admins if admin.username == username), None)
+        if user is None:
+            names = ", ".join(admin.username for admin in admins) or "none"
+            raise CommandError(f"{username} is not an admin of the first organisation (its admins: {names}).")
+        password = reset_password(user=user)
+        self.stdout.write(f"Password:     {password}  (new, for {user.username}; the old one no longer works)")
+        self.stdout.write("              Shown once: only its hash is kept. Change it on your Account page.")
