@@ -161,12 +161,13 @@ def lower_case_names(doc: Doc, taken: set[int]) -> list[tuple[Span, str]]:
     labels: set[str] = set()
     unheard: set[str] = set()
     titles = _change_titles(doc)
+    text = doc.text  # built from every token each time it is asked for: once, not once a token
     for token in doc:
         word = token.text
-        coded = _between(doc.text, token.idx, len(word), "`")
+        coded = _between(text, token.idx, len(word), "`")
         if token.i in taken or not (_LOWER_NAME.fullmatch(word) or (coded and _CODED_NAME.fullmatch(word))):
             continue
-        if token.like_url or token.like_email or _joined(doc.text, token.idx, len(word)) or common_word(word):
+        if token.like_url or token.like_email or _joined(text, token.idx, len(word)) or common_word(word):
             continue
         if _label(doc, token):
             labels.add(word)
@@ -212,7 +213,8 @@ def _subject(token: Token) -> bool:
     has heard of with an article or a word before it ("the team offsite is ...") is a noun."""
     if token.dep_ not in _SUBJECT or token.head.pos_ not in ("VERB", "AUX"):
         return False
-    before = token.nbor(-1) if token.i > token.sent.start else None
+    # Not ``token.sent``: spaCy reads the whole document to answer it, which made long texts quadratic.
+    before = token.nbor(-1) if token.i > 0 and not token.is_sent_start else None
     bare = before is None or not (before.pos_ in _BEFORE_A_NOUN or before.tag_ == "PRP$")
     return bare or _zipf(token.text) < _UNHEARD_OF
 

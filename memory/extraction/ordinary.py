@@ -29,10 +29,18 @@ _ERROR_TYPE = re.compile(r"[A-Z]\w*(?:Error|Exception|Warning)")
 _LABEL = re.compile(r"(?:^|[;:])[ \t*_-]*([A-Z][\w'’ &/-]{0,40}?)[*_]*:\s", re.MULTILINE)
 
 
+def sentence_start(doc: Doc, i: int) -> int:
+    """Where the sentence holding token ``i`` starts: read back to its first token, not through
+    ``Span.sent``, which reads the whole document each time (quadratic over a long text)."""
+    while i > 0 and not doc[i].is_sent_start:
+        i -= 1
+    return i
+
+
 def _opening(span: Span, doc: Doc) -> bool:
     """The span opens its sentence, list item or cell: nothing but punctuation before it, or a colon
     or semicolon just before it."""
-    before = doc[span.sent.start : span.start]
+    before = doc[sentence_start(doc, span.start) : span.start]
     if all(not any(c.isalnum() for c in t.text) for t in before):  # punctuation, a bullet ("○", "-")
         return True
     previous = next((t for t in reversed(before) if not t.is_space), None)
