@@ -17,6 +17,12 @@ NOT_SET_UP = "No mail server is set up"
 HOW_TO_SET_UP = "an operator sets one up with EMAIL_HOST (docs/configuration.md)"
 
 
+def unmailed(whom: str) -> str:
+    """A sentence to add where a page says a message went out: "" when there is a mail server,
+    else that ``whom`` was not emailed and what to do instead."""
+    return "" if mail_is_set_up() else f" {NOT_SET_UP}, so {whom} was not emailed: tell them yourself."
+
+
 def mail_is_set_up() -> bool:
     """Whether Brain has somewhere to send mail; see the module docstring."""
     backend = str(settings.EMAIL_BACKEND)

@@ -379,7 +379,8 @@ def configured_channels() -> set[str]:
     sent, and its answer link is given to the asker to pass on (``brain.mail``). Slack when
     ``BRAIN_SLACK_BOT_TOKEN`` is set; note that contacts whose Slack address is an incoming-webhook
     URL work without a token (see :func:`is_webhook_url`), so a caller checking one contact should
-    accept ``slack`` for a webhook address even when it is missing here. Call and WhatsApp when the Twilio account sid, auth token and from number are all set.
+    accept ``slack`` for a webhook address even when it is missing here. Call and WhatsApp when the
+    Twilio account sid, auth token and from number are all set.
     """
     channels = {"email"}
     if getattr(settings, "BRAIN_SLACK_BOT_TOKEN", ""):
