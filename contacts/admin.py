@@ -111,9 +111,6 @@ class HumanRequestAdmin(OrgScopedAdmin):
     readonly_fields = [f.name for f in HumanRequest._meta.fields]
     change_form_template = "admin/contacts/humanrequest/change_form.html"
 
-    class Media:
-        js = ["brain/brain.js"]  # the link's copy button
-
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
