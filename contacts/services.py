@@ -48,6 +48,7 @@ MAX_RETRY_AFTER = 86_400
 # What the request records when nothing can carry it; the pages say it in words (contacts.undelivered).
 NO_MAIL_SERVER = f"{NOT_SET_UP} (EMAIL_HOST is empty): the answer link is shown to the asker to pass on"
 INTERRUPTED = "the delivery was interrupted; sending again"
+NO_WRITTEN_LINK = "the call went, but the answer link could not be sent in writing (see the logs)"
 
 
 def retry_delay(attempts: int, *, retry_after: float | None = None) -> int:
@@ -305,13 +306,16 @@ def deliver_request(*, request_id: int) -> str:
         reference=request.public_id,
     )
     try:
-        if request.channel == "call":
-            _send_link_for_call(request, message)
+        linked = request.channel != "call" or _send_link_for_call(request, message)
         provider_id = transport_for(request.channel).send(message)
     except TransportError as exc:
         return _record_failure(request, exc)
     HumanRequest.objects.filter(pk=request_id).update(
-        status=Status.SENT, sent_at=timezone.now(), provider_id=provider_id[:200], last_error="", next_attempt_at=None
+        status=Status.SENT,
+        sent_at=timezone.now(),
+        provider_id=provider_id[:200],
+        last_error="" if linked else NO_WRITTEN_LINK,  # the asker is given the link to pass on
+        next_attempt_at=None,
     )
     return "sent"
 
@@ -332,16 +336,18 @@ def _record_failure(request: HumanRequest, exc: Exception) -> str:
     raise RetryLater(str(exc), seconds) from exc
 
 
-def _send_link_for_call(request: HumanRequest, message: Message) -> None:
-    """A call cannot carry a link: send it in writing too, over WhatsApp or email, before calling."""
+def _send_link_for_call(request: HumanRequest, message: Message) -> bool:
+    """A call cannot carry a link: send it in writing too, over WhatsApp or email, before calling.
+    Whether it went."""
     for channel in ("whatsapp", "email"):
         address = request.contact.address_for(channel)
         if address and channel in configured_channels():
             try:
                 transport_for(channel).send(dataclasses.replace(message, address=address))
-                return
+                return True
             except TransportError as exc:
                 logger.warning("could not send the answer link for %s over %s: %s", request.public_id, channel, exc)
+    return False
 
 
 def _message_text(request: HumanRequest) -> str:

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from brain.times import local_time
 from contacts.models import HumanRequest
-from contacts.services import INTERRUPTED, MAX_RETRIES, answer_link_expires, answer_url
+from contacts.services import INTERRUPTED, MAX_RETRIES, NO_WRITTEN_LINK, answer_link_expires, answer_url
 
 Status = HumanRequest.Status
 # Who Brain tried to reach, by channel: the words of "Brain could not reach ...".
@@ -52,6 +52,9 @@ def undelivered(request: HumanRequest) -> Undelivered | None:
 def _what_happened(request: HumanRequest) -> tuple[str, bool, str] | None:
     """What happened, whether Brain is still trying (the link is "meanwhile"), and the short form."""
     service = SERVICE.get(request.channel, request.channel_label)
+    if request.status == Status.SENT and request.last_error == NO_WRITTEN_LINK:
+        what = "The call went through, but Brain could not send the answer link in writing"
+        return what, False, "Called; the answer link was not sent"
     if request.status == Status.NOT_SENT:
         return "No mail server is set up", False, "Not sent: no mail server is set up"
     if request.status == Status.QUEUED and request.last_error == INTERRUPTED:

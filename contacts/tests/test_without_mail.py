@@ -25,7 +25,10 @@ from contacts.services import (
     record_answer,
     request_from_token,
 )
+from contacts.tests.test_transports import Reply, as_json, stub, twilio, twilio_api
 from contacts.undelivered import undelivered
+
+__all__ = ["stub", "twilio"]  # the stand-in Twilio's fixtures
 
 SMTP = "django.core.mail.backends.smtp.EmailBackend"
 NO_MAIL_WORDS = "No mail server is set up: copy this link and pass it on."
@@ -302,3 +305,24 @@ def test_a_contact_of_another_organisation_is_never_listed(db):
     Membership.objects.create(org=other, user=person, role=Membership.MEMBER)
     dispatch_request(actor=make_actor(other), question="theirs", contact_id=farah(other, user=make_user(other)).pk)
     assert list(list_questions_for(user=person)) == []
+
+
+@pytest.mark.django_db
+def test_a_call_whose_link_could_not_be_texted_gives_the_asker_the_link(actor, twilio):
+    def calls_only(request: dict) -> Reply:
+        if request["path"].endswith("/Messages.json"):
+            return as_json(503, {"code": 20500, "message": "Service Unavailable", "status": 503})
+        return twilio_api(request)
+
+    twilio.respond = calls_only
+    person = Contact.objects.create(org=actor.org, name="Cal Caller", phone="+447700900123", channels=["call"])
+    request = dispatch_request(actor=actor, question="q", contact_id=person.pk)
+    assert deliver_request(request_id=request.pk) == "sent"
+    request.refresh_from_db()
+    assert [r["path"].rsplit("/", 1)[1] for r in twilio.requests] == ["Messages.json", "Calls.json"]
+    notice = undelivered(request)
+    assert notice is not None
+    assert notice.words == (
+        "The call went through, but Brain could not send the answer link in writing: copy this link and pass it on."
+    )
+    assert notice.link == answer_url(request)
