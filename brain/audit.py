@@ -12,7 +12,9 @@ Who acted:
   token and interface come from it;
 - an admin or web write without an Actor passes the request user and the organisation
   (``record_audit(actor=request.user, org=org, ...)``; ``via`` is ``admin`` unless given);
-- a manage.py command passes ``actor=None`` and the organisation: an operator at the shell.
+- a manage.py command passes ``actor=None`` and the organisation: an operator at the shell;
+- someone without an account, acting through a signed link, passes ``actor=None``, the
+  organisation, ``via`` and ``who`` (whom the link was for).
 
 An Actor whose ``via`` is ``command`` is treated like ``actor=None``: commands run services as
 some member so that the services' rules apply, but the member did not act, an operator did.
@@ -41,6 +43,7 @@ def record_audit(
     details: dict[str, Any] | None = None,
     org: Organisation | None = None,
     via: str | None = None,
+    who: str | None = None,
 ) -> AuditRecord:
     """Write one audit record; see the module docstring for who ``actor`` may be."""
     user: User | None
@@ -56,7 +59,7 @@ def record_audit(
     return AuditRecord.objects.create(
         org=org,
         user=user,
-        who=user.get_username() if user is not None else OPERATOR_AT_SHELL,
+        who=(who or (user.get_username() if user is not None else OPERATOR_AT_SHELL))[:200],
         via=via[:16],
         token=token,
         action=action[:80],

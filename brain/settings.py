@@ -246,8 +246,10 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = DEBUG or TESTING
 
+# Outgoing mail. Without EMAIL_HOST no mail server is set up (brain.mail): Brain sends no mail and
+# shows each link a mail would carry (an answer link, an invitation) on the page to pass on.
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
-EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_HOST = env_str("EMAIL_HOST", "")
 EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1, maximum=65535)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "brain@localhost")
 

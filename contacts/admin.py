@@ -6,13 +6,16 @@ from django import forms
 from django.contrib import admin, messages
 from django.db import transaction
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 
 from brain.admin import OrgScopedAdmin
-from brain.admin_base import SameOrganisationForm
+from brain.admin_base import SameOrganisationForm, staff_user
+from brain.mail import mail_is_set_up
 from contacts.models import CHANNEL_LABELS, CHANNELS, Contact, HumanRequest
+from contacts.selectors import get_undelivered
 from contacts.services import reachable_channels, save_contact_topics, send_test_message
 from contacts.transports import configured_channels
+from contacts.undelivered import undelivered
 from contacts.validation import ADDRESS_FIELD
 
 # Each address field in words, said beside the box of each channel that needs it.
@@ -31,6 +34,8 @@ def channel_choices() -> list[tuple[str, str]]:
         label = f"{CHANNEL_LABELS[channel]}: needs {FIELD_NAMES[ADDRESS_FIELD[channel]]}"
         if channel not in usable:
             label += f" (not set up on this Brain yet: {SETUP[channel]})"
+        elif channel == "email" and not mail_is_set_up():
+            label += " (no mail server is set up yet: EMAIL_HOST; until then the asker gets the link to pass on)"
         choices.append((channel, label))
     return choices
 
@@ -87,10 +92,38 @@ class ContactAdmin(OrgScopedAdmin):
 
 @admin.register(HumanRequest)
 class HumanRequestAdmin(OrgScopedAdmin):
-    list_display = ["public_id", "contact", "requester", "channel", "status", "attempts", "created_at", "answered_at"]
+    """Requests to people, read only. One that may not have reached its person says so in words,
+    with its answer link to pass on; the provider's raw error stays in the detail's fields."""
+
+    list_display = [
+        "public_id",
+        "contact",
+        "requester",
+        "channel",
+        "status",
+        "delivery",
+        "attempts",
+        "created_at",
+        "answered_at",
+    ]
     list_filter = ["status", "channel"]
     search_fields = ["public_id", "question"]
     readonly_fields = [f.name for f in HumanRequest._meta.fields]
+    change_form_template = "admin/contacts/humanrequest/change_form.html"
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    @admin.display(description="Delivery")
+    def delivery(self, obj: HumanRequest) -> str:
+        found = undelivered(obj)
+        return found.short if found is not None else ""
+
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        row = self.get_object(request, object_id)  # within the organisations this admin may see
+        extra = dict(extra_context or {})
+        if row is not None:
+            extra["req"], extra["undelivered"] = row, get_undelivered(user=staff_user(request), request=row)
+        return super().change_view(request, object_id, form_url, extra_context=extra)

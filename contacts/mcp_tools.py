@@ -8,8 +8,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from brain.actors import Actor
 from brain.errors import InvalidArgument
+from brain.mail import NOT_SET_UP
 from brain.mcp.registry import ToolOutput, mcp_tool
 from contacts import services
+from contacts.models import HumanRequest
+from contacts.undelivered import undelivered
 
 BACKGROUND = (
     "The request runs in the background and can take several minutes (or longer for the person to answer). "
@@ -44,15 +47,20 @@ class ContactOut(BaseModel):
 
 
 class RequestOut(ToolOutput):
-    status: Literal["preview", "queued"]
+    status: Literal["preview", "queued", "not_sent"]
     contact: ContactOut
     request_id: str | None = None
     message: str
+    answer_link: str | None = Field(
+        None, description="Only when not_sent: the link for the user to pass on to the person; it lets them answer."
+    )
 
     def to_text(self) -> str:
         who = f"{self.contact.name} ({self.contact.contact_id}) over {self.contact.channel}"
         if self.status == "preview":
             return f"Preview, nothing sent. Brain would ask {who}. {self.message}"
+        if self.status == "not_sent":
+            return f"NOT sent: {self.contact.name} was not reached. Kept as {self.request_id}. {self.message}"
         return f"Queued {self.request_id} to {who}. {self.message}"
 
 
@@ -75,7 +83,9 @@ def request_human_info_tool(actor: Actor, args: RequestArgs) -> RequestOut:
     preview. Exception: when the user asked to be contacted themselves, their request is the
     confirmation: preview, check the contact is them, then dispatch with requester_directed true;
     if the preview picks someone else, do not send it to that person. Dispatch runs in the
-    background and can take minutes. Pass the same activity_id in the preview and the dispatch."""
+    background and can take minutes. Where no mail server is set up, a dispatch by email returns
+    not_sent with an answer_link: the person was not reached, and the user passes the link on.
+    Pass the same activity_id in the preview and the dispatch."""
     if args.requester_directed and not (args.dispatch and args.requested_contact_id):
         raise InvalidArgument(
             "requester_directed needs dispatch true and the requested_contact_id of a preview that returned the "
@@ -102,7 +112,24 @@ def request_human_info_tool(actor: Actor, args: RequestArgs) -> RequestOut:
         channel=request.channel,
         topics=request.contact.topics,
     )
+    if request.status == HumanRequest.Status.NOT_SENT:
+        return _not_sent(request, contact)
     return RequestOut(status="queued", contact=contact, request_id=request.public_id, message=BACKGROUND)
+
+
+def _not_sent(request: HumanRequest, contact: ContactOut) -> RequestOut:
+    """Kept without a mail server: the link goes to the asker, who called this tool, and to nobody else."""
+    found = undelivered(request)
+    link = found.link if found is not None else ""
+    message = (
+        f"{NOT_SET_UP} on this Brain, so {contact.name} was not emailed and does not know about the question. "
+        f"Tell the user plainly, and give them this link to pass on to {contact.name} themselves (a chat message, "
+        f"another mail); whoever opens it can answer: {link} . It is also on the user's My requests page, where "
+        "the answer will show."
+    )
+    return RequestOut(
+        status="not_sent", contact=contact, request_id=request.public_id, message=message, answer_link=link or None
+    )
 
 
 def _preview(actor: Actor, args: RequestArgs) -> RequestOut:
@@ -118,11 +145,18 @@ def _preview(actor: Actor, args: RequestArgs) -> RequestOut:
         channel=chosen.channel,
         topics=chosen.contact.topics,
     )
-    if chosen.contact.user_id == actor.user.pk:
+    if services.unsendable(chosen.channel):
         message = (
+            f"{NOT_SET_UP} on this Brain: a dispatch stores the question but does not email "
+            f"{chosen.contact.name}; it returns a link for the user to pass on. "
+        )
+    else:
+        message = ""
+    if chosen.contact.user_id == actor.user.pk:
+        message += (
             "This contact is the user. If they asked to be contacted themselves, dispatch now with "
             "requester_directed true; otherwise ask them to confirm first."
         )
     else:
-        message = "Ask the user to confirm before dispatching to this person."
+        message += "Ask the user to confirm before dispatching to this person."
     return RequestOut(status="preview", contact=contact, message=message)

@@ -88,6 +88,8 @@ class HumanRequest(models.Model):
         DELIVERED = "delivered"
         ANSWERED = "answered"
         FAILED = "failed"
+        # Nothing could carry it (no mail server is set up): the asker passes the answer link on.
+        NOT_SENT = "not_sent", "Not sent"
 
     org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="human_requests")
     public_id = models.CharField(max_length=40, unique=True, default=_request_id)

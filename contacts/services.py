@@ -7,11 +7,12 @@ import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.core import signing
 from django.core.mail import send_mail
 from django.db import transaction
@@ -19,9 +20,11 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from brain.actors import Actor
+from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.ids import is_random_id, parse_numeric_id
 from brain.inputs import text_problem
+from brain.mail import NOT_SET_UP, mail_is_set_up
 from brain.models import Organisation
 from brain.queueing import send_now, send_on_commit
 from brain.services import resolve_activity
@@ -42,6 +45,10 @@ MAX_RETRIES = 6
 # A provider's Retry-After is honoured up to a day: past that a typo or a hostile answer would park
 # the request for good, and the retries still run out after MAX_RETRIES.
 MAX_RETRY_AFTER = 86_400
+# What the request records when nothing can carry it; the pages say it in words (contacts.undelivered).
+NO_MAIL_SERVER = f"{NOT_SET_UP} (EMAIL_HOST is empty): the answer link is shown to the asker to pass on"
+INTERRUPTED = "the delivery was interrupted; sending again"
+NO_WRITTEN_LINK = "the call went, but the answer link could not be sent in writing (see the logs)"
 
 
 def retry_delay(attempts: int, *, retry_after: float | None = None) -> int:
@@ -187,6 +194,7 @@ def dispatch_request(
     channels = reachable_channels(contact, allowed)
     if not channels:
         raise InvalidArgument(f"{contact.name} cannot be reached over the allowed channels; nothing was sent.")
+    held = unsendable(channels[0])
     request = HumanRequest.objects.create(
         org=actor.org,
         requester=actor.user,
@@ -197,9 +205,18 @@ def dispatch_request(
         gap_analysis=gap_analysis,
         requester_directed=requester_directed,
         activity=resolve_activity(actor=actor, activity_id=activity_id),
+        status=Status.NOT_SENT if held else Status.QUEUED,
+        last_error=held,
     )
-    send_on_commit(DELIVER_TASK, request.pk, what="request")
+    if not held:
+        send_on_commit(DELIVER_TASK, request.pk, what="request")
     return request
+
+
+def unsendable(channel: str) -> str:
+    """Why nothing can carry a request over ``channel`` here ("" when something can): kept, not
+    sent, its answer link is for the asker to pass on."""
+    return NO_MAIL_SERVER if channel == "email" and not mail_is_set_up() else ""
 
 
 def sweep_queued_requests(*, grace_seconds: int | None = None) -> int:
@@ -211,7 +228,7 @@ def sweep_queued_requests(*, grace_seconds: int | None = None) -> int:
     now = timezone.now()
     cutoff = now - timedelta(seconds=grace)
     HumanRequest.objects.filter(status=Status.SENDING, next_attempt_at__lt=now).update(
-        status=Status.QUEUED, next_attempt_at=now, last_error="the delivery was interrupted; sending again"
+        status=Status.QUEUED, next_attempt_at=now, last_error=INTERRUPTED
     )
     due = Q(next_attempt_at__isnull=True, created_at__lte=cutoff) | Q(next_attempt_at__lte=cutoff)
     ids = list(HumanRequest.objects.filter(due, status=Status.QUEUED).values_list("pk", flat=True)[:1000])
@@ -220,9 +237,25 @@ def sweep_queued_requests(*, grace_seconds: int | None = None) -> int:
     return len(ids)
 
 
+class _SignedWhenAsked(signing.TimestampSigner):
+    """Signs with the moment the question was asked, so a request has one answer link: the one its
+    message carries is the one its page shows, and it expires a fixed time after the asking."""
+
+    def __init__(self, asked_at: datetime) -> None:
+        super().__init__(salt=SIGNING_SALT)
+        self.asked_at = asked_at
+
+    def timestamp(self) -> str:
+        return signing.b62_encode(int(self.asked_at.timestamp()))
+
+
 def answer_url(request: HumanRequest) -> str:
-    token = signing.TimestampSigner(salt=SIGNING_SALT).sign(request.public_id)
+    token = _SignedWhenAsked(request.created_at).sign(request.public_id)
     return f"{settings.BRAIN_BASE_URL}/answer/{token}/"
+
+
+def answer_link_expires(request: HumanRequest) -> datetime:
+    return request.created_at + timedelta(days=settings.BRAIN_ANSWER_LINK_DAYS)
 
 
 def request_from_token(token: str) -> HumanRequest:
@@ -261,6 +294,9 @@ def deliver_request(*, request_id: int) -> str:
     if not claimed:
         return "skipped"
     request = HumanRequest.objects.select_related("contact", "requester").get(pk=request_id)
+    if held := unsendable(request.channel):  # the mail server went away since it was asked
+        HumanRequest.objects.filter(pk=request_id).update(status=Status.NOT_SENT, last_error=held, next_attempt_at=None)
+        return "not sent"
     message = Message(
         to_name=request.contact.name,
         address=request.contact.address_for(request.channel),
@@ -270,13 +306,16 @@ def deliver_request(*, request_id: int) -> str:
         reference=request.public_id,
     )
     try:
-        if request.channel == "call":
-            _send_link_for_call(request, message)
+        linked = request.channel != "call" or _send_link_for_call(request, message)
         provider_id = transport_for(request.channel).send(message)
     except TransportError as exc:
         return _record_failure(request, exc)
     HumanRequest.objects.filter(pk=request_id).update(
-        status=Status.SENT, sent_at=timezone.now(), provider_id=provider_id[:200], last_error="", next_attempt_at=None
+        status=Status.SENT,
+        sent_at=timezone.now(),
+        provider_id=provider_id[:200],
+        last_error="" if linked else NO_WRITTEN_LINK,  # the asker is given the link to pass on
+        next_attempt_at=None,
     )
     return "sent"
 
@@ -297,16 +336,18 @@ def _record_failure(request: HumanRequest, exc: Exception) -> str:
     raise RetryLater(str(exc), seconds) from exc
 
 
-def _send_link_for_call(request: HumanRequest, message: Message) -> None:
-    """A call cannot carry a link: send it in writing too, over WhatsApp or email, before calling."""
+def _send_link_for_call(request: HumanRequest, message: Message) -> bool:
+    """A call cannot carry a link: send it in writing too, over WhatsApp or email, before calling.
+    Whether it went."""
     for channel in ("whatsapp", "email"):
         address = request.contact.address_for(channel)
         if address and channel in configured_channels():
             try:
                 transport_for(channel).send(dataclasses.replace(message, address=address))
-                return
+                return True
             except TransportError as exc:
                 logger.warning("could not send the answer link for %s over %s: %s", request.public_id, channel, exc)
+    return False
 
 
 def _message_text(request: HumanRequest) -> str:
@@ -319,7 +360,10 @@ def _message_text(request: HumanRequest) -> str:
 
 
 @transaction.atomic
-def record_answer(*, request: HumanRequest, answer: str) -> HumanRequest:
+def record_answer(*, request: HumanRequest, answer: str, by: User | None = None) -> HumanRequest:
+    """Take the person's answer: through the answer link (``by`` None: whoever holds the link) or
+    on their requests page, signed in as the contact (``by``, found by ``get_question_for``).
+    Both are audited alike; the asker is told by mail when there is a mail server."""
     answer = answer.strip()
     if not answer:
         raise InvalidArgument("Write an answer before sending.")
@@ -328,9 +372,19 @@ def record_answer(*, request: HumanRequest, answer: str) -> HumanRequest:
     if problem := text_problem(answer):
         raise InvalidArgument(f"The answer {problem}; remove it and send the answer again.")
     request = HumanRequest.objects.select_for_update().get(pk=request.pk)
+    again = request.status == Status.ANSWERED
     request.answer, request.status, request.answered_at = answer, Status.ANSWERED, timezone.now()
     request.save(update_fields=["answer", "status", "answered_at"])
-    if request.requester.email:
+    record_audit(
+        actor=by,
+        org=request.org,
+        via="web" if by is not None else "link",
+        who=None if by is not None else f"{request.contact.name} (answer link)",
+        action="request.answered",
+        target=f"request {request.public_id}",
+        details={"contact": request.contact.public_id, "again": again, "characters": len(answer)},
+    )
+    if request.requester.email and mail_is_set_up():
         link = f"{settings.BRAIN_BASE_URL}/requests/{request.public_id}/"
         transaction.on_commit(
             lambda: send_mail(

@@ -31,6 +31,7 @@ from django.utils.html import format_html, linebreaks
 from django.utils.safestring import mark_safe
 
 from brain import outbound
+from brain.mail import NOT_SET_UP, mail_is_set_up
 from contacts.validation import is_e164
 
 TIMEOUT = 10.0
@@ -158,6 +159,8 @@ class EmailTransport:
     channel = "email"
 
     def send(self, message: Message) -> str:
+        if not mail_is_set_up():
+            raise TransportError(f"{NOT_SET_UP} (EMAIL_HOST is empty)", permanent=True)
         try:
             validate_email(message.address)
         except ValidationError:
@@ -372,10 +375,12 @@ def transport_for(channel: str) -> Transport:
 def configured_channels() -> set[str]:
     """The channels the settings make usable.
 
-    Email always (Django's mail settings). Slack when ``BRAIN_SLACK_BOT_TOKEN`` is set; note that contacts
-    whose Slack address is an incoming-webhook URL work without a token (see :func:`is_webhook_url`), so
-    a caller checking one contact should accept ``slack`` for a webhook address even when it is missing
-    here. Call and WhatsApp when the Twilio account sid, auth token and from number are all set.
+    Email always (Django's mail settings): without a mail server a request by email is kept, not
+    sent, and its answer link is given to the asker to pass on (``brain.mail``). Slack when
+    ``BRAIN_SLACK_BOT_TOKEN`` is set; note that contacts whose Slack address is an incoming-webhook
+    URL work without a token (see :func:`is_webhook_url`), so a caller checking one contact should
+    accept ``slack`` for a webhook address even when it is missing here. Call and WhatsApp when the
+    Twilio account sid, auth token and from number are all set.
     """
     channels = {"email"}
     if getattr(settings, "BRAIN_SLACK_BOT_TOKEN", ""):

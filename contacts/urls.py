@@ -7,4 +7,5 @@ urlpatterns = [
     path("requests/", views.my_requests, name="my-requests"),
     path("requests/<str:public_id>/", views.request_detail, name="request-detail"),
     path("requests/<str:public_id>/save/", views.save_to_memory, name="request-save"),
+    path("requests/<str:public_id>/answer/", views.answer_here, name="request-answer"),
 ]

@@ -1,4 +1,5 @@
-"""Pages: a contact's answer form (signed link, no login) and a user's own requests."""
+"""Pages: a contact's answer form (signed link, no login), a user's own requests, and the questions
+put to them, answered in place."""
 
 from __future__ import annotations
 
@@ -14,8 +15,10 @@ from django.views.decorators.http import require_POST
 
 from brain.errors import DomainError
 from brain.ids import is_random_id
+from brain.mail import mail_is_set_up
 from brain.services import actor_for_user
 from contacts.models import HumanRequest
+from contacts.selectors import get_question_for, get_undelivered, list_questions_for
 from contacts.services import record_answer, request_from_token, save_answer_to_memory
 
 
@@ -28,10 +31,14 @@ def answer(request: HttpRequest, token: str) -> HttpResponse:
     if request.method == "POST":
         try:
             record_answer(request=human_request, answer=request.POST.get("answer", ""))
-            return render(request, "contacts/answer_thanks.html", {"req": human_request})
+            return render(request, "contacts/answer_thanks.html", _thanks(human_request))
         except DomainError as exc:
             error = exc.message
     return render(request, "contacts/answer.html", {"req": human_request, "error": error}, status=400 if error else 200)
+
+
+def _thanks(human_request: HumanRequest) -> dict[str, object]:
+    return {"req": human_request, "mailed": bool(human_request.requester.email) and mail_is_set_up()}
 
 
 def _user(request: HttpRequest) -> User:
@@ -40,8 +47,22 @@ def _user(request: HttpRequest) -> User:
 
 @login_required
 def my_requests(request: HttpRequest) -> HttpResponse:
-    rows = HumanRequest.objects.filter(requester=_user(request)).select_related("contact", "org")[:200]
-    return render(request, "contacts/my_requests.html", {"requests": rows})
+    return _requests_page(request)
+
+
+def _requests_page(
+    request: HttpRequest, *, answering: str = "", error: str = "", draft: str = "", status: int = 200
+) -> HttpResponse:
+    user = _user(request)
+    rows = HumanRequest.objects.filter(requester=user).select_related("contact", "org")[:200]
+    context = {
+        "requests": [(row, get_undelivered(user=user, request=row)) for row in rows],
+        "questions": list(list_questions_for(user=user)[:50]),
+        "answering": answering,
+        "error": error,
+        "draft": draft,
+    }
+    return render(request, "contacts/my_requests.html", context, status=status)
 
 
 def _own_request(request: HttpRequest, public_id: str) -> HumanRequest:
@@ -55,7 +76,28 @@ def _own_request(request: HttpRequest, public_id: str) -> HumanRequest:
 
 @login_required
 def request_detail(request: HttpRequest, public_id: str) -> HttpResponse:
-    return render(request, "contacts/request_detail.html", {"req": _own_request(request, public_id)})
+    row = _own_request(request, public_id)
+    context = {"req": row, "undelivered": get_undelivered(user=_user(request), request=row)}
+    return render(request, "contacts/request_detail.html", context)
+
+
+@login_required
+@require_POST
+def answer_here(request: HttpRequest, public_id: str) -> HttpResponse:
+    """The person asked answers on their requests page, signed in: the answer link's service."""
+    try:
+        question = get_question_for(user=_user(request), public_id=public_id)
+    except DomainError:
+        raise Http404("No such question for you.") from None
+    text = request.POST.get("answer", "")
+    try:
+        record_answer(request=question, answer=text, by=_user(request))
+    except DomainError as exc:
+        return _requests_page(request, answering=public_id, error=exc.message, draft=text, status=400)
+    who = question.requester.get_full_name() or question.requester.get_username()
+    told = "they were told by email" if _thanks(question)["mailed"] else "it shows on their requests page"
+    messages.success(request, f"Your answer was sent to {who}: {told}.")
+    return HttpResponseRedirect(reverse("my-requests"))
 
 
 @login_required

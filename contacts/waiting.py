@@ -16,6 +16,7 @@ WAITING = [
     HumanRequest.Status.SENDING,
     HumanRequest.Status.SENT,
     HumanRequest.Status.DELIVERED,
+    HumanRequest.Status.NOT_SENT,  # kept without a mail server: the asker passes its link on
 ]
 
 

@@ -35,6 +35,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from brain.actors import Actor
+from brain.mail import mail_is_set_up
 from brain.mcp.invoke import execute
 from brain.mcp.meter import refuse_unless_payable
 from brain.mcp.registry import TOOLS
@@ -171,8 +172,9 @@ def finish(job: Job, run: Run) -> None:
 
 
 def tell_owner(job: Job, run: Run) -> None:
-    """Mail the report to the owner (the configured mail); a mail that fails is logged, not retried."""
-    if not job.owner.email:
+    """Mail the report to the owner (the configured mail); a mail that fails is logged, not retried.
+    Without a mail server nothing is tried: the job's form and chat say the reports are not mailed."""
+    if not job.owner.email or not mail_is_set_up():
         return
     try:
         send_mail(f"[Brain] {job.name}: {run.status}", run.report, settings.DEFAULT_FROM_EMAIL, [job.owner.email])

@@ -19,6 +19,7 @@ from django.urls.resolvers import URLPattern
 
 from brain.admin import OrgScopedAdmin, ReadOnlyInline, admin_actor
 from brain.errors import DomainError
+from brain.mail import unmailed
 from brain.markdown import render_markdown
 from skills import services
 from skills.diff import content_diff, field_changes
@@ -133,7 +134,8 @@ class SkillVersionAdmin(ReviewMixin, OrgScopedAdmin):
         if version is None:
             return self._missing(request)
         if self._approve(request, version):
-            self.message_user(request, f"{version} approved: it is now the version in use.", messages.SUCCESS)
+            said = f"{version} approved: it is now the version in use.{unmailed('its author')}"
+            self.message_user(request, said, messages.SUCCESS)
         return self._back_to(version)
 
     def reject_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
@@ -143,7 +145,8 @@ class SkillVersionAdmin(ReviewMixin, OrgScopedAdmin):
         form = RejectForm(request.POST if request.method == "POST" else None)
         if form.is_valid():
             if self._reject(request, version, form.cleaned_data["reason"]):
-                self.message_user(request, f"{version} rejected; the version in use is unchanged.", messages.SUCCESS)
+                said = f"{version} rejected; the version in use is unchanged.{unmailed('its author')}"
+                self.message_user(request, said, messages.SUCCESS)
             return self._back_to(version)
         return self._reject_page(request, [version], form, action_url=self._url("reject", version.pk))
 
@@ -167,7 +170,9 @@ class SkillVersionAdmin(ReviewMixin, OrgScopedAdmin):
         # Oldest first, so when two versions of one skill are approved together the newer ends up in use.
         done = sum(self._approve(request, v) for v in queryset.select_related("skill__org").order_by("submitted_at"))
         if done:
-            self.message_user(request, f"{done} version(s) approved and now in use.", messages.SUCCESS)
+            self.message_user(
+                request, f"{done} version(s) approved and now in use.{unmailed('their authors')}", messages.SUCCESS
+            )
 
     @admin.action(description="Reject (with a reason)", permissions=["review"])
     def reject_selected(self, request: HttpRequest, queryset: QuerySet[SkillVersion]) -> HttpResponse | None:
@@ -178,7 +183,7 @@ class SkillVersionAdmin(ReviewMixin, OrgScopedAdmin):
             return self._reject_page(request, versions, form, action_url=changelist, bulk=True)
         done = sum(self._reject(request, v, form.cleaned_data["reason"]) for v in versions)
         if done:
-            self.message_user(request, f"{done} version(s) rejected.", messages.SUCCESS)
+            self.message_user(request, f"{done} version(s) rejected.{unmailed('their authors')}", messages.SUCCESS)
         return None
 
     @admin.action(description="Archive skill", permissions=["review"])

@@ -22,6 +22,7 @@ from django.utils import timezone
 from brain.actors import Actor
 from brain.audit import record_audit
 from brain.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.mail import mail_is_set_up
 from brain.models import Category
 from brain.personal import SHARED, require_may_write
 from memory.access import readable_category_ids
@@ -263,6 +264,8 @@ def notify_submitter(*, version_id: int) -> bool:
     if version is None or version.submitted_by is None or not version.submitted_by.email:
         return False
     if version.status not in (Status.APPROVED, Status.REJECTED):
+        return False
+    if not mail_is_set_up():  # the reviewer was told so on the page (brain.mail.unmailed)
         return False
     subject, body = _decision_message(version)
     try:

@@ -12,6 +12,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from brain import times
+from brain.mail import mail_is_set_up
 from brain.models import Organisation
 
 register = template.Library()
@@ -37,3 +38,10 @@ def menu_link(context: dict[str, Any], url_name: str, label: str, *also: str) ->
     if here:
         return format_html('<a href="{}" aria-current="page">{}</a>', href, label)
     return format_html('<a href="{}">{}</a>', href, label)
+
+
+@register.simple_tag
+def mail_set_up() -> bool:
+    """``{% mail_set_up as mailed %}``: whether Brain can send mail (``brain.mail``), for a page that
+    offers to mail something to say when it cannot."""
+    return mail_is_set_up()

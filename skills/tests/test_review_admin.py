@@ -138,3 +138,12 @@ def test_the_archive_actions_ask_first(org, versions, changelist, action, select
     client.post(changelist, {**form, "post": "yes"})
     assert Skill.objects.get(pk=pending.skill_id).archived_at is not None
     assert SkillVersion.objects.get(pk=pending.pk).status == SkillVersion.Status.ARCHIVED
+
+
+def test_without_a_mail_server_the_reviewer_is_told_the_author_was_not_emailed(org, versions, settings, mailoutbox):
+    _, pending = versions
+    settings.EMAIL_BACKEND, settings.EMAIL_HOST = "django.core.mail.backends.smtp.EmailBackend", ""
+    client = logged_in(make_org_admin(org))
+    done = client.post(f"/admin/skills/skillversion/{pending.pk}/approve/", follow=True)
+    assert "No mail server is set up, so its author was not emailed: tell them yourself." in done.content.decode()
+    assert mailoutbox == []
