@@ -135,6 +135,7 @@ INSTALLED_APPS = [
     "jobs",
     "usage",
     "connectors",
+    "overview",
 ]
 
 MIDDLEWARE = [
@@ -162,8 +163,8 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "usage.context_processors.overview_link",
-                "usage.context_processors.needs_you",
+                "overview.context_processors.overview_link",
+                "overview.context_processors.needs_you",
             ],
         },
     },

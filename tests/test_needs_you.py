@@ -9,8 +9,8 @@ from brain.models import Membership
 from brain.needs import list_waiting_work
 from brain.tests.admin_client import logged_in, make_operator, make_org_admin
 from conftest import make_org, make_user
-from usage.overview import get_overview
-from usage.tests.overview_data import one_of_each_waiting
+from overview.selectors import get_overview
+from overview.tests.overview_data import one_of_each_waiting
 
 pytestmark = pytest.mark.django_db
 

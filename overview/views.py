@@ -1,5 +1,5 @@
 """The admins' overview page: one organisation's documents, month, waiting work and last 30 days,
-with a retry for each failed document. Who may open it is ``usage.overview``'s rule."""
+with a retry for each failed document. Who may open it is ``overview.selectors``'s rule."""
 
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ from brain.selectors import features_on
 from brain.web import SwitchedOff, chosen_organisation, switched_off
 from memory.documents.ingestion import retry_document
 from memory.models import Document, Scope
-from usage import charts
-from usage.overview import Day, get_overview, list_overview_organisations
+from overview import charts
+from overview.selectors import Day, get_overview, list_overview_organisations
 
 
 def _user(request: HttpRequest) -> User:
@@ -39,12 +39,12 @@ def overview_page(request: HttpRequest) -> HttpResponse:
     if not orgs.exists():
         if not user.is_superuser:
             raise PermissionDenied("The overview is for the admins of an organisation.")
-        return render(request, "usage/overview.html", {"orgs": [], "org": None, "overview": None})
+        return render(request, "overview/overview.html", {"orgs": [], "org": None, "overview": None})
     org = chosen_organisation(request, among=orgs)
     overview = get_overview(org=org)
     return render(
         request,
-        "usage/overview.html",
+        "overview/overview.html",
         {
             "orgs": list(orgs),
             "org": org,

@@ -14,12 +14,12 @@ from brain.models import Organisation, ToolCall
 from conftest import make_actor, make_org, make_user
 from contacts.models import Contact, HumanRequest
 from memory.models import Document
+from overview.selectors import get_overview, list_overview_organisations, sees_overview
+from overview.tests.overview_data import called, failed, missed
 from registers.common import general_category
 from registers.models import Commitment, Contradiction
 from registers.tests.helpers import switch_on
 from skills.models import Skill, SkillVersion
-from usage.overview import get_overview, list_overview_organisations, sees_overview
-from usage.tests.overview_data import called, failed, missed
 
 pytestmark = pytest.mark.django_db
 

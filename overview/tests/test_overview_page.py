@@ -15,9 +15,9 @@ from brain.services import add_member
 from brain.tests.admin_client import logged_in, make_operator, make_org_admin
 from conftest import make_actor, make_org, make_user
 from memory.models import Document
+from overview.tests.overview_data import called, failed, missed
 from usage.metering import month_of
 from usage.models import Account, Month
-from usage.tests.overview_data import called, failed, missed
 
 pytestmark = pytest.mark.django_db
 

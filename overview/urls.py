@@ -1,6 +1,6 @@
 from django.urls import path
 
-from usage import views
+from overview import views
 
 urlpatterns = [
     path("", views.overview_page, name="overview"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from usage.charts import (
+from overview.charts import (
     OTHER,
     Series,
     bar_chart,

@@ -9,7 +9,7 @@ from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
 from brain.needs import list_waiting_work
-from usage.overview import sees_overview
+from overview.selectors import sees_overview
 
 
 def overview_link(request: HttpRequest) -> dict[str, Any]:
