@@ -9,7 +9,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from brain.admin import OrgScopedAdmin
-from brain.admin_base import SameOrganisationForm
+from brain.faces.admin_base import SameOrganisationForm
 from contacts.models import CHANNEL_LABELS, CHANNELS, Contact, HumanRequest
 from contacts.services import reachable_channels, save_contact_topics, send_test_message
 from contacts.transports import configured_channels

@@ -6,8 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from brain.actors import Actor
-from brain.errors import InvalidArgument
+from brain.core.actors import Actor
+from brain.core.errors import InvalidArgument
 from brain.mcp.registry import ToolOutput, mcp_tool
 from contacts import services
 

@@ -30,7 +30,7 @@ from django.core.validators import validate_email
 from django.utils.html import format_html, linebreaks
 from django.utils.safestring import mark_safe
 
-from brain import outbound
+from brain.infra import outbound
 from contacts.validation import is_e164
 
 TIMEOUT = 10.0

@@ -12,9 +12,9 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from brain.errors import DomainError
-from brain.ids import is_random_id
-from brain.services import actor_for_user
+from brain.core.errors import DomainError
+from brain.core.services import actor_for_user
+from brain.infra.ids import is_random_id
 from contacts.models import HumanRequest
 from contacts.services import record_answer, request_from_token, save_answer_to_memory
 

@@ -8,7 +8,7 @@ from typing import Any
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
-from brain.needs import list_waiting_work
+from brain.core.needs import list_waiting_work
 from overview.selectors import sees_overview
 
 
@@ -17,5 +17,5 @@ def overview_link(request: HttpRequest) -> dict[str, Any]:
 
 
 def needs_you(request: HttpRequest) -> dict[str, Any]:
-    """The work waiting for the reader (brain.needs), counted only on a page that shows it (the admin index)."""
+    """The work waiting for the reader (brain.core.needs), counted only on a page that shows it (the admin index)."""
     return {"needs_you": SimpleLazyObject(lambda: list_waiting_work(user=request.user))}

@@ -25,8 +25,8 @@ from django.db.models.aggregates import Aggregate
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
+from brain.core.selectors import administers_any, list_administered_organisations
 from brain.models import Organisation, ToolCall
-from brain.selectors import administers_any, list_administered_organisations
 from contacts.models import HumanRequest
 from memory.access import current
 from memory.models import Document, Scope

@@ -16,12 +16,12 @@ from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_POST
 
-from brain.admin_base import admin_actor
-from brain.errors import DomainError
+from brain.core.errors import DomainError
+from brain.core.needs import list_waiting_work
+from brain.core.selectors import features_on
+from brain.faces.admin_base import admin_actor
+from brain.faces.web import SwitchedOff, chosen_organisation, switched_off
 from brain.models import Organisation
-from brain.needs import list_waiting_work
-from brain.selectors import features_on
-from brain.web import SwitchedOff, chosen_organisation, switched_off
 from memory.documents.ingestion import retry_document
 from memory.models import Document, Scope
 from overview import charts

@@ -19,11 +19,11 @@ from django.core.mail import send_mail
 from django.db import transaction
 from django.utils import timezone
 
-from brain.actors import Actor
-from brain.audit import record_audit
-from brain.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.core.actors import Actor
+from brain.core.audit import record_audit
+from brain.core.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.core.personal import SHARED, require_may_write
 from brain.models import Category
-from brain.personal import SHARED, require_may_write
 from memory.access import readable_category_ids
 from skills.models import (
     CONTENT_MAX,

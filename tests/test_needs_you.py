@@ -1,12 +1,12 @@
-"""The work waiting for people (brain.needs): one count per kind and organisation, each with the page
+"""The work waiting for people (brain.core.needs): one count per kind and organisation, each with the page
 where it is done, and only for the organisations the reader administers."""
 
 from __future__ import annotations
 
 import pytest
 
+from brain.core.needs import list_waiting_work
 from brain.models import Membership
-from brain.needs import list_waiting_work
 from brain.tests.admin_client import logged_in, make_operator, make_org_admin
 from conftest import make_org, make_user
 from overview.selectors import get_overview

@@ -1,5 +1,5 @@
 """What Brain's pages share: the menu's links, marked where the reader is, and times shown in the
-organisation's zone with the zone named (``brain.times``)."""
+organisation's zone with the zone named (``brain.faces.times``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from brain import times
+from brain.faces import times
 from brain.models import Organisation
 
 register = template.Library()

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from brain.models import Organisation, ToolCall
 from memory.models import Document
 from memory.tests.factories import save
@@ -33,7 +33,7 @@ def missed(org: Organisation, question: str, *, user: User | None = None, **kw: 
 
 
 def one_of_each_waiting(org: Organisation, *, requester: User) -> None:
-    """One piece of each kind of work waiting for people (brain.needs), beside some that is done."""
+    """One piece of each kind of work waiting for people (brain.core.needs), beside some that is done."""
     from conftest import make_actor
     from contacts.models import Contact, HumanRequest
     from registers.models import Contradiction

@@ -10,8 +10,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from brain.core.services import add_member
 from brain.models import Membership, Organisation
-from brain.services import add_member
 from brain.tests.admin_client import logged_in, make_operator, make_org_admin
 from conftest import make_actor, make_org, make_user
 from memory.models import Document

@@ -33,7 +33,7 @@ from urllib.parse import urlsplit, urlunsplit
 from django.conf import settings
 from django.http.request import validate_host
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("brain.outbound")
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 NAT64 = ipaddress.ip_network("64:ff9b::/96")  # the well-known prefix: its last 32 bits are an IPv4 address

@@ -14,11 +14,11 @@ from django.db.models import QuerySet
 from django.http import Http404, HttpRequest
 from django.urls import reverse
 
-from brain.actors import Actor
+from brain.core.actors import Actor
+from brain.core.services import actor_for_user
 from brain.mcp.meter import recorded_call
 from brain.mcp.prices import PAGE
 from brain.models import Membership, Organisation
-from brain.services import actor_for_user
 
 SESSION_KEY = "brain_org"
 

@@ -27,9 +27,9 @@ from django.db import models, transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from brain import services
-from brain.actors import Actor
-from brain.audit import record_audit, shown
+from brain.core import services
+from brain.core.actors import Actor
+from brain.core.audit import record_audit, shown
 from brain.models import Membership, Organisation
 
 HIDDEN = "(changed, not shown)"

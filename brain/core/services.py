@@ -15,11 +15,13 @@ from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
 import brain
-from brain.actors import Actor
-from brain.audit import record_audit, shown
-from brain.errors import InvalidArgument, NotFound, PermissionDenied
-from brain.hooks import Seam
-from brain.ids import is_random_id
+from brain.core.actors import Actor
+from brain.core.audit import record_audit, shown
+from brain.core.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.infra.hooks import Seam
+from brain.infra.ids import is_random_id
+from brain.infra.postgres import prepared_cursor
+from brain.infra.prepared import Prepared
 from brain.models import (
     Activity,
     ApiToken,
@@ -30,8 +32,6 @@ from brain.models import (
     Report,
     ToolCall,
 )
-from brain.postgres import prepared_cursor
-from brain.prepared import Prepared
 
 TOKEN_PREFIX = "brn_"  # noqa: S105 (a public marker at the start of every token, not a secret)
 
@@ -162,7 +162,7 @@ def live_tokens() -> QuerySet[ApiToken]:
     )
 
 
-# Every call with a brn_ token runs it: composed once (brain.prepared).
+# Every call with a brn_ token runs it: composed once (brain.infra.prepared).
 TOKEN_BY_HASH = Prepared(lambda hashed: live_tokens().filter(hashed=hashed), hashed=str)
 
 

@@ -39,18 +39,18 @@ from django.utils import timezone
 from django.utils.encoding import force_bytes, force_str
 from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 
-from brain.actors import Actor
-from brain.audit import record_audit
-from brain.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.core.actors import Actor
+from brain.core.audit import record_audit
+from brain.core.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.core.services import add_member
+from brain.faces.times import local_time
 from brain.models import Membership, MembershipInvitation, Organisation
-from brain.services import add_member
-from brain.times import local_time
 
 logger = logging.getLogger("brain.invitations")
 
 
 class InvitationTokens(PasswordResetTokenGenerator):
-    key_salt = "brain.invitations.InvitationTokens"
+    key_salt = "brain.invitations.InvitationTokens"  # signs links already sent: never changes
 
 
 invitation_tokens = InvitationTokens()

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
 
-from brain.health import run_checks
+from brain.infra.health import run_checks
 
 READY_CHECKS = ["database", "redis", "model"]
 

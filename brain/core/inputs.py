@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from brain.errors import InvalidArgument
+from brain.core.errors import InvalidArgument
 
 MAX_DEPTH = 32
 INT64_MAX = 2**63 - 1

@@ -29,7 +29,7 @@ from django.db import DEFAULT_DB_ALIAS, OperationalError, connections
 from django.http import HttpRequest, HttpResponse
 
 if TYPE_CHECKING:
-    from brain.actors import Actor
+    from brain.core.actors import Actor
 
 REPLICA = "replica"
 logger = logging.getLogger("brain.replicas")

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from brain.actors import Actor
-from brain.errors import PermissionDenied
+from brain.core.actors import Actor
+from brain.core.errors import PermissionDenied
 
 PERSONAL_ONLY = "personal"  # the token scope that limits writing to the owner's personal memory
 SHARED, PERSONAL = "shared", "personal"  # what a write reaches: everyone it is shared with, or its owner

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import AnonymousUser, User
 
-from brain.hooks import Seam
+from brain.core.selectors import list_administered_organisations
+from brain.infra.hooks import Seam
 from brain.models import Organisation
-from brain.selectors import list_administered_organisations
 
 
 @dataclass(frozen=True)

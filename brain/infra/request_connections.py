@@ -36,7 +36,7 @@ class ClosingConnections:
             _asgi_request.reset(token)
 
 
-@receiver(request_finished, dispatch_uid="brain.request_connections")
+@receiver(request_finished, dispatch_uid="brain.infra.request_connections")
 def close_request_connections(**kwargs: Any) -> None:
     """Close this thread's connections at the end of an ASGI request (not of a test client's)."""
     if _asgi_request.get():

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from django.db import InterfaceError, OperationalError
 
-from brain.errors import Unavailable
+from brain.core.errors import Unavailable
 
 DATABASE_ERRORS = (OperationalError, InterfaceError)
 MAY_HAVE_SAVED = " What was sent may have been saved before it stopped: check before sending it again."

@@ -8,8 +8,8 @@ from typing import Any
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 
-from brain.actors import Actor
-from brain.errors import NotFound
+from brain.core.actors import Actor
+from brain.core.errors import NotFound
 from brain.models import CONNECTED_APP_PREFIX, ApiToken, Features, Membership, Organisation
 
 

@@ -25,7 +25,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from brain.models import ApiToken, AuditRecord, Organisation
 
 COMMAND = "command"

@@ -5,7 +5,7 @@ subqueries) than Postgres spent running it: about 1.2 ms of Python a call, befor
 planned it again for another 1 ms (docs/benchmarks-log.md, "The call path"). A statement every call
 makes is therefore composed once, with a stand-in where each value goes; later runs bind the
 values and build the objects as the ORM's own iterator does (the same SQL, related objects,
-annotations and converters), through ``brain.postgres.prepared_cursor`` so that Postgres plans
+annotations and converters), through ``brain.infra.postgres.prepared_cursor`` so that Postgres plans
 it once per connection too.
 
 Only for fixed statements: the queryset may depend on nothing but its values. Building the
@@ -25,7 +25,7 @@ from django.db import connections, router
 from django.db.models import Model, QuerySet
 from django.db.models.query import get_related_populators  # type: ignore[attr-defined]
 
-from brain.postgres import prepared_cursor
+from brain.infra.postgres import prepared_cursor
 
 M = TypeVar("M", bound=Model)
 

@@ -9,7 +9,7 @@ connection with nothing waiting on its socket is taken as alive; should it be de
 (a network cut that sent nothing), its first statement fails and Django checks it properly
 before the next.
 
-**Prepared statements, for the few that ask** (``prepared_cursor``, used by ``brain.prepared``
+**Prepared statements, for the few that ask** (``prepared_cursor``, used by ``brain.infra.prepared``
 and the call record). Django binds values on the client, so Postgres plans every statement
 again; the bearer token's row, a join of seven tables, took 1 ms to plan and 0.2 ms to run. A
 statement run through ``prepared_cursor`` is prepared once per connection and then only
