@@ -14,9 +14,9 @@ import pytest
 from django.contrib.auth.models import User
 from hypothesis.configuration import set_hypothesis_home_dir
 
-from brain.actors import Actor
+from brain.core.actors import Actor
+from brain.core.services import IssuedToken, add_member, create_organisation, create_token
 from brain.models import Membership, Organisation
-from brain.services import IssuedToken, add_member, create_organisation, create_token
 from usage.models import Account
 
 _seq = itertools.count(1)
@@ -199,6 +199,6 @@ def other_org_actor(other_org: Organisation) -> Actor:
 def broker_not_cooling() -> None:
     """Each test starts with the broker taken to be well: a failed send in one test (a broker stood
     in for as down) must not make the next one's saves leave their messages to the outbox sweep."""
-    from brain.queueing import BROKER
+    from brain.infra.queueing import BROKER
 
     BROKER.failed_at = 0.0

@@ -28,7 +28,7 @@ def main() -> None:
 
     django.setup()
     from bench.corpus import bench_org, chunk_count, fact_count, fill, fill_facts, questions
-    from brain.services import create_token
+    from brain.core.services import create_token
 
     org, actor = bench_org(f"bench-{args.chunks}")
     fill(org, actor, args.chunks)

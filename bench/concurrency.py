@@ -34,7 +34,7 @@ def main() -> None:
 
     django.setup()
     from bench.corpus import bench_org, chunk_count, fill, questions
-    from brain.services import create_token
+    from brain.core.services import create_token
 
     org, actor = bench_org(f"bench-{args.chunks}")
     fill(org, actor, args.chunks)

@@ -96,8 +96,8 @@ def main() -> None:
 def _organisation(token: str) -> tuple[Any, Any]:
     from django.contrib.auth.models import User
 
+    from brain.core.services import actor_for_user, add_member, create_organisation
     from brain.models import Category, Membership
-    from brain.services import actor_for_user, add_member, create_organisation
     from connectors import sync
 
     stamp = int(time.time())

@@ -33,7 +33,7 @@ from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
 
 from bench.mcp_calls import ROOT, setup_environment
-from brain.actors import Actor
+from brain.core.actors import Actor
 
 if TYPE_CHECKING:
     from brain.models import Organisation
@@ -51,8 +51,8 @@ def main() -> None:
     django.setup()
     from django.contrib.auth.models import User
 
+    from brain.core.services import actor_for_user, add_member, create_organisation
     from brain.models import Membership
-    from brain.services import actor_for_user, add_member, create_organisation
 
     stamp = int(time.time())
     org = create_organisation(slug=f"bench-connectors-{stamp}", name="Bench connectors", plan="unlimited")

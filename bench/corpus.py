@@ -17,9 +17,9 @@ import numpy as np
 from django.contrib.auth.models import User
 from django.db import connection
 
-from brain.actors import Actor
+from brain.core.actors import Actor
+from brain.core.services import add_member, create_organisation, mark_memory_built
 from brain.models import Category, Organisation
-from brain.services import add_member, create_organisation, mark_memory_built
 
 TEAMS = ["billing", "support", "platform", "sales", "legal", "security", "design", "data", "mobile", "finance"]
 PEOPLE = ["Priya", "Sam", "Ana", "Ben", "Chen", "Dana", "Eli", "Farah", "Goran", "Hana", "Ivo", "Jun", "Kofi"]

@@ -120,7 +120,7 @@ def main() -> None:  # noqa: PLR0915 -- one scenario, told in order
     django.setup()
     from bench.corpus import bench_org
     from brain.celery import app
-    from brain.services import create_token
+    from brain.core.services import create_token
     from memory.documents.ingestion import pause_ingestion
     from memory.models import Document, Upload
 

@@ -65,7 +65,7 @@ def main() -> None:
     from django.db.models import Q
 
     from bench.corpus import PEOPLE, bench_org, sentence
-    from brain.services import create_token
+    from brain.core.services import create_token
     from memory.documents.saving import add_document
     from memory.models import Document
 

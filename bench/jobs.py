@@ -38,9 +38,9 @@ def main() -> None:
     from django.contrib.auth.models import User
 
     from bench.corpus import bench_org, chunk_count, fill
-    from brain.actors import Actor
+    from brain.core.actors import Actor
+    from brain.core.services import add_member
     from brain.models import Features, Membership, Organisation
-    from brain.services import add_member
     from jobs.models import Job, Run
     from jobs.runs import tick
     from jobs.services import JOBS_PER_USER, schedule_job

@@ -45,8 +45,8 @@ def issue_token() -> str:
     django.setup()
     from django.contrib.auth.models import User
 
+    from brain.core.services import add_member, create_organisation, create_token, mark_memory_built
     from brain.models import Organisation
-    from brain.services import add_member, create_organisation, create_token, mark_memory_built
 
     org = Organisation.objects.filter(slug="bench").first() or create_organisation(
         slug="bench", name="Bench", plan="unlimited"

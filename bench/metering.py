@@ -31,8 +31,8 @@ def paying_org() -> Any:
     """A fresh organisation on the free plan with its allowance spent and credits to pay with."""
     from django.contrib.auth.models import User
 
+    from brain.core.services import add_member, create_organisation
     from brain.models import Organisation
-    from brain.services import add_member, create_organisation
     from usage.metering import month_of
     from usage.models import Account, Month
 
@@ -59,7 +59,7 @@ def measure(run: Callable[[], object], calls: int) -> tuple[float, float]:
 def in_process(calls: int) -> list[tuple[str, float, float]]:
     from django.test import override_settings
 
-    from brain.actors import Actor
+    from brain.core.actors import Actor
     from brain.mcp import invoke, meter
     from brain.mcp.prices import READ
     from brain.mcp.registry import TOOLS
@@ -71,7 +71,7 @@ def in_process(calls: int) -> list[tuple[str, float, float]]:
     spec = TOOLS[TOOL]
 
     def call() -> object:
-        # As a token's request loads it: the organisation with its account and plan (brain.services).
+        # As a token's request loads it: the organisation with its account and plan (brain.core.services).
         loaded = Organisation.objects.select_related("account__plan").get(pk=org.pk)
         actor = Actor(org=loaded, user=user, scopes=frozenset({"read", "write"}), via="mcp", role="member")
         return invoke.execute(actor, spec, {})
@@ -98,7 +98,7 @@ def in_process(calls: int) -> list[tuple[str, float, float]]:
 
 
 def over_http(calls: int, levels: list[int], port: int, env: dict[str, str]) -> dict[str, list[dict[str, Any]]]:
-    from brain.services import create_token
+    from brain.core.services import create_token
 
     org, user = paying_org()
     token = create_token(org=org, user=user, scopes=["read"], name="bench", expires_in_days=1).plaintext

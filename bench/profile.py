@@ -51,7 +51,7 @@ def search_arguments(chunks: int) -> tuple[str, list[dict[str, object]]]:
     """A read token on an organisation of ``chunks`` synthetic passages (``bench.corpus``, kept
     between runs), and questions to ask it."""
     from bench.corpus import bench_org, fill, questions
-    from brain.services import create_token
+    from brain.core.services import create_token
 
     org, actor = bench_org(f"bench-{chunks}")
     fill(org, actor, chunks)

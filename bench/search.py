@@ -43,7 +43,7 @@ def main() -> None:
 
     django.setup()
     from bench.corpus import bench_org, chunk_count, fill, questions, side_questions
-    from brain.services import create_token
+    from brain.core.services import create_token
     from memory.search.passages import search_chunks
 
     queries = questions(args.queries)

@@ -42,7 +42,7 @@ def free_port() -> int:
 def bench_token() -> tuple[Any, str]:
     from django.contrib.auth.models import User
 
-    from brain.services import add_member, create_organisation, create_token, mark_memory_built
+    from brain.core.services import add_member, create_organisation, create_token, mark_memory_built
 
     slug = f"bench-topology-{uuid.uuid4().hex[:6]}"
     org = create_organisation(slug=slug, name="Bench topology", plan="unlimited")

@@ -1,5 +1,5 @@
 """Admin of the core models. The rules every organisation-scoped admin follows are in
-``brain.admin_base``; operators (superusers) see everything, organisation admins their own."""
+``brain.faces.admin_base``; operators (superusers) see everything, organisation admins their own."""
 
 from __future__ import annotations
 
@@ -21,8 +21,11 @@ from django.utils.cache import add_never_cache_headers
 from django_celery_beat.models import ClockedSchedule, CrontabSchedule, IntervalSchedule, PeriodicTask, SolarSchedule
 from oauth2_provider.models import AccessToken, Application, Grant, IDToken, RefreshToken
 
-from brain import services
-from brain.admin_base import (
+from brain.core import services
+from brain.core.audit import record_audit
+from brain.core.errors import DomainError
+from brain.core.invitations import Invitation, invite_member, link_lifetime
+from brain.faces.admin_base import (
     OrgScopedAdmin,
     ReadOnlyInline,
     admin_actor,
@@ -30,9 +33,6 @@ from brain.admin_base import (
     for_operators_only,
     staff_user,
 )
-from brain.audit import record_audit
-from brain.errors import DomainError
-from brain.invitations import Invitation, invite_member, link_lifetime
 from brain.models import (
     CONNECTED_APP_PREFIX,
     Activity,
@@ -158,7 +158,7 @@ class MembershipAdmin(OrgScopedAdmin):
         return [invite, *super().get_urls()]
 
     def invite_view(self, request: HttpRequest) -> HttpResponse:
-        """Invite a member by email (brain.invitations): the account, the membership and the link, in one form."""
+        """Invite a member by email (brain.core.invitations): the account, the membership and the link, in one form."""
         if not self.has_add_permission(request):
             raise PermissionDenied
         orgs = self.choices(request, Organisation).order_by("name")

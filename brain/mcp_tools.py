@@ -8,13 +8,13 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 import brain
-from brain import services
-from brain.actors import Actor
-from brain.health import run_checks
+from brain.core import services
+from brain.core.actors import Actor
+from brain.core.selectors import enabled_features, get_profile
+from brain.infra.health import run_checks
 from brain.mcp.limits import Cut
 from brain.mcp.registry import TOOLS, ToolOutput, mcp_tool, visible_tools
 from brain.mcp.skills import SkillSummary, usable_skills
-from brain.selectors import enabled_features, get_profile
 from usage.selectors import get_usage
 from usage.shapes import UsageOut
 

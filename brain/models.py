@@ -102,7 +102,7 @@ class AccountSettings(models.Model):
 
 
 class MembershipInvitation(models.Model):
-    """An invitation to an organisation for someone who has an account already (brain.invitations):
+    """An invitation to an organisation for someone who has an account already (brain.core.invitations):
     no membership until they accept it, signed in as themselves, before ``expires_at``; they may
     decline it instead. At most one is open per person and organisation."""
 
@@ -250,7 +250,7 @@ class Features(models.Model):
     jobs = models.BooleanField(default=False, help_text="Scheduled jobs that run as their owner; the job tools appear.")
     # What the organisation's connections to other systems add to its tools: ``connector:<kind>``
     # for each kind it has a connection of, ``grant:<tool>`` for each ACTION tool an admin granted.
-    # Kept here by ``brain.services.set_connected_tools`` so reading the features stays one row.
+    # Kept here by ``brain.core.services.set_connected_tools`` so reading the features stays one row.
     connected = ArrayField(models.CharField(max_length=100), default=list, blank=True, editable=False)
 
     class Meta:
@@ -357,7 +357,7 @@ class Report(models.Model):
 
 
 class AuditRecord(models.Model):
-    """Who changed access or history, what and when. Written by ``brain.audit.record_audit`` only.
+    """Who changed access or history, what and when. Written by ``brain.core.audit.record_audit`` only.
 
     ``who`` keeps the name at the time, so the record still reads after the user is deleted.
     A write from the command line names no user: the person at the shell is an operator.
@@ -411,7 +411,7 @@ class RegistrationCount(models.Model):
 
 class OutboxMessage(models.Model):
     """A message for the worker, saved in the transaction of the row it is about and deleted once the
-    broker has it (brain.queueing): a broker that is away, frozen or slow delays work, never a save."""
+    broker has it (brain.infra.queueing): a broker that is away, frozen or slow delays work, never a save."""
 
     task = models.CharField(max_length=200)
     row_id = models.BigIntegerField()

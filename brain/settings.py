@@ -14,7 +14,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from brain.api.groups import OPENAPI_TAGS
 from brain.api.introduction import DESCRIPTION as API_DESCRIPTION
-from brain.env import env_bool, env_file_values, env_hosts_and_networks, env_int, env_list, env_str
+from brain.infra.env import env_bool, env_file_values, env_hosts_and_networks, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("BRAIN_DATA_DIR") or BASE_DIR / ".brain-data")
@@ -90,7 +90,7 @@ BRAIN_INGEST_MAX_ATTEMPTS = env_int("BRAIN_INGEST_MAX_ATTEMPTS", 5, minimum=1, m
 BRAIN_SWEEP_INTERVAL_SECONDS = env_int("BRAIN_SWEEP_INTERVAL_SECONDS", 60, minimum=1, maximum=3600)
 BRAIN_QUEUED_GRACE_SECONDS = env_int("BRAIN_QUEUED_GRACE_SECONDS", 300, minimum=0, maximum=86400)
 # How often beat sends the outbox's messages that the broker could not take when their save
-# committed (brain.queueing): the longest a save made while the broker was away waits once it is back.
+# committed (brain.infra.queueing): the longest a save made while the broker was away waits once it is back.
 BRAIN_OUTBOX_SWEEP_SECONDS = env_int("BRAIN_OUTBOX_SWEEP_SECONDS", 10, minimum=1, maximum=3600)
 # A request being sent for longer than this was interrupted (its worker died) and is queued again.
 BRAIN_SEND_LEASE_SECONDS = env_int("BRAIN_SEND_LEASE_SECONDS", 300, minimum=5, maximum=86400)
@@ -135,10 +135,11 @@ INSTALLED_APPS = [
     "jobs",
     "usage",
     "connectors",
+    "overview",
 ]
 
 MIDDLEWARE = [
-    "brain.probes.ProbeMiddleware",  # first: orchestrators' probes skip host checks and the HTTPS redirect
+    "brain.infra.probes.ProbeMiddleware",  # first: orchestrators' probes skip host checks and the HTTPS redirect
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -146,8 +147,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "brain.web.ReaderTimeZoneMiddleware",  # times on pages in the zone the reader chose (their account page)
-    "brain.replicas.WebWritesMiddleware",  # with a replica: a page that wrote sends its user's reads to the primary
+    "brain.faces.web.ReaderTimeZoneMiddleware",  # times on pages in the zone the reader chose (their account page)
+    # With a replica: a page that wrote sends its user's reads to the primary.
+    "brain.infra.replicas.WebWritesMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -163,8 +165,8 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "usage.context_processors.overview_link",
-                "usage.context_processors.needs_you",
+                "overview.context_processors.overview_link",
+                "overview.context_processors.needs_you",
             ],
         },
     },
@@ -179,8 +181,8 @@ def _database_url() -> str:
     return url
 
 
-# Django's PostgreSQL backend, its health check asking the socket before the server (brain.postgres).
-POSTGRES_ENGINE = "brain.postgres"
+# Django's PostgreSQL backend, its health check asking the socket before the server (brain.infra.postgres).
+POSTGRES_ENGINE = "brain.infra.postgres"
 DATABASES = {
     "default": dj_database_url.parse(
         _database_url(),
@@ -200,7 +202,7 @@ if _replica_url := env_str("DATABASE_REPLICA_URL"):
         engine=POSTGRES_ENGINE,
     )
     DATABASES["replica"]["TEST"] = {"MIRROR": "default"}  # the test runner creates no database for it
-    DATABASE_ROUTERS = ["brain.replicas.ReplicaRouter"]
+    DATABASE_ROUTERS = ["brain.infra.replicas.ReplicaRouter"]
 BRAIN_READ_YOUR_WRITES_SECONDS = env_int("BRAIN_READ_YOUR_WRITES_SECONDS", 10, minimum=0, maximum=3600)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -219,7 +221,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-# How long an invitation link works (brain.invitations builds it with Django's password-reset
+# How long an invitation link works (brain.core.invitations builds it with Django's password-reset
 # token generator, which reads this): three days unless set, between ten minutes and thirty days.
 PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 86_400, minimum=600, maximum=30 * 86_400)
 LOGIN_URL = "login"
@@ -246,7 +248,7 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = DEBUG or TESTING
 
-# Outgoing mail. Without EMAIL_HOST no mail server is set up (brain.mail): Brain sends no mail and
+# Outgoing mail. Without EMAIL_HOST no mail server is set up (brain.infra.mail): Brain sends no mail and
 # shows each link a mail would carry (an answer link, an invitation) on the page to pass on.
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
 EMAIL_HOST = env_str("EMAIL_HOST", "")
@@ -262,7 +264,7 @@ BRAIN_TWILIO_AUTH_TOKEN = env_str("BRAIN_TWILIO_AUTH_TOKEN")
 BRAIN_TWILIO_FROM = env_str("BRAIN_TWILIO_FROM")
 BRAIN_ANSWER_LINK_DAYS = env_int("BRAIN_ANSWER_LINK_DAYS", 14, minimum=1, maximum=365)
 
-# --- Outbound connections to destinations members choose (brain.outbound, docs/operations.md) -----
+# --- Outbound connections to destinations members choose (brain.infra.outbound, docs/operations.md) -----
 # An IMAP host, an OAuth client's metadata document, a contact's Slack webhook: Brain reaches them
 # only at global addresses, unless the operator lists the host name or a network holding the
 # address. The test suite's stand-in servers listen on loopback, so the suite allows it.
@@ -407,7 +409,7 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # The worker and beat wait for the broker however long it is away (the default gives up after
 # 100 tries, about 45 minutes). A save never waits on it: its message goes through the outbox
-# (brain.queueing), sent after the commit on a connection of its own with short timeouts.
+# (brain.infra.queueing), sent after the commit on a connection of its own with short timeouts.
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_RETRY = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
@@ -503,8 +505,8 @@ AXES_FAILURE_LIMIT = env_int("BRAIN_LOGIN_FAILURE_LIMIT", 5, minimum=1, maximum=
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("BRAIN_LOGIN_COOLOFF_MINUTES", 15, minimum=1, maximum=10080))
 AXES_LOCKOUT_PARAMETERS = ["ip_address"]
 AXES_RESET_ON_SUCCESS = False
-AXES_LOCKOUT_CALLABLE = "brain.login_throttle.locked_out"
-AXES_CLIENT_IP_CALLABLE = "brain.login_throttle.client_ip"
+AXES_LOCKOUT_CALLABLE = "brain.faces.login_throttle.locked_out"
+AXES_CLIENT_IP_CALLABLE = "brain.faces.login_throttle.client_ip"
 BRAIN_BEHIND_PROXY = env_bool("BRAIN_BEHIND_PROXY")
 cast(dict[str, Any], LOGGING["loggers"])["axes"] = {"level": "WARNING"}  # failures and lockouts, no banner
 

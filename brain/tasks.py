@@ -2,9 +2,9 @@ from datetime import timedelta
 
 from celery import shared_task
 
+from brain.core.services import purge_expired_reports
+from brain.infra.queueing import send_pending
 from brain.oauth.connections import purge_unused
-from brain.queueing import send_pending
-from brain.services import purge_expired_reports
 
 
 @shared_task

@@ -42,7 +42,7 @@ urlpatterns = [
     path("jobs/runs/<int:org_id>/", jobs_views.runs_part, name="job-runs"),
     path("jobs/<int:job_id>/<str:action>/", jobs_views.job_action, name="job-action"),
     path("jobs/chats/<int:chat_id>/", jobs_views.chat_page, name="job-chat"),
-    path("overview/", include("usage.urls")),
+    path("overview/", include("overview.urls")),
     path("connectors/", include("connectors.urls")),
     path("memory/", include("memory.web.urls")),
     path("knowledge/", include("memory.upload.urls")),

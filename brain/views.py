@@ -22,20 +22,20 @@ from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_POST
 
-from brain.accounts import get_time_zone, record_password_change, time_zone_choices, update_account
-from brain.actors import Actor
-from brain.errors import DomainError
-from brain.inputs import text_problem, whole_number
-from brain.invitations import (
+from brain.core.accounts import get_time_zone, record_password_change, time_zone_choices, update_account
+from brain.core.actors import Actor
+from brain.core.errors import DomainError
+from brain.core.inputs import text_problem, whole_number
+from brain.core.invitations import (
     answer_invitation,
     has_open_invitation,
     invited_user,
     link_lifetime,
     list_open_invitations,
 )
+from brain.core.selectors import administers_any, list_user_organisations, list_user_tokens
+from brain.core.services import IssuedToken, create_token, revoke_token
 from brain.models import ApiToken, Organisation
-from brain.selectors import administers_any, list_user_organisations, list_user_tokens
-from brain.services import IssuedToken, create_token, revoke_token
 from usage.selectors import get_member_month
 
 # What each kind of access lets an assistant do, after its name (ApiToken.ACCESS) in the form.
@@ -287,7 +287,7 @@ def account(request: HttpRequest) -> HttpResponse:
 
 
 def accept_invitation(request: HttpRequest, uidb64: str, token: str) -> HttpResponse:
-    """Where an invitation link leads (brain.invitations): set a password, then log in. A forged,
+    """Where an invitation link leads (brain.core.invitations): set a password, then log in. A forged,
     expired or used link gets a page that says so."""
     user = invited_user(uidb64=uidb64, token=token)
     if user is None:
@@ -324,7 +324,7 @@ def _invitations_page(request: HttpRequest, status: int = 200) -> HttpResponse:
 @login_required
 @require_POST
 def answer_invitation_view(request: HttpRequest, invitation_id: str, answer: str) -> HttpResponse:
-    """Accept or decline one invitation (brain.invitations.answer_invitation), as the signed-in person."""
+    """Accept or decline one invitation (brain.core.invitations.answer_invitation), as the signed-in person."""
     try:
         if answer not in ("accept", "decline"):
             raise DomainError("Answer accept or decline.")

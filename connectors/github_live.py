@@ -15,8 +15,8 @@ from typing import Any
 
 import httpx
 
-from brain.actors import Actor
-from brain.errors import InvalidArgument, NotFound, PermissionDenied, Unavailable
+from brain.core.actors import Actor
+from brain.core.errors import InvalidArgument, NotFound, PermissionDenied, Unavailable
 from connectors.github import GitHub
 from connectors.models import Connection
 from connectors.sealing import CredentialsUnreadable, unseal

@@ -4,7 +4,7 @@ A connector's tools (``<kind>_<tool>``, in ``connectors.mcp_tools``) appear to a
 assistants only while it has a connection of that kind. Tools that change the source (their
 description starts with ``ACTION:``) are off until an admin grants each one on a connection, and
 then run only through that connection. Both are kept on the organisation's features
-(``brain.services.set_connected_tools``), so deciding whether a tool is offered reads no more
+(``brain.core.services.set_connected_tools``), so deciding whether a tool is offered reads no more
 than it did before connectors existed.
 """
 
@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from brain.actors import Actor
-from brain.audit import record_audit
-from brain.errors import InvalidArgument
+from brain.core.actors import Actor
+from brain.core.audit import record_audit
+from brain.core.errors import InvalidArgument
+from brain.core.services import set_connected_tools
 from brain.models import Organisation
-from brain.services import set_connected_tools
 from connectors.kinds import actions_of
 from connectors.models import Connection
 from connectors.selectors import own_connection

@@ -41,7 +41,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 from slack_sdk.signature import SignatureVerifier
 
-from brain.queueing import send_on_commit
+from brain.infra.queueing import send_on_commit
 from connectors import slack
 from connectors.hook_bodies import BadBody, github_payload, slack_payload
 from connectors.kinds import Item

@@ -39,7 +39,7 @@ from email.message import EmailMessage, Message
 from typing import Any
 from urllib.parse import quote
 
-from brain import outbound
+from brain.infra import outbound
 from connectors.kinds import CredentialsRefused, Item, Kind, Page, SourceError, register
 from memory.extraction import read_message
 from memory.limits import MAX_DOCUMENT_CHARS

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from brain.actors import Actor
-from brain.errors import NotFound, PermissionDenied
+from brain.core.actors import Actor
+from brain.core.errors import NotFound, PermissionDenied
 from connectors.models import Connection
 
 

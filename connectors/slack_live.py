@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from brain.actors import Actor
-from brain.errors import InvalidArgument, NotFound, PermissionDenied, Unavailable
+from brain.core.actors import Actor
+from brain.core.errors import InvalidArgument, NotFound, PermissionDenied, Unavailable
 from connectors.kinds import CredentialsRefused, SourceError
 from connectors.models import Connection
 from connectors.sealing import CredentialsUnreadable, unseal

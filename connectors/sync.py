@@ -29,12 +29,12 @@ from django.db.models import Case, Count, DateTimeField, Q, QuerySet, Value, Whe
 from django.db.models.functions import Lower
 from django.utils import timezone
 
-from brain.actors import Actor
-from brain.audit import record_audit
-from brain.errors import InvalidArgument, NotFound, PermissionDenied
-from brain.inputs import text_problem
+from brain.core.actors import Actor
+from brain.core.audit import record_audit
+from brain.core.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.core.inputs import text_problem
+from brain.core.services import actor_for_user
 from brain.models import Category, OrganisationGroup
-from brain.services import actor_for_user
 from connectors.grants import refresh_connected_tools
 from connectors.kinds import KINDS, Audience, CredentialsRefused, Item, SourceError
 from connectors.models import Connection, Recheck, SourceAudience, SyncedItem

@@ -16,9 +16,9 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from brain.errors import DomainError
+from brain.core.errors import DomainError
+from brain.core.services import actor_for_user
 from brain.models import Category, Membership, Organisation
-from brain.services import actor_for_user
 from connectors import sync
 from connectors.grants import grant_tool
 from connectors.kinds import KINDS, Kind

@@ -9,8 +9,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 
 from brain.admin import OrgScopedAdmin
-from brain.admin_base import SameOrganisationForm, staff_user
-from brain.mail import mail_is_set_up
+from brain.faces.admin_base import SameOrganisationForm, staff_user
+from brain.infra.mail import mail_is_set_up
 from contacts.models import CHANNEL_LABELS, CHANNELS, Contact, HumanRequest
 from contacts.selectors import get_undelivered
 from contacts.services import reachable_channels, save_contact_topics, send_test_message

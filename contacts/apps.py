@@ -10,7 +10,7 @@ class ContactsConfig(AppConfig):
         from memory.maintenance.reembedding import ELSEWHERE
 
         ELSEWHERE.plug(CONTACT_TOPICS)  # contacts' topics are re-embedded and switched with memory's
-        from brain.needs import WAITING
+        from brain.core.needs import WAITING
         from contacts.waiting import requests_waiting
 
         WAITING.plug(requests_waiting)  # requests not answered yet are work waiting for people

@@ -6,9 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from brain.actors import Actor
-from brain.errors import InvalidArgument
-from brain.mail import NOT_SET_UP
+from brain.core.actors import Actor
+from brain.core.errors import InvalidArgument
+from brain.infra.mail import NOT_SET_UP
 from brain.mcp.registry import ToolOutput, mcp_tool
 from contacts import services
 from contacts.models import HumanRequest

@@ -11,7 +11,7 @@ from django.db import models
 from django.utils import timezone
 from pgvector.django import VectorField
 
-from brain.ids import format_id
+from brain.infra.ids import format_id
 from brain.models import Activity, ApiToken, Organisation
 from contacts.validation import ADDRESS_FIELD, channel_problems, normalise_phone
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
-from brain.errors import NotFound
-from brain.ids import is_random_id
+from brain.core.errors import NotFound
+from brain.core.selectors import list_administered_organisations
+from brain.infra.ids import is_random_id
 from brain.models import Membership
-from brain.selectors import list_administered_organisations
 from contacts.models import HumanRequest
 from contacts.undelivered import Undelivered, undelivered
 

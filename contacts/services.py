@@ -19,15 +19,15 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from brain.actors import Actor
-from brain.audit import record_audit
-from brain.errors import InvalidArgument, NotFound, PermissionDenied
-from brain.ids import is_random_id, parse_numeric_id
-from brain.inputs import text_problem
-from brain.mail import NOT_SET_UP, mail_is_set_up
+from brain.core.actors import Actor
+from brain.core.audit import record_audit
+from brain.core.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.core.inputs import text_problem
+from brain.core.services import resolve_activity
+from brain.infra.ids import is_random_id, parse_numeric_id
+from brain.infra.mail import NOT_SET_UP, mail_is_set_up
+from brain.infra.queueing import send_now, send_on_commit
 from brain.models import Organisation
-from brain.queueing import send_now, send_on_commit
-from brain.services import resolve_activity
 from contacts.models import CHANNELS, Contact, HumanRequest
 from contacts.transports import Message, TransportError, configured_channels, is_webhook_url, transport_for
 from memory.documents.saving import add_document

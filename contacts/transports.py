@@ -30,8 +30,8 @@ from django.core.validators import validate_email
 from django.utils.html import format_html, linebreaks
 from django.utils.safestring import mark_safe
 
-from brain import outbound
-from brain.mail import NOT_SET_UP, mail_is_set_up
+from brain.infra import outbound
+from brain.infra.mail import NOT_SET_UP, mail_is_set_up
 from contacts.validation import is_e164
 
 TIMEOUT = 10.0
@@ -376,7 +376,7 @@ def configured_channels() -> set[str]:
     """The channels the settings make usable.
 
     Email always (Django's mail settings): without a mail server a request by email is kept, not
-    sent, and its answer link is given to the asker to pass on (``brain.mail``). Slack when
+    sent, and its answer link is given to the asker to pass on (``brain.infra.mail``). Slack when
     ``BRAIN_SLACK_BOT_TOKEN`` is set; note that contacts whose Slack address is an incoming-webhook
     URL work without a token (see :func:`is_webhook_url`), so a caller checking one contact should
     accept ``slack`` for a webhook address even when it is missing here. Call and WhatsApp when the

@@ -15,7 +15,7 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from brain.times import local_time
+from brain.faces.times import local_time
 from contacts.models import HumanRequest
 from contacts.services import INTERRUPTED, MAX_RETRIES, NO_WRITTEN_LINK, answer_link_expires, answer_url
 

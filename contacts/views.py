@@ -13,10 +13,10 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from brain.errors import DomainError
-from brain.ids import is_random_id
-from brain.mail import mail_is_set_up
-from brain.services import actor_for_user
+from brain.core.errors import DomainError
+from brain.core.services import actor_for_user
+from brain.infra.ids import is_random_id
+from brain.infra.mail import mail_is_set_up
 from contacts.models import HumanRequest
 from contacts.selectors import get_question_for, get_undelivered, list_questions_for
 from contacts.services import record_answer, request_from_token, save_answer_to_memory

@@ -1,4 +1,4 @@
-"""Contacts' part of the work waiting for people (brain.needs): requests to people not answered yet."""
+"""Contacts' part of the work waiting for people (brain.core.needs): requests to people not answered yet."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from django.db.models import Count
 from django.urls import reverse
 
+from brain.core.needs import Waiting, per_organisation
 from brain.models import Organisation
-from brain.needs import Waiting, per_organisation
 from contacts.models import HumanRequest
 
 WAITING = [

@@ -17,7 +17,7 @@ import django
 def main() -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "brain.settings")
     django.setup()
-    from brain.health import run_checks
+    from brain.infra.health import run_checks
     from memory.extraction import extract
 
     failed = [f"{check.name}: {check.detail}" for check in run_checks(["model"]) if not check.ok]

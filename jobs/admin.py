@@ -15,7 +15,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 
 from brain.admin import OrgScopedAdmin, admin_actor
-from brain.errors import DomainError
+from brain.core.errors import DomainError
 from brain.models import Organisation
 from jobs.models import Job, Run
 from jobs.selectors import jobs_seen_by, runs_read_by

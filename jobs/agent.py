@@ -20,10 +20,10 @@ from typing import Any
 import httpx
 from django.conf import settings
 
-from brain.actors import Actor
+from brain.core.actors import Actor
+from brain.core.selectors import enabled_features
 from brain.mcp.invoke import execute
 from brain.mcp.registry import TOOLS, is_visible, visible_tools
-from brain.selectors import enabled_features
 from jobs.grants import may_call
 from jobs.models import Job
 

@@ -11,7 +11,7 @@ from datetime import datetime
 
 from django_celery_beat.models import ClockedSchedule, CrontabSchedule, PeriodicTask
 
-from brain.queueing import send_on_commit
+from brain.infra.queueing import send_on_commit
 from jobs.models import Job, Run
 
 

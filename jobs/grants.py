@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from brain.actors import Actor
-from brain.errors import InvalidArgument
+from brain.core.actors import Actor
+from brain.core.errors import InvalidArgument
+from brain.core.selectors import enabled_features
 from brain.mcp.registry import TOOLS, ToolSpec, is_visible
-from brain.selectors import enabled_features
 from jobs.models import Job, Run
 from memory.access import for_every_member
 

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from brain.ids import format_id
+from brain.infra.ids import format_id
 from brain.models import Activity, Organisation
 
 

@@ -34,16 +34,16 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from brain.actors import Actor
-from brain.mail import mail_is_set_up
+from brain.core.actors import Actor
+from brain.core.personal import PERSONAL_ONLY
+from brain.core.selectors import feature_on, orgs_with
+from brain.core.services import start_activity
+from brain.infra.mail import mail_is_set_up
+from brain.infra.queueing import send_now
 from brain.mcp.invoke import execute
 from brain.mcp.meter import refuse_unless_payable
 from brain.mcp.registry import TOOLS
 from brain.models import Membership
-from brain.personal import PERSONAL_ONLY
-from brain.queueing import send_now
-from brain.selectors import feature_on, orgs_with
-from brain.services import start_activity
 from jobs import agent, beat
 from jobs.grants import run_actor
 from jobs.models import Job, Message, Run

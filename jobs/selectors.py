@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.db.models import Q, QuerySet
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from jobs.models import Chat, Job, Run
 
 RUNS_LISTED = 10  # in list_jobs by default; the tool takes up to RUNS_MOST

@@ -2,7 +2,7 @@
 member with the write scope for a shared one; an organisation admin for every job. What a job
 does (its prompt, mode, model and memory) is changed only by its owner, or for a shared job also
 by an organisation admin: everyone else may pause, resume and run it (``_may_change_what_it_does``).
-A connection limited to personal memories (``brain.personal``) makes and changes only personal
+A connection limited to personal memories (``brain.core.personal``) makes and changes only personal
 jobs that keep what they learn out of shared memory, and the job remembers it: its runs act under
 the same limit."""
 
@@ -18,12 +18,12 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from brain.actors import Actor
-from brain.audit import record_audit
-from brain.errors import InvalidArgument, NotFound, PermissionDenied
-from brain.ids import parse_numeric_id
-from brain.inputs import checked_text
-from brain.personal import PERSONAL, SHARED, is_personal_only, require_may_write
+from brain.core.actors import Actor
+from brain.core.audit import record_audit
+from brain.core.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.core.inputs import checked_text
+from brain.core.personal import PERSONAL, SHARED, is_personal_only, require_may_write
+from brain.infra.ids import parse_numeric_id
 from jobs import beat
 from jobs.grants import checked_grant
 from jobs.models import Chat, Job, Message

@@ -17,13 +17,13 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from brain.actors import Actor
-from brain.errors import DomainError, NotFound
-from brain.markdown import render_markdown
+from brain.core.actors import Actor
+from brain.core.errors import DomainError, NotFound
+from brain.core.selectors import orgs_with
+from brain.core.services import actor_for_user
+from brain.faces.markdown import render_markdown
+from brain.faces.web import member_organisations, switched_off
 from brain.models import Organisation
-from brain.selectors import orgs_with
-from brain.services import actor_for_user
-from brain.web import member_organisations, switched_off
 from jobs.forms import ONCE, SCHEDULE_EXAMPLES, JobForm, initial_for
 from jobs.grants import grantable_tools
 from jobs.models import Chat, Job

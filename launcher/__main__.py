@@ -181,7 +181,7 @@ MOST_TEST_WORKERS = 6
 def test_workers() -> int:
     """BRAIN_TEST_WORKERS: pytest processes for the parallel phase; by default the machine's cores,
     at least 2 and at most 4. 1 runs every test in one process, one after another."""
-    from brain.env import env_int  # only here: the brain package sets up Celery when it is imported
+    from brain.infra.env import env_int  # only here: the brain package sets up Celery when it is imported
 
     default = min(4, max(2, os.cpu_count() or 1))
     return env_int("BRAIN_TEST_WORKERS", default, minimum=1, maximum=MOST_TEST_WORKERS)

@@ -42,7 +42,7 @@ from typing import Any
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as UvicornHttpTools
 from uvicorn.server import ServerState
 
-from brain.env import env_int
+from brain.infra.env import env_int
 
 # h11's own default (``max_incomplete_event_size``): what Brain's web server accepted before.
 MAX_HEAD_BYTES = 16 * 1024

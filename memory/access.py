@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Q
 
-from brain.actors import Actor, worked_out_once
+from brain.core.actors import Actor, worked_out_once
 from brain.models import Category
 
 if TYPE_CHECKING:

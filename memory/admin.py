@@ -14,8 +14,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from brain.admin import OrganisationAdmin, OrgScopedAdmin, admin_actor
-from brain.admin_base import SameOrganisationForm, staff_user
-from brain.errors import DomainError
+from brain.core.errors import DomainError
+from brain.faces.admin_base import SameOrganisationForm, staff_user
 from brain.models import Organisation
 from memory.admin_fixes import EntityFixesAdmin, FactFixesAdmin, FlaggedFilter
 from memory.documents.ingestion import pause_ingestion, resume_ingestion, retry_document

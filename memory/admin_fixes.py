@@ -15,8 +15,8 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 
 from brain.admin import OrgScopedAdmin, admin_actor
-from brain.admin_base import SameOrganisationForm
-from brain.errors import DomainError
+from brain.core.errors import DomainError
+from brain.faces.admin_base import SameOrganisationForm
 from memory.extraction.vocabulary import ENTITY_TYPES
 from memory.graph import fixes
 from memory.models import Entity, EntityMerge, Fact

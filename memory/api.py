@@ -12,13 +12,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from brain.actors import Actor
 from brain.api.groups import REMEMBER
 from brain.api.metering import metered
 from brain.api.tools import ErrorBody
-from brain.errors import InvalidArgument, PermissionDenied
-from brain.ids import parse_numeric_id
-from brain.inputs import INT64_MAX, refuse_unstorable, whole_number
+from brain.core.actors import Actor
+from brain.core.errors import InvalidArgument, PermissionDenied
+from brain.core.inputs import INT64_MAX, refuse_unstorable, whole_number
+from brain.infra.ids import parse_numeric_id
 from brain.mcp.limits import Moment, clamp, describe_validation_error
 from brain.mcp.prices import KNOWLEDGE
 from memory.documents import selectors as selectors

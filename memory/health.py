@@ -1,8 +1,8 @@
-"""The embedding model's health check (registered with brain.health when the app loads)."""
+"""The embedding model's health check (registered with brain.infra.health when the app loads)."""
 
 from __future__ import annotations
 
-from brain.health import register_check
+from brain.infra.health import register_check
 from memory.index.embedding import get_embedder
 
 

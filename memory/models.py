@@ -11,7 +11,7 @@ from django.db.models.functions import Lower, Upper
 from django.utils import timezone
 from pgvector.django import VectorField
 
-from brain.ids import format_id
+from brain.infra.ids import format_id
 from brain.models import Category, Organisation
 from memory.limits import FIELD_CHARS
 

@@ -13,7 +13,7 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 
 from brain.admin import OrgScopedAdmin, ReadOnlyInline, admin_actor
-from brain.errors import DomainError
+from brain.core.errors import DomainError
 from registers.contradictions.services import answer_contradiction, without_personal
 from registers.forms import AnswerForm
 from registers.glossary.services import update_term

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 
 from django.db.models import Q
 
-from brain.actors import Actor
-from brain.selectors import enabled_features
+from brain.core.actors import Actor
+from brain.core.selectors import enabled_features
 from memory.mcp_tools.answers import AskAdditions, AskContext, DefinitionOut
 from memory.models import Document, Fact
 from registers.contradictions.services import open_about, visible_contradictions

@@ -11,11 +11,11 @@ from zoneinfo import ZoneInfo
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from brain.actors import Actor
-from brain.errors import InvalidArgument, NotFound
-from brain.ids import parse_numeric_id
+from brain.core.actors import Actor
+from brain.core.errors import InvalidArgument, NotFound
+from brain.core.selectors import features_on
+from brain.infra.ids import parse_numeric_id
 from brain.models import Category, Organisation
-from brain.selectors import features_on
 from memory.access import readable
 from memory.models import Document, Scope
 from registers.models import Scan

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, fields
 from django.db import transaction
 from django.db.models import Q
 
-from brain.ids import format_id
+from brain.infra.ids import format_id
 from brain.models import AuditRecord, Organisation
 from memory.access import current
 from memory.documents.source import reread_blocks

@@ -14,12 +14,12 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from brain.actors import Actor
-from brain.errors import DomainError
+from brain.core.actors import Actor
+from brain.core.errors import DomainError
+from brain.core.services import actor_for_user
+from brain.faces.web import page_read, switched_off, web_actor
 from brain.mcp.meter import OutOfCredits
 from brain.models import Organisation
-from brain.services import actor_for_user
-from brain.web import page_read, switched_off, web_actor
 from memory.documents.source import UPLOAD_DATED
 from registers.commitments.services import concerns, list_commitments, update_commitment, visible_commitments
 from registers.common import switched_on

@@ -1,4 +1,4 @@
-"""The registers' part of the work waiting for people (brain.needs): open contradictions to answer,
+"""The registers' part of the work waiting for people (brain.core.needs): open contradictions to answer,
 where the register is switched on; a pair touching a personal memory stays its owner's."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from django.db.models import Count
 from django.urls import reverse
 
+from brain.core.needs import Waiting, per_organisation
 from brain.models import Organisation
-from brain.needs import Waiting, per_organisation
 from registers.contradictions.services import without_personal
 from registers.models import Contradiction
 

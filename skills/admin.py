@@ -18,9 +18,9 @@ from django.urls import path, reverse
 from django.urls.resolvers import URLPattern
 
 from brain.admin import OrgScopedAdmin, ReadOnlyInline, admin_actor
-from brain.errors import DomainError
-from brain.mail import unmailed
-from brain.markdown import render_markdown
+from brain.core.errors import DomainError
+from brain.faces.markdown import render_markdown
+from brain.infra.mail import unmailed
 from skills import services
 from skills.diff import content_diff, field_changes
 from skills.models import Skill, SkillVersion

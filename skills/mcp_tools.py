@@ -7,8 +7,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from brain.actors import Actor
-from brain.errors import NotFound
+from brain.core.actors import Actor
+from brain.core.errors import NotFound
 from brain.mcp.registry import ToolOutput, mcp_tool
 from brain.mcp.skills import SKILL_PROVIDERS, SkillSummary
 from skills import selectors, services

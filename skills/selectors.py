@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.db.models import Prefetch, QuerySet
 
-from brain.actors import Actor
-from brain.errors import NotFound
+from brain.core.actors import Actor
+from brain.core.errors import NotFound
 from brain.models import Category
 from memory.access import readable_category_ids
 from skills.models import SLUG_MAX, Skill, SkillVersion

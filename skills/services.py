@@ -19,12 +19,12 @@ from django.core.mail import send_mail
 from django.db import transaction
 from django.utils import timezone
 
-from brain.actors import Actor
-from brain.audit import record_audit
-from brain.errors import InvalidArgument, NotFound, PermissionDenied
-from brain.mail import mail_is_set_up
+from brain.core.actors import Actor
+from brain.core.audit import record_audit
+from brain.core.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.core.personal import SHARED, require_may_write
+from brain.infra.mail import mail_is_set_up
 from brain.models import Category
-from brain.personal import SHARED, require_may_write
 from memory.access import readable_category_ids
 from skills.models import (
     CONTENT_MAX,
@@ -265,7 +265,7 @@ def notify_submitter(*, version_id: int) -> bool:
         return False
     if version.status not in (Status.APPROVED, Status.REJECTED):
         return False
-    if not mail_is_set_up():  # the reviewer was told so on the page (brain.mail.unmailed)
+    if not mail_is_set_up():  # the reviewer was told so on the page (brain.infra.mail.unmailed)
         return False
     subject, body = _decision_message(version)
     try:

@@ -57,12 +57,7 @@ LEVELS: list[list[tuple[str, tuple[str, ...]]]] = [
         ("connectors", ("connectors",)),
     ],
     [("core tools and pages", ("brain.mcp_tools", "brain.views"))],
-    [
-        (
-            "roots",
-            ("brain.urls", "brain.api.urls", "usage.overview", "usage.views", "usage.urls", "usage.context_processors"),
-        )
-    ],
+    [("roots", ("brain.urls", "brain.api.urls", "overview"))],
 ]
 UNITS = [unit for level in LEVELS for unit in level]
 LEVEL_OF = [index for index, level in enumerate(LEVELS) for _ in level]

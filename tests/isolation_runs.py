@@ -17,7 +17,7 @@ from django.core.cache import cache
 from django.db import transaction
 from rest_framework.test import APIClient
 
-from brain.errors import DomainError
+from brain.core.errors import DomainError
 from brain.mcp.invoke import execute
 from brain.mcp.registry import PROMPTS, TOOLS
 from tests.isolation_cases import Case, Pool, Ref, Target

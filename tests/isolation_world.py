@@ -18,9 +18,9 @@ from typing import Any
 from django.contrib.auth.models import Group, User
 from django.db.models import Q
 
-from brain.actors import Actor
+from brain.core.actors import Actor
+from brain.core.services import actor_for_token, add_member, create_organisation, create_token, start_activity
 from brain.models import ApiToken, Category, Features, Membership, Organisation
-from brain.services import actor_for_token, add_member, create_organisation, create_token, start_activity
 from contacts.models import Contact
 from contacts.services import save_contact_topics
 from jobs.models import Job

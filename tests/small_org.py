@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from brain.actors import Actor
+from brain.core.actors import Actor
+from brain.core.services import mark_memory_built
 from brain.models import Category, Features, Membership, Organisation
-from brain.services import mark_memory_built
 from conftest import everything_on, make_actor, make_org, make_user
 from connectors.models import Connection
 from connectors.sealing import seal

@@ -12,7 +12,7 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from brain.accounts import get_time_zone
+from brain.core.accounts import get_time_zone
 from brain.models import ApiToken, Organisation
 from brain.tests.admin_client import make_org_admin
 from conftest import make_org, make_user

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from brain.core.services import add_member
 from brain.models import Category, Features, Organisation
-from brain.services import add_member
 from conftest import make_org, make_token, make_user
 from memory.models import Document
 from tests.browser import browser_page, log_in

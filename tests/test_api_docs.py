@@ -13,8 +13,8 @@ from rest_framework.test import APIClient
 
 from brain.api.groups import TOOL_GROUPS, group_of
 from brain.api.introduction import CONNECT_PATH
+from brain.core.services import mark_memory_built
 from brain.models import ApiToken
-from brain.services import mark_memory_built
 from conftest import make_user
 
 

@@ -12,10 +12,10 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from rest_framework.test import APIClient
 
+from brain.core.services import mark_memory_built
 from brain.mcp.invoke import execute
 from brain.mcp.registry import PROMPTS, TOOLS, mcp_prompt
 from brain.models import ApiToken
-from brain.services import mark_memory_built
 from conftest import make_actor, make_token, make_user
 from memory.mcp_tools.documents import RetrieveOut
 from memory.models import Document, Fact

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Dialog, expect
 
+from brain.core.services import authenticate_token, mark_memory_built
 from brain.models import ApiToken
-from brain.services import authenticate_token, mark_memory_built
 from conftest import make_org, make_user
 from tests.browser import browser_page, log_in
 from tests.conftest import call

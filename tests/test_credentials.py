@@ -12,8 +12,8 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from brain.core.services import add_member
 from brain.models import AuditRecord, Organisation
-from brain.services import add_member
 from launcher.ready import answers, wait_until_answers
 from tests.conftest import free_port
 

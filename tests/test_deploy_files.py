@@ -351,7 +351,7 @@ def test_dockerignore_keeps_secrets_and_local_state_out_of_the_image():
 
 # --- docs/deploy.md -----------------------------------------------------------------------------
 
-APPS = ("brain", "memory", "registers", "jobs", "contacts", "skills", "usage")
+APPS = ("brain", "memory", "registers", "jobs", "contacts", "skills", "usage", "overview")
 MEMOISED = re.compile(r"^@(?:functools\.)?(?:lru_cache|cache)\b[^\n]*\n(?:@[^\n]*\n)*def (\w+)", re.MULTILINE)
 MODULE_CACHE = re.compile(r"^(_\w*cache\w*)\s*[:=]", re.MULTILINE)  # a module-level name that caches
 

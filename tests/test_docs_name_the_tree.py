@@ -7,7 +7,19 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-APPS = ("brain", "memory", "registers", "connectors", "usage", "jobs", "contacts", "skills", "launcher", "bench")
+APPS = (
+    "brain",
+    "memory",
+    "registers",
+    "connectors",
+    "usage",
+    "overview",
+    "jobs",
+    "contacts",
+    "skills",
+    "launcher",
+    "bench",
+)
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 # `memory/extraction/names.py`, `memory/graph/`: a file or a folder of one of the apps (not
 # `memory/0011`, a migration named by its app and number).

@@ -8,8 +8,8 @@ from django.contrib.auth.models import Group
 from django.test import Client
 from rest_framework.test import APIClient
 
+from brain.core.services import mark_memory_built
 from brain.models import Category
-from brain.services import mark_memory_built
 from conftest import make_actor, make_org, make_token, make_user
 from memory.documents.ingestion import ingest_document
 from memory.documents.saving import add_document

@@ -28,10 +28,10 @@ from hypothesis import HealthCheck, given, settings
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, INVALID_REQUEST, TextContent
 
+from brain.core.services import mark_memory_built, start_activity
 from brain.mcp.invoke import GENERIC_FAILURE
 from brain.mcp.registry import PROMPTS, TOOLS, ToolSpec
 from brain.models import Features, ToolCall
-from brain.services import mark_memory_built, start_activity
 from conftest import make_actor, make_org, make_token
 from contacts.models import Contact
 from contacts.services import save_contact_topics

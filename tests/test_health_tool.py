@@ -8,8 +8,8 @@ import re
 import pytest
 
 import brain
+from brain.core.services import mark_memory_built
 from brain.models import Membership
-from brain.services import mark_memory_built
 from conftest import make_org, make_token, make_user
 from tests.conftest import call
 

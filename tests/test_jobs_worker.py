@@ -140,7 +140,7 @@ def test_a_run_asked_for_while_the_broker_is_away_is_kept_and_the_sweep_runs_it(
     def down(*args, **kwargs):
         raise ConnectionError("broker unreachable")
 
-    monkeypatch.setattr("brain.queueing.current_app.send_task", down)  # the web process cannot reach the broker
+    monkeypatch.setattr("brain.infra.queueing.current_app.send_task", down)  # the web process cannot reach the broker
     queued = call(brain_url, token, "update_job", {"id": job["id"], "run_now": True})
     assert "queued within the next minute" in queued.structured_content["message"]
     [run] = Run.objects.filter(chat__org=org)

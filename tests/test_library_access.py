@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from brain.models import AuditRecord, Category, Membership, Organisation
 from conftest import make_actor, make_org, make_user
 from memory.documents.ingestion import ingest_document

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect, sync_playwright
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from brain.models import AuditRecord, Category, Membership, Organisation
 from conftest import make_actor, make_org, make_user
 from memory.documents.ingestion import ingest_document

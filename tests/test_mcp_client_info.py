@@ -15,9 +15,9 @@ from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 import brain
+from brain.core.services import mark_memory_built
 from brain.mcp import sessions
 from brain.models import Report
-from brain.services import mark_memory_built
 from conftest import make_org, make_token, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -12,9 +12,9 @@ from django.conf import settings
 from django.utils import timezone
 from pydantic import BaseModel, ConfigDict
 
+from brain.core.services import mark_memory_built, revoke_token, start_activity
 from brain.mcp.registry import TOOLS, ToolOutput, mcp_tool
 from brain.models import ApiToken, Report, ToolCall
-from brain.services import mark_memory_built, revoke_token, start_activity
 from conftest import make_actor, make_org, make_token
 from memory.index.embedding import EmbeddingError, get_embedder
 from tests.conftest import call, run_mcp

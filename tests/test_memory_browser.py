@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Dialog, Page, ViewportSize, expect
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from conftest import make_actor, make_org, make_user
 from memory.documents.ingestion import ingest_document
 from memory.documents.saving import add_document

@@ -1,16 +1,16 @@
-"""The work waiting for people (brain.needs): one count per kind and organisation, each with the page
+"""The work waiting for people (brain.core.needs): one count per kind and organisation, each with the page
 where it is done, and only for the organisations the reader administers."""
 
 from __future__ import annotations
 
 import pytest
 
+from brain.core.needs import list_waiting_work
 from brain.models import Membership
-from brain.needs import list_waiting_work
 from brain.tests.admin_client import logged_in, make_operator, make_org_admin
 from conftest import make_org, make_user
-from usage.overview import get_overview
-from usage.tests.overview_data import one_of_each_waiting
+from overview.selectors import get_overview
+from overview.tests.overview_data import one_of_each_waiting
 
 pytestmark = pytest.mark.django_db
 

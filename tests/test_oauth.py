@@ -12,8 +12,8 @@ from django.core.cache import cache
 from django.test import Client
 from oauth2_provider.models import AccessToken, Application, Grant, RefreshToken
 
+from brain.core.services import authenticate_token
 from brain.models import ApiToken, AuditRecord
-from brain.services import authenticate_token
 from conftest import make_org, make_token, make_user
 from tests.conftest import call
 from tests.oauth_flow import (

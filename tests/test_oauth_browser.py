@@ -26,8 +26,8 @@ from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull,
 from playwright.sync_api import Page, Route
 from pydantic import AnyUrl
 
+from brain.core.services import mark_memory_built
 from brain.models import ApiToken
-from brain.services import mark_memory_built
 from conftest import make_org, make_user
 from tests.browser import browser_page, log_in
 from tests.tls_server import tls_site

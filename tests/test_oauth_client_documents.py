@@ -15,7 +15,7 @@ from django.test import Client
 from oauth2_provider.cimd import CIMDError
 from oauth2_provider.models import Application
 
-from brain import outbound
+from brain.infra import outbound
 from brain.oauth.fetcher import MetadataFetcher
 from conftest import make_org, make_user
 from tests.oauth_flow import REDIRECT, authorize_query, pkce

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
+from brain.core.services import add_member
 from brain.models import Membership
-from brain.services import add_member
 from conftest import make_org, make_user
 from tests.conftest import call
 from tests.oauth_flow import REDIRECT, connect, consent, mcp_status, pkce, register, register_over_http, token_over_http

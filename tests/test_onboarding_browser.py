@@ -14,8 +14,8 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 from brain.models import AuditRecord, Membership, Organisation
 from brain.tests.admin_client import make_org_admin
 from conftest import make_org, make_user
+from overview.tests.overview_data import one_of_each_waiting
 from tests.browser import ARGS, CHROMIUM, log_in, menu_link
-from usage.tests.overview_data import one_of_each_waiting
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

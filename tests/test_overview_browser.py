@@ -13,8 +13,8 @@ from playwright.sync_api import Dialog, expect
 from brain.models import Membership, ToolCall
 from conftest import make_actor, make_org, make_user
 from memory.models import Document
+from overview.tests.overview_data import called, failed, missed
 from tests.browser import browser_page, log_in, menu_link
-from usage.tests.overview_data import called, failed, missed
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -10,8 +10,8 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
+from brain.core.services import mark_memory_built
 from brain.models import Membership
-from brain.services import mark_memory_built
 from brain.tests.admin_client import make_org_admin
 from conftest import make_org
 from tests.browser import browser_page, log_in

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from brain.services import mark_memory_built
+from brain.core.services import mark_memory_built
 from conftest import make_org, make_token, make_user
 from contacts.models import Contact, HumanRequest
 from contacts.services import answer_url, deliver_request, save_contact_topics

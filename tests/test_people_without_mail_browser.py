@@ -11,8 +11,8 @@ import pytest
 from django.conf import settings
 from playwright.sync_api import Page, expect
 
+from brain.core.services import mark_memory_built
 from brain.models import AuditRecord
-from brain.services import mark_memory_built
 from brain.tests.admin_client import make_org_admin
 from conftest import make_org, make_token, make_user
 from contacts.models import Contact, HumanRequest

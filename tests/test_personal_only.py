@@ -14,11 +14,11 @@ from typing import Any
 import httpx
 import pytest
 
-from brain.errors import PermissionDenied
+from brain.core.errors import PermissionDenied
+from brain.core.services import mark_memory_built
 from brain.mcp.invoke import authorise
 from brain.mcp.registry import TOOLS, ToolOutput, mcp_tool
 from brain.models import Features
-from brain.services import mark_memory_built
 from conftest import make_actor, make_org, make_token, make_user
 from contacts.models import Contact, HumanRequest
 from contacts.services import save_contact_topics

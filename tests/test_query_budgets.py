@@ -14,11 +14,11 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from brain.actors import Actor
+from brain.core.actors import Actor
+from brain.core.services import actor_for_token, authenticate_token, start_activity
 from brain.mcp.invoke import execute
 from brain.mcp.registry import TOOLS
 from brain.models import Organisation, ToolCall
-from brain.services import actor_for_token, authenticate_token, start_activity
 from conftest import make_token
 from tests.small_org import small_organisation
 
@@ -43,7 +43,7 @@ def test_a_hot_tool_stays_within_its_query_budget(tool):
     _, actor, _ = small_organisation()
     arguments, budget = BUDGETS[tool]
     execute(actor, TOOLS[tool], arguments)  # once first: per-process caches are not the tool's cost
-    org = Organisation.objects.select_related("account__plan").get(pk=actor.org.pk)  # as brain.services loads it
+    org = Organisation.objects.select_related("account__plan").get(pk=actor.org.pk)  # as brain.core.services loads it
     with CaptureQueriesContext(connection) as queries:
         outcome = execute(dataclasses.replace(actor, org=org), TOOLS[tool], arguments)  # a new call, a new actor
     assert outcome.output is not None, outcome.message

@@ -1,4 +1,4 @@
-"""Read replicas against a real streaming replica of the test server (brain.replicas).
+"""Read replicas against a real streaming replica of the test server (brain.infra.replicas).
 
 The replica is a ``pg_basebackup`` of the running embedded server, started from the same binaries
 on its own socket; tests are transactional, since only committed rows reach it."""
@@ -26,11 +26,11 @@ from django.urls import reverse
 from pydantic import BaseModel, ConfigDict
 from rest_framework.test import APIClient
 
+from brain.core.services import mark_memory_built
+from brain.infra.replicas import REPLICA, read_alias, reading_from_replica
 from brain.mcp.invoke import execute
 from brain.mcp.registry import TOOLS, ToolOutput, mcp_tool
 from brain.models import Organisation
-from brain.replicas import REPLICA, read_alias, reading_from_replica
-from brain.services import mark_memory_built
 from conftest import make_actor, make_org, make_token
 from memory.documents.ingestion import ingest_documents
 from memory.models import Document
@@ -139,7 +139,7 @@ def replica(django_db_setup: None, django_db_blocker) -> Iterator[Replica]:
         "PORT": replica_port,
         "TEST": {"MIRROR": "default"},
     }
-    routing = override_settings(DATABASE_ROUTERS=["brain.replicas.ReplicaRouter"])
+    routing = override_settings(DATABASE_ROUTERS=["brain.infra.replicas.ReplicaRouter"])
     routing.enable()
     try:
         yield here

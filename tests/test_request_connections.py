@@ -1,5 +1,5 @@
 """Under ASGI, page and REST requests leave no idle database connection behind; MCP calls keep
-reusing theirs (brain.request_connections)."""
+reusing theirs (brain.infra.request_connections)."""
 
 from __future__ import annotations
 

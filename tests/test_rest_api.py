@@ -7,8 +7,8 @@ import re
 import pytest
 from rest_framework.test import APIClient
 
+from brain.core.services import revoke_token
 from brain.models import Report, ToolCall
-from brain.services import revoke_token
 from conftest import make_actor, make_org, make_token
 from memory.index.embedding import EmbeddingError, get_embedder
 

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from brain.errors import InvalidArgument
+from brain.core.errors import InvalidArgument
 from conftest import make_actor, make_token
 from memory.documents.saving import add_document
 from memory.limits import FIELD_CHARS, MAX_METADATA_CHARS

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from brain.core.services import mark_memory_built
 from brain.models import Membership
-from brain.services import mark_memory_built
 from conftest import make_actor, make_org, make_token, make_user
 from skills.models import SkillVersion
 from skills.services import approve_version, publish_skill

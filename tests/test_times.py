@@ -6,9 +6,9 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
+from brain.faces.times import local_time
 from brain.models import Organisation
 from brain.templatetags.brain_pages import local_time as local_time_filter
-from brain.times import local_time
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 

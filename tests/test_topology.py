@@ -21,7 +21,7 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import Count
 
-from brain.services import mark_memory_built
+from brain.core.services import mark_memory_built
 from conftest import make_org, make_token, make_user
 from contacts.models import Contact, HumanRequest
 from contacts.services import save_contact_topics

@@ -88,6 +88,6 @@ def test_saving_a_document_over_rest_at_zero_credits_is_accepted_and_waits(db):
 
 
 def _actor(issued):
-    from brain.services import actor_for_token
+    from brain.core.services import actor_for_token
 
     return actor_for_token(issued.token, via="api")

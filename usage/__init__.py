@@ -6,6 +6,8 @@ costs, and what people see of it.
 - ``prices``: what each kind of work costs, in one place;
 - ``metering``: charging and refunding with single conditional updates, exact under concurrency;
 - ``services``: adding credits and changing plans (waiting knowledge resumes);
-- ``selectors``: an organisation's month, a member's month;
-- ``overview``: the figures of the admins' overview page; ``charts``: its SVG charts.
+- ``selectors``: an organisation's month, a member's month.
+
+The admins' overview page, which shows these figures beside every other app's, is the ``overview``
+app at the top of the stack.
 """

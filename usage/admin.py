@@ -9,8 +9,8 @@ from django import forms
 from django.contrib import admin, messages
 from django.http import HttpRequest
 
-from brain.admin_base import OrgScopedAdmin, SameOrganisationForm
-from brain.errors import DomainError
+from brain.core.errors import DomainError
+from brain.faces.admin_base import OrgScopedAdmin, SameOrganisationForm
 from usage.models import Account, Plan
 from usage.selectors import get_usage
 from usage.services import add_credits, change_plan

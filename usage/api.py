@@ -7,10 +7,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from brain.actors import Actor
 from brain.api.groups import ACCOUNT
 from brain.api.metering import metered
 from brain.api.tools import ErrorBody
+from brain.core.actors import Actor
 from brain.mcp.prices import FREE
 from usage.selectors import get_usage
 from usage.shapes import UsageOut

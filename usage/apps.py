@@ -6,7 +6,7 @@ class UsageConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from brain.services import MISSED, ORGANISATION_MADE
+        from brain.core.services import MISSED, ORGANISATION_MADE
         from usage.metering import plug_in
         from usage.misses import record_miss
         from usage.models import open_account

@@ -25,10 +25,10 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from brain.infra.postgres import prepared_cursor
 from brain.mcp.meter import BILLER, Biller, Charge, OutOfCredits
 from brain.mcp.prices import READ, Price
 from brain.models import Organisation
-from brain.postgres import prepared_cursor
 from usage.models import Account, Month, Plan, default_plan_id
 
 logger = logging.getLogger("brain.calls")
@@ -153,7 +153,7 @@ def _pay_with_credits(org_id: int, month: date, units: int) -> bool:
             credits_spent = usage_month.credits_spent + %(units)s
         RETURNING 1
     """
-    with prepared_cursor(connection.alias) as cursor:  # planned once per connection (brain.postgres)
+    with prepared_cursor(connection.alias) as cursor:  # planned once per connection (brain.infra.postgres)
         cursor.execute(sql, {"org": org_id, "month": month, "units": units})
         return cursor.fetchone() is not None
 
@@ -181,7 +181,7 @@ def _count(
         "credits": credits,
         "limit": free_limit,
     }
-    with prepared_cursor(connection.alias) as cursor:  # planned once per connection (brain.postgres)
+    with prepared_cursor(connection.alias) as cursor:  # planned once per connection (brain.infra.postgres)
         cursor.execute(sql, params)
         return cursor.fetchone() is not None
 

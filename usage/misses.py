@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.utils import timezone
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from usage.models import Miss
 
 logger = logging.getLogger("brain.usage")

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from brain.errors import InvalidArgument
+from brain.core.errors import InvalidArgument
 from brain.mcp.prices import BUILT_IN_PLANS
 from brain.models import Organisation
 
@@ -104,7 +104,7 @@ class Miss(models.Model):
 
 def open_account(org: Organisation, plan: str | None) -> None:
     """The new organisation's account on ``plan`` (``BRAIN_DEFAULT_PLAN`` when None); an unknown plan
-    is refused (plugged into ``brain.services.ORGANISATION_MADE``)."""
+    is refused (plugged into ``brain.core.services.ORGANISATION_MADE``)."""
     chosen = get_plan(plan)
     if chosen is None:
         raise InvalidArgument(f"No plan {plan or settings.BRAIN_DEFAULT_PLAN!r}.")

@@ -10,8 +10,8 @@ from django.contrib.auth.models import User
 from django.db.models import Count, OuterRef, QuerySet, Subquery, Sum
 from django.utils import timezone
 
+from brain.infra.prepared import Prepared
 from brain.models import Organisation, ToolCall
-from brain.prepared import Prepared
 from usage.metering import get_account, is_charging, month_of, renews_at
 from usage.models import Account, Month
 
@@ -52,7 +52,7 @@ def _with_month(*, org_id: int, month: date) -> QuerySet[Account]:
     )
 
 
-# get_profile runs it on every call: composed once (brain.prepared).
+# get_profile runs it on every call: composed once (brain.infra.prepared).
 ACCOUNT_WITH_MONTH = Prepared(_with_month, org_id=int, month=date)
 
 

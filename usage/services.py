@@ -6,9 +6,9 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F
 
-from brain.actors import Actor
-from brain.audit import record_audit
-from brain.errors import InvalidArgument, NotFound
+from brain.core.actors import Actor
+from brain.core.audit import record_audit
+from brain.core.errors import InvalidArgument, NotFound
 from brain.mcp.meter import payable_again
 from brain.models import Organisation
 from usage.metering import get_account

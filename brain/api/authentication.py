@@ -8,9 +8,9 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
-from brain.errors import PermissionDenied
+from brain.core.errors import PermissionDenied
+from brain.core.services import actor_for_token, authenticate_token
 from brain.oauth.connections import connection_for_access_token, mcp_resource
-from brain.services import actor_for_token, authenticate_token
 
 
 class BearerTokenAuthentication(authentication.BaseAuthentication):

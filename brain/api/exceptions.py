@@ -19,8 +19,8 @@ from rest_framework.permissions import SAFE_METHODS
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from brain.errors import DomainError
-from brain.unavailable import database_away, database_unavailable, internal_failure
+from brain.core.errors import DomainError
+from brain.infra.unavailable import database_away, database_unavailable, internal_failure
 
 logger = logging.getLogger("brain.api")
 RETRY_AFTER_SECONDS = 60  # what a retryable refusal (an outage) suggests, in a Retry-After header

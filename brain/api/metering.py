@@ -11,16 +11,16 @@ from rest_framework.permissions import SAFE_METHODS
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from brain.errors import DomainError
+from brain.core.errors import DomainError
+from brain.infra.replicas import mark_written
 from brain.mcp.meter import recorded_call
 from brain.mcp.prices import CALL, of_call
-from brain.replicas import mark_written
 
 
 def metered(name: str, billing: str = CALL) -> Callable[[Callable[..., Response]], Callable[..., Response]]:
     """Wrap an APIView method: charged as ``billing`` says (``brain.mcp.prices``), given back when it
     does not succeed, and one ToolCall row per call with its outcome from the status code. A write
-    that succeeds sends its caller's reads to the primary for a while (``brain.replicas``)."""
+    that succeeds sends its caller's reads to the primary for a while (``brain.infra.replicas``)."""
     price = of_call(billing)
 
     def decorator(method: Callable[..., Response]) -> Callable[..., Response]:

@@ -7,7 +7,7 @@ from typing import Any
 from rest_framework import parsers
 from rest_framework.exceptions import ParseError
 
-from brain.inputs import MAX_DEPTH
+from brain.core.inputs import MAX_DEPTH
 
 
 class JSONParser(parsers.JSONParser):

@@ -10,9 +10,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from brain.actors import Actor
 from brain.api.exceptions import RETRY_AFTER_SECONDS, error_body
 from brain.api.groups import group_of
+from brain.core.actors import Actor
 from brain.mcp.invoke import execute
 from brain.mcp.registry import TOOLS, ToolSpec
 

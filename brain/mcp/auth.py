@@ -6,12 +6,12 @@ from django.db import close_old_connections
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 
-from brain.actors import Actor
-from brain.errors import PermissionDenied
+from brain.core.actors import Actor
+from brain.core.errors import PermissionDenied
+from brain.core.selectors import enabled_features
+from brain.core.services import TOKEN_PREFIX, actor_for_token, authenticate_token
 from brain.mcp.threads import in_pool
 from brain.oauth.connections import connection_for_access_token
-from brain.selectors import enabled_features
-from brain.services import TOKEN_PREFIX, actor_for_token, authenticate_token
 
 
 def _verify(plaintext: str) -> AccessToken | None:

@@ -11,9 +11,9 @@ from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from brain.infra.unavailable import database_away, database_unavailable, internal_failure
 from brain.mcp import sessions
 from brain.mcp.registry import TOOLS
-from brain.unavailable import database_away, database_unavailable, internal_failure
 
 logger = logging.getLogger("brain.calls")
 INTERNAL_ERROR = -32603  # JSON-RPC's own code for a server failure

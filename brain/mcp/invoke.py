@@ -10,18 +10,18 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from brain.actors import Actor, one_call
-from brain.audit import record_audit, shown
-from brain.errors import DomainError, Outage, PermissionDenied, Unavailable
-from brain.inputs import refuse_unstorable
+from brain.core.actors import Actor, one_call
+from brain.core.audit import record_audit, shown
+from brain.core.errors import DomainError, Outage, PermissionDenied, Unavailable
+from brain.core.inputs import refuse_unstorable
+from brain.core.personal import SHARED, require_may_write
+from brain.core.selectors import enabled_features
+from brain.infra.replicas import mark_written, run_read
+from brain.infra.unavailable import DATABASE_ERRORS, MAY_HAVE_SAVED, database_unavailable
 from brain.mcp.limits import describe_validation_error
 from brain.mcp.meter import recorded_call
 from brain.mcp.prices import PROMPT, of_call
 from brain.mcp.registry import PromptSpec, ToolOutput, ToolSpec, is_visible
-from brain.personal import SHARED, require_may_write
-from brain.replicas import mark_written, run_read
-from brain.selectors import enabled_features
-from brain.unavailable import DATABASE_ERRORS, MAY_HAVE_SAVED, database_unavailable
 
 logger = logging.getLogger("brain.calls")
 
@@ -51,7 +51,7 @@ class Outcome:
 
 def authorise(actor: Actor, spec: ToolSpec) -> None:
     """Raise ``PermissionDenied`` unless the actor may see ``spec``: its scope, what it writes
-    (``brain.personal``: a connection limited to personal memories never runs a tool that writes
+    (``brain.core.personal``: a connection limited to personal memories never runs a tool that writes
     what others read), and its feature if any."""
     features = enabled_features(actor=actor) if spec.needs else set()
     if is_visible(spec, scopes=actor.scopes, features=features):
@@ -85,12 +85,12 @@ def execute(actor: Actor, spec: ToolSpec, arguments: dict[str, Any]) -> Outcome:
     """Never raises: every failure becomes an Outcome with a message a model can act on.
 
     A tool the actor may not see is refused first (``authorise``). Arguments Brain cannot store
-    (NUL, unpaired surrogates, JSON nested too deep; see ``brain.inputs``) are refused before
+    (NUL, unpaired surrogates, JSON nested too deep; see ``brain.core.inputs``) are refused before
     validation. A model Brain needs that does not answer (an ``Outage``) is ``unavailable`` and
     retryable, not an unexpected error. All of it for MCP and REST alike. The call is paid for as
     ``brain.mcp.meter.recorded_call`` says, and given back when it does not succeed.
 
-    With a replica configured, only the tool itself may read from it (``brain.replicas``): the
+    With a replica configured, only the tool itself may read from it (``brain.infra.replicas``): the
     authorisation, the charge and the call record stay on the primary."""
     failure = GENERIC_FAILURE.format(tool=spec.name) + ("" if spec.read_only else MAY_HAVE_SAVED)
     outcome = Outcome(output=None, message=failure, code="internal", status=500)

@@ -8,7 +8,7 @@
 - ``Moment``: a date and time that Python, Django and PostgreSQL can all hold once in UTC
   (``9999-12-31T23:59:59-12:00`` is already year 10000 there, so it is refused); naive means UTC.
 
-Whole numbers sent as text are read from ASCII digits only (``brain.inputs.whole_number``).
+Whole numbers sent as text are read from ASCII digits only (``brain.core.inputs.whole_number``).
 
 Ranges are stated in the field descriptions rather than as JSON Schema bounds, because a
 client that validates against ``minimum``/``maximum`` would refuse what Brain clamps.
@@ -22,7 +22,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, ValidationError
 
-from brain.inputs import whole_number
+from brain.core.inputs import whole_number
 
 
 def _clamp(lo: int, hi: int) -> Any:

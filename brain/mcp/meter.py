@@ -20,12 +20,12 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import date
 
-from brain.actors import Actor
-from brain.errors import DomainError, Outage, Unavailable
-from brain.hooks import Seam
+from brain.core.actors import Actor
+from brain.core.errors import DomainError, Outage, Unavailable
+from brain.core.services import record_tool_call
+from brain.infra.hooks import Seam
 from brain.mcp.prices import READ, Price
 from brain.models import Organisation, ToolCall
-from brain.services import record_tool_call
 
 logger = logging.getLogger("brain.calls")
 

@@ -10,9 +10,9 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from brain.actors import Actor
+from brain.core.actors import Actor
+from brain.core.personal import SHARED, may_write
 from brain.mcp.prices import BILLINGS, CALL
-from brain.personal import SHARED, may_write
 
 
 class ToolOutput(BaseModel):
@@ -27,9 +27,9 @@ OutT = TypeVar("OutT", bound=ToolOutput)
 ToolFn = Callable[[Actor, Any], ToolOutput]
 
 # What a tool that is not read-only writes, for a connection limited to personal memories
-# (``brain.personal``): SHARED, what other people read (hidden from and refused to it before the
+# (``brain.core.personal``): SHARED, what other people read (hidden from and refused to it before the
 # tool runs; the default); SCOPED, personal or shared by its arguments or its target, which the
-# service checks with ``brain.personal.require_may_write``; OWN, only the caller's own records that
+# service checks with ``brain.core.personal.require_may_write``; OWN, only the caller's own records that
 # are no one else's knowledge (a report, feedback).
 SCOPED, OWN = "scoped", "own"
 WRITES = (SHARED, SCOPED, OWN)

@@ -21,8 +21,8 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from starlette.applications import Starlette
 
 import brain
-from brain.actors import Actor
-from brain.errors import DomainError
+from brain.core.actors import Actor
+from brain.core.errors import DomainError
 from brain.mcp import sessions
 from brain.mcp.auth import ApiTokenVerifier, current_caller
 from brain.mcp.invoke import GENERIC_FAILURE, execute, run_prompt

@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 from pydantic import BaseModel
 
-from brain.actors import Actor
-from brain.hooks import Seam
+from brain.core.actors import Actor
+from brain.infra.hooks import Seam
 
 
 class SkillSummary(BaseModel):

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.http.request import validate_host
 
-from brain.inputs import text_problem
+from brain.core.inputs import text_problem
 
 LOOPBACK_NAMES = {"localhost"}
 # Redirect schemes that can run code or read files in a browser: never a place to send a code.

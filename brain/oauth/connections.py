@@ -23,13 +23,13 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 from oauth2_provider.models import AccessToken, Application, Grant, RefreshToken, clear_expired
 
-from brain.audit import record_audit
-from brain.errors import NotFound
+from brain.core.audit import record_audit
+from brain.core.errors import NotFound
+from brain.core.services import live_tokens, mark_used
+from brain.infra.prepared import Prepared
 from brain.models import CONNECTED_APP_PREFIX, ApiToken, Membership, Organisation
 from brain.oauth.codes import forget_spent
 from brain.oauth.registrations import forget_old_counts
-from brain.prepared import Prepared
-from brain.services import live_tokens, mark_used
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -89,7 +89,7 @@ def _issued_to(*, checksum: str, now: datetime, resource: str) -> QuerySet[ApiTo
     return live_tokens().annotate(client_ref=F("oauth_application__client_id")).filter(issued_to)
 
 
-# Every call with an OAuth access token runs it: composed once (brain.prepared).
+# Every call with an OAuth access token runs it: composed once (brain.infra.prepared).
 CONNECTION_BY_ACCESS = Prepared(_issued_to, checksum=str, now=datetime, resource=str)
 
 

@@ -3,7 +3,7 @@ fetched under this server's rules.
 
 The toolkit's fetcher already refuses anything but HTTPS, redirects, slow answers and documents past
 the size limit. The URL is one a stranger chooses, so this one reaches its host only as the
-outbound address rule allows (``brain.outbound``: global addresses, or what the operator lists in
+outbound address rule allows (``brain.infra.outbound``: global addresses, or what the operator lists in
 BRAIN_OUTBOUND_ALLOW, resolved once and connected to by the checked address), trusts
 BRAIN_OAUTH_METADATA_CA_FILE besides the system's CAs, and then applies the same redirect rules as
 dynamic registration (``brain.oauth.clients``). Why a document was refused goes to the log; the
@@ -22,7 +22,7 @@ from django.conf import settings
 from oauth2_provider import cimd
 from oauth2_provider.settings import oauth2_settings
 
-from brain import outbound
+from brain.infra import outbound
 from brain.oauth.clients import metadata_problem
 
 

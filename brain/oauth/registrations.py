@@ -1,6 +1,6 @@
 """How many apps one address may register in an hour (BRAIN_OAUTH_REGISTRATIONS_PER_HOUR).
 
-Counted in the database, as failed logins are (brain.login_throttle): every web process adds to
+Counted in the database, as failed logins are (brain.faces.login_throttle): every web process adds to
 the same number, a restart resets nothing, and the count needs nothing the registration itself
 does not (it writes to the database anyway); Redis being away changes nothing here.
 """

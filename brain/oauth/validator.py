@@ -11,9 +11,9 @@ from oauth2_provider.models import RefreshToken
 from oauth2_provider.oauth2_validators import OAuth2Validator
 from oauthlib.oauth2.rfc6749 import errors
 
+from brain.core.services import live_tokens
 from brain.oauth.codes import record_spent
 from brain.oauth.connections import is_mcp_resource, mcp_resource
-from brain.services import live_tokens
 
 
 def _connected(request: Any) -> bool:

@@ -29,15 +29,15 @@ from oauth2_provider.views.dynamic_client_registration import (
 )
 from oauthlib.oauth2.rfc6749.errors import CustomOAuth2Error, InvalidRequestError
 
-from brain.errors import DomainError
-from brain.inputs import text_problem
-from brain.login_throttle import client_ip
+from brain.core.errors import DomainError
+from brain.core.inputs import text_problem
+from brain.core.selectors import list_user_organisations
+from brain.faces.login_throttle import client_ip
 from brain.models import ApiToken, Organisation
 from brain.oauth.clients import is_loopback, metadata_problem
 from brain.oauth.codes import end_code, exchanging
 from brain.oauth.connections import app_connections, connect_app, disconnect_app, is_mcp_resource, issuer, mcp_resource
 from brain.oauth.registrations import registration_allowed
-from brain.selectors import list_user_organisations
 
 # The three kinds of access in words, as on the Connect page (ApiToken.ACCESS), with what each lets an app do.
 ACCESS_HELP = {

@@ -1,5 +1,5 @@
 """What Brain's pages share: the menu's links, marked where the reader is, and times shown in the
-reader's or the organisation's zone with the zone named (``brain.times``)."""
+reader's or the organisation's zone with the zone named (``brain.faces.times``)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from brain import times
-from brain.mail import mail_is_set_up
+from brain.faces import times
+from brain.infra.mail import mail_is_set_up
 from brain.models import Organisation
 
 register = template.Library()
@@ -42,6 +42,6 @@ def menu_link(context: dict[str, Any], url_name: str, label: str, *also: str) ->
 
 @register.simple_tag
 def mail_set_up() -> bool:
-    """``{% mail_set_up as mailed %}``: whether Brain can send mail (``brain.mail``), for a page that
+    """``{% mail_set_up as mailed %}``: whether Brain can send mail (``brain.infra.mail``), for a page that
     offers to mail something to say when it cannot."""
     return mail_is_set_up()

@@ -7,8 +7,8 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.test import Client
 
+from brain.core.services import add_member
 from brain.models import Membership, Organisation
-from brain.services import add_member
 from conftest import make_user
 
 

@@ -7,12 +7,12 @@ from datetime import UTC, datetime
 import pytest
 from django.test import Client
 
-from brain.accounts import chosen_zone, get_time_zone, reset_password, update_account
-from brain.errors import InvalidArgument, NotFound
+from brain.core.accounts import chosen_zone, get_time_zone, reset_password, update_account
+from brain.core.errors import InvalidArgument, NotFound
+from brain.core.services import revoke_token
+from brain.faces.times import READER_ZONE
 from brain.models import ApiToken, AuditRecord, Membership
-from brain.services import revoke_token
 from brain.templatetags.brain_pages import local_time
-from brain.times import READER_ZONE
 from conftest import make_actor, make_token, make_user
 
 pytestmark = pytest.mark.django_db

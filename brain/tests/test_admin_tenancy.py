@@ -3,8 +3,8 @@
 import pytest
 from django.contrib.auth.models import Group
 
+from brain.core.services import record_tool_call
 from brain.models import ApiToken, AuditRecord, Category, Membership, OrganisationGroup, ToolCall
-from brain.services import record_tool_call
 from brain.tests.admin_client import logged_in, make_operator, make_org_admin, options
 from conftest import make_actor, make_token, make_user
 from contacts.models import Contact

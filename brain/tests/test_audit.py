@@ -4,7 +4,7 @@ from dataclasses import replace
 
 import pytest
 
-from brain.audit import OPERATOR_AT_SHELL, record_audit
+from brain.core.audit import OPERATOR_AT_SHELL, record_audit
 from brain.models import AuditRecord
 from brain.tests.admin_client import logged_in, make_operator, make_org_admin
 from conftest import make_actor, make_token, make_user

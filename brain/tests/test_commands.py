@@ -4,8 +4,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from brain.core.services import authenticate_token
 from brain.models import ApiToken
-from brain.services import authenticate_token
 from conftest import make_user
 from launcher.__main__ import base_url
 

@@ -9,9 +9,9 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from brain.core.services import revoke_token
+from brain.faces.times import local_time
 from brain.models import ApiToken
-from brain.services import revoke_token
-from brain.times import local_time
 from conftest import make_actor, make_token, make_user
 
 pytestmark = pytest.mark.django_db

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from brain.errors import InvalidArgument
-from brain.ids import is_random_id, parse_numeric_id
-from brain.inputs import MAX_DEPTH, first_problem, refuse_unstorable, storable, storable_json, whole_number
+from brain.core.errors import InvalidArgument
+from brain.core.inputs import MAX_DEPTH, first_problem, refuse_unstorable, storable, storable_json, whole_number
+from brain.infra.ids import is_random_id, parse_numeric_id
 
 
 def nested(depth: int) -> list[object]:

@@ -15,8 +15,8 @@ from django.core import mail
 from django.test import Client
 from django.utils import timezone
 
-from brain.errors import InvalidArgument, PermissionDenied
-from brain.invitations import InvitationTokens, invite_member, link_lifetime
+from brain.core.errors import InvalidArgument, PermissionDenied
+from brain.core.invitations import InvitationTokens, invite_member, link_lifetime
 from brain.models import AuditRecord, Membership, MembershipInvitation
 from brain.tests.admin_client import logged_in, make_operator, make_org_admin
 from conftest import make_actor, make_user

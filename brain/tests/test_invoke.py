@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict
 
+from brain.core.services import record_tool_call, start_activity
 from brain.mcp.invoke import execute
 from brain.mcp.registry import TOOLS, ToolOutput, mcp_tool
 from brain.models import Features, ToolCall
-from brain.services import record_tool_call, start_activity
 from conftest import everything_on, make_actor
 from memory.graph.llm import LLMError
 from memory.index.embedding import EmbeddingError, get_embedder

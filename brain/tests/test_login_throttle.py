@@ -8,7 +8,7 @@ from axes.models import AccessAttempt
 from django.test import Client, RequestFactory
 from django.utils import timezone
 
-from brain.login_throttle import client_ip
+from brain.faces.login_throttle import client_ip
 from brain.models import Membership
 from conftest import make_user
 

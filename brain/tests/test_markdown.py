@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from brain.markdown import render_markdown
+from brain.faces.markdown import render_markdown
 
 
 def test_raw_html_is_shown_as_text():

@@ -1,4 +1,4 @@
-"""The outbound address rule (brain.outbound) on its own, with BRAIN_OUTBOUND_ALLOW unset: which
+"""The outbound address rule (brain.infra.outbound) on its own, with BRAIN_OUTBOUND_ALLOW unset: which
 addresses it refuses, what the operator's list lets through, that a destination is resolved once
 and connected to at the address that was checked, and that the setting refuses what it cannot read.
 The resolver is the module's own, replaced here, so no name is looked up on the network and no
@@ -12,8 +12,8 @@ import socket
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from brain import outbound
-from brain.env import env_hosts_and_networks
+from brain.infra import outbound
+from brain.infra.env import env_hosts_and_networks
 
 PUBLIC = "93.184.216.34"
 

@@ -1,4 +1,4 @@
-"""Statements composed once and prepared on the server (brain.prepared, brain.postgres)."""
+"""Statements composed once and prepared on the server (brain.infra.prepared, brain.infra.postgres)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import pytest
 from django.db import connection, connections
 from django.test.utils import CaptureQueriesContext
 
+from brain.core.services import TOKEN_BY_HASH, hash_token, live_tokens
+from brain.infra.postgres import prepared_cursor
+from brain.infra.prepared import Prepared
 from brain.models import ApiToken
-from brain.postgres import prepared_cursor
-from brain.prepared import Prepared
-from brain.services import TOKEN_BY_HASH, hash_token, live_tokens
 from conftest import make_org, make_token
 from usage.models import Month
 from usage.selectors import ACCOUNT_WITH_MONTH, get_usage

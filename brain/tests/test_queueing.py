@@ -15,14 +15,14 @@ import redis
 from django.conf import settings
 from kombu.exceptions import OperationalError
 
+from brain.infra.queueing import BROKER, send_pending
 from brain.models import OutboxMessage
-from brain.queueing import BROKER, send_pending
 from memory.documents.saving import INGEST_TASK, add_document
 
 ROOT = Path(__file__).resolve().parents[2]
 SEND = (
     "import sys, django; django.setup()\n"
-    "from brain.queueing import send_now\n"
+    "from brain.infra.queueing import send_now\n"
     "send_now('memory.tasks.ingest_document_task', 987654, what='document')\n"
     "assert 'memory.tasks' not in sys.modules, 'the task module was imported'\n"
 )
@@ -47,7 +47,7 @@ def test_a_saves_message_waits_in_the_outbox_while_the_broker_fails_and_the_swee
     def frozen(*args, **kwargs):
         raise OperationalError("Timeout reading from socket")
 
-    monkeypatch.setattr("brain.queueing.current_app.send_task", frozen)
+    monkeypatch.setattr("brain.infra.queueing.current_app.send_task", frozen)
     with django_capture_on_commit_callbacks(execute=True):
         document = add_document(actor=actor, title="Parking", content="Level -2 is ours.").document
         note = add_document(actor=actor, title="Lunch", content="Lunch is at one.").document
@@ -57,7 +57,7 @@ def test_a_saves_message_waits_in_the_outbox_while_the_broker_fails_and_the_swee
 
     sent: list[tuple[str, list[int], str]] = []
     monkeypatch.setattr(
-        "brain.queueing.current_app.send_task", lambda name, args, **kw: sent.append((name, args, kw["queue"]))
+        "brain.infra.queueing.current_app.send_task", lambda name, args, **kw: sent.append((name, args, kw["queue"]))
     )
     assert send_pending(settled=timedelta(0)) == 2
     assert sent == [(INGEST_TASK, [document.pk], "ingest"), (INGEST_TASK, [note.pk], "ingest")]
@@ -69,7 +69,7 @@ def test_a_message_sent_after_the_commit_leaves_nothing_in_the_outbox(
     actor, monkeypatch, django_capture_on_commit_callbacks
 ):
     sent: list[object] = []
-    monkeypatch.setattr("brain.queueing.current_app.send_task", lambda name, args, **kw: sent.append(args))
+    monkeypatch.setattr("brain.infra.queueing.current_app.send_task", lambda name, args, **kw: sent.append(args))
     with django_capture_on_commit_callbacks(execute=True):
         document = add_document(actor=actor, title="Parking", content="Level -2 is ours.").document
         assert OutboxMessage.objects.filter(row_id=document.pk).exists()  # written with the document

@@ -4,10 +4,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from brain.errors import InvalidArgument
-from brain.models import Category, Features, Report
-from brain.selectors import get_profile
-from brain.services import (
+from brain.core.errors import InvalidArgument
+from brain.core.selectors import get_profile
+from brain.core.services import (
     bootstrap,
     create_organisation,
     purge_expired_reports,
@@ -16,6 +15,7 @@ from brain.services import (
     send_feedback,
     start_activity,
 )
+from brain.models import Category, Features, Report
 from conftest import make_actor, make_org
 
 pytestmark = pytest.mark.django_db
@@ -49,7 +49,7 @@ def test_profile_ids_are_opaque_and_stable_per_organisation(actor):
     assert profile.profile_id == get_profile(actor=actor).profile_id
     assert re.fullmatch(r"prf_[0-9a-f]{32}", profile.profile_id)
     other = make_org()
-    from brain.services import add_member
+    from brain.core.services import add_member
 
     add_member(org=other, user=actor.user)
     assert get_profile(actor=make_actor(other, actor.user)).profile_id != profile.profile_id

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from brain.env import env_bool, env_int, env_list
+from brain.infra.env import env_bool, env_int, env_list
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -4,9 +4,9 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from brain.errors import InvalidArgument, NotFound
+from brain.core.errors import InvalidArgument, NotFound
+from brain.core.services import authenticate_token, create_token, hash_token, revoke_token
 from brain.models import ApiToken, AuditRecord, Membership
-from brain.services import authenticate_token, create_token, hash_token, revoke_token
 from conftest import make_actor, make_org, make_token, make_user
 
 pytestmark = pytest.mark.django_db

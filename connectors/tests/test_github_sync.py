@@ -15,7 +15,7 @@ from django.core.cache import cache
 from django.core.management import call_command
 from django.utils import timezone
 
-from brain.errors import InvalidArgument
+from brain.core.errors import InvalidArgument
 from brain.models import Category
 from conftest import make_actor, make_org, make_user
 from connectors import sync

@@ -244,8 +244,8 @@ def test_removing_the_last_connection_takes_the_tools_away(world):
 
 
 def test_init_tells_an_assistant_how_to_use_actions_only_once_one_is_granted(world):
+    from brain.core.services import mark_memory_built
     from brain.mcp_tools import ACTION_RULE
-    from brain.services import mark_memory_built
 
     mark_memory_built(org=world["org"])
     assert ACTION_RULE not in call(world["member"], "init").output.rules

@@ -67,7 +67,7 @@ def test_a_signed_change_queues_a_sync_now(github, admin_actor, monkeypatch):  #
         if name == "connectors.tasks.sync_connection_task":
             queued.append(args[0])
 
-    monkeypatch.setattr("brain.queueing.current_app.send_task", send_task)
+    monkeypatch.setattr("brain.infra.queueing.current_app.send_task", send_task)
     connection = connect(admin_actor)
     Connection.objects.filter(pk=connection.pk).update(next_sync_at=None)
     payload = {"action": "edited", "issue": {"number": 1}, "repository": {"full_name": "acme/api"}}

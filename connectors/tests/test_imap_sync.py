@@ -2,7 +2,7 @@
 dates, senders and attachments; nothing twice; new mail in and expunged mail withdrawn; a sync
 stopped mid-folder goes on from its last page; a refused password in words and no retry; a
 mailbox only into a restricted category; a rebuilt folder (new UIDVALIDITY) read again without
-duplicates. A server is reached only where the outbound address rule allows (brain.outbound), and
+duplicates. A server is reached only where the outbound address rule allows (brain.infra.outbound), and
 every way of not reaching one reads the same."""
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
-from brain import outbound
-from brain.errors import InvalidArgument
+from brain.core.errors import InvalidArgument
+from brain.infra import outbound
 from brain.models import Category
 from connectors import imap as imap_kind
 from connectors import sync

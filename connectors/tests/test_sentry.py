@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from brain.errors import InvalidArgument
+from brain.core.errors import InvalidArgument
 from brain.models import Category
 from connectors import sync
 from connectors.sentry import Sentry, exception_of, frame_path

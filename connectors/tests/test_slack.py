@@ -17,7 +17,7 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
-from brain.errors import NotFound
+from brain.core.errors import NotFound
 from brain.models import Category
 from conftest import make_actor, make_org, make_user
 from connectors import slack, sync
@@ -302,7 +302,7 @@ def test_a_message_event_queues_a_sync_now(fake, admin, monkeypatch):
         if name == "connectors.tasks.sync_connection_task":
             queued.append(args[0])
 
-    monkeypatch.setattr("brain.queueing.current_app.send_task", send_task)
+    monkeypatch.setattr("brain.infra.queueing.current_app.send_task", send_task)
     connection = connect(admin)
     Connection.objects.filter(pk=connection.pk).update(next_sync_at=None)
     event = message_event("Ev02", channel="CGENERAL1", ts=ts_at("2026-11-04T09:00"), user="USAM", text="hi")

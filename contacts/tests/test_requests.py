@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.core import signing
 
-from brain.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.core.errors import InvalidArgument, NotFound, PermissionDenied
 from conftest import make_actor, make_org, make_user
 from contacts.models import Contact, HumanRequest
 from contacts.services import (

@@ -17,7 +17,7 @@ from urllib.parse import parse_qs
 import pytest
 from aiosmtpd.controller import Controller
 
-from brain import outbound
+from brain.infra import outbound
 from contacts.transports import (
     EmailTransport,
     Message,

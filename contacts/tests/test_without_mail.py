@@ -10,7 +10,7 @@ import socket
 import pytest
 from django.test import Client
 
-from brain.mail import mail_is_set_up, unmailed
+from brain.infra.mail import mail_is_set_up, unmailed
 from brain.models import AuditRecord, Features, Membership
 from brain.tests.admin_client import make_org_admin
 from conftest import make_actor, make_org, make_user

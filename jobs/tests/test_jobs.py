@@ -9,7 +9,7 @@ import pytest
 from django.utils import timezone
 from django_celery_beat.models import PeriodicTask
 
-from brain.errors import InvalidArgument, NotFound
+from brain.core.errors import InvalidArgument, NotFound
 from brain.models import Membership
 from conftest import make_actor, make_user
 from jobs.models import Chat, Job, Message, Run

@@ -23,7 +23,9 @@ pytestmark = pytest.mark.django_db
 def sent(monkeypatch):
     """The messages sent to the broker, kept here instead (no worker in these tests)."""
     messages: list[tuple[str, list[object]]] = []
-    monkeypatch.setattr("brain.queueing.current_app.send_task", lambda name, args, **kw: messages.append((name, args)))
+    monkeypatch.setattr(
+        "brain.infra.queueing.current_app.send_task", lambda name, args, **kw: messages.append((name, args))
+    )
     return messages
 
 
@@ -32,7 +34,7 @@ def broker_down(monkeypatch):
     def down(*args, **kwargs):
         raise ConnectionError("broker unreachable")
 
-    monkeypatch.setattr("brain.queueing.current_app.send_task", down)
+    monkeypatch.setattr("brain.infra.queueing.current_app.send_task", down)
 
 
 def switch(org, on: bool) -> None:
@@ -85,7 +87,9 @@ def test_a_run_asked_for_while_the_broker_is_away_is_kept_and_the_sweep_sends_it
     [run] = Run.objects.filter(job=job)
     assert run.status == "queued"  # kept, though its message was lost
     messages: list[tuple[str, list[object]]] = []
-    monkeypatch.setattr("brain.queueing.current_app.send_task", lambda name, args, **kw: messages.append((name, args)))
+    monkeypatch.setattr(
+        "brain.infra.queueing.current_app.send_task", lambda name, args, **kw: messages.append((name, args))
+    )
     assert sweep_jobs_task(grace_seconds=0) == 1
     assert messages == [("jobs.tasks.run_task", [run.pk])]
     assert run_task(run.pk) == "ran"

@@ -18,7 +18,7 @@ from django.db.models import Q, QuerySet
 from django.utils.dateparse import parse_datetime
 from pydantic import BaseModel
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from memory.access import current, readable
 from memory.documents.records import (
     DeploymentRecord,

@@ -17,7 +17,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from memory.documents.records import GIT, CommitRecord
 from memory.documents.saving import add_document
 

@@ -19,11 +19,11 @@ from django.db.models.functions import Coalesce, Greatest, Substr
 from django.utils.dateparse import parse_datetime
 from pydantic import BaseModel
 
-from brain.actors import Actor
-from brain.errors import InvalidArgument
-from brain.ids import format_id, parse_numeric_id
+from brain.core.actors import Actor
+from brain.core.errors import InvalidArgument
+from brain.infra.ids import format_id, parse_numeric_id
+from brain.infra.replicas import read_alias
 from brain.mcp.limits import clamp
-from brain.replicas import read_alias
 from memory.access import readable
 from memory.code_history.across import (
     CommitRef,

@@ -35,14 +35,14 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from brain.actors import Actor
-from brain.audit import record_audit
-from brain.errors import InvalidArgument, NotFound
-from brain.hooks import Seam
+from brain.core.actors import Actor
+from brain.core.audit import record_audit
+from brain.core.errors import InvalidArgument, NotFound
+from brain.core.services import mark_memory_built
+from brain.infra.hooks import Seam
+from brain.infra.queueing import send_on_commit
 from brain.mcp.meter import can_pay
 from brain.models import Organisation
-from brain.queueing import send_on_commit
-from brain.services import mark_memory_built
 from memory.access import readable
 from memory.documents.block_rows import replace_blocks
 from memory.documents.chunking import ChunkDraft

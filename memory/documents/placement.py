@@ -21,12 +21,12 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from brain.actors import Actor
-from brain.audit import record_audit
-from brain.errors import InvalidArgument, NotFound, PermissionDenied
-from brain.ids import format_id
+from brain.core.actors import Actor
+from brain.core.audit import record_audit
+from brain.core.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.core.personal import require_may_write
+from brain.infra.ids import format_id
 from brain.models import Category, Membership, Organisation
-from brain.personal import require_may_write
 from memory.access import readable
 from memory.documents.saving import ingest_again
 from memory.documents.turns import next_message_id

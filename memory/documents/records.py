@@ -25,7 +25,7 @@ from django.db.models import Q
 from django.db.models.fields.json import KT, KeyTextTransform
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from brain.errors import InvalidArgument
+from brain.core.errors import InvalidArgument
 from memory.models import Document
 
 CONNECTOR = "connector"  # the source_kind of what a connection brought in (connectors.sync)

@@ -10,13 +10,13 @@ from typing import Any
 
 from django.db import connection, transaction
 
-from brain.actors import Actor
-from brain.audit import record_audit
-from brain.errors import InvalidArgument, PermissionDenied
+from brain.core.actors import Actor
+from brain.core.audit import record_audit
+from brain.core.errors import InvalidArgument, PermissionDenied
+from brain.core.personal import require_may_write
+from brain.infra.queueing import send_on_commit
 from brain.mcp.meter import can_pay
 from brain.models import Category, Organisation
-from brain.personal import require_may_write
-from brain.queueing import send_on_commit
 from memory.access import current, readable, readable_category_ids, same_audience
 from memory.documents.lanes import lane_of
 from memory.documents.records import checked_metadata

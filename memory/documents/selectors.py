@@ -9,10 +9,10 @@ from urllib.parse import urlencode
 from django.db.models import Count, QuerySet
 from django.urls import reverse
 
-from brain.actors import Actor
-from brain.errors import NotFound
+from brain.core.actors import Actor
+from brain.core.errors import NotFound
+from brain.core.needs import Waiting, per_organisation
 from brain.models import Organisation
-from brain.needs import Waiting, per_organisation
 from memory.access import current, readable
 from memory.models import Chunk, Document, Scope
 
@@ -129,7 +129,7 @@ def library_choices(*, actor: Actor) -> tuple[list[str], list[tuple[str, str]]]:
 
 
 def documents_that_failed(orgs: Sequence[Organisation]) -> list[Waiting]:
-    """Memory's part of the work waiting for people (brain.needs): current shared documents that
+    """Memory's part of the work waiting for people (brain.core.needs): current shared documents that
     failed, retried from the overview (personal ones are their owners')."""
     failed = Document.objects.filter(current(), org__in=orgs, scope=Scope.SHARED, status=Document.Status.FAILED)
     counts = dict(failed.order_by().values_list("org").annotate(n=Count("pk")))

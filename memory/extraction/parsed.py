@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from brain.inputs import storable, storable_json
+from brain.core.inputs import storable, storable_json
 
 MAX_LENGTH = 240
 
@@ -129,7 +129,7 @@ def _document(
     session: str = "",
 ) -> ParsedDocument:
     # What a parser extracted may hold NUL or broken surrogates (PDF text, JSON escapes, email
-    # bytes); nobody can fix that in the file, so it is made storable here (brain.inputs).
+    # bytes); nobody can fix that in the file, so it is made storable here (brain.core.inputs).
     return ParsedDocument(
         title=_cut(storable(title)),
         content=storable(content),

@@ -1,6 +1,6 @@
 """The graph's words, each list in one place: entity types, fact kinds, the roles one holder holds
 at a time, the titles that come before a surname, and the words that say the world changed.
-Public ids (``doc_12``, ``mem_7``, ``ent_3``, ``con_5``) are read by ``brain.ids``."""
+Public ids (``doc_12``, ``mem_7``, ``ent_3``, ``con_5``) are read by ``brain.infra.ids``."""
 
 from __future__ import annotations
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.db.models.functions import Lower
 
-from brain.actors import Actor
-from brain.ids import format_id
+from brain.core.actors import Actor
+from brain.infra.ids import format_id
 from memory.access import readable
 from memory.graph.entities import display_name, live_mentions, shown_type
 from memory.models import Document, Entity, Mention

@@ -31,11 +31,11 @@ from django.db import models, transaction
 from django.db.models import Exists, ManyToOneRel, OuterRef, QuerySet
 from django.utils import timezone
 
-from brain.actors import Actor
-from brain.audit import record_audit
-from brain.errors import InvalidArgument, NotFound, PermissionDenied
-from brain.ids import format_id
-from brain.inputs import checked_text
+from brain.core.actors import Actor
+from brain.core.audit import record_audit
+from brain.core.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.core.inputs import checked_text
+from brain.infra.ids import format_id
 from memory.extraction.vocabulary import ENTITY_TYPES
 from memory.graph.twins import release_twins
 from memory.models import Entity, EntityMerge, Fact, Mention, Scope

@@ -21,7 +21,7 @@ from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from brain.queueing import send_on_commit
+from brain.infra.queueing import send_on_commit
 from memory.documents.failures import is_transient
 from memory.graph.document_facts import extract_document
 from memory.models import Document

@@ -17,7 +17,7 @@ from typing import Any, Literal, TypeVar
 import httpx
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from brain.errors import Outage
+from brain.core.errors import Outage
 from memory.extraction import ExtractedEntity, ExtractedFact, ExtractedValue, Extraction, KnownEntity, link_name
 from memory.extraction.vocabulary import ENTITY_TYPES, FACT_KINDS
 

@@ -8,12 +8,12 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from brain.actors import Actor
-from brain.audit import record_audit
-from brain.errors import InvalidArgument, NotFound, PermissionDenied
-from brain.ids import format_id
+from brain.core.actors import Actor
+from brain.core.audit import record_audit
+from brain.core.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.core.personal import default_scope, require_may_write
+from brain.infra.ids import format_id
 from brain.models import Category
-from brain.personal import default_scope, require_may_write
 from memory.access import audience_key
 from memory.documents.placement import delete_documents
 from memory.documents.saving import add_document

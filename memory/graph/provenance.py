@@ -12,7 +12,7 @@ from datetime import date
 
 from django.db.models import Q
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from memory.access import believed_filter, fact_not_flagged, readable
 from memory.graph.entity_views import visible_mentions
 from memory.graph.reads import believed, visible_facts

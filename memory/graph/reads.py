@@ -14,9 +14,9 @@ from datetime import date, datetime
 from django.db.models import Case, Count, Exists, IntegerField, Max, Min, OuterRef, Q, QuerySet, Subquery, When
 from django.db.models.functions import Lower
 
-from brain.actors import Actor
-from brain.errors import InvalidArgument, NotFound
-from brain.ids import parse_numeric_id
+from brain.core.actors import Actor
+from brain.core.errors import InvalidArgument, NotFound
+from brain.infra.ids import parse_numeric_id
 from memory.access import believed_filter, current, end_of_day, readable, readable_facts, readable_facts_and_believed
 from memory.graph.entities import shown_type
 from memory.graph.entity_views import EntityView, entities_of_type, entity_views, visible_mentions

@@ -15,7 +15,7 @@ import re
 from django.db.models import Q
 from rapidfuzz import fuzz
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from memory.access import current, fact_in_use, fact_not_flagged, readable, same_audience_as
 from memory.models import Fact
 

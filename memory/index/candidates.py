@@ -15,8 +15,8 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import connections, transaction
 
-from brain.actors import Actor
-from brain.replicas import read_alias
+from brain.core.actors import Actor
+from brain.infra.replicas import read_alias
 from memory.access import READABLE_SQL, Clause, readable_and_believed
 from memory.index.serving import QueryVector
 

@@ -17,7 +17,7 @@ import httpx
 import numpy as np
 from django.conf import settings
 
-from brain.errors import Outage
+from brain.core.errors import Outage
 from memory.models import EMBEDDING_DIMENSIONS
 
 MAX_TOKENS = 256

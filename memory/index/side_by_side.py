@@ -11,8 +11,8 @@ They run in turn, on the caller's thread, when:
   not committed (a test's rows are exactly that), nor read under the same snapshot;
 - ``BRAIN_SEARCH_THREADS`` is 0.
 
-Each task runs in a copy of the caller's context, so what ``brain.replicas`` decides (replica or
-primary) and what one tool call keeps (``brain.actors.one_call``) are the caller's. A task's
+Each task runs in a copy of the caller's context, so what ``brain.infra.replicas`` decides (replica or
+primary) and what one tool call keeps (``brain.core.actors.one_call``) are the caller's. A task's
 thread closes a connection that is too old or broken before using it, as a request would.
 """
 
@@ -29,7 +29,7 @@ from typing import Generic, TypeVar
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, close_old_connections, connections
 
-from brain.replicas import read_alias
+from brain.infra.replicas import read_alias
 
 T = TypeVar("T")
 _pool: ThreadPoolExecutor | None = None

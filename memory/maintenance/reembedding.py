@@ -11,7 +11,7 @@ from typing import Any
 from django.db import connection, transaction
 from django.db.models import QuerySet
 
-from brain.hooks import Seam
+from brain.infra.hooks import Seam
 from brain.models import Organisation
 from memory.documents.turns import stored_texts
 from memory.index.embedding import EMBEDDERS, Embedder, EmbeddingError, get_embedder

@@ -1,4 +1,4 @@
-"""What other apps add to memory's answers, through seams memory declares (``brain.hooks``).
+"""What other apps add to memory's answers, through seams memory declares (``brain.infra.hooks``).
 
 - ``ASK_ADDITIONS``: called by ``ask_company_memory`` with the question and its evidence; returns
   the definitions of the organisation's words the question uses and the open contradictions
@@ -18,8 +18,8 @@ from datetime import date
 
 from pydantic import BaseModel, Field
 
-from brain.actors import Actor
-from brain.hooks import Seam
+from brain.core.actors import Actor
+from brain.infra.hooks import Seam
 from memory.models import Document, Fact
 
 

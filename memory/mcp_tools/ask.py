@@ -10,12 +10,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from brain.actors import Actor
-from brain.errors import InvalidArgument
-from brain.ids import format_id
+from brain.core.actors import Actor
+from brain.core.errors import InvalidArgument
+from brain.core.services import record_miss, resolve_activity, start_activity
+from brain.infra.ids import format_id
 from brain.mcp.limits import Clamped
 from brain.mcp.registry import ToolOutput, mcp_tool
-from brain.services import record_miss, resolve_activity, start_activity
 from memory.graph.entity_views import entity_views
 from memory.mcp_tools.answers import ASK_ADDITIONS, AskContext, ContradictionOut, DefinitionOut
 from memory.mcp_tools.shapes import FactOut, fact_outs

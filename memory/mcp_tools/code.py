@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from brain.mcp.limits import Clamped
 from brain.mcp.registry import ToolOutput, mcp_tool
 from memory.code_history.across import WhyDeployment, WhyError, WhyEvent, WhyIssue, WhyPullRequest

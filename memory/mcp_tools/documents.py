@@ -9,12 +9,12 @@ from django.utils import translation
 from django.utils.translation import gettext, gettext_noop
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from brain.actors import Actor
-from brain.errors import InvalidArgument
-from brain.ids import format_id, parse_numeric_id
+from brain.core.actors import Actor
+from brain.core.errors import InvalidArgument
+from brain.core.services import record_miss
+from brain.infra.ids import format_id, parse_numeric_id
 from brain.mcp.limits import Clamped, Moment
 from brain.mcp.registry import ToolOutput, mcp_tool
-from brain.services import record_miss
 from memory.documents import selectors as selectors
 from memory.documents.saving import add_document
 from memory.limits import FIELD_CHARS, MAX_DOCUMENT_CHARS, metadata_problem

@@ -7,8 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from brain.actors import Actor
-from brain.ids import format_id
+from brain.core.actors import Actor
+from brain.infra.ids import format_id
 from brain.mcp.limits import NonBlank
 from brain.mcp.registry import ToolOutput, mcp_tool
 from memory.graph import memories as fact_services

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from brain.mcp.registry import mcp_prompt
 from memory.graph import reads as graph
 from memory.graph.entity_views import entity_views

@@ -6,8 +6,8 @@ from datetime import date, datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from brain.actors import Actor
-from brain.ids import format_id
+from brain.core.actors import Actor
+from brain.infra.ids import format_id
 from brain.mcp.registry import ToolOutput
 from memory.access import superseded_by_then
 from memory.documents.source import UPLOAD_DATED, UPLOAD_DATED_HELP

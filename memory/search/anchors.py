@@ -19,7 +19,7 @@ from typing import Literal
 
 from django.db import connections
 
-from brain.replicas import read_alias
+from brain.infra.replicas import read_alias
 from memory.access import Clause
 from memory.extraction.lines import word_set
 from memory.index.candidates import keyword_candidates

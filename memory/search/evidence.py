@@ -12,7 +12,7 @@ from datetime import date, timedelta
 from django.db.models import Q
 from django.utils import timezone
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from memory.graph import reads as graph
 from memory.graph.entity_views import entities_named
 from memory.graph.supersession import about_the_same_thing

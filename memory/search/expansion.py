@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from memory.extraction.vocabulary import HELD_BY_ONE
 from memory.graph import reads as graph
 from memory.graph.entity_views import entities_named, entity_views

@@ -17,8 +17,8 @@ import numpy as np
 from django.db import connections
 from django.utils import timezone
 
-from brain.actors import Actor
-from brain.replicas import read_alias
+from brain.core.actors import Actor
+from brain.infra.replicas import read_alias
 from memory.access import Clause
 from memory.index.candidates import (
     SAID_BETWEEN_SQL,

@@ -24,7 +24,7 @@ import re
 
 from django.db import connections
 
-from brain.replicas import read_alias
+from brain.infra.replicas import read_alias
 from memory.documents.turns import message_beside_sql
 
 # Each candidate's document is read through its key. "OFFSET 0" keeps the planner from turning

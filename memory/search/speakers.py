@@ -16,7 +16,7 @@ import re
 from django.core.cache import cache
 from django.db import connections
 
-from brain.replicas import read_alias
+from brain.infra.replicas import read_alias
 from memory.access import Clause
 from memory.index.candidates import STATS_SECONDS, audience_of
 

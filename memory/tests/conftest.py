@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import Group
 from django.core.management import call_command
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from brain.models import Category, Organisation
 from conftest import make_actor, make_user
 from memory.tests.embedding_stub import stub_url  # noqa: F401 (a fixture)

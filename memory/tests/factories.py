@@ -9,7 +9,7 @@ from typing import Any
 from pypdf import PdfWriter
 from pypdf.generic import ContentStream, DecodedStreamObject, DictionaryObject, NameObject
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from memory.documents.ingestion import ingest_documents
 from memory.documents.saving import add_document
 from memory.models import Document

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import Group
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from brain.models import Category, Membership, Organisation, OrganisationGroup
 from conftest import make_actor, make_org, make_user
 from memory.extraction.shapes import ExtractedValue

@@ -16,7 +16,7 @@ from django.db import connection
 from django.db.models import Model, Q
 from django.utils import timezone
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from brain.models import Category, Organisation
 from conftest import make_actor, make_org, make_user
 from memory import access

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from brain.models import Category
 from memory.documents.chunking import chunk, is_conversation
 from memory.documents.turns import embedded_texts

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from conftest import make_actor, make_user
 from memory.graph.writes import FactDraft, record_facts
 from memory.index.fusion import RRF_K, RRF_WEIGHTS

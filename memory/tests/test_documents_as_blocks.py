@@ -12,7 +12,7 @@ from unittest import mock
 import pytest
 from django.test import Client
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from memory.documents.ingestion import ingest_documents
 from memory.documents.saving import add_document
 from memory.documents.source import blocks_of, read_source

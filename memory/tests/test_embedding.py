@@ -54,7 +54,7 @@ def test_an_endpoint_failure_is_an_embedding_error(stub_url):
 
 
 def test_the_model_health_check_embeds_for_real():
-    from brain.health import run_checks
+    from brain.infra.health import run_checks
 
     [result] = run_checks(["model"])
     assert result.ok

@@ -36,7 +36,7 @@ def test_two_documents_naming_the_same_people_in_opposite_order_both_keep_their_
     """Each extraction links its first name, then waits until the other has linked its own first
     name (or is held waiting for a lock): the order in which two workers take the names' locks
     must not make one of them lose its facts."""
-    from brain.services import mark_memory_built
+    from brain.core.services import mark_memory_built
     from memory.graph import document_facts
 
     # The first document of a memory marks it built, updating the organisation's row; that
@@ -125,7 +125,9 @@ def test_a_failed_extraction_leaves_the_document_marked_and_the_sweep_tries_it_a
     assert not Fact.objects.filter(document=document).exists()
 
     sent: list[tuple[str, list[int]]] = []
-    monkeypatch.setattr("brain.queueing.current_app.send_task", lambda name, args, **kw: sent.append((name, args)))
+    monkeypatch.setattr(
+        "brain.infra.queueing.current_app.send_task", lambda name, args, **kw: sent.append((name, args))
+    )
     with django_capture_on_commit_callbacks(execute=True):
         assert sweep_pending_extractions(grace_seconds=0) == 1
     assert sent == [("memory.tasks.extract_facts_task", [document.pk])]
@@ -146,7 +148,7 @@ def test_an_extraction_that_keeps_failing_ends_failed_with_its_reason(actor, mon
         raise RuntimeError("the extractor broke")
 
     monkeypatch.setattr("memory.graph.document_facts.record_facts", broken)
-    monkeypatch.setattr("brain.queueing.current_app.send_task", lambda name, args, **kw: None)
+    monkeypatch.setattr("brain.infra.queueing.current_app.send_task", lambda name, args, **kw: None)
     document = save(actor, "Meeting", ONE)
     assert extract_facts(document_id=document.pk) == "pending"
     assert extract_facts(document_id=document.pk) == "failed"
@@ -178,7 +180,7 @@ def test_a_failed_extraction_shows_in_rest_and_the_admin_which_can_retry_it(acto
 
     monkeypatch.setattr("memory.graph.document_facts.record_facts", broken)
     sent: list[object] = []
-    monkeypatch.setattr("brain.queueing.current_app.send_task", lambda name, args, **kw: sent.append(args))
+    monkeypatch.setattr("brain.infra.queueing.current_app.send_task", lambda name, args, **kw: sent.append(args))
     document = save(actor, "Meeting", ONE)
     Document.objects.filter(pk=document.pk).update(extraction="failed", extraction_error="stopped: broke")
     client = APIClient()

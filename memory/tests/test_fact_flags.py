@@ -9,7 +9,7 @@ from datetime import date, timedelta
 import pytest
 from django.db import connection
 
-from brain.errors import InvalidArgument, NotFound
+from brain.core.errors import InvalidArgument, NotFound
 from brain.models import AuditRecord
 from memory.access import believed_filter, readable_facts, readable_facts_and_believed
 from memory.graph import reads as graph

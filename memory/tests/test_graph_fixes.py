@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from brain.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.core.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.models import AuditRecord
 from memory.graph import reads as graph
 from memory.graph.entities import get_or_create_entity

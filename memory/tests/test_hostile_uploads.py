@@ -16,7 +16,7 @@ from pypdf import PageObject
 from rest_framework.test import APIClient
 
 from bench.hostile_files import mbox, shared_stream_pdf
-from brain.errors import InvalidArgument
+from brain.core.errors import InvalidArgument
 from brain.mcp.invoke import execute
 from brain.mcp.registry import TOOLS
 from conftest import make_actor, make_org, make_token, make_user

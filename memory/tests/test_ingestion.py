@@ -3,7 +3,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from brain.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.core.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.models import Organisation
 from conftest import make_actor, make_user
 from memory.documents.ingestion import (

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from memory.models import Document, Mention
 from memory.tests.factories import said, save
 

@@ -11,7 +11,7 @@ from django.contrib.auth.models import Group
 from django.db import connection
 from django.utils import timezone
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from brain.models import Category
 from conftest import make_actor, make_user
 from contacts.models import Contact

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from memory.search.passages import search_chunks
 from memory.tests.factories import save
 

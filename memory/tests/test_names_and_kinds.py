@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from brain.models import Organisation
 from memory.models import Document, Fact, Mention
 from memory.tests.factories import save

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from memory.extraction import record_names
 from memory.models import Document, Mention
 from memory.tests.factories import save

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from brain.errors import InvalidArgument
+from brain.core.errors import InvalidArgument
 from memory.documents import records
 from memory.documents.records import (
     SHAPES,

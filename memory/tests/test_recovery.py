@@ -10,7 +10,7 @@ from celery.exceptions import Retry
 from django.db import OperationalError, connection, transaction
 from django.utils import timezone
 
-from brain.services import mark_memory_built
+from brain.core.services import mark_memory_built
 from memory.documents.ingestion import _claim, ingest_document, release_worker_claims, sweep_stuck_documents, worker_tag
 from memory.documents.saving import add_document
 from memory.index.embedding import EmbeddingError

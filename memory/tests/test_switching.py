@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from brain.models import Organisation
 from contacts.models import Contact
 from contacts.services import route, save_contact_topics

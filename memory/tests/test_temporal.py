@@ -7,7 +7,7 @@ from datetime import date, datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from memory.extraction.shapes import ExtractedValue
 from memory.graph import reads as graph
 from memory.graph.writes import FactDraft, record_facts

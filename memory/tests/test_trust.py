@@ -9,8 +9,8 @@ from django.contrib.auth.models import Group
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from brain.actors import Actor, one_call
-from brain.errors import InvalidArgument, NotFound
+from brain.core.actors import Actor, one_call
+from brain.core.errors import InvalidArgument, NotFound
 from brain.models import Category
 from conftest import make_actor, make_user
 from memory.access import readable_category_ids

@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from brain.models import ToolCall
 from conftest import make_actor, make_org, make_user
 from memory.graph import memories as fact_services
@@ -295,7 +295,7 @@ def test_the_memory_pages_need_a_login(db, path):
 def test_a_member_of_two_organisations_searches_the_one_they_choose(org):
     second = make_org()
     user = make_user(org)
-    from brain.services import add_member
+    from brain.core.services import add_member
 
     add_member(org=second, user=user)
     save(make_actor(second, user), "Second org plan", "The second organisation ships in May.")

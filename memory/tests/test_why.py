@@ -11,7 +11,7 @@ from django.utils import timezone
 from pydantic import ValidationError
 
 import memory.mcp_tools  # noqa: F401 - registers the tools
-from brain.errors import InvalidArgument
+from brain.core.errors import InvalidArgument
 from brain.mcp.registry import TOOLS
 from brain.models import Category
 from conftest import make_user

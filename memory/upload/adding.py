@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 
 from django.core.files.uploadedfile import UploadedFile
 
-from brain.actors import Actor
-from brain.errors import InvalidArgument
-from brain.inputs import checked_text
+from brain.core.actors import Actor
+from brain.core.errors import InvalidArgument
+from brain.core.inputs import checked_text
 from memory.documents.saving import Saved, add_document, resolve_category
 from memory.extraction import ParseError
 from memory.limits import MAX_DOCUMENT_CHARS, MAX_TITLE_CHARS

@@ -25,10 +25,10 @@ from django.db import transaction
 from django.db.models import Count, F, Max, Min, Q
 from django.utils import timezone
 
-from brain.actors import Actor
-from brain.errors import DomainError, InvalidArgument, NotFound, PermissionDenied
-from brain.queueing import send_on_commit
-from brain.services import actor_for_user
+from brain.core.actors import Actor
+from brain.core.errors import DomainError, InvalidArgument, NotFound, PermissionDenied
+from brain.core.services import actor_for_user
+from brain.infra.queueing import send_on_commit
 from memory.documents.lanes import BULK_QUEUE, LANES, SHORT_QUEUE, SKIPPED, take_turn
 from memory.documents.saving import Saved, add_document, resolve_category
 from memory.extraction import ParsedDocument, ParseError

@@ -16,10 +16,10 @@ from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
-from brain.actors import Actor
-from brain.errors import DomainError, NotFound
+from brain.core.actors import Actor
+from brain.core.errors import DomainError, NotFound
+from brain.faces.web import member_organisations, web_actor
 from brain.models import Category
-from brain.web import member_organisations, web_actor
 from memory.access import readable_category_ids
 from memory.documents.ingestion import retry_document
 from memory.documents.saving import Saved

@@ -1,5 +1,5 @@
 """The memory in the browser, for logged-in members: search, a document, an entity, and what the
-member remembered. Every page acts as the viewer (``brain.web.web_actor``) and shows only what
+member remembered. Every page acts as the viewer (``brain.faces.web.web_actor``) and shows only what
 their own token would see: tools run through ``brain.mcp.invoke.execute`` (the same validation,
 limits, metering and call record as MCP), the rest through the memory's selectors.
 

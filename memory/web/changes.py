@@ -16,9 +16,9 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from brain.actors import Actor
-from brain.errors import DomainError, NotFound, PermissionDenied
-from brain.web import web_actor
+from brain.core.actors import Actor
+from brain.core.errors import DomainError, NotFound, PermissionDenied
+from brain.faces.web import web_actor
 from memory.documents.placement import (
     delete_document,
     make_document_personal,

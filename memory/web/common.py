@@ -12,8 +12,8 @@ from django.shortcuts import render
 from django.urls import reverse
 from pydantic import TypeAdapter, ValidationError
 
-from brain.actors import Actor
-from brain.ids import parse_numeric_id
+from brain.core.actors import Actor
+from brain.infra.ids import parse_numeric_id
 from brain.mcp.invoke import Outcome, execute
 from brain.mcp.registry import TOOLS
 

@@ -12,10 +12,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.safestring import SafeString
 
-from brain.errors import NotFound
-from brain.markdown import render_inline, render_markdown
+from brain.core.errors import NotFound
+from brain.faces.markdown import render_inline, render_markdown
+from brain.faces.web import web_actor
 from brain.mcp.meter import OutOfCredits
-from brain.web import web_actor
 from memory.documents.block_rows import load_blocks
 from memory.documents.placement import may_delete, may_make_personal
 from memory.documents.selectors import get_document, list_passages, list_versions
@@ -43,7 +43,7 @@ def _versions(chain: list[Document]) -> list[Version]:
 
 
 def _as_markdown(document: Document, text: str) -> SafeString | None:
-    """A written document's text rendered (raw HTML off, ``brain.markdown``); None for plain text
+    """A written document's text rendered (raw HTML off, ``brain.faces.markdown``); None for plain text
     and messages, shown as they were typed."""
     if document.content_type not in MARKDOWN_TYPES or document.speaker:
         return None
@@ -57,7 +57,7 @@ MARKDOWN_TYPES = ("text/markdown", "text/html")  # HTML is kept as markdown when
 class Part:
     """A piece of the page that shows a document's text: one block, or the run of list items or table
     rows that make one list or one table. Words are shown as written: a markdown document's inline
-    markup rendered (``brain.markdown``), a plain text's lines as typed."""
+    markup rendered (``brain.faces.markdown``), a plain text's lines as typed."""
 
     kind: str  # heading, paragraph, lead, list, table, quote, code, meta, turn
     text: str | SafeString = ""

@@ -19,10 +19,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
-from brain.actors import Actor
-from brain.ids import format_id, parse_numeric_id
-from brain.times import local_day
-from brain.web import web_actor
+from brain.core.actors import Actor
+from brain.faces.times import local_day
+from brain.faces.web import web_actor
+from brain.infra.ids import format_id, parse_numeric_id
 from memory.documents.selectors import visible_documents
 from memory.graph.provenance import documents_mentioning
 from memory.mcp_tools.graph import ExploreOut

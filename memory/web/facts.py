@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 
-from brain.ids import parse_numeric_id
+from brain.infra.ids import parse_numeric_id
 from memory.extraction.lines import word_set
 from memory.mcp_tools.shapes import EntityRef, FactOut
 from memory.web.common import document_url, entity_url

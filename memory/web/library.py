@@ -1,6 +1,6 @@
 """The library of what Brain knows: every document the viewer may read, and a directory of the
 entities they may see, each paged, narrowed and ordered through the query string (so a filtered
-view is a link). Each is paid for as one read of memory (``brain.web.page_read``)."""
+view is a link). Each is paid for as one read of memory (``brain.faces.web.page_read``)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from django.core.paginator import Page, Paginator
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 
+from brain.faces.web import page_read, web_actor
 from brain.mcp.meter import OutOfCredits
-from brain.web import page_read, web_actor
 from memory.documents.selectors import LIBRARY_ORDERS, LibraryFilter, library_choices, list_library
 from memory.graph.entity_views import entity_views
 from memory.graph.reads import entity_type_counts, list_entity_directory

@@ -14,7 +14,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from brain.web import web_actor
+from brain.faces.web import web_actor
 from memory.access import audience_key
 from memory.documents.placement import readers_of
 from memory.documents.selectors import list_saved_documents

@@ -19,10 +19,10 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.safestring import SafeString
 
-from brain.actors import Actor
-from brain.ids import parse_numeric_id
-from brain.times import local_day
-from brain.web import member_organisations, web_actor
+from brain.core.actors import Actor
+from brain.faces.times import local_day
+from brain.faces.web import member_organisations, web_actor
+from brain.infra.ids import parse_numeric_id
 from memory.documents.selectors import memory_is_empty, visible_chunks
 from memory.graph.provenance import facts_behind
 from memory.mcp_tools.documents import SearchOut

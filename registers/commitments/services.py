@@ -9,11 +9,11 @@ from django.db import transaction
 from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 
-from brain.actors import Actor
-from brain.audit import record_audit
-from brain.errors import InvalidArgument, NotFound
-from brain.inputs import checked_text
-from brain.personal import SHARED, require_may_write
+from brain.core.actors import Actor
+from brain.core.audit import record_audit
+from brain.core.errors import InvalidArgument, NotFound
+from brain.core.inputs import checked_text
+from brain.core.personal import SHARED, require_may_write
 from memory.access import readable
 from memory.graph.reads import find_entities
 from memory.models import Document, Entity

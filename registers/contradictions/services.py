@@ -14,12 +14,12 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
-from brain.actors import Actor
-from brain.audit import record_audit
-from brain.errors import InvalidArgument, NotFound
-from brain.inputs import checked_text
+from brain.core.actors import Actor
+from brain.core.audit import record_audit
+from brain.core.errors import InvalidArgument, NotFound
+from brain.core.inputs import checked_text
+from brain.core.personal import SHARED, require_may_write
 from brain.models import Organisation
-from brain.personal import SHARED, require_may_write
 from memory.access import seen_by_every_reader_of
 from memory.graph.memories import supersede_explicitly
 from memory.graph.reads import parse_memory_id, visible_facts

@@ -24,7 +24,7 @@ from unittest import mock
 
 from django.core.management.base import CommandError
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from brain.models import Features, Organisation
 from memory.documents.ingestion import ingest_documents
 from memory.documents.saving import add_document

@@ -7,8 +7,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from brain.actors import Actor
-from brain.ids import format_id
+from brain.core.actors import Actor
+from brain.infra.ids import format_id
 from brain.mcp.limits import Clamped, IsoDay
 from brain.mcp.registry import ToolOutput, mcp_tool
 from memory.documents.source import UPLOAD_DATED, UPLOAD_DATED_HELP

@@ -6,8 +6,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from brain.actors import Actor
-from brain.ids import format_id
+from brain.core.actors import Actor
+from brain.infra.ids import format_id
 from brain.mcp.limits import Clamped
 from brain.mcp.registry import ToolOutput, mcp_tool
 from memory.mcp_tools.answers import ContradictionOut, SideOut

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from brain.models import Features, Organisation
 from memory.extraction.shapes import ExtractedValue
 from memory.graph.writes import FactDraft, record_facts

@@ -6,7 +6,7 @@ from datetime import date, timedelta
 
 import pytest
 
-from brain.errors import InvalidArgument, NotFound
+from brain.core.errors import InvalidArgument, NotFound
 from conftest import make_actor, make_user
 from memory.tests.factories import save
 from registers.commitments.services import list_commitments, record_commitment, update_commitment

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import Group
 
-from brain.errors import InvalidArgument, NotFound
+from brain.core.errors import InvalidArgument, NotFound
 from brain.models import Category, Membership
 from conftest import make_actor, make_user
 from memory.extraction.shapes import ExtractedValue

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from brain.errors import InvalidArgument, NotFound
+from brain.core.errors import InvalidArgument, NotFound
 from memory.graph import reads as graph
 from memory.models import Fact
 from registers.glossary.services import define_term, definitions_in, glossary, update_term

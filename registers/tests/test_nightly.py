@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 from django_celery_beat.models import PeriodicTask
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from brain.models import Features
 from memory.graph.writes import FactDraft, record_facts
 from memory.models import Document

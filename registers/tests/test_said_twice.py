@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from brain.models import Category
 from conftest import make_actor, make_user
 from memory.models import Document, Fact

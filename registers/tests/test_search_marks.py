@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.test import Client
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from memory.extraction.shapes import ExtractedValue
 from memory.graph.writes import FactDraft, record_facts
 from memory.models import Fact

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from brain.models import Membership, Organisation
 from conftest import make_actor, make_user
 from skills.models import SkillVersion

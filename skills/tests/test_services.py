@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import Group
 
-from brain.errors import InvalidArgument, NotFound, PermissionDenied
+from brain.core.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.models import AuditRecord, Category, Membership
 from conftest import make_actor, make_user
 from skills import services

@@ -10,11 +10,11 @@ import pytest
 from django.core.management import call_command
 from django.test import override_settings
 
+from brain.core.services import bootstrap, create_organisation
 from brain.mcp.invoke import execute
 from brain.mcp.prices import FREE, KNOWLEDGE, READ, REMEMBER
 from brain.mcp.registry import TOOLS
 from brain.models import AuditRecord, ToolCall
-from brain.services import bootstrap, create_organisation
 from conftest import make_actor, make_org
 from memory.documents.ingestion import ingest_document
 from memory.documents.saving import add_document

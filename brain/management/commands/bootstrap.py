@@ -3,7 +3,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
-from brain.services import bootstrap
+from brain.core.services import bootstrap
 
 
 class Command(BaseCommand):

@@ -3,7 +3,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from brain.health import run_checks
+from brain.infra.health import run_checks
 
 
 class Command(BaseCommand):

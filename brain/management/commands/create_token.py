@@ -3,9 +3,9 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from brain.errors import DomainError
+from brain.core.errors import DomainError
+from brain.core.services import create_token
 from brain.models import Organisation
-from brain.services import create_token
 
 
 class Command(BaseCommand):

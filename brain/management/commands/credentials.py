@@ -5,7 +5,7 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 
-from brain.accounts import reset_password
+from brain.core.accounts import reset_password
 from brain.models import ApiToken, Membership, Organisation
 
 # A password is never shown again: Brain keeps only its hash. This is how an operator sets a new one.

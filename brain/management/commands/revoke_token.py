@@ -2,9 +2,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from brain.actors import Actor
+from brain.core.actors import Actor
+from brain.core.services import hash_token, revoke_token
 from brain.models import ApiToken
-from brain.services import hash_token, revoke_token
 
 
 class Command(BaseCommand):

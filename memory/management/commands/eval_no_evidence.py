@@ -17,7 +17,7 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandParser
 from django.test.utils import override_settings
 
-from brain.actors import Actor
+from brain.core.actors import Actor
 from brain.models import Organisation
 from memory.graph.entity_views import entities_named
 from memory.graph.reads import search_facts

@@ -29,9 +29,9 @@ from django.db import transaction
 from django.test.utils import override_settings
 from django.utils import timezone
 
-from brain.actors import Actor
+from brain.core.actors import Actor
+from brain.core.services import add_member, create_organisation
 from brain.models import Organisation
-from brain.services import add_member, create_organisation
 from memory.documents.ingestion import ingest_documents
 from memory.documents.saving import Saved, add_document
 from memory.graph.reads import search_facts

@@ -10,8 +10,8 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from brain.actors import Actor
-from brain.errors import DomainError
+from brain.core.actors import Actor
+from brain.core.errors import DomainError
 from brain.models import Membership, Organisation
 from memory.documents.saving import add_document
 from memory.extraction import ParsedDocument, ParseError, iter_documents

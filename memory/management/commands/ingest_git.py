@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from brain.errors import DomainError
+from brain.core.errors import DomainError
 from memory.code_history.git import GitHistoryError, read_commits, store_commits
 from memory.management.command_log import logged_to_file
 from memory.management.commands.ingest import Command as IngestCommand

@@ -3,8 +3,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Count
 
+from brain.core.services import actor_for_user
 from brain.models import Membership, Organisation
-from brain.services import actor_for_user
 from memory.documents.ingestion import pause_ingestion, resume_ingestion, retry_document, sweep_stuck_documents
 from memory.models import Document
 

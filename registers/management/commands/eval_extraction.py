@@ -36,9 +36,9 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from brain.actors import Actor
+from brain.core.actors import Actor
+from brain.core.services import add_member, create_organisation
 from brain.models import Organisation
-from brain.services import add_member, create_organisation
 from registers.evaluation.deriving import Timing, derive
 from registers.evaluation.matching import Derived, Doc
 from registers.evaluation.scoring import SPLITS, details_of, errors_of, score

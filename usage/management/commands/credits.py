@@ -2,7 +2,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from brain.errors import DomainError
+from brain.core.errors import DomainError
 from brain.models import Organisation
 from usage.selectors import get_usage
 from usage.services import add_credits, change_plan

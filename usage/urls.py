@@ -1,8 +1,0 @@
-from django.urls import path
-
-from usage import views
-
-urlpatterns = [
-    path("", views.overview_page, name="overview"),
-    path("documents/<int:document_id>/retry/", views.retry, name="overview-retry"),
-]
