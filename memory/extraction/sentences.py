@@ -159,13 +159,13 @@ def _trim(span: Span) -> Span:
 
 def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
     index = known_index(known)
-    text = doc.text  # spaCy builds it from every token each time it is asked for
-    roles = role_kinds(text)
+    doc_text = doc.text  # spaCy builds it from every token each time it is asked for
+    roles = role_kinds(doc_text)
     links: dict[str, KnownEntity | None] = {}  # names repeat within a document
     taken: set[int] = set()
     lower_words = frozenset(t.text for t in doc if t.text.islower())
-    fields = field_names(text, lower_words)
-    longer = _role_spans(text, roles)
+    fields = field_names(doc_text, lower_words)
+    longer = _role_spans(doc_text, roles)
     for ent in doc.ents:
         team = _team_of(doc, _trim(ent), roles)
         if ent.label_ != _KNOWN_LABEL and any(a <= ent.start_char and ent.end_char <= b for a, b in longer):
@@ -202,7 +202,7 @@ def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
             yield span, kind, None
     # Names only role words give ("project Falcon", "the Support team"), which the model missed.
     for name, kind in roles.items():
-        for found in re.finditer(rf"(?i)\b{re.escape(name)}\b", text):
+        for found in re.finditer(rf"(?i)\b{re.escape(name)}\b", doc_text):
             named = doc.char_span(found.start(), found.end(), alignment_mode="expand")
             ordinary = named is not None and (
                 doc[named.start].pos_ in ("DET", "PRON") or named[0].lower_ in lower_words
@@ -213,7 +213,7 @@ def _mentions(doc: Doc, known: tuple[KnownEntity, ...]) -> Iterator[_Mention]:
                 taken.update(range(named.start, named.end))
                 yield named, kind, index.link(named.text, 88) if known else None
     # Chat channels ("#team-support", "#ubuntu+1"): names of places to talk, which the model never sees.
-    for found in _CHANNEL.finditer(text):
+    for found in _CHANNEL.finditer(doc_text):
         named = doc.char_span(found.start(), found.end(), alignment_mode="expand")
         if named is not None and taken.isdisjoint(range(named.start, named.end)):
             taken.update(range(named.start, named.end))
