@@ -14,15 +14,15 @@ WORKER = [
 
 
 def test_a_stage_owns_everything_it_calls_down_to_the_driver() -> None:
-    verifier = [*WORKER[:3], ("/app/brain/mcp/auth.py", "_verify"), ("/app/brain/services.py", "authenticate_token")]
+    verifier = [*WORKER[:3], ("/app/brain/mcp/auth.py", "_verify"), ("/app/brain/core/services.py", "authenticate_token")]
     assert classify([*verifier, (f"{SITE}/psycopg/cursor.py", "Cursor.execute")]) == TOKEN
     assert classify([*WORKER[:3], ("/app/brain/mcp/auth.py", "_verify")]) == ACTOR
 
 
 def test_the_outermost_stage_wins_over_what_it_calls() -> None:
     run = [*WORKER, ("/app/brain/mcp/server.py", "run_tool"), ("/app/brain/mcp/invoke.py", "execute")]
-    assert classify([*run, ("/app/brain/mcp/meter.py", "record_call"), ("/app/brain/selectors.py", "x")]) == RECORD
-    assert classify([*run, ("/app/brain/replicas.py", "run_read"), ("/app/brain/mcp/meter.py", "_charge")]) == TOOL
+    assert classify([*run, ("/app/brain/mcp/meter.py", "record_call"), ("/app/brain/core/selectors.py", "x")]) == RECORD
+    assert classify([*run, ("/app/brain/infra/replicas.py", "run_read"), ("/app/brain/mcp/meter.py", "_charge")]) == TOOL
     assert classify(run[:-1]) == SERIALISE
 
 
