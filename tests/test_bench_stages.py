@@ -14,7 +14,8 @@ WORKER = [
 
 
 def test_a_stage_owns_everything_it_calls_down_to_the_driver() -> None:
-    verifier = [*WORKER[:3], ("/app/brain/mcp/auth.py", "_verify"), ("/app/brain/core/services.py", "authenticate_token")]
+    verify = ("/app/brain/mcp/auth.py", "_verify")
+    verifier = [*WORKER[:3], verify, ("/app/brain/core/services.py", "authenticate_token")]
     assert classify([*verifier, (f"{SITE}/psycopg/cursor.py", "Cursor.execute")]) == TOKEN
     assert classify([*WORKER[:3], ("/app/brain/mcp/auth.py", "_verify")]) == ACTOR
 
@@ -22,7 +23,8 @@ def test_a_stage_owns_everything_it_calls_down_to_the_driver() -> None:
 def test_the_outermost_stage_wins_over_what_it_calls() -> None:
     run = [*WORKER, ("/app/brain/mcp/server.py", "run_tool"), ("/app/brain/mcp/invoke.py", "execute")]
     assert classify([*run, ("/app/brain/mcp/meter.py", "record_call"), ("/app/brain/core/selectors.py", "x")]) == RECORD
-    assert classify([*run, ("/app/brain/infra/replicas.py", "run_read"), ("/app/brain/mcp/meter.py", "_charge")]) == TOOL
+    charge = ("/app/brain/mcp/meter.py", "_charge")
+    assert classify([*run, ("/app/brain/infra/replicas.py", "run_read"), charge]) == TOOL
     assert classify(run[:-1]) == SERIALISE
 
 
