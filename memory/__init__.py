@@ -32,7 +32,8 @@ Layers, lowest first; a layer imports only those below it (``tests/import_direct
   (``provenance``), the extraction step of ingestion (``document_facts``) with its state, retries
   and sweep (``learning``), the optional ``llm``, and admins' fixes: merging entities, their type,
   flagging broken facts (``fixes``; in the admin through ``admin_fixes``).
-- ``search``: passage search (``passages``), the part of a passage a snippet shows (``snippets``),
+- ``search``: passage search (``passages``) and what it may be narrowed to (``filters``), the
+  part of a passage a snippet shows (``snippets``),
   the evidence for ask (``evidence``), people behind a
   role (``expansion``), speakers a question names (``speakers``), the time it speaks of
   (``when``), times named by an event (``anchors``) and neighbouring turns (``rerank``); beside

@@ -10,6 +10,8 @@
   the same rule as any member: restricted categories only through their groups.
 - What was believed as of day D: recorded by the end of D and not superseded by then; without
   a day, what is believed now (not superseded).
+- What the sources had said by a moment, the other reading of "as of" (``said_by``, see
+  ``AS_OF_BY`` below): dated by then, in the version read then.
 - Which facts are in use: a fact an admin flagged as broken is shown to nobody, in any view or
   history, until an admin reviews it (``memory.graph.fixes``).
 
@@ -152,7 +154,25 @@ def readable_by_all_sql(alias: str = "c") -> str:
     )
 
 
+def said_by_sql(alias: str = "c") -> str:
+    """``said_by`` for passages aliased ``alias``: what the sources had said by ``%(said_by)s``."""
+    t = table_alias(alias)
+    # A passage without a time of its own (said_at is its turn's time or its document's date) is
+    # dated by its document; the replaced versions whose successor was dated later are one
+    # statement, read once (a hashed subplan), not per row.
+    return (
+        f"({t}.said_at <= %(said_by)s OR ({t}.said_at IS NULL AND {t}.document_id IN "  # noqa: S608 (an alias and fixed text)
+        "(SELECT id FROM memory_document WHERE org_id = %(org)s "
+        "AND coalesce(occurred_at, recorded_at) <= %(said_by)s))) "
+        f"AND ({t}.superseded_at IS NULL OR {t}.document_id IN (SELECT d.id FROM memory_document d "
+        "JOIN memory_document n ON n.id = d.superseded_by_id WHERE d.org_id = %(org)s "
+        "AND coalesce(n.occurred_at, n.recorded_at) > %(said_by)s "
+        "AND (n.superseded_at IS NULL OR n.superseded_by_id IS NOT NULL)))"
+    )
+
+
 READABLE_SQL = readable_rule_sql("c")
+SAID_BY_SQL = said_by_sql("c")
 EVERY_RECORDED_SQL = "TRUE"
 BELIEVED_NOW_SQL = current_sql("c")
 RECORDED_BY_SQL = recorded_by_sql("c")
@@ -166,6 +186,7 @@ CLAUSES = frozenset(
         READABLE_SQL,
         *(f"{READABLE_SQL} AND {rule}" for rule in TIME_RULES_SQL),
         *(f"{READABLE_SQL} AND {rule} AND {FACT_IN_USE_SQL}" for rule in TIME_RULES_SQL),
+        f"{READABLE_SQL} AND {SAID_BY_SQL}",  # passages only: what the sources said by then
     }
 )
 
@@ -295,3 +316,60 @@ def seen_by_every_reader_of(document: Document) -> Q:
         audience |= Q(scope=PERSONAL, owner_id=document.owner_id)
     categories = Q(category__restricted=False) | Q(category_id=document.category_id)
     return Q(org_id=document.org_id) & categories & audience
+
+
+# --- what the sources had said by a moment ------------------------------------------------------
+#
+# "As of day D" reads one of two ways (``AS_OF_BY``). "learned" is what Brain knew at the end of D
+# (``believed_filter``: recorded by then, not superseded by then). "said" is what the sources had
+# said by the end of D, as Brain knows them now, so that history imported later answers as of its
+# own dates: a passage counts when
+#   1. its own date is on or before the moment: when it was said (``Chunk.said_at``, a turn's time
+#      or its document's ``occurred_at``), else its document's ``occurred_at``, else when it was
+#      recorded; and
+#   2. its document's version is the one believed now, or was replaced by a version dated after
+#      the moment (a page edited later still reads as it stood then), a version that was itself
+#      not withdrawn. A withdrawn document (superseded by nothing) is not read at all.
+# The caller chooses the moment: the end of D in the organisation's time zone (``memory.search``).
+SAID, LEARNED = "said", "learned"
+AS_OF_BY = (SAID, LEARNED)
+
+
+def _dated_by(moment: datetime, prefix: str = "") -> Q:
+    """Documents (``prefix`` leads to one) dated by ``moment``: occurred then, else recorded then."""
+    occurred = f"{prefix}occurred_at"
+    return Q(**{f"{occurred}__lte": moment}) | Q(**{f"{occurred}__isnull": True, f"{prefix}recorded_at__lte": moment})
+
+
+def _dated_after(moment: datetime, prefix: str = "") -> Q:
+    """Documents (``prefix`` leads to one) dated after ``moment``: the complement of ``_dated_by``."""
+    occurred = f"{prefix}occurred_at"
+    return Q(**{f"{occurred}__gt": moment}) | Q(**{f"{occurred}__isnull": True, f"{prefix}recorded_at__gt": moment})
+
+
+def said_by(moment: datetime) -> Q:
+    """Passages (``Chunk``) the sources had said by ``moment``, in the versions read then (above)."""
+    dated = Q(said_at__lte=moment) | (Q(said_at__isnull=True) & _dated_by(moment, "document__"))
+    successor = "document__superseded_by__"
+    kept = Q(superseded_at__isnull=True) | (
+        Q(**{f"{successor}isnull": False})
+        & _dated_after(moment, successor)
+        & (Q(**{f"{successor}superseded_at__isnull": True}) | Q(**{f"{successor}superseded_by__isnull": False}))
+    )
+    return dated & kept
+
+
+def facts_said_by(moment: datetime) -> Q:
+    """Facts the sources had said by ``moment``: of a document dated by then (recorded by then when
+    they have none), believed now or replaced by a fact said after it."""
+    dated = Q(document__isnull=False) & _dated_by(moment, "document__")
+    dated |= Q(document__isnull=True, recorded_at__lte=moment)
+    later = Q(superseded_by__document__isnull=False) & _dated_after(moment, "superseded_by__document__")
+    later |= Q(superseded_by__document__isnull=True, superseded_by__recorded_at__gt=moment)
+    return dated & (Q(superseded_at__isnull=True) | (Q(superseded_by__isnull=False) & later))
+
+
+def readable_and_said(actor: Actor, moment: datetime) -> Clause:
+    """What the actor may see of what the sources had said by ``moment`` (passages aliased ``c``)."""
+    access, params = readable_sql(actor)
+    return Clause(f"{access} AND {SAID_BY_SQL}", {**params, "said_by": moment})

@@ -58,6 +58,55 @@ class Narrowing:
             raise ValueError("not a narrowing built by memory.index.candidates")
 
 
+# Filters a search may add to every arm's clause (``memory.search.filters.SearchFilters``), for
+# passages aliased ``c``: a kind of source, who said it, a category, and the passage's date on or
+# after / before a moment (its own time, else its document's date, else when it was recorded, as
+# ``memory.access.said_by_sql`` dates it). Their values are parameters named ``filter_*``, apart
+# from the arms' own (``Narrowing``) and the clause's.
+FROM_SOURCE_SQL = (
+    "c.document_id IN (SELECT id FROM memory_document WHERE org_id = %(org)s AND source_kind = %(filter_kind)s)"
+)
+SAID_BY_WHOM_SQL = "c.speaker = %(filter_speaker)s"
+IN_CATEGORY_SQL = "c.category_id = %(filter_category)s"
+_DATED_ON = (
+    "(c.said_at {op} %({p})s OR (c.said_at IS NULL AND c.document_id IN (SELECT id FROM memory_document "
+    "WHERE org_id = %(org)s AND coalesce(occurred_at, recorded_at) {op} %({p})s)))"
+)
+SAID_FROM_SQL = _DATED_ON.format(op=">=", p="filter_from")
+SAID_UNTIL_SQL = _DATED_ON.format(op="<=", p="filter_until")
+FILTERS = (FROM_SOURCE_SQL, SAID_BY_WHOM_SQL, IN_CATEGORY_SQL, SAID_FROM_SQL, SAID_UNTIL_SQL)
+
+
+@dataclass(frozen=True)
+class Filtered:
+    """A retrieval clause with filters after it: a ``memory.access.Clause`` and texts of ``FILTERS``
+    (in that order, each once), their values only in ``values``. Every arm reads it as it reads a
+    clause (``sql``, ``params``), so a filter holds in each of them."""
+
+    clause: Clause
+    filters: tuple[str, ...]
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.clause, Clause):
+            raise ValueError("a filtered clause starts from a memory.access clause")
+        if list(self.filters) != [f for f in FILTERS if f in self.filters]:
+            raise ValueError("not filters built by memory.index.candidates")
+        if any(not name.startswith("filter_") for name in self.values):
+            raise ValueError("a filter's value must be named filter_*")
+
+    @property
+    def sql(self) -> str:
+        return " AND ".join([self.clause.sql, *self.filters])
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {**self.clause.params, **self.values}
+
+
+Where = Clause | Filtered  # what a retriever runs under
+
+
 def access_and_time(actor: Actor, as_of: date | None, include_superseded: bool = False) -> Clause:
     """The WHERE clause (rows aliased ``c``) every retriever runs under: who may see it and what
     was believed then (``memory.access``)."""
@@ -65,7 +114,7 @@ def access_and_time(actor: Actor, as_of: date | None, include_superseded: bool =
 
 
 def vector_candidates(
-    vector: QueryVector, where: Clause, limit: int, table: Table = "memory_chunk", narrowing: Narrowing | None = None
+    vector: QueryVector, where: Where, limit: int, table: Table = "memory_chunk", narrowing: Narrowing | None = None
 ) -> list[tuple[int, float]]:
     """The rows nearest the query's vector (``memory.index.org_indexes`` for the indexes).
 
@@ -81,11 +130,11 @@ def vector_candidates(
     if exact:
         planner.append("SET LOCAL enable_indexscan = off")  # the b-trees still serve, as bitmaps
     else:
-        if narrowing is None:
+        if narrowing is None and not isinstance(where, Filtered):
             # With sorting priced out, the ordered scan of the organisation's HNSW index is
             # the plan; an organisation without one yet (beat builds it) is still sorted.
-            # A narrowed search is left to the planner: a speaker's turns or a month's are
-            # few, and their b-tree and a sort beat walking the graph for them.
+            # A narrowed or filtered search is left to the planner: a speaker's turns or a
+            # month's are few, and their b-tree and a sort beat walking the graph for them.
             planner.append("SET LOCAL enable_sort = off")
         planner += [
             f"SET LOCAL hnsw.ef_search = {max(40, int(limit) * 2)}",
@@ -128,7 +177,7 @@ def vector_candidates(
     return [(row[0], 1.0 - float(row[1])) for row in rows]
 
 
-def keyword_candidates(query: str, where: Clause, limit: int, table: Table = "memory_chunk") -> list[tuple[int, float]]:
+def keyword_candidates(query: str, where: Where, limit: int, table: Table = "memory_chunk") -> list[tuple[int, float]]:
     """BM25 over the chunks' tsvectors: Postgres stems and drops stop words, we weigh the terms.
 
     A chunk matches when it holds any query term; each term counts by its inverse document
@@ -188,7 +237,7 @@ def keyword_candidates(query: str, where: Clause, limit: int, table: Table = "me
     return rows
 
 
-def first_said_in(where: Clause, spans: list[tuple[datetime, datetime]]) -> int | None:
+def first_said_in(where: Where, spans: list[tuple[datetime, datetime]]) -> int | None:
     """The index of the first span in which a passage the caller may read was said, or None: one
     statement, each span a range on the said-at index that stops at its first row."""
     if not spans:
@@ -224,7 +273,7 @@ def common_cap(total: int) -> int:
     return max(300, min(2000, total // 10))
 
 
-def _access(clause: Clause) -> Clause:
+def _access(clause: Where) -> Clause:
     return Clause(READABLE_SQL, {k: clause.params[k] for k in ("org", "cats", "user")})
 
 
@@ -247,7 +296,7 @@ def _counters(access: Clause) -> tuple[int, int]:
     return int(speakers), int(withdrawn)
 
 
-def audience_of(clause: Clause, *, with_speakers: bool = False) -> tuple[Clause, str]:
+def audience_of(clause: Where, *, with_speakers: bool = False) -> tuple[Clause, str]:
     """The access part of a retrieval clause (who may see a row, without the time rule), and a
     short key naming that audience as its rows stand, for what is cached per audience: the key
     changes when a shared row or one of the caller's own is withdrawn, and with ``with_speakers``
@@ -260,7 +309,7 @@ def audience_of(clause: Clause, *, with_speakers: bool = False) -> tuple[Clause,
     return access, _digest(audience)
 
 
-def _audience_totals(clause: Clause, table: Table) -> tuple[str, int, float]:
+def _audience_totals(clause: Where, table: Table) -> tuple[str, int, float]:
     """The cache key of the audience's statistics, how many rows of ``table`` it may see and their
     average length, cached for a few minutes per audience: ranking and the choice of plan need
     the audience's size, not the last chunk ingested. Only rows the caller may see are counted."""
@@ -282,12 +331,12 @@ def _audience_totals(clause: Clause, table: Table) -> tuple[str, int, float]:
     return key, totals[0], totals[1]
 
 
-def visible_rows(clause: Clause, table: Table) -> int:
+def visible_rows(clause: Where, table: Table) -> int:
     """How many rows of ``table`` the clause's audience may see, as of a few minutes ago at most."""
     return _audience_totals(clause, table)[1]
 
 
-def _term_statistics(clause: Clause, lexemes: list[str], table: Table) -> tuple[int, float, dict[str, int]]:
+def _term_statistics(clause: Where, lexemes: list[str], table: Table) -> tuple[int, float, dict[str, int]]:
     """Row count, average length and per-term document frequency over the rows the caller may
     see (``READABLE_SQL`` with ``readable_sql``'s parameters, taken from ``clause``), cached for a
     few minutes per audience."""

@@ -48,7 +48,12 @@ class AskArgs(BaseModel):
     max_chars_per_document: Annotated[int, Clamped(1000, 50_000)] = Field(4000, description="1,000 to 50,000 (4,000).")
     max_claims: Annotated[int, Clamped(1, 20)] = Field(8, description="Facts to return, 1 to 20 (8).")
     activity_id: str | None = Field(None, max_length=80, description="Leave out to start a new activity.")
-    as_of: date | None = Field(None, description="Answer from what Brain believed at the end of this day.")
+    as_of: date | None = Field(None, description="Answer from memory as it stood at the end of this day.")
+    as_of_by: Literal["said", "learned"] = Field(
+        "said",
+        description="How as_of reads: said (default), what the sources had said by then, dated by their own "
+        "dates; learned, what Brain had taken in by then.",
+    )
 
 
 class EvidenceOut(BaseModel):
@@ -130,7 +135,9 @@ def ask_company_memory_tool(actor: Actor, args: AskArgs) -> AskOut:
     the follow-up calls for the same question (search_company_memory, retrieve_company_memory,
     request_human_info). Numbers outside their ranges are moved to the nearest bound; an intent over
     240 characters is refused. risk_level high adds conflicting statements and low-confidence
-    warnings; response_mode full adds diagnostics and is for debugging."""
+    warnings; response_mode full adds diagnostics and is for debugging. as_of answers from what the
+    sources had said by the end of that day (as_of_by said, the default) or from what Brain had
+    taken in by then (as_of_by learned)."""
     started = time.perf_counter()
     activity = _activity(actor, args)
     found = gather_evidence(
@@ -143,6 +150,7 @@ def ask_company_memory_tool(actor: Actor, args: AskArgs) -> AskOut:
             max_chars_per_document=args.max_chars_per_document,
             max_claims=args.max_claims,
             as_of=args.as_of,
+            as_of_by=args.as_of_by,
             high_risk=args.risk_level == "high",
         ),
     )

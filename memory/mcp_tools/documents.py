@@ -19,6 +19,7 @@ from memory.documents import selectors as selectors
 from memory.documents.saving import add_document
 from memory.limits import FIELD_CHARS, MAX_DOCUMENT_CHARS, metadata_problem
 from memory.models import Document
+from memory.search.filters import SearchFilters, category_named
 from memory.search.passages import search_chunks
 from memory.search.snippets import SNIPPET_CHARS, best_part, query_terms
 
@@ -149,7 +150,36 @@ class SearchArgs(BaseModel):
     )
     activity_id: str | None = Field(None, max_length=80, description="The activity this search belongs to.")
     include_diagnostics: bool = Field(False, description="Per-retriever ranks, scores and timings; for debugging.")
-    as_of: date | None = Field(None, description="Search what Brain knew at the end of this day (YYYY-MM-DD).")
+    as_of: date | None = Field(None, description="Search memory as it stood at the end of this day (YYYY-MM-DD).")
+    as_of_by: Literal["said", "learned"] = Field(
+        "said",
+        description="How as_of reads: said (default), what the sources had said by then, dated by their own "
+        "dates; learned, what Brain had taken in by then.",
+    )
+    source_kind: str | None = Field(
+        None,
+        max_length=40,
+        description="Only passages from this kind of source (upload, email, chat, wiki, connector, mcp...).",
+    )
+    said_by: str | None = Field(None, max_length=200, description="Only what this person said (a speaker's name).")
+    category: str | None = Field(None, max_length=200, description="Only this category, by its name.")
+    after: date | None = Field(None, description="Only passages dated on or after this day (YYYY-MM-DD).")
+    before: date | None = Field(None, description="Only passages dated on or before this day (YYYY-MM-DD).")
+
+
+def search_filters(actor: Actor, args: SearchArgs) -> SearchFilters | None:
+    """The arguments' filters, checked: a category by a name the caller can see, days in order."""
+    if args.after and args.before and args.after > args.before:
+        raise InvalidArgument(f"after ({args.after}) is later than before ({args.before}); swap them or drop one.")
+    category = category_named(actor=actor, name=args.category) if args.category else None
+    filters = SearchFilters(
+        source_kind=args.source_kind or None,
+        speaker=args.said_by or None,
+        category=category,
+        said_after=args.after,
+        said_before=args.before,
+    )
+    return filters or None
 
 
 class SearchHitOut(BaseModel):
@@ -197,14 +227,26 @@ def search_company_memory_tool(actor: Actor, args: SearchArgs) -> SearchOut:
     each with its chunk_id and document_id, not full evidence. Use it as a fallback when
     ask_company_memory missed something, then fetch the passages or pages that matter with
     retrieve_company_memory. top_k is 1 to 20 (default 5; values outside are moved to the nearest
-    bound). Pass the activity_id of the question it serves. as_of searches what Brain knew at the
-    end of that day. Only what the caller may see is searched. A hit that is a chat message or a
+    bound). Pass the activity_id of the question it serves. as_of searches memory as it stood at
+    the end of that day: by default what the sources had said by then (as_of_by said: a mail of
+    2025 imported later is found as of its own date), or what Brain had taken in by then (as_of_by
+    learned). source_kind, said_by, category (a name), after and before (days, both included, in
+    the organisation's time zone) narrow the search itself, so the best passages that match are
+    returned, not a cut of an unfiltered list; an unknown category is refused with the names you
+    can use. Only what the caller may see is searched. A hit that is a chat message or a
     transcript turn names its speaker and when it was said; a question that names a person or a
     time ("what did Priya say in May?", "... before the launch?") favours what that person said
     then. Each document appears once, with its best passage and how many more of its passages
     matched."""
     result = search_chunks(
-        actor=actor, query=args.query, top_k=args.top_k, mode=args.retrieval_mode, as_of=args.as_of, per_document=True
+        actor=actor,
+        query=args.query,
+        top_k=args.top_k,
+        mode=args.retrieval_mode,
+        as_of=args.as_of,
+        as_of_by=args.as_of_by,
+        per_document=True,
+        filters=search_filters(actor, args),
     )
     hits = [
         SearchHitOut(

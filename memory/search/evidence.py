@@ -9,16 +9,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from brain.core.actors import Actor
+from memory.access import LEARNED, SAID, facts_said_by
 from memory.graph import reads as graph
 from memory.graph.entity_views import entities_named
 from memory.graph.supersession import about_the_same_thing
 from memory.index.serving import QueryVector, query_vector
 from memory.models import Chunk, Document, Fact
 from memory.search.answer import Card, answer_card
+from memory.search.filters import day_end
 from memory.search.passages import Hit, search_chunks
 from memory.search.relevance import ON_TOPIC_SIMILARITY
 
@@ -35,6 +37,7 @@ class Question:
     max_chars_per_document: int = 4000
     max_claims: int = 8
     as_of: date | None = None
+    as_of_by: str = LEARNED  # how as_of reads (memory.access, "What the sources had said by a moment")
     high_risk: bool = False
 
 
@@ -69,9 +72,19 @@ def gather_evidence(*, actor: Actor, question: Question) -> Evidence:
     vector = query_vector(actor.org, question.text)
     hits = [] if question.retrieval_mode == "graph" else _passages(actor, question, vector)
     named = entities_named(actor=actor, text=question.text, limit=5) if question.retrieval_mode != "vector" else []
+    said = question.as_of is not None and question.as_of_by == SAID
     matched = graph.search_facts(
-        actor=actor, query=question.text, limit=question.max_claims, as_of=question.as_of, vector=vector
+        actor=actor,
+        query=question.text,
+        limit=question.max_claims,
+        as_of=None if said else question.as_of,
+        vector=vector,
     )
+    if said:
+        then = set(
+            _believed_facts(actor, question).filter(pk__in=[s.fact.pk for s in matched]).values_list("pk", flat=True)
+        )
+        matched = [s for s in matched if s.fact.pk in then]
     if not on_topic(hits, matched, named=bool(named), model=vector.model):
         return Evidence([], [], hits=hits)
     graph_facts = _entity_facts(actor, named, question) if named else []
@@ -89,16 +102,27 @@ def gather_evidence(*, actor: Actor, question: Question) -> Evidence:
 CARD_SEARCH_TOP_K = 20
 
 
-def card_search(*, actor: Actor, question: str, as_of: date | None, vector: QueryVector | None = None) -> list[Hit]:
+def card_search(
+    *, actor: Actor, question: str, as_of: date | None, vector: QueryVector | None = None, as_of_by: str = LEARNED
+) -> list[Hit]:
     """The passages the answer card reads: one per document, best first, cut at the relevance floor."""
     return search_chunks(
-        actor=actor, query=question, top_k=CARD_SEARCH_TOP_K, as_of=as_of, per_document=True, floor=True, vector=vector
+        actor=actor,
+        query=question,
+        top_k=CARD_SEARCH_TOP_K,
+        as_of=as_of,
+        as_of_by=as_of_by,
+        per_document=True,
+        floor=True,
+        vector=vector,
     ).hits
 
 
-def card_for(*, actor: Actor, question: str, as_of: date | None, vector: QueryVector | None = None) -> Card:
+def card_for(
+    *, actor: Actor, question: str, as_of: date | None, vector: QueryVector | None = None, as_of_by: str = LEARNED
+) -> Card:
     """The answer card for ``question`` (``memory.search.answer``) from ``card_search``."""
-    hits = card_search(actor=actor, question=question, as_of=as_of, vector=vector)
+    hits = card_search(actor=actor, question=question, as_of=as_of, vector=vector, as_of_by=as_of_by)
     return answer_card(question, hits, [said_when(h) for h in hits])
 
 
@@ -126,12 +150,26 @@ def closeness(hits: list[Hit], facts: list[graph.ScoredFact]) -> float:
 def _passages(actor: Actor, question: Question, vector: QueryVector) -> list[Hit]:
     mode = "vector" if question.retrieval_mode == "vector" else "auto"
     return search_chunks(
-        actor=actor, query=question.text, top_k=question.top_k, mode=mode, as_of=question.as_of, vector=vector
+        actor=actor,
+        query=question.text,
+        top_k=question.top_k,
+        mode=mode,
+        as_of=question.as_of,
+        as_of_by=question.as_of_by,
+        vector=vector,
     ).hits
 
 
+def _believed_facts(actor: Actor, question: Question) -> QuerySet[Fact]:
+    """The facts the caller may see as of the question's day, read as ``question.as_of_by`` says."""
+    facts = graph.visible_facts(actor=actor)
+    if question.as_of is not None and question.as_of_by == SAID:
+        return facts.filter(facts_said_by(day_end(question.as_of, actor.org)))
+    return graph.believed(facts, as_of=question.as_of)
+
+
 def _entity_facts(actor: Actor, ids: list[int], question: Question) -> list[Fact]:
-    facts = graph.believed(graph.visible_facts(actor=actor), as_of=question.as_of)
+    facts = _believed_facts(actor, question)
     rows = facts.filter(Q(subject_id__in=ids) | Q(object_id__in=ids)).select_related("subject", "object", "document")
     return list(rows.order_by("-recorded_at", "-pk")[: question.max_claims * 3])
 
@@ -175,7 +213,7 @@ def _claims(
     actor: Actor, question: Question, hits: list[Hit], graph_facts: list[Fact], matched: list[Fact]
 ) -> list[Fact]:
     """Facts from the matched passages first, then the best fact matches, then the named entities' facts."""
-    believed = graph.believed(graph.visible_facts(actor=actor), as_of=question.as_of)
+    believed = _believed_facts(actor, question)
     from_passages = list(
         believed.filter(chunk_id__in=[h.chunk_id for h in hits]).select_related("subject", "object", "document")
     )

@@ -19,12 +19,12 @@ from django.utils import timezone
 
 from brain.core.actors import Actor
 from brain.infra.replicas import read_alias
-from memory.access import Clause
+from memory.access import LEARNED, Clause
 from memory.index.candidates import (
     SAID_BETWEEN_SQL,
     SPEAKER_SQL,
     Narrowing,
-    access_and_time,
+    Where,
     first_said_in,
     keyword_candidates,
     vector_candidates,
@@ -35,6 +35,7 @@ from memory.index.serving import QueryVector, query_vector
 from memory.index.side_by_side import Started, may_run_apart, start
 from memory.search.anchors import Anchor, anchor, anchored_window
 from memory.search.expansion import people_behind
+from memory.search.filters import SearchFilters, as_of_clause, filtered
 from memory.search.relevance import above_floor
 from memory.search.rerank import rerank
 from memory.search.speakers import known_speakers, speakers_named, without_speakers
@@ -72,6 +73,7 @@ class SearchResult:
     mode: str
     timings_ms: dict[str, float]
     candidates: dict[str, int]
+    found: list[int] = field(default_factory=list)  # every passage the arms found, best first
 
 
 def _mmr(
@@ -121,16 +123,25 @@ def search_chunks(
     vector: QueryVector | None = None,
     per_document: bool = False,
     floor: bool = False,
+    filters: SearchFilters | None = None,
+    as_of_by: str = LEARNED,
 ) -> SearchResult:
     """The one passage search every interface uses. ``diversity`` is MMR's relevance weight (1 = off);
     ``vector`` is the query's embedding when the caller already has it. ``per_document`` keeps
     each document's best passage only, with how many more of its passages were found. ``floor``
     cuts the list where the evidence ends (``relevance.above_floor``; not in keyword mode, which
-    has no similarity to cut by)."""
+    has no similarity to cut by). ``filters`` narrow every arm inside its SQL
+    (``memory.search.filters``). ``as_of`` reads as ``as_of_by`` says: ``learned``, what Brain had
+    recorded by the end of that day; ``said``, what the sources had said by then
+    (``memory.access``, "What the sources had said by a moment")."""
     started = time.perf_counter()
     candidates = max(candidates, top_k * 2)
     timings: dict[str, float] = {}
-    where = with_counters(access_and_time(actor, as_of))  # the counters read once for all its arms
+    # The counters are read once for all its arms; an event is dated ("before the launch") among
+    # all the passages the caller may read then, what is searched is only what passes the filters.
+    dating = with_counters(as_of_clause(actor, as_of, as_of_by))
+    where = filtered(dating, filters, actor.org)
+    learned_on = as_of if as_of_by == LEARNED else None  # the graph as Brain knew it then, else now
     lists: dict[str, list[tuple[int, float]]] = {}
     # The arms run side by side where they may (``side_by_side``): the keyword arm needs only the
     # question, so it starts first and runs while the question is embedded.
@@ -145,14 +156,18 @@ def search_chunks(
     # names, which every one of their turns carries (``speakers.without_speakers``). The keyword
     # arm keeps them: measured, taking them out there did not help (docs/benchmarks-log.md).
     t = time.perf_counter()
-    people = _people(actor, query, where, as_of) if mode == "auto" else People([], [])
+    people = _people(actor, query, dating, learned_on) if mode == "auto" else People([], [])
     asked = without_speakers(query, people.speakers) if people.speakers else query
     timings["people"] = (time.perf_counter() - t) * 1000
     if mode in ("auto", "vector"):
         t = time.perf_counter()
         vector = query_vector(actor.org, asked) if vector is None or asked != query else vector
         timings["embed"] = (time.perf_counter() - t) * 1000
-        arms = _conversation_arms(people, query, vector, where, candidates, as_of, apart) if mode == "auto" else {}
+        arms = (
+            _conversation_arms(people, query, vector, (where, dating), candidates, as_of, apart)
+            if mode == "auto"
+            else {}
+        )
         t = time.perf_counter()
         lists["vector"] = vector_candidates(vector, where, candidates)
         timings["vector"] = (time.perf_counter() - t) * 1000
@@ -198,6 +213,7 @@ def search_chunks(
         mode=mode,
         timings_ms={k: round(v, 2) for k, v in timings.items()},
         candidates={name: len(rows) for name, rows in lists.items()},
+        found=order,
     )
 
 
@@ -220,11 +236,19 @@ def _people(actor: Actor, query: str, where: Clause, as_of: date | None) -> Peop
 
 
 def _conversation_arms(
-    people: People, query: str, vector: QueryVector, where: Clause, limit: int, as_of: date | None, apart: bool
+    people: People,
+    query: str,
+    vector: QueryVector,
+    clauses: tuple[Where, Clause],
+    limit: int,
+    as_of: date | None,
+    apart: bool,
 ) -> dict[str, Started[list[tuple[int, float]]]]:
     """Nearest passages among the turns of the people the question names (or describes: "the
     person who leads support", from the graph), and among those said in the time it speaks of;
-    each a further ranked list for the fusion, started (``side_by_side``) for the caller to collect."""
+    each a further ranked list for the fusion, started (``side_by_side``) for the caller to collect.
+    ``clauses``: what the arms search under (with the filters), and what an event is dated under."""
+    where, dating = clauses
     arms: dict[str, Started[list[tuple[int, float]]]] = {}
     if people.role_holders:
         holders = " ".join(people.role_holders)
@@ -240,16 +264,19 @@ def _conversation_arms(
     if span is not None:
         arms["time"] = start(lambda: _said_in(span, vector, where, limit), apart=apart)
     elif side is not None:
-        arms["side"] = start(lambda: _said_on_side(side, vector, where, limit), apart=apart)
+        arms["side"] = start(lambda: _said_on_side(side, vector, (where, dating), limit), apart=apart)
     return arms
 
 
-def _said_on_side(side: Anchor, vector: QueryVector, where: Clause, limit: int) -> list[tuple[int, float]]:
-    span = anchored_window(side, where)
+def _said_on_side(
+    side: Anchor, vector: QueryVector, clauses: tuple[Where, Clause], limit: int
+) -> list[tuple[int, float]]:
+    where, dating = clauses
+    span = anchored_window(side, dating)
     return [] if span is None else _said_in(span, vector, where, limit)
 
 
-def _said_in(span: Window, vector: QueryVector, where: Clause, limit: int) -> list[tuple[int, float]]:
+def _said_in(span: Window, vector: QueryVector, where: Where, limit: int) -> list[tuple[int, float]]:
     """Nearest passages said in the window. A window the question gave no year for is moved back a
     year at a time (at most ``YEARS_BACK``) to the latest that holds a passage the caller may read:
     in an archive of 2023, "in June" is June 2023."""
