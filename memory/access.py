@@ -155,13 +155,14 @@ def readable_by_all_sql(alias: str = "c") -> str:
 
 
 def said_by_sql(alias: str = "c") -> str:
-    """``said_by`` for passages aliased ``alias``: what the sources had said by ``%(said_by)s``."""
+    """``said_by`` for passages aliased ``alias``: what the sources of the organisation ``%(org)s``
+    had said by ``%(said_by)s``."""
     t = table_alias(alias)
     # A passage without a time of its own (said_at is its turn's time or its document's date) is
     # dated by its document; the replaced versions whose successor was dated later are one
     # statement, read once (a hashed subplan), not per row.
     return (
-        f"({t}.said_at <= %(said_by)s OR ({t}.said_at IS NULL AND {t}.document_id IN "  # noqa: S608 (an alias and fixed text)
+        f"{t}.org_id = %(org)s AND ({t}.said_at <= %(said_by)s OR ({t}.said_at IS NULL AND {t}.document_id IN "  # noqa: S608 (an alias and fixed text)
         "(SELECT id FROM memory_document WHERE org_id = %(org)s "
         "AND coalesce(occurred_at, recorded_at) <= %(said_by)s))) "
         f"AND ({t}.superseded_at IS NULL OR {t}.document_id IN (SELECT d.id FROM memory_document d "
@@ -347,8 +348,9 @@ def _dated_after(moment: datetime, prefix: str = "") -> Q:
     return Q(**{f"{occurred}__gt": moment}) | Q(**{f"{occurred}__isnull": True, f"{prefix}recorded_at__gt": moment})
 
 
-def said_by(moment: datetime) -> Q:
-    """Passages (``Chunk``) the sources had said by ``moment``, in the versions read then (above)."""
+def said_by(moment: datetime, org_id: int) -> Q:
+    """Passages (``Chunk``) of the organisation the sources had said by ``moment``, in the versions
+    read then (above)."""
     dated = Q(said_at__lte=moment) | (Q(said_at__isnull=True) & _dated_by(moment, "document__"))
     successor = "document__superseded_by__"
     kept = Q(superseded_at__isnull=True) | (
@@ -356,7 +358,7 @@ def said_by(moment: datetime) -> Q:
         & _dated_after(moment, successor)
         & (Q(**{f"{successor}superseded_at__isnull": True}) | Q(**{f"{successor}superseded_by__isnull": False}))
     )
-    return dated & kept
+    return Q(org_id=org_id) & dated & kept
 
 
 def facts_said_by(moment: datetime) -> Q:

@@ -32,12 +32,15 @@ from memory.access import (
     for_every_member,
     readable,
     readable_and_believed,
+    readable_and_said,
     readable_by_all,
     readable_by_all_sql,
     readable_facts,
     readable_facts_and_believed,
     readable_sql,
     recorded_by_sql,
+    said_by,
+    said_by_sql,
     same_audience_as,
     same_audience_sql,
     table_alias,
@@ -52,6 +55,7 @@ DAYS = (TODAY, TODAY - timedelta(days=2), TODAY - timedelta(days=30))
 VECTOR = [1.0] + [0.0] * (EMBEDDING_DIMENSIONS - 1)
 TABLES: dict[str, type[Model]] = {"memory_document": Document, "memory_chunk": Chunk, "memory_fact": Fact}
 FACTS = ("memory_fact",)
+PASSAGES = ("memory_chunk",)
 ROWS_WITH_AN_AUDIENCE = ("memory_document", "memory_fact")
 ALIASES = ("c", "f")  # the retrieval statements' alias, and another
 ROW = "r"  # the alias of the row a relation between rows (same_audience_sql) starts from
@@ -118,6 +122,16 @@ def by_row(world: World, table: str) -> Iterator[Reading]:
     )
 
 
+def said_params(reading: Reading) -> dict[str, Any]:
+    assert reading.as_of is not None
+    return {"said_by": end_of_day(reading.as_of), "org": reading.actor.org.pk}
+
+
+def by_reader_and_day(world: World, table: str) -> Iterator[Reading]:
+    for reader, as_of in itertools.product(world.readers, DAYS):
+        yield Reading(reader, as_of)
+
+
 def as_of_param(reading: Reading) -> dict[str, Any]:
     assert reading.as_of is not None
     return {"as_of": end_of_day(reading.as_of)}
@@ -160,6 +174,21 @@ TWINS: tuple[Twin, ...] = (
         lambda r, m: believed_filter(r.as_of, r.history),
         lambda r, a: believed_sql(r.as_of, r.history, alias=a),
         by_time,
+    ),
+    Twin(
+        ("said_by_sql",),
+        lambda r, m: said_by(end_of_day(r.as_of or TODAY), r.actor.org.pk),
+        lambda r, a: (said_by_sql(a), said_params(r)),
+        by_day,
+        PASSAGES,
+    ),
+    Twin(
+        ("readable_and_said",),
+        lambda r, m: readable(r.actor) & said_by(end_of_day(r.as_of or TODAY), r.actor.org.pk),
+        lambda r, a: in_sql(readable_and_said(r.actor, end_of_day(r.as_of or TODAY)), a),
+        by_reader_and_day,
+        PASSAGES,
+        aliases=("c",),
     ),
     Twin(("fact_in_use_sql",), lambda r, m: fact_in_use(), lambda r, a: (fact_in_use_sql(a), {}), once, FACTS),
     Twin(("readable_by_all_sql",), lambda r, m: readable_by_all(), lambda r, a: (readable_by_all_sql(a), {}), once),
@@ -231,6 +260,7 @@ def build_world() -> World:
     )
     Fact.objects.create(org=org, statement="a twin", same_as=first, **fact_only)
     Fact.objects.create(org=org, statement="a personal twin", same_as=first, **{**fact_only, "scope": "personal"})
+    dated_rows(org, plain)
     return World(org=org, readers=(member, insider, for_every_member(insider), stranger))
 
 
@@ -249,6 +279,44 @@ def row(org: Organisation, number: int, **case: Any) -> None:
         **case,
     )
     Fact.objects.create(org=org, statement=f"row {number}", document=document, embedding=VECTOR, **case)
+
+
+def dated_rows(org: Organisation, plain: dict[str, Any]) -> None:
+    """Documents and passages dated apart from when they were recorded, in versions: what
+    ``said_by`` tells apart (history imported yesterday, a page replaced by a later version, by an
+    earlier one, a withdrawn one)."""
+    imported = {**plain, "recorded_at": ago(1)}
+
+    def dated(number: int, occurred: datetime | None, said: datetime | None = None, **case: Any) -> Document:
+        document = Document.objects.create(
+            org=org, title=f"dated {number}", content="text", content_hash=f"d{number}", occurred_at=occurred, **case
+        )
+        chunk_case = {k: v for k, v in case.items() if k != "superseded_by"}
+        Chunk.objects.create(
+            org=org,
+            document=document,
+            ordinal=0,
+            title=document.title,
+            text="text",
+            char_start=0,
+            char_end=4,
+            embedding=VECTOR,
+            said_at=said,
+            **chunk_case,
+        )
+        return document
+
+    dated(1, ago(40), **imported)  # imported history without a time on its passage
+    dated(2, ago(3), ago(3), **imported)  # a turn said three days ago
+    dated(3, ago(2.5), ago(40), **imported)  # a turn whose own time is earlier than its document's
+    later = dated(4, ago(5), ago(5), **imported)  # the version after one dated earlier
+    dated(5, ago(35), ago(35), **{**imported, "superseded_at": ago(1), "superseded_by": later})
+    earlier = dated(6, ago(50), ago(50), **imported)  # a version dated before the one it replaces
+    dated(7, ago(35), ago(35), **{**imported, "superseded_at": ago(1), "superseded_by": earlier})
+    dated(8, ago(35), ago(35), **{**imported, "superseded_at": ago(1)})  # withdrawn
+    gone = dated(9, ago(4), ago(4), **{**imported, "superseded_at": ago(1)})  # withdrawn after replacing one
+    dated(10, ago(35), ago(35), **{**imported, "superseded_at": ago(1), "superseded_by": gone})
+    dated(11, None, None, **{**plain, "recorded_at": ago(3)})  # no date: when it was recorded
 
 
 @pytest.fixture
