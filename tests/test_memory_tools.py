@@ -244,6 +244,56 @@ def test_a_message_saved_over_mcp_with_its_speaker_and_time_is_found_by_them(bra
     assert "first of June" in first["snippet"]
 
 
+def test_search_filters_narrow_the_search_and_as_of_reads_what_the_sources_said(brain_url):
+    from datetime import UTC, datetime
+
+    from brain.models import Category
+    from memory.tests.factories import said, save
+
+    org = make_org()
+    user = make_user(org)
+    writer = make_actor(org, user)
+    Category.objects.create(org=org, slug="sales", name="Sales")
+    said(writer, "Priya", "The BigCo pilot budget is 40k EUR.", datetime(2025, 3, 1, tzinfo=UTC), source_kind="chat")
+    said(writer, "Tom", "The BigCo pilot budget may grow.", datetime(2025, 5, 1, tzinfo=UTC), source_kind="chat")
+    save(writer, "BigCo pilot page", "Pilot budget for BigCo: 40k EUR.", source_kind="wiki", category="sales")
+    token = make_token(org, user, scopes="read").plaintext
+
+    def found(**args):
+        result = call(brain_url, token, "search_company_memory", {"query": "BigCo pilot budget", "top_k": 20, **args})
+        assert not result.is_error, result.content[0].text
+        return sorted(hit["title"] for hit in result.structured_content["hits"])
+
+    assert found() == ["BigCo pilot page", "Priya", "Tom"]
+    assert found(source_kind="chat") == ["Priya", "Tom"]
+    assert found(said_by="Tom") == ["Tom"]
+    assert found(category="sales") == ["BigCo pilot page"]
+    assert found(after="2025-04-01", before="2025-05-31") == ["Tom"]
+    # Imported history answers as of its own dates by default; as what Brain had learned, not yet.
+    assert found(as_of="2025-03-11") == ["Priya"]
+    assert found(as_of="2025-03-11", as_of_by="learned") == []
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"category": "Board"}, "No category called 'Board' that you can see; the categories are: General, Sales."),
+        ({"after": "2025-06-02", "before": "2025-06-01"}, "after (2025-06-02) is later than before (2025-06-01)"),
+        ({"as_of_by": "recorded"}, "'as_of_by'"),
+        ({"after": "june"}, "'after'"),
+    ],
+)
+def test_a_search_filter_that_cannot_hold_is_refused_in_words(brain_url, args, message):
+    from brain.models import Category
+
+    org = make_org()
+    Category.objects.create(org=org, slug="sales", name="Sales")
+    Category.objects.create(org=org, slug="board", name="Board", restricted=True)
+    result = call(brain_url, make_token(org).plaintext, "search_company_memory", {"query": "budget", **args})
+    assert result.is_error
+    assert message in result.content[0].text
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
