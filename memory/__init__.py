@@ -33,8 +33,8 @@ Layers, lowest first; a layer imports only those below it (``tests/import_direct
   and sweep (``learning``), the optional ``llm``, and admins' fixes: merging entities, their type,
   flagging broken facts (``fixes``; in the admin through ``admin_fixes``).
 - ``search``: passage search (``passages``) and what it may be narrowed to (``filters``), the
-  part of a passage a snippet shows (``snippets``),
-  the evidence for ask (``evidence``), people behind a
+  part of a passage a snippet shows (``snippets``), where the evidence ends (``relevance``),
+  the answer card (``answer``), the evidence for ask (``evidence``), people behind a
   role (``expansion``), speakers a question names (``speakers``), the time it speaks of
   (``when``), times named by an event (``anchors``) and neighbouring turns (``rerank``); beside
   it ``code_history``: git ingestion (``git``), ``why``, and ``across`` (synced items from other systems).
