@@ -13,7 +13,7 @@ found, the documents of each kind, speaker and category, for a page to offer as 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, time
 
 from django.db import connections
 
@@ -62,7 +62,7 @@ def day_start(day: date, org: Organisation) -> datetime:
 
 def day_end(day: date, org: Organisation) -> datetime:
     """The last moment of ``day`` in the organisation's time zone."""
-    return day_start(day + timedelta(days=1), org) - timedelta(microseconds=1)
+    return datetime.combine(day, time.max, tzinfo=zone_of(org))
 
 
 def filtered(where: Clause, filters: SearchFilters | None, org: Organisation) -> Clause | Filtered:

@@ -128,6 +128,13 @@ def test_a_range_of_days_is_the_organisations_days_both_included(actor):
     assert titles(actor, "BigCo pilot budget", filters=may) == []
 
 
+def test_the_first_and_last_days_there_are_are_days_like_any(actor):
+    said(actor, "Priya Shah", "The BigCo pilot budget is settled.", datetime(2025, 5, 31, tzinfo=UTC))
+    every_day = SearchFilters(said_after=date.min, said_before=date.max)
+    assert titles(actor, "BigCo pilot budget", filters=every_day) == ["Priya Shah"]
+    assert titles(actor, "BigCo pilot budget", as_of=date.max, as_of_by="said") == ["Priya Shah"]
+
+
 def test_a_page_without_a_time_of_its_own_is_dated_by_its_document(actor):
     page = save(
         actor, "Budget page", "The BigCo pilot budget is 40k EUR.", occurred_at=datetime(2025, 3, 1, tzinfo=UTC)
