@@ -100,6 +100,12 @@ class Filtered:
         return " AND ".join([self.clause.sql, *self.filters])
 
     @property
+    def few(self) -> bool:
+        """Whether the filters are likely to leave few rows, as the arms' narrowings do: one
+        person's words, or a window of days. A kind of source or a category may hold most rows."""
+        return SAID_BY_WHOM_SQL in self.filters or {SAID_FROM_SQL, SAID_UNTIL_SQL} <= set(self.filters)
+
+    @property
     def params(self) -> dict[str, Any]:
         return {**self.clause.params, **self.values}
 
@@ -130,11 +136,13 @@ def vector_candidates(
     if exact:
         planner.append("SET LOCAL enable_indexscan = off")  # the b-trees still serve, as bitmaps
     else:
-        if narrowing is None and not isinstance(where, Filtered):
+        if narrowing is None and not (isinstance(where, Filtered) and where.few):
             # With sorting priced out, the ordered scan of the organisation's HNSW index is
             # the plan; an organisation without one yet (beat builds it) is still sorted.
-            # A narrowed or filtered search is left to the planner: a speaker's turns or a
-            # month's are few, and their b-tree and a sort beat walking the graph for them.
+            # A narrowed search (or one filtered to few rows: ``Filtered.few``) is left to the
+            # planner: a speaker's turns or a month's are few, and their b-tree and a sort beat
+            # walking the graph for them. Filtered by kind or category, the graph is walked
+            # with the filter applied as it goes (iterative scan), as without filters.
             planner.append("SET LOCAL enable_sort = off")
         planner += [
             f"SET LOCAL hnsw.ef_search = {max(40, int(limit) * 2)}",

@@ -9,7 +9,15 @@ from django.db import connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 
 from conftest import make_actor, make_org
-from memory.index.candidates import SPEAKER_SQL, Narrowing, access_and_time, vector_candidates
+from memory.index.candidates import (
+    FROM_SOURCE_SQL,
+    SAID_BY_WHOM_SQL,
+    SPEAKER_SQL,
+    Filtered,
+    Narrowing,
+    access_and_time,
+    vector_candidates,
+)
 from memory.index.org_indexes import KINDS, LOCK_KEY, TABLES, index_name, present, sync_org_indexes
 from memory.index.serving import query_vector
 from memory.models import Chunk, Fact
@@ -208,3 +216,22 @@ def test_the_command_builds_and_lists(big_and_small, settings, capsys):
     assert "memory_chunk: organisation indexes: 1 hnsw, 1 gin" in out
     call_command("org_indexes", "--list")
     assert "built" not in capsys.readouterr().out
+
+
+def test_a_filtered_search_walks_the_index_unless_its_filters_leave_few_rows(big_and_small, settings):
+    """Filtered by kind or category the graph is walked, the filter applied as it goes; filtered
+    to one person's words or a window of days, the planner chooses, as for the arms' narrowings.
+    Either way only rows that pass come back."""
+    big, _ = big_and_small
+    save(big, "Desk by mail", "The travel desk answers mail about travel.", source_kind="email")
+    settings.BRAIN_ORG_INDEX_ROWS = len(TEXTS)
+    sync_org_indexes()
+    where = access_and_time(big, None)
+    by_kind = Filtered(where, (FROM_SOURCE_SQL,), {"filter_kind": "email"})
+    by_person = Filtered(where, (SAID_BY_WHOM_SQL,), {"filter_speaker": "Priya"})
+    mailed = set(Chunk.objects.filter(org=big.org, document__source_kind="email").values_list("pk", flat=True))
+    for filtered, enabled, found in ((by_kind, ["SET LOCAL enable_sort = off"], mailed), (by_person, [], set())):
+        with CaptureQueriesContext(connection) as queries:
+            rows = vector_candidates(query_vector(big.org, "travel"), filtered, 5)
+        assert [sql for sql in statements(queries) if sql.startswith("SET LOCAL enable")] == enabled
+        assert {cid for cid, _ in rows} == found
