@@ -106,8 +106,10 @@ class Command(BaseCommand):
             "gold_top": bool(before) and external.get(before[0].document_id) in gold,
             "answer_top": bool(before) and any(holds(before[0].text, w) for w in wanted),
         }
-        if verbose and ((gold and not row["answer_card"]) or (not gold and row["claims"])):
+        if verbose and ((gold and not row["answer_card"]) or (not gold and row["claims"]) or row["disputed"]):
             self.stdout.write(f"- {query['qid']} {question!r}: wanted {wanted[:1]!r}; {self._shown(card)}")
+            for other in card.others:
+                self.stdout.write(f"    other source: {other.value!r} in {other.sentence!r}")
         return row
 
     @staticmethod
