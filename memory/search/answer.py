@@ -216,10 +216,14 @@ def _read(
 
 
 def _held(text: str, terms: list[str]) -> frozenset[str]:
-    """The question's terms ``text`` holds: the word itself, or a longer form of a term of five
-    letters or more ("pricing" for "price" is a guess worth making; "lifetime" for "life" is not)."""
+    """The question's terms ``text`` holds: the word itself or its plural, or a longer form of a
+    term of five letters or more ("pricing" for "price" is a guess worth making; "lifetime" for "life" is not)."""
     words = {w.casefold() for w in _NOT_WORD.split(text) if w}
-    return frozenset(t for t in terms if t in words or (len(t) >= 5 and any(w.startswith(t[:5]) for w in words)))
+    return frozenset(
+        t
+        for t in terms
+        if t in words or f"{t}s" in words or (len(t) >= 5 and any(w.startswith(t[:5]) for w in words))
+    )
 
 
 def _value(text: str, asked: Asked, question: str) -> str:
