@@ -220,9 +220,7 @@ def _held(text: str, terms: list[str]) -> frozenset[str]:
     term of five letters or more ("pricing" for "price" is a guess worth making; "lifetime" for "life" is not)."""
     words = {w.casefold() for w in _NOT_WORD.split(text) if w}
     return frozenset(
-        t
-        for t in terms
-        if t in words or f"{t}s" in words or (len(t) >= 5 and any(w.startswith(t[:5]) for w in words))
+        t for t in terms if t in words or f"{t}s" in words or (len(t) >= 5 and any(w.startswith(t[:5]) for w in words))
     )
 
 
