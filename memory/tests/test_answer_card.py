@@ -161,3 +161,23 @@ def test_a_passage_said_again_in_another_document_is_folded_into_the_first(actor
     assert len(found.hits) == 1
     assert {found.hits[0].document_id, *found.hits[0].also_in} == {first.public_id, copy.public_id}
     assert "[the same in" in found.to_text()
+
+
+@pytest.mark.django_db
+def test_chat_turns_without_content_of_their_own_never_outrank_the_page_that_answers(actor):
+    page = save(
+        actor,
+        "Onboarding",
+        "# Onboarding\n\nEvery new starter gets an onboarding buddy from their own team for the first month. "
+        "The buddy books a coffee on day one and answers the questions nobody writes down.",
+        content_type="text/markdown",
+    )
+    at = datetime(2026, 3, 3, 10, tzinfo=UTC)
+    for n, text in enumerate(["who is my onboarding buddy?", "lol", "😂😂", "same question here", "+1"]):
+        save(actor, "#general", text, speaker=f"person{n}", occurred_at=at.replace(minute=n), conversation="#general")
+    found = search_company_memory_tool(actor, SearchArgs(query="onbording buddy", top_k=20))
+    assert found.hits[0].document_id == page.public_id
+    for query in ("onbording buddy", "onboarding buddy", "who is my buddy"):
+        found = search_company_memory_tool(actor, SearchArgs(query=query, top_k=20))
+        assert page.public_id in [hit.document_id for hit in found.hits], query
+        assert [hit.snippet for hit in found.hits if hit.snippet in ("lol", "😂😂", "+1", "same question here")] == []
