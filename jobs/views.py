@@ -72,8 +72,9 @@ def job_action(request: HttpRequest, job_id: int, action: str) -> HttpResponse:
         said, ok = f"{job.name}: {done[action]}.", True
     except NotFound:  # a colleague's personal job answers as a missing one: same status, same words
         raise Http404(NO_JOB) from None
-    except DomainError as exc:
-        said, ok = exc.message, False
+    except DomainError as exc:  # the tool's words name ids and arguments: the page says it with the job's name
+        paused = f"{job.name} is paused, so it does not run now: resume it first."
+        said, ok = (paused if exc.details.get("paused") else exc.message), False
     if request.headers.get("X-Requested-With") == "fetch":  # the page's script stays and shows the run come
         return JsonResponse({"ok": ok, "message": said}, status=200 if ok else 400)
     (messages.success if ok else messages.error)(request, said)

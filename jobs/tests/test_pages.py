@@ -129,6 +129,7 @@ def test_run_now_from_the_script_answers_in_json_and_the_runs_table_is_its_own_p
     refused = client.post(f"/jobs/{job.pk}/run/", headers={"X-Requested-With": "fetch"})
     assert refused.status_code == 400
     assert "is paused" in refused.json()["message"]
+    assert refused.json()["message"] == "Digest is paused, so it does not run now: resume it first."  # no id
     other = make_org()
     Features.objects.filter(org=other).update(jobs=True)
     assert client.get(f"/jobs/runs/{other.pk}/").status_code == 404  # not a member there
