@@ -23,6 +23,7 @@ from django.urls import reverse
 
 from brain.core.actors import Actor
 from brain.core.selectors import enabled_features
+from brain.faces.refusals import for_people
 from brain.faces.times import local_day, local_time
 from brain.infra.ids import parse_numeric_id
 from brain.mcp.invoke import execute
@@ -221,8 +222,8 @@ class Digest:
     def call(self, tool: str, arguments: dict[str, Any]) -> Any:
         outcome = execute(self.actor, TOOLS[tool], arguments)
         self.calls.append({"tool": tool, "arguments": arguments, "ok": outcome.output is not None})
-        if outcome.output is None:
-            raise RuntimeError(f"{tool} answered {outcome.code}: {outcome.message}")
+        if outcome.output is None:  # the run fails, its report saying why in words (the call record keeps the code)
+            raise RuntimeError(for_people(tool, arguments, outcome).message)
         return outcome.output
 
     def when(self, moment: datetime) -> str:

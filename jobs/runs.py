@@ -152,8 +152,8 @@ def finish(job: Job, run: Run) -> None:
         run.status, run.report, run.tool_calls = Run.Status.OK, report, calls
     except Exception as exc:  # a model, tool or database failure: the run records it and ends
         logger.exception("job %s run %s failed", job.pk, run.pk)
-        run.status, run.error = Run.Status.FAILED, f"{type(exc).__name__}: {exc}"[:1000]
-        run.report = f"The run failed and reported nothing: {run.error}"
+        run.status, run.error = Run.Status.FAILED, f"{type(exc).__name__}: {exc}"[:1000]  # for the admin
+        run.report = f"The run failed and reported nothing: {str(exc)[:1000]}"  # for people: no class name
     run.finished_at = timezone.now()
     run.save()
     Message.objects.create(chat=run.chat, role=Message.Role.REPORT, text=run.report, run=run)
