@@ -40,6 +40,7 @@ urlpatterns = [
     path("jobs/new/", jobs_views.new_job, name="job-new"),
     path("jobs/<int:job_id>/edit/", jobs_views.edit_job, name="job-edit"),
     path("jobs/runs/<int:org_id>/", jobs_views.runs_part, name="job-runs"),
+    path("jobs/status/<int:org_id>/", jobs_views.status_part, name="job-status"),
     path("jobs/<int:job_id>/<str:action>/", jobs_views.job_action, name="job-action"),
     path("jobs/chats/<int:chat_id>/", jobs_views.chat_page, name="job-chat"),
     path("overview/", include("overview.urls")),
