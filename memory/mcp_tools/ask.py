@@ -219,7 +219,7 @@ def ask_company_memory_tool(actor: Actor, args: AskArgs) -> AskOut:
         activity_id=activity,
         status="evidence",
         guidance=GUIDANCE[args.desired_output] + (f" The user wants it for: {args.intent}" if args.intent else ""),
-        answer=AnswerCardOut.of(card_for(actor=actor, question=args.question, as_of=args.as_of)),
+        answer=AnswerCardOut.of(card_for(actor=actor, question=args.question, as_of=args.as_of, vector=found.vector)),
         evidence=[EvidenceOut.of(e) for e in found.excerpts],
         claims=fact_outs(actor, found.claims, as_of=args.as_of),
     )
