@@ -140,9 +140,9 @@ def contradiction_sides(actor: Actor, entry: Contradiction) -> list[Side]:
         sides.append((letter, str(side.get("claim", "")), str(side.get("source", "")), side.get("date"), fact))
     facts = {
         f.pk: f
-        for f in Fact.objects.filter(pk__in=[s[4] for s in sides if s[4]]).select_related("document").only(
-            "pk", "chunk_id", "document_id", "document__title"
-        )
+        for f in Fact.objects.filter(pk__in=[s[4] for s in sides if s[4]])
+        .select_related("document")
+        .only("pk", "chunk_id", "document_id", "document__title")
     }
     passages = readable_passages(actor, (f.chunk_id for f in facts.values()))
     documents = readable_documents(actor, (f.document_id for f in facts.values()))

@@ -43,7 +43,7 @@ def glossary(*, actor: Actor, term: str | None = None, state: str | None = None,
     return list(rows.order_by(*order)[: max(1, min(limit, LIST_LIMIT))])
 
 
-def _term(actor: Actor, term_id: str) -> Term:
+def locked_term(actor: Actor, term_id: str) -> Term:
     number = entry_id(term_id, "term", "glossary entry")
     entry = Term.objects.select_for_update().filter(org=actor.org, pk=number).first()
     if entry is None:
@@ -80,7 +80,7 @@ def define_term(*, actor: Actor, term: str, definition: str, term_id: str | None
     text = checked_text(definition, "definition", DEFINITION_LIMIT, required=True)
     word = checked_text(term, "term", TERM_LIMIT, required=True)
     if term_id:
-        entry = _term(actor, term_id)
+        entry = locked_term(actor, term_id)
         if entry.key != word.lower():
             raise InvalidArgument(f"{entry.public_id} is the entry for {entry.term!r}, not {word!r}.")
     else:
@@ -103,7 +103,7 @@ def update_term(
     """Correct or widen a definition (it replaces the old memory), dismiss the word for good, or
     reopen it (the definition and its memory are withdrawn)."""
     require_may_write(actor, scope=SHARED, what="Changing a term (the glossary is shared)")
-    entry = _term(actor, term_id)
+    entry = locked_term(actor, term_id)
     reason = checked_text(note, "note", NOTE_LIMIT)
     chosen = one_of(state, "state", UPDATE_STATES, "defined") if state is not None else None
     if definition is None and chosen is None:
