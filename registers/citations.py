@@ -77,54 +77,72 @@ def _short(text: str) -> str:
     return text if len(text) <= SENTENCE else text[: SENTENCE - 1].rstrip() + "…"
 
 
-def verdict_evidence(actor: Actor, found: list[Mapping[str, object]]) -> list[Cited]:
+@dataclass(frozen=True)
+class Reach:
+    """The passages and documents among those a page cites that its reader may read now, read
+    once for the whole page."""
+
+    actor: Actor
+    passages: dict[int, int]  # passage -> its document
+    documents: set[int]
+
+    @classmethod
+    def of(cls, actor: Actor, *, passages: Iterable[object], documents: Iterable[object]) -> Reach:
+        return cls(actor, readable_passages(actor, passages), readable_documents(actor, documents))
+
+
+def commitments_reach(actor: Actor, commitments: Iterable[Commitment], verdicts: Iterable[object]) -> Reach:
+    """What the commitments on a page cite (where each was said, again, and its latest verdict's
+    evidence), as far as the reader may read it."""
+    passages: list[object] = []
+    documents: list[object] = []
+    for commitment in commitments:
+        passages += [commitment.chunk_id, *(s.chunk_id for s in getattr(commitment, "said_also", []))]
+        documents.append(commitment.document_id)
+    for found in verdicts:
+        for item in found if isinstance(found, list) else []:
+            passages.append(item.get("passage_pk"))
+            documents.append(item.get("document_pk"))
+    return Reach.of(actor, passages=passages, documents=documents)
+
+
+def verdict_evidence(reach: Reach, found: list[Mapping[str, object]]) -> list[Cited]:
     """What a commitment's latest verdict found, each with its sentence and a link to its passage;
-    what the actor may no longer read is left out."""
-    passages = readable_passages(actor, (item.get("passage_pk") for item in found))
-    documents = readable_documents(actor, (item.get("document_pk") for item in found))
-    shown = []
+    what the reader may no longer read is left out."""
+    actor, shown = reach.actor, []
     for item in found:
         sentence = str(item.get("line") or item.get("statement") or item.get("text") or "")
         title, day = plain(str(item.get("title") or "")), str(item.get("day") or "")
         passage, document = item.get("passage_pk"), item.get("document_pk")
-        if isinstance(passage, int) and passage in passages:
-            shown.append(Cited(_short(sentence), title, day, passage_url(actor, passages[passage], passage)))
-        elif passage is None and isinstance(document, int) and document in documents:
+        if isinstance(passage, int) and passage in reach.passages:
+            shown.append(Cited(_short(sentence), title, day, passage_url(actor, reach.passages[passage], passage)))
+        elif passage is None and isinstance(document, int) and document in reach.documents:
             shown.append(Cited(_short(sentence), title, day, passage_url(actor, document)))
         elif passage is None and document is None:  # a remembered memory: no document to open
             shown.append(Cited(_short(sentence), title or "remembered", day))
     return shown
 
 
-def promise_source(actor: Actor, commitment: Commitment) -> Cited | None:
-    """Where a commitment was read: its words and a link to the passage, when the actor may read it."""
-    if commitment.document_id is None:
+def promise_source(reach: Reach, commitment: Commitment) -> Cited | None:
+    """Where a commitment was read: its words and a link to the passage, when the reader may read it."""
+    if commitment.document_id is None or commitment.document_id not in reach.documents:
         return None
-    day = commitment.promised_on.isoformat()
-    words = commitment.quote or commitment.what
-    passages = readable_passages(actor, [commitment.chunk_id])
-    if commitment.chunk_id in passages:
-        url = passage_url(actor, commitment.document_id, commitment.chunk_id)
-    elif commitment.document_id in readable_documents(actor, [commitment.document_id]):
-        url = passage_url(actor, commitment.document_id)
-    else:
-        return None
+    passage = commitment.chunk_id if commitment.chunk_id in reach.passages else None
+    url = passage_url(reach.actor, commitment.document_id, passage)
     title = commitment.document.title if commitment.document else ""
-    return Cited(_short(words), title, day, url)
+    return Cited(_short(commitment.quote or commitment.what), title, commitment.promised_on.isoformat(), url)
 
 
-def said_also(actor: Actor, commitment: Commitment) -> list[Cited]:
-    """The further places a commitment was said (``said_also``, already those the actor may read)."""
-    places = list(getattr(commitment, "said_also", []))
-    passages = readable_passages(actor, (s.chunk_id for s in places))
+def said_also(reach: Reach, commitment: Commitment) -> list[Cited]:
+    """The further places a commitment was said (``said_also``, already those the reader may read)."""
     return [
         Cited(
             _short(s.quote or s.what),
             s.document.title,
             s.promised_on.isoformat(),
-            passage_url(actor, s.document_id, s.chunk_id if s.chunk_id in passages else None),
+            passage_url(reach.actor, s.document_id, s.chunk_id if s.chunk_id in reach.passages else None),
         )
-        for s in places
+        for s in getattr(commitment, "said_also", [])
     ]
 
 

@@ -20,7 +20,13 @@ from brain.core.services import actor_for_user
 from brain.faces.web import page_read, switched_off, web_actor
 from brain.mcp.meter import OutOfCredits
 from brain.models import Organisation
-from registers.citations import contradiction_sides, promise_source, said_also, verdict_evidence
+from registers.citations import (
+    commitments_reach,
+    contradiction_sides,
+    promise_source,
+    said_also,
+    verdict_evidence,
+)
 from registers.commitments.services import Listed, concerns, list_commitments, update_commitment, visible_commitments
 from registers.common import switched_on
 from registers.contradictions.services import answer_contradiction, list_contradictions, visible_contradictions
@@ -59,7 +65,7 @@ def _section(actor: Actor, on: set[str]) -> dict[str, Any]:
     return {
         "org": actor.org,
         "is_admin": actor.is_admin,
-        "commitments": None if commitments is None else [_commitment(actor, item) for item in commitments],
+        "commitments": None if commitments is None else _commitments(actor, commitments),
         "settles": {item.commitment.pk for item in commitments or [] if concerns(actor, item.commitment)},
         "contradictions": None
         if contradictions is None
@@ -69,13 +75,18 @@ def _section(actor: Actor, on: set[str]) -> dict[str, Any]:
     }
 
 
-def _commitment(actor: Actor, item: Listed) -> dict[str, Any]:
-    return {
-        "item": item,
-        "source": promise_source(actor, item.commitment),
-        "said_also": said_also(actor, item.commitment),
-        "evidence": verdict_evidence(actor, item.verdict.found) if item.verdict else [],
-    }
+def _commitments(actor: Actor, listed: list[Listed]) -> list[dict[str, Any]]:
+    verdicts = [item.verdict.found for item in listed if item.verdict]
+    reach = commitments_reach(actor, (item.commitment for item in listed), verdicts)
+    return [
+        {
+            "item": item,
+            "source": promise_source(reach, item.commitment),
+            "said_also": said_also(reach, item.commitment),
+            "evidence": verdict_evidence(reach, item.verdict.found) if item.verdict else [],
+        }
+        for item in listed
+    ]
 
 
 def _refused(request: HttpRequest, message: str, status: int = 403) -> HttpResponse:

@@ -82,7 +82,7 @@ def test_a_members_proposal_waits_and_an_admin_accepts_it_as_the_definition(acto
     assert defined.proposal == ""
     assert defined.proposed_by is None
     assert defined.memory is not None
-    assert Fact.objects.get(pk=defined.memory_id).statement.startswith("MID: ")
+    assert Fact.objects.get(pk=defined.memory.pk).statement.startswith("MID: ")
 
 
 def test_a_proposal_cites_only_a_passage_its_author_may_read(actor):
