@@ -125,7 +125,8 @@ class TermAdmin(OrgScopedAdmin):
     list_display = ["term", "state", "kind", "senses", "uses", "definition", "org"]
     list_filter = ["state", "kind", "senses"]
     search_fields = ["term", "definition", "suggestion"]
-    readonly_fields = ["key", "kind", "uses", "examples", "suggestion", "senses", "memory", "defined_by", "defined_at"]
+    readonly_fields = ["key", "kind", "uses", "examples", "suggestion", "senses", "memory", "defined_by", "defined_at",
+                       "proposal", "proposed_by", "proposed_at", "proposal_passage"]  # fmt: skip
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # found nightly, or defined with define_term (which makes its memory)

@@ -176,15 +176,19 @@ def contradiction_sides(actor: Actor, entry: Contradiction) -> list[Side]:
     return shown
 
 
-def term_examples(actor: Actor, examples: list[Mapping[str, object]]) -> list[Cited]:
-    """A glossary entry's uses the actor may read, each with its sentence and passage."""
-    passages = readable_passages(actor, (e.get("passage") for e in examples))
-    titles = dict(Document.objects.filter(pk__in=set(passages.values())).values_list("pk", "title"))
+def term_examples(reach: Reach, examples: list[Mapping[str, object]], titles: Mapping[int, str]) -> list[Cited]:
+    """A glossary entry's uses the reader may read, each with its sentence and passage."""
     shown = []
     for example in examples:
         passage = example.get("passage")
-        if isinstance(passage, int) and passage in passages:
-            document = passages[passage]
-            url = passage_url(actor, document, passage)
+        if isinstance(passage, int) and passage in reach.passages:
+            document = reach.passages[passage]
+            url = passage_url(reach.actor, document, passage)
             shown.append(Cited(_short(str(example.get("sentence", ""))), titles.get(document, ""), "", url))
     return shown
+
+
+def document_titles(reach: Reach) -> dict[int, str]:
+    """The titles of the documents of the passages the reader may read."""
+    ids = set(reach.passages.values())
+    return dict(Document.objects.filter(pk__in=ids).values_list("pk", "title")) if ids else {}

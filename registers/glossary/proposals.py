@@ -26,7 +26,7 @@ from brain.core.inputs import checked_text
 from brain.core.personal import SHARED, require_may_write
 from memory.access import current, readable
 from memory.models import Chunk
-from registers.citations import Cited, passage_url, readable_passages, term_examples
+from registers.citations import Cited, Reach, document_titles, passage_url, term_examples
 from registers.glossary.services import DEFINITION_LIMIT, NOTE_LIMIT, TERM_LIMIT, define_term, locked_term, update_term
 from registers.models import Term
 
@@ -54,23 +54,24 @@ def list_candidates(*, actor: Actor, limit: int = 100) -> list[Candidate]:
     start = 0
     while len(found) < limit and (batch := list(rows[start : start + BATCH])):
         start += BATCH
+        cited = [e.get("passage") for entry in batch for e in entry.examples]
+        reach = Reach.of(actor, passages=[*cited, *(entry.proposal_passage_id for entry in batch)], documents=[])
+        titles = document_titles(reach)
         for entry in batch:
-            candidate = _candidate(actor, entry)
+            candidate = _candidate(reach, titles, entry)
             if candidate is not None:
                 found.append(candidate)
     return found[:limit]
 
 
-def _candidate(actor: Actor, entry: Term) -> Candidate | None:
-    uses = term_examples(actor, list(entry.examples))
+def _candidate(reach: Reach, titles: dict[int, str], entry: Term) -> Candidate | None:
+    uses = term_examples(reach, list(entry.examples), titles)
     if not uses and not entry.proposal:
         return None  # derived only from text this reader may not read (now)
     proposal = None
     if entry.proposal:
-        cited = readable_passages(actor, [entry.proposal_passage_id])
-        url = ""
-        if entry.proposal_passage_id in cited:
-            url = passage_url(actor, cited[entry.proposal_passage_id], entry.proposal_passage_id)
+        passage = entry.proposal_passage_id
+        url = passage_url(reach.actor, reach.passages[passage], passage) if passage in reach.passages else ""
         proposal = Cited(entry.proposal, "", entry.proposed_at.date().isoformat() if entry.proposed_at else "", url)
     who = entry.proposed_by.get_full_name() or entry.proposed_by.get_username() if entry.proposed_by else ""
     return Candidate(term=entry, uses=uses, proposal=proposal, proposed_by=who)
@@ -134,7 +135,6 @@ def accept_term(*, actor: Actor, term_id: str, definition: str | None = None) ->
     if not chosen:
         raise InvalidArgument(f"Write what {entry.term} means here: nobody proposed a definition yet.")
     proposer = entry.proposed_by_id
-    Term.objects.filter(pk=entry.pk).update(proposal="", proposal_passage=None, proposed_by=None, proposed_at=None)
     defined = define_term(actor=actor, term=entry.term, definition=chosen, term_id=entry.public_id)
     record_audit(actor=actor, action="term.accepted", target=defined.public_id, details={"proposed_by": proposer})
     return defined

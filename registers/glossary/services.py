@@ -73,6 +73,11 @@ def _withdraw(actor: Actor, entry: Term) -> None:
     entry.memory = None
 
 
+def _settle_proposal(entry: Term) -> None:
+    """A defined word waits for nothing more: a member's proposal on it is settled by the definition."""
+    entry.proposal, entry.proposal_passage, entry.proposed_by, entry.proposed_at = "", None, None, None
+
+
 @transaction.atomic
 def define_term(*, actor: Actor, term: str, definition: str, term_id: str | None = None) -> Term:
     """Record what a word points at; answers the open entry ``term_id`` when given."""
@@ -89,6 +94,7 @@ def define_term(*, actor: Actor, term: str, definition: str, term_id: str | None
         )
     entry.definition, entry.state = text, Term.State.DEFINED
     entry.defined_by, entry.defined_at = actor.user, timezone.now()
+    _settle_proposal(entry)
     entry.save()
     entry.memory = _remember(actor, entry, text)
     entry.save(update_fields=["memory"])
@@ -116,6 +122,7 @@ def update_term(
         )
         entry.definition, entry.state = text, Term.State.DEFINED
         entry.defined_by, entry.defined_at = actor.user, timezone.now()
+        _settle_proposal(entry)
         entry.memory = _remember(actor, entry, text)
     else:
         _withdraw(actor, entry)
