@@ -112,7 +112,7 @@ class ContradictionAdmin(OrgScopedAdmin):
         context = {
             **self.admin_site.each_context(request),
             "entry": entry,
-            "sides": contradiction_sides(admin_actor(request, entry.org), entry),
+            "sides": contradiction_sides(admin_actor(request, entry.org), [entry])[entry.pk],
             "form": form,
             "opts": self.model._meta,
             "title": f"Contradiction: {entry.about}",

@@ -146,33 +146,47 @@ def said_also(reach: Reach, commitment: Commitment) -> list[Cited]:
     ]
 
 
-def contradiction_sides(actor: Actor, entry: Contradiction) -> list[Side]:
-    """Every statement of a contradiction with its source named and linked to the passage that says
-    it (through the fact behind it), never by id."""
-    sides: list[tuple[str, str, str, date | str | None, int | None]] = [
+def _statements(entry: Contradiction) -> list[tuple[str, str, str, object, object]]:
+    """Each statement of an entry: letter, claim, source as written, date, the fact behind it."""
+    sides: list[tuple[str, str, str, object, object]] = [
         ("a", entry.claim_a, entry.source_a, entry.date_a, entry.fact_a_id),
         ("b", entry.claim_b, entry.source_b, entry.date_b, entry.fact_b_id),
     ]
     for letter, side in zip("cdef", entry.more, strict=False):
-        fact = side.get("fact")
-        sides.append((letter, str(side.get("claim", "")), str(side.get("source", "")), side.get("date"), fact))
+        sides.append(
+            (letter, str(side.get("claim", "")), str(side.get("source", "")), side.get("date"), side.get("fact"))
+        )
+    return sides
+
+
+def contradiction_sides(actor: Actor, entries: list[Contradiction]) -> dict[int, list[Side]]:
+    """Every statement of each contradiction (by entry) with its source named and linked to the
+    passage that says it (through the fact behind it), never by id; read once for all entries."""
+    statements = {entry.pk: _statements(entry) for entry in entries}
+    wanted = [fact for sides in statements.values() for *_, fact in sides if isinstance(fact, int)]
     facts = {
         f.pk: f
-        for f in Fact.objects.filter(pk__in=[s[4] for s in sides if s[4]])
+        for f in Fact.objects.filter(pk__in=wanted)
         .select_related("document")
         .only("pk", "chunk_id", "document_id", "document__title")
     }
-    passages = readable_passages(actor, (f.chunk_id for f in facts.values()))
-    documents = readable_documents(actor, (f.document_id for f in facts.values()))
-    shown = []
-    for letter, claim, source, day, fact_id in sides:
-        fact = facts.get(fact_id) if fact_id else None
-        title, url = plain(source), ""
-        if fact is not None and fact.document_id in documents and fact.document is not None:
-            title = fact.document.title
-            url = passage_url(actor, fact.document_id, fact.chunk_id if fact.chunk_id in passages else None)
-        when = day.isoformat() if isinstance(day, date) else str(day or "")
-        shown.append(Side(letter, claim, Cited(_short(claim), title, when, url)))
+    reach = Reach.of(
+        actor,
+        passages=[f.chunk_id for f in facts.values()],
+        documents=[f.document_id for f in facts.values()],
+    )
+    shown: dict[int, list[Side]] = {}
+    for pk, sides in statements.items():
+        shown[pk] = []
+        for letter, claim, source, day, fact_id in sides:
+            fact = facts.get(fact_id) if isinstance(fact_id, int) else None
+            title, url = plain(source), ""
+            if fact is not None and fact.document is not None and fact.document_id in reach.documents:
+                title = fact.document.title
+                passage = fact.chunk_id if fact.chunk_id in reach.passages else None
+                url = passage_url(actor, fact.document_id, passage)
+            when = day.isoformat() if isinstance(day, date) else str(day or "")
+            shown[pk].append(Side(letter, claim, Cited(_short(claim), title, when, url)))
     return shown
 
 

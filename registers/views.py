@@ -33,6 +33,7 @@ from registers.contradictions.services import answer_contradiction, list_contrad
 from registers.forms import AnswerForm, ProposeForm
 from registers.glossary.proposals import accept_term, list_candidates, propose_term, reject_term
 from registers.glossary.services import glossary
+from registers.models import Contradiction
 
 SHOWN = 100
 
@@ -67,12 +68,15 @@ def _section(actor: Actor, on: set[str]) -> dict[str, Any]:
         "is_admin": actor.is_admin,
         "commitments": None if commitments is None else _commitments(actor, commitments),
         "settles": {item.commitment.pk for item in commitments or [] if concerns(actor, item.commitment)},
-        "contradictions": None
-        if contradictions is None
-        else [{"entry": entry, "sides": contradiction_sides(actor, entry)} for entry in contradictions],
+        "contradictions": None if contradictions is None else _contradictions(actor, contradictions),
         "terms": glossary(actor=actor, state="defined", limit=SHOWN * 2) if "glossary" in on else None,
         "candidates": list_candidates(actor=actor, limit=SHOWN) if "glossary" in on else None,
     }
+
+
+def _contradictions(actor: Actor, entries: list[Contradiction]) -> list[dict[str, Any]]:
+    sides = contradiction_sides(actor, entries)
+    return [{"entry": entry, "sides": sides[entry.pk]} for entry in entries]
 
 
 def _commitments(actor: Actor, listed: list[Listed]) -> list[dict[str, Any]]:
@@ -144,7 +148,7 @@ def answer_page(request: HttpRequest, contradiction_id: int) -> HttpResponse:
         else:
             messages.success(request, f"Answered: {entry.about}")
             return _back(actor)
-    context = {"entry": entry, "sides": contradiction_sides(actor, entry), "form": form, "org": actor.org}
+    context = {"entry": entry, "sides": contradiction_sides(actor, [entry])[entry.pk], "form": form, "org": actor.org}
     return render(request, "registers/answer.html", context)
 
 
