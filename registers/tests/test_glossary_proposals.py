@@ -165,3 +165,19 @@ def test_contradictions_name_their_sources_by_title_and_link_never_by_id(actor):
     answer = client.get(reverse("registers-answer", args=[entry.pk]), {"org": actor.org.slug}).content.decode()
     assert "doc_" not in answer
     assert "Price list" in answer
+
+
+def test_a_proposal_waits_in_the_admins_needs_you_list_until_it_is_decided(actor):
+    from brain.core.needs import list_waiting_work
+
+    switch_on(actor.org, "glossary")
+    admin_user = make_user(actor.org, role=Membership.ADMIN)
+    term, _ = candidate(actor, "MID", "Ana: the MID request is with the acquirer.")
+    assert not [w for w in list_waiting_work(user=admin_user) if "term" in w.words]
+    propose_term(actor=actor, term="MID", definition="Merchant id.")
+    [waiting] = [w for w in list_waiting_work(user=admin_user) if "term" in w.words]
+    assert waiting.words == "1 proposed term to accept"
+    assert waiting.url == f"{reverse('registers')}?org={actor.org.slug}#glossary"
+    assert list_waiting_work(user=actor.user) == []  # members administer nothing
+    accept_term(actor=make_actor(actor.org, admin_user), term_id=term.public_id)
+    assert not [w for w in list_waiting_work(user=admin_user) if "term" in w.words]
