@@ -36,13 +36,14 @@ from datetime import UTC, date, datetime
 from datetime import time as dtime
 from typing import TYPE_CHECKING, Any
 
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 
 from brain.core.actors import Actor, worked_out_once
 from brain.models import Category
+from memory.models import Document
 
 if TYPE_CHECKING:
-    from memory.models import Document, Fact
+    from memory.models import Fact
 
 SHARED, PERSONAL = "shared", "personal"
 EVERY_MEMBER = "every member"
@@ -87,8 +88,9 @@ def outside_trash() -> Q:
 
 
 def entry_outside_trash() -> Q:
-    """Register entries not taken from a document in the trash (those a person recorded have none)."""
-    return Q(document__isnull=True) | Q(document__trashed_at__isnull=True)
+    """Register entries not taken from a document in the trash (those a person recorded have none).
+    A subquery rather than a join, so that a list of entries may be locked (``select_for_update``)."""
+    return ~Q(Exists(Document.objects.filter(pk=OuterRef("document_id"), trashed_at__isnull=False)))
 
 
 def _audience(actor: Actor, categories: list[int] | None) -> Q:
