@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import transaction
-from django.db.models import F, QuerySet
+from django.db.models import DateTimeField, DurationField, ExpressionWrapper, F, QuerySet, Value
 from django.utils import timezone
 
 from brain.core.actors import Actor
@@ -141,8 +141,9 @@ def restore_document(*, actor: Actor, document_id: int) -> Trashed:
 
 def due_for_purge(now: datetime) -> QuerySet[Document]:
     """Documents in the trash longer than their organisation's period."""
-    period = timedelta(days=1) * F("org__trash_days")
-    return Document.objects.filter(trashed_at__isnull=False, trashed_at__lte=now - period)
+    period = ExpressionWrapper(Value(timedelta(days=1)) * F("org__trash_days"), output_field=DurationField())
+    cutoff = ExpressionWrapper(Value(now) - period, output_field=DateTimeField())
+    return Document.objects.filter(trashed_at__isnull=False, trashed_at__lte=cutoff)
 
 
 def purge_due_trash(*, now: datetime | None = None) -> int:

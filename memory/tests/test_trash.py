@@ -179,6 +179,7 @@ def test_a_fact_said_again_elsewhere_is_shown_through_the_other_source_while_the
     if not twins.exists():
         pytest.skip("the extraction made no twins of these sentences")
     twin = twins.first()
+    assert twin is not None
     assert not visible_facts(actor=actor).filter(pk=twin.pk).exists()
     delete_document(actor=actor, document_id=plan.pk)
     assert visible_facts(actor=actor).filter(pk=twin.pk).exists()

@@ -73,7 +73,7 @@ def forget_memory(request: HttpRequest) -> HttpResponseRedirect:
         messages.error(request, outcome.message)
         return HttpResponseRedirect(reverse("memory-mine"))
     forgotten = cast(ForgottenOut, outcome.output)
-    memory_id = parse_numeric_id(forgotten.memory_id, "mem")
+    memory_id = parse_numeric_id(forgotten.memory_id, "mem") or 0
     document_id = Fact.objects.filter(pk=memory_id, org=actor.org).values_list("document_id", flat=True).first()
     if forgotten.in_trash_until is None or document_id is None:
         messages.success(request, f"Forgotten: {forgotten.forgotten}")
