@@ -334,3 +334,16 @@ def test_forget_on_my_memories_has_an_undo(actor):
     text = page.content.decode()
     assert "It is in the trash until" in text
     assert f'action="/memory/trash/{memory.document_id}/restore/?org={actor.org.slug}"' in text
+
+
+def test_an_admin_sets_the_period_where_the_organisations_settings_are_and_it_is_bounded(actor):
+    from django.core.exceptions import ValidationError
+
+    from brain.tests.admin_client import logged_in, make_org_admin
+
+    page = logged_in(make_org_admin(actor.org)).get(f"/admin/brain/organisation/{actor.org.pk}/change/")
+    assert b'name="trash_days"' in page.content
+    for days in (0, 366):
+        actor.org.trash_days = days
+        with pytest.raises(ValidationError, match="trash_days"):
+            actor.org.full_clean()
