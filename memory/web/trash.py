@@ -12,6 +12,7 @@ from datetime import datetime
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
@@ -19,6 +20,7 @@ from django.views.decorators.http import require_POST
 
 from brain.core.errors import NotFound
 from brain.faces.web import notice_with_undo, web_actor
+from memory.access import audience_key
 from memory.documents.placement import readers_of
 from memory.documents.trash import list_trash, purge_after, restore_document
 from memory.models import Document
@@ -33,22 +35,31 @@ class TrashRow:
     until: datetime
 
 
-def _row(document: Document, viewer_id: int) -> TrashRow:
-    by = document.trashed_by
-    name = "you" if by is not None and by.pk == viewer_id else (by.get_full_name() or by.get_username() if by else "")
-    return TrashRow(
-        document=document,
-        kind="memory" if document.source_kind == "remember" else "document",
-        readers=readers_of(document, viewer=document.trashed_by if by and by.pk == viewer_id else None),
-        trashed_by=name or "someone no longer here",
-        until=purge_after(document),
-    )
+def _rows(documents: list[Document], viewer: User) -> list[TrashRow]:
+    readers: dict[tuple[object, ...], str] = {}  # one wording per audience, as My memories does
+    rows = []
+    for document in documents:
+        audience = audience_key(document.scope, document.owner_id, document.category_id)
+        if audience not in readers:
+            readers[audience] = readers_of(document, viewer=viewer)
+        by = document.trashed_by
+        name = "you" if by == viewer else (by.get_full_name() or by.get_username()) if by is not None else ""
+        rows.append(
+            TrashRow(
+                document=document,
+                kind="memory" if document.source_kind == "remember" else "document",
+                readers=readers[audience],
+                trashed_by=name or "someone no longer a member",
+                until=purge_after(document),
+            )
+        )
+    return rows
 
 
 @login_required
 def trash_page(request: HttpRequest) -> HttpResponse:
     actor = web_actor(request)
-    rows = [_row(document, actor.user.pk) for document in list_trash(actor=actor)]
+    rows = _rows(list_trash(actor=actor), actor.user)
     context = {"org": actor.org, "rows": rows, "is_admin": actor.is_admin, "days": actor.org.trash_days}
     return render(request, "memory/trash.html", context)
 
