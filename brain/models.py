@@ -11,6 +11,7 @@ from django.conf import settings
 from django.contrib.auth.models import Group
 from django.contrib.postgres.fields import ArrayField
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 
@@ -62,6 +63,12 @@ class Organisation(models.Model):
         blank=True,
         help_text="While set, vectors of this model are being computed beside the serving ones; "
         "the old ones serve until all are done.",
+    )
+    trash_days = models.PositiveSmallIntegerField(
+        default=30,
+        validators=[MinValueValidator(1), MaxValueValidator(365)],
+        help_text="Days a deleted document or forgotten memory stays in the trash, restorable, before it "
+        "is deleted for good (1 to 365).",
     )
     created_at = models.DateTimeField(default=timezone.now)
 

@@ -19,7 +19,8 @@ from brain.faces.admin_base import SameOrganisationForm, staff_user
 from brain.models import Organisation
 from memory.admin_fixes import EntityFixesAdmin, FactFixesAdmin, FlaggedFilter
 from memory.documents.ingestion import pause_ingestion, resume_ingestion, retry_document
-from memory.documents.placement import change_document_access, check_access, delete_documents
+from memory.documents.placement import change_document_access, check_access
+from memory.documents.trash import delete_documents, move_to_trash
 from memory.graph.learning import retry_extraction
 from memory.models import Chunk, Document, Entity, Fact, Value
 
@@ -47,8 +48,8 @@ class DocumentAccessForm(SameOrganisationForm):
 @admin.register(Document)
 class DocumentAdmin(OrgScopedAdmin):
     list_display = ["title", "org", "status", "extraction", "source_kind", "category", "scope", "chunk_count",
-                    "version", "attempts", "recorded_at", "superseded_at"]  # fmt: skip
-    list_filter = ["status", "extraction", "source_kind"]
+                    "version", "attempts", "recorded_at", "superseded_at", "trashed_at"]  # fmt: skip
+    list_filter = ["status", "extraction", "source_kind", ("trashed_at", admin.EmptyFieldListFilter)]
     search_fields = ["title", "external_id"]
     date_hierarchy = "recorded_at"
     shared_only = "scope"
@@ -70,17 +71,21 @@ class DocumentAdmin(OrgScopedAdmin):
             owner=data.get("owner"),
         )
 
+    # Deleting here moves a document to the trash, restorable for the organisation's period
+    # (memory.documents.trash); deleting one already in the trash deletes it for good.
     def delete_model(self, request: HttpRequest, obj: Document) -> None:
-        with transaction.atomic():
-            self.audit_deletion(request, obj)
-            delete_documents([obj])
+        self.delete_queryset(request, Document.objects.filter(pk=obj.pk))
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
         with transaction.atomic():
-            documents = list(queryset)
+            documents = list(queryset.select_for_update(of=("self",)).select_related("org").order_by("pk"))
             for document in documents:
                 self.audit_deletion(request, document)
-            delete_documents(documents)
+            delete_documents([d for d in documents if d.trashed_at is not None])
+            live = [d for d in documents if d.trashed_at is None]
+            for org_id in sorted({d.org_id for d in live}):
+                mine = [d for d in live if d.org_id == org_id]
+                move_to_trash(actor=admin_actor(request, mine[0].org), documents=mine)
 
     @admin.action(description="Retry the selected failed documents")
     def retry(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:

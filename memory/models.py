@@ -85,6 +85,12 @@ class Document(models.Model):
     extraction_attempts = models.PositiveIntegerField(default=0, db_default=0)
     extraction_tried_at = models.DateTimeField(null=True, blank=True)
     length = models.PositiveIntegerField(default=0, db_default=0, help_text="Characters of content (its lane).")
+    # In the trash since then (``memory.documents.trash``): nobody reads it, its passages or its facts
+    # (``memory.access``), until it is restored or purged at the end of the organisation's period.
+    trashed_at = models.DateTimeField(null=True, blank=True)
+    trashed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         indexes = [
@@ -106,6 +112,10 @@ class Document(models.Model):
             # The queue a worker claims from fairly (memory.documents.lanes).
             models.Index(fields=["org", "length", "id"], name="document_queued", condition=models.Q(status="queued")),
             models.Index(fields=["org", "claimed_at"], name="document_org_claimed"),
+            # The trash pages and the nightly purge read only what is in the trash.
+            models.Index(
+                fields=["org", "trashed_at"], name="document_trashed", condition=models.Q(trashed_at__isnull=False)
+            ),
             # A save without an external id looks for its twin by content (memory.documents.saving).
             models.Index(
                 fields=["org", "content_hash"], name="document_content", condition=models.Q(superseded_at__isnull=True)
@@ -181,6 +191,7 @@ class Chunk(models.Model):
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     recorded_at = models.DateTimeField()
     superseded_at = models.DateTimeField(null=True, blank=True)
+    trashed_at = models.DateTimeField(null=True, blank=True, help_text="Its document's, while in the trash.")
 
     class Meta:
         # No HNSW or GIN index here: each large organisation has its own (memory.index.org_indexes).
@@ -329,6 +340,7 @@ class Fact(models.Model):
     # The earlier fact of another document saying the same thing, shown in its place
     # (``memory.graph.twins``); empty for a fact shown on its own.
     same_as = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="twins")
+    trashed_at = models.DateTimeField(null=True, blank=True, help_text="Its document's, while in the trash.")
 
     class Meta:
         # As for chunks, HNSW and GIN indexes are per organisation (memory.index.org_indexes).

@@ -1,6 +1,6 @@
 """The memory pages in a real browser, on real data saved and ingested through the services:
 search shows a personal document to its owner only, an entity page marks a replaced fact and
-shows its timeline, forget removes a memory, and every page fits a phone.
+shows its timeline, forget moves a memory to the trash, and every page fits a phone.
 
 With ``BRAIN_SCREENSHOTS=1`` the last test also saves a screenshot of each page, 1000 px wide,
 into docs/screenshots/ (docs/web.md shows them)."""
@@ -191,7 +191,7 @@ def test_a_documents_table_is_shown_as_a_table_that_fits_a_phone(brain_url):
         assert fits(page)
 
 
-def test_forget_removes_a_memory(brain_url):
+def test_forget_moves_a_memory_to_the_trash(brain_url):
     org = make_org()
     actor = member(org, "fern")
     fact = fact_services.remember(actor=actor, content="Fern prefers meetings after 10:00.", scope="personal")
@@ -211,8 +211,10 @@ def test_forget_removes_a_memory(brain_url):
         page.get_by_role("button", name="Forget").click()
         expect(page.get_by_text("Forgotten: Fern prefers meetings after 10:00.")).to_be_visible()
         expect(page.get_by_role("button", name="Forget")).to_have_count(0)
-    assert asked == ["Forget this memory for good? It is read by only you. This cannot be undone."]
-    assert not Fact.objects.filter(pk=fact.pk).exists()
+    assert asked == [
+        "Forget this memory? It is read by only you. It goes to the trash, where you can restore it for 30 days."
+    ]
+    assert Fact.objects.get(pk=fact.pk).trashed_at is not None
 
 
 def test_every_memory_page_fits_a_phone(brain_url):

@@ -6,6 +6,7 @@ from memory.web.entities import entity_page
 from memory.web.library import documents_page, entities_page
 from memory.web.memories import forget_memory, my_memories
 from memory.web.search import search_page
+from memory.web.trash import restore_page, trash_page
 
 urlpatterns = [
     path("search/", search_page, name="memory-search"),
@@ -17,4 +18,6 @@ urlpatterns = [
     path("entities/<int:entity_id>/", entity_page, name="memory-entity"),
     path("mine/", my_memories, name="memory-mine"),
     path("mine/forget/", forget_memory, name="memory-forget"),
+    path("trash/", trash_page, name="memory-trash"),
+    path("trash/<int:document_id>/restore/", restore_page, name="memory-trash-restore"),
 ]
