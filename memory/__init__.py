@@ -23,7 +23,8 @@ Layers, lowest first; a layer imports only those below it (``tests/import_direct
   the ingest lanes and organisations' turns (``lanes``),
   ingestion with claims, leases and sweeps and the ``READY`` seam that runs the graph's step
   (``ingestion``), what a retry can mend (``failures``), conversation order (``turns``),
-  ``chunking``, access changes (``placement``), document reads (``selectors``), and the records
+  ``chunking``, access changes (``placement``), document reads (``selectors``), who keeps a
+  document correct and what is stale (``stewardship``), and the records
   sources write on documents (a commit, a pull request, an error, a mail...), their shapes, readers
   and filters (``records``).
 - ``graph``: facts written (``writes``), the time rules (``supersession``), one fact said in two
@@ -48,6 +49,6 @@ Layers, lowest first; a layer imports only those below it (``tests/import_direct
   ``adding``, ``files``, ``reading``, ``sandboxed``, ``status``, and ``attachments``: a file attached to
   what a source brought in, read as an upload is).
 - ``web``: the members' pages (``search``, ``documents``, ``entities``, ``memories``, the
-  library of documents and entities (``library``) and a member's changes to their own documents
-  (``changes``), with ``facts``, ``graph_svg``, ``highlight``, ``common``), running the tools.
+  library of documents and entities (``library``), a member's changes to their own documents
+  (``changes``) and the review of what they look after (``reviews``), with ``facts``, ``graph_svg``, ``highlight``, ``common``), running the tools.
 """

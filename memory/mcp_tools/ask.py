@@ -12,13 +12,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from brain.core.actors import Actor
 from brain.core.errors import InvalidArgument
+from brain.core.reviews import stale_since, today
 from brain.core.services import record_miss, resolve_activity, start_activity
 from brain.infra.ids import format_id
 from brain.mcp.limits import Clamped
 from brain.mcp.registry import ToolOutput, mcp_tool
 from memory.graph.entity_views import entity_views
 from memory.mcp_tools.answers import ASK_ADDITIONS, AskContext, ContradictionOut, DefinitionOut
-from memory.mcp_tools.shapes import FactOut, fact_outs
+from memory.mcp_tools.shapes import STALE_HELP, FactOut, fact_outs, stale_words
 from memory.search.evidence import Excerpt, Question, gather_evidence
 
 GUIDANCE = {
@@ -62,9 +63,10 @@ class EvidenceOut(BaseModel):
     recorded_at: Any
     occurred_at: Any = None
     speaker: str | None = Field(None, description="Who said it, when the page is one message or turn.")
+    stale_since: date | None = Field(None, description=STALE_HELP.format(what="the page"))
 
     @classmethod
-    def of(cls, excerpt: Excerpt) -> EvidenceOut:
+    def of(cls, excerpt: Excerpt, *, on: date) -> EvidenceOut:
         document = excerpt.document
         return cls(
             document_id=document.public_id,
@@ -77,6 +79,7 @@ class EvidenceOut(BaseModel):
             recorded_at=document.recorded_at,
             occurred_at=document.occurred_at,
             speaker=document.speaker or None,
+            stale_since=stale_since(document.review_due_on, on=on) if document.superseded_at is None else None,
         )
 
 
@@ -99,7 +102,8 @@ class AskOut(ToolOutput):
             return f"{self.guidance}\nactivity_id: {self.activity_id}"
         parts = [f"activity_id: {self.activity_id}", self.guidance]
         for i, page in enumerate(self.evidence, 1):
-            parts.append(f"## [{i}] {page.title} ({page.reference})\n{page.excerpt}")
+            stale = f" [{stale_words(page.stale_since)}]" if page.stale_since else ""
+            parts.append(f"## [{i}] {page.title} ({page.reference}){stale}\n{page.excerpt}")
         if self.claims:
             parts.append("Facts:\n" + "\n".join(f"- {c.line()}" for c in self.claims))
         if self.conflicts:
@@ -130,7 +134,9 @@ def ask_company_memory_tool(actor: Actor, args: AskArgs) -> AskOut:
     the follow-up calls for the same question (search_company_memory, retrieve_company_memory,
     request_human_info). Numbers outside their ranges are moved to the nearest bound; an intent over
     240 characters is refused. risk_level high adds conflicting statements and low-confidence
-    warnings; response_mode full adds diagnostics and is for debugging."""
+    warnings; response_mode full adds diagnostics and is for debugging. A page or fact whose
+    document is past its review date has stale_since (the day its review fell due): say the
+    source may be out of date."""
     started = time.perf_counter()
     activity = _activity(actor, args)
     found = gather_evidence(
@@ -153,7 +159,7 @@ def ask_company_memory_tool(actor: Actor, args: AskArgs) -> AskOut:
         activity_id=activity,
         status="evidence",
         guidance=GUIDANCE[args.desired_output] + (f" The user wants it for: {args.intent}" if args.intent else ""),
-        evidence=[EvidenceOut.of(e) for e in found.excerpts],
+        evidence=[EvidenceOut.of(e, on=today(actor.org)) for e in found.excerpts],
         claims=fact_outs(actor, found.claims, as_of=args.as_of),
     )
     if found.conflicts is not None:
