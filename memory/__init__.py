@@ -50,5 +50,6 @@ Layers, lowest first; a layer imports only those below it (``tests/import_direct
   what a source brought in, read as an upload is).
 - ``web``: the members' pages (``search``, ``documents``, ``entities``, ``memories``, the
   library of documents and entities (``library``), a member's changes to their own documents
-  (``changes``) and the review of what they look after (``reviews``), with ``facts``, ``graph_svg``, ``highlight``, ``common``), running the tools.
+  (``changes``) and the review of what they look after (``reviews``), with ``facts``,
+  ``graph_svg``, ``highlight``, ``common``), running the tools.
 """

@@ -171,13 +171,15 @@ def document_stale_since(document: Document) -> date | None:
     return stale_since(document.review_due_on, on=today(document.org))
 
 
-def stale_among(*, actor: Actor, document_ids: Iterable[int]) -> dict[int, date]:
-    """Of these documents, those the actor may read that are stale, with the day their review fell due."""
-    ids = {pk for pk in document_ids if pk}
+def stale_among(*, actor: Actor, found: Iterable[int]) -> dict[int, date]:
+    """Of documents ``found`` for the actor under the access rule (a search's hits), those that are
+    stale, with the day their review fell due. Only ids a read under the rule returned may be given:
+    the rule is not applied twice, so that a search costs one statement more, not two."""
+    ids = {pk for pk in found if pk}
     if not ids:
         return {}
     rows = (
-        Document.objects.filter(readable(actor), pk__in=ids, superseded_at__isnull=True)
+        Document.objects.filter(org=actor.org, pk__in=ids, superseded_at__isnull=True)
         .filter(review_due_on__lt=today(actor.org))
         .values_list("pk", "review_due_on")
     )

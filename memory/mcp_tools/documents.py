@@ -211,7 +211,7 @@ def search_company_memory_tool(actor: Actor, args: SearchArgs) -> SearchOut:
     result = search_chunks(
         actor=actor, query=args.query, top_k=args.top_k, mode=args.retrieval_mode, as_of=args.as_of, per_document=True
     )
-    stale = stale_among(actor=actor, document_ids=[hit.document_id for hit in result.hits])
+    stale = stale_among(actor=actor, found=[hit.document_id for hit in result.hits])  # hits under the access rule
     hits = [
         SearchHitOut(
             chunk_id=format_id("chunk", hit.chunk_id),
