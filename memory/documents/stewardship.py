@@ -98,7 +98,10 @@ def may_verify(actor: Actor, document: Document) -> bool:
 
 
 def _current_for_update(actor: Actor, document_id: int) -> Document:
-    document = Document.objects.select_for_update().filter(readable(actor), pk=document_id).first()
+    """The current document, locked: one the actor may read, or for an admin any shared one of the
+    organisation (as the admin shows them)."""
+    reach = readable(actor) | Q(org=actor.org, scope=Scope.SHARED) if actor.is_admin else readable(actor)
+    document = Document.objects.select_for_update().filter(reach, pk=document_id).first()
     if document is None:
         raise NotFound(f"No document doc_{document_id} in this organisation.")
     if document.superseded_at is not None:
