@@ -4,6 +4,7 @@ the steward's Needs-you, the tools' stale marks, and nobody learning of a docume
 from __future__ import annotations
 
 from datetime import date, timedelta
+from typing import cast
 
 import pytest
 from django.utils import timezone
@@ -22,6 +23,8 @@ from memory.documents.stewardship import (
     stale_documents,
     verify_document,
 )
+from memory.mcp_tools.ask import AskOut
+from memory.mcp_tools.documents import SearchOut
 from memory.models import Document
 from memory.tests.factories import save
 
@@ -114,8 +117,8 @@ def test_a_member_never_learns_of_a_stale_document_they_cannot_read(actor, insid
     # The steward later loses the group: it no longer waits for them either, nor shows as stale to them.
     insider.user.groups.clear()
     assert list_waiting_work(user=insider.user) == []
-    outcome = execute(actor, TOOLS["search_company_memory"], {"query": "board budget Leeds office"})
-    assert all(hit.document_id != minutes.public_id for hit in outcome.output.hits)
+    outcome = cast(SearchOut, execute(actor, TOOLS["search_company_memory"], {"query": "board budget Leeds"}).output)
+    assert all(hit.document_id != minutes.public_id for hit in outcome.hits)
 
 
 def test_the_steward_sees_it_in_needs_you_with_a_link_to_the_review_page(actor):
@@ -139,13 +142,13 @@ def test_the_search_and_ask_tools_mark_stale_evidence_and_only_it(actor):
     set_document_review(actor=actor, document_id=fresh.pk, steward_id=actor.user.pk, review_every_days=30)
     due = _overdue(stale).review_due_on
 
-    search = execute(actor, TOOLS["search_company_memory"], {"query": "onboarding buddy", "top_k": 5}).output
+    search = cast(SearchOut, execute(actor, TOOLS["search_company_memory"], {"query": "onboarding buddy"}).output)
     marks = {hit.document_id: hit.stale_since for hit in search.hits}
     assert marks[stale.public_id] == due
     assert marks[fresh.public_id] is None
     assert f"stale: its review was due on {due:%Y-%m-%d}" in search.to_text()
 
-    ask = execute(actor, TOOLS["ask_company_memory"], {"question": "Who is the onboarding buddy?"}).output
+    ask = cast(AskOut, execute(actor, TOOLS["ask_company_memory"], {"question": "Who is the onboarding buddy?"}).output)
     pages = {page.document_id: page.stale_since for page in ask.evidence}
     assert pages[stale.public_id] == due
     assert all(c.stale_since in (None, due) for c in ask.claims)
