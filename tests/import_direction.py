@@ -95,6 +95,8 @@ PUBLIC: dict[str, dict[str, str]] = {
         "memory.maintenance.reembedding": "seam ELSEWHERE",
         "memory.graph": "facts, entities and their reads, for the registers",
         "memory.search.passages": "the passage of a document that answers",
+        "memory.search.answer": "the answer card, for measuring it",
+        "memory.search.evidence": "the search an answer card reads",
         "memory.mcp_tools.answers": "seams ASK_ADDITIONS and FACT_FLAGS",
         "memory.mcp_tools.documents": "the shapes a document is answered with",
         "memory.code_history": "the code history the connectors feed",

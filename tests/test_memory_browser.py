@@ -108,7 +108,7 @@ def test_search_answers_first_with_one_row_per_document_and_filters_in_the_url(b
         page.get_by_label("Search for").fill("harbour ferry north pier")
         page.get_by_role("button", name="Search", exact=True).click()
         card = page.locator(".answer-card")
-        expect(card.get_by_role("heading", name="Best match")).to_be_visible()
+        expect(card.get_by_role("heading", name="Answer")).to_be_visible()
         expect(page.locator("article.result h3", has_text="Ferry handbook")).to_have_count(1)
         expect(page.get_by_role("link", name="more in this document").first).to_be_visible()
         assert viewport != PHONE or fits(page)

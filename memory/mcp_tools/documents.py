@@ -206,10 +206,18 @@ def search_company_memory_tool(actor: Actor, args: SearchArgs) -> SearchOut:
     transcript turn names its speaker and when it was said; a question that names a person or a
     time ("what did Priya say in May?", "... before the launch?") favours what that person said
     then. Each document appears once, with its best passage and how many more of its passages
-    matched. A hit whose document is past its review date has stale_since (the day its review fell
-    due): say the source may be out of date."""
+    matched. The list ends where the evidence ends: passages no nearer the question than unrelated
+    text, or far less near than the best, are left out, so fewer than top_k is normal. A hit whose
+    document is past its review date has stale_since (the day its review fell due): say the source
+    may be out of date."""
     result = search_chunks(
-        actor=actor, query=args.query, top_k=args.top_k, mode=args.retrieval_mode, as_of=args.as_of, per_document=True
+        actor=actor,
+        query=args.query,
+        top_k=args.top_k,
+        mode=args.retrieval_mode,
+        as_of=args.as_of,
+        per_document=True,
+        floor=True,
     )
     stale = stale_among(actor=actor, found=[hit.document_id for hit in result.hits])  # hits under the access rule
     hits = [

@@ -7,7 +7,7 @@ The selector behind ``ask_company_memory``; it returns typed evidence and the to
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 from django.db.models import Q
 from django.utils import timezone
@@ -18,14 +18,12 @@ from memory.graph.entity_views import entities_named
 from memory.graph.supersession import about_the_same_thing
 from memory.index.serving import QueryVector, query_vector
 from memory.models import Chunk, Document, Fact
+from memory.search.answer import Card, answer_card
 from memory.search.passages import Hit, search_chunks
+from memory.search.relevance import ON_TOPIC_SIMILARITY
 
 # The searches by meaning: the plain vector arm and the ones narrowed to a speaker or a time.
 BY_MEANING = frozenset({"vector", "speaker", "time", "side"})
-# Per model: below this, the closest passage or fact is no nearer the question than unrelated
-# text is (measured on the evaluation sets: docs/benchmarks-log.md, "No evidence"). Similarities
-# differ between models, so a model not measured here keeps whatever the searches find.
-ON_TOPIC_SIMILARITY = {"all-MiniLM-L6-v2 (onnx int8)": 0.25}
 
 
 @dataclass(frozen=True)
@@ -84,6 +82,29 @@ def gather_evidence(*, actor: Actor, question: Question) -> Evidence:
         evidence.conflicts = _conflicts(actor, claims, question.as_of)
         evidence.warnings = _warnings(hits, excerpts, claims, evidence.conflicts)
     return evidence
+
+
+# The search an answer card reads: the search page's, so the page and ask_company_memory build
+# the same card (``memory.search.answer``).
+CARD_SEARCH_TOP_K = 20
+
+
+def card_search(*, actor: Actor, question: str, as_of: date | None, vector: QueryVector | None = None) -> list[Hit]:
+    """The passages the answer card reads: one per document, best first, cut at the relevance floor."""
+    return search_chunks(
+        actor=actor, query=question, top_k=CARD_SEARCH_TOP_K, as_of=as_of, per_document=True, floor=True, vector=vector
+    ).hits
+
+
+def card_for(*, actor: Actor, question: str, as_of: date | None, vector: QueryVector | None = None) -> Card:
+    """The answer card for ``question`` (``memory.search.answer``) from ``card_search``."""
+    hits = card_search(actor=actor, question=question, as_of=as_of, vector=vector)
+    return answer_card(question, hits, [said_when(h) for h in hits])
+
+
+def said_when(hit: Hit) -> datetime:
+    """When a passage was said: its turn's moment, else its document's date, else when it was recorded."""
+    return hit.said_at or hit.occurred_at or hit.recorded_at
 
 
 def on_topic(hits: list[Hit], facts: list[graph.ScoredFact], *, named: bool, model: str) -> bool:

@@ -35,6 +35,7 @@ from memory.index.serving import QueryVector, query_vector
 from memory.index.side_by_side import Started, may_run_apart, start
 from memory.search.anchors import Anchor, anchor, anchored_window
 from memory.search.expansion import people_behind
+from memory.search.relevance import above_floor
 from memory.search.rerank import rerank
 from memory.search.speakers import known_speakers, speakers_named, without_speakers
 from memory.search.when import Window, window
@@ -62,6 +63,7 @@ class Hit:
     ranks: dict[str, int] = field(default_factory=dict)
     scores: dict[str, float] = field(default_factory=dict)
     more: int = 0  # further passages of the same document among the candidates, when grouped
+    similarity: float | None = None  # cosine to the question, when it was embedded
 
 
 @dataclass
@@ -118,10 +120,13 @@ def search_chunks(
     diversity: float = 0.8,
     vector: QueryVector | None = None,
     per_document: bool = False,
+    floor: bool = False,
 ) -> SearchResult:
     """The one passage search every interface uses. ``diversity`` is MMR's relevance weight (1 = off);
     ``vector`` is the query's embedding when the caller already has it. ``per_document`` keeps
-    each document's best passage only, with how many more of its passages were found."""
+    each document's best passage only, with how many more of its passages were found. ``floor``
+    cuts the list where the evidence ends (``relevance.above_floor``; not in keyword mode, which
+    has no similarity to cut by)."""
     started = time.perf_counter()
     candidates = max(candidates, top_k * 2)
     timings: dict[str, float] = {}
@@ -174,14 +179,18 @@ def search_chunks(
         order, more = _best_of_each_document(order, query)
     pool = order[: max(top_k * 3, top_k)]
     diversify = diversity < 1.0 and len(pool) > top_k
-    # One statement reads the pool's passages and, when MMR needs them, their vectors.
-    loaded = _load_rows(pool if diversify else pool[:top_k], with_vectors=diversify)
-    vectors = {cid: _parse_vector(row[-1]) for cid, row in loaded.items()} if diversify else {}
+    # One statement reads the pool's passages and, when MMR or the floor need them, their vectors.
+    with_vectors = diversify or vector is not None
+    loaded = _load_rows(pool if diversify else pool[:top_k], with_vectors=with_vectors)
+    vectors = {cid: _parse_vector(row[-1]) for cid, row in loaded.items()} if with_vectors else {}
     texts = {cid: row[4] for cid, row in loaded.items()}
-    picked = _mmr(pool, fused, vectors, texts, top_k, diversity)
+    picked = _mmr(pool, fused, vectors if diversify else {}, texts, top_k, diversity)
     hits = _hits(picked, loaded, fused, ranks, scores)
     for hit in hits:
         hit.more = more.get(hit.chunk_id, 0)
+        hit.similarity = _cosine(vectors.get(hit.chunk_id), vector) if vector is not None else None
+    if floor and vector is not None:
+        hits = above_floor(hits, vector.model)
     timings["fuse"] = (time.perf_counter() - t) * 1000
     timings["total"] = (time.perf_counter() - started) * 1000
     return SearchResult(
@@ -306,6 +315,14 @@ def _telling(held: list[frozenset[str]]) -> dict[str, float]:
     count = len(held)
     frequency = Counter(word for words in held for word in words)
     return {word: 0.0 if count > 1 and n == count else math.log((count + 1) / n) for word, n in frequency.items()}
+
+
+def _cosine(passage: np.ndarray | None, question: QueryVector) -> float | None:
+    """How near a passage is the question; None without a vector of the question's size."""
+    if passage is None or passage.shape != question.values.shape:
+        return None
+    norm = float(np.linalg.norm(passage) * np.linalg.norm(question.values))
+    return round(float(passage @ question.values) / norm, 4) if norm else None
 
 
 def _parse_vector(value: Any) -> np.ndarray:

@@ -31,6 +31,8 @@ from memory.documents.saving import add_document
 from memory.extraction import ParsedDocument, ParseError, SourceFile, parse_file, parse_vtt
 from memory.mcp_tools.documents import SearchArgs, snippet
 from memory.models import Document, Fact, Mention, Value
+from memory.search.answer import answer_card
+from memory.search.evidence import card_search, said_when
 from memory.search.passages import search_chunks
 from registers.evaluation.matching import Asked, Derived, DerivedFact, DerivedPromise, DerivedValue
 from registers.models import Commitment, CommitmentSource
@@ -233,9 +235,17 @@ def ask(reader: Actor, question: dict[str, Any]) -> Asked:
     """One question searched through the selector search_company_memory uses, with its defaults, and
     each hit's snippet as the tool shows it (cut for the question)."""
     result = search_chunks(actor=reader, query=question["question"], top_k=TOP_K, mode="auto", per_document=True)
+    kept = card_search(actor=reader, question=question["question"], as_of=None)
+    card = answer_card(question["question"], kept, [said_when(h) for h in kept])
+    source = next((h.text for h in kept if card.answer and h.chunk_id == card.answer.chunk_id), "")
     return Asked(
         question=question["question"],
         answer=question["answer"],
         passages=[hit.text for hit in result.hits],
         snippets=[snippet(hit.text, question["question"]) for hit in result.hits],
+        card_status=card.status,
+        card_line=card.line,
+        card_sentence=card.answer.sentence if card.answer else "",
+        card_passage=source,
+        kept=len(kept),
     )

@@ -60,6 +60,11 @@ class Asked:
     answer: str
     passages: list[str] = field(default_factory=list)  # the whole passages, best first
     snippets: list[str] = field(default_factory=list)  # as the search tool returns them
+    card_status: str = ""  # the answer card's (memory.search.answer)
+    card_line: str = ""
+    card_sentence: str = ""
+    card_passage: str = ""  # the whole passage the card's answer comes from
+    kept: int = 0  # documents the search page lists, cut at the relevance floor
 
 
 @dataclass

@@ -64,6 +64,10 @@ class Tally:
     answer_top1: int = 0
     answer_top3: int = 0
     answer_in_snippets: int = 0
+    card_claims: int = 0  # cards that give an answer (answered or disputed)
+    answer_in_card: int = 0  # the card's sentence holds the labelled answer
+    source_in_card: int = 0  # the card's answer comes from a passage that holds it
+    kept_documents: int = 0  # documents listed after the relevance floor, summed
 
     def add(self, other: Tally) -> None:
         for name in self.__dataclass_fields__:
@@ -102,6 +106,10 @@ class Tally:
             "answer_top1": share(self.answer_top1, self.questions),
             "answer_top3": share(self.answer_top3, self.questions),
             "answer_in_snippets": share(self.answer_in_snippets, self.questions),
+            "card_claims": share(self.card_claims, self.questions),
+            "answer_in_card": share(self.answer_in_card, self.questions),
+            "source_in_card": share(self.source_in_card, self.questions),
+            "documents_listed": round(self.kept_documents / self.questions, 2) if self.questions else None,
             "labelled": {
                 "facts": self.labelled_facts,
                 "times": self.times,
@@ -172,6 +180,10 @@ def read_off(labels: dict[str, Any], derived: Derived) -> Tally:
         tally.answer_top1 += any(holds_answer(p, asked.answer) for p in asked.passages[:1])
         tally.answer_top3 += any(holds_answer(p, asked.answer) for p in asked.passages[:3])
         tally.answer_in_snippets += any(holds_answer(s, asked.answer) for s in asked.snippets)
+        tally.card_claims += asked.card_status in ("answered", "disputed")
+        tally.answer_in_card += holds_answer(asked.card_sentence, asked.answer)
+        tally.source_in_card += holds_answer(asked.card_passage, asked.answer)
+        tally.kept_documents += asked.kept
         tally.snippets += len(asked.snippets)
         tally.markup_snippets += sum(has_markup(s) for s in asked.snippets)
     return tally
@@ -199,6 +211,11 @@ def details_of(labels: dict[str, Any], derived: Derived) -> dict[str, list[str]]
             f"{a.question} (wanted {a.answer.strip()!r})"
             for a in derived.asked
             if not any(holds_answer(p, a.answer) for p in a.passages[:3])
+        ],
+        "answer not in the card": [
+            f"{a.question} (wanted {a.answer.strip()!r}; card {a.card_status}: {a.card_sentence!r})"
+            for a in derived.asked
+            if not holds_answer(a.card_sentence, a.answer)
         ],
         "snippet with markup": [s for a in derived.asked for s in a.snippets if has_markup(s)],
     }
