@@ -31,6 +31,8 @@ GUIDANCE = {
     "cite sources; do not decide for the user.",
     "context": "Use the evidence as background for the task at hand; cite it when you rely on it.",
 }
+Day = date  # a statement's own field is named ``date``
+
 NO_EVIDENCE = (
     "Brain has no evidence on this question among what you may see. Tell the user that company memory "
     "has nothing on it; do not answer from general knowledge as if it came from Brain. Offer "
@@ -93,10 +95,10 @@ class StatementOut(BaseModel):
     title: str
     said_by: str | None = None
     date: datetime | None = Field(None, description="When it was said or written, else when Brain recorded it.")
-    stale_since: date | None = Field(None, description=STALE_HELP.format(what="its document"))
+    stale_since: Day | None = Field(None, description=STALE_HELP.format(what="its document"))
 
     @classmethod
-    def of(cls, statement: Statement, stale: dict[int, date]) -> StatementOut:
+    def of(cls, statement: Statement, stale: dict[int, Day]) -> StatementOut:
         return cls(
             value=statement.value,
             sentence=statement.sentence,
@@ -127,9 +129,17 @@ class AnswerCardOut(BaseModel):
     others: list[StatementOut] = Field(default_factory=list, description="Sources giving another value, oldest first.")
 
     @classmethod
-    def of(cls, card: Card, *, actor: Actor) -> AnswerCardOut:
+    def of(cls, card: Card, *, actor: Actor, pages: list[Excerpt]) -> AnswerCardOut:
+        """The card; a statement whose document is past its review date is marked, read from the
+        evidence pages in hand, else with one query (the card's search found it under the access rule)."""
+        on = today(actor.org)
+        known = {
+            e.document.pk: stale_since(e.document.review_due_on, on=on) for e in pages if not e.document.superseded_at
+        }
         said = [s for s in (card.answer, *card.others) if s is not None]
-        stale = stale_among(actor=actor, found=[s.document_id for s in said])  # found by the card's search
+        unknown = [s.document_id for s in said if s.document_id not in known]
+        stale = {pk: day for pk, day in known.items() if day is not None}
+        stale |= stale_among(actor=actor, found=unknown) if unknown else {}
         return cls(
             status=card.status,
             line=card.line if card.status in ("answered", "disputed") else "",
@@ -230,7 +240,9 @@ def ask_company_memory_tool(actor: Actor, args: AskArgs) -> AskOut:
         activity_id=activity,
         status="evidence",
         guidance=GUIDANCE[args.desired_output] + (f" The user wants it for: {args.intent}" if args.intent else ""),
-        answer=AnswerCardOut.of(card_for(actor=actor, question=args.question, as_of=args.as_of), actor=actor),
+        answer=AnswerCardOut.of(
+            card_for(actor=actor, question=args.question, as_of=args.as_of), actor=actor, pages=found.excerpts
+        ),
         evidence=[EvidenceOut.of(e, on=today(actor.org)) for e in found.excerpts],
         claims=fact_outs(actor, found.claims, as_of=args.as_of),
     )

@@ -152,6 +152,10 @@ def test_the_search_and_ask_tools_mark_stale_evidence_and_only_it(actor):
     pages = {page.document_id: page.stale_since for page in ask.evidence}
     assert pages[stale.public_id] == due
     assert all(c.stale_since in (None, due) for c in ask.claims)
+    assert ask.answer is not None
+    said = [s for s in (ask.answer.answer, *ask.answer.others) if s is not None]
+    assert said
+    assert [s.stale_since for s in said] == [due if s.document_id == stale.public_id else None for s in said]
     assert ask.model_dump(mode="json")["evidence"][0].keys() >= {"stale_since"}
 
 
