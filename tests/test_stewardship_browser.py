@@ -13,12 +13,14 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import Browser, Page, ViewportSize, expect, sync_playwright
 
-from brain.core.reviews import review_due_on
+from brain.core.reviews import review_due_on, today
 from brain.models import Membership
 from conftest import make_actor, make_org, make_user
 from memory.documents.ingestion import ingest_document
 from memory.documents.saving import add_document
 from memory.models import Document
+from skills.models import Skill
+from skills.services import approve_version, publish_skill
 from tests.browser import ARGS, CHROMIUM, log_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -116,5 +118,44 @@ def test_the_steward_sees_a_stale_page_in_needs_you_and_says_it_is_still_correct
     expect(steward.get_by_text("Stale: review was due on")).to_have_count(0)
     steward.goto(f"{brain_url}/memory/review/")
     expect(steward.get_by_text("Nothing is waiting for you.")).to_be_visible()
+    assert fits(steward, viewport)
+    steward.context.close()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280", "375"])
+def test_an_admin_names_a_skills_steward_who_verifies_it_and_sees_the_overview(browser, brain_url, viewport):
+    org = make_org()
+    ada = make_actor(org, make_user(org, role=Membership.ADMIN, username="ada", password=PASSWORD), via="web")
+    priya = make_user(org, username="priya", password=PASSWORD, first_name="Priya", last_name="Shah")
+    version = publish_skill(actor=ada, slug="deploy-guide", name="Deploy guide", content="Deploy on **Tuesdays**.")
+    approve_version(actor=ada, version_id=version.pk)
+    page_text = add_document(actor=ada, title="Leave policy", content="Everyone has 28 days of leave.").document
+    assert ingest_document(document_id=page_text.pk) == "ready"
+
+    admin = open_page(browser, brain_url, "ada", viewport)
+    admin.goto(f"{brain_url}/skills/deploy-guide/")
+    expect(admin.get_by_role("heading", name="Deploy guide")).to_be_visible()
+    admin.get_by_label("Steward").select_option(label="Priya Shah")
+    admin.get_by_label("Review every (days; empty for never)").fill("90")
+    admin.get_by_role("button", name="Save", exact=True).click()
+    expect(admin.get_by_text("Looked after by Priya Shah")).to_be_visible()
+    assert fits(admin, viewport)
+    Skill.objects.filter(slug="deploy-guide").update(review_due_on=today(org) - timedelta(days=2))
+    due = f"{today(org) - timedelta(days=2):%Y-%m-%d}"
+    admin.goto(f"{brain_url}/overview/")
+    owners = admin.get_by_role("region", name="Owners and reviews")
+    expect(owners.get_by_text("Skills in use: 1; without a steward: 0; stale: 1.")).to_be_visible()
+    expect(owners.locator("td[data-label='Without a steward']")).to_have_text("1")  # the leave policy
+    assert fits(admin, viewport)
+    admin.context.close()
+
+    steward = open_page(browser, brain_url, "priya", viewport)
+    steward.goto(f"{brain_url}/memory/review/")
+    steward.get_by_role("region", name="Needs you").get_by_role("link", name="1 skill past its review date").click()
+    expect(steward.get_by_text(f"Stale: review was due on {due}")).to_be_visible()
+    steward.get_by_role("button", name="Still correct").click()
+    expect(steward.get_by_text("Marked as still correct; next review due on")).to_be_visible()
+    expect(steward.get_by_text("Stale: review was due on")).to_have_count(0)
+    assert priya.pk == Skill.objects.get(slug="deploy-guide").steward_id
     assert fits(steward, viewport)
     steward.context.close()
