@@ -8,6 +8,8 @@ into docs/screenshots/ (docs/web.md shows them)."""
 from __future__ import annotations
 
 import os
+import re
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +114,11 @@ def test_search_answers_first_with_one_row_per_document_and_filters_in_the_url(b
         expect(page.locator("article.result h3", has_text="Ferry handbook")).to_have_count(1)
         expect(page.get_by_role("link", name="more in this document").first).to_be_visible()
         assert viewport != PHONE or fits(page)
+        box = card.bounding_box()
+        assert box is not None
+        assert box["y"] < viewport["height"]
+        expect(page.get_by_label("Said by")).to_be_hidden()
+        page.locator("details.filters-fold summary").click()
         page.get_by_label("Said by").select_option("Ines")
         page.get_by_role("button", name="Filter").click()
         assert "person=Ines" in page.url
@@ -245,3 +252,42 @@ def test_every_memory_page_fits_a_phone(brain_url):
             for name, path in pages.items():
                 page.goto(f"{brain_url}{path}")
                 page.screenshot(path=str(SCREENSHOTS / f"memory-{name}.png"), full_page=True)
+
+
+PRICING = """# Plans and pricing
+
+| Plan | Price per seat | Seats up to |
+|---|---|---|
+| Starter | 12 EUR per seat a month | 10 |
+| Team | 29 EUR per seat a month | 50 |
+"""
+
+
+@pytest.mark.parametrize("viewport", [PHONE, {"width": 1280, "height": 900}], ids=["phone", "desktop"])
+def test_the_answer_card_answers_and_shows_a_later_source_that_says_otherwise(brain_url, viewport):
+    org = make_org()
+    actor = member(org, f"ria{viewport['width']}")
+    march, april = datetime(2026, 3, 2, 9, tzinfo=UTC), datetime(2026, 4, 14, 16, tzinfo=UTC)
+    saved(actor, "Plans and pricing", PRICING, content_type="text/markdown", occurred_at=march)
+    saved(actor, "#sales", "Heads up: the Team plan is 25 EUR per seat now.", speaker="Ana", occurred_at=april)
+    saved(actor, "Canteen", "The canteen serves soup on Mondays and curry on Thursdays.")
+    with browser_page() as page:
+        page.set_viewport_size(viewport)
+        log_in(page, brain_url, actor.user.username, PASSWORD)
+        page.goto(f"{brain_url}/memory/search/?q=How+much+does+the+Team+plan+cost")
+        card = page.locator(".answer-card")
+        expect(card.locator(".answer-line")).to_have_text(re.compile(r"^(29|25) EUR per seat"))
+        expect(card.get_by_role("heading", name="Another source says otherwise")).to_be_visible()
+        expect(card.get_by_text("2026-03-02")).to_be_visible()
+        expect(card.get_by_text("2026-04-14")).to_be_visible()
+        expect(page.locator("article.result h3", has_text="Canteen")).to_have_count(0)  # results end at the evidence
+        box = card.locator(".answer-line").bounding_box()
+        assert box is not None
+        assert box["y"] < viewport["height"]
+        assert viewport != PHONE or fits(page)
+        if os.environ.get("BRAIN_SCREENSHOTS") and viewport != PHONE:
+            page.set_viewport_size({"width": 1000, "height": 900})
+            page.screenshot(path=str(SCREENSHOTS / "answer-card.png"), full_page=True)
+        page.goto(f"{brain_url}/memory/search/?q=boiling+point+of+tungsten+in+kelvin")
+        expect(page.locator(".answer-card")).to_have_count(0)
+        expect(page.get_by_text("Nothing in memory matches this")).to_be_visible()

@@ -241,7 +241,9 @@ def ask_company_memory_tool(actor: Actor, args: AskArgs) -> AskOut:
         status="evidence",
         guidance=GUIDANCE[args.desired_output] + (f" The user wants it for: {args.intent}" if args.intent else ""),
         answer=AnswerCardOut.of(
-            card_for(actor=actor, question=args.question, as_of=args.as_of), actor=actor, pages=found.excerpts
+            card_for(actor=actor, question=args.question, as_of=args.as_of, vector=found.vector),
+            actor=actor,
+            pages=found.excerpts,
         ),
         evidence=[EvidenceOut.of(e, on=today(actor.org)) for e in found.excerpts],
         claims=fact_outs(actor, found.claims, as_of=args.as_of),

@@ -166,6 +166,9 @@ class SearchHitOut(BaseModel):
     more_in_document: int = Field(
         0, description="How many more of this document's passages matched; retrieve the document to read them."
     )
+    also_in: list[str] = Field(
+        default_factory=list, description="Other documents saying the same (a copy, a forward), folded into this hit."
+    )
     stale_since: date | None = Field(None, description=STALE_HELP.format(what="the document"))
     diagnostics: dict[str, Any] | None = None
 
@@ -183,6 +186,7 @@ class SearchOut(ToolOutput):
         for hit in self.hits:
             who = ", ".join(part for part in (hit.speaker, hit.said_at and f"{hit.said_at:%Y-%m-%d %H:%M}") if part)
             more = f" [{hit.more_in_document} more in this document]" if hit.more_in_document else ""
+            more += f" [the same in {', '.join(hit.also_in)}]" if hit.also_in else ""
             more += f" [{stale_words(hit.stale_since)}]" if hit.stale_since else ""
             lines.append(
                 f"- [{hit.chunk_id} in {hit.document_id}] {hit.title}{f' ({who})' if who else ''}: {hit.snippet}{more}"
@@ -231,6 +235,7 @@ def search_company_memory_tool(actor: Actor, args: SearchArgs) -> SearchOut:
             speaker=hit.speaker or None,
             said_at=hit.said_at,
             more_in_document=hit.more,
+            also_in=[format_id("doc", d) for d in hit.copies],
             stale_since=stale.get(hit.document_id),
             diagnostics={"score": hit.score, "ranks": hit.ranks, "scores": hit.scores, "heading": hit.heading}
             if args.include_diagnostics

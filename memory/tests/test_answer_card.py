@@ -63,7 +63,8 @@ def test_the_card_gives_the_value_with_its_words_and_the_sentence_it_rests_on():
     card = answer_card("How much does the Team plan cost?", passages, [day(1), day(2)])
     assert card.status == "answered"
     assert card.line == "29 EUR per seat a month"
-    assert card.answer is not None and card.answer.document_id == 10
+    assert card.answer is not None
+    assert card.answer.document_id == 10
     assert card.answer.sentence.startswith("Team: Price per seat")
     assert card.answer.when == day(1)
     assert card.others == []
@@ -114,9 +115,6 @@ def test_a_who_question_about_a_chat_turn_names_who_said_it():
 # --- against the database: the page and the tool -------------------------------------------------------
 
 
-pytestmark_db = pytest.mark.django_db
-
-
 def client_for(actor: Actor) -> Client:
     client = Client()
     client.force_login(actor.user)
@@ -129,14 +127,17 @@ def test_the_page_and_ask_company_memory_give_the_same_card_and_both_dates(actor
     save(actor, "Sales chat", "Heads up: the Team plan is 25 EUR per seat now.", speaker="Ana", occurred_at=day(20))
     question = "How much does the Team plan cost?"
     out = ask_company_memory_tool(actor, AskArgs(question=question))
-    assert out.answer is not None and out.answer.status == "disputed"
+    assert out.answer is not None
+    assert out.answer.status == "disputed"
     values = {out.answer.answer.value, *(o.value for o in out.answer.others)}
     assert values == {"29 EUR", "25 EUR"}
-    assert "Answer card:" in out.to_text() and "another source says" in out.to_text()
+    assert "Answer card:" in out.to_text()
+    assert "another source says" in out.to_text()
     page = client_for(actor).get("/memory/search/", {"q": question}).content.decode()
     assert f'<p class="answer-line">{out.answer.line}</p>' in page
     assert "Another source says otherwise" in page
-    assert "2026-03-01" in page and "2026-03-20" in page
+    assert "2026-03-01" in page
+    assert "2026-03-20" in page
 
 
 @pytest.mark.django_db
@@ -149,3 +150,34 @@ def test_results_end_where_the_evidence_ends_and_an_unrelated_question_gets_no_c
     page = client_for(actor).get("/memory/search/", {"q": "boiling point of tungsten in kelvin"}).content.decode()
     assert 'class="answer-card' not in page
     assert "Nothing in memory matches this" in page
+
+
+@pytest.mark.django_db
+def test_a_passage_said_again_in_another_document_is_folded_into_the_first(actor):
+    rule = "The VPN certificate must be renewed every 90 days by the platform team."
+    first = save(actor, "Security rules", rule)
+    copy = save(actor, "Fwd: security rules", rule, conversation="mail")
+    found = search_company_memory_tool(actor, SearchArgs(query="How often is the VPN certificate renewed?", top_k=20))
+    assert len(found.hits) == 1
+    assert {found.hits[0].document_id, *found.hits[0].also_in} == {first.public_id, copy.public_id}
+    assert "[the same in" in found.to_text()
+
+
+@pytest.mark.django_db
+def test_chat_turns_without_content_of_their_own_never_outrank_the_page_that_answers(actor):
+    page = save(
+        actor,
+        "Onboarding",
+        "# Onboarding\n\nEvery new starter gets an onboarding buddy from their own team for the first month. "
+        "The buddy books a coffee on day one and answers the questions nobody writes down.",
+        content_type="text/markdown",
+    )
+    at = datetime(2026, 3, 3, 10, tzinfo=UTC)
+    for n, text in enumerate(["who is my onboarding buddy?", "lol", "😂😂", "same question here", "+1"]):
+        save(actor, "#general", text, speaker=f"person{n}", occurred_at=at.replace(minute=n), conversation="#general")
+    found = search_company_memory_tool(actor, SearchArgs(query="onbording buddy", top_k=20))
+    assert found.hits[0].document_id == page.public_id
+    for query in ("onbording buddy", "onboarding buddy", "who is my buddy"):
+        found = search_company_memory_tool(actor, SearchArgs(query=query, top_k=20))
+        assert page.public_id in [hit.document_id for hit in found.hits], query
+        assert [hit.snippet for hit in found.hits if hit.snippet in ("lol", "😂😂", "+1", "same question here")] == []

@@ -57,6 +57,7 @@ class Result:
     snippet: SafeString
     facts: list[FactRow]
     more: int
+    copies: int = 0  # other documents saying the same, folded into this one
     stale_since: date | None = None  # its document is past its review date (the tool's hit says so)
 
 
@@ -200,6 +201,7 @@ def _results(actor: Actor, found: SearchOut, query: str, as_of: date | None) -> 
                 snippet=snippet(chunk.text if chunk else hit.snippet, query),
                 facts=[rows[f.public_id] for f in behind.get(chunk_id, []) if f.public_id in rows],
                 more=hit.more_in_document,
+                copies=len(hit.also_in),
                 stale_since=hit.stale_since,
             )
         )
