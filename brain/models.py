@@ -215,6 +215,19 @@ class Category(models.Model):
     name = models.CharField(max_length=200)
     restricted = models.BooleanField(default=False, help_text="Only members of the chosen groups may read it.")
     groups = models.ManyToManyField(Group, blank=True, related_name="brain_categories")
+    # What a document saved into the category without a steward of its own starts with (a connector's
+    # documents, uploaded files): brain.core.reviews.
+    steward = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Steward of documents saved into it without one of their own.",
+    )
+    review_every_days = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Days between reviews for those documents; empty for none."
+    )
 
     class Meta:
         verbose_name_plural = "categories"

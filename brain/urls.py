@@ -48,6 +48,7 @@ urlpatterns = [
     path("overview/", include("overview.urls")),
     path("connectors/", include("connectors.urls")),
     path("memory/", include("memory.web.urls")),
+    path("skills/", include("skills.urls")),
     path("knowledge/", include("memory.upload.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include("brain.api.urls")),

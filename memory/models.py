@@ -91,10 +91,35 @@ class Document(models.Model):
     trashed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # Knowledge with an owner (brain.core.reviews): not ``owner``, who added it or whose personal
+    # document it is, but the member who keeps it correct, how often, and when they last said so.
+    steward = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The member who keeps it correct and reviews it.",
+    )
+    review_every_days = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Days between reviews; empty for none."
+    )
+    verified_at = models.DateTimeField(
+        null=True, blank=True, help_text="When its steward last said it is still correct."
+    )
+    review_due_on = models.DateField(
+        null=True, blank=True, help_text="The day its review falls due (brain.core.reviews); stale after it."
+    )
 
     class Meta:
         indexes = [
             models.Index(fields=["org", "status"], name="document_org_status"),
+            # What is stale, and whose: the Needs-you list and the overview read current rows by due day.
+            models.Index(
+                fields=["org", "review_due_on"],
+                name="document_review_due",
+                condition=models.Q(review_due_on__isnull=False, superseded_at__isnull=True),
+            ),
             # The extraction sweep reads only the few documents whose extraction is not settled.
             models.Index(
                 fields=["extraction"],

@@ -24,6 +24,7 @@ from memory.access import readable_category_ids
 from memory.documents.ingestion import retry_document
 from memory.documents.saving import Saved
 from memory.documents.selectors import get_document, visible_documents
+from memory.documents.stewardship import steward_choices
 from memory.extraction import SUPPORTED_SUFFIXES
 from memory.models import Upload
 from memory.upload.adding import Added, Refused, add_files, add_text
@@ -87,7 +88,13 @@ def _notice(request: HttpRequest, actor: Actor, added: Added) -> None:
 def _text(request: HttpRequest, actor: Actor, category: str, scope: str) -> Saved:
     post = request.POST
     return add_text(
-        actor=actor, title=post.get("title", ""), content=post.get("content", ""), category=category, scope=scope
+        actor=actor,
+        title=post.get("title", ""),
+        content=post.get("content", ""),
+        category=category,
+        scope=scope,
+        steward_id=post.get("steward"),
+        review_every_days=post.get("review_every_days"),
     )
 
 
@@ -148,6 +155,7 @@ def _page(request: HttpRequest, *, error: str = "", status: int = 200) -> HttpRe
         "max_file_bytes": max_file_bytes(),
         "file_limit": file_limit_text(),
         "form": request.POST if error else {},
+        "members": steward_choices(actor),
     }
     return render(request, "memory/add/add.html", context, status=status)
 

@@ -58,6 +58,7 @@ class Result:
     facts: list[FactRow]
     more: int
     copies: int = 0  # other documents saying the same, folded into this one
+    stale_since: date | None = None  # its document is past its review date (the tool's hit says so)
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,7 @@ class Said:
     speaker: str
     when: datetime | None
     later: bool = False
+    stale_since: date | None = None  # its document is past its review date
 
 
 @dataclass(frozen=True)
@@ -200,6 +202,7 @@ def _results(actor: Actor, found: SearchOut, query: str, as_of: date | None) -> 
                 facts=[rows[f.public_id] for f in behind.get(chunk_id, []) if f.public_id in rows],
                 more=hit.more_in_document,
                 copies=len(hit.also_in),
+                stale_since=hit.stale_since,
             )
         )
     return results
@@ -226,4 +229,5 @@ def _said(statement: Statement, by_chunk: dict[int, Result], *, later: bool = Fa
         speaker=statement.speaker,
         when=statement.when,
         later=later,
+        stale_since=result.stale_since if result else None,
     )
