@@ -26,7 +26,9 @@ def logged_in(user):
 
 
 def fieldset(page: str, kind: str) -> str:
-    return re.search(rf'<fieldset class="kind-fields" data-kind="{kind}"[^>]*>.*?</fieldset>', page, re.S)[0]
+    found = re.search(rf'<fieldset class="kind-fields" data-kind="{kind}"[^>]*>.*?</fieldset>', page, re.S)
+    assert found is not None, kind
+    return found[0]
 
 
 def test_before_a_kind_is_chosen_no_kinds_fields_are_open_and_the_add_form_waits():

@@ -77,7 +77,8 @@ def test_a_later_source_giving_another_value_is_shown_with_its_date():
     ]
     card = answer_card("How much does the Team plan cost?", passages, [day(1), day(20)])
     assert card.status == "disputed"
-    assert [o.value for o in card.others] == ["25 EUR"] or [o.value for o in [card.answer]] == ["25 EUR"]
+    assert card.answer is not None
+    assert {card.answer.value, *(o.value for o in card.others)} == {"29 EUR", "25 EUR"}
     assert card.later or card.answer.when == day(20)  # whichever leads, the later one is marked or leads
 
 
@@ -129,6 +130,7 @@ def test_the_page_and_ask_company_memory_give_the_same_card_and_both_dates(actor
     out = ask_company_memory_tool(actor, AskArgs(question=question))
     assert out.answer is not None
     assert out.answer.status == "disputed"
+    assert out.answer.answer is not None
     values = {out.answer.answer.value, *(o.value for o in out.answer.others)}
     assert values == {"29 EUR", "25 EUR"}
     assert "Answer card:" in out.to_text()

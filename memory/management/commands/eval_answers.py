@@ -101,7 +101,7 @@ class Command(BaseCommand):
             "listed": len(kept),
             "listed_before": len(before),
             "gold_listed": any(external.get(h.document_id) in gold for h in kept),
-            "gold_card": bool(card.answer) and external.get(card.answer.document_id) in gold,
+            "gold_card": card.answer is not None and external.get(card.answer.document_id) in gold,
             "answer_card": any(holds(said, w) for w in wanted),
             "gold_top": bool(before) and external.get(before[0].document_id) in gold,
             "answer_top": bool(before) and any(holds(before[0].text, w) for w in wanted),
