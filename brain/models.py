@@ -207,6 +207,33 @@ class ApiToken(models.Model):
         return self.ACCESS[self.access][1]
 
 
+class Reviewed(models.Model):
+    """Knowledge with an owner (``brain.core.reviews``): the member who keeps it correct (not the
+    ``owner`` a personal document is read by), how often they review it, when they last said it is
+    still correct, and the day its review falls due. Documents and skills are reviewed."""
+
+    steward = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The member who keeps it correct and reviews it.",
+    )
+    review_every_days = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Days between reviews; empty for none."
+    )
+    verified_at = models.DateTimeField(
+        null=True, blank=True, help_text="When its steward last said it is still correct."
+    )
+    review_due_on = models.DateField(
+        null=True, blank=True, help_text="The day its review falls due (brain.core.reviews); stale after it."
+    )
+
+    class Meta:
+        abstract = True
+
+
 class Category(models.Model):
     DEFAULT_SLUG = "general"
 

@@ -12,7 +12,7 @@ from django.utils import timezone
 from pgvector.django import VectorField
 
 from brain.infra.ids import format_id
-from brain.models import Category, Organisation
+from brain.models import Category, Organisation, Reviewed
 from memory.limits import FIELD_CHARS
 
 EMBEDDING_DIMENSIONS = 384
@@ -23,7 +23,7 @@ class Scope(models.TextChoices):
     PERSONAL = "personal", "Personal to its owner"
 
 
-class Document(models.Model):
+class Document(Reviewed):
     class Status(models.TextChoices):
         QUEUED = "queued"
         WAITING = "waiting"  # ingestion paused, or out of credits; resumes by itself
@@ -90,25 +90,6 @@ class Document(models.Model):
     trashed_at = models.DateTimeField(null=True, blank=True)
     trashed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    # Knowledge with an owner (brain.core.reviews): not ``owner``, who added it or whose personal
-    # document it is, but the member who keeps it correct, how often, and when they last said so.
-    steward = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-        help_text="The member who keeps it correct and reviews it.",
-    )
-    review_every_days = models.PositiveIntegerField(
-        null=True, blank=True, help_text="Days between reviews; empty for none."
-    )
-    verified_at = models.DateTimeField(
-        null=True, blank=True, help_text="When its steward last said it is still correct."
-    )
-    review_due_on = models.DateField(
-        null=True, blank=True, help_text="The day its review falls due (brain.core.reviews); stale after it."
     )
 
     class Meta:

@@ -12,7 +12,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.utils import timezone
 
-from brain.models import Category, Organisation
+from brain.models import Category, Organisation, Reviewed
 
 SLUG_MAX = 120
 NAME_MAX = 240
@@ -22,7 +22,7 @@ VERSION_MAX = 80
 DEFAULT_VERSION = "1.0.0"
 
 
-class Skill(models.Model):
+class Skill(Reviewed):
     org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="skills")
     slug = models.CharField(max_length=SLUG_MAX)
     created_at = models.DateTimeField(default=timezone.now)
@@ -36,25 +36,6 @@ class Skill(models.Model):
     )
     archived_at = models.DateTimeField(
         null=True, blank=True, help_text="While set, nobody can use the skill; approving a new version revives it."
-    )
-    # Knowledge with an owner (brain.core.reviews): who keeps the skill correct, how often, and when
-    # they last said so.
-    steward = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-        help_text="The member who keeps it correct and reviews it.",
-    )
-    review_every_days = models.PositiveIntegerField(
-        null=True, blank=True, help_text="Days between reviews; empty for none."
-    )
-    verified_at = models.DateTimeField(
-        null=True, blank=True, help_text="When its steward last said it is still correct."
-    )
-    review_due_on = models.DateField(
-        null=True, blank=True, help_text="The day its review falls due (brain.core.reviews); stale after it."
     )
 
     class Meta:
