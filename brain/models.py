@@ -11,6 +11,7 @@ from django.conf import settings
 from django.contrib.auth.models import Group
 from django.contrib.postgres.fields import ArrayField
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 
@@ -62,6 +63,12 @@ class Organisation(models.Model):
         blank=True,
         help_text="While set, vectors of this model are being computed beside the serving ones; "
         "the old ones serve until all are done.",
+    )
+    trash_days = models.PositiveSmallIntegerField(
+        default=30,
+        validators=[MinValueValidator(1), MaxValueValidator(365)],
+        help_text="Days a deleted document or forgotten memory stays in the trash, restorable, before it "
+        "is deleted for good (1 to 365).",
     )
     created_at = models.DateTimeField(default=timezone.now)
 
@@ -200,6 +207,33 @@ class ApiToken(models.Model):
         return self.ACCESS[self.access][1]
 
 
+class Reviewed(models.Model):
+    """Knowledge with an owner (``brain.core.reviews``): the member who keeps it correct (not the
+    ``owner`` a personal document is read by), how often they review it, when they last said it is
+    still correct, and the day its review falls due. Documents and skills are reviewed."""
+
+    steward = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The member who keeps it correct and reviews it.",
+    )
+    review_every_days = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Days between reviews; empty for none."
+    )
+    verified_at = models.DateTimeField(
+        null=True, blank=True, help_text="When its steward last said it is still correct."
+    )
+    review_due_on = models.DateField(
+        null=True, blank=True, help_text="The day its review falls due (brain.core.reviews); stale after it."
+    )
+
+    class Meta:
+        abstract = True
+
+
 class Category(models.Model):
     DEFAULT_SLUG = "general"
 
@@ -208,6 +242,19 @@ class Category(models.Model):
     name = models.CharField(max_length=200)
     restricted = models.BooleanField(default=False, help_text="Only members of the chosen groups may read it.")
     groups = models.ManyToManyField(Group, blank=True, related_name="brain_categories")
+    # What a document saved into the category without a steward of its own starts with (a connector's
+    # documents, uploaded files): brain.core.reviews.
+    steward = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Steward of documents saved into it without one of their own.",
+    )
+    review_every_days = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Days between reviews for those documents; empty for none."
+    )
 
     class Meta:
         verbose_name_plural = "categories"

@@ -479,6 +479,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "usage.tasks.purge_old_misses_task",
         "schedule": crontab(hour=3, minute=25),
     },
+    "purge-due-trash": {
+        "task": "memory.tasks.purge_due_trash_task",
+        "schedule": crontab(hour=3, minute=45),
+    },
 }
 CELERY_TIMEZONE = "UTC"
 

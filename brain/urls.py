@@ -5,7 +5,7 @@ from django.urls import include, path
 from brain import views
 from brain.oauth import views as oauth_views
 from jobs import views as jobs_views
-from registers.views import answer_page, registers_page, settle_commitment
+from registers.views import answer_page, decide_term_page, propose_page, registers_page, settle_commitment
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -36,15 +36,19 @@ urlpatterns = [
     path("registers/", registers_page, name="registers"),
     path("registers/commitments/<int:commitment_id>/settle/", settle_commitment, name="registers-settle"),
     path("registers/contradictions/<int:contradiction_id>/answer/", answer_page, name="registers-answer"),
+    path("registers/glossary/propose/", propose_page, name="registers-propose"),
+    path("registers/glossary/<int:term_id>/decide/", decide_term_page, name="registers-decide-term"),
     path("jobs/", jobs_views.jobs_page, name="jobs"),
     path("jobs/new/", jobs_views.new_job, name="job-new"),
     path("jobs/<int:job_id>/edit/", jobs_views.edit_job, name="job-edit"),
     path("jobs/runs/<int:org_id>/", jobs_views.runs_part, name="job-runs"),
+    path("jobs/status/<int:org_id>/", jobs_views.status_part, name="job-status"),
     path("jobs/<int:job_id>/<str:action>/", jobs_views.job_action, name="job-action"),
     path("jobs/chats/<int:chat_id>/", jobs_views.chat_page, name="job-chat"),
     path("overview/", include("overview.urls")),
     path("connectors/", include("connectors.urls")),
     path("memory/", include("memory.web.urls")),
+    path("skills/", include("skills.urls")),
     path("knowledge/", include("memory.upload.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include("brain.api.urls")),

@@ -23,7 +23,7 @@ import httpx
 from django.conf import settings
 
 from connectors.github_history import History
-from connectors.kinds import CredentialsRefused, Kind, Page, SourceError, register
+from connectors.kinds import CredentialsRefused, Kind, Page, SourceError, reach_failure, register
 from connectors.listing import Read, walk
 
 logger = logging.getLogger("brain.connectors")
@@ -47,6 +47,7 @@ class GitHub(Kind):
         "and deployments"
     }
     option_fields = {"repositories": "Repositories, one per line, as owner/name"}
+    list_fields = frozenset({"repositories"})
 
     @classmethod
     def clean_options(cls, raw: dict[str, str]) -> dict[str, Any]:
@@ -149,7 +150,7 @@ class GitHub(Kind):
         try:
             answer = http.get(url, params=params)
         except httpx.HTTPError as exc:
-            raise SourceError(f"GitHub could not be reached ({exc.__class__.__name__}); trying again later.") from exc
+            raise SourceError(reach_failure("GitHub", exc)) from exc
         if answer.status_code == 200:
             return answer
         wait = _wait(answer)

@@ -80,9 +80,18 @@ class Imap(Kind):
     }
     option_fields = {
         "folders": "Folders, one per line (INBOX when empty)",
-        "tls": "Security: tls (the default, port 993), starttls (port 143), or plain (only for this machine's server)",
+        "tls": "Security",
     }
     open_fields = frozenset({"host", "port", "username"})
+    number_fields = frozenset({"port"})
+    list_fields = frozenset({"folders"})
+    choice_fields = {
+        "tls": (
+            ("tls", "TLS (port 993; the usual)"),
+            ("starttls", "STARTTLS (port 143)"),
+            ("plain", "None: only for a server on this machine"),
+        )
+    }
 
     @classmethod
     def clean_options(cls, raw: dict[str, str]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ by exactly those of them who are members of the organisation.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -80,6 +81,12 @@ class Kind:
     # Credentials that are not secret (a server's name, a username): typed in the open on the page.
     # Every other one is a password field, and none is ever shown again.
     open_fields: ClassVar[frozenset[str]] = frozenset()
+    # How the page asks for each field (``form_fields``): a number, a list one per line, one of a
+    # few values (value -> words), a yes or no. Any other field is one line of text.
+    number_fields: ClassVar[frozenset[str]] = frozenset()
+    list_fields: ClassVar[frozenset[str]] = frozenset()
+    choice_fields: ClassVar[dict[str, tuple[tuple[str, str], ...]]] = {}
+    flag_fields: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(
         self,
@@ -97,6 +104,19 @@ class Kind:
         self.rechecks = rechecks
 
     @classmethod
+    def form_fields(cls) -> list[FormField]:
+        """Each credential and option as the page asks for it, credentials first."""
+        fields = [
+            FormField(f"credential_{name}", label, _control(cls, name, secret=name not in cls.open_fields))
+            for name, label in cls.credential_fields.items()
+        ]
+        fields += [
+            FormField(f"option_{name}", label, _control(cls, name, secret=False), cls.choice_fields.get(name, ()))
+            for name, label in cls.option_fields.items()
+        ]
+        return fields
+
+    @classmethod
     def clean_options(cls, raw: dict[str, str]) -> dict[str, Any]:
         """The options as stored; raises ValueError with a sentence for a person."""
         raise NotImplementedError
@@ -108,6 +128,61 @@ class Kind:
 
     def pages(self, cursor: dict[str, Any]) -> Iterator[Page]:
         raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class FormField:
+    """One field of a kind's form: its form name, what to type in words, and its control:
+    ``password`` (a secret, never shown again), ``text`` (one line), ``number``, ``lines`` (a list,
+    one per line), ``choice`` (one of ``choices``, value and words) or ``flag`` (a checkbox)."""
+
+    name: str
+    label: str
+    control: str
+    choices: tuple[tuple[str, str], ...] = ()
+
+
+def _control(kind: type[Kind], name: str, *, secret: bool) -> str:
+    if name in kind.choice_fields:
+        return "choice"
+    if name in kind.flag_fields:
+        return "flag"
+    if name in kind.list_fields:
+        return "lines"
+    if name in kind.number_fields:
+        return "number"
+    return "password" if secret else "text"
+
+
+# What a failed connection to a source means, by the HTTP client's error class, in words a person
+# can act on. The source's name goes in front; a sync tries again by itself either way.
+REACH_FAILURES = {
+    "ConnectError": "could not be reached from this Brain's server: check that the server can reach the "
+    "internet (its DNS, a firewall or a proxy) and that the source is up",
+    "ConnectTimeout": "did not answer the connection in time: it may be down or slow, or a firewall may be "
+    "holding the connection",
+    "ReadTimeout": "took too long to answer: it may be busy",
+    "WriteTimeout": "took too long to take the request: the connection is slow",
+    "PoolTimeout": "could not be asked: this Brain had too many requests waiting",
+    "RemoteProtocolError": "closed the connection in the middle of its answer",
+    "ProxyError": "could not be reached through the proxy this server uses: check the proxy settings",
+    "UnsupportedProtocol": "has an address Brain cannot use: check that it starts with https://",
+}
+REACH_FAILED = "could not be reached just now"
+_OLD_REACH = re.compile(r"^(?P<source>[\w .-]+?) could not be reached \((?P<error>\w+)\); trying again later\.$")
+
+
+def reach_failure(source: str, error: BaseException | str) -> str:
+    """Why ``source`` (GitHub, Slack, Sentry) could not be read, in words, never the error's class name."""
+    name = error if isinstance(error, str) else type(error).__name__
+    return f"{source} {REACH_FAILURES.get(name, REACH_FAILED)}. Brain tries again by itself."
+
+
+def error_in_words(error: str) -> str:
+    """A connection's last error as the page shows it: one saved in the older form, with the HTTP
+    client's class name in brackets ("GitHub could not be reached (ConnectError); ..."), in words."""
+    match = _OLD_REACH.match(error.strip())
+    return reach_failure(match["source"], match["error"]) if match else error
 
 
 KINDS: dict[str, type[Kind]] = {}

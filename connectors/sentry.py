@@ -27,7 +27,7 @@ from django.conf import settings
 from django.utils.dateparse import parse_datetime
 
 from connectors.github_history import capped
-from connectors.kinds import CredentialsRefused, Item, Kind, Page, SourceError, register
+from connectors.kinds import CredentialsRefused, Item, Kind, Page, SourceError, reach_failure, register
 from connectors.listing import Read, walk
 from memory.code_history.why import normalise_path
 
@@ -95,6 +95,7 @@ class Sentry(Kind):
     label = "Sentry"
     credential_fields = {"token": "An auth token with the org:read, project:read and event:read scopes"}
     option_fields = {"organisation": "The organisation's slug", "projects": "Project slugs, one per line"}
+    list_fields = frozenset({"projects"})
 
     @classmethod
     def clean_options(cls, raw: dict[str, str]) -> dict[str, Any]:
@@ -162,7 +163,7 @@ class Sentry(Kind):
         try:
             answer = http.get(url, params=params)
         except httpx.HTTPError as exc:
-            raise SourceError(f"Sentry could not be reached ({exc.__class__.__name__}); trying again later.") from exc
+            raise SourceError(reach_failure("Sentry", exc)) from exc
         if answer.status_code == 200:
             return answer
         if answer.status_code == 429:

@@ -33,7 +33,7 @@ from django.conf import settings
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from connectors.kinds import Audience, CredentialsRefused, Item, Kind, Page, SourceError, register
+from connectors.kinds import Audience, CredentialsRefused, Item, Kind, Page, SourceError, reach_failure, register
 from memory.extraction import SKIPPED_SUBTYPES, message_text, message_time, speaker_of, turn_paragraph, user_name
 from memory.limits import MAX_DOCUMENT_CHARS
 
@@ -115,6 +115,7 @@ class Slack(Kind):
     option_fields = {
         "channels": "Channels, one per line, by name or id; leave empty for every channel the app is a member of"
     }
+    list_fields = frozenset({"channels"})
 
     @classmethod
     def clean_options(cls, raw: dict[str, str]) -> dict[str, Any]:
@@ -411,7 +412,7 @@ def call(method: Callable[..., Any], **args: Any) -> dict[str, Any]:
     except SlackApiError as exc:
         raise _refusal(exc) from None
     except (SlackClientError, OSError) as exc:
-        raise SourceError(f"Slack could not be reached ({exc.__class__.__name__}); trying again later.") from None
+        raise SourceError(reach_failure("Slack", exc)) from None
 
 
 def _refusal(exc: SlackApiError) -> SourceError:

@@ -1,4 +1,6 @@
-"""The Connectors page: an organisation admin adds a connection, sees each one's state in words,
+"""The Connectors page: an organisation admin chooses a kind of connection and fills in that kind's
+fields alone (each with its own control: a secret a password input, a list one per line, a choice a
+select, a yes or no a checkbox), sees each connection's state and last error in words,
 syncs it now, pauses it, replaces its credentials, sees the tools it gives assistants and grants
 or withdraws its ACTION tools, and removes it, with or without what it brought in. Every change
 goes through connectors.sync or connectors.grants, with their checks and audit records."""
@@ -21,7 +23,7 @@ from brain.core.services import actor_for_user
 from brain.models import Category, Membership, Organisation
 from connectors import sync
 from connectors.grants import grant_tool
-from connectors.kinds import KINDS, Kind
+from connectors.kinds import KINDS, error_in_words
 from connectors.models import Connection
 
 
@@ -45,26 +47,21 @@ def connectors_page(request: HttpRequest) -> HttpResponse:
     sections = []
     for org in orgs:
         actor = actor_for_user(org=org, user=user, via="web")
+        connections = sync.connections_of(actor=actor)
+        for connection in connections:  # read by the template, in words
+            connection.error_in_words = error_in_words(connection.last_error)  # type: ignore[attr-defined]
         sections.append(
             {
                 "org": org,
-                "connections": sync.connections_of(actor=actor),
+                "connections": connections,
                 "categories": list(Category.objects.filter(org=org).order_by("name")),
             }
         )
-    kinds = [(k.slug, k.label, _inputs(k)) for k in KINDS.values()]
-    context = {"sections": sections, "kinds": kinds, "base_url": settings.BRAIN_BASE_URL}
+    kinds = [(k.slug, k.label, k.form_fields()) for k in KINDS.values()]
+    wanted = request.POST.get("kind") if request.method == "POST" else request.GET.get("kind")
+    chosen = wanted if wanted in KINDS else ""
+    context = {"sections": sections, "kinds": kinds, "chosen": chosen, "base_url": settings.BRAIN_BASE_URL}
     return render(request, "connectors/connectors.html", context, status=status)
-
-
-def _inputs(kind: type[Kind]) -> list[tuple[str, str, str]]:
-    """(form name, label, input) of each field of a kind: a credential is a password input unless the
-    kind says it is no secret (a server's name), an option a text area."""
-    credentials = [
-        (f"credential_{field}", label, "text" if field in kind.open_fields else "password")
-        for field, label in kind.credential_fields.items()
-    ]
-    return credentials + [(f"option_{field}", label, "textarea") for field, label in kind.option_fields.items()]
 
 
 def _add(request: HttpRequest, user: User, orgs: list[Organisation]) -> int:
@@ -81,7 +78,10 @@ def _add(request: HttpRequest, user: User, orgs: list[Organisation]) -> int:
             name=request.POST.get("name", ""),
             category=category,
             credentials={field: _field(request, kind.slug, f"credential_{field}") for field in kind.credential_fields},
-            options={field: _field(request, kind.slug, f"option_{field}") for field in kind.option_fields},
+            options={  # an unticked checkbox is not sent at all: it says no
+                field: _field(request, kind.slug, f"option_{field}") or ("no" if field in kind.flag_fields else "")
+                for field in kind.option_fields
+            },
         )
     except DomainError as exc:
         messages.error(request, exc.message)

@@ -16,8 +16,8 @@ A run acts as the owner at run time, through the same ``execute`` path as MCP (a
 limits, call records), under an activity of its own, and reads only what every reader of its
 report may read (``jobs.grants.run_actor``): a shared job's run what every member may read, a
 personal job's run everything its owner may. Without a language
-model configured, a run is an evidence digest: the prompt goes to ``ask_company_memory`` and
-``memory_timeline`` since the last run, and the report lists what memory holds and what changed,
+model configured, a run is an evidence digest (``jobs.digest``): whole sentences from the sources
+on the prompt, linked, what changed since the last run, and the registers the prompt asks about,
 saying that no language model wrote it; with one, ``jobs.agent`` runs the job's agent or chat
 mode. Any failure ends the run as failed with a readable report; a run is never left running.
 """
@@ -40,18 +40,16 @@ from brain.core.selectors import feature_on, orgs_with
 from brain.core.services import start_activity
 from brain.infra.mail import mail_is_set_up
 from brain.infra.queueing import send_now
-from brain.mcp.invoke import execute
 from brain.mcp.meter import refuse_unless_payable
-from brain.mcp.registry import TOOLS
 from brain.models import Membership
 from jobs import agent, beat
+from jobs.digest import digest
 from jobs.grants import run_actor
 from jobs.models import Job, Message, Run
 from jobs.schedule import next_run, parse_cron, runs_between, zone
 
 logger = logging.getLogger(__name__)
 GRACE = timedelta(hours=1)  # a tick missed by more than this (downtime) is not made up
-DIGEST_ITEMS = 5
 
 
 def switched_on(org_id: int) -> bool:
@@ -154,8 +152,8 @@ def finish(job: Job, run: Run) -> None:
         run.status, run.report, run.tool_calls = Run.Status.OK, report, calls
     except Exception as exc:  # a model, tool or database failure: the run records it and ends
         logger.exception("job %s run %s failed", job.pk, run.pk)
-        run.status, run.error = Run.Status.FAILED, f"{type(exc).__name__}: {exc}"[:1000]
-        run.report = f"The run failed and reported nothing: {run.error}"
+        run.status, run.error = Run.Status.FAILED, f"{type(exc).__name__}: {exc}"[:1000]  # for the admin
+        run.report = f"The run failed and reported nothing: {str(exc)[:1000]}"  # for people: no class name
     run.finished_at = timezone.now()
     run.save()
     Message.objects.create(chat=run.chat, role=Message.Role.REPORT, text=run.report, run=run)
@@ -198,50 +196,3 @@ def perform(job: Job, run: Run) -> tuple[str, list[dict[str, Any]]]:
         return digest(actor, job, run)
     runner = agent.agent_run if job.mode == Job.Mode.AGENT else agent.chat_run
     return runner(actor, job, run.activity.public_id)
-
-
-def _call(actor: Actor, run: Run, tool: str, arguments: dict[str, Any], calls: list[dict[str, Any]]) -> Any:
-    outcome = execute(actor, TOOLS[tool], arguments)
-    calls.append({"tool": tool, "arguments": arguments, "ok": outcome.output is not None})
-    if outcome.output is None:
-        raise RuntimeError(f"{tool} answered {outcome.code}: {outcome.message}")
-    return outcome.output
-
-
-def digest(actor: Actor, job: Job, run: Run) -> tuple[str, list[dict[str, Any]]]:
-    """What memory holds on the prompt and what changed since the last run, without a model."""
-    calls: list[dict[str, Any]] = []
-    activity = run.activity.public_id if run.activity else None
-    asked = _call(
-        actor,
-        run,
-        "ask_company_memory",
-        {"question": job.prompt[:4000], "activity_id": activity, "max_evidence_documents": DIGEST_ITEMS},
-        calls,
-    )
-    since = (job.last_run_at or (run.scheduled_for - timedelta(days=7))).date()
-    changed = _call(actor, run, "memory_timeline", {"from": since.isoformat(), "limit": 40}, calls)
-    lines = [
-        f"# {job.name}",
-        f"Evidence digest for {run.scheduled_for:%Y-%m-%d %H:%M} UTC. No language model wrote this: it lists what "
-        "Brain's memory holds on the prompt and what changed since the last run.",
-        "",
-        "## What memory holds",
-    ]
-    if not asked.evidence:
-        lines.append("Nothing in memory answers the prompt yet.")
-    for page in asked.evidence[:DIGEST_ITEMS]:
-        excerpt = " ".join(page.excerpt.split())[:300]
-        lines.append(f"- **{page.title}** ({page.reference}): {excerpt}")
-    for claim in asked.claims[:DIGEST_ITEMS]:
-        lines.append(f"- {claim.statement}")
-    lines += ["", f"## What changed since {since:%Y-%m-%d}"]
-    words = {w.lower() for w in job.prompt.replace("?", " ").split() if len(w) > 3}
-    related = [f for f in changed.facts if words & {w.lower().strip(".,") for w in f.statement.split()}]
-    shown = related or changed.facts
-    if not shown:
-        lines.append("No fact was recorded or replaced in that time.")
-    for fact in shown[:10]:
-        note = " (replaced)" if fact.superseded else ""
-        lines.append(f"- {fact.statement}{note}")
-    return "\n".join(lines), calls

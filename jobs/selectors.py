@@ -50,3 +50,14 @@ def list_runs(*, actor: Actor, limit: int = RUNS_LISTED) -> list[Run]:
     """The latest runs the caller may read, newest first, deleted jobs' included (their job is None)."""
     runs = readable_runs(actor=actor).select_related("chat", "job")
     return list(runs.order_by("-scheduled_for", "-pk")[:limit])
+
+
+def runs_under_way(*, job_ids: list[int]) -> dict[int, Run]:
+    """The newest queued or running run of each of these jobs, by job: what its row on the Jobs page
+    says until the run ends (the job's own last run is written only then)."""
+    busy = Run.objects.filter(job_id__in=job_ids, status__in=[Run.Status.QUEUED, Run.Status.RUNNING])
+    found: dict[int, Run] = {}
+    for run in busy.order_by("-started_at", "-pk"):
+        if run.job_id is not None:
+            found.setdefault(run.job_id, run)
+    return found

@@ -271,7 +271,9 @@ def update_job(
     if schedule is not None and at is not None:
         raise InvalidArgument("Give schedule (a recurring job) or at (a one-off), not both.")
     if run_now and not delete and not (job.enabled if enabled is None else enabled):
-        raise InvalidArgument(f"{job.public_id} is paused, so it does not run now; resume it (enabled true) first.")
+        raise InvalidArgument(
+            f"{job.public_id} is paused, so it does not run now; resume it (enabled true) first.", paused=True
+        )
     _require_personal_if_limited(actor, scope=job.scope, memory=job.memory if memory is None else memory)
     if is_personal_only(actor.scopes):
         job.personal_only = True  # what it does now was said over a limited connection

@@ -1,7 +1,8 @@
 """The members' Jobs page: their jobs and the shared ones, with pause, resume, run now and delete;
 a form to make a job and to change one; the latest runs they may read, deleted jobs' included,
-which the page asks for again while one is queued or running (``runs_part``), so a run asked for
-by "Run now" is seen arriving and finishing without a reload; and each job's chat (its prompt,
+which the page asks for again while one is queued or running (``status_part``: each job's "Last
+run" cell and the recent runs), so a run asked for by "Run now" is seen arriving and finishing, in
+its job's row and among the runs, without a reload; and each job's chat (its prompt,
 then each run's report, rendered as markdown without raw HTML)."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from django.contrib.auth.models import User
 from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
@@ -26,12 +28,13 @@ from brain.faces.web import member_organisations, switched_off
 from brain.models import Organisation
 from jobs.forms import ONCE, SCHEDULE_EXAMPLES, JobForm, initial_for
 from jobs.grants import grantable_tools
-from jobs.models import Chat, Job
-from jobs.selectors import list_runs, readable_chats, readable_runs
-from jobs.services import list_jobs, schedule_job, schedule_once, update_job, visible_jobs
+from jobs.models import Chat, Job, Run
+from jobs.selectors import list_runs, readable_chats, readable_runs, runs_under_way
+from jobs.services import Scheduled, list_jobs, schedule_job, schedule_once, update_job, visible_jobs
 
 NO_JOB = "No such job of yours."
 RUNS_SHOWN = 30
+BUSY = (Run.Status.QUEUED, Run.Status.RUNNING)
 ACTIONS: dict[str, dict[str, Any]] = {
     "pause": {"enabled": False},
     "resume": {"enabled": True},
@@ -51,7 +54,7 @@ def jobs_page(request: HttpRequest) -> HttpResponse:
     sections = []
     for org in _orgs(user):
         actor = actor_for_user(org=org, user=user, via="web")
-        sections.append((org, list_jobs(actor=actor), list_runs(actor=actor, limit=RUNS_SHOWN)))
+        sections.append((org, _rows(list_jobs(actor=actor)), list_runs(actor=actor, limit=RUNS_SHOWN)))
     off = switched_off(user, member_organisations(user).exclude(pk__in=[org.pk for org, _jobs, _runs in sections]))
     return render(request, "jobs/jobs.html", {"sections": sections, "off": off})
 
@@ -69,8 +72,9 @@ def job_action(request: HttpRequest, job_id: int, action: str) -> HttpResponse:
         said, ok = f"{job.name}: {done[action]}.", True
     except NotFound:  # a colleague's personal job answers as a missing one: same status, same words
         raise Http404(NO_JOB) from None
-    except DomainError as exc:
-        said, ok = exc.message, False
+    except DomainError as exc:  # the tool's words name ids and arguments: the page says it with the job's name
+        paused = f"{job.name} is paused, so it does not run now: resume it first."
+        said, ok = (paused if exc.details.get("paused") else exc.message), False
     if request.headers.get("X-Requested-With") == "fetch":  # the page's script stays and shows the run come
         return JsonResponse({"ok": ok, "message": said}, status=200 if ok else 400)
     (messages.success if ok else messages.error)(request, said)
@@ -86,6 +90,37 @@ def runs_part(request: HttpRequest, org_id: int) -> HttpResponse:
         raise Http404("No such organisation of yours with jobs on.")
     runs = list_runs(actor=actor_for_user(org=org, user=user, via="web"), limit=RUNS_SHOWN)
     return render(request, "jobs/_runs.html", {"org": org, "runs": runs})
+
+
+def _rows(jobs: list[Scheduled]) -> list[tuple[Scheduled, Run | None]]:
+    """Each job with its run under way, if any: its row says "queued" or "running" until it ends."""
+    busy = runs_under_way(job_ids=[item.job.pk for item in jobs])
+    return [(item, busy.get(item.job.pk)) for item in jobs]
+
+
+@login_required
+def status_part(request: HttpRequest, org_id: int) -> JsonResponse:
+    """What the Jobs page asks for while a run is queued or running: each job's "Last run" cell and
+    the recent runs, as the page draws them, and whether anything is still under way."""
+    user = cast(User, request.user)
+    org = next((o for o in _orgs(user) if o.pk == org_id), None)
+    if org is None:
+        raise Http404("No such organisation of yours with jobs on.")
+    actor = actor_for_user(org=org, user=user, via="web")
+    rows = _rows(list_jobs(actor=actor))
+    runs = list_runs(actor=actor, limit=RUNS_SHOWN)
+    cells = {
+        str(item.job.pk): render_to_string("jobs/_last_run.html", {"job": item.job, "running": running, "org": org})
+        for item, running in rows
+    }
+    busy = any(running for _, running in rows) or any(r.status in BUSY for r in runs)
+    return JsonResponse(
+        {
+            "busy": busy,
+            "last_runs": cells,
+            "runs": render_to_string("jobs/_runs.html", {"org": org, "runs": runs}, request=request),
+        }
+    )
 
 
 def _chosen_org(request: HttpRequest, user: User) -> Organisation:

@@ -23,7 +23,9 @@ Layers, lowest first; a layer imports only those below it (``tests/import_direct
   the ingest lanes and organisations' turns (``lanes``),
   ingestion with claims, leases and sweeps and the ``READY`` seam that runs the graph's step
   (``ingestion``), what a retry can mend (``failures``), conversation order (``turns``),
-  ``chunking``, access changes (``placement``), document reads (``selectors``), and the records
+  ``chunking``, access changes and deleting (``placement``), the trash, restores and the nightly
+  purge (``trash``), document reads (``selectors``), who keeps a document correct and what is
+  stale (``stewardship``), and the records
   sources write on documents (a commit, a pull request, an error, a mail...), their shapes, readers
   and filters (``records``).
 - ``graph``: facts written (``writes``), the time rules (``supersession``), one fact said in two
@@ -32,9 +34,9 @@ Layers, lowest first; a layer imports only those below it (``tests/import_direct
   (``provenance``), the extraction step of ingestion (``document_facts``) with its state, retries
   and sweep (``learning``), the optional ``llm``, and admins' fixes: merging entities, their type,
   flagging broken facts (``fixes``; in the admin through ``admin_fixes``).
-- ``search``: passage search (``passages``) and what it may be narrowed to (``filters``), the
-  part of a passage a snippet shows (``snippets``), where the evidence ends (``relevance``),
-  the answer card (``answer``), the evidence for ask (``evidence``), people behind a
+- ``search``: passage search (``passages``) and what it may be narrowed to (``filters``), where
+  its list ends (``relevance``), the answer card (``answer``), the part of a passage a snippet
+  shows (``snippets``), the evidence for ask (``evidence``), people behind a
   role (``expansion``), speakers a question names (``speakers``), the time it speaks of
   (``when``), times named by an event (``anchors``) and neighbouring turns (``rerank``); beside
   it ``code_history``: git ingestion (``git``), ``why``, and ``across`` (synced items from other systems).
@@ -49,6 +51,7 @@ Layers, lowest first; a layer imports only those below it (``tests/import_direct
   ``adding``, ``files``, ``reading``, ``sandboxed``, ``status``, and ``attachments``: a file attached to
   what a source brought in, read as an upload is).
 - ``web``: the members' pages (``search``, ``documents``, ``entities``, ``memories``, the
-  library of documents and entities (``library``) and a member's changes to their own documents
-  (``changes``), with ``facts``, ``graph_svg``, ``highlight``, ``common``), running the tools.
+  library of documents and entities (``library``), a member's changes to their own documents
+  (``changes``), the Trash page with Restore (``trash``) and the review of what they look after
+  (``reviews``), with ``facts``, ``graph_svg``, ``highlight``, ``common``), running the tools.
 """

@@ -14,11 +14,17 @@
   ``AS_OF_BY`` below): dated by then, in the version read then.
 - Which facts are in use: a fact an admin flagged as broken is shown to nobody, in any view or
   history, until an admin reviews it (``memory.graph.fixes``).
+- What is in the trash: a deleted document or forgotten memory, with its passages and facts, is
+  read by nobody, in any view or history, until it is restored (``memory.documents.trash``). The
+  rule is part of who may see a row (``readable``, ``readable_by_all``, ``seen_by_every_reader_of``)
+  and of which facts are in use (``fact_in_use``), so every read that applies one of them leaves the
+  trash out; a fact shown in place of its twins (``memory.graph.twins``) that goes to the trash
+  hands the showing back to its twins, and they come back hidden when it is restored.
 
 Each rule has an ORM form (``readable``, ``current``, ``believed_filter``, ``fact_in_use``,
-``readable_by_all``, ...) and, where raw SQL needs it, an SQL form beside it built from the same
+``readable_by_all``, ``outside_trash``, ...) and, where raw SQL needs it, an SQL form beside it built from the same
 values (``readable_sql``, ``current_sql``, ``believed_sql``, ``fact_in_use_sql``,
-``readable_by_all_sql``, ...): fixed text for rows of a table alias the code chooses, whose every
+``readable_by_all_sql``, ``outside_trash_sql``, ...): fixed text for rows of a table alias the code chooses, whose every
 value is a parameter. ``memory.tests.test_access_twins`` checks that each SQL form selects the same
 rows as its ORM twin. The retrieval statements take their WHERE text only as a ``Clause``, which
 accepts nothing but the texts this module builds, so no caller's value reaches SQL text.
@@ -32,13 +38,14 @@ from datetime import UTC, date, datetime
 from datetime import time as dtime
 from typing import TYPE_CHECKING, Any
 
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 
 from brain.core.actors import Actor, worked_out_once
 from brain.models import Category
+from memory.models import Document
 
 if TYPE_CHECKING:
-    from memory.models import Document, Fact
+    from memory.models import Fact
 
 SHARED, PERSONAL = "shared", "personal"
 EVERY_MEMBER = "every member"
@@ -77,10 +84,37 @@ def _reader_id(actor: Actor) -> int:
     return NOBODY if reads_for_every_member(actor) else actor.user.pk
 
 
-def readable(actor: Actor, categories: list[int] | None = None) -> Q:
-    """Rows (Document, Chunk, Fact) the actor may see."""
+def outside_trash() -> Q:
+    """Rows (Document, Chunk, Fact) not in the trash: the only rows anybody reads."""
+    return Q(trashed_at__isnull=True)
+
+
+def entry_outside_trash() -> Q:
+    """Register entries not taken from a document in the trash (those a person recorded have none).
+    A subquery rather than a join, so that a list of entries may be locked (``select_for_update``)."""
+    return ~Q(Exists(Document.objects.filter(pk=OuterRef("document_id"), trashed_at__isnull=False)))
+
+
+def _audience(actor: Actor, categories: list[int] | None) -> Q:
     cats = readable_category_ids(actor=actor) if categories is None else categories
     return Q(org=actor.org) & Q(category_id__in=cats) & (Q(scope=SHARED) | Q(owner_id=_reader_id(actor)))
+
+
+def readable(actor: Actor, categories: list[int] | None = None) -> Q:
+    """Rows (Document, Chunk, Fact) the actor may see: their audience, and not in the trash."""
+    return _audience(actor, categories) & outside_trash()
+
+
+def readable_in_trash(actor: Actor) -> Q:
+    """Documents in the trash that the actor could read were they not there: what the trash shows
+    (and lets restore) to whoever put them there and to admins (``memory.documents.trash``)."""
+    return _audience(actor, None) & Q(trashed_at__isnull=False)
+
+
+def readable_entries(actor: Actor) -> Q:
+    """Register entries (rows with a category, scope and owner, and the document they were taken
+    from, if any) the actor may see: the audience of ``readable``, and not from the trash."""
+    return _audience(actor, None) & entry_outside_trash()
 
 
 def fact_not_flagged() -> Q:
@@ -89,9 +123,11 @@ def fact_not_flagged() -> Q:
 
 
 def fact_in_use() -> Q:
-    """Facts not held back for review by a flag, nor shown through the first document that said
-    them (``memory.graph.twins``), for reads that apply the audience otherwise."""
-    return fact_not_flagged() & Q(same_as__isnull=True)
+    """Facts not in the trash, not held back for review by a flag, nor shown through the first
+    document that said them (``memory.graph.twins``) while that one is out of the trash, for reads
+    that apply the audience otherwise."""
+    shown_alone = Q(same_as__isnull=True) | Q(same_as__trashed_at__isnull=False)
+    return outside_trash() & fact_not_flagged() & shown_alone
 
 
 def readable_facts(actor: Actor) -> Q:
@@ -113,12 +149,17 @@ def table_alias(alias: str) -> str:
     return alias
 
 
+def outside_trash_sql(alias: str = "c") -> str:
+    """``outside_trash`` for rows aliased ``alias``."""
+    return f"{table_alias(alias)}.trashed_at IS NULL"
+
+
 def readable_rule_sql(alias: str = "c") -> str:
     """``readable`` for rows aliased ``alias``, with the parameters ``readable_sql`` gives."""
     t = table_alias(alias)
     return (
         f"{t}.org_id = %(org)s AND {t}.category_id = ANY(%(cats)s) "
-        f"AND ({t}.scope = '{SHARED}' OR {t}.owner_id = %(user)s)"
+        f"AND ({t}.scope = '{SHARED}' OR {t}.owner_id = %(user)s) AND {outside_trash_sql(t)}"
     )
 
 
@@ -138,10 +179,17 @@ def believed_then_sql(alias: str = "c") -> str:
     return f"{recorded_by_sql(t)} AND ({t}.superseded_at IS NULL OR {t}.superseded_at > %(as_of)s)"
 
 
+_FACT_TABLE = "memory_fact"
+
+
 def fact_in_use_sql(alias: str = "c") -> str:
-    """``fact_in_use`` for facts aliased ``alias``: not flagged, not a twin."""
+    """``fact_in_use`` for facts aliased ``alias``: not in the trash, not flagged, not a twin of
+    a fact out of the trash."""
     t = table_alias(alias)
-    return f"{t}.flagged_at IS NULL AND {t}.same_as_id IS NULL"
+    # Unqualified names in the subquery are the first fact's (the one the twin is shown through).
+    first_in_trash = f"SELECT 1 FROM {_FACT_TABLE} WHERE id = {t}.same_as_id AND trashed_at IS NOT NULL"  # noqa: S608 (an alias and a model's table)
+    shown_alone = f"({t}.same_as_id IS NULL OR EXISTS ({first_in_trash}))"
+    return f"{outside_trash_sql(t)} AND {t}.flagged_at IS NULL AND {shown_alone}"
 
 
 def readable_by_all_sql(alias: str = "c") -> str:
@@ -150,7 +198,7 @@ def readable_by_all_sql(alias: str = "c") -> str:
     # Unqualified names in the subquery are the category's own, whatever the outer alias.
     return (
         f"{t}.scope = '{SHARED}' AND {t}.category_id IN "  # noqa: S608 (an alias and a model's table)
-        f"(SELECT id FROM {_CATEGORY_TABLE} WHERE NOT restricted)"
+        f"(SELECT id FROM {_CATEGORY_TABLE} WHERE NOT restricted) AND {outside_trash_sql(t)}"
     )
 
 
@@ -269,8 +317,9 @@ def superseded_by_then(superseded_at: datetime | None, as_of: date | None) -> bo
 
 def readable_by_all() -> Q:
     """Rows every member of their organisation may read: shared, in a category that is not
-    restricted (what work whose result everyone reads may draw on: the nightly scans)."""
-    return Q(scope=SHARED, category__restricted=False)
+    restricted, and not in the trash (what work whose result everyone reads may draw on: the
+    nightly scans)."""
+    return Q(scope=SHARED, category__restricted=False) & outside_trash()
 
 
 def audience_key(scope: str, owner_id: int | None, category_id: int | None) -> tuple[object, ...]:
@@ -316,7 +365,7 @@ def seen_by_every_reader_of(document: Document) -> Q:
     if document.scope == PERSONAL:
         audience |= Q(scope=PERSONAL, owner_id=document.owner_id)
     categories = Q(category__restricted=False) | Q(category_id=document.category_id)
-    return Q(org_id=document.org_id) & categories & audience
+    return Q(org_id=document.org_id) & categories & audience & outside_trash()
 
 
 # --- what the sources had said by a moment ------------------------------------------------------

@@ -15,19 +15,24 @@ from django.http import HttpRequest
 
 from brain.admin import OrganisationAdmin, OrgScopedAdmin, admin_actor
 from brain.core.errors import DomainError
+from brain.core.reviews import checked_interval
 from brain.faces.admin_base import SameOrganisationForm, staff_user
 from brain.models import Organisation
 from memory.admin_fixes import EntityFixesAdmin, FactFixesAdmin, FlaggedFilter
 from memory.documents.ingestion import pause_ingestion, resume_ingestion, retry_document
-from memory.documents.placement import change_document_access, check_access, delete_documents
+from memory.documents.placement import change_document_access, check_access
+from memory.documents.stewardship import set_document_review, steward_may_read
+from memory.documents.trash import delete_documents, move_to_trash
 from memory.graph.learning import retry_extraction
 from memory.models import Chunk, Document, Entity, Fact, Value
 
 ACCESS_FIELDS = ("category", "scope", "owner")
+REVIEW_FIELDS = ("steward", "review_every_days")  # set through memory.documents.stewardship
 
 
 class DocumentAccessForm(SameOrganisationForm):
-    """Category, scope and owner, checked by the same rule the placement service applies."""
+    """Category, scope and owner, checked by the same rule the placement service applies; the steward
+    must be able to read the document where it is placed."""
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
@@ -39,21 +44,31 @@ class DocumentAccessForm(SameOrganisationForm):
                     scope=cleaned["scope"],
                     owner=cleaned.get("owner"),
                 )
+                checked_interval(cleaned.get("review_every_days"))
             except DomainError as exc:
                 self.add_error(None, exc.message)
+            steward, owner = cleaned.get("steward"), cleaned.get("owner")
+            if steward is not None and not steward_may_read(
+                steward,
+                org=self.instance.org,
+                category_id=cleaned["category"].pk,
+                scope=cleaned["scope"],
+                owner_id=owner.pk if owner is not None else None,
+            ):
+                self.add_error("steward", "Choose a steward who can read this document.")
         return cleaned
 
 
 @admin.register(Document)
 class DocumentAdmin(OrgScopedAdmin):
     list_display = ["title", "org", "status", "extraction", "source_kind", "category", "scope", "chunk_count",
-                    "version", "attempts", "recorded_at", "superseded_at"]  # fmt: skip
-    list_filter = ["status", "extraction", "source_kind"]
+                    "version", "attempts", "recorded_at", "superseded_at", "trashed_at"]  # fmt: skip
+    list_filter = ["status", "extraction", "source_kind", ("trashed_at", admin.EmptyFieldListFilter)]
     search_fields = ["title", "external_id"]
     date_hierarchy = "recorded_at"
     shared_only = "scope"
     form = DocumentAccessForm
-    readonly_fields = [f.name for f in Document._meta.fields if f.name not in ("id", *ACCESS_FIELDS)]
+    readonly_fields = [f.name for f in Document._meta.fields if f.name not in ("id", *ACCESS_FIELDS, *REVIEW_FIELDS)]
     actions = ["retry", "retry_extraction"]
     audit_form_writes = False  # change_document_access records the change
 
@@ -69,18 +84,30 @@ class DocumentAdmin(OrgScopedAdmin):
             scope=data["scope"],
             owner=data.get("owner"),
         )
+        if any(name in form.changed_data for name in REVIEW_FIELDS) and obj.superseded_at is None:
+            steward = data.get("steward")
+            set_document_review(
+                actor=admin_actor(request, obj.org),
+                document_id=obj.pk,
+                steward_id=steward.pk if steward is not None else None,
+                review_every_days=data.get("review_every_days"),
+            )
 
+    # Deleting here moves a document to the trash, restorable for the organisation's period
+    # (memory.documents.trash); deleting one already in the trash deletes it for good.
     def delete_model(self, request: HttpRequest, obj: Document) -> None:
-        with transaction.atomic():
-            self.audit_deletion(request, obj)
-            delete_documents([obj])
+        self.delete_queryset(request, Document.objects.filter(pk=obj.pk))
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
         with transaction.atomic():
-            documents = list(queryset)
+            documents = list(queryset.select_for_update(of=("self",)).select_related("org").order_by("pk"))
             for document in documents:
                 self.audit_deletion(request, document)
-            delete_documents(documents)
+            delete_documents([d for d in documents if d.trashed_at is not None])
+            live = [d for d in documents if d.trashed_at is None]
+            for org_id in sorted({d.org_id for d in live}):
+                mine = [d for d in live if d.org_id == org_id]
+                move_to_trash(actor=admin_actor(request, mine[0].org), documents=mine)
 
     @admin.action(description="Retry the selected failed documents")
     def retry(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:

@@ -12,7 +12,7 @@ from django.utils import timezone
 from pgvector.django import VectorField
 
 from brain.infra.ids import format_id
-from brain.models import Category, Organisation
+from brain.models import Category, Organisation, Reviewed
 from memory.limits import FIELD_CHARS
 
 EMBEDDING_DIMENSIONS = 384
@@ -23,7 +23,7 @@ class Scope(models.TextChoices):
     PERSONAL = "personal", "Personal to its owner"
 
 
-class Document(models.Model):
+class Document(Reviewed):
     class Status(models.TextChoices):
         QUEUED = "queued"
         WAITING = "waiting"  # ingestion paused, or out of credits; resumes by itself
@@ -85,10 +85,22 @@ class Document(models.Model):
     extraction_attempts = models.PositiveIntegerField(default=0, db_default=0)
     extraction_tried_at = models.DateTimeField(null=True, blank=True)
     length = models.PositiveIntegerField(default=0, db_default=0, help_text="Characters of content (its lane).")
+    # In the trash since then (``memory.documents.trash``): nobody reads it, its passages or its facts
+    # (``memory.access``), until it is restored or purged at the end of the organisation's period.
+    trashed_at = models.DateTimeField(null=True, blank=True)
+    trashed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         indexes = [
             models.Index(fields=["org", "status"], name="document_org_status"),
+            # What is stale, and whose: the Needs-you list and the overview read current rows by due day.
+            models.Index(
+                fields=["org", "review_due_on"],
+                name="document_review_due",
+                condition=models.Q(review_due_on__isnull=False, superseded_at__isnull=True),
+            ),
             # The extraction sweep reads only the few documents whose extraction is not settled.
             models.Index(
                 fields=["extraction"],
@@ -106,6 +118,10 @@ class Document(models.Model):
             # The queue a worker claims from fairly (memory.documents.lanes).
             models.Index(fields=["org", "length", "id"], name="document_queued", condition=models.Q(status="queued")),
             models.Index(fields=["org", "claimed_at"], name="document_org_claimed"),
+            # The trash pages and the nightly purge read only what is in the trash.
+            models.Index(
+                fields=["org", "trashed_at"], name="document_trashed", condition=models.Q(trashed_at__isnull=False)
+            ),
             # A save without an external id looks for its twin by content (memory.documents.saving).
             models.Index(
                 fields=["org", "content_hash"], name="document_content", condition=models.Q(superseded_at__isnull=True)
@@ -181,6 +197,7 @@ class Chunk(models.Model):
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     recorded_at = models.DateTimeField()
     superseded_at = models.DateTimeField(null=True, blank=True)
+    trashed_at = models.DateTimeField(null=True, blank=True, help_text="Its document's, while in the trash.")
 
     class Meta:
         # No HNSW or GIN index here: each large organisation has its own (memory.index.org_indexes).
@@ -329,6 +346,7 @@ class Fact(models.Model):
     # The earlier fact of another document saying the same thing, shown in its place
     # (``memory.graph.twins``); empty for a fact shown on its own.
     same_as = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="twins")
+    trashed_at = models.DateTimeField(null=True, blank=True, help_text="Its document's, while in the trash.")
 
     class Meta:
         # As for chunks, HNSW and GIN indexes are per organisation (memory.index.org_indexes).

@@ -5,6 +5,7 @@ from django.conf import settings
 
 from memory.documents.failures import is_transient
 from memory.documents.ingestion import ingest_next, release_worker_claims, sweep_stuck_documents
+from memory.documents.trash import purge_due_trash
 from memory.graph.learning import extract_facts, sweep_pending_extractions
 from memory.index.org_indexes import sync_org_indexes
 from memory.upload.reading import read_next, sweep_stuck_uploads
@@ -86,3 +87,11 @@ def sync_org_indexes_task() -> dict[str, list[str]]:
     """Every ten minutes: the per-organisation vector indexes that are missing are built."""
     report = sync_org_indexes()
     return {"created": report.created, "dropped": report.dropped}
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def purge_due_trash_task() -> int:
+    """Nightly: delete for good what has been in the trash past its organisation's period. Safe to
+    run twice or after a run that stopped midway: each document is checked and deleted in its own
+    transaction (memory.documents.trash)."""
+    return purge_due_trash()

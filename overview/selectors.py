@@ -28,7 +28,7 @@ from django.utils import timezone
 from brain.core.selectors import administers_any, list_administered_organisations
 from brain.models import Organisation, ToolCall
 from contacts.models import HumanRequest
-from memory.access import current
+from memory.access import current, outside_trash
 from memory.models import Document, Scope
 from registers.contradictions.services import without_personal
 from registers.models import Commitment, Contradiction
@@ -235,7 +235,7 @@ def _local_day(org: Organisation) -> TruncDate:
 
 
 def _current_shared_documents(org: Organisation) -> QuerySet[Document]:
-    return Document.objects.filter(current(), org=org, scope=Scope.SHARED)
+    return Document.objects.filter(current(), outside_trash(), org=org, scope=Scope.SHARED)
 
 
 def _counts(org: Organisation, *, today: date) -> dict[str, Any]:

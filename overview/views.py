@@ -23,9 +23,13 @@ from brain.faces.admin_base import admin_actor
 from brain.faces.web import SwitchedOff, chosen_organisation, switched_off
 from brain.models import Organisation
 from memory.documents.ingestion import retry_document
+from memory.documents.stewardship import review_by_category, stale_shared
 from memory.models import Document, Scope
 from overview import charts
 from overview.selectors import Day, get_overview, list_overview_organisations
+from skills.selectors import skill_review_counts
+
+STALE_SHOWN = 20
 
 
 def _user(request: HttpRequest) -> User:
@@ -53,6 +57,9 @@ def overview_page(request: HttpRequest) -> HttpResponse:
             "documents": [(s.value, s.label, overview.documents[s.value]) for s in Document.Status],
             "memory_empty": not any(overview.documents.values()),
             "waiting": list_waiting_work(user=user, org=org),
+            "reviews": review_by_category(org=org),
+            "stale": stale_shared(org=org, limit=STALE_SHOWN),
+            "skill_reviews": dict(zip(("total", "unowned", "stale"), skill_review_counts(org=org), strict=True)),
             "registers_off": _off(user, org, ("commitments", "contradictions", "glossary")),
             "jobs_off": _off(user, org, ("jobs",)),
         },

@@ -11,9 +11,11 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html, format_html_join
 
 from brain.admin import OrgScopedAdmin, ReadOnlyInline, admin_actor
 from brain.core.errors import DomainError
+from registers.citations import contradiction_sides, plain
 from registers.contradictions.services import answer_contradiction, without_personal
 from registers.forms import AnswerForm
 from registers.glossary.services import update_term
@@ -24,11 +26,28 @@ class VerdictInline(admin.TabularInline):
     model = Verdict
     extra = 0
     can_delete = False
-    fields = ("checked_at", "summary", "looked_for", "found")
+    fields = ("checked_at", "evidence", "looked_for")
     readonly_fields = fields
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    @admin.display(description="what it found")
+    def evidence(self, verdict: Verdict) -> str:
+        """Each sentence the verdict rests on, with its source linked to the passage (never an id)."""
+        if not verdict.found:
+            return verdict.summary
+        rows = []
+        for item in verdict.found:
+            document, passage = item.get("document_pk"), item.get("passage_pk")
+            url = ""
+            if document:
+                url = reverse("memory-document", args=[document]) + (f"#passage-{passage}" if passage else "")
+            rows.append((item.get("line", ""), url, plain(str(item.get("title", ""))), item.get("day", "")))
+        return format_html(
+            "Said after the promise:<ul>{}</ul>",
+            format_html_join("", '<li>“{}” <a href="{}">{}</a>, {}</li>', rows),
+        )
 
 
 class SourceInline(ReadOnlyInline):
@@ -93,6 +112,7 @@ class ContradictionAdmin(OrgScopedAdmin):
         context = {
             **self.admin_site.each_context(request),
             "entry": entry,
+            "sides": contradiction_sides(admin_actor(request, entry.org), [entry])[entry.pk],
             "form": form,
             "opts": self.model._meta,
             "title": f"Contradiction: {entry.about}",
@@ -105,7 +125,8 @@ class TermAdmin(OrgScopedAdmin):
     list_display = ["term", "state", "kind", "senses", "uses", "definition", "org"]
     list_filter = ["state", "kind", "senses"]
     search_fields = ["term", "definition", "suggestion"]
-    readonly_fields = ["key", "kind", "uses", "examples", "suggestion", "senses", "memory", "defined_by", "defined_at"]
+    readonly_fields = ["key", "kind", "uses", "examples", "suggestion", "senses", "memory", "defined_by", "defined_at",
+                       "proposal", "proposed_by", "proposed_at", "proposal_passage"]  # fmt: skip
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # found nightly, or defined with define_term (which makes its memory)

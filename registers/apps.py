@@ -18,8 +18,9 @@ class RegistersConfig(AppConfig):
         # Definitions and open contradictions join memory's answers (memory.mcp_tools.answers).
         ASK_ADDITIONS.plug(add_to_answer)
         FACT_FLAGS.plug(flag_facts)
-        # Open contradictions are work waiting for people (brain.core.needs).
+        # Open contradictions and proposed terms are work waiting for people (brain.core.needs).
         from brain.core.needs import WAITING
-        from registers.waiting import contradictions_to_answer
+        from registers.waiting import contradictions_to_answer, terms_to_accept
 
         WAITING.plug(contradictions_to_answer)
+        WAITING.plug(terms_to_accept)

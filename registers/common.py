@@ -16,7 +16,7 @@ from brain.core.errors import InvalidArgument, NotFound
 from brain.core.selectors import features_on
 from brain.infra.ids import parse_numeric_id
 from brain.models import Category, Organisation
-from memory.access import readable
+from memory.access import readable_entries as access_readable_entries
 from memory.models import Document, Scope
 from registers.models import Scan
 
@@ -59,7 +59,7 @@ def general_category(org: Organisation) -> Category:
 
 def readable_entries(actor: Actor) -> Q:
     """Register entries (with category, scope and owner) the actor may read: the memory's rule."""
-    return readable(actor)
+    return access_readable_entries(actor)
 
 
 def document_audience(document: Document) -> dict[str, object]:

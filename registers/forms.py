@@ -22,3 +22,15 @@ class AnswerForm(forms.Form):
         if statements > 2:
             labels.update({a: f"{a} stands, the others are superseded" for a in offered if len(a) == 1})
         self.fields["answer"].choices = list(labels.items())  # type: ignore[attr-defined]
+
+
+class ProposeForm(forms.Form):
+    """A member's proposed term: the word, what it means here, and optionally the passage it rests on."""
+
+    term = forms.CharField(max_length=120)
+    definition = forms.CharField(max_length=500, help_text="What it points at here, in one sentence.")
+    passage = forms.CharField(
+        max_length=300,
+        required=False,
+        help_text="Optional: the link of a passage that uses it, as a document page or the search page gives it.",
+    )

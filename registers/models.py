@@ -228,6 +228,14 @@ class Term(models.Model):
     state = models.CharField(max_length=16, choices=State.choices, default=State.OPEN)
     note = models.CharField(max_length=500, blank=True)
     memory = models.ForeignKey(Fact, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    # A member's proposed definition, waiting for an admin to accept or reject it, with the passage
+    # it rests on when they cited one (shown only to those who may read that passage).
+    proposal = models.CharField(max_length=500, blank=True, help_text="A definition a member proposed, unconfirmed.")
+    proposed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    proposed_at = models.DateTimeField(null=True, blank=True)
+    proposal_passage = models.ForeignKey(Chunk, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     defined_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -12,7 +12,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.utils import timezone
 
-from brain.models import Category, Organisation
+from brain.models import Category, Organisation, Reviewed
 
 SLUG_MAX = 120
 NAME_MAX = 240
@@ -22,7 +22,7 @@ VERSION_MAX = 80
 DEFAULT_VERSION = "1.0.0"
 
 
-class Skill(models.Model):
+class Skill(Reviewed):
     org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="skills")
     slug = models.CharField(max_length=SLUG_MAX)
     created_at = models.DateTimeField(default=timezone.now)

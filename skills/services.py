@@ -13,6 +13,7 @@ import json
 import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import date
 from typing import Any
 
 from django.core.mail import send_mail
@@ -23,6 +24,7 @@ from brain.core.actors import Actor
 from brain.core.audit import record_audit
 from brain.core.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.core.personal import SHARED, require_may_write
+from brain.core.reviews import checked_interval, checked_steward, review_due_on
 from brain.infra.mail import mail_is_set_up
 from brain.models import Category
 from memory.access import readable_category_ids
@@ -212,7 +214,8 @@ def approve_version(*, actor: Actor, version_id: int, note: str = "") -> SkillVe
     skill = version.skill
     skill.current_version = version
     skill.archived_at = None
-    skill.save(update_fields=["current_version", "archived_at"])
+    skill.review_due_on = skill_due_on(skill)  # an approved version is reviewed: its clock starts again
+    skill.save(update_fields=["current_version", "archived_at", "review_due_on"])
     return version
 
 
@@ -297,3 +300,81 @@ def _decision_message(version: SkillVersion) -> tuple[str, str]:
             "The version that was in use before stays in use. Publish a new version to try again.",
         ]
     return subject, "\n".join(lines)
+
+
+# --- who keeps a skill correct (brain.core.reviews) ----------------------------------------
+
+
+def may_set_skill_review(actor: Actor, skill: Skill) -> bool:
+    """Who may name a skill's steward and interval: an admin, or its steward."""
+    return actor.is_admin or skill.steward_id == actor.user.pk
+
+
+def may_verify_skill(actor: Actor, skill: Skill) -> bool:
+    """Who may say a skill is still correct: its steward, or an admin."""
+    return actor.is_admin or skill.steward_id == actor.user.pk
+
+
+def skill_due_on(skill: Skill) -> date | None:
+    """The day a skill's review falls due: counted from its last verification or the approval of the
+    version in use, whichever came later (else its creation)."""
+    approved = skill.current_version.reviewed_at if skill.current_version is not None else None
+    anchor = max((moment for moment in (skill.verified_at, approved) if moment is not None), default=None)
+    return review_due_on(
+        every_days=skill.review_every_days, verified_at=anchor, recorded_at=skill.created_at, org=skill.org
+    )
+
+
+def _locked_skill(actor: Actor, skill_id: int) -> Skill:
+    skill = (
+        Skill.objects.select_for_update(of=("self",))
+        .select_related("org", "current_version")
+        .filter(org=actor.org, pk=skill_id)
+        .first()
+    )
+    if skill is None:
+        raise NotFound("No such skill.")
+    return skill
+
+
+@transaction.atomic
+def set_skill_review(
+    *, actor: Actor, skill_id: int, steward_id: int | str | None, review_every_days: int | str | None
+) -> Skill:
+    """Name who looks after a skill and how often it is reviewed (blank for nobody, never)."""
+    skill = _locked_skill(actor, skill_id)
+    if not may_set_skill_review(actor, skill):
+        raise PermissionDenied("Only an admin or the skill's steward may change who looks after it.")
+    before = {"steward": skill.steward_id, "review_every_days": skill.review_every_days}
+    skill.steward = checked_steward(org=actor.org, user_id=steward_id)
+    skill.review_every_days = checked_interval(review_every_days)
+    skill.review_due_on = skill_due_on(skill)
+    skill.save(update_fields=["steward", "review_every_days", "review_due_on"])
+    after = {"steward": skill.steward_id, "review_every_days": skill.review_every_days}
+    if after != before:
+        record_audit(
+            actor=actor,
+            action="skill.review_changed",
+            target=f"skill {skill.slug}",
+            details={"before": before, "after": after, "due_on": str(skill.review_due_on or "")},
+        )
+    return skill
+
+
+@transaction.atomic
+def verify_skill(*, actor: Actor, skill_id: int) -> Skill:
+    """Its steward (or an admin) says the skill is still correct: its next review is due one interval from now."""
+    skill = _locked_skill(actor, skill_id)
+    if not may_verify_skill(actor, skill):
+        raise PermissionDenied("Only its steward or an admin may say this skill is still correct.")
+    was_due = skill.review_due_on
+    skill.verified_at = timezone.now()
+    skill.review_due_on = skill_due_on(skill)
+    skill.save(update_fields=["verified_at", "review_due_on"])
+    record_audit(
+        actor=actor,
+        action="skill.verified",
+        target=f"skill {skill.slug}",
+        details={"was_due_on": str(was_due or ""), "due_on": str(skill.review_due_on or "")},
+    )
+    return skill

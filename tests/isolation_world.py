@@ -4,8 +4,10 @@ Organisation A holds what its member Mira may see and what she may not: a restri
 category, a colleague's personal documents and memories. Its twin holds only what Mira may see,
 written in the same order by the same roles. Organisation B holds secrets of its own. Whatever
 Mira receives in A must be what her twin receives, apart from ids and times: then nothing she
-gets depends on what she cannot see. In A, an admin has also merged the board's Zorblatt into
-the Lindqvist deal of the mill notes, so an entity Mira sees holds names and facts she may not.
+gets depends on what she cannot see. A also holds a document and a memory of Mira's own that she
+put in the trash: in the trash, they are hers no more than the board's are. In A, an admin has
+also merged the board's Zorblatt into the Lindqvist deal of the mill notes, so an entity Mira sees
+holds names and facts she may not.
 """
 
 from __future__ import annotations
@@ -27,9 +29,10 @@ from jobs.models import Job
 from jobs.services import schedule_job
 from memory.code_history.git import Commit, commit_document
 from memory.documents.ingestion import ingest_documents
+from memory.documents.placement import delete_document
 from memory.documents.saving import add_document
 from memory.graph.fixes import merge_entities
-from memory.graph.memories import remember
+from memory.graph.memories import forget, remember
 from memory.models import Chunk, Document, Entity, Fact, Mention
 from registers.commitments.services import record_commitment
 from registers.common import document_audience
@@ -58,6 +61,7 @@ class Doc:
     external_id: str = ""
     metadata: dict[str, Any] | None = None
     occurred_at: datetime | None = None
+    trashed: bool = False  # deleted by its author after it was read: in the trash
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,7 @@ class Memory:
     kind: str = "fact"
     subject: str | None = None
     entities: tuple[dict[str, str], ...] = ()
+    trashed: bool = False  # forgotten by its author after it was read: in the trash
 
 
 @dataclass(frozen=True)
@@ -140,6 +145,7 @@ def commit(
 SECRET_WORDS = (
     "Zorblatt", "Vexmoor", "Kelpfire", "Helena", "Nightjar", "Ostrava", "Thistlewood", "Marrowgate", "Glimmerwick",
     "Saltmarsh", "Quillmarsh", "Ferrovane", "Wrenfield", "4200000", "4,200,000", "95,000", "77,000",
+    "Duskwater", "Pellucid", "63,000",
 )  # fmt: skip
 
 # Organisation A, in the order it is written. Hidden items are left out of the twin. Every entity
@@ -184,6 +190,13 @@ CONTENT_A: tuple[Item, ...] = (
     SkillItem("diligence", "reader", "zorblatt-diligence", "Zorblatt diligence", "Checklist for the Vexmoor deal",
               "Confirm the Kelpfire budget.", category="board", hidden=True),
     ContactItem("farah", "Farah Finance", "invoices, budgets, payroll, expenses"),
+    # Mira's own, read into passages, facts and entities, then put in the trash by her: nobody reads
+    # what is in the trash, its author included, until it is restored.
+    Doc("binned", "member", "Duskwater launch plan",
+        "The Duskwater launch moves to August 2026. Pellucid Systems quoted 63,000 EUR for the Duskwater kiosks.",
+        hidden=True, trashed=True),
+    Memory("forgotten", "member", "The Duskwater budget owner is Pellucid Systems.", hidden=True,
+           subject="Duskwater", trashed=True),
 )  # fmt: skip
 
 CONTENT_B: tuple[Item, ...] = (
@@ -232,8 +245,12 @@ class World:
             self.hidden_labels.add(item.label)
         if isinstance(item, Doc):
             self.items[item.label] = _save(self.actor(item.author), item)
+            if item.trashed:
+                delete_document(actor=self.actor(item.author), document_id=self.items[item.label].pk)
         elif isinstance(item, Memory):
             self.items[item.label] = _remember(self.actor(item.author), item)
+            if item.trashed:
+                forget(actor=self.actor(item.author), memory_id=self.items[item.label].pk)
         elif isinstance(item, SkillItem):
             self.items[item.label] = _skill(self.actor(item.author), self.actor("admin"), item)
         else:

@@ -135,4 +135,6 @@ def test_list_commitments_and_the_register_page_name_each_place_the_promise_was_
     browser = Client()
     browser.force_login(actor.user)
     page = browser.get("/registers/").content.decode()
-    assert f"also said in {second.title} (2026-03-03)" in page
+    assert "also said in <a href=" in page
+    assert f">{second.title}</a> (2026-03-03)" in page  # linked to the passage that says it, never by id
+    assert second.public_id not in page

@@ -173,7 +173,9 @@ def test_remember_then_forget_and_the_rules_around_them(brain_url, company):
     assert "only removes what was stored with remember" in refused.content[0].text
     gone = call(brain_url, token, "forget", {"memory_id": corrected["memory_id"]})
     assert not gone.is_error
-    assert not Fact.objects.filter(pk=int(corrected["memory_id"][4:])).exists()
+    assert gone.structured_content["in_trash_until"] is not None
+    assert "in the trash until" in gone.content[0].text
+    assert Fact.objects.get(pk=int(corrected["memory_id"][4:])).trashed_at is not None
     again = call(brain_url, token, "forget", {"memory_id": corrected["memory_id"]})
     assert again.is_error
     assert "No memory" in again.content[0].text

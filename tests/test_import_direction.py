@@ -137,7 +137,7 @@ def test_the_architecture_map_is_the_tree():
 
 @pytest.mark.django_db
 def test_every_seam_has_what_the_apps_plug_into_it():
-    from brain.core.needs import WAITING
+    from brain.core.needs import WAITING, WAITING_FOR
     from brain.core.services import MISSED, ORGANISATION_MADE
     from brain.mcp.meter import BILLER, PAYABLE_AGAIN
     from brain.mcp.skills import SKILL_PROVIDERS
@@ -164,6 +164,7 @@ def test_every_seam_has_what_the_apps_plug_into_it():
             FACT_FLAGS,
             SKILL_PROVIDERS,
             WAITING,
+            WAITING_FOR,
         )
     }
     assert plugged == {
@@ -177,6 +178,7 @@ def test_every_seam_has_what_the_apps_plug_into_it():
         "fact flags": {"registers.ask"},
         "skill providers": {"skills.mcp_tools"},
         "waiting work": {"skills.waiting", "registers.waiting", "contacts.waiting", "memory.documents.selectors"},
+        "work waiting for one person": {"memory.documents.stewardship", "skills.waiting"},
     }
 
 

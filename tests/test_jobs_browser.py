@@ -1,5 +1,6 @@
 """The Jobs page in a real browser: a member sees the schedule in words, pauses a job, and reads a
-run's report in its chat, where markdown renders and raw HTML does not."""
+run's report in its chat, where markdown renders and raw HTML does not; after Run now the job's row
+says queued and then how the run ended without a reload, and the report links its sources."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from conftest import make_actor, make_org, make_user
 from jobs.models import Job
 from jobs.runs import run_queued, tick
 from jobs.services import schedule_job, schedule_once
+from memory.tests.factories import save
 from tests.browser import browser_page, log_in, menu_link
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -130,3 +132,47 @@ def test_a_member_makes_a_job_on_the_page_changes_it_and_sees_run_now_arrive_wit
         assert page.evaluate("window.stayed") is True
     job = Job.objects.get(org=org)
     assert (job.name, job.cron, job.time_zone) == ("Weekday digest", "0 9 * * 1-5", "Europe/Madrid")
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_run_now_changes_the_jobs_row_without_a_reload_and_the_report_reads_as_a_digest(brain_url, width, settings):
+    settings.BRAIN_EXTRACT_FACTS = False
+    settings.BRAIN_BASE_URL = brain_url  # the report's links lead to this Brain's pages
+    org = make_org()
+    org.time_zone = "Europe/Berlin"
+    org.save(update_fields=["time_zone"])
+    Features.objects.filter(org=org).update(jobs=True)
+    member = make_user(org, username="pia", password=PASSWORD)
+    actor = make_actor(org, member)
+    notes = save(
+        actor,
+        "BigCo pricing notes",
+        "The Team plan costs 29 EUR per seat a month and is billed yearly in advance. "
+        "BigCo asked for a discount on the Team plan in November.",
+    )
+    schedule_job(actor=actor, name="Pricing digest", prompt="What does the BigCo Team plan cost?", schedule="0 9 * * 1")
+    with browser_page() as page:
+        page.set_viewport_size({"width": width, "height": 900})
+        log_in(page, brain_url, "pia", PASSWORD, then="/jobs/")
+        row = page.get_by_role("row").filter(has_text="Pricing digest").filter(has=page.get_by_role("button"))
+        expect(row).to_contain_text("not yet")
+        page.evaluate("window.stayed = true")  # gone if the page reloads
+        row.get_by_role("button", name="Run now").click()
+        expect(row.locator('[data-job-status="queued"]')).to_be_visible()  # the job's own row, not only the runs
+        run_queued(Job.objects.get(org=org).runs.get().pk)  # what the worker does with it
+        expect(row.locator('[data-job-status="ok"]')).to_be_visible()
+        expect(row).to_contain_text("Europe/Berlin")
+        expect(row).not_to_contain_text("not yet")
+        assert page.evaluate("window.stayed") is True
+
+        row.get_by_role("link", name="Pricing digest").click()
+        report = page.locator("section.message-report")
+        expect(report.get_by_role("heading", name="What memory holds")).to_be_visible()
+        expect(report).to_contain_text("Europe/Berlin")
+        expect(report).to_contain_text("The Team plan costs 29 EUR per seat a month and is billed yearly in advance.")
+        expect(report).not_to_contain_text("doc_")
+        if SHOTS and width > 1000:
+            page.screenshot(path=f"{SHOTS}/job-report.png", full_page=True)
+        report.get_by_role("link", name="BigCo pricing notes").first.click()
+        page.wait_for_url(f"**/memory/documents/{notes.pk}/")
+        expect(page.get_by_role("heading", name="BigCo pricing notes")).to_be_visible()

@@ -146,7 +146,7 @@ def test_the_adder_deletes_their_document_after_a_confirmation_that_says_who_rea
     assert f"everyone in {org.name} (3 members)".encode() in confirm.content
     done = client.post(reverse("memory-document-delete", args=[plan.pk]))
     assert done.status_code == 302
-    assert not Document.objects.filter(pk=plan.pk).exists()
+    assert Document.objects.get(pk=plan.pk).trashed_at is not None  # in the trash, restorable
     record = AuditRecord.objects.get(org=org, action="document.deleted")
     assert (record.target, record.user, record.via) == (plan.public_id, mira.user, "web")
 
@@ -155,7 +155,7 @@ def test_an_admin_deletes_a_members_shared_document(team):
     org, ada, mira, _ = team
     plan = saved(mira, "Mira's shared plan", "The Lisbon office opens in June.")
     assert client_for(ada).post(reverse("memory-document-delete", args=[plan.pk])).status_code == 302
-    assert not Document.objects.filter(pk=plan.pk).exists()
+    assert Document.objects.get(pk=plan.pk).trashed_at is not None  # in the trash, restorable
     assert AuditRecord.objects.filter(org=org, action="document.deleted", user=ada.user).exists()
 
 
@@ -250,6 +250,7 @@ def test_deleting_a_document_takes_its_versions_the_member_added_and_leaves_a_co
     with pytest.raises(Exception, match="someone else"):
         make_document_personal(actor=mira, document_id=second.pk)
     delete_document(actor=mira, document_id=second.pk)
-    assert list(Document.objects.filter(org=org, external_id="handbook")) == [third]
+    assert list(Document.objects.filter(org=org, external_id="handbook", trashed_at__isnull=True)) == [third]
+    assert set(Document.objects.filter(org=org, trashed_at__isnull=False)) == {first, second}
     record = AuditRecord.objects.get(org=org, action="document.deleted")
     assert record.details["versions"] == [first.public_id, second.public_id]

@@ -142,7 +142,7 @@ def test_a_document_is_deleted_after_a_confirmation_that_says_who_reads_it(brows
     page.get_by_role("button", name="Delete it").click()
     expect(page.get_by_text("Deleted: Lisbon plan")).to_be_visible()
     expect(page.get_by_role("heading", name="Documents")).to_be_visible()
-    assert not Document.objects.filter(pk=plan.pk).exists()
+    assert Document.objects.get(pk=plan.pk).trashed_at is not None  # in the trash, restorable
     assert AuditRecord.objects.filter(org=org, action="document.deleted", user__username=deleter).exists()
     page.context.close()
 

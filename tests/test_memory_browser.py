@@ -1,6 +1,6 @@
 """The memory pages in a real browser, on real data saved and ingested through the services:
 search shows a personal document to its owner only, an entity page marks a replaced fact and
-shows its timeline, forget removes a memory, and every page fits a phone.
+shows its timeline, forget moves a memory to the trash, and every page fits a phone.
 
 With ``BRAIN_SCREENSHOTS=1`` the last test also saves a screenshot of each page, 1000 px wide,
 into docs/screenshots/ (docs/web.md shows them)."""
@@ -8,6 +8,8 @@ into docs/screenshots/ (docs/web.md shows them)."""
 from __future__ import annotations
 
 import os
+import re
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -108,10 +110,15 @@ def test_search_answers_first_with_one_row_per_document_and_filters_in_the_url(b
         page.get_by_label("Search for").fill("harbour ferry north pier")
         page.get_by_role("button", name="Search", exact=True).click()
         card = page.locator(".answer-card")
-        expect(card.get_by_role("heading", name="Best match")).to_be_visible()
+        expect(card.get_by_role("heading", name="Answer")).to_be_visible()
         expect(page.locator("article.result h3", has_text="Ferry handbook")).to_have_count(1)
         expect(page.get_by_role("link", name="more in this document").first).to_be_visible()
         assert viewport != PHONE or fits(page)
+        box = card.bounding_box()
+        assert box is not None
+        assert box["y"] < viewport["height"]
+        expect(page.get_by_label("Said by")).to_be_hidden()
+        page.locator("details.filters-fold summary").click()
         page.get_by_label("Said by").select_option("Ines")
         page.get_by_role("button", name="Filter").click()
         assert "person=Ines" in page.url
@@ -184,7 +191,7 @@ def test_a_documents_table_is_shown_as_a_table_that_fits_a_phone(brain_url):
         assert fits(page)
 
 
-def test_forget_removes_a_memory(brain_url):
+def test_forget_moves_a_memory_to_the_trash(brain_url):
     org = make_org()
     actor = member(org, "fern")
     fact = fact_services.remember(actor=actor, content="Fern prefers meetings after 10:00.", scope="personal")
@@ -204,8 +211,10 @@ def test_forget_removes_a_memory(brain_url):
         page.get_by_role("button", name="Forget").click()
         expect(page.get_by_text("Forgotten: Fern prefers meetings after 10:00.")).to_be_visible()
         expect(page.get_by_role("button", name="Forget")).to_have_count(0)
-    assert asked == ["Forget this memory for good? It is read by only you. This cannot be undone."]
-    assert not Fact.objects.filter(pk=fact.pk).exists()
+    assert asked == [
+        "Forget this memory? It is read by only you. It goes to the trash, where you can restore it for 30 days."
+    ]
+    assert Fact.objects.get(pk=fact.pk).trashed_at is not None
 
 
 def test_every_memory_page_fits_a_phone(brain_url):
@@ -245,3 +254,42 @@ def test_every_memory_page_fits_a_phone(brain_url):
             for name, path in pages.items():
                 page.goto(f"{brain_url}{path}")
                 page.screenshot(path=str(SCREENSHOTS / f"memory-{name}.png"), full_page=True)
+
+
+PRICING = """# Plans and pricing
+
+| Plan | Price per seat | Seats up to |
+|---|---|---|
+| Starter | 12 EUR per seat a month | 10 |
+| Team | 29 EUR per seat a month | 50 |
+"""
+
+
+@pytest.mark.parametrize("viewport", [PHONE, {"width": 1280, "height": 900}], ids=["phone", "desktop"])
+def test_the_answer_card_answers_and_shows_a_later_source_that_says_otherwise(brain_url, viewport):
+    org = make_org()
+    actor = member(org, f"ria{viewport['width']}")
+    march, april = datetime(2026, 3, 2, 9, tzinfo=UTC), datetime(2026, 4, 14, 16, tzinfo=UTC)
+    saved(actor, "Plans and pricing", PRICING, content_type="text/markdown", occurred_at=march)
+    saved(actor, "#sales", "Heads up: the Team plan is 25 EUR per seat now.", speaker="Ana", occurred_at=april)
+    saved(actor, "Canteen", "The canteen serves soup on Mondays and curry on Thursdays.")
+    with browser_page() as page:
+        page.set_viewport_size(viewport)
+        log_in(page, brain_url, actor.user.username, PASSWORD)
+        page.goto(f"{brain_url}/memory/search/?q=How+much+does+the+Team+plan+cost")
+        card = page.locator(".answer-card")
+        expect(card.locator(".answer-line")).to_have_text(re.compile(r"^(29|25) EUR per seat"))
+        expect(card.get_by_role("heading", name="Another source says otherwise")).to_be_visible()
+        expect(card.get_by_text("2026-03-02")).to_be_visible()
+        expect(card.get_by_text("2026-04-14")).to_be_visible()
+        expect(page.locator("article.result h3", has_text="Canteen")).to_have_count(0)  # results end at the evidence
+        box = card.locator(".answer-line").bounding_box()
+        assert box is not None
+        assert box["y"] < viewport["height"]
+        assert viewport != PHONE or fits(page)
+        if os.environ.get("BRAIN_SCREENSHOTS") and viewport != PHONE:
+            page.set_viewport_size({"width": 1000, "height": 900})
+            page.screenshot(path=str(SCREENSHOTS / "answer-card.png"), full_page=True)
+        page.goto(f"{brain_url}/memory/search/?q=boiling+point+of+tungsten+in+kelvin")
+        expect(page.locator(".answer-card")).to_have_count(0)
+        expect(page.get_by_text("Nothing in memory matches this")).to_be_visible()

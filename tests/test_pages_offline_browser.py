@@ -29,6 +29,7 @@ PAGES = {
     "/admin/": ("heading", "Brain administration"),
     "/memory/search/": ("heading", "Search"),
     "/memory/mine/": ("heading", "My memories"),
+    "/memory/review/": ("heading", "To review"),
     "/knowledge/add/": ("heading", "Add knowledge"),
     "/overview/": ("heading", "Overview"),
 }

@@ -1,10 +1,14 @@
-"""Work waiting for people: what the admin index and the overview open with ("Needs you").
+"""Work waiting for people: what the admin index, the overview and the To review page open with ("Needs you").
 
 Each app knows its own kind of waiting work (skills to review, contradictions to answer, requests
 waiting, documents that failed), and the core may import none of them, so each plugs a counter into
 ``WAITING`` in its ``AppConfig.ready``. ``list_waiting_work`` applies the access rule once: an
 operator sees every organisation, an organisation admin only those they administer, anyone else
 nothing. A counter is given those organisations only, and answers with one query.
+
+Some work waits for one person whatever their role: knowledge they look after that is past its
+review day (``brain.core.reviews``). Its counters plug into ``WAITING_FOR``; each is given the
+person and the organisations they are a member of, and counts only what that person may read.
 """
 
 from __future__ import annotations
@@ -41,18 +45,29 @@ WAITING: Seam[Counter] = Seam(
 )
 
 
+PersonalCounter = Callable[[User, Sequence[Organisation]], list[Waiting]]
+
+WAITING_FOR: Seam[PersonalCounter] = Seam(
+    "work waiting for one person",
+    "Given a person and organisations they are a member of, the work of one kind waiting there for "
+    "that person (knowledge they look after, past its review day), counting only what they may read.",
+)
+
+
 def list_waiting_work(*, user: User | AnonymousUser, org: Organisation | None = None) -> list[Waiting]:
-    """The work waiting in the organisations ``user`` administers (every one for an operator), or
-    only in ``org`` when given (nothing when they do not administer it); kinds with none are left out."""
+    """The work waiting in the organisations ``user`` administers (every one for an operator), and
+    the work waiting for ``user`` themselves in those they are a member of; only in ``org`` when
+    given. Kinds with none are left out."""
     if not user.is_authenticated:
         return []
     orgs = list_administered_organisations(user=user)
+    mine = Organisation.objects.filter(memberships__user=user)
     if org is not None:
-        orgs = orgs.filter(pk=org.pk)
-    chosen = list(orgs)
-    if not chosen:
-        return []
-    found = [item for count in WAITING for item in count(chosen) if item.count > 0]
+        orgs, mine = orgs.filter(pk=org.pk), mine.filter(pk=org.pk)
+    chosen, member_of = list(orgs), list(mine)
+    found = [item for count in WAITING for item in count(chosen) if item.count > 0] if chosen else []
+    if member_of:
+        found += [item for count in WAITING_FOR for item in count(user, member_of) if item.count > 0]
     return sorted(found, key=lambda item: (item.org.name, item.order, item.what))
 
 

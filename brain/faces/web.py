@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import cast
 
+from django.contrib import messages
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
@@ -108,3 +109,24 @@ class ReaderTimeZoneMiddleware:
             return self.get_response(request)
         finally:
             times.READER_ZONE.reset(reset)
+
+
+UNDO_TAG = "undo"
+
+
+def notice_with_undo(request: HttpRequest, text: str, *, undo_url: str, label: str = "Undo") -> None:
+    """A success notice with a one-click button that undoes what was just done: a POST, with the
+    CSRF token, to ``undo_url`` (a path of this site, its query string included). The button is
+    drawn by ``base.html`` through the ``undo_of`` filter; the notice lives in the messages, so it
+    shows on whichever page comes next."""
+    if not undo_url.startswith("/") or undo_url.startswith("//") or " " in undo_url or " " in label:
+        raise ValueError("an undo goes to a path of this site")
+    messages.success(request, text, extra_tags=f"{UNDO_TAG} {undo_url} {label}")
+
+
+def undo_of(extra_tags: str) -> tuple[str, str] | None:
+    """The (path, button label) of a notice made by ``notice_with_undo``, or None."""
+    parts = (extra_tags or "").split(" ")
+    if len(parts) == 3 and parts[0] == UNDO_TAG and parts[1].startswith("/") and not parts[1].startswith("//"):
+        return parts[1], parts[2]
+    return None

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from brain.faces import times
+from brain.faces import times, web
 from brain.infra.mail import mail_is_set_up
 from brain.models import Organisation
 
@@ -45,3 +45,10 @@ def mail_set_up() -> bool:
     """``{% mail_set_up as mailed %}``: whether Brain can send mail (``brain.infra.mail``), for a page that
     offers to mail something to say when it cannot."""
     return mail_is_set_up()
+
+
+@register.filter
+def undo_of(message: Any) -> tuple[str, str] | None:
+    """``{% with undo=message|undo_of %}``: the (path, label) of a notice with an Undo button
+    (``brain.faces.web.notice_with_undo``), or None."""
+    return web.undo_of(getattr(message, "extra_tags", "") or "")

@@ -10,6 +10,7 @@ from django.test import Client
 from brain.models import Features
 from conftest import make_org, make_user
 from jobs.models import Job
+from jobs.runs import run_queued
 from jobs.services import schedule_job
 
 pytestmark = pytest.mark.django_db
@@ -128,6 +129,27 @@ def test_run_now_from_the_script_answers_in_json_and_the_runs_table_is_its_own_p
     refused = client.post(f"/jobs/{job.pk}/run/", headers={"X-Requested-With": "fetch"})
     assert refused.status_code == 400
     assert "is paused" in refused.json()["message"]
+    assert refused.json()["message"] == "Digest is paused, so it does not run now: resume it first."  # no id
     other = make_org()
     Features.objects.filter(org=other).update(jobs=True)
     assert client.get(f"/jobs/runs/{other.pk}/").status_code == 404  # not a member there
+
+
+def test_the_status_part_says_a_jobs_run_under_way_in_its_row_and_then_how_it_ended(jobs_on):
+    job = schedule_job(actor=jobs_on, name="Digest", prompt="p", schedule="0 9 * * 1-5").job
+    client = logged_in(jobs_on.user)
+    before = client.get(f"/jobs/status/{jobs_on.org.pk}/").json()
+    assert before["busy"] is False
+    assert "not yet" in before["last_runs"][str(job.pk)]
+    client.post(f"/jobs/{job.pk}/run/", headers={"X-Requested-With": "fetch"})
+    queued = client.get(f"/jobs/status/{jobs_on.org.pk}/").json()
+    assert queued["busy"] is True
+    assert 'data-job-status="queued"' in queued["last_runs"][str(job.pk)]
+    assert 'data-run-status="queued"' in queued["runs"]
+    run_queued(job.runs.get().pk)
+    ended = client.get(f"/jobs/status/{jobs_on.org.pk}/").json()
+    assert ended["busy"] is False
+    assert 'data-job-status="ok"' in ended["last_runs"][str(job.pk)]
+    other = make_org()
+    Features.objects.filter(org=other).update(jobs=True)
+    assert client.get(f"/jobs/status/{other.pk}/").status_code == 404  # not a member there

@@ -29,6 +29,8 @@ from brain.infra.ids import format_id
 from brain.models import Category, Membership, Organisation
 from memory.access import readable
 from memory.documents.saving import ingest_again
+from memory.documents.trash import Trashed, move_to_trash, purge_after, versions_of
+from memory.documents.trash import delete_documents as delete_documents  # for good: a purge, a source's deletion
 from memory.documents.turns import next_message_id
 from memory.models import Chunk, Document, Fact, Scope
 
@@ -43,16 +45,6 @@ def check_access(*, org: Organisation, category: Category, scope: str, owner: Us
         raise InvalidArgument("The owner must be a member of this organisation.")
     if scope == Scope.PERSONAL and owner is None:
         raise InvalidArgument("A personal document needs an owner: nobody else may read it.")
-
-
-@transaction.atomic
-def delete_documents(documents: list[Document]) -> None:
-    """Delete documents with their passages and facts. The message after a deleted one was embedded
-    after its text, so it is ingested again."""
-    gone = {document.pk for document in documents}
-    after = [next_message_id(document) for document in documents]
-    Document.objects.filter(pk__in=gone).delete()
-    ingest_again([pk for pk in after if pk not in gone])
 
 
 @transaction.atomic
@@ -87,20 +79,21 @@ def _readable_for_update(actor: Actor, document_id: int) -> Document:
 
 
 @transaction.atomic
-def delete_document(*, actor: Actor, document_id: int) -> str:
-    """Delete a document the actor added (or any they can read, for an admin) and the versions of
-    it they may delete, with their passages and facts; returns its title. Recorded in the audit
-    trail."""
+def delete_document(*, actor: Actor, document_id: int) -> Trashed:
+    """Move a document the actor added (or any they can read, for an admin) to the trash, with the
+    versions of it they may delete, their passages and facts; it stays restorable there for the
+    organisation's period (``memory.documents.trash``). Recorded in the audit trail."""
     document = _readable_for_update(actor, document_id)
     if not may_delete(actor, document):
         raise PermissionDenied(f"{document.public_id} was added by someone else; only they or an admin may delete it.")
     require_may_write(actor, scope=document.scope, what=f"Deleting {document.public_id}")
     # Its other versions go with it as far as the actor may read and delete each of them.
-    others = Document.objects.filter(readable(actor), pk__in=_versions(document)).exclude(pk=document.pk)
+    others = Document.objects.filter(readable(actor), pk__in=versions_of(document)).exclude(pk=document.pk)
     gone = [document, *(version for version in others if may_delete(actor, version))]
     versions = sorted(version.pk for version in gone)
     title, before = document.title, readers_of(document)
-    delete_documents(gone)
+    document.trashed_at = move_to_trash(actor=actor, documents=gone)
+    until = purge_after(document)
     record_audit(
         actor=actor,
         action="document.deleted",
@@ -109,9 +102,10 @@ def delete_document(*, actor: Actor, document_id: int) -> str:
             "title": title[:200],
             "read_by": before,
             "versions": [format_id("doc", pk) for pk in versions],
+            "trash_until": until.isoformat(),
         },
     )
-    return title
+    return Trashed(document_id=document.pk, title=title, until=until)
 
 
 @transaction.atomic
@@ -123,7 +117,7 @@ def make_document_personal(*, actor: Actor, document_id: int) -> Document:
         if document.scope == Scope.PERSONAL:
             raise InvalidArgument(f"{document.public_id} is already personal: only you read it.")
         raise PermissionDenied(f"{document.public_id} was added by someone else; only they may make it personal.")
-    versions = Document.objects.filter(pk__in=_versions(document))
+    versions = Document.objects.filter(pk__in=versions_of(document))
     if versions.exclude(owner=actor.user).exists():
         raise PermissionDenied(
             f"Another version of {document.public_id} was saved by someone else; only an admin may change who reads it."
@@ -152,7 +146,7 @@ def _place(*, actor: Actor, document: Document, category: Category, scope: str, 
     after = {"category": category.slug, "scope": scope, "owner": _name(owner)}
     if before == after:
         return document
-    versions = _versions(document)
+    versions = versions_of(document)
     placement = {"category": category, "scope": scope, "owner": owner}
     Document.objects.filter(pk__in=versions).update(**placement)
     Chunk.objects.filter(document_id__in=versions).update(**placement)
@@ -166,16 +160,6 @@ def _place(*, actor: Actor, document: Document, category: Category, scope: str, 
     )
     document.refresh_from_db()
     return document
-
-
-def _versions(document: Document) -> list[int]:
-    """Every version of the document: those saved under its external id, or itself alone."""
-    if not document.external_id:
-        return [document.pk]
-    same = Document.objects.filter(
-        org_id=document.org_id, source_kind=document.source_kind, external_id=document.external_id
-    )
-    return sorted(same.values_list("pk", flat=True))
 
 
 def _name(user: User | None) -> str | None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import connection, transaction
 
 from brain.core.actors import Actor
@@ -20,6 +21,7 @@ from brain.models import Category, Organisation
 from memory.access import current, readable, readable_category_ids, same_audience
 from memory.documents.lanes import lane_of
 from memory.documents.records import checked_metadata
+from memory.documents.stewardship import initial_review
 from memory.limits import MAX_DOCUMENT_CHARS, field_problem, metadata_problem, too_long
 from memory.models import Document, Scope
 
@@ -76,6 +78,8 @@ def add_document(
     speaker: str = "",
     conversation: str = "",
     session: str = "",
+    steward: User | None = None,
+    review_every_days: int | None = None,
 ) -> Saved:
     """Save a document and queue its ingestion once the transaction commits.
 
@@ -85,7 +89,9 @@ def add_document(
     the document already there, returned as a duplicate (``_saved_twin``). A document that
     is one message of a conversation names its ``speaker``, ``conversation`` and ``session``
     (and its time as ``occurred_at``): its passage is found by who said it and when, and is
-    embedded with the message before it.
+    embedded with the message before it. Its ``steward`` and ``review_every_days`` (who keeps it
+    correct, how often) default to its previous version's, else its category's
+    (``memory.documents.stewardship.initial_review``).
     """
     if not actor.can_write:
         raise PermissionDenied("Saving knowledge needs a token with the write scope.")
@@ -134,6 +140,16 @@ def add_document(
         )
         if twin is not None:
             return Saved(twin, created=False, duplicate=True)
+    placed = chosen or (previous.category if previous else resolve_category(actor=actor, slug=None))
+    review = initial_review(
+        org=actor.org,
+        category=placed,
+        scope=scope,
+        owner_id=actor.user.pk,
+        previous=previous,
+        steward=steward,
+        every_days=review_every_days,
+    )
     document = Document.objects.create(
         org=actor.org,
         title=title,
@@ -143,7 +159,7 @@ def add_document(
         source_url=source_url,
         external_id=external_id,
         metadata=metadata or {},
-        category=chosen or (previous.category if previous else resolve_category(actor=actor, slug=None)),
+        category=placed,
         scope=scope,
         owner=actor.user,
         status=Status.WAITING if must_wait(actor.org, source_kind) else Status.QUEUED,
@@ -155,6 +171,9 @@ def add_document(
         conversation=_one_line(conversation)[:240],
         session=_one_line(session)[:240],
         length=len(content),
+        steward=review.steward,
+        review_every_days=review.every_days,
+        review_due_on=review.due_on,
     )
     if previous is not None:
         record_audit(

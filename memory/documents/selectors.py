@@ -13,7 +13,7 @@ from brain.core.actors import Actor
 from brain.core.errors import NotFound
 from brain.core.needs import Waiting, per_organisation
 from brain.models import Organisation
-from memory.access import current, readable
+from memory.access import current, outside_trash, readable
 from memory.models import Chunk, Document, Scope
 
 
@@ -131,7 +131,9 @@ def library_choices(*, actor: Actor) -> tuple[list[str], list[tuple[str, str]]]:
 def documents_that_failed(orgs: Sequence[Organisation]) -> list[Waiting]:
     """Memory's part of the work waiting for people (brain.core.needs): current shared documents that
     failed, retried from the overview (personal ones are their owners')."""
-    failed = Document.objects.filter(current(), org__in=orgs, scope=Scope.SHARED, status=Document.Status.FAILED)
+    failed = Document.objects.filter(
+        current(), outside_trash(), org__in=orgs, scope=Scope.SHARED, status=Document.Status.FAILED
+    )
     counts = dict(failed.order_by().values_list("org").annotate(n=Count("pk")))
 
     def url(org: Organisation) -> str:

@@ -18,7 +18,15 @@ from datetime import UTC, datetime, time
 
 from django.db.models import Q, QuerySet
 
-from memory.access import current, current_sql, same_audience_as, same_audience_sql, table_alias
+from memory.access import (
+    current,
+    current_sql,
+    outside_trash,
+    outside_trash_sql,
+    same_audience_as,
+    same_audience_sql,
+    table_alias,
+)
 from memory.documents.chunking import TURN, ChunkDraft
 from memory.models import Chunk, Document
 
@@ -118,9 +126,9 @@ def _around(document: Document, *, same_audience: bool, before: bool) -> QuerySe
     # The order of a conversation; ``message_beside_sql`` is the same order for many at once.
     if not document.conversation or not document.speaker:
         return Document.objects.none()
-    same = Document.objects.filter(current(), org_id=document.org_id, conversation=document.conversation).exclude(
-        pk__in=[document.pk, document.previous_id or 0]
-    )  # not its own earlier version
+    same = Document.objects.filter(
+        current(), outside_trash(), org_id=document.org_id, conversation=document.conversation
+    ).exclude(pk__in=[document.pk, document.previous_id or 0])  # not its own earlier version
     if same_audience:  # whoever may read the one may read the other: a shared message's writer does not matter
         same = same.filter(same_audience_as(document))
     # Messages of one session may share a time: then the order they were saved in decides.
@@ -150,7 +158,8 @@ def message_beside_sql(document: str, *, before: bool) -> str:
         # "p.conversation <> ''" lets the planner use the partial index, which a correlated value alone does not.
         f"SELECT p.id FROM memory_document p WHERE p.org_id = {d}.org_id AND p.conversation <> '' "  # noqa: S608 (an alias)
         f"AND p.conversation = {d}.conversation "
-        f"AND {current_sql('p')} AND p.id <> coalesce({d}.previous_id, 0) AND {same_audience_sql(d, 'p')}"
+        f"AND {current_sql('p')} AND {outside_trash_sql('p')} AND p.id <> coalesce({d}.previous_id, 0) "
+        f"AND {same_audience_sql(d, 'p')}"
     )
     untimed = f"{same} AND p.occurred_at IS NULL AND p.id {op} {d}.id ORDER BY p.id {order} LIMIT 1"
     timed = (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date, datetime
 
 from django.db import transaction
@@ -15,8 +16,8 @@ from brain.core.personal import default_scope, require_may_write
 from brain.infra.ids import format_id
 from brain.models import Category
 from memory.access import audience_key
-from memory.documents.placement import delete_documents
 from memory.documents.saving import add_document
+from memory.documents.trash import Trashed, delete_documents, move_to_trash, purge_after
 from memory.graph.entities import get_or_create_entity, mention
 from memory.graph.reads import visible_facts
 from memory.graph.writes import FactDraft, embed_drafts, record_facts
@@ -153,9 +154,19 @@ def withdraw(*, actor: Actor, fact: Fact) -> None:
     record_audit(actor=actor, action="memory.withdrawn", target=format_id("mem", fact.pk), details={"deleted": deleted})
 
 
+@dataclass(frozen=True)
+class Forgotten:
+    """A memory forgotten: what it said, and the trash its document waits in."""
+
+    statement: str
+    trashed: Trashed | None  # None: a memory left from before documents held memories, deleted for good
+
+
 @transaction.atomic
-def forget(*, actor: Actor, memory_id: int) -> str:
-    """Delete a memory the caller stored with remember, with its document; never anything else.
+def forget(*, actor: Actor, memory_id: int) -> Forgotten:
+    """Move a memory the caller stored with remember to the trash, with its document and the
+    relations remembered with it; never anything else. It stays restorable there for the
+    organisation's period (``memory.documents.trash``).
 
     A memory the caller cannot see is answered exactly as one that does not exist.
     """
@@ -170,15 +181,14 @@ def forget(*, actor: Actor, memory_id: int) -> str:
     if fact.created_by_id != actor.user.pk:
         raise PermissionDenied(f"mem_{memory_id} was remembered by someone else; only they can forget it.")
     require_may_write(actor, scope=fact.scope, what=f"Forgetting mem_{memory_id}, a shared memory,")
-    statement = fact.statement
-    if fact.document is not None and fact.document.source_kind == "remember":
-        delete_documents([fact.document])  # its chunks, facts and values go with it
-    else:
+    details: dict[str, object] = {"statement": fact.statement[:200]}
+    trashed = None
+    if fact.document is not None:
+        document = Document.objects.select_for_update(of=("self",)).select_related("org").get(pk=fact.document.pk)
+        document.trashed_at = move_to_trash(actor=actor, documents=[document])
+        trashed = Trashed(document_id=document.pk, title=document.title, until=purge_after(document))
+        details |= {"document": document.public_id, "trash_until": trashed.until.isoformat()}
+    else:  # every memory is stored with its document; a row without one is left from before
         fact.delete()
-    record_audit(
-        actor=actor,
-        action="memory.forgotten",
-        target=format_id("mem", memory_id),
-        details={"statement": statement[:200]},
-    )
-    return statement
+    record_audit(actor=actor, action="memory.forgotten", target=format_id("mem", memory_id), details=details)
+    return Forgotten(statement=fact.statement, trashed=trashed)

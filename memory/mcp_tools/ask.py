@@ -5,21 +5,24 @@ A thin tool over ``memory.search.evidence.gather_evidence``: it parses, gathers,
 from __future__ import annotations
 
 import time
-from datetime import date
+from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from brain.core.actors import Actor
 from brain.core.errors import InvalidArgument
+from brain.core.reviews import stale_since, today
 from brain.core.services import record_miss, resolve_activity, start_activity
 from brain.infra.ids import format_id
 from brain.mcp.limits import Clamped
 from brain.mcp.registry import ToolOutput, mcp_tool
+from memory.documents.stewardship import stale_among
 from memory.graph.entity_views import entity_views
 from memory.mcp_tools.answers import ASK_ADDITIONS, AskContext, ContradictionOut, DefinitionOut
-from memory.mcp_tools.shapes import FactOut, fact_outs
-from memory.search.evidence import Excerpt, Question, gather_evidence
+from memory.mcp_tools.shapes import STALE_HELP, FactOut, fact_outs, stale_words
+from memory.search.answer import Card, Statement
+from memory.search.evidence import Excerpt, Question, card_for, gather_evidence
 
 GUIDANCE = {
     "answer": "Answer the question directly from the evidence, citing the page titles you used.",
@@ -28,6 +31,8 @@ GUIDANCE = {
     "cite sources; do not decide for the user.",
     "context": "Use the evidence as background for the task at hand; cite it when you rely on it.",
 }
+Day = date  # a statement's own field is named ``date``
+
 NO_EVIDENCE = (
     "Brain has no evidence on this question among what you may see. Tell the user that company memory "
     "has nothing on it; do not answer from general knowledge as if it came from Brain. Offer "
@@ -67,9 +72,10 @@ class EvidenceOut(BaseModel):
     recorded_at: Any
     occurred_at: Any = None
     speaker: str | None = Field(None, description="Who said it, when the page is one message or turn.")
+    stale_since: date | None = Field(None, description=STALE_HELP.format(what="the page"))
 
     @classmethod
-    def of(cls, excerpt: Excerpt) -> EvidenceOut:
+    def of(cls, excerpt: Excerpt, *, on: date) -> EvidenceOut:
         document = excerpt.document
         return cls(
             document_id=document.public_id,
@@ -82,13 +88,87 @@ class EvidenceOut(BaseModel):
             recorded_at=document.recorded_at,
             occurred_at=document.occurred_at,
             speaker=document.speaker or None,
+            stale_since=stale_since(document.review_due_on, on=on) if document.superseded_at is None else None,
         )
+
+
+class StatementOut(BaseModel):
+    value: str = Field(description="The value the sentence gives of the kind asked for; empty when none.")
+    sentence: str
+    chunk_id: str
+    document_id: str
+    title: str
+    said_by: str | None = None
+    date: datetime | None = Field(None, description="When it was said or written, else when Brain recorded it.")
+    stale_since: Day | None = Field(None, description=STALE_HELP.format(what="its document"))
+
+    @classmethod
+    def of(cls, statement: Statement, stale: dict[int, Day]) -> StatementOut:
+        return cls(
+            value=statement.value,
+            sentence=statement.sentence,
+            chunk_id=format_id("chunk", statement.chunk_id),
+            document_id=format_id("doc", statement.document_id),
+            title=statement.title,
+            said_by=statement.speaker or None,
+            date=statement.when,
+            stale_since=stale.get(statement.document_id),
+        )
+
+    def line(self) -> str:
+        said = f", said by {self.said_by}" if self.said_by else ""
+        dated = f", {self.date:%Y-%m-%d}" if self.date else ""
+        stale = f"; {stale_words(self.stale_since)}" if self.stale_since else ""
+        return f"{self.sentence} ({self.title}{said}{dated}; {self.chunk_id}{stale})"
+
+
+class AnswerCardOut(BaseModel):
+    """The answer card the search page shows for the same question: built from the same search."""
+
+    status: Literal["answered", "disputed", "closest", "nothing"] = Field(
+        description="answered: a source states it; disputed: sources give different values; closest: the nearest "
+        "passage does not state it; nothing: nothing found answers."
+    )
+    line: str = Field("", description="The answer in one line, in the source's words.")
+    answer: StatementOut | None = None
+    others: list[StatementOut] = Field(default_factory=list, description="Sources giving another value, oldest first.")
+
+    @classmethod
+    def of(cls, card: Card, *, actor: Actor, pages: list[Excerpt]) -> AnswerCardOut:
+        """The card; a statement whose document is past its review date is marked, read from the
+        evidence pages in hand, else with one query (the card's search found it under the access rule)."""
+        on = today(actor.org)
+        known = {
+            e.document.pk: stale_since(e.document.review_due_on, on=on) for e in pages if not e.document.superseded_at
+        }
+        said = [s for s in (card.answer, *card.others) if s is not None]
+        unknown = [s.document_id for s in said if s.document_id not in known]
+        stale = {pk: day for pk, day in known.items() if day is not None}
+        stale |= stale_among(actor=actor, found=unknown) if unknown else {}
+        return cls(
+            status=card.status,
+            line=card.line if card.status in ("answered", "disputed") else "",
+            answer=StatementOut.of(card.answer, stale) if card.answer else None,
+            others=[StatementOut.of(s, stale) for s in card.others],
+        )
+
+    def lines(self) -> list[str]:
+        if self.status == "nothing" or self.answer is None:
+            return ["Answer card: nothing found answers this."]
+        if self.status == "closest":
+            return [f"Answer card: no source states it; the closest: {self.answer.line()}"]
+        out = [f"Answer card: {self.line}", f"  from: {self.answer.line()}"]
+        out += [f"  another source says: {other.line()}" for other in self.others]
+        return out
 
 
 class AskOut(ToolOutput):
     activity_id: str
     status: Literal["evidence", "no_evidence"]
     guidance: str
+    answer: AnswerCardOut | None = Field(
+        None, description="The line of the evidence that answers, as the search page's card shows it."
+    )
     evidence: list[EvidenceOut]
     claims: list[FactOut]
     conflicts: list[FactOut] | None = None
@@ -103,8 +183,11 @@ class AskOut(ToolOutput):
         if self.status == "no_evidence":
             return f"{self.guidance}\nactivity_id: {self.activity_id}"
         parts = [f"activity_id: {self.activity_id}", self.guidance]
+        if self.answer is not None:
+            parts.append("\n".join(self.answer.lines()))
         for i, page in enumerate(self.evidence, 1):
-            parts.append(f"## [{i}] {page.title} ({page.reference})\n{page.excerpt}")
+            stale = f" [{stale_words(page.stale_since)}]" if page.stale_since else ""
+            parts.append(f"## [{i}] {page.title} ({page.reference}){stale}\n{page.excerpt}")
         if self.claims:
             parts.append("Facts:\n" + "\n".join(f"- {c.line()}" for c in self.claims))
         if self.conflicts:
@@ -135,9 +218,13 @@ def ask_company_memory_tool(actor: Actor, args: AskArgs) -> AskOut:
     the follow-up calls for the same question (search_company_memory, retrieve_company_memory,
     request_human_info). Numbers outside their ranges are moved to the nearest bound; an intent over
     240 characters is refused. risk_level high adds conflicting statements and low-confidence
-    warnings; response_mode full adds diagnostics and is for debugging. as_of answers from what the
-    sources had said by the end of that day (as_of_by said, the default) or from what Brain had
-    taken in by then (as_of_by learned)."""
+    warnings; response_mode full adds diagnostics and is for debugging. answer is the line of the
+    evidence that states the answer, with its source and date, exactly as the search page's answer
+    card shows it; when sources give different values it is disputed and lists each with its date;
+    closest means no source states it. A page or fact whose document is past its review date has
+    stale_since (the day its review fell due): say the source may be out of date. as_of answers
+    from what the sources had said by the end of that day (as_of_by said, the default) or from
+    what Brain had taken in by then (as_of_by learned)."""
     started = time.perf_counter()
     activity = _activity(actor, args)
     found = gather_evidence(
@@ -161,7 +248,12 @@ def ask_company_memory_tool(actor: Actor, args: AskArgs) -> AskOut:
         activity_id=activity,
         status="evidence",
         guidance=GUIDANCE[args.desired_output] + (f" The user wants it for: {args.intent}" if args.intent else ""),
-        evidence=[EvidenceOut.of(e) for e in found.excerpts],
+        answer=AnswerCardOut.of(
+            card_for(actor=actor, question=args.question, as_of=args.as_of, vector=found.vector),
+            actor=actor,
+            pages=found.excerpts,
+        ),
+        evidence=[EvidenceOut.of(e, on=today(actor.org)) for e in found.excerpts],
         claims=fact_outs(actor, found.claims, as_of=args.as_of),
     )
     if found.conflicts is not None:

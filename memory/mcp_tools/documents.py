@@ -17,7 +17,9 @@ from brain.mcp.limits import Clamped, Moment
 from brain.mcp.registry import ToolOutput, mcp_tool
 from memory.documents import selectors as selectors
 from memory.documents.saving import add_document
+from memory.documents.stewardship import stale_among
 from memory.limits import FIELD_CHARS, MAX_DOCUMENT_CHARS, metadata_problem
+from memory.mcp_tools.shapes import STALE_HELP, stale_words
 from memory.models import Document
 from memory.search.filters import SearchFilters, category_named
 from memory.search.passages import search_chunks
@@ -194,6 +196,10 @@ class SearchHitOut(BaseModel):
     more_in_document: int = Field(
         0, description="How many more of this document's passages matched; retrieve the document to read them."
     )
+    also_in: list[str] = Field(
+        default_factory=list, description="Other documents saying the same (a copy, a forward), folded into this hit."
+    )
+    stale_since: date | None = Field(None, description=STALE_HELP.format(what="the document"))
     diagnostics: dict[str, Any] | None = None
 
 
@@ -210,6 +216,8 @@ class SearchOut(ToolOutput):
         for hit in self.hits:
             who = ", ".join(part for part in (hit.speaker, hit.said_at and f"{hit.said_at:%Y-%m-%d %H:%M}") if part)
             more = f" [{hit.more_in_document} more in this document]" if hit.more_in_document else ""
+            more += f" [the same in {', '.join(hit.also_in)}]" if hit.also_in else ""
+            more += f" [{stale_words(hit.stale_since)}]" if hit.stale_since else ""
             lines.append(
                 f"- [{hit.chunk_id} in {hit.document_id}] {hit.title}{f' ({who})' if who else ''}: {hit.snippet}{more}"
             )
@@ -237,7 +245,10 @@ def search_company_memory_tool(actor: Actor, args: SearchArgs) -> SearchOut:
     transcript turn names its speaker and when it was said; a question that names a person or a
     time ("what did Priya say in May?", "... before the launch?") favours what that person said
     then. Each document appears once, with its best passage and how many more of its passages
-    matched."""
+    matched. The list ends where the evidence ends: passages no nearer the question than unrelated
+    text, or far less near than the best, are left out, so fewer than top_k is normal. A hit whose
+    document is past its review date has stale_since (the day its review fell due): say the source
+    may be out of date."""
     result = search_chunks(
         actor=actor,
         query=args.query,
@@ -246,8 +257,10 @@ def search_company_memory_tool(actor: Actor, args: SearchArgs) -> SearchOut:
         as_of=args.as_of,
         as_of_by=args.as_of_by,
         per_document=True,
+        floor=True,
         filters=search_filters(actor, args),
     )
+    stale = stale_among(actor=actor, found=[hit.document_id for hit in result.hits])  # hits under the access rule
     hits = [
         SearchHitOut(
             chunk_id=format_id("chunk", hit.chunk_id),
@@ -259,6 +272,8 @@ def search_company_memory_tool(actor: Actor, args: SearchArgs) -> SearchOut:
             speaker=hit.speaker or None,
             said_at=hit.said_at,
             more_in_document=hit.more,
+            also_in=[format_id("doc", d) for d in hit.copies],
+            stale_since=stale.get(hit.document_id),
             diagnostics={"score": hit.score, "ranks": hit.ranks, "scores": hit.scores, "heading": hit.heading}
             if args.include_diagnostics
             else None,

@@ -101,9 +101,18 @@ class ForgetArgs(BaseModel):
 class ForgottenOut(ToolOutput):
     memory_id: str
     forgotten: str
+    in_trash_until: str | None = Field(
+        description="The day (YYYY-MM-DD) the memory is deleted for good; until then its author or an admin "
+        "may restore it from the Trash page. None when it was deleted at once."
+    )
 
     def to_text(self) -> str:
-        return f"Forgot {self.memory_id}: {self.forgotten}"
+        if self.in_trash_until is None:
+            return f"Forgot {self.memory_id}: {self.forgotten}"
+        return (
+            f"Forgot {self.memory_id}: {self.forgotten}. It is in the trash until {self.in_trash_until}: "
+            "nobody finds it meanwhile, and you or an admin can restore it from the Trash page."
+        )
 
 
 @mcp_tool(
@@ -118,9 +127,14 @@ class ForgottenOut(ToolOutput):
     writes="scoped",
 )
 def forget_tool(actor: Actor, args: ForgetArgs) -> ForgottenOut:
-    """Delete a memory you stored with remember. It only removes what was remembered by this same
-    user, never uploaded or synced documents, so source material cannot be deleted by mistake.
-    Never billed."""
+    """Forget a memory you stored with remember: it moves to the trash, where nobody finds it, and is
+    deleted for good after the organisation's trash period (30 days unless an admin changed it);
+    until then you or an admin can restore it from the Trash page. It only removes what was
+    remembered by this same user, never uploaded or synced documents, so source material cannot
+    be deleted by mistake. Returns the day it is deleted for good. Never billed."""
     memory_id = graph.parse_memory_id(args.memory_id)
-    statement = fact_services.forget(actor=actor, memory_id=memory_id)
-    return ForgottenOut(memory_id=format_id("mem", memory_id), forgotten=statement[:200])
+    forgotten = fact_services.forget(actor=actor, memory_id=memory_id)
+    until = forgotten.trashed.until.date().isoformat() if forgotten.trashed is not None else None
+    return ForgottenOut(
+        memory_id=format_id("mem", memory_id), forgotten=forgotten.statement[:200], in_trash_until=until
+    )

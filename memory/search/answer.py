@@ -36,6 +36,9 @@ UNIT_CHARS = 400  # a unit longer than this is shown cut between words
 # must hold for the card to claim it answers (measured on the mixed set and the off-topic
 # questions: docs/benchmarks.md, "Answer card").
 COVERED = 0.3
+# A unit of another source is about the same thing as the answer when it holds this share of
+# what the answer's unit holds of the question (by weight).
+SAME_THING = 0.8
 
 # What a question asks for, by its first words or the words it holds; the first that matches wins.
 _ASKS: tuple[tuple[Asked, re.Pattern[str]], ...] = (
@@ -50,6 +53,7 @@ _MONTHS = (
     "jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|"
     "sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
 )
+_MONTH = re.compile(rf"\b(?:{_MONTHS})\b")
 _DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|wed|thu|fri|sat|sun"
 _NUMBER = r"\d{1,3}(?:[,.]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?"
 _VALUES: dict[Asked, re.Pattern[str]] = {
@@ -105,6 +109,9 @@ class Passage(Protocol):
 
     @property
     def title(self) -> str: ...
+
+    @property
+    def heading(self) -> str: ...
 
     @property
     def text(self) -> str: ...
@@ -185,7 +192,7 @@ def answer_card(question: str, passages: Sequence[Passage], when: Sequence[datet
     whole = sum(weight.get(w, unheld) for w in terms)
     if sum(weight[w] for w in best.words) < COVERED * whole or (asked != "any" and not best.value):
         return Card("closest", asked, line=_cut(best.text, LINE_CHARS), answer=_statement(best))
-    others = _disagreeing(best, held, asked) if best.value else []
+    others = _disagreeing(best, held, asked, weight) if best.value else []
     return Card(
         "disputed" if others else "answered",
         asked,
@@ -199,19 +206,22 @@ def _read(
     passage: Passage, rank: int, when: datetime | None, terms: list[str], asked: Asked, question: str
 ) -> list[_Unit]:
     found = []
+    named = _held(f"{passage.title} {passage.heading}", terms)  # what every unit of the passage is about
     for text in units(passage.text) or [passage.text]:
         value = _value(text, asked, question)
         if asked == "person" and passage.speaker and not value:
             value = passage.speaker  # who said a turn is the one a "who" question asks about
-        found.append(_Unit(text, rank, passage, when, _held(text, terms), value))
+        found.append(_Unit(text, rank, passage, when, _held(text, terms) | named, value))
     return found
 
 
 def _held(text: str, terms: list[str]) -> frozenset[str]:
-    """The question's terms ``text`` holds: the word itself, or a longer form of a term of five
-    letters or more ("pricing" for "price" is a guess worth making; "lifetime" for "life" is not)."""
+    """The question's terms ``text`` holds: the word itself or its plural, or a longer form of a
+    term of five letters or more ("pricing" for "price" is a guess worth making; "lifetime" for "life" is not)."""
     words = {w.casefold() for w in _NOT_WORD.split(text) if w}
-    return frozenset(t for t in terms if t in words or (len(t) >= 5 and any(w.startswith(t[:5]) for w in words)))
+    return frozenset(
+        t for t in terms if t in words or f"{t}s" in words or (len(t) >= 5 and any(w.startswith(t[:5]) for w in words))
+    )
 
 
 def _value(text: str, asked: Asked, question: str) -> str:
@@ -235,23 +245,40 @@ def _telling(held: list[frozenset[str]]) -> dict[str, float]:
     return {w: math.log((count + 1) / n) + 0.1 for w, n in frequency.items()}
 
 
-def _disagreeing(best: _Unit, units_held: list[_Unit], asked: Asked) -> list[_Unit]:
-    """Units of other passages about the same thing (every telling word the answer's unit holds)
-    that give another value of the kind asked for; one a source, ordered by date."""
+def _disagreeing(best: _Unit, units_held: list[_Unit], asked: Asked, weight: dict[str, float]) -> list[_Unit]:
+    """Units of other passages about the same thing (as much of the question as the answer's unit,
+    ``SAME_THING``, by the words' weights) that give another value of the kind asked for; one a
+    source, ordered by date."""
     if asked in ("any", "person", "place"):
         return []
-    mine = _plain(best.value)
+    enough = SAME_THING * sum(weight[w] for w in best.words)
     seen: dict[int, _Unit] = {}
     for unit in units_held:
-        if unit.passage.document_id == best.passage.document_id or not unit.value:
+        if unit.passage.document_id == best.passage.document_id or not unit.value or _same(unit.value, best.value):
             continue
-        if best.words <= unit.words and _plain(unit.value) != mine and unit.passage.document_id not in seen:
+        if sum(weight[w] for w in unit.words) >= enough and unit.passage.document_id not in seen:
             seen[unit.passage.document_id] = unit
     return sorted(seen.values(), key=lambda u: (u.when is None, u.when or datetime.min))
 
 
-def _plain(value: str) -> str:
-    return " ".join(_NOT_WORD.sub(" ", value.casefold()).split())
+def _same(one: str, other: str) -> bool:
+    """Whether two values say the same thing however written: "1 February 2026" and "Feb 1", "$52"
+    and "52 USD"; a date without a year is the same as one with it."""
+    a, b = _reading(one), _reading(other)
+    if a["month"] and b["month"]:
+        return a["month"] == b["month"] and a["day"] == b["day"] and (not a["year"] or not b["year"] or a == b)
+    if a["numbers"] and b["numbers"]:
+        return a["numbers"] == b["numbers"]
+    return _NOT_WORD.sub(" ", one.casefold()).split() == _NOT_WORD.sub(" ", other.casefold()).split()
+
+
+def _reading(value: str) -> dict[str, object]:
+    text = value.casefold()
+    month = _MONTH.search(text)
+    numbers = [n.replace(",", "") for n in re.findall(r"\d[\d,]*(?:\.\d+)?", text)]
+    year = next((n for n in numbers if len(n) == 4), "")
+    day = next((n for n in numbers if len(n) <= 2), "")
+    return {"month": month.group(0)[:3] if month else "", "day": day, "year": year, "numbers": numbers}
 
 
 def _line(unit: _Unit) -> str:

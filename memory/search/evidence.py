@@ -58,6 +58,7 @@ class Evidence:
     graph_facts: int = 0
     conflicts: list[Fact] | None = None  # only for high-risk questions
     warnings: list[str] | None = None
+    vector: QueryVector | None = None  # the question embedded, for the searches that follow
 
     @property
     def empty(self) -> bool:
@@ -86,11 +87,11 @@ def gather_evidence(*, actor: Actor, question: Question) -> Evidence:
         )
         matched = [s for s in matched if s.fact.pk in then]
     if not on_topic(hits, matched, named=bool(named), model=vector.model):
-        return Evidence([], [], hits=hits)
+        return Evidence([], [], hits=hits, vector=vector)
     graph_facts = _entity_facts(actor, named, question) if named else []
     excerpts = _excerpts(hits, graph_facts, question)
     claims = _claims(actor, question, hits, graph_facts, [s.fact for s in matched])
-    evidence = Evidence(excerpts, claims, hits=hits, named=named, graph_facts=len(graph_facts))
+    evidence = Evidence(excerpts, claims, hits=hits, named=named, graph_facts=len(graph_facts), vector=vector)
     if question.high_risk and not evidence.empty:
         evidence.conflicts = _conflicts(actor, claims, question.as_of)
         evidence.warnings = _warnings(hits, excerpts, claims, evidence.conflicts)

@@ -44,6 +44,7 @@ from memory.search.when import Window, window
 MODES = ("auto", "vector", "keyword")
 YEARS_BACK = 10  # how far back a month or day named without a year is looked for
 NEAR_DUPLICATE = 0.92  # MMR only pushes down passages this alike to one already picked
+COPY_LIKENESS = 0.97  # a listed passage this alike to a better one is folded into it (``floor``)
 
 
 @dataclass
@@ -65,6 +66,7 @@ class Hit:
     scores: dict[str, float] = field(default_factory=dict)
     more: int = 0  # further passages of the same document among the candidates, when grouped
     similarity: float | None = None  # cosine to the question, when it was embedded
+    copies: list[int] = field(default_factory=list)  # documents saying the same, folded into this hit
 
 
 @dataclass
@@ -205,7 +207,7 @@ def search_chunks(
         hit.more = more.get(hit.chunk_id, 0)
         hit.similarity = _cosine(vectors.get(hit.chunk_id), vector) if vector is not None else None
     if floor and vector is not None:
-        hits = above_floor(hits, vector.model)
+        hits = _fold_copies(above_floor(hits, vector.model), vectors)
     timings["fuse"] = (time.perf_counter() - t) * 1000
     timings["total"] = (time.perf_counter() - started) * 1000
     return SearchResult(
@@ -342,6 +344,30 @@ def _telling(held: list[frozenset[str]]) -> dict[str, float]:
     count = len(held)
     frequency = Counter(word for words in held for word in words)
     return {word: 0.0 if count > 1 and n == count else math.log((count + 1) / n) for word, n in frequency.items()}
+
+
+def _fold_copies(hits: list[Hit], vectors: dict[int, np.ndarray]) -> list[Hit]:
+    """Hits whose passage says what a better one says (the same words, or vectors at least
+    ``COPY_LIKENESS`` alike: a message forwarded, a page pasted into two places) folded into it."""
+    kept: list[Hit] = []
+    for hit in hits:
+        words = " ".join(hit.text.casefold().split())
+        vector = vectors.get(hit.chunk_id)
+        for better in kept:
+            other = vectors.get(better.chunk_id)
+            alike = (
+                vector is not None
+                and other is not None
+                and vector.shape == other.shape
+                and float(vector @ other) / float(np.linalg.norm(vector) * np.linalg.norm(other) or 1.0)
+                >= COPY_LIKENESS
+            )
+            if alike or words == " ".join(better.text.casefold().split()):
+                better.copies.append(hit.document_id)
+                break
+        else:
+            kept.append(hit)
+    return kept
 
 
 def _cosine(passage: np.ndarray | None, question: QueryVector) -> float | None:

@@ -8,6 +8,7 @@ similarities are on another scale.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Protocol, TypeVar
 
@@ -22,9 +23,19 @@ ON_TOPIC_SIMILARITY = {"all-MiniLM-L6-v2 (onnx int8)": 0.25}
 FLOOR_FIRST = 3
 FLOOR_MARGIN = 0.15
 FLOOR_KEYWORD = 3
+# A passage says something of its own when it holds a word of four letters or more that is not
+# one of these: "lol", "+1", "😂", "same here" and "thanks!" answer no question, and never stand in
+# a list of evidence.
+_WORD = re.compile(r"[^\W_]{4,}")
+_FILLER = frozenset(
+    ["haha", "hahaha", "lmao", "same", "here", "thanks", "thank", "cheers", "nice", "cool", "great", "okay", "yeah"]
+)
 
 
 class Ranked(Protocol):
+    @property
+    def text(self) -> str: ...
+
     @property
     def similarity(self) -> float | None: ...
 
@@ -48,7 +59,7 @@ def above_floor(hits: Sequence[T], model: str) -> list[T]:
     nearest = max((h.similarity for h in hits if h.similarity is not None), default=0.0)
 
     def kept(place: int, hit: T) -> bool:
-        if hit.similarity is None or hit.similarity < least:
+        if hit.similarity is None or hit.similarity < least or not says_something(hit.text):
             return False
         return (
             place < FLOOR_FIRST
@@ -57,3 +68,8 @@ def above_floor(hits: Sequence[T], model: str) -> list[T]:
         )
 
     return [hit for place, hit in enumerate(hits) if kept(place, hit)]
+
+
+def says_something(text: str) -> bool:
+    """Whether a passage holds a word of its own (``_FILLER`` aside)."""
+    return any(word.casefold() not in _FILLER for word in _WORD.findall(text))

@@ -30,6 +30,8 @@ from memory.access import (
     fact_in_use,
     fact_in_use_sql,
     for_every_member,
+    outside_trash,
+    outside_trash_sql,
     readable,
     readable_and_believed,
     readable_and_said,
@@ -192,6 +194,7 @@ TWINS: tuple[Twin, ...] = (
     ),
     Twin(("fact_in_use_sql",), lambda r, m: fact_in_use(), lambda r, a: (fact_in_use_sql(a), {}), once, FACTS),
     Twin(("readable_by_all_sql",), lambda r, m: readable_by_all(), lambda r, a: (readable_by_all_sql(a), {}), once),
+    Twin(("outside_trash_sql",), lambda r, m: outside_trash(), lambda r, a: (outside_trash_sql(a), {}), once),
     Twin(
         ("readable_and_believed",),
         lambda r, m: readable(r.actor) & believed_filter(r.as_of, r.history),
@@ -247,6 +250,8 @@ def build_world() -> World:
         {**plain, "recorded_at": ago(40), "superseded_at": ago(25)},
         {**plain, "recorded_at": end_of_day(DAYS[1])},  # recorded at the very end of a day looked at
         {**plain, "recorded_at": long_ago, "superseded_at": end_of_day(DAYS[1])},  # superseded then
+        {**plain, "recorded_at": long_ago, "trashed_at": ago(1)},  # in the trash
+        {**plain, "scope": "personal", "recorded_at": long_ago, "trashed_at": ago(1)},  # its owner's, in the trash
     ]
     for number, case in enumerate(cases):
         row(org, number, **case)
@@ -260,6 +265,11 @@ def build_world() -> World:
     )
     Fact.objects.create(org=org, statement="a twin", same_as=first, **fact_only)
     Fact.objects.create(org=org, statement="a personal twin", same_as=first, **{**fact_only, "scope": "personal"})
+    in_trash = Fact.objects.filter(org=org, trashed_at__isnull=False).order_by("pk")[0]
+    Fact.objects.create(org=org, statement="a twin of a fact in the trash", same_as=in_trash, **fact_only)
+    Fact.objects.create(
+        org=org, statement="a flagged twin of one in the trash", same_as=in_trash, flagged_at=ago(1), **fact_only
+    )
     dated_rows(org, plain)
     return World(org=org, readers=(member, insider, for_every_member(insider), stranger))
 

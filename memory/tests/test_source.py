@@ -140,7 +140,7 @@ def test_a_page_with_a_relative_date_and_no_date_of_its_own_is_marked_dated_from
     [out] = fact_outs(actor, [fact])
     assert out.dated_from_upload
     assert "dated from the upload day" in out.line()
-    assert "dated from the upload day" in fact_row(out).validity
+    assert "from the upload day: check it" in fact_row(out).validity
 
 
 def test_a_page_with_its_own_date_or_no_relative_date_is_not_marked(actor):

@@ -177,7 +177,7 @@ def test_search_shows_marked_passages_and_the_facts_behind_them(actor):
     page = response.content.decode()
     assert response.status_code == 200
     assert f'href="/memory/documents/{document.pk}/#passage-' in page
-    assert "Best match" in page
+    assert ">Answer<" in page
     assert "<mark>head</mark>" in page
     assert "<mark>support</mark>" in page
     assert "Facts behind it" in page
@@ -260,7 +260,7 @@ def test_a_search_out_of_credits_shows_the_refusal(actor):
     assert b"credits" in response.content
 
 
-def test_forget_removes_a_memory_and_refuses_what_forget_does_not_allow(members):
+def test_forget_moves_a_memory_to_the_trash_and_refuses_what_forget_does_not_allow(members):
     owner, other = members
     fact = fact_services.remember(actor=owner, content="I prefer meetings after 10:00.", scope="personal")
     theirs = fact_services.remember(actor=other, content="The office closes at 18:00.")
@@ -272,7 +272,8 @@ def test_forget_removes_a_memory_and_refuses_what_forget_does_not_allow(members)
     assert "remembered by someone else" in refused
     done = client.post("/memory/mine/forget/", {"memory_id": fact.public_id}, follow=True).content.decode()
     assert "Forgotten: I prefer meetings after 10:00." in done
-    assert not Fact.objects.filter(pk=fact.pk).exists()
+    assert Fact.objects.get(pk=fact.pk).trashed_at is not None
+    assert b"I prefer meetings after 10:00." not in client.get("/memory/mine/").content
     assert Fact.objects.filter(pk=theirs.pk).exists()
 
 

@@ -12,7 +12,9 @@ from django.core.files.uploadedfile import UploadedFile
 from brain.core.actors import Actor
 from brain.core.errors import InvalidArgument
 from brain.core.inputs import checked_text
+from brain.core.reviews import checked_interval, checked_steward
 from memory.documents.saving import Saved, add_document, resolve_category
+from memory.documents.stewardship import steward_may_read
 from memory.extraction import ParseError
 from memory.limits import MAX_DOCUMENT_CHARS, MAX_TITLE_CHARS
 from memory.models import Scope, Upload
@@ -55,8 +57,29 @@ def add_files(*, actor: Actor, uploads: list[UploadedFile], category: str, scope
     return added
 
 
-def add_text(*, actor: Actor, title: str, content: str, category: str, scope: str) -> Saved:
+def add_text(
+    *,
+    actor: Actor,
+    title: str,
+    content: str,
+    category: str,
+    scope: str,
+    steward_id: str | None = None,
+    review_every_days: str | None = None,
+) -> Saved:
+    """Save a pasted text; its steward (who keeps it correct) and review interval are optional, and
+    a steward who could not read it where it is placed is refused."""
     check_place(actor=actor, category=category, scope=scope)
+    steward = checked_steward(org=actor.org, user_id=steward_id)
+    every_days = checked_interval(review_every_days)
+    placed = resolve_category(actor=actor, slug=category or None)
+    if steward is not None and not steward_may_read(
+        steward, org=actor.org, category_id=placed.pk, scope=scope, owner_id=actor.user.pk
+    ):
+        raise InvalidArgument(
+            "Choose a steward who can read it"
+            + (": a personal text is looked after by you." if scope == Scope.PERSONAL else " in this category.")
+        )
     return add_document(
         actor=actor,
         title=checked_text(title, "The title", MAX_TITLE_CHARS, required=True),
@@ -65,4 +88,6 @@ def add_text(*, actor: Actor, title: str, content: str, category: str, scope: st
         source_kind=SOURCE_KIND,
         category=category or None,
         scope=scope,
+        steward=steward,
+        review_every_days=every_days,
     )

@@ -18,12 +18,13 @@ from django.views.decorators.http import require_GET, require_POST
 
 from brain.core.actors import Actor
 from brain.core.errors import DomainError, NotFound
-from brain.faces.web import member_organisations, web_actor
+from brain.faces.web import member_organisations, notice_with_undo, web_actor
 from brain.models import Category
 from memory.access import readable_category_ids
 from memory.documents.ingestion import retry_document
 from memory.documents.saving import Saved
 from memory.documents.selectors import get_document, visible_documents
+from memory.documents.stewardship import steward_choices
 from memory.extraction import SUPPORTED_SUFFIXES
 from memory.models import Upload
 from memory.upload.adding import Added, Refused, add_files, add_text
@@ -66,14 +67,34 @@ def _submit(request: HttpRequest, limits: LimitedUploads) -> HttpResponse:
     if added.saved or added.uploads:
         request.session[SESSION_KEY] = [saved.document.pk for saved in added.saved][:SHOWN]
         request.session[UPLOADS_KEY] = [upload.pk for upload in added.uploads][:SHOWN]
-        messages.success(request, _saved_message(added.saved) if added.saved else _kept_message(added.uploads))
+        _notice(request, actor, added)
     return HttpResponseRedirect(f"{reverse('add-knowledge')}?org={actor.org.slug}")
+
+
+def _notice(request: HttpRequest, actor: Actor, added: Added) -> None:
+    """What was saved; a single new document gets an Undo, which moves it to the trash (the delete
+    page's POST, whose own notice can restore it)."""
+    if not added.saved:
+        messages.success(request, _kept_message(added.uploads))
+        return
+    new = [saved.document for saved in added.saved if saved.created]
+    if len(added.saved) == 1 and len(new) == 1 and not added.uploads:
+        undo = f"{reverse('memory-document-delete', args=[new[0].pk])}?org={actor.org.slug}"
+        notice_with_undo(request, _saved_message(added.saved), undo_url=undo)
+    else:
+        messages.success(request, _saved_message(added.saved))
 
 
 def _text(request: HttpRequest, actor: Actor, category: str, scope: str) -> Saved:
     post = request.POST
     return add_text(
-        actor=actor, title=post.get("title", ""), content=post.get("content", ""), category=category, scope=scope
+        actor=actor,
+        title=post.get("title", ""),
+        content=post.get("content", ""),
+        category=category,
+        scope=scope,
+        steward_id=post.get("steward"),
+        review_every_days=post.get("review_every_days"),
     )
 
 
@@ -134,6 +155,7 @@ def _page(request: HttpRequest, *, error: str = "", status: int = 200) -> HttpRe
         "max_file_bytes": max_file_bytes(),
         "file_limit": file_limit_text(),
         "form": request.POST if error else {},
+        "members": steward_choices(actor),
     }
     return render(request, "memory/add/add.html", context, status=status)
 

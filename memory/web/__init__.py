@@ -4,6 +4,7 @@ their own token would see: tools run through ``brain.mcp.invoke.execute`` (the s
 limits, metering and call record as MCP), the rest through the memory's selectors.
 
 - ``search``, ``documents``, ``entities``, ``memories``: the views, one module a page.
+- ``reviews``: a document's steward and "Still correct", and the To review page.
 - ``facts``: facts as rows of a page, grouped by relation, and their timeline.
 - ``graph_svg``: an entity's neighbourhood drawn as SVG on the server.
 - ``highlight``: snippets around a query's words, escaped and marked.

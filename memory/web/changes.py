@@ -1,4 +1,5 @@
-"""A member's own documents: delete one, or take a shared one back into their personal memory.
+"""A member's own documents: delete one (into the trash, with an Undo that restores it), or take a
+shared one back into their personal memory.
 
 Each is a confirmation page (GET) that says who reads the document now, and a POST with a CSRF
 token that calls the service (``memory.documents.placement``), which holds the rule of who may,
@@ -18,7 +19,8 @@ from django.views.decorators.http import require_http_methods
 
 from brain.core.actors import Actor
 from brain.core.errors import DomainError, NotFound, PermissionDenied
-from brain.faces.web import web_actor
+from brain.faces.times import page_time
+from brain.faces.web import notice_with_undo, web_actor
 from memory.documents.placement import (
     delete_document,
     make_document_personal,
@@ -63,8 +65,12 @@ def _confirm(
 @require_http_methods(["GET", "POST"])
 def delete_page(request: HttpRequest, document_id: int) -> HttpResponse:
     def act(actor: Actor, document: Document) -> HttpResponseRedirect:
-        title = delete_document(actor=actor, document_id=document.pk)
-        messages.success(request, f"Deleted: {title}")
+        trashed = delete_document(actor=actor, document_id=document.pk)
+        notice_with_undo(
+            request,
+            f"Deleted: {trashed.title}. It is in the trash until {page_time(trashed.until, actor.org)}.",
+            undo_url=f"{reverse('memory-trash-restore', args=[trashed.document_id])}?org={actor.org.slug}",
+        )
         return HttpResponseRedirect(f"{reverse('memory-documents')}?org={actor.org.slug}")
 
     return _confirm(

@@ -13,6 +13,7 @@ from django.urls import reverse
 from pydantic import TypeAdapter, ValidationError
 
 from brain.core.actors import Actor
+from brain.faces.refusals import for_people
 from brain.infra.ids import parse_numeric_id
 from brain.mcp.invoke import Outcome, execute
 from brain.mcp.registry import TOOLS
@@ -21,8 +22,10 @@ DAY = TypeAdapter(date)
 
 
 def run_tool(actor: Actor, name: str, arguments: dict[str, Any]) -> Outcome:
-    """One tool call as MCP makes it: authorised, validated, limited, charged and recorded."""
-    return execute(actor, TOOLS[name], arguments)
+    """One tool call as MCP makes it: authorised, validated, limited, charged and recorded; a
+    refusal in words for the person on the page, never a tool's name or its arguments'
+    (``brain.faces.refusals``)."""
+    return for_people(name, arguments, execute(actor, TOOLS[name], arguments))
 
 
 def message_page(request: HttpRequest, *, title: str, message: str, status: int) -> HttpResponse:

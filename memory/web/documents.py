@@ -27,6 +27,7 @@ from memory.mcp_tools.shapes import fact_outs
 from memory.models import Document
 from memory.web.common import message_page, run_tool, web_link
 from memory.web.facts import fact_rows
+from memory.web.reviews import review_context
 
 MAX_CHARS = 50_000  # the most retrieve_company_memory gives of one page
 
@@ -167,5 +168,6 @@ def document_page(request: HttpRequest, document_id: int) -> HttpResponse:
             "may_delete": may_delete(actor, document),
             "may_make_personal": may_make_personal(actor, document),
             "org": actor.org,
+            **review_context(actor, document),
         },
     )

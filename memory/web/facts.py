@@ -50,7 +50,7 @@ class FactRow:
         was saved ("" when the source gave no dates)."""
         window = self._window()
         if self.dated_from_upload:
-            return f"{window}, dated from the upload day" if window else "dated from the upload day"
+            return f"{window}, from the upload day: check it" if window else "from the upload day: check it"
         return window
 
     def _window(self) -> str:

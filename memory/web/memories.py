@@ -14,7 +14,8 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from brain.faces.web import web_actor
+from brain.faces.web import notice_with_undo, web_actor
+from brain.infra.ids import parse_numeric_id
 from memory.access import audience_key
 from memory.documents.placement import readers_of
 from memory.documents.selectors import list_saved_documents
@@ -70,6 +71,16 @@ def forget_memory(request: HttpRequest) -> HttpResponseRedirect:
     outcome = run_tool(actor, "forget", {"memory_id": request.POST.get("memory_id", "")})
     if outcome.output is None:
         messages.error(request, outcome.message)
+        return HttpResponseRedirect(reverse("memory-mine"))
+    forgotten = cast(ForgottenOut, outcome.output)
+    memory_id = parse_numeric_id(forgotten.memory_id, "mem") or 0
+    document_id = Fact.objects.filter(pk=memory_id, org=actor.org).values_list("document_id", flat=True).first()
+    if forgotten.in_trash_until is None or document_id is None:
+        messages.success(request, f"Forgotten: {forgotten.forgotten}")
     else:
-        messages.success(request, f"Forgotten: {cast(ForgottenOut, outcome.output).forgotten}")
+        notice_with_undo(
+            request,
+            f"Forgotten: {forgotten.forgotten}. It is in the trash until {forgotten.in_trash_until}.",
+            undo_url=f"{reverse('memory-trash-restore', args=[document_id])}?org={actor.org.slug}",
+        )
     return HttpResponseRedirect(reverse("memory-mine"))

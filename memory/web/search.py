@@ -1,9 +1,12 @@
 """Search, the home page of a signed-in member: the passages ``search_company_memory`` finds for
-the viewer, one per document, the best of them first as the answer with the facts behind it
-(disputed ones marked and linked to their contradiction), and filters that are part of the URL.
+the viewer, one per document, cut where the evidence ends, under an answer card
+(``memory.search.answer``: the line that answers, its source and date, and the sources that say
+otherwise) with the facts behind it (disputed ones marked and linked to their contradiction),
+and filters that are part of the URL.
 
-The filters narrow what the tool found (its most a call may ask for): a kind of source, a person
-who said it, a range of days and a category."""
+The card is built from the tool's own passages, as ``ask_company_memory`` builds its own from the
+same search, so the two never disagree. The filters narrow what the tool found (its most a call
+may ask for): a kind of source, a person who said it, a range of days and a category."""
 
 from __future__ import annotations
 
@@ -28,6 +31,7 @@ from memory.graph.provenance import facts_behind
 from memory.mcp_tools.documents import SearchOut
 from memory.mcp_tools.graph import open_contradictions
 from memory.mcp_tools.shapes import fact_outs
+from memory.search.answer import Statement, answer_card
 from memory.web.common import day_of, run_tool, web_link
 from memory.web.facts import FactRow, fact_rows
 from memory.web.highlight import snippet
@@ -39,6 +43,9 @@ FILTERS = ("kind", "person", "after", "before", "category")
 
 @dataclass(frozen=True)
 class Result:
+    chunk_id: int
+    document_id: int
+    text: str
     title: str
     heading: str
     url: str
@@ -50,6 +57,32 @@ class Result:
     snippet: SafeString
     facts: list[FactRow]
     more: int
+    copies: int = 0  # other documents saying the same, folded into this one
+    stale_since: date | None = None  # its document is past its review date (the tool's hit says so)
+
+
+@dataclass(frozen=True)
+class Said:
+    """One statement of the answer card, as the page shows it."""
+
+    value: str
+    sentence: str
+    title: str
+    url: str
+    speaker: str
+    when: datetime | None
+    later: bool = False
+    stale_since: date | None = None  # its document is past its review date
+
+
+@dataclass(frozen=True)
+class CardView:
+    status: str
+    asked: str
+    line: str
+    answer: Said | None
+    others: list[Said]
+    facts: list[FactRow]
 
 
 @dataclass(frozen=True)
@@ -88,7 +121,7 @@ def search_page(request: HttpRequest) -> HttpResponse:
             kept = [r for r in found if _passes(r, chosen, actor)]
             context.update(
                 results=kept[:SHOWN],
-                answer=kept[0] if kept else None,
+                card=_card(query, kept) if kept else None,
                 filtered=any(chosen.values()),
                 found=len(found),
                 kinds=_choices(found, "source", chosen["kind"]),
@@ -150,9 +183,13 @@ def _results(actor: Actor, found: SearchOut, query: str, as_of: date | None) -> 
     for hit, (chunk_id, document_id) in zip(found.hits, keys, strict=True):
         chunk = chunks.get(chunk_id)
         document = chunk.document if chunk else None
-        when = hit.said_at or (document.occurred_at or document.recorded_at if document else None)
+        # The same date the answer card of ask_company_memory gives (``evidence.said_when``).
+        when = hit.said_at or (document.occurred_at or chunk.recorded_at if document and chunk else None)
         results.append(
             Result(
+                chunk_id=chunk_id,
+                document_id=document_id,
+                text=chunk.text if chunk else hit.snippet,
                 title=hit.title,
                 heading=chunk.heading if chunk else "",
                 url=reverse("memory-document", args=[document_id]) + (f"#passage-{chunk_id}" if chunk else ""),
@@ -164,6 +201,33 @@ def _results(actor: Actor, found: SearchOut, query: str, as_of: date | None) -> 
                 snippet=snippet(chunk.text if chunk else hit.snippet, query),
                 facts=[rows[f.public_id] for f in behind.get(chunk_id, []) if f.public_id in rows],
                 more=hit.more_in_document,
+                copies=len(hit.also_in),
+                stale_since=hit.stale_since,
             )
         )
     return results
+
+
+def _card(query: str, results: list[Result]) -> CardView:
+    """The answer card (``memory.search.answer``) read from the results, best first."""
+    card = answer_card(query, results, [r.when for r in results])
+    by_chunk = {r.chunk_id: r for r in results}
+    answer = _said(card.answer, by_chunk) if card.answer else None
+    later = {id(s) for s in card.later}
+    others = [_said(s, by_chunk, later=id(s) in later) for s in card.others]
+    source = by_chunk.get(card.answer.chunk_id) if card.answer else None
+    return CardView(card.status, card.asked, card.line, answer, others, source.facts if source else [])
+
+
+def _said(statement: Statement, by_chunk: dict[int, Result], *, later: bool = False) -> Said:
+    result = by_chunk.get(statement.chunk_id)
+    return Said(
+        value=statement.value,
+        sentence=statement.sentence,
+        title=statement.title,
+        url=result.url if result else reverse("memory-document", args=[statement.document_id]),
+        speaker=statement.speaker,
+        when=statement.when,
+        later=later,
+        stale_since=result.stale_since if result else None,
+    )

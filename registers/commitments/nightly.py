@@ -27,6 +27,7 @@ from memory.documents.turns import previous_turn, spoken_text
 from memory.extraction.lines import word_set
 from memory.graph.entities import live_mentions
 from memory.models import Chunk, Document, Entity, Fact
+from registers.commitments.evidence import evidence_line, said_after, short
 from registers.commitments.extraction import Utterance, extract_commitments
 from registers.commitments.twins import add_source, find_twin
 from registers.common import batches_after_mark, document_audience, local_day, local_today
@@ -53,12 +54,7 @@ THREAD_HEADING = r"(?n)^#{1,6}\s*(<img[^>]*>\s*)?\[[^]]{1,80}\]\([^)]*\)\s+(open
 # A mail pasted as text: it opens with its header lines ("From: ...", "Date: ...").
 MAIL_OPENING = r"^\s*(from|to|cc|date|sent|subject)\s*:[^\n]*\n\s*(from|to|cc|bcc|date|sent|subject|reply-to)\s*:"
 BATCH = 500
-# Words that say something was carried out.
-COMPLETION = re.compile(
-    r"\b(?:done|finished|completed|complete|shipped|sent|delivered|landed|merged|released|launched|migrated|"
-    r"published|signed|closed|resolved|fixed|submitted|deployed|handed over|went out|is out|are out|live now)\b",
-    re.IGNORECASE,
-)
+# Words that say nothing of what a promise is about: left out of what the search looks for.
 STOP = word_set(
     """
     a an the to of for and or in on at by with will would shall should can could i we you he she
@@ -220,12 +216,8 @@ def _summary(found: list[dict[str, object]]) -> str:
     (2026-03-05): "the revised quote went out this morning". Check before saying it landed." """
     if not found:
         return "No evidence yet that it landed; it stays open."
-    named = [f'{item["id"]} in {item["title"]} ({item["day"]}): "{_short(str(item["line"]), 90)}"' for item in found]
+    named = [f'{item["id"]} in {item["title"]} ({item["day"]}): "{short(str(item["line"]), 90)}"' for item in found]
     return f"Said after the promise: {'; '.join(named)}. Check before saying it landed."[:500]
-
-
-def _short(text: str, most: int) -> str:
-    return text if len(text) <= most else text[: most - 1].rstrip() + "…"
 
 
 def _object_words(commitment: Commitment) -> list[str]:
@@ -252,20 +244,11 @@ def own_moment(document: Document) -> datetime:
     return document.recorded_at if moment.from_upload else moment.at
 
 
-def _matched_line(text: str, words: list[str], owner: str) -> str:
-    """The line of ``text`` that says it was done: a sentence with a completion word, preferring one
-    naming the object or the owner."""
-    sentences = [s.strip() for line in text.splitlines() for s in re.split(r"(?<=[.!?])\s+", line) if s.strip()]
-    done = [s for s in sentences if COMPLETION.search(s)]
-    lowered = [w.lower() for w in words]
-    best = next((s for s in done if any(w in s.lower() for w in lowered)), None)
-    best = best or next((s for s in done if owner and owner in s.lower()), None)
-    return _short(best or (done[0] if done else text.strip()), 200)
-
-
 def _evidence(commitment: Commitment, words: list[str]) -> list[dict[str, object]]:
     """Up to three passages or memories said after the promise (each by its own moment: when the
-    passage was said, else its document's date, and the upload time only when it has neither)."""
+    passage was said, else its document's date, and the upload time only when it has neither),
+    each cited by the sentence that says it was done and mentions the promise's subject
+    (``registers.commitments.evidence``); a passage without such a sentence is not cited."""
     if not words:
         return []
     if commitment.document is not None:
@@ -274,10 +257,6 @@ def _evidence(commitment: Commitment, words: list[str]) -> list[dict[str, object
         readers = Q(org_id=commitment.org_id) & readable_by_all()
     since, exact = _promised_at(commitment)
     after = Q(moment__gt=since) if exact else Q(moment__gte=since)
-
-    def said_after(moment: datetime) -> bool:
-        return moment > since if exact else moment >= since
-
     query = SearchQuery(" OR ".join(words), search_type="websearch", config="english")
     candidates = (
         Chunk.objects.filter(current(), org_id=commitment.org_id, search=query)
@@ -288,16 +267,15 @@ def _evidence(commitment: Commitment, words: list[str]) -> list[dict[str, object
         .select_related("document")
         .order_by("moment", "pk")[:50]
     )
-    owner = commitment.owner_name.split()[0].lower() if commitment.owner_name else ""
     found: list[dict[str, object]] = []
     for chunk in candidates:
         if chunk.said_at is None and chunk.document.occurred_at is None:
             chunk.moment = own_moment(chunk.document)
-            if not said_after(chunk.moment):
+            if not said_after(chunk.moment, since, exact=exact):
                 continue
         text = spoken_text(chunk)
-        about_owner = owner and (owner in chunk.speaker.lower() or owner in text.lower())
-        if COMPLETION.search(text) and about_owner:
+        line = evidence_line(text, speaker=chunk.speaker, what=commitment.what, owner=commitment.owner_name)
+        if line is not None:
             found.append(
                 {
                     "id": chunk.public_id,
@@ -308,7 +286,7 @@ def _evidence(commitment: Commitment, words: list[str]) -> list[dict[str, object
                     "title": chunk.title or chunk.document.title,
                     "said_at": chunk.moment.isoformat(),
                     "day": local_day(commitment.org, chunk.moment).isoformat(),
-                    "line": _matched_line(text, words, owner),
+                    "line": line,
                     "text": text[:300],
                 }
             )
@@ -324,6 +302,7 @@ def _evidence(commitment: Commitment, words: list[str]) -> list[dict[str, object
             "pk",
             "statement",
             "recorded_at",
+            "chunk_id",
             "document",
             "document__title",
             "document__occurred_at",
@@ -336,21 +315,23 @@ def _evidence(commitment: Commitment, words: list[str]) -> list[dict[str, object
             break
         if fact.document is not None and fact.document.occurred_at is None and fact.document.source_kind != "remember":
             fact.moment = own_moment(fact.document)
-            if not said_after(fact.moment):
+            if not said_after(fact.moment, since, exact=exact):
                 continue
-        if COMPLETION.search(fact.statement) and owner and owner in fact.statement.lower():
+        line = evidence_line(fact.statement, what=commitment.what, owner=commitment.owner_name)
+        if line is not None:
             source = fact.document if fact.document is not None and fact.document.source_kind != "remember" else None
             found.append(
                 {
                     "id": fact.public_id,
                     "memory": fact.public_id,
                     "statement": fact.statement[:300],
-                    "line": _short(fact.statement, 200),
+                    "line": line,
                     "said_at": fact.moment.isoformat(),
                     "day": local_day(commitment.org, fact.moment).isoformat(),
                     "title": source.title if source else "remembered",
                     "document": source.public_id if source else "",
                     "document_pk": source.pk if source else None,
+                    "passage_pk": fact.chunk_id if source else None,
                     "recorded_at": fact.recorded_at.isoformat(),
                 }
             )

@@ -55,7 +55,8 @@ def list_commitments(
     if who:
         rows = rows.filter(owner_name__icontains=who)
     latest = Prefetch("verdicts", queryset=Verdict.objects.order_by("-checked_at", "-pk"), to_attr="latest")
-    picked = rows.order_by("due_on", "promised_on", "pk").prefetch_related(latest, said_also(actor))
+    picked = rows.order_by("due_on", "promised_on", "pk").select_related("document")
+    picked = picked.prefetch_related(latest, said_also(actor))
     picked = picked[: max(1, min(limit, LIST_LIMIT))]
     return [Listed(c, c.is_overdue(today), next(iter(getattr(c, "latest", [])), None)) for c in picked]
 

@@ -248,4 +248,5 @@ def ask(reader: Actor, question: dict[str, Any]) -> Asked:
         card_sentence=card.answer.sentence if card.answer else "",
         card_passage=source,
         kept=len(kept),
+        listed=[hit.text for hit in kept],
     )

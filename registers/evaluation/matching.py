@@ -65,6 +65,7 @@ class Asked:
     card_sentence: str = ""
     card_passage: str = ""  # the whole passage the card's answer comes from
     kept: int = 0  # documents the search page lists, cut at the relevance floor
+    listed: list[str] = field(default_factory=list)  # their passages
 
 
 @dataclass

@@ -68,6 +68,7 @@ class Tally:
     answer_in_card: int = 0  # the card's sentence holds the labelled answer
     source_in_card: int = 0  # the card's answer comes from a passage that holds it
     kept_documents: int = 0  # documents listed after the relevance floor, summed
+    answer_listed: int = 0  # a passage listed after the floor holds the labelled answer
 
     def add(self, other: Tally) -> None:
         for name in self.__dataclass_fields__:
@@ -109,6 +110,7 @@ class Tally:
             "card_claims": share(self.card_claims, self.questions),
             "answer_in_card": share(self.answer_in_card, self.questions),
             "source_in_card": share(self.source_in_card, self.questions),
+            "answer_listed": share(self.answer_listed, self.questions),
             "documents_listed": round(self.kept_documents / self.questions, 2) if self.questions else None,
             "labelled": {
                 "facts": self.labelled_facts,
@@ -184,6 +186,7 @@ def read_off(labels: dict[str, Any], derived: Derived) -> Tally:
         tally.answer_in_card += holds_answer(asked.card_sentence, asked.answer)
         tally.source_in_card += holds_answer(asked.card_passage, asked.answer)
         tally.kept_documents += asked.kept
+        tally.answer_listed += any(holds_answer(p, asked.answer) for p in asked.listed)
         tally.snippets += len(asked.snippets)
         tally.markup_snippets += sum(has_markup(s) for s in asked.snippets)
     return tally

@@ -43,7 +43,7 @@ def glossary(*, actor: Actor, term: str | None = None, state: str | None = None,
     return list(rows.order_by(*order)[: max(1, min(limit, LIST_LIMIT))])
 
 
-def _term(actor: Actor, term_id: str) -> Term:
+def locked_term(actor: Actor, term_id: str) -> Term:
     number = entry_id(term_id, "term", "glossary entry")
     entry = Term.objects.select_for_update().filter(org=actor.org, pk=number).first()
     if entry is None:
@@ -73,6 +73,11 @@ def _withdraw(actor: Actor, entry: Term) -> None:
     entry.memory = None
 
 
+def _settle_proposal(entry: Term) -> None:
+    """A defined word waits for nothing more: a member's proposal on it is settled by the definition."""
+    entry.proposal, entry.proposal_passage, entry.proposed_by, entry.proposed_at = "", None, None, None
+
+
 @transaction.atomic
 def define_term(*, actor: Actor, term: str, definition: str, term_id: str | None = None) -> Term:
     """Record what a word points at; answers the open entry ``term_id`` when given."""
@@ -80,7 +85,7 @@ def define_term(*, actor: Actor, term: str, definition: str, term_id: str | None
     text = checked_text(definition, "definition", DEFINITION_LIMIT, required=True)
     word = checked_text(term, "term", TERM_LIMIT, required=True)
     if term_id:
-        entry = _term(actor, term_id)
+        entry = locked_term(actor, term_id)
         if entry.key != word.lower():
             raise InvalidArgument(f"{entry.public_id} is the entry for {entry.term!r}, not {word!r}.")
     else:
@@ -89,6 +94,7 @@ def define_term(*, actor: Actor, term: str, definition: str, term_id: str | None
         )
     entry.definition, entry.state = text, Term.State.DEFINED
     entry.defined_by, entry.defined_at = actor.user, timezone.now()
+    _settle_proposal(entry)
     entry.save()
     entry.memory = _remember(actor, entry, text)
     entry.save(update_fields=["memory"])
@@ -103,7 +109,7 @@ def update_term(
     """Correct or widen a definition (it replaces the old memory), dismiss the word for good, or
     reopen it (the definition and its memory are withdrawn)."""
     require_may_write(actor, scope=SHARED, what="Changing a term (the glossary is shared)")
-    entry = _term(actor, term_id)
+    entry = locked_term(actor, term_id)
     reason = checked_text(note, "note", NOTE_LIMIT)
     chosen = one_of(state, "state", UPDATE_STATES, "defined") if state is not None else None
     if definition is None and chosen is None:
@@ -116,6 +122,7 @@ def update_term(
         )
         entry.definition, entry.state = text, Term.State.DEFINED
         entry.defined_by, entry.defined_at = actor.user, timezone.now()
+        _settle_proposal(entry)
         entry.memory = _remember(actor, entry, text)
     else:
         _withdraw(actor, entry)

@@ -149,9 +149,12 @@ def test_the_registers_page_links_each_piece_of_evidence_to_its_passage(actor, s
     client.force_login(actor.user)
     page = client.get(reverse("registers"))
     passage = reply.chunks.get()
-    href = f"{reverse('memory-document', args=[reply.pk])}#passage-{passage.pk}"
-    assert f'<a href="{href}">{passage.public_id}</a>' in page.content.decode()
-    assert "went out this morning" in page.content.decode()
+    href = f"{reverse('memory-document', args=[reply.pk])}?org={actor.org.slug}#passage-{passage.pk}"
+    html = page.content.decode()
+    assert "“Yes, the revised quote for BigCo went out this morning.”" in html
+    assert f'<a href="{href}">sales 05 Mar</a>, 2026-03-05' in html
+    assert passage.public_id not in html
+    assert reply.public_id not in html
 
 
 def test_a_verdict_on_a_shared_promise_never_rests_on_a_personal_note_or_a_restricted_page(actor, settings):

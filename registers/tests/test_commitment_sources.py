@@ -91,7 +91,7 @@ def test_notes_of_a_review_listing_attendees_are_read_for_promises_but_a_page_of
                                                                          date(2025, 11, 25))  # fmt: skip
 
 
-def test_a_promise_from_notes_with_no_date_of_their_own_is_shown_as_dated_from_the_upload_day(scanning, client):
+def test_a_promise_from_notes_with_no_date_of_their_own_says_its_due_date_is_from_the_upload_day(scanning, client):
     save(
         scanning,
         "Support meeting notes",
@@ -105,7 +105,9 @@ def test_a_promise_from_notes_with_no_date_of_their_own_is_shown_as_dated_from_t
     [item] = list_commitments(actor=scanning)
     assert any("dated from the upload day" in line for line in shown(item.commitment).lines())
     client.force_login(scanning.user)
-    assert "dated from the upload day" in client.get("/registers/").content.decode()
+    page = client.get("/registers/").content.decode()
+    assert "from the upload day: check it" in page  # its due date, Thursday of the week it was saved
+    assert "dated from the upload day" not in page
 
 
 def test_a_one_message_yes_promises_what_the_message_before_asked_and_only_within_its_audience(scanning):

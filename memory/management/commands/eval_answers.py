@@ -101,13 +101,15 @@ class Command(BaseCommand):
             "listed": len(kept),
             "listed_before": len(before),
             "gold_listed": any(external.get(h.document_id) in gold for h in kept),
-            "gold_card": bool(card.answer) and external.get(card.answer.document_id) in gold,
+            "gold_card": card.answer is not None and external.get(card.answer.document_id) in gold,
             "answer_card": any(holds(said, w) for w in wanted),
             "gold_top": bool(before) and external.get(before[0].document_id) in gold,
             "answer_top": bool(before) and any(holds(before[0].text, w) for w in wanted),
         }
-        if verbose and ((gold and not row["answer_card"]) or (not gold and row["claims"])):
+        if verbose and ((gold and not row["answer_card"]) or (not gold and row["claims"]) or row["disputed"]):
             self.stdout.write(f"- {query['qid']} {question!r}: wanted {wanted[:1]!r}; {self._shown(card)}")
+            for other in card.others:
+                self.stdout.write(f"    other source: {other.value!r} in {other.sentence!r}")
         return row
 
     @staticmethod
