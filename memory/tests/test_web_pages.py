@@ -304,3 +304,29 @@ def test_a_member_of_two_organisations_searches_the_one_they_choose(org):
     client.force_login(user)
     assert b"Second org plan" not in client.get("/memory/search/", {"q": "ships in May", "org": org.slug}).content
     assert b"Second org plan" in client.get("/memory/search/", {"q": "ships in May", "org": second.slug}).content
+
+
+def test_search_as_of_reads_what_the_sources_said_by_then_and_says_so(actor):
+    imported = datetime(2025, 3, 1, 9, tzinfo=UTC)
+    save(actor, "Board minutes March 2025", "The board approved the Lisbon office lease.", occurred_at=imported)
+    client = client_for(actor)
+    said = client.get("/memory/search/", {"q": "Lisbon office lease", "as_of": "2025-03-11"}).content.decode()
+    assert ">Board minutes March 2025</a>" in said
+    assert "what the sources had said by the end of 2025-03-11" in said
+    learned = client.get("/memory/search/", {"q": "Lisbon office lease", "as_of": "2025-03-11", "by": "learned"})
+    page = learned.content.decode()
+    assert ">Board minutes March 2025</a>" not in page
+    assert "what Brain had learned by the end of 2025-03-11" in page
+
+
+def test_search_filters_are_the_search_tools_own(actor):
+    for n in range(24):
+        save(actor, f"Ferry page {n}", f"The harbour ferry timetable, edition {n}: boats leave every {n + 10} minutes.")
+    save(actor, "#ops", "I printed the ferry timetable for the harbour office.", speaker="Ines", conversation="#ops")
+    client = client_for(actor)
+    filtered = client.get("/memory/search/", {"q": "harbour ferry timetable edition", "person": "Ines"})
+    page = filtered.content.decode()
+    assert "said by Ines" in page
+    assert ">Ferry page 3</a>" not in page
+    call = ToolCall.objects.filter(org=actor.org, tool="search_company_memory").latest("pk")
+    assert call.outcome == "ok"

@@ -5,8 +5,10 @@ otherwise) with the facts behind it (disputed ones marked and linked to their co
 and filters that are part of the URL.
 
 The card is built from the tool's own passages, as ``ask_company_memory`` builds its own from the
-same search, so the two never disagree. The filters narrow what the tool found (its most a call
-may ask for): a kind of source, a person who said it, a range of days and a category."""
+same search, so the two never disagree. The filters (a kind of source, a person who said it, a
+range of days, a category) are the tool's own arguments, applied inside the search's SQL; "as of"
+reads what the sources had said by the end of that day (``by=said``, as the entity page does) or
+what Brain had learned by then (``by=learned``)."""
 
 from __future__ import annotations
 
@@ -23,7 +25,6 @@ from django.urls import reverse
 from django.utils.safestring import SafeString
 
 from brain.core.actors import Actor
-from brain.faces.times import local_day
 from brain.faces.web import member_organisations, web_actor
 from brain.infra.ids import parse_numeric_id
 from memory.documents.selectors import memory_is_empty, visible_chunks
@@ -97,10 +98,12 @@ def search_page(request: HttpRequest) -> HttpResponse:
     actor = web_actor(request)
     query = request.GET.get("q", "").strip()
     as_of = request.GET.get("as_of", "").strip()
+    by = "learned" if request.GET.get("by") == "learned" else "said"
     chosen = {name: request.GET.get(name, "").strip() for name in FILTERS}
     context: dict[str, object] = {
         "query": query,
         "as_of": as_of,
+        "by": by,
         "chosen": chosen,
         "org": actor.org,
         "orgs": list(member_organisations(cast(User, request.user))),
@@ -113,21 +116,33 @@ def search_page(request: HttpRequest) -> HttpResponse:
     if query and wrong:
         context["refusal"], status = wrong, 400
     elif query:
-        outcome = run_tool(actor, "search_company_memory", {"query": query, "top_k": FOUND, "as_of": as_of or None})
+        arguments = {
+            "query": query,
+            "top_k": FOUND,
+            "as_of": as_of or None,
+            "as_of_by": by,
+            # The filters are the search's own (in the SQL of every retriever), not a cut of its top twenty.
+            "source_kind": chosen["kind"] or None,
+            "said_by": chosen["person"] or None,
+            "category": chosen["category"] or None,
+            "after": chosen["after"] or None,
+            "before": chosen["before"] or None,
+        }
+        outcome = run_tool(actor, "search_company_memory", arguments)
         if outcome.output is None:
             context["refusal"], status = outcome.message, outcome.status
         else:
             found = _results(actor, cast(SearchOut, outcome.output), query, day_of(as_of))
-            kept = [r for r in found if _passes(r, chosen, actor)]
+            kept = {"q": query, "as_of": as_of, **({"by": by} if as_of and by != "said" else {})}
             context.update(
-                results=kept[:SHOWN],
-                card=_card(query, kept) if kept else None,
+                results=found[:SHOWN],
+                card=_card(query, found) if found else None,
                 filtered=any(chosen.values()),
                 found=len(found),
                 kinds=_choices(found, "source", chosen["kind"]),
                 people=_choices(found, "speaker", chosen["person"]),
                 categories=_choices(found, "category", chosen["category"]),
-                clear_url=f"{reverse('memory-search')}?{urlencode({'q': query, 'as_of': as_of})}",
+                clear_url=f"{reverse('memory-search')}?{urlencode(kept)}",
             )
     return render(request, "memory/search.html", context, status=status)
 
@@ -142,18 +157,6 @@ def _wrong_days(chosen: dict[str, str]) -> str:
     if after and before and after > before:
         return f"From ({after}) is after To ({before}); swap them or clear one."
     return ""
-
-
-def _passes(result: Result, chosen: dict[str, str], actor: Actor) -> bool:
-    day = local_day(result.when, actor.org) if result.when else None
-    after, before = day_of(chosen["after"]), day_of(chosen["before"])
-    return (
-        (not chosen["kind"] or result.source == chosen["kind"])
-        and (not chosen["person"] or result.speaker == chosen["person"])
-        and (not chosen["category"] or result.category == chosen["category"])
-        and (after is None or (day is not None and day >= after))
-        and (before is None or (day is not None and day <= before))
-    )
 
 
 def _choices(results: list[Result], field: str, chosen: str) -> list[Choice]:
