@@ -26,9 +26,11 @@ def _overdue(document: Document) -> str:
     document.refresh_from_db()
     document.verified_at = timezone.now() - timedelta(days=45)
     document.review_due_on = review_due_on(
-        every_days=document.review_every_days, verified_at=document.verified_at, recorded_at=document.recorded_at,
+        every_days=document.review_every_days,
+        verified_at=document.verified_at,
+        recorded_at=document.recorded_at,
         org=document.org,
-    )  # fmt: skip
+    )
     document.save(update_fields=["verified_at", "review_due_on"])
     return f"{document.review_due_on:%Y-%m-%d}"
 
@@ -84,16 +86,30 @@ def test_the_add_knowledge_form_names_a_steward_and_an_interval(actor):
     client = logged_in(actor.user)
     client.post(
         f"/knowledge/add/?org={actor.org.slug}",
-        {"kind": "text", "title": "Leave", "content": "Everyone has 28 days.", "category": "general",
-         "scope": "shared", "steward": steward.pk, "review_every_days": "60"},
-    )  # fmt: skip
+        {
+            "kind": "text",
+            "title": "Leave",
+            "content": "Everyone has 28 days.",
+            "category": "general",
+            "scope": "shared",
+            "steward": steward.pk,
+            "review_every_days": "60",
+        },
+    )
     document = Document.objects.get(org=actor.org, title="Leave")
     assert (document.steward_id, document.review_every_days) == (steward.pk, 60)
     refused = client.post(
         f"/knowledge/add/?org={actor.org.slug}",
-        {"kind": "text", "title": "Mine", "content": "My own note.", "category": "general", "scope": "personal",
-         "steward": steward.pk, "review_every_days": "60"},
-    )  # fmt: skip
+        {
+            "kind": "text",
+            "title": "Mine",
+            "content": "My own note.",
+            "category": "general",
+            "scope": "personal",
+            "steward": steward.pk,
+            "review_every_days": "60",
+        },
+    )
     assert refused.status_code == 400
     assert "looked after by you" in refused.content.decode()
 

@@ -189,9 +189,14 @@ def test_a_fact_said_again_elsewhere_is_shown_through_the_other_source_while_the
 
 def test_a_register_entry_taken_from_a_trashed_document_is_not_shown(actor, plan):
     entry = Commitment.objects.create(
-        org=actor.org, owner_name="Priya Shah", what="Priya Shah will send the kiosk contract",
-        promised_on=plan.recorded_at.date(), document=plan, origin="extracted", **document_audience(plan),
-    )  # fmt: skip
+        org=actor.org,
+        owner_name="Priya Shah",
+        what="Priya Shah will send the kiosk contract",
+        promised_on=plan.recorded_at.date(),
+        document=plan,
+        origin="extracted",
+        **document_audience(plan),
+    )
     assert visible_commitments(actor=actor).filter(pk=entry.pk).exists()
     delete_document(actor=actor, document_id=plan.pk)
     assert not visible_commitments(actor=actor).filter(pk=entry.pk).exists()
