@@ -117,9 +117,9 @@ def test_search_answers_first_with_one_row_per_document_and_filters_in_the_url(b
         box = card.bounding_box()
         assert box is not None
         assert box["y"] < viewport["height"]
-        expect(page.get_by_label("Said by")).to_be_hidden()
+        expect(page.get_by_label("Said by", exact=True)).to_be_hidden()
         page.locator("details.filters-fold summary").click()
-        page.get_by_label("Said by").select_option("Ines")
+        page.get_by_label("Said by", exact=True).select_option("Ines")
         page.get_by_role("button", name="Filter").click()
         assert "person=Ines" in page.url
         expect(page.locator("article.result h3", has_text="Ferry handbook")).to_have_count(0)
