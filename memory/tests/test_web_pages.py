@@ -330,3 +330,23 @@ def test_search_filters_are_the_search_tools_own(actor):
     assert ">Ferry page 3</a>" not in page
     call = ToolCall.objects.filter(org=actor.org, tool="search_company_memory").latest("pk")
     assert call.outcome == "ok"
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"q": "ferry\x00", "person": "Ines\x00"},
+        {"q": "ferry", "category": "x" * 5000},
+        {"q": "ferry", "after": "99999-01-01"},
+        {"q": "ferry", "as_of": "2026-13-40", "by": "anything"},
+        {"q": "ferry", "kind": "' OR 1=1 --"},
+        {"q": "ferry", "after": "2026-03-02", "before": "2026-03-01"},
+    ],
+)
+def test_the_search_page_answers_hostile_filters_in_words(actor, params):
+    save(actor, "Ferry page", "The harbour ferry leaves every ten minutes.")
+    response = client_for(actor).get("/memory/search/", params)
+    page = response.content.decode()
+    assert response.status_code in (200, 400)
+    assert "search_company_memory" not in page
+    assert "Traceback" not in page
