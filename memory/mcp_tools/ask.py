@@ -249,7 +249,9 @@ def ask_company_memory_tool(actor: Actor, args: AskArgs) -> AskOut:
         status="evidence",
         guidance=GUIDANCE[args.desired_output] + (f" The user wants it for: {args.intent}" if args.intent else ""),
         answer=AnswerCardOut.of(
-            card_for(actor=actor, question=args.question, as_of=args.as_of, vector=found.vector),
+            card_for(
+                actor=actor, question=args.question, as_of=args.as_of, vector=found.vector, as_of_by=args.as_of_by
+            ),
             actor=actor,
             pages=found.excerpts,
         ),

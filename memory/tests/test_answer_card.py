@@ -4,7 +4,7 @@ and nothing claimed where nothing answers; the search page and ask_company_memor
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 import pytest
 from django.test import Client
@@ -183,3 +183,15 @@ def test_chat_turns_without_content_of_their_own_never_outrank_the_page_that_ans
         found = search_company_memory_tool(actor, SearchArgs(query=query, top_k=20))
         assert page.public_id in [hit.document_id for hit in found.hits], query
         assert [hit.snippet for hit in found.hits if hit.snippet in ("lol", "😂😂", "+1", "same question here")] == []
+
+
+@pytest.mark.django_db
+def test_as_of_reads_the_same_way_for_the_card_of_the_page_and_of_ask(actor):
+    imported = datetime(2025, 3, 1, 9, tzinfo=UTC)
+    save(actor, "Price list 2025", "Team: Price per seat: 22 EUR per seat a month.", occurred_at=imported)
+    question = "How much does the Team plan cost?"
+    out = ask_company_memory_tool(actor, AskArgs(question=question, as_of=date(2025, 3, 11)))
+    assert out.answer is not None
+    assert out.answer.status == "answered"
+    page = client_for(actor).get("/memory/search/", {"q": question, "as_of": "2025-03-11"}).content.decode()
+    assert f'<p class="answer-line">{out.answer.line}</p>' in page
