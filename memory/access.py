@@ -410,11 +410,17 @@ def said_by(moment: datetime, org_id: int) -> Q:
     return Q(org_id=org_id) & dated & kept
 
 
-def facts_said_by(moment: datetime) -> Q:
-    """Facts the sources had said by ``moment``: of a document dated by then (recorded by then when
-    they have none), believed now or replaced by a fact said after it."""
+def facts_stated_by(moment: datetime) -> Q:
+    """Facts a source had stated by ``moment``, whatever replaced them since: of a document dated by
+    then (recorded by then when they have none)."""
     dated = Q(document__isnull=False) & _dated_by(moment, "document__")
-    dated |= Q(document__isnull=True, recorded_at__lte=moment)
+    return dated | Q(document__isnull=True, recorded_at__lte=moment)
+
+
+def facts_said_by(moment: datetime) -> Q:
+    """Facts the sources had said by ``moment`` (``facts_stated_by``), believed now or replaced by
+    a fact said after it."""
+    dated = facts_stated_by(moment)
     later = Q(superseded_by__document__isnull=False) & _dated_after(moment, "superseded_by__document__")
     later |= Q(superseded_by__document__isnull=True, superseded_by__recorded_at__gt=moment)
     return dated & (Q(superseded_at__isnull=True) | (Q(superseded_by__isnull=False) & later))

@@ -13,7 +13,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from brain.core.actors import Actor
-from memory.access import LEARNED, SAID, facts_said_by
+from memory.access import LEARNED, SAID, facts_said_by, facts_stated_by
 from memory.graph import reads as graph
 from memory.graph.entity_views import entities_named
 from memory.graph.supersession import about_the_same_thing
@@ -93,7 +93,7 @@ def gather_evidence(*, actor: Actor, question: Question) -> Evidence:
     claims = _claims(actor, question, hits, graph_facts, [s.fact for s in matched])
     evidence = Evidence(excerpts, claims, hits=hits, named=named, graph_facts=len(graph_facts), vector=vector)
     if question.high_risk and not evidence.empty:
-        evidence.conflicts = _conflicts(actor, claims, question.as_of)
+        evidence.conflicts = _conflicts(actor, claims, question)
         evidence.warnings = _warnings(hits, excerpts, claims, evidence.conflicts)
     return evidence
 
@@ -226,8 +226,9 @@ def _claims(
     return list(picked.values())[: question.max_claims]
 
 
-def _conflicts(actor: Actor, claims: list[Fact], as_of: date | None) -> list[Fact]:
-    """Other statements about the same single-valued thing: replaced ones and rivals."""
+def _conflicts(actor: Actor, claims: list[Fact], question: Question) -> list[Fact]:
+    """Other statements about the same single-valued thing: replaced ones and rivals, among what
+    had been said (or, as ``question.as_of_by`` says, recorded) by the question's day."""
     query = Q()
     for fact in claims:
         same = about_the_same_thing(fact)  # the query supersession finds its rivals with
@@ -235,7 +236,11 @@ def _conflicts(actor: Actor, claims: list[Fact], as_of: date | None) -> list[Fac
             query |= same
     if not query:
         return []
-    facts = graph.believed(graph.visible_facts(actor=actor), as_of=as_of, include_superseded=True)
+    facts = graph.visible_facts(actor=actor)
+    if question.as_of is not None and question.as_of_by == SAID:
+        facts = facts.filter(facts_stated_by(day_end(question.as_of, actor.org)))
+    else:
+        facts = graph.believed(facts, as_of=question.as_of, include_superseded=True)
     rivals = facts.filter(query).exclude(pk__in=[c.pk for c in claims]).select_related("subject", "object", "document")
     return list(rivals.order_by("-recorded_at", "-pk")[:10])
 

@@ -84,3 +84,21 @@ def test_ask_reads_as_of_the_same_way(actor):
     learned = gather_evidence(actor=actor, question=Question(text=QUESTION, as_of=DAY, as_of_by="learned"))
     assert [h.title for h in said.hits] == ["BigCo mail"]
     assert learned.hits == []
+
+
+def test_ask_at_high_risk_lists_as_conflicts_only_what_had_been_said_by_the_day(actor):
+    """Two org charts imported today, dated 2025 and March 2026. As of April 2026 the earlier
+    holder is a replaced statement beside the answer; as of mid-2025 the later one had not been
+    said, so it is no conflict; by what Brain had learned then, neither was known."""
+    old = datetime(2025, 1, 10, tzinfo=UTC)
+    save(actor, "Old org chart", "Sam Carter was head of support from January 2025.", occurred_at=old)
+    new = datetime(2026, 3, 3, tzinfo=UTC)
+    save(actor, "New org chart", "On 3 March 2026 Priya Shah became head of support.", occurred_at=new)
+
+    def conflicts(day: date, by: str) -> list[str]:
+        question = Question(text="Who is head of support?", as_of=day, as_of_by=by, high_risk=True)
+        return [fact.statement for fact in gather_evidence(actor=actor, question=question).conflicts or []]
+
+    assert conflicts(date(2026, 4, 1), "said") == ["Sam Carter was head of support from January 2025."]
+    assert all("Priya" not in statement for statement in conflicts(date(2025, 6, 1), "said"))
+    assert conflicts(date(2026, 4, 1), "learned") == []
