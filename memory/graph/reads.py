@@ -11,13 +11,35 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from django.db.models import Case, Count, Exists, IntegerField, Max, Min, OuterRef, Q, QuerySet, Subquery, When
+from django.db.models import (
+    BooleanField,
+    Case,
+    Count,
+    Exists,
+    IntegerField,
+    Max,
+    Min,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    When,
+)
 from django.db.models.functions import Lower
 
 from brain.core.actors import Actor
 from brain.core.errors import InvalidArgument, NotFound
 from brain.infra.ids import parse_numeric_id
-from memory.access import believed_filter, current, end_of_day, readable, readable_facts, readable_facts_and_believed
+from memory.access import (
+    believed_filter,
+    current,
+    end_of_day,
+    facts_said_by,
+    facts_stated_by,
+    readable,
+    readable_facts,
+    readable_facts_and_believed,
+)
 from memory.graph.entities import shown_type
 from memory.graph.entity_views import EntityView, entities_of_type, entity_views, visible_mentions
 from memory.graph.supersession import stated_value
@@ -34,6 +56,15 @@ def visible_facts(*, actor: Actor) -> QuerySet[Fact]:
 def believed(facts: QuerySet[Fact], *, as_of: date | None, include_superseded: bool = False) -> QuerySet[Fact]:
     """Facts Brain believed now, or at the end of ``as_of``; all recorded ones with history."""
     return facts.filter(believed_filter(as_of, include_superseded))
+
+
+def said_by_then(*, actor: Actor, ids: list[int], moment: datetime) -> dict[int, bool]:
+    """Of the facts ``ids``, those a source had stated by ``moment``, each with whether it still
+    stood then (not yet replaced by a statement said by then): ``memory.access``'s rule, in one
+    statement."""
+    standing = Case(When(facts_said_by(moment), then=True), default=False, output_field=BooleanField())
+    rows = visible_facts(actor=actor).filter(facts_stated_by(moment), pk__in=ids).annotate(standing=standing)
+    return dict(rows.values_list("pk", "standing"))
 
 
 def parse_memory_id(value: str) -> int:

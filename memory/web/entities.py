@@ -25,9 +25,11 @@ from brain.faces.web import web_actor
 from brain.infra.ids import format_id, parse_numeric_id
 from memory.documents.selectors import visible_documents
 from memory.graph.provenance import documents_mentioning
+from memory.graph.reads import parse_memory_id, said_by_then
 from memory.mcp_tools.graph import ExploreOut
 from memory.mcp_tools.shapes import EntityRef, FactOut
 from memory.models import Document
+from memory.search.filters import day_end
 from memory.web.common import day_of, message_page, run_tool
 from memory.web.facts import FactRow, fact_rows, grouped, relation_words, timeline
 from memory.web.graph_svg import Drawing, Edge, Node, neighbourhood
@@ -52,7 +54,7 @@ def entity_page(request: HttpRequest, entity_id: int) -> HttpResponse:
     said = day_of(as_of) if by == "said" else None
     # At one hop every fact touches the entity; kept explicit, as wider walks return more.
     own = [f for f in [*hood.outgoing, *hood.incoming] if _touches(f, ref)]
-    rows = _as_said_by(_with_said_days(actor, fact_rows(own)), said)
+    rows = _as_said_by(actor, _with_said_days(actor, fact_rows(own)), said)
     standing = {row.memory_id for row in rows if not row.replaced}
     around, notice = [f for f in own if f.memory_id in standing], ""
     if depth == 2:
@@ -64,7 +66,9 @@ def entity_page(request: HttpRequest, entity_id: int) -> HttpResponse:
             around = [*shown.outgoing, *shown.incoming, *shown.further]
             if said is not None:
                 kept = {
-                    r.memory_id for r in _as_said_by(_with_said_days(actor, fact_rows(around)), said) if not r.replaced
+                    r.memory_id
+                    for r in _as_said_by(actor, _with_said_days(actor, fact_rows(around)), said)
+                    if not r.replaced
                 }
                 around = [f for f in around if f.memory_id in kept]
     context = {
@@ -102,19 +106,18 @@ def _dated_by(actor: Actor, documents: list[Document], day: date | None) -> list
     return [d for d in documents if local_day(d.occurred_at or d.recorded_at, actor.org) <= day]
 
 
-def _as_said_by(rows: list[FactRow], day: date | None) -> list[FactRow]:
-    """The rows as the sources stood at the end of ``day``: what had been said by then, replaced
-    only when what replaced it had been said by then too (all of them without a day)."""
+def _as_said_by(actor: Actor, rows: list[FactRow], day: date | None) -> list[FactRow]:
+    """The rows as the sources stood at the end of ``day`` (``memory.access``, "What the sources had
+    said by a moment"): what had been said by then, shown as replaced only when what replaced it
+    had been said by then too."""
     if day is None:
         return rows
-
-    def said_by(row: FactRow) -> bool:
-        return (row.said_on or row.recorded_at.date()) <= day
-
-    kept = {row.memory_id: row for row in rows if said_by(row)}
+    ids = {parse_memory_id(row.memory_id): row for row in rows}
+    said = said_by_then(actor=actor, ids=list(ids), moment=day_end(day, actor.org))
     return [
-        row if row.replaced_by in kept else replace(row, replaced=False, replaced_at=None, replaced_by=None)
-        for row in kept.values()
+        row if not said[pk] else replace(row, replaced=False, replaced_at=None, replaced_by=None)
+        for pk, row in ids.items()
+        if pk in said
     ]
 
 
