@@ -327,7 +327,7 @@ def _keep(actor: Actor, connection: Connection, item: Item) -> tuple[int, int]:
         source_id=item.source_id,
         defaults={"version": item.version, "url": item.url[:2000], "document": saved.document, "withdrawn_at": None},
     )
-    return 1, 0
+    return (0, 0) if saved.in_trash else (1, 0)  # an item someone put in the trash stays there
 
 
 @transaction.atomic

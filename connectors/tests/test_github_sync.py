@@ -267,3 +267,23 @@ def test_a_private_repository_never_lands_where_every_member_reads(github, admin
     )
     assert sync.sync_connection(kept.pk).saved == 1
     assert documents(kept).get().category == team
+
+
+def test_an_item_put_in_the_trash_stays_there_when_the_source_edits_it(github, admin_actor):
+    from memory.documents.placement import delete_document
+    from memory.documents.trash import restore_document
+
+    github.add_issue("acme/api", 1, updated="2026-11-02T10:00:00Z", body="The login page 500s")
+    connection = connect(admin_actor)
+    sync.sync_connection(connection.pk)
+    issue = documents(connection).get()
+    delete_document(actor=admin_actor, document_id=issue.pk)
+    github.add_issue("acme/api", 1, updated="2026-11-04T09:00:00Z", body="The login page 500s for SSO users")
+    assert sync.sync_connection(connection.pk).saved == 0
+    assert list(documents(connection).values_list("pk", flat=True)) == [issue.pk]  # no second copy beside it
+    assert documents(connection).get().trashed_at is not None
+    # Restored, it takes the source's next edit as a new version.
+    restore_document(actor=admin_actor, document_id=issue.pk)
+    github.add_issue("acme/api", 1, updated="2026-11-05T09:00:00Z", body="Fixed for SSO users")
+    assert sync.sync_connection(connection.pk).saved == 1
+    assert documents(connection).filter(trashed_at__isnull=True).count() == 2

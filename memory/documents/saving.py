@@ -18,7 +18,7 @@ from brain.core.personal import require_may_write
 from brain.infra.queueing import send_on_commit
 from brain.mcp.meter import can_pay
 from brain.models import Category, Organisation
-from memory.access import current, readable, readable_category_ids, same_audience
+from memory.access import current, readable, readable_category_ids, readable_in_trash, same_audience
 from memory.documents.lanes import lane_of
 from memory.documents.records import checked_metadata
 from memory.documents.stewardship import initial_review
@@ -55,6 +55,9 @@ class Saved:
     # True when no external_id was given and the same title and content, said by the same speaker at the
     # same moment, was already saved with the same audience: ``document`` is that earlier one.
     duplicate: bool = False
+    # True when the current version under this external id is in the trash: nothing was saved, and
+    # ``document`` is that version (``_trashed_version``).
+    in_trash: bool = False
 
     @property
     def duplicate_of(self) -> str | None:
@@ -123,6 +126,8 @@ def add_document(
         )
         if previous is not None and previous.content_hash == digest:
             return Saved(previous, created=False)
+        if previous is None and (trashed := _trashed_version(actor, source_kind, external_id, scope, chosen)):
+            return Saved(trashed, created=False, in_trash=True)
     elif source_kind not in UNMERGED_KINDS:
         chosen = chosen or resolve_category(actor=actor, slug=None)
         with connection.cursor() as cursor:
@@ -204,6 +209,23 @@ def _continued_version(
         .exclude(status=Status.FAILED)
     )
     return candidates.select_related("category").order_by("-version", "-pk").first()
+
+
+def _trashed_version(
+    actor: Actor, source_kind: str, external_id: str, scope: str, category: Category | None
+) -> Document | None:
+    """The version under this external id that sits in the trash, for the same audience, if any.
+
+    A save under the id of a document someone put in the trash neither brings it back nor makes a
+    second copy beside it (a connector syncing an edited item, a script sending it again): the
+    trash is a decision people made. Restored, the document takes the next save as a new version;
+    deleted for good, the id is free again."""
+    candidates = (
+        Document.objects.filter(readable_in_trash(actor), source_kind=source_kind, external_id=external_id)
+        .filter(same_audience(scope, actor.user.pk, category.pk if category is not None else None))
+        .filter(current())
+    )
+    return candidates.order_by("-version", "-pk").first()
 
 
 # A memory stored with ``remember`` owns its document (forgetting it deletes the document), so it is

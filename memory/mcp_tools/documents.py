@@ -85,6 +85,10 @@ class AddKnowledgeOut(ToolOutput):
 
 
 ALREADY = gettext_noop("It was in memory already, so nothing new was stored.")
+IN_TRASH = gettext_noop(
+    "A document saved under this external_id is in the trash, so nothing was stored: restore it "
+    "from the Trash page first if this version should be kept."
+)
 SOON = gettext_noop("This information will be available in a few minutes.")
 WAITING = gettext_noop(
     "It is saved but waiting: this organisation's usage has run out or its ingestion is paused, so it "
@@ -133,7 +137,9 @@ def add_company_knowledge_tool(actor: Actor, args: AddKnowledgeArgs) -> AddKnowl
         waiting = saved.document.status == Document.Status.WAITING
         return AddKnowledgeOut(
             message=gettext("Done."),
-            detail=gettext(ALREADY if not saved.created else WAITING if waiting else SOON),
+            detail=gettext(
+                IN_TRASH if saved.in_trash else ALREADY if not saved.created else WAITING if waiting else SOON
+            ),
             title=args.title,
             unchanged=not saved.created,
             duplicate_of=saved.duplicate_of,

@@ -352,3 +352,18 @@ def test_an_admin_sets_the_period_where_the_organisations_settings_are_and_it_is
         actor.org.trash_days = days
         with pytest.raises(ValidationError, match="trash_days"):
             actor.org.full_clean()
+
+
+def test_saving_again_under_the_id_of_a_trashed_document_stores_nothing_and_says_so(actor):
+    from memory.mcp_tools.documents import AddKnowledgeArgs, add_company_knowledge_tool
+
+    first = save(actor, "Duskwater plan", PLAN, external_id="wiki:duskwater", source_kind="mcp")
+    delete_document(actor=actor, document_id=first.pk)
+    args = AddKnowledgeArgs(title="Duskwater plan", content=PLAN + " Kiosks ship in May.", external_id="wiki:duskwater")
+    out = add_company_knowledge_tool(actor, args)
+    assert out.unchanged
+    assert "in the trash" in out.detail
+    assert list(Document.objects.filter(org=actor.org).values_list("pk", flat=True)) == [first.pk]
+    restore_document(actor=actor, document_id=first.pk)
+    assert not add_company_knowledge_tool(actor, args).unchanged  # restored: the save is its next version
+    assert Document.objects.get(org=actor.org, version=2).previous_id == first.pk
