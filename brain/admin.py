@@ -33,6 +33,8 @@ from brain.faces.admin_base import (
     for_operators_only,
     staff_user,
 )
+from brain.sso.admin import SingleSignOnAdmin
+from brain.sso.passwords import AdminPasswordLoginForm
 from brain.models import (
     CONNECTED_APP_PREFIX,
     Activity,
@@ -45,11 +47,14 @@ from brain.models import (
     OrganisationGroup,
     Report,
     ToolCall,
+    SingleSignOn,
 )
 
 __all__ = ["OrgScopedAdmin", "ReadOnlyInline", "admin_actor", "admin_org_ids"]
 
 admin.site.site_header = "Brain"
+admin.site.login_form = AdminPasswordLoginForm  # refuses the password where single sign-on replaced it
+admin.site.register(SingleSignOn, SingleSignOnAdmin)
 admin.site.site_title = "Brain admin"
 admin.site.index_title = "Brain administration"
 
