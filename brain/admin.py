@@ -33,8 +33,6 @@ from brain.faces.admin_base import (
     for_operators_only,
     staff_user,
 )
-from brain.sso.admin import SingleSignOnAdmin
-from brain.sso.passwords import AdminPasswordLoginForm
 from brain.models import (
     CONNECTED_APP_PREFIX,
     Activity,
@@ -46,9 +44,11 @@ from brain.models import (
     Organisation,
     OrganisationGroup,
     Report,
-    ToolCall,
     SingleSignOn,
+    ToolCall,
 )
+from brain.sso.admin import SingleSignOnAdmin
+from brain.sso.passwords import AdminPasswordLoginForm
 
 __all__ = ["OrgScopedAdmin", "ReadOnlyInline", "admin_actor", "admin_org_ids"]
 

@@ -6,13 +6,12 @@ never locks an organisation out of the page where single sign-on is set up."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
-from urllib.parse import urlencode
-
 from django.urls import reverse
 
 from brain.models import Membership, SingleSignOn
@@ -32,7 +31,8 @@ def password_refused(user: AbstractBaseUser | AnonymousUser) -> str | None:
     )
     if held is None:
         return None
-    return f"{held.org.name} signs in with {held.org.single_sign_on.label}: use “Sign in with {held.org.single_sign_on.label}”."
+    label = held.org.single_sign_on.label
+    return f"{held.org.name} signs in with {label}: use “Sign in with {label}” below."
 
 
 class _Refusing:

@@ -112,7 +112,7 @@ def client_settings(sso: SingleSignOn, metadata: Metadata) -> dict[str, Any]:
     }
 
 
-class OrganisationClient(OIDCAuthenticationBackend):  # type: ignore[misc]
+class OrganisationClient(OIDCAuthenticationBackend):
     """mozilla-django-oidc's backend for one organisation's provider (never in the settings'
     backends: the callback calls it)."""
 

@@ -49,7 +49,9 @@ def read_claims(raw: dict[str, Any], *, groups_claim: str) -> Claims:
     if not isinstance(subject, str) or not subject:
         raise SignInRefused("The provider did not say who signed in (no 'sub' claim).")
     if not isinstance(email, str) or "@" not in email:
-        raise SignInRefused("The provider sent no e-mail address; ask your admin to release the 'email' claim to Brain.")
+        raise SignInRefused(
+            "The provider sent no e-mail address; ask your admin to release the 'email' claim to Brain."
+        )
     if raw.get("email_verified") is False:
         raise SignInRefused(f"The provider has not verified {email}; verify it there and sign in again.")
     groups = raw.get(groups_claim) or []
@@ -91,30 +93,51 @@ def sign_in_with_sso(*, sso: SingleSignOn, issuer: str, claims: Claims) -> User:
     membership = Membership.objects.filter(org=org, user=user).first() if user is not None else None
     role = role_for(sso, claims.groups)
     if membership is None:
-        if sso.provision != SingleSignOn.DOMAIN or not sso.allowed_domains:
-            raise SignInRefused(f"{claims.email} has not been invited to {org.name}; ask one of its admins to invite you.")
-        user = user or _new_user(claims)
-        membership = add_member(org=org, user=user, role=role or Membership.MEMBER)
-        record_audit(
-            actor=user, org=org, via=VIA, action="member.added", target=user.get_username(),
-            details={"role": membership.role, "issuer": issuer},
-        )
+        membership = _join(sso, user, claims, role, issuer)
     elif role is not None and membership.role != role:
         record_audit(
-            actor=user, org=org, via=VIA, action="member.role_changed", target=user.get_username(),
+            actor=membership.user,
+            org=org,
+            via=VIA,
+            action="member.role_changed",
+            target=membership.user.get_username(),
             details={"old": membership.role, "new": role, "issuer": issuer},
         )
         membership.role = role
         membership.save(update_fields=["role"])
-    assert user is not None
+    user = membership.user
     _staff_as_role(user, membership.role)
     _set_groups(sso, user, claims.groups, issuer)
     _link(sso, identity, user, issuer, claims.subject)
     record_audit(
-        actor=user, org=org, via=VIA, action="user.signed_in", target=user.get_username(),
+        actor=user,
+        org=org,
+        via=VIA,
+        action="user.signed_in",
+        target=user.get_username(),
         details={"method": "sso", "issuer": issuer},
     )
     return user
+
+
+def _join(sso: SingleSignOn, user: User | None, claims: Claims, role: str | None, issuer: str) -> Membership:
+    """First sign-in: the membership (and the account, for someone new), when the organisation
+    lets people of this domain join by themselves."""
+    if sso.provision != SingleSignOn.DOMAIN or not sso.allowed_domains:
+        raise SignInRefused(
+            f"{claims.email} has not been invited to {sso.org.name}; ask one of its admins to invite you."
+        )
+    user = user or _new_user(claims)
+    membership = add_member(org=sso.org, user=user, role=role or Membership.MEMBER)
+    record_audit(
+        actor=user,
+        org=sso.org,
+        via=VIA,
+        action="member.added",
+        target=user.get_username(),
+        details={"role": membership.role, "issuer": issuer},
+    )
+    return membership
 
 
 def _user_by_email(email: str) -> User | None:
@@ -159,9 +182,10 @@ def _set_groups(sso: SingleSignOn, user: User, groups: frozenset[str], issuer: s
     the map does not name are left as Brain's admins set them."""
     if not sso.group_map:
         return
-    managed = {group.name: group for group in Group.objects.filter(
-        name__in=set(sso.group_map.values()), organisation_link__org=sso.org
-    )}
+    managed = {
+        group.name: group
+        for group in Group.objects.filter(name__in=set(sso.group_map.values()), organisation_link__org=sso.org)
+    }
     wanted = {sso.group_map[claim] for claim in groups if claim in sso.group_map} & managed.keys()
     held = set(user.groups.filter(pk__in=[group.pk for group in managed.values()]).values_list("name", flat=True))
     added, removed = sorted(wanted - held), sorted(held - wanted)
@@ -170,7 +194,11 @@ def _set_groups(sso: SingleSignOn, user: User, groups: frozenset[str], issuer: s
     user.groups.add(*(managed[name] for name in added))
     user.groups.remove(*(managed[name] for name in removed))
     record_audit(
-        actor=user, org=sso.org, via=VIA, action="member.groups_changed", target=user.get_username(),
+        actor=user,
+        org=sso.org,
+        via=VIA,
+        action="member.groups_changed",
+        target=user.get_username(),
         details={"added": added, "removed": removed, "issuer": issuer},
     )
 

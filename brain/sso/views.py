@@ -14,11 +14,11 @@ from urllib.parse import parse_qs, urlsplit
 
 import jwt
 import requests
+from django.conf import settings
 from django.contrib import auth
 from django.core.exceptions import SuspiciousOperation
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render, resolve_url
-from django.conf import settings
 from django.views.generic import View
 from mozilla_django_oidc.views import OIDCAuthenticationRequestView
 
@@ -47,7 +47,7 @@ def refused(request: HttpRequest, error: DomainError) -> HttpResponse:
     return render(request, "registration/sso_refused.html", {"message": error.message}, status=error.status)
 
 
-class SsoLoginView(OIDCAuthenticationRequestView):  # type: ignore[misc]
+class SsoLoginView(OIDCAuthenticationRequestView):
     """Sends the browser to the organisation's provider to sign in."""
 
     def __init__(self, **kwargs: Any) -> None:
@@ -57,7 +57,7 @@ class SsoLoginView(OIDCAuthenticationRequestView):  # type: ignore[misc]
     def get_settings(self, attr: str, *default: Any) -> Any:
         return self.settings.get(attr, default[0] if default else None)
 
-    def get(self, request: HttpRequest, org_slug: str) -> HttpResponse:  # type: ignore[override]
+    def get(self, request: HttpRequest, org_slug: str) -> HttpResponse:
         try:
             sso = _enabled(org_slug=org_slug)
             metadata = discover(sso.issuer)

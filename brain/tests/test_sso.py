@@ -4,6 +4,7 @@ loopback: Brain's pages through Django's test client, the provider through HTTP 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -59,7 +60,7 @@ def start(client: Client, org_slug: str = "acme", next_url: str = "") -> str:
     return str(answer["Location"])
 
 
-def sign_in(client: Client, idp: Provider, account: str = "alice", next_url: str = "") -> object:
+def sign_in(client: Client, idp: Provider, account: str = "alice", next_url: str = "") -> Any:
     return client.get(idp.sign_in(start(client, next_url=next_url), account))
 
 
@@ -72,11 +73,14 @@ def test_a_member_signs_in_with_the_provider_and_lands_on_the_page_they_asked_fo
     alice = make_user(sso.org, username="alice", email="alice@acme.test")
     client = Client()
     landed = sign_in(client, idp, next_url="/jobs/")
-    assert landed.status_code == 302 and landed["Location"] == "/jobs/"
+    assert landed.status_code == 302
+    assert landed["Location"] == "/jobs/"
     assert signed_in_as(client) == alice
     assert client.session["_auth_user_backend"] == SESSION_BACKEND  # not a password sign-in
     record = AuditRecord.objects.get(action="user.signed_in", org=sso.org)
-    assert record.details == {"method": "sso", "issuer": idp.issuer} and record.user == alice and record.via == "sso"
+    assert record.details == {"method": "sso", "issuer": idp.issuer}
+    assert record.user == alice
+    assert record.via == "sso"
     assert SsoIdentity.objects.get(org=sso.org, subject="alice").user == alice
 
 
@@ -89,7 +93,8 @@ def test_a_new_person_of_an_allowed_domain_becomes_a_member_on_first_sign_in(sso
     assert (bo.first_name, bo.last_name, bo.has_usable_password(), bo.is_staff) == ("Bo", "Lund", False, True)
     assert Membership.objects.get(org=sso.org, user=bo).role == Membership.ADMIN
     added = AuditRecord.objects.get(action="member.added", org=sso.org)
-    assert added.details["role"] == "admin" and added.via == "sso"
+    assert added.details["role"] == "admin"
+    assert added.via == "sso"
 
 
 def test_group_changes_at_the_provider_take_effect_at_the_next_sign_in(sso, idp):
@@ -98,7 +103,8 @@ def test_group_changes_at_the_provider_take_effect_at_the_next_sign_in(sso, idp)
     client = Client()
     sign_in(client, idp)
     alice = User.objects.get(email="alice@acme.test")
-    assert list(alice.groups.all()) == [] and Membership.objects.get(user=alice).role == Membership.MEMBER
+    assert list(alice.groups.all()) == []
+    assert Membership.objects.get(user=alice).role == Membership.MEMBER
 
     idp.set_accounts({"alice": {**ALICE, "groups": ["staff", "finance", "brain-admins"]}})
     sign_in(Client(), idp)
@@ -111,7 +117,8 @@ def test_group_changes_at_the_provider_take_effect_at_the_next_sign_in(sso, idp)
     idp.set_accounts({"alice": ALICE})
     sign_in(Client(), idp)
     alice.refresh_from_db()
-    assert list(alice.groups.all()) == [] and not alice.is_staff
+    assert list(alice.groups.all()) == []
+    assert not alice.is_staff
     assert Membership.objects.get(user=alice).role == Membership.MEMBER
 
 
@@ -130,13 +137,15 @@ def test_a_person_of_a_domain_the_organisation_does_not_allow_is_not_signed_in(s
     refused = sign_in(client, idp, "eve")
     assert refused.status_code == 403
     assert "does not let elsewhere.test addresses sign in with Acme ID" in refused.content.decode()
-    assert signed_in_as(client) is None and not User.objects.filter(email="eve@elsewhere.test").exists()
+    assert signed_in_as(client) is None
+    assert not User.objects.filter(email="eve@elsewhere.test").exists()
 
 
 def test_an_unverified_address_is_not_signed_in(sso, idp):
     idp.set_accounts({"alice": {**ALICE, "email_verified": False}})
     refused = sign_in(Client(), idp)
-    assert refused.status_code == 403 and "has not verified alice@acme.test" in refused.content.decode()
+    assert refused.status_code == 403
+    assert "has not verified alice@acme.test" in refused.content.decode()
 
 
 def test_an_invited_only_organisation_signs_in_the_invited_and_no_one_else(sso, idp):
@@ -144,8 +153,10 @@ def test_an_invited_only_organisation_signs_in_the_invited_and_no_one_else(sso, 
     sso.save()
     client = Client()
     refused = sign_in(client, idp)
-    assert refused.status_code == 403 and "has not been invited to" in refused.content.decode()
-    assert signed_in_as(client) is None and not User.objects.filter(email="alice@acme.test").exists()
+    assert refused.status_code == 403
+    assert "has not been invited to" in refused.content.decode()
+    assert signed_in_as(client) is None
+    assert not User.objects.filter(email="alice@acme.test").exists()
 
     invited = make_user(sso.org, username="alice", email="alice@acme.test")
     sign_in(client, idp)
@@ -164,7 +175,8 @@ def test_a_tampered_id_token_signs_nobody_in(sso, idp, how):
     idp.tamper(**how)
     client = Client()
     refused = sign_in(client, idp)
-    assert refused.status_code == 400 and "could not be trusted" in refused.content.decode()
+    assert refused.status_code == 400
+    assert "could not be trusted" in refused.content.decode()
     assert signed_in_as(client) is None
     assert not AuditRecord.objects.filter(action__in=["user.signed_in", "member.added"]).exists()
     assert ceo.sso_identities.count() == 0
@@ -178,7 +190,8 @@ def test_a_replayed_callback_signs_nobody_in(sso, idp):
 
     for browser in (client, Client()):  # the same browser again, and an attacker's with the link
         replayed = browser.get(callback)
-        assert replayed.status_code == 400 and "already used or has expired" in replayed.content.decode()
+        assert replayed.status_code == 400
+        assert "already used or has expired" in replayed.content.decode()
         assert signed_in_as(browser) is None
     assert AuditRecord.objects.filter(action="user.signed_in").count() == 1
 
@@ -190,7 +203,8 @@ def test_a_code_carried_to_another_sign_ins_state_fails_its_nonce(sso, idp):
     code = parse_qs(callback.query)["code"][0]
     other_state = parse_qs(urlsplit(second).query)["state"][0]
     refused = client.get("/sso/callback/", {"code": code, "state": other_state})
-    assert refused.status_code == 400 and signed_in_as(client) is None
+    assert refused.status_code == 400
+    assert signed_in_as(client) is None
 
 
 def test_a_provider_cannot_sign_in_a_person_of_another_organisation_or_an_operator(sso, idp):
@@ -214,7 +228,8 @@ def test_a_provider_cannot_sign_in_a_person_of_another_organisation_or_an_operat
 def test_a_sign_in_started_for_an_organisation_without_single_sign_on_goes_nowhere(sso, idp):
     make_org("plain")
     refused = Client().get("/sso/plain/login/")
-    assert refused.status_code == 400 and "no single sign-on" in refused.content.decode()
+    assert refused.status_code == 400
+    assert "no single sign-on" in refused.content.decode()
 
 
 def test_password_sign_in_switched_off_leaves_the_break_glass_to_admins_and_operators(sso, idp):
@@ -225,10 +240,12 @@ def test_password_sign_in_switched_off_leaves_the_break_glass_to_admins_and_oper
     make_user(sso.org, role=Membership.ADMIN, username="adm", password=password)
     User.objects.create_superuser("root", "root@example.com", password)
     refused = Client().post("/login/", {"username": "mem", "password": password})
-    assert refused.status_code == 200 and "signs in with Acme ID" in refused.content.decode()
+    assert refused.status_code == 200
+    assert "signs in with Acme ID" in refused.content.decode()
     User.objects.filter(pk=member.pk).update(is_staff=True)  # an admin elsewhere is still a member here
     admin_refused = Client().post("/admin/login/", {"username": "mem", "password": password})
-    assert admin_refused.status_code == 200 and "signs in with Acme ID" in admin_refused.content.decode()
+    assert admin_refused.status_code == 200
+    assert "signs in with Acme ID" in admin_refused.content.decode()
     for name in ("adm", "root"):
         assert Client().post("/login/", {"username": name, "password": password}).status_code == 302, name
 
@@ -243,7 +260,8 @@ def test_the_consent_for_an_assistant_continues_after_single_sign_on(sso, idp):
     client = Client()
     asked = "/oauth/authorize/?client_id=x&response_type=code"
     to_login = client.get(asked)
-    assert to_login.status_code == 302 and to_login["Location"].startswith("/login/?next=")
+    assert to_login.status_code == 302
+    assert to_login["Location"].startswith("/login/?next=")
     landed = sign_in(client, idp, next_url="/oauth/authorize/%3Fclient_id%3Dx%26response_type%3Dcode")
     assert landed["Location"] == asked
 

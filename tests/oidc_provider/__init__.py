@@ -27,6 +27,7 @@ import requests
 HERE = Path(__file__).resolve().parent
 STARTUP_SECONDS = 120  # npm ci on a cold machine, then node's start, on a busy two-core machine
 CALLBACK = "http://testserver/sso/callback/"
+CLIENT_SECRET = "a-client-secret-for-brain-tests"  # noqa: S105 -- the test provider's, on loopback only
 
 
 def install() -> None:
@@ -95,7 +96,7 @@ def _read_issuer(process: subprocess.Popen[str], errors: Path) -> str:
 
 
 @contextmanager
-def oidc_provider(*, client_id: str = "brain", client_secret: str = "a-client-secret-for-brain-tests") -> Iterator[Provider]:
+def oidc_provider(*, client_id: str = "brain", client_secret: str = CLIENT_SECRET) -> Iterator[Provider]:
     install()
     with tempfile.TemporaryDirectory(prefix="brain-oidc-") as tmp:
         config = Path(tmp) / "config.json"
