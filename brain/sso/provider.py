@@ -20,11 +20,12 @@ from django.contrib.auth.backends import BaseBackend
 from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.core.exceptions import SuspiciousOperation
+from django.db import transaction
 from django.http import HttpRequest
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 
 from brain.core.errors import DomainError
-from brain.infra.sealing import unseal_secret
+from brain.infra.sealing import CredentialsUnreadable, reseal, unseal_secret
 from brain.models import SingleSignOn
 from brain.sso.provisioning import read_claims, sign_in_with_sso
 
@@ -163,3 +164,19 @@ class SsoSessionBackend(BaseBackend):
 
     def get_user(self, user_id: int) -> User | None:
         return User.objects.filter(pk=user_id, is_active=True).first()
+
+
+@transaction.atomic
+def reseal_client_secrets() -> tuple[int, list[str]]:
+    """Seal every organisation's client secret again under the newest key (``rotate_connector_keys``):
+    how many were, and the organisations whose secret no configured key opens."""
+    done, unreadable = 0, []
+    for sso in SingleSignOn.objects.select_for_update().select_related("org"):
+        try:
+            sso.sealed_client_secret = reseal(sso.sealed_client_secret)
+        except CredentialsUnreadable:
+            unreadable.append(sso.org.slug)
+            continue
+        sso.save(update_fields=["sealed_client_secret"])
+        done += 1
+    return done, unreadable
