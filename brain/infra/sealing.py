@@ -6,9 +6,9 @@ encrypts, every one decrypts, so a key is rotated by putting a new one first, ru
 derived from ``SECRET_KEY``, so a single machine works out of the box; changing ``SECRET_KEY``
 then makes stored credentials unreadable (each connection says so and asks for them again).
 
-A connection's webhook secret (what a source signs its deliveries with) and an organisation's single
-sign-on client secret are sealed the same way, as
-text rather than a mapping, and rotated by the same command.
+A connection's webhook secret (what a source signs its deliveries with) and an organisation's
+single sign-on client secret are sealed the same way, as text rather than a mapping, and rotated
+by the same command.
 """
 
 from __future__ import annotations

@@ -90,7 +90,7 @@ class SingleSignOnForm(SameOrganisationForm):
                 self.add_error(
                     "group_map",
                     f"No group of this organisation is called {', '.join(sorted(names - known))}; "
-                    "make it first (Groups) or fix the name.",
+                    "fix the name, or ask an operator to tie the group to it (Authentication → Groups).",
                 )
         return cleaned
 

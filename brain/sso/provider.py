@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 from django.contrib.auth import get_user_model
@@ -25,6 +26,7 @@ from django.http import HttpRequest
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 
 from brain.core.errors import DomainError
+from brain.infra import outbound
 from brain.infra.sealing import CredentialsUnreadable, reseal, unseal_secret
 from brain.models import SingleSignOn
 from brain.sso.provisioning import read_claims, sign_in_with_sso
@@ -56,17 +58,23 @@ class Metadata:
 
 
 def discover(issuer: str) -> Metadata:
-    """The provider's metadata from ``<issuer>/.well-known/openid-configuration``, kept an hour."""
+    """The provider's metadata from ``<issuer>/.well-known/openid-configuration``, kept an hour.
+    Every address in it must pass the outbound rule (``brain.infra.outbound``): an organisation's
+    admins choose the issuer, and it must not lead Brain into the operator's network."""
     key = f"sso:metadata:{issuer}"
     found = cache.get(key)
     if isinstance(found, Metadata):
+        reachable(found)  # the names are looked up again at every sign-in
         return found
     url = f"{issuer.rstrip('/')}/.well-known/openid-configuration"
     try:
-        response = requests.get(url, timeout=TIMEOUT_SECONDS)
+        checked(url)
+        response = requests.get(url, timeout=TIMEOUT_SECONDS, allow_redirects=False)
         response.raise_for_status()
-        document = response.json()
-        metadata = _metadata(issuer, document)
+        metadata = _metadata(issuer, response.json())
+        reachable(metadata)
+    except outbound.Refused as exc:
+        raise ProviderUnreachable(_unreachable_words(url, exc)) from exc
     except (requests.RequestException, ValueError, KeyError, TypeError) as exc:
         log.warning("single sign-on: reading %s failed: %s", url, exc)
         raise ProviderUnreachable(
@@ -75,6 +83,28 @@ def discover(issuer: str) -> Metadata:
         ) from exc
     cache.set(key, metadata, METADATA_SECONDS)
     return metadata
+
+
+def checked(url: str) -> None:
+    """Refused unless ``url`` is http(s) to a host the outbound rule lets Brain reach."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise outbound.Refused(f"{url!r} is no http or https URL with a host")
+    outbound.check(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80))
+
+
+def reachable(metadata: Metadata) -> None:
+    try:
+        for url in (metadata.token_endpoint, metadata.userinfo_endpoint, metadata.jwks_uri):
+            checked(url)
+    except outbound.Refused as exc:
+        raise ProviderUnreachable(_unreachable_words(metadata.issuer, exc)) from exc
+
+
+def _unreachable_words(url: str, error: BaseException) -> str:
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    return outbound.unreachable("The sign-in provider", host=parts.hostname or url, port=port, error=error)
 
 
 def _metadata(issuer: str, document: dict[str, Any]) -> Metadata:

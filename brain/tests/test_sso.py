@@ -273,3 +273,10 @@ def test_signing_out_ends_the_session(sso, idp):
     client.post("/logout/")
     assert signed_in_as(client) is None
     assert client.get("/account/")["Location"].startswith("/login/")
+
+
+def test_a_provider_inside_the_operators_network_is_not_reached_unless_the_operator_allows_it(sso, idp, settings):
+    settings.BRAIN_OUTBOUND_ALLOW = []  # the test provider is on loopback, which only the operator may allow
+    refused = Client().get("/sso/acme/login/")
+    assert refused.status_code == 503
+    assert "could not be reached" in refused.content.decode()
