@@ -149,6 +149,8 @@ def _user_by_email(email: str) -> User | None:
 
 def _require_theirs(sso: SingleSignOn, user: User) -> None:
     """A provider signs in only people its organisation alone answers for."""
+    if not user.is_active:
+        raise SignInRefused("This account is switched off; ask an admin of your organisation.")
     if user.is_superuser:
         raise SignInRefused("Operators sign in with their password, not through an organisation's provider.")
     if Membership.objects.filter(user=user).exclude(org=sso.org).exists():

@@ -11,10 +11,12 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.test import Client
 
+from brain.core.services import actor_for_user
 from brain.infra.sealing import seal_secret
 from brain.models import AuditRecord, Category, Membership, OrganisationGroup, SingleSignOn, SsoIdentity
 from brain.sso.provider import SESSION_BACKEND
 from conftest import make_org, make_user
+from memory.access import readable_category_ids
 from tests.oidc_provider import Provider, oidc_provider
 
 pytestmark = pytest.mark.django_db
@@ -109,6 +111,7 @@ def test_group_changes_at_the_provider_take_effect_at_the_next_sign_in(sso, idp)
     idp.set_accounts({"alice": {**ALICE, "groups": ["staff", "finance", "brain-admins"]}})
     sign_in(Client(), idp)
     assert [group.name for group in alice.groups.all()] == ["Finance"]
+    assert secret.pk in readable_category_ids(actor=actor_for_user(org=sso.org, user=alice, via="web"))
     assert Membership.objects.get(user=alice).role == Membership.ADMIN
     assert AuditRecord.objects.get(action="member.groups_changed").details["added"] == ["Finance"]
     changed = AuditRecord.objects.get(action="member.role_changed").details
@@ -118,6 +121,7 @@ def test_group_changes_at_the_provider_take_effect_at_the_next_sign_in(sso, idp)
     sign_in(Client(), idp)
     alice.refresh_from_db()
     assert list(alice.groups.all()) == []
+    assert secret.pk not in readable_category_ids(actor=actor_for_user(org=sso.org, user=alice, via="web"))
     assert not alice.is_staff
     assert Membership.objects.get(user=alice).role == Membership.MEMBER
 
@@ -280,3 +284,23 @@ def test_a_provider_inside_the_operators_network_is_not_reached_unless_the_opera
     refused = Client().get("/sso/acme/login/")
     assert refused.status_code == 503
     assert "could not be reached" in refused.content.decode()
+
+
+def test_a_refusal_at_the_provider_is_shown_and_its_state_spent(sso, idp):
+    client = Client()
+    state = parse_qs(urlsplit(start(client)).query)["state"][0]
+    said = {"state": state, "error": "access_denied", "error_description": "User is not assigned to the app"}
+    refused = client.get("/sso/callback/", said)
+    assert refused.status_code == 400
+    assert "User is not assigned to the app" in refused.content.decode()
+    assert "already used" in client.get("/sso/callback/", {"state": state, "code": "x"}).content.decode()
+
+
+def test_a_deactivated_account_is_not_signed_in(sso, idp):
+    alice = make_user(sso.org, username="alice", email="alice@acme.test")
+    User.objects.filter(pk=alice.pk).update(is_active=False)
+    client = Client()
+    refused = sign_in(client, idp)
+    assert refused.status_code == 403
+    assert signed_in_as(client) is None
+    assert not AuditRecord.objects.filter(action="user.signed_in").exists()
