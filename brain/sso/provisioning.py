@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import Group, User
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from brain.core.audit import record_audit
@@ -81,6 +81,8 @@ def sign_in_with_sso(*, sso: SingleSignOn, issuer: str, claims: Claims) -> User:
     org = sso.org
     if sso.allowed_domains and claims.domain not in {domain.lower() for domain in sso.allowed_domains}:
         raise SignInRefused(f"{org.name} does not let {claims.domain} addresses sign in with {sso.label}.")
+    with connection.cursor() as cursor:  # two first sign-ins of one person at once make one account
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"sso:{org.pk}:{claims.email.lower()}"])
     identity = (
         SsoIdentity.objects.select_for_update()
         .select_related("user")
