@@ -304,3 +304,31 @@ def test_a_deactivated_account_is_not_signed_in(sso, idp):
     assert refused.status_code == 403
     assert signed_in_as(client) is None
     assert not AuditRecord.objects.filter(action="user.signed_in").exists()
+
+
+def test_two_organisations_on_one_provider_each_take_only_their_own_people(sso, idp):
+    beta = make_org("beta")
+    SingleSignOn.objects.create(
+        org=beta,
+        label="Beta ID",
+        issuer=idp.issuer,
+        client_id=idp.client_id,
+        sealed_client_secret=seal_secret(idp.client_secret),
+        scopes="openid email profile groups",
+        allowed_domains=["beta.test", "acme.test"],  # beta's admins would take Acme's people too
+        provision=SingleSignOn.DOMAIN,
+    )
+    idp.set_accounts({"alice": ALICE, "bea": {**ALICE, "email": "bea@beta.test"}})
+    sign_in(Client(), idp)  # Alice joins Acme
+
+    at_beta = Client()
+    refused = at_beta.get(idp.sign_in(start(at_beta, "beta"), "alice"))
+    assert refused.status_code == 403
+    assert "belongs to other organisations" in refused.content.decode()
+    assert signed_in_as(at_beta) is None
+    assert not Membership.objects.filter(org=beta).exists()
+
+    at_acme = Client()
+    refused = at_acme.get(idp.sign_in(start(at_acme, "acme"), "bea"))
+    assert refused.status_code == 403
+    assert not Membership.objects.filter(org=sso.org, user__email="bea@beta.test").exists()
