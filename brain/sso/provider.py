@@ -156,7 +156,7 @@ class OrganisationClient(OIDCAuthenticationBackend):
         self.OIDC_RP_CLIENT_ID = sso.client_id
         self.OIDC_RP_CLIENT_SECRET = unseal_secret(sso.sealed_client_secret)
         self.OIDC_RP_SIGN_ALGO = metadata.signing_alg
-        self.OIDC_RP_IDP_SIGN_KEY = None
+        self.OIDC_RP_IDP_SIGN_KEY: str | bytes | None = None  # the key set is read from jwks_uri
         self.UserModel = get_user_model()
 
     def get_settings(self, attr: str, *default: Any) -> Any:  # the library's is a static method over settings
