@@ -44,12 +44,17 @@ from brain.models import (
     Organisation,
     OrganisationGroup,
     Report,
+    SingleSignOn,
     ToolCall,
 )
+from brain.sso.admin import SingleSignOnAdmin
+from brain.sso.passwords import AdminPasswordLoginForm
 
 __all__ = ["OrgScopedAdmin", "ReadOnlyInline", "admin_actor", "admin_org_ids"]
 
 admin.site.site_header = "Brain"
+admin.site.login_form = AdminPasswordLoginForm  # refuses the password where single sign-on replaced it
+admin.site.register(SingleSignOn, SingleSignOnAdmin)
 admin.site.site_title = "Brain admin"
 admin.site.index_title = "Brain administration"
 

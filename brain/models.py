@@ -468,3 +468,87 @@ class OutboxMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.task}({self.row_id})"
+
+
+class SingleSignOn(models.Model):
+    """How an organisation's people sign in with its OpenID Connect provider (``brain.sso``).
+
+    The client secret is kept sealed (``brain.infra.sealing``); the maps turn values of the groups
+    claim into a membership role and into the organisation's permission groups, at every sign-in."""
+
+    DOMAIN, INVITED = "domain", "invited"
+    PROVISION = [
+        (DOMAIN, "Anyone whose e-mail domain is allowed joins on first sign-in"),
+        (INVITED, "Only people already invited or added may sign in"),
+    ]
+
+    org = models.OneToOneField(Organisation, on_delete=models.CASCADE, related_name="single_sign_on")
+    enabled = models.BooleanField(default=True, help_text="Show the sign-in button and accept sign-ins.")
+    label = models.CharField(
+        max_length=60, help_text='The provider\'s name on the login button, e.g. "Okta" or "Acme Google".'
+    )
+    issuer = models.URLField(
+        max_length=500,
+        help_text="The provider's issuer URL; Brain reads <issuer>/.well-known/openid-configuration.",
+    )
+    client_id = models.CharField(max_length=300)
+    sealed_client_secret = models.TextField(blank=True, editable=False)
+    scopes = models.CharField(
+        max_length=300, default="openid email profile", help_text='Add "groups" for Okta and Keycloak.'
+    )
+    allowed_domains = ArrayField(
+        models.CharField(max_length=253),
+        default=list,
+        blank=True,
+        help_text="E-mail domains that may sign in, comma-separated (example.com). Empty: any domain, "
+        "invited people only.",
+    )
+    provision = models.CharField(max_length=16, choices=PROVISION, default=INVITED)
+    groups_claim = models.CharField(
+        max_length=100, default="groups", help_text="The claim that lists the person's groups at the provider."
+    )
+    role_map = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='Group claim value to role, e.g. {"brain-admins": "admin", "staff": "member"}. '
+        "Empty: roles are set in Brain only.",
+    )
+    group_map = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='Group claim value to a group of this organisation, e.g. {"finance": "Finance"}.',
+    )
+    password_sign_in = models.BooleanField(
+        default=True,
+        help_text="Off: members sign in with the provider only; the organisation's admins and "
+        "superusers keep their password.",
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "single sign-on"
+        verbose_name_plural = "single sign-on"
+
+    def __str__(self) -> str:
+        return f"{self.label} for {self.org.slug}"
+
+
+class SsoIdentity(models.Model):
+    """Which account a person at an organisation's provider signs in as (the ``sub`` claim), kept
+    so that a later change of e-mail at the provider cannot move the sign-in to someone else."""
+
+    org = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="sso_identities")
+    issuer = models.CharField(max_length=500)
+    subject = models.CharField(max_length=255)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sso_identities")
+    created_at = models.DateTimeField(default=timezone.now)
+    last_sign_in_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["org", "issuer", "subject"], name="sso_identity_unique_subject"),
+            models.UniqueConstraint(fields=["org", "user"], name="sso_identity_one_per_member"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.subject} at {self.issuer}"

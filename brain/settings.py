@@ -505,6 +505,8 @@ LOGGING = {
 INSTALLED_APPS += ["axes"]
 MIDDLEWARE += ["axes.middleware.AxesMiddleware"]  # last, as axes asks
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+# Keeps people signed in through their organisation's provider (brain.sso); it checks no passwords
+AUTHENTICATION_BACKENDS += ["brain.sso.provider.SsoSessionBackend"]
 AXES_FAILURE_LIMIT = env_int("BRAIN_LOGIN_FAILURE_LIMIT", 5, minimum=1, maximum=1000)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("BRAIN_LOGIN_COOLOFF_MINUTES", 15, minimum=1, maximum=10080))
 AXES_LOCKOUT_PARAMETERS = ["ip_address"]

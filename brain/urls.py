@@ -18,6 +18,7 @@ urlpatterns = [
     path("connect/apps/", oauth_views.connected_apps, name="connected-apps"),
     path("connect/apps/<int:connection_id>/disconnect/", oauth_views.disconnect, name="disconnect-app"),
     path("oauth/", include("brain.oauth.urls")),
+    path("sso/", include("brain.sso.urls")),
     path(".well-known/oauth-authorization-server", oauth_views.authorization_server_metadata, name="oauth-metadata"),
     path(
         ".well-known/oauth-protected-resource",

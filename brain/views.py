@@ -36,6 +36,7 @@ from brain.core.invitations import (
 from brain.core.selectors import administers_any, list_user_organisations, list_user_tokens
 from brain.core.services import IssuedToken, create_token, revoke_token
 from brain.models import ApiToken, Organisation
+from brain.sso.passwords import PasswordLoginForm, sign_in_choices
 from usage.selectors import get_member_month
 
 # What each kind of access lets an assistant do, after its name (ApiToken.ACCESS) in the form.
@@ -55,8 +56,15 @@ def _user(request: HttpRequest) -> User:
 class LoginView(auth_views.LoginView):
     """Django's login; ``?username=`` fills the box in (the page after setting a password sends it)."""
 
+    form_class = PasswordLoginForm  # refuses the password where the organisation signs in with its provider
+
     def get_initial(self) -> dict[str, Any]:
         return {"username": self.request.GET.get("username", "")[:150]}
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        context["sign_in_choices"] = sign_in_choices(self.get_redirect_url())
+        return context
 
 
 def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:

@@ -8,6 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
+from brain.sso.provider import reseal_client_secrets
 from connectors.models import Connection
 from connectors.sealing import CredentialsUnreadable, reseal
 
@@ -19,7 +20,10 @@ SEALED = {
 
 
 class Command(BaseCommand):
-    help = "Re-encrypt connection credentials and webhook secrets with the first key of BRAIN_CONNECTOR_KEYS."
+    help = (
+        "Re-encrypt connection credentials, webhook secrets and single sign-on client secrets with the "
+        "first key of BRAIN_CONNECTOR_KEYS."
+    )
 
     def handle(self, *args: Any, **options: Any) -> None:
         done = 0
@@ -43,3 +47,10 @@ class Command(BaseCommand):
                     f"No configured key opens the {column.removeprefix('sealed_').replace('_', ' ')} "
                     f"of these; {SEALED[column]}: {', '.join(names)}"
                 )
+        sso_done, sso_unreadable = reseal_client_secrets()
+        self.stdout.write(f"{sso_done} single sign-on client secret(s) sealed with the newest key.")
+        if sso_unreadable:
+            self.stdout.write(
+                "No configured key opens the single sign-on client secret of these organisations; paste it "
+                f"again in the admin (Single sign-on): {', '.join(sso_unreadable)}"
+            )
