@@ -36,7 +36,7 @@ from brain.core.invitations import (
 from brain.core.selectors import administers_any, list_user_organisations, list_user_tokens
 from brain.core.services import IssuedToken, create_token, revoke_token
 from brain.models import ApiToken, Organisation
-from brain.sso.passwords import PasswordLoginForm, sign_in_choices
+from brain.sso.passwords import PasswordLoginForm, company_sign_in_offered, sign_in_choices
 from usage.selectors import get_member_month
 
 # What each kind of access lets an assistant do, after its name (ApiToken.ACCESS) in the form.
@@ -64,6 +64,8 @@ class LoginView(auth_views.LoginView):
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
         context["sign_in_choices"] = sign_in_choices(self.get_redirect_url())
+        context["company_sign_in"] = company_sign_in_offered()
+        context["no_company_sign_in"] = self.request.GET.get("sso") == "none"
         return context
 
 

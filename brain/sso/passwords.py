@@ -14,7 +14,7 @@ from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.urls import reverse
 
-from brain.models import Membership, SingleSignOn
+from brain.models import Membership, Organisation, SingleSignOn
 
 
 def password_refused(user: AbstractBaseUser | AnonymousUser) -> str | None:
@@ -54,10 +54,31 @@ class AdminPasswordLoginForm(_Refusing, AdminAuthenticationForm):
 
 
 def sign_in_choices(next_url: str) -> list[dict[str, Any]]:
-    """The "Sign in with ..." buttons of the login page, one per organisation with single sign-on on."""
-    found = SingleSignOn.objects.filter(enabled=True).select_related("org").order_by("org__name")
+    """The "Sign in with ..." button of the login page, when the installation holds one
+    organisation and it has single sign-on on. With several, the page shows none: it would tell
+    anyone who opens it which organisations this installation serves. Their people give their
+    work address instead (``provider_for_address``)."""
+    if Organisation.objects.count() != 1:
+        return []
+    found = SingleSignOn.objects.filter(enabled=True).select_related("org")
     query = f"?{urlencode({'next': next_url})}" if next_url else ""
-    return [
-        {"label": sso.label, "org": sso.org.name, "url": reverse("sso-login", args=[sso.org.slug]) + query}
-        for sso in found
-    ]
+    return [{"label": sso.label, "url": reverse("sso-login", args=[sso.org.slug]) + query} for sso in found]
+
+
+def company_sign_in_offered() -> bool:
+    """Whether the login page asks for a work address to sign in with a company's provider."""
+    return Organisation.objects.count() != 1 and SingleSignOn.objects.filter(enabled=True).exists()
+
+
+def provider_for_address(address: str) -> SingleSignOn | None:
+    """The single sign-on a work address signs in with: the one organisation with single sign-on
+    on that the address's person belongs to, else the one whose allowed domains hold its domain.
+    None when no organisation, or more than one, answers: the person signs in with a password."""
+    address = address.strip()
+    _, at, domain = address.rpartition("@")
+    if not at or not domain or len(address) > 254:
+        return None
+    enabled = SingleSignOn.objects.filter(enabled=True).select_related("org")
+    members = enabled.filter(org__memberships__user__email__iexact=address).distinct()
+    found = list(members[:2]) or list(enabled.filter(allowed_domains__contains=[domain.casefold()])[:2])
+    return found[0] if len(found) == 1 else None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import jwt
 import requests
@@ -19,11 +19,13 @@ from django.contrib import auth
 from django.core.exceptions import SuspiciousOperation
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render, resolve_url
+from django.views.decorators.http import require_POST
 from django.views.generic import View
 from mozilla_django_oidc.views import OIDCAuthenticationRequestView
 
 from brain.core.errors import DomainError
 from brain.models import SingleSignOn
+from brain.sso.passwords import provider_for_address
 from brain.sso.provider import SESSION_BACKEND, OrganisationClient, client_settings, discover
 
 log = logging.getLogger("brain.sso")
@@ -100,3 +102,20 @@ def sso_callback(request: HttpRequest) -> HttpResponse:
         )
     auth.login(request, user, backend=SESSION_BACKEND)
     return HttpResponseRedirect(started.get("next") or resolve_url(settings.LOGIN_REDIRECT_URL))
+
+
+NO_PROVIDER = "none"  # the login page's notice: no company sign-in answers for that address
+
+
+@require_POST
+def sso_find(request: HttpRequest) -> HttpResponse:
+    """The login page's "Sign in with your company account": the work address names the
+    organisation whose provider signs the person in. The answer is the same redirect to the login
+    page for an address no organisation answers and for one several do, so it says nothing of
+    who uses this installation."""
+    next_url = request.POST.get("next", "")
+    sso = provider_for_address(request.POST.get("email", ""))
+    if sso is None:
+        return HttpResponseRedirect(f"{resolve_url('login')}?{urlencode({'sso': NO_PROVIDER, 'next': next_url})}")
+    query = f"?{urlencode({'next': next_url})}" if next_url else ""
+    return HttpResponseRedirect(resolve_url("sso-login", sso.org.slug) + query)

@@ -332,3 +332,31 @@ def test_two_organisations_on_one_provider_each_take_only_their_own_people(sso, 
     refused = at_acme.get(idp.sign_in(start(at_acme, "acme"), "bea"))
     assert refused.status_code == 403
     assert not Membership.objects.filter(org=sso.org, user__email="bea@beta.test").exists()
+
+
+def test_with_several_organisations_the_login_page_names_none_and_asks_for_a_work_address(sso, idp):
+    other = make_org("globex")
+    page = Client().get("/login/").content.decode()
+    assert "Acme" not in page
+    assert "globex" not in page.casefold()
+    assert 'name="email"' in page
+
+    def continue_with(address: str, next_url: str = "") -> str:
+        answer = Client().post("/sso/", {"email": address, "next": next_url})
+        assert answer.status_code == 302
+        return str(answer["Location"])
+
+    assert continue_with("alice@acme.test", "/memory/") == "/sso/acme/login/?next=%2Fmemory%2F"
+    assert continue_with("ALICE@ACME.TEST").startswith("/sso/acme/login/")
+    nobody = continue_with("pat@unknown.test")
+    assert nobody.startswith("/login/?sso=none")
+    assert continue_with("not an address") == nobody
+    assert "No company sign-in is set up for that address" in Client().get(nobody).content.decode()
+    # A member found by their address, whatever its domain; two organisations answering is no answer.
+    make_user(sso.org, username="contractor", email="dana@freelance.test")
+    assert continue_with("dana@freelance.test").startswith("/sso/acme/login/")
+    SingleSignOn.objects.create(
+        org=other, label="Globex ID", issuer=idp.issuer, client_id="g", allowed_domains=["acme.test"]
+    )
+    assert continue_with("bob@acme.test") == nobody
+    assert Client().get("/sso/").status_code == 405
