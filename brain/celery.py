@@ -56,10 +56,15 @@ def use_the_projects_logging(**_: Any) -> None:
     from django.conf import settings
 
     logging.config.dictConfig(settings.LOGGING)
+    logging.captureWarnings(True)  # a warning is a log line too, not a line of its own on stderr
 
 
-# Read from the environment as the settings read it: the settings are not loaded yet here.
+# Read from the environment as the settings read it: the settings are not loaded yet here. Until
+# they are, JSON lines already: the worker warns (running as root, say) before it sets up logging.
 if os.environ.get("BRAIN_LOG_FORMAT", "").strip().lower() == "json":
+    from brain.infra.logs import log_json_lines
+
+    log_json_lines()
     signals.setup_logging.connect(use_the_projects_logging, weak=False)
 
 

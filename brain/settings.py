@@ -500,9 +500,7 @@ LOGGING = {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
         "json": {"()": "brain.infra.logs.JsonFormatter"},
     },
-    "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": BRAIN_LOG_FORMAT, "filters": ["request"]}
-    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": BRAIN_LOG_FORMAT, "filters": ["request"]}},
     "root": {"handlers": ["console"], "level": env_str("BRAIN_LOG_LEVEL", "INFO")},
     "loggers": {"mcp": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
 }
@@ -515,6 +513,14 @@ if BRAIN_LOG_FORMAT == "json":  # uvicorn's own lines (its errors, the access lo
 BRAIN_METRICS_TOKEN = env_str("BRAIN_METRICS_TOKEN")
 if BRAIN_METRICS_TOKEN and len(BRAIN_METRICS_TOKEN) < 24:
     raise ImproperlyConfigured("BRAIN_METRICS_TOKEN must be at least 24 characters long (or unset: loopback only)")
+# Read by prometheus_client itself when it is first imported; checked here so that a wrong folder
+# stops Brain with these words instead of a traceback from the first counter.
+PROMETHEUS_MULTIPROC_DIR = env_str("PROMETHEUS_MULTIPROC_DIR")
+if PROMETHEUS_MULTIPROC_DIR and not os.path.isdir(PROMETHEUS_MULTIPROC_DIR):
+    raise ImproperlyConfigured(
+        f"PROMETHEUS_MULTIPROC_DIR names {PROMETHEUS_MULTIPROC_DIR!r}, which is not a folder; create it "
+        "(empty) before Brain's processes start, or unset it"
+    )
 
 # --- Failed-login throttling (django-axes) -----------------------------------------------------
 # Both login pages (the site's and the admin's) count failures per address: after

@@ -47,16 +47,19 @@ def _documents(now: datetime) -> Iterator[Metric]:
         Document.objects.filter(status__in=UNSETTLED).values_list("status").annotate(n=Count("id")).order_by()
     )
     depth = GaugeMetricFamily(
-        "brain_documents", "Documents on their way into memory (queued, waiting, processing) or failed.", labels=["status"]
+        "brain_documents",
+        "Documents on their way into memory (queued, waiting, processing) or failed.",
+        labels=["status"],
     )
     for status in UNSETTLED:
         depth.add_metric([str(status)], counts.get(status, 0))
     yield depth
     oldest = Document.objects.filter(status=Document.Status.QUEUED).aggregate(at=Min("recorded_at"))["at"]
     yield GaugeMetricFamily(
-        "brain_ingestion_lag_seconds", "Age of the oldest document waiting in the ingestion queue (0: none waits).",
+        "brain_ingestion_lag_seconds",
+        "Age of the oldest document waiting in the ingestion queue (0: none waits).",
         value=_age(now, oldest),
-    )  # fmt: skip
+    )
     extracting = dict(
         Document.objects.filter(extraction__in=[Document.Extraction.PENDING, Document.Extraction.RUNNING])
         .values_list("extraction")
@@ -83,13 +86,15 @@ def _connections(now: datetime) -> Iterator[Metric]:
     )
     total = GaugeMetricFamily("brain_connections", "Connections to other systems, by kind.", labels=["kind"])
     failing = GaugeMetricFamily(
-        "brain_connections_failing", "Connections whose last sync failed or whose credentials were refused.",
+        "brain_connections_failing",
+        "Connections whose last sync failed or whose credentials were refused.",
         labels=["kind"],
-    )  # fmt: skip
+    )
     stalest = GaugeMetricFamily(
-        "brain_connection_sync_age_seconds", "Time since the least recently synced connection that is not paused synced.",
+        "brain_connection_sync_age_seconds",
+        "Time since the least recently synced of the connections not paused last synced.",
         labels=["kind"],
-    )  # fmt: skip
+    )
     for kind, count, failed, oldest in rows:
         total.add_metric([kind], count)
         failing.add_metric([kind], failed)
@@ -98,7 +103,9 @@ def _connections(now: datetime) -> Iterator[Metric]:
 
 
 def _scans(now: datetime) -> Iterator[Metric]:
-    rows = Scan.objects.values_list("register").annotate(oldest=Min("finished_at"), newest=Max("finished_at")).order_by()
+    rows = (
+        Scan.objects.values_list("register").annotate(oldest=Min("finished_at"), newest=Max("finished_at")).order_by()
+    )
     oldest = GaugeMetricFamily(
         "brain_nightly_scan_age_seconds",
         "Time since the organisation whose nightly scan of a register finished longest ago finished it.",
@@ -121,9 +128,10 @@ def _outbox(now: datetime) -> Iterator[Metric]:
         "brain_outbox_messages", "Messages for the workers not yet handed to the broker.", value=waiting["n"]
     )
     yield GaugeMetricFamily(
-        "brain_outbox_age_seconds", "Age of the oldest message not yet handed to the broker (0: none).",
+        "brain_outbox_age_seconds",
+        "Age of the oldest message not yet handed to the broker (0: none).",
         value=_age(now, waiting["oldest"]),
-    )  # fmt: skip
+    )
 
 
 READERS: list[Callable[[datetime], Iterator[Metric]]] = [_documents, _connections, _scans, _outbox]

@@ -19,8 +19,7 @@ from django.utils import timezone
 from prometheus_client.parser import text_string_to_metric_families
 
 from brain.infra.metrics import count_call
-from brain.models import OutboxMessage
-from conftest import make_actor, make_org, make_token
+from conftest import make_org, make_token
 from connectors.models import Connection
 from memory.documents.saving import add_document
 from memory.models import Document
@@ -32,8 +31,8 @@ DEPLOY = ROOT / "deploy"
 TOKEN = "m" * 32
 
 
-def scrape(client: Client | None = None, **extra: Any) -> dict[str, Any]:
-    response = (client or Client()).get("/metrics", **extra)
+def scrape(**extra: Any) -> dict[str, Any]:
+    response = Client().get("/metrics", **extra)
     assert response.status_code == 200, response.content
     assert response["Content-Type"].startswith("text/plain; version=0.0.4")
     return {family.name: family for family in text_string_to_metric_families(response.content.decode())}
@@ -114,12 +113,20 @@ def test_it_answers_before_host_checks_and_the_https_redirect(settings):
 
 
 def test_a_short_metrics_token_is_refused_at_start():
-    env = {"BRAIN_METRICS_TOKEN": "short", "SECRET_KEY": "x", "BRAIN_TESTING": "1",
-           "DATABASE_URL": "postgres://x@localhost/y", "PATH": "/usr/bin:/bin"}  # fmt: skip
+    env = {
+        "BRAIN_METRICS_TOKEN": "short",
+        "SECRET_KEY": "x",
+        "BRAIN_TESTING": "1",
+        "DATABASE_URL": "postgres://x@localhost/y",
+        "PATH": "/usr/bin:/bin",
+    }
     done = subprocess.run(
         [str(ROOT / ".venv/bin/python"), "-c", "import django; django.setup()"],
-        cwd=ROOT, env={**env, "DJANGO_SETTINGS_MODULE": "brain.settings"}, capture_output=True, text=True,
-    )  # fmt: skip
+        cwd=ROOT,
+        env={**env, "DJANGO_SETTINGS_MODULE": "brain.settings"},
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode != 0
     assert "BRAIN_METRICS_TOKEN must be at least 24 characters" in done.stderr
 
@@ -159,8 +166,14 @@ def test_it_reads_the_queue_failures_syncs_and_outbox_from_the_database(org, act
     Document.objects.filter(org=org).update(recorded_at=timezone.now() - timedelta(minutes=10))
     failed = add_document(actor=actor, title="Broken", content="It failed.").document
     Document.objects.filter(pk=failed.pk).update(status=Document.Status.FAILED, error="unreadable")
-    connection = Connection.objects.create(org=org, kind="github", name="Code", category=failed.category,
-                                           last_error="401 from the source", last_sync_at=timezone.now())  # fmt: skip
+    connection = Connection.objects.create(
+        org=org,
+        kind="github",
+        name="Code",
+        category=failed.category,
+        last_error="401 from the source",
+        last_sync_at=timezone.now(),
+    )
     families = scrape()
     assert value(families, "brain_documents", status="queued") >= 1
     assert value(families, "brain_documents", status="failed") >= 1
@@ -193,8 +206,11 @@ def test_counters_of_other_processes_are_added_up_from_their_files(tmp_path):
         "Counter('brain_celery_task_retries', 'x', ['task']).labels(task='probe.task').inc(2)\n"
     )
     for _ in range(2):
-        subprocess.run([str(ROOT / ".venv/bin/python"), "-c", script], check=True,
-                       env={"PROMETHEUS_MULTIPROC_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"})  # fmt: skip
+        subprocess.run(
+            [str(ROOT / ".venv/bin/python"), "-c", script],
+            check=True,
+            env={"PROMETHEUS_MULTIPROC_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"},
+        )
     from brain.infra.metrics import render
 
     families = {f.name: f for f in text_string_to_metric_families(render(multiproc_dir=str(tmp_path)).decode())}
@@ -207,7 +223,7 @@ def test_a_request_id_is_kept_when_sensible_and_made_otherwise(brain_url):
     kept = httpx2.get(f"{brain_url}/healthz", headers={"X-Request-ID": "abc-123.def:9"})
     assert kept.headers["x-request-id"] == "abc-123.def:9"
     for hostile in ["a b", "x" * 129, "évil", "a\tb", ""]:
-        made = httpx2.get(f"{brain_url}/healthz", headers={"X-Request-ID": hostile.encode("utf-8")})
+        made = httpx2.get(f"{brain_url}/healthz", headers=[(b"X-Request-ID", hostile.encode("utf-8"))])
         assert re.fullmatch(r"[0-9a-f]{32}", made.headers["x-request-id"]), hostile
     answered = httpx2.post(f"{brain_url}/mcp", json={}, headers={"X-Request-ID": "mcp-1"})
     assert answered.headers["x-request-id"] == "mcp-1"
@@ -235,8 +251,10 @@ def test_the_alert_rules_and_the_dashboard_name_only_what_metrics_exposes():
     rules = yaml.safe_load((DEPLOY / "prometheus-alerts.yml").read_text())
     expressions = [rule["expr"] for group in rules["groups"] for rule in group["rules"]]
     assert {rule["alert"] for group in rules["groups"] for rule in group["rules"]} >= {
-        "BrainIngestionLagging", "BrainConnectorSyncsFailing", "BrainErrorRateHigh"
-    }  # fmt: skip
+        "BrainIngestionLagging",
+        "BrainConnectorSyncsFailing",
+        "BrainErrorRateHigh",
+    }
     dashboard = json.loads((DEPLOY / "grafana-dashboard.json").read_text())
     queries = [target["expr"] for panel in dashboard["panels"] for target in panel.get("targets", [])]
     assert queries
@@ -251,8 +269,10 @@ PROMETHEUS = shutil.which("prometheus")
 
 @pytest.mark.skipif(PROMTOOL is None, reason="promtool is not installed (Debian package prometheus)")
 def test_promtool_accepts_the_alert_rules_and_the_scrape_example():
-    for args in (["check", "rules", str(DEPLOY / "prometheus-alerts.yml")],
-                 ["check", "config", "--syntax-only", str(DEPLOY / "prometheus.yml")]):  # fmt: skip
+    for args in (
+        ["check", "rules", str(DEPLOY / "prometheus-alerts.yml")],
+        ["check", "config", "--syntax-only", str(DEPLOY / "prometheus.yml")],
+    ):
         done = subprocess.run([str(PROMTOOL), *args], capture_output=True, text=True, cwd=DEPLOY)
         assert done.returncode == 0, done.stdout + done.stderr
 
@@ -272,10 +292,15 @@ def test_a_real_prometheus_scrapes_metrics_and_answers_a_series_back(brain_url, 
     }
     (tmp_path / "prometheus.yml").write_text(yaml.safe_dump(config))
     proc = subprocess.Popen(
-        [str(PROMETHEUS), f"--config.file={tmp_path / 'prometheus.yml'}", f"--storage.tsdb.path={tmp_path / 'data'}",
-         f"--web.listen-address=127.0.0.1:{port}"],
-        stdout=subprocess.DEVNULL, stderr=(tmp_path / "prometheus.log").open("w"),
-    )  # fmt: skip
+        [
+            str(PROMETHEUS),
+            f"--config.file={tmp_path / 'prometheus.yml'}",
+            f"--storage.tsdb.path={tmp_path / 'data'}",
+            f"--web.listen-address=127.0.0.1:{port}",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=(tmp_path / "prometheus.log").open("w"),
+    )
     api = f"http://127.0.0.1:{port}/api/v1"
     try:
 

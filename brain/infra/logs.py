@@ -154,3 +154,14 @@ class JsonFormatter(logging.Formatter):
         if record.stack_info:
             line["stack"] = record.stack_info
         return json.dumps(line, ensure_ascii=False, default=str)
+
+
+def log_json_lines() -> None:
+    """JSON lines on stderr from the root logger, warnings included, before the settings configure
+    logging (they replace this handler with their own, which formats the same)."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(JsonFormatter())
+    handler.addFilter(RequestContext())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    logging.captureWarnings(True)

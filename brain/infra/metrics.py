@@ -42,16 +42,28 @@ CALL_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
 # Tasks run from milliseconds (a sweep with nothing to do) to many minutes (a sync, an index build).
 TASK_BUCKETS = (0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600)
 
-CALLS = Counter("brain_tool_calls", "Metered calls (tools, prompts, REST endpoints, pages) by name and outcome.",
-                ["tool", "outcome"])  # fmt: skip
-CALL_SECONDS = Histogram("brain_tool_call_seconds", "How long metered calls took, by name and outcome.",
-                         ["tool", "outcome"], buckets=CALL_BUCKETS)  # fmt: skip
+CALLS = Counter(
+    "brain_tool_calls",
+    "Metered calls (tools, prompts, REST endpoints, pages) by name and outcome.",
+    ["tool", "outcome"],
+)
+CALL_SECONDS = Histogram(
+    "brain_tool_call_seconds",
+    "How long metered calls took, by name and outcome.",
+    ["tool", "outcome"],
+    buckets=CALL_BUCKETS,
+)
 REFUSALS = Counter("brain_refusals", "Calls refused or denied, by name and the refusal's code.", ["tool", "code"])
 CREDITS = Counter("brain_credits_charged", "Credits charged for calls that succeeded, by name.", ["tool"])
-TASK_SECONDS = Histogram("brain_celery_task_seconds", "How long Celery tasks ran, by task and how they ended.",
-                         ["task", "state"], buckets=TASK_BUCKETS)  # fmt: skip
+TASK_SECONDS = Histogram(
+    "brain_celery_task_seconds",
+    "How long Celery tasks ran, by task and how they ended.",
+    ["task", "state"],
+    buckets=TASK_BUCKETS,
+)
 TASK_RETRIES = Counter("brain_celery_task_retries", "Celery tasks that asked to be retried, by task.", ["task"])
 TASK_FAILURES = Counter("brain_celery_task_failures", "Celery tasks that raised, by task.", ["task"])
+
 
 def count_call(*, tool: str, outcome: str, code: str, seconds: float, credits: int) -> None:
     """Count one metered call (``brain.mcp.meter.record_call``). Never raises: a figure lost is
