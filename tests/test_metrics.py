@@ -229,6 +229,53 @@ def test_a_request_id_is_kept_when_sensible_and_made_otherwise(brain_url):
     assert answered.headers["x-request-id"] == "mcp-1"
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_stranger_through_a_proxy_on_this_machine_is_refused_over_real_http(brain_url):
+    assert httpx2.get(f"{brain_url}/metrics").status_code == 200
+    for forwarded in ["203.0.113.7", "127.0.0.1", "127.0.0.1, 203.0.113.7"]:
+        refused = httpx2.get(f"{brain_url}/metrics", headers={"X-Forwarded-For": forwarded})
+        assert refused.status_code == 404
+        assert refused.text == "Not Found"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_mcp_call_hands_its_request_id_to_the_task_it_queues(brain_url):
+    from celery import signals
+
+    org = make_org()
+    token = make_token(org).plaintext
+    published: list[dict[str, Any]] = []
+
+    def keep(headers: dict[str, Any] | None = None, **_: Any) -> None:
+        published.append(dict(headers or {}))
+
+    signals.before_task_publish.connect(keep, weak=False)
+    try:
+        body = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "add_company_knowledge", "arguments": {"title": "Rota", "content": "Ana on Mondays."}},
+        }
+        answer = httpx2.post(
+            f"{brain_url}/mcp",
+            json=body,
+            headers={
+                "Authorization": f"Bearer {token}",
+                "X-Request-ID": "mcp-trace-7",
+                "Accept": "application/json, text/event-stream",
+            },
+        )
+        assert answer.status_code == 200, answer.text
+        assert "error" not in answer.json(), answer.text
+    finally:
+        signals.before_task_publish.disconnect(keep)
+    ingest = [h for h in published if h.get("task") == "memory.tasks.ingest_document_task"]
+    assert ingest, published
+    assert ingest[0]["brain_request_id"] == "mcp-trace-7"
+    assert ingest[0]["brain_org"] == org.slug
+
+
 # --- deploy/: the rules and the dashboard name what /metrics exposes ----------------------------------
 def exposed_names(families: dict[str, Any]) -> set[str]:
     names = set()
