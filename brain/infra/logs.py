@@ -95,22 +95,16 @@ def _published(headers: dict[str, Any] | None = None, **_: Any) -> None:
         headers[TASK_ORG_HEADER] = org
 
 
-_task_tokens: dict[str, list[Any]] = {}
-
-
-def _task_started(task_id: str | None = None, task: Any = None, **_: Any) -> None:
+def _task_started(task: Any = None, **_: Any) -> None:
     request = getattr(task, "request", None)
-    request_id = request_id_from(getattr(request, TASK_HEADER, None))
-    tokens = [REQUEST_ID.set(request_id)]
+    REQUEST_ID.set(request_id_from(getattr(request, TASK_HEADER, None)))
     org = getattr(request, TASK_ORG_HEADER, None)
-    if isinstance(org, str):
-        tokens.append(ORG.set(org))
-    _task_tokens[task_id or ""] = tokens
+    ORG.set(org if isinstance(org, str) else "")
 
 
-def _task_ended(task_id: str | None = None, **_: Any) -> None:
-    # Set back rather than reset: prerun and postrun may not share one context in every pool.
-    _task_tokens.pop(task_id or "", None)
+def _task_ended(**_: Any) -> None:
+    # Emptied rather than reset to a token: a worker's pool runs one task at a time per thread, and
+    # prerun and postrun are not sure to share one context in every pool.
     REQUEST_ID.set("")
     ORG.set("")
 
