@@ -367,3 +367,42 @@ def test_a_real_prometheus_scrapes_metrics_and_answers_a_series_back(brain_url, 
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+# --- Celery tasks: timed and counted through Celery's own signals ----------------------------------------
+def test_tasks_are_timed_by_how_they_ended_and_retries_and_failures_counted():
+    from brain.celery import app
+    from brain.infra.metrics import registry
+
+    @app.task(bind=True, name="tests.metrics.flaky", max_retries=1)
+    def flaky(self):
+        if not self.request.retries:
+            raise self.retry(countdown=0)
+        return "done"
+
+    @app.task(name="tests.metrics.broken")
+    def broken():
+        raise ValueError("it breaks")
+
+    def figures() -> dict[str, Any]:
+        text = registry().get_sample_value
+        return {
+            "ok": text("brain_celery_task_seconds_count", {"task": "tests.metrics.flaky", "state": "success"}) or 0,
+            "retried": text("brain_celery_task_seconds_count", {"task": "tests.metrics.flaky", "state": "retry"}) or 0,
+            "retries": text("brain_celery_task_retries_total", {"task": "tests.metrics.flaky"}) or 0,
+            "failed": text("brain_celery_task_seconds_count", {"task": "tests.metrics.broken", "state": "failure"})
+            or 0,
+            "failures": text("brain_celery_task_failures_total", {"task": "tests.metrics.broken"}) or 0,
+        }
+
+    before = figures()
+    assert flaky.apply().get() == "done"
+    assert broken.apply().failed()
+    after = figures()
+    assert {name: after[name] - before[name] for name in after} == {
+        "ok": 1,
+        "retried": 1,
+        "retries": 1,
+        "failed": 1,
+        "failures": 1,
+    }
