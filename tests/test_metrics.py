@@ -23,6 +23,7 @@ from conftest import make_org, make_token
 from connectors.models import Connection
 from memory.documents.saving import add_document
 from memory.models import Document
+from registers.models import Scan
 from tests.conftest import call, free_port
 from tests.progress import wait_until
 
@@ -174,7 +175,10 @@ def test_it_reads_the_queue_failures_syncs_and_outbox_from_the_database(org, act
         last_error="401 from the source",
         last_sync_at=timezone.now(),
     )
+    Scan.objects.create(org=org, register="glossary", finished_at=timezone.now() - timedelta(days=3))
     families = scrape()
+    assert value(families, "brain_nightly_scan_age_seconds", register="glossary") >= 3 * 86400
+    assert value(families, "brain_nightly_scan_last_finished_timestamp_seconds", register="glossary") > 0
     assert value(families, "brain_documents", status="queued") >= 1
     assert value(families, "brain_documents", status="failed") >= 1
     assert value(families, "brain_ingestion_lag_seconds") >= 600
