@@ -132,6 +132,26 @@ def test_a_short_metrics_token_is_refused_at_start():
     assert "BRAIN_METRICS_TOKEN must be at least 24 characters" in done.stderr
 
 
+def test_a_metrics_folder_that_does_not_exist_is_refused_at_start(tmp_path):
+    env = {
+        "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "missing"),
+        "SECRET_KEY": "x",
+        "BRAIN_TESTING": "1",
+        "DATABASE_URL": "postgres://x@localhost/y",
+        "PATH": "/usr/bin:/bin",
+        "DJANGO_SETTINGS_MODULE": "brain.settings",
+    }
+    done = subprocess.run(
+        [str(ROOT / ".venv/bin/python"), "-c", "import django; django.setup()"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode != 0
+    assert "which is not a folder; create it (empty) before Brain's processes start" in done.stderr
+
+
 # --- What it says ---------------------------------------------------------------------------------------
 @pytest.mark.django_db
 def test_it_counts_calls_by_tool_and_outcome_with_their_latency_refusals_and_credits(org):
