@@ -14,8 +14,10 @@ from django.core.asgi import get_asgi_application  # noqa: E402
 
 django_app = get_asgi_application()
 
+from brain.infra.logs import RequestIds  # noqa: E402
 from brain.infra.request_connections import ClosingConnections  # noqa: E402
 from brain.mcp.gateway import McpGateway  # noqa: E402
 from brain.mcp.server import build_app  # noqa: E402
 
-application = McpGateway(mcp_app=build_app(), django_app=ClosingConnections(django_app))
+# Every request gets an id first (brain.infra.logs), so each line logged while serving it carries it.
+application = RequestIds(McpGateway(mcp_app=build_app(), django_app=ClosingConnections(django_app)))

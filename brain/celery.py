@@ -3,7 +3,7 @@ import os
 from datetime import UTC, datetime
 from typing import Any
 
-from celery import Celery, bootsteps
+from celery import Celery, bootsteps, signals
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "brain.settings")
 
@@ -46,3 +46,33 @@ class RecoverOnConnect(bootsteps.StartStopStep):
 
 
 app.steps["consumer"].add(RecoverOnConnect)
+
+
+def use_the_projects_logging(**_: Any) -> None:
+    """With JSON logs, the worker and beat log through Django's LOGGING (brain.infra.logs) instead
+    of Celery's own format; connecting this signal is how Celery leaves logging alone."""
+    import logging.config
+
+    from django.conf import settings
+
+    logging.config.dictConfig(settings.LOGGING)
+    logging.captureWarnings(True)  # a warning is a log line too, not a line of its own on stderr
+
+
+# Read from the environment as the settings read it: the settings are not loaded yet here. Until
+# they are, JSON lines already: the worker warns (running as root, say) before it sets up logging.
+if os.environ.get("BRAIN_LOG_FORMAT", "").strip().lower() == "json":
+    from brain.infra.logs import log_json_lines
+
+    log_json_lines()
+    signals.setup_logging.connect(use_the_projects_logging, weak=False)
+
+
+def _connect_signals() -> None:
+    from brain.infra import logs, metrics
+
+    logs.connect_task_signals()
+    metrics.connect_task_signals()
+
+
+_connect_signals()

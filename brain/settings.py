@@ -140,6 +140,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "brain.infra.probes.ProbeMiddleware",  # first: orchestrators' probes skip host checks and the HTTPS redirect
+    "overview.metrics.MetricsMiddleware",  # /metrics, for Prometheus: the same reasons, and its own access rule
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -486,14 +487,40 @@ CELERY_BEAT_SCHEDULE = {
 }
 CELERY_TIMEZONE = "UTC"
 
+# BRAIN_LOG_FORMAT=json: every process (web, worker, beat) logs one JSON object per line, with the
+# request id that follows a call into the tasks it queues (brain.infra.logs, docs/operations.md).
+BRAIN_LOG_FORMAT = env_str("BRAIN_LOG_FORMAT", "plain").lower()
+if BRAIN_LOG_FORMAT not in ("plain", "json"):
+    raise ImproperlyConfigured(f"BRAIN_LOG_FORMAT must be plain or json; got {BRAIN_LOG_FORMAT!r}")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"request": {"()": "brain.infra.logs.RequestContext"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "json": {"()": "brain.infra.logs.JsonFormatter"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": BRAIN_LOG_FORMAT, "filters": ["request"]}},
     "root": {"handlers": ["console"], "level": env_str("BRAIN_LOG_LEVEL", "INFO")},
     "loggers": {"mcp": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
 }
+if BRAIN_LOG_FORMAT == "json":  # uvicorn's own lines (its errors, the access log) through the same handler
+    for _name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+        cast(dict[str, Any], LOGGING["loggers"])[_name] = {"handlers": ["console"], "propagate": False}
+
+# --- Metrics (brain.infra.metrics, overview.metrics, docs/operations.md "Metrics and logs") ------
+# /metrics answers loopback clients that came through no proxy, and anyone bearing this token.
+BRAIN_METRICS_TOKEN = env_str("BRAIN_METRICS_TOKEN")
+if BRAIN_METRICS_TOKEN and len(BRAIN_METRICS_TOKEN) < 24:
+    raise ImproperlyConfigured("BRAIN_METRICS_TOKEN must be at least 24 characters long (or unset: loopback only)")
+# Read by prometheus_client itself when it is first imported; checked here so that a wrong folder
+# stops Brain with these words instead of a traceback from the first counter.
+PROMETHEUS_MULTIPROC_DIR = env_str("PROMETHEUS_MULTIPROC_DIR")
+if PROMETHEUS_MULTIPROC_DIR and not os.path.isdir(PROMETHEUS_MULTIPROC_DIR):
+    raise ImproperlyConfigured(
+        f"PROMETHEUS_MULTIPROC_DIR names {PROMETHEUS_MULTIPROC_DIR!r}, which is not a folder; create it "
+        "(empty) before Brain's processes start, or unset it"
+    )
 
 # --- Failed-login throttling (django-axes) -----------------------------------------------------
 # Both login pages (the site's and the admin's) count failures per address: after

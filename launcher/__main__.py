@@ -10,6 +10,7 @@ import sys
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -46,8 +47,20 @@ def base_url(host: str, port: str) -> str:
     return f"http://{host if host != '0.0.0.0' else '127.0.0.1'}:{port}"  # noqa: S104 (compares, binds nothing)
 
 
+def fresh_metrics_dir(env: dict[str, str]) -> str:
+    """The folder the processes about to start share for their counters (brain.infra.metrics):
+    the operator's PROMETHEUS_MULTIPROC_DIR, or one in the data folder. Emptied first: files left
+    by processes of an earlier run would add their counts to this one's."""
+    path = Path(env.get("PROMETHEUS_MULTIPROC_DIR") or services.data_dir() / "metrics")
+    path.mkdir(parents=True, exist_ok=True)
+    for old in path.glob("*.db"):
+        old.unlink()
+    return str(path)
+
+
 def run(argv: Sequence[str]) -> int:
     env = child_env(services.ensure_services())
+    env["PROMETHEUS_MULTIPROC_DIR"] = fresh_metrics_dir(env)
     port = os.environ.get("BRAIN_PORT", "8000")
     host = os.environ.get("BRAIN_HOST", "127.0.0.1")
     manage(processes.MIGRATE, env)

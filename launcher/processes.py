@@ -7,9 +7,10 @@ container; tests/test_deploy_files.py checks compose.yaml against them.
 
 from __future__ import annotations
 
+import os
 import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 # Every queue a task is routed to (settings.CELERY_TASK_ROUTES and the default queue); a test
 # keeps the two in step.
@@ -41,11 +42,18 @@ def web_command(*, host: str, port: int, access_log: bool = True) -> list[str]:
     return [PYTHON, "-m", "uvicorn", ASGI_APP, "--host", host, "--port", str(port), *server, log]
 
 
+def quiet_with_json_logs(env: Mapping[str, str] | None = None) -> list[str]:
+    """Celery's ``--quiet`` when every line must be JSON (BRAIN_LOG_FORMAT=json): the worker's and
+    beat's banners are printed, not logged; what they say is in the logged lines that follow."""
+    value = (os.environ if env is None else env).get("BRAIN_LOG_FORMAT", "")
+    return ["--quiet"] if value.strip().lower() == "json" else []
+
+
 def worker_command(*, queues: Sequence[str] = QUEUES, concurrency: int = 2, name: str = WORKER_NAME) -> list[str]:
     """A Celery worker on ``queues``. ``name`` must be unique among running workers and, for a
     restarted worker to take back its documents at once, the same after a restart."""
     check_queues(queues)
-    celery = [PYTHON, "-m", "celery", "-A", "brain", "worker", "-l", "info"]
+    celery = [PYTHON, "-m", "celery", "-A", "brain", *quiet_with_json_logs(), "worker", "-l", "info"]
     return [*celery, "--concurrency", str(concurrency), "-Q", ",".join(queues), "-n", name]
 
 
@@ -63,7 +71,8 @@ def ping_command(*, name: str = WORKER_NAME) -> list[str]:
 
 def beat_command() -> list[str]:
     """Celery beat with the schedule kept in the database (jobs and nightly runs add entries)."""
-    return [PYTHON, "-m", "celery", "-A", "brain", "beat", "-l", "info", "--scheduler", SCHEDULER]
+    quiet = quiet_with_json_logs()
+    return [PYTHON, "-m", "celery", "-A", "brain", *quiet, "beat", "-l", "info", "--scheduler", SCHEDULER]
 
 
 def local_commands(*, host: str, port: int, access_log: bool = True) -> dict[str, list[str]]:

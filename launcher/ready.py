@@ -9,6 +9,7 @@ only after ``idle`` seconds in which nothing moved.
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import time
@@ -30,6 +31,19 @@ def ready_lines(names: Iterable[str]) -> dict[str, re.Pattern[str]]:
     return wanted | ({"beat": BEAT_READY} if "beat" in names else {})
 
 
+def message_of(line: str) -> str:
+    """A printed line's message: the line itself, or its ``message`` when it is a JSON log line
+    (BRAIN_LOG_FORMAT=json, brain.infra.logs)."""
+    if line.startswith("{"):
+        try:
+            found = json.loads(line)
+        except ValueError:
+            return line
+        if isinstance(found, dict) and isinstance(found.get("message"), str):
+            return str(found["message"])
+    return line
+
+
 class StartUp:
     """What the processes have printed so far: how many lines (progress while waiting) and which
     of the processes in ``waiting_for`` have printed the line that says they are ready. Fed by
@@ -45,7 +59,7 @@ class StartUp:
         with self._lock:
             self.lines += 1
             pattern = self.waiting_for.get(name)
-            if pattern is not None and pattern.search(line):
+            if pattern is not None and pattern.search(message_of(line)):
                 self.started.add(name)
 
     def not_started(self) -> list[str]:

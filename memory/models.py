@@ -115,6 +115,13 @@ class Document(Reviewed):
                 name="document_conversation",
                 condition=~models.Q(conversation=""),
             ),
+            # The documents on their way and the ones that failed, by status and age: what /metrics
+            # counts at each scrape (overview.metrics) without reading the ready ones, most of the table.
+            models.Index(
+                fields=["status", "recorded_at"],
+                name="document_unsettled",
+                condition=models.Q(status__in=["queued", "waiting", "processing", "failed"]),
+            ),
             # The queue a worker claims from fairly (memory.documents.lanes).
             models.Index(fields=["org", "length", "id"], name="document_queued", condition=models.Q(status="queued")),
             models.Index(fields=["org", "claimed_at"], name="document_org_claimed"),

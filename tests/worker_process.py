@@ -18,7 +18,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import connection
 
-from launcher.processes import QUEUES
+from launcher.processes import QUEUES, quiet_with_json_logs
 from tests.progress import log_size, wait_while_progressing
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,6 +54,7 @@ def start_worker(
                 "celery",
                 "-A",
                 "brain",
+                *quiet_with_json_logs(environment),
                 "worker",
                 "-Q",
                 ",".join(queues),

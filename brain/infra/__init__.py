@@ -3,4 +3,5 @@ composed once (``prepared``), read replicas (``replicas``), the outbox that queu
 (``queueing``), seams where a part above plugs into a part below (``hooks``), public ids (``ids``),
 the environment helpers of the settings (``env``), orchestrators' probes (``probes``), where Brain
 may connect (``outbound``), the answer when the database stops answering (``unavailable``), closing
-a request's connections (``request_connections``), and reachability checks (``health``)."""
+a request's connections (``request_connections``), reachability checks (``health``), the counters
+Prometheus reads and who may read them (``metrics``), and request ids and JSON log lines (``logs``)."""

@@ -24,6 +24,8 @@ from brain.core.actors import Actor
 from brain.core.errors import DomainError, Outage, Unavailable
 from brain.core.services import record_tool_call
 from brain.infra.hooks import Seam
+from brain.infra.logs import bound
+from brain.infra.metrics import count_call
 from brain.mcp.prices import READ, Price
 from brain.models import Organisation, ToolCall
 
@@ -169,7 +171,8 @@ def recorded_call(actor: Actor | None, name: str) -> Iterator[Call]:
     started = time.perf_counter()
     call = Call()
     try:
-        yield call
+        with bound(org=actor.org.slug if actor is not None else None):
+            yield call
     except DomainError as exc:
         call.code = exc.code
         raise
@@ -199,6 +202,7 @@ def record_call(
     """One call record: ok when ``code`` is empty, else its outcome from the refusal's code; for a
     REST endpoint that is not a tool, from the answer's ``status`` (its code is the status)."""
     result = outcome_of(code, status)
+    count_call(tool=name, outcome=result, code=code, seconds=seconds, credits=credits)
     try:
         record_tool_call(
             actor=actor,
