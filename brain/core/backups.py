@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.contrib.contenttypes.models import ContentType
 from django.core.management import call_command
 from django.db import connection, transaction
 from django.db.migrations.executor import MigrationExecutor
@@ -222,6 +223,7 @@ def restore(archive: Path, *, replace: bool = False) -> Restored:
             made_by_major=backups.dump_major(manifest),
         )
         backups.put_back_files(Path(work), Path(settings.DATA_DIR), replace=replace)
+    ContentType.objects.clear_cache()  # the archive's ids, not the ones this process read before
     migrated = _migrate()
     organisations = _record_restored(archive, manifest)
     return Restored(manifest, organisations, migrated, _fingerprints_differ(manifest))
