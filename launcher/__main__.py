@@ -262,7 +262,10 @@ def _step(name: str, cmd: Sequence[str], env: dict[str, str], counts: Counter[st
 
 def main() -> int:
     if len(sys.argv) < 2:
-        print("usage: python -m launcher run|test|stop|credentials|services|manage|backup|restore|upgrade ...", file=sys.stderr)
+        print(
+            "usage: python -m launcher run|test|stop|credentials|services|manage|backup|restore|upgrade ...",
+            file=sys.stderr,
+        )
         return 2
     command, argv = sys.argv[1], sys.argv[2:]
     if command == "run":

@@ -111,7 +111,9 @@ def fingerprint(value: str) -> str:
 
 def _tool_major(path: Path) -> int | None:
     try:
-        out = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=30, check=True).stdout
+        out = subprocess.run(  # noqa: S603 (a PostgreSQL client program found by find_tool)
+            [str(path), "--version"], capture_output=True, text=True, timeout=30, check=True
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return None
     found = re.search(r"\)\s+(\d+)", out)
@@ -163,7 +165,9 @@ def server_major(version_num: int) -> int:
 
 
 def run_tool(args: list[str], *, database: Database, what: str) -> None:
-    done = subprocess.run(args, env=database.client_env(), capture_output=True, text=True, check=False)
+    done = subprocess.run(  # noqa: S603 (pg_dump or pg_restore, found by find_tool, with fixed options)
+        args, env=database.client_env(), capture_output=True, text=True, check=False
+    )
     if done.returncode != 0:
         said = (done.stderr or done.stdout).strip()[-2000:]
         raise BackupError(f"{what} failed (status {done.returncode}): {said}")
@@ -229,7 +233,9 @@ def write_archive(
                 "pg_dump": f"{pg_dump} (version {_tool_major(pg_dump)})",
             },
             "secrets": [secret.entry() for secret in secrets],
-            "members": {name: {"sha256": sha256_of(path), "size": path.stat().st_size} for name, path in members.items()},
+            "members": {
+                name: {"sha256": sha256_of(path), "size": path.stat().st_size} for name, path in members.items()
+            },
         }
         partial = Path(work) / destination.name
         with tarfile.open(partial, "w", format=tarfile.PAX_FORMAT) as tar:

@@ -11,7 +11,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
-            "--output", type=Path, help="Where the backup goes (default: BRAIN_BACKUP_DIR, else backups/ in the data folder)."
+            "--output",
+            type=Path,
+            help="Where the backup goes (default: BRAIN_BACKUP_DIR, else backups/ in the data folder).",
         )
 
     def handle(self, *args: Any, **opts: Any) -> None:
