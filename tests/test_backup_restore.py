@@ -17,7 +17,6 @@ import psycopg
 import pytest
 from django.db import connection
 
-from brain.core import backups as service
 from brain.core.backups import BackupError, back_up, back_up_on_schedule, restore
 from brain.core.services import authenticate_token
 from brain.infra import backups
@@ -285,6 +284,27 @@ def test_the_nightly_backup_does_nothing_while_another_backup_runs_or_without_a_
 
 
 def test_a_missing_pg_dump_of_the_servers_version_is_named_with_what_to_install(monkeypatch, tmp_path):
-    monkeypatch.setattr(service.backups, "_candidate_folders", lambda: [tmp_path])
+    monkeypatch.setattr(backups, "_candidate_folders", lambda: [tmp_path])
     with pytest.raises(BackupError, match="No pg_dump of PostgreSQL 18 or newer.*postgresql-client-18.*BRAIN_PG_BIN"):
         backups.find_tool("pg_dump", at_least=18)
+
+
+def test_the_operators_pg_bin_folder_is_looked_at_first(settings):
+    found = backups.find_tool("pg_dump", at_least=18)
+    settings.BRAIN_PG_BIN = str(found.parent)
+    assert backups._candidate_folders()[0] == found.parent
+    assert backups.find_tool("pg_restore", at_least=18) == found.parent / "pg_restore"
+
+
+@pytest.mark.parametrize(("folder", "scheduled"), [("", False), ("/var/backups/brain", True)])
+def test_beat_backs_up_nightly_only_when_a_backup_folder_is_set(folder, scheduled):
+    env = dict(os.environ, BRAIN_BACKUP_DIR=folder)
+    shown = subprocess.run(
+        [sys.executable, "-c", "from django.conf import settings; print(settings.CELERY_BEAT_SCHEDULE.get('back-up'))"],
+        cwd=ROOT,
+        env={**env, "DJANGO_SETTINGS_MODULE": "brain.settings"},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert ("brain.tasks.back_up_task" in shown) is scheduled, shown

