@@ -9,12 +9,14 @@ import subprocess
 import sys
 import tarfile
 import threading
+from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
+from django.core.management import call_command
 from django.db import connection
 
 from brain.core.backups import BackupError, back_up, back_up_on_schedule, restore
@@ -42,6 +44,14 @@ def data_dir(tmp_path, settings):
     (settings.DATA_DIR / "logs" / "ingest.log").write_text("a line Brain wrote\n")
     settings.BRAIN_BACKUP_DIR = ""
     return settings.DATA_DIR
+
+
+@pytest.fixture(autouse=True)
+def schema_put_back() -> Iterator[None]:
+    """Should a test fail between wiping the database and restoring it, the tests after it still
+    find today's tables."""
+    yield
+    call_command("migrate", interactive=False, verbosity=0, stdout=io.StringIO())
 
 
 @pytest.fixture

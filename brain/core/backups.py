@@ -273,5 +273,16 @@ def upgrade(*, into: Path | None = None) -> Upgraded:
     """Back up, then apply this code's migrations. Nothing to migrate: no archive is written."""
     if not _pending():
         return Upgraded(None, [])
-    made = back_up(into=into) if _tables() else None  # an empty database has nothing to keep
-    return Upgraded(made, _migrate())
+    try:
+        made = back_up(into=into) if _tables() else None  # an empty database has nothing to keep
+    except BackupError as error:
+        raise BackupError(f"{error} Nothing was migrated.") from None
+    try:
+        return Upgraded(made, _migrate())
+    except Exception as error:
+        kept = (
+            f" The data as it was is in {made.path}: check out the previous code and restore it with --into-existing."
+            if made
+            else ""
+        )
+        raise BackupError(f"A migration failed: {error}.{kept}") from error

@@ -20,7 +20,7 @@ class Command(BaseCommand):
         try:
             done = upgrade(into=opts["output"])
         except BackupError as error:
-            raise CommandError(f"{error} Nothing was migrated.") from None
+            raise CommandError(str(error)) from None
         if not done.migrated:
             self.stdout.write("nothing to migrate: the database is up to date with this code")
             return
