@@ -25,6 +25,7 @@ from brain.infra import backups
 from brain.models import AuditRecord, Membership, Organisation
 from brain.tasks import back_up_task
 from conftest import make_actor, make_org, make_token, make_user
+from launcher.__main__ import caller_paths
 from memory.documents.saving import add_document
 from memory.graph import reads as graph
 from memory.graph.writes import FactDraft, record_facts
@@ -318,3 +319,20 @@ def test_beat_backs_up_nightly_only_when_a_backup_folder_is_set(folder, schedule
         check=True,
     ).stdout
     assert ("brain.tasks.back_up_task" in shown) is scheduled, shown
+
+
+def test_a_restore_says_when_this_installations_secret_key_is_not_the_archives(archive, settings):
+    settings.SECRET_KEY = "another installation's key, not the archive's"  # noqa: S105
+    restored = restore(archive, replace=True)
+    assert len(restored.warnings) == 1
+    assert restored.warnings[0].startswith("SECRET_KEY here")
+    assert "connectors' credentials cannot be read" in restored.warnings[0]
+
+
+def test_brainctl_reads_the_paths_it_is_given_from_where_it_was_called():
+    assert caller_paths(["backups/a.tar", "--into-existing"], "/home/op") == [
+        "/home/op/backups/a.tar",
+        "--into-existing",
+    ]
+    assert caller_paths(["--output", "safe/"], "/home/op") == ["--output", "/home/op/safe/"]
+    assert caller_paths(["--output=/mnt/safe"], "/home/op") == ["--output=/mnt/safe"]

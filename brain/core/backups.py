@@ -197,7 +197,8 @@ def _fingerprints_differ(manifest: dict[str, Any]) -> list[str]:
         elif backups.fingerprint(mine.value) != entry.get("fingerprint"):
             notes.append(
                 f"{name} here ({mine.kept_in}) is not the one the archive was made with ({entry.get('kept_in')}): "
-                "set the same value, or connectors' credentials cannot be read and people must log in again."
+                "put the same value there (copy the file, or set the variable), or connectors' credentials "
+                "cannot be read and people must log in again."
             )
     return notes
 

@@ -27,7 +27,8 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from None
         made = restored.manifest
         self.stdout.write(
-            f"restored {opts['archive']} (made {made['created_at']}): {restored.organisations} organisations"
+            f"restored {opts['archive']} (made {made['created_at']}): {restored.organisations} "
+            f"organisation{'' if restored.organisations == 1 else 's'}"
         )
         if restored.migrated:
             self.stdout.write(f"migrated to this code: {', '.join(restored.migrated)}")
