@@ -145,10 +145,12 @@ def find_tool(name: str, *, at_least: int) -> Path:
     """The first ``name`` (pg_dump, pg_restore) of major version ``at_least`` or newer: pg_dump
     cannot read a server newer than itself, and pg_restore cannot read a newer pg_dump's archive."""
     tried: list[str] = []
+    seen: set[Path] = set()
     for folder in _candidate_folders():
         path = folder / name
-        if not path.is_file() or str(path) in {t.split(" ")[0] for t in tried}:
+        if not path.is_file() or path.resolve() in seen:
             continue
+        seen.add(path.resolve())
         major = _tool_major(path)
         tried.append(f"{path} (version {major or 'unknown'})")
         if major is not None and major >= at_least:
