@@ -155,9 +155,9 @@ def find_tool(name: str, *, at_least: int) -> Path:
         tried.append(f"{path} (version {major or 'unknown'})")
         if major is not None and major >= at_least:
             return path
-    seen = "; ".join(tried) or "none at all"
+    found = "; ".join(tried) or "none at all"
     raise BackupError(
-        f"No {name} of PostgreSQL {at_least} or newer was found (found: {seen}). Install PostgreSQL "
+        f"No {name} of PostgreSQL {at_least} or newer was found (found: {found}). Install PostgreSQL "
         f"{at_least}'s client programs (on Debian: postgresql-client-{at_least}) or set BRAIN_PG_BIN "
         "to the folder that holds them."
     )
