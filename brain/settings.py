@@ -485,6 +485,16 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": crontab(hour=3, minute=45),
     },
 }
+# Nightly backups (brain.core.backups, docs/operations.md "Backups and restore"): off unless
+# BRAIN_BACKUP_DIR names a folder; each night one archive is written there and the newest
+# BRAIN_BACKUP_KEEP are kept.
+BRAIN_BACKUP_DIR = env_str("BRAIN_BACKUP_DIR")
+BRAIN_BACKUP_KEEP = env_int("BRAIN_BACKUP_KEEP", 7, minimum=1, maximum=3650)
+# A folder holding pg_dump and pg_restore of the server's major version or newer, looked at first
+# (then the embedded server's own, Debian's /usr/lib/postgresql/<version>/bin, and PATH).
+BRAIN_PG_BIN = env_str("BRAIN_PG_BIN")
+if BRAIN_BACKUP_DIR:
+    CELERY_BEAT_SCHEDULE["back-up"] = {"task": "brain.tasks.back_up_task", "schedule": crontab(hour=2, minute=45)}
 CELERY_TIMEZONE = "UTC"
 
 # BRAIN_LOG_FORMAT=json: every process (web, worker, beat) logs one JSON object per line, with the

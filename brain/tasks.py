@@ -2,6 +2,7 @@ from datetime import timedelta
 
 from celery import shared_task
 
+from brain.core.backups import back_up_on_schedule
 from brain.core.services import purge_expired_reports
 from brain.infra.queueing import send_pending
 from brain.oauth.connections import purge_unused
@@ -22,3 +23,10 @@ def send_outbox_task(settled_seconds: float | None = None) -> int:
     """Beat, every BRAIN_OUTBOX_SWEEP_SECONDS, and each worker as it connects: the messages the broker
     could not take when their save committed."""
     return send_pending() if settled_seconds is None else send_pending(settled=timedelta(seconds=settled_seconds))
+
+
+@shared_task
+def back_up_task() -> str | None:
+    """Beat, nightly when BRAIN_BACKUP_DIR is set: one archive there, the newest BRAIN_BACKUP_KEEP kept."""
+    made = back_up_on_schedule()
+    return str(made.path) if made else None

@@ -143,6 +143,28 @@ def credentials(argv: Sequence[str]) -> int:
     return manage(["credentials", "--base-url", base_url(host, port), *argv], env, check=False)
 
 
+def operate(command: str, argv: Sequence[str]) -> int:
+    """``backup``, ``restore`` and ``upgrade``: the management command of that name on the embedded
+    services (or those DATABASE_URL names), with the paths given read from where brainctl was called."""
+    caller = os.environ.get("BRAIN_CALLER_DIR") or os.getcwd()
+    env = child_env(services.ensure_services())
+    return manage([command, *caller_paths(argv, caller)], env, check=False)
+
+
+def caller_paths(argv: Sequence[str], caller: str) -> list[str]:
+    """Arguments that are paths (any but options and their names) made absolute from ``caller``."""
+    out: list[str] = []
+    for arg in argv:
+        if arg.startswith("-") and "=" not in arg:
+            out.append(arg)
+        elif arg.startswith("--") and "=" in arg:
+            name, _, value = arg.partition("=")
+            out.append(f"{name}={os.path.join(caller, value)}")
+        else:
+            out.append(os.path.join(caller, arg))
+    return out
+
+
 def stop() -> int:
     if not os.environ.get("REDIS_URL") and services.stop_redis():
         print("brain: embedded Redis stopped", flush=True)
@@ -253,7 +275,10 @@ def _step(name: str, cmd: Sequence[str], env: dict[str, str], counts: Counter[st
 
 def main() -> int:
     if len(sys.argv) < 2:
-        print("usage: python -m launcher run|test|stop|credentials|services|manage ...", file=sys.stderr)
+        print(
+            "usage: python -m launcher run|test|stop|credentials|services|manage|backup|restore|upgrade ...",
+            file=sys.stderr,
+        )
         return 2
     command, argv = sys.argv[1], sys.argv[2:]
     if command == "run":
@@ -271,6 +296,8 @@ def main() -> int:
     if command == "manage":
         env = child_env(services.ensure_services())
         return manage(argv, env, check=False)
+    if command in ("backup", "restore", "upgrade"):
+        return operate(command, argv)
     print(f"unknown command {command!r}", file=sys.stderr)
     return 2
 
