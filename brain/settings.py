@@ -483,6 +483,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "memory.tasks.purge_due_trash_task",
         "schedule": crontab(hour=3, minute=45),
     },
+    "purge-expired-audit": {
+        "task": "brain.tasks.purge_expired_audit_task",
+        "schedule": crontab(hour=3, minute=55),
+    },
 }
 CELERY_TIMEZONE = "UTC"
 
