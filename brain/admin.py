@@ -65,7 +65,12 @@ class FeaturesInline(admin.StackedInline):
     can_delete = False
 
     def _may(self, request: HttpRequest, obj: Any) -> bool:
-        return bool(request.user.is_superuser) or (obj is not None and obj.pk in admin_org_ids(request))
+        if request.user.is_superuser:
+            return True
+        # Django asks without the organisation when it reads the switches' rows (which it then
+        # narrows to the organisation on the page, one the admin may open): without this answer an
+        # organisation admin saw an empty form, and saving it failed as a second row.
+        return obj.pk in admin_org_ids(request) if obj is not None else bool(admin_org_ids(request))
 
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return self._may(request, obj)
