@@ -142,9 +142,16 @@ def walk_admin(world: dict[str, Any]) -> None:
     # Any account may be made a member by an operator; an organisation admin invites instead.
     operator = logged_in(make_operator())
     newcomer = make_user(make_org(), username="lena")
-    added = operator.post("/admin/brain/membership/add/", {
-        "org": org.pk, "user": newcomer.pk, "role": "member", "created_at_0": "2026-01-05", "created_at_1": "09:00:00",
-    })  # fmt: skip
+    added = operator.post(
+        "/admin/brain/membership/add/",
+        {
+            "org": org.pk,
+            "user": newcomer.pk,
+            "role": "member",
+            "created_at_0": "2026-01-05",
+            "created_at_1": "09:00:00",
+        },
+    )
     assert added.status_code == 302, added.context["adminform"].form.errors
     membership = Membership.objects.get(org=org, user=newcomer)
     assert operator.post(f"/admin/brain/membership/{membership.pk}/delete/", {"post": "yes"}).status_code == 302

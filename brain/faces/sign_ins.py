@@ -23,6 +23,8 @@ def _address(request: HttpRequest | None) -> str | None:
 def on_logged_in(sender: Any, request: HttpRequest | None, user: User, **kwargs: Any) -> None:
     if getattr(user, "backend", None) != PASSWORD_BACKEND:
         return  # another way in (single sign-on) writes its own record
+    if request is None or request.method != "POST":
+        return  # no login form was sent: a session made in code (a shell, a test client), not a person
     record_sign_in(user=user, method=PASSWORD, via=_via(request), address=_address(request))
 
 

@@ -12,8 +12,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from django.contrib.auth.models import User
+from django.contrib.auth.signals import user_logged_in
 from django.core.exceptions import ValidationError
-from django.test import Client
+from django.test import Client, RequestFactory
 from django.utils import timezone
 
 from brain.core.audit import purge_expired_audit, record_audit
@@ -68,10 +69,20 @@ def test_the_admins_login_page_is_recorded_as_the_admin(org):
 def test_a_login_another_way_in_made_is_left_to_it(org):
     """Single sign-on writes its own record from its callback; the signal must not write a second."""
     rosa = person(org)
-    Client().force_login(rosa, backend="django.contrib.auth.backends.RemoteUserBackend")
+    sent = RequestFactory().post("/sso/callback/")
+    rosa.backend = "django.contrib.auth.backends.RemoteUserBackend"  # any backend but the password one
+    user_logged_in.send(sender=User, request=sent, user=rosa)
     assert records("user.signed_in") == []
     record_sign_in(user=rosa, method="sso", via="sso")
     assert [r.details for r in records("user.signed_in")] == [{"method": "sso"}]
+    rosa.backend = "django.contrib.auth.backends.ModelBackend"
+    user_logged_in.send(sender=User, request=sent, user=rosa)
+    assert [r.details["method"] for r in records("user.signed_in")] == ["sso", "password"]
+
+
+def test_a_session_made_in_code_is_no_sign_in(org):
+    Client().force_login(person(org))  # a test client's or a shell's session: no login form was sent
+    assert records("user.signed_in") == []
 
 
 def test_signing_out_is_recorded(org):
