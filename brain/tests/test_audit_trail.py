@@ -70,12 +70,12 @@ def test_a_login_another_way_in_made_is_left_to_it(org):
     """Single sign-on writes its own record from its callback; the signal must not write a second."""
     rosa = person(org)
     sent = RequestFactory().post("/sso/callback/")
-    rosa.backend = "django.contrib.auth.backends.RemoteUserBackend"  # any backend but the password one
+    rosa.backend = "django.contrib.auth.backends.RemoteUserBackend"  # type: ignore[attr-defined]  # not the password one
     user_logged_in.send(sender=User, request=sent, user=rosa)
     assert records("user.signed_in") == []
     record_sign_in(user=rosa, method="sso", via="sso")
     assert [r.details for r in records("user.signed_in")] == [{"method": "sso"}]
-    rosa.backend = "django.contrib.auth.backends.ModelBackend"
+    rosa.backend = "django.contrib.auth.backends.ModelBackend"  # type: ignore[attr-defined]
     user_logged_in.send(sender=User, request=sent, user=rosa)
     assert [r.details["method"] for r in records("user.signed_in")] == ["sso", "password"]
 
