@@ -11,9 +11,11 @@ import io
 import os
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from django.contrib.auth.models import User
 from django.utils import timezone
 from playwright.sync_api import Page, ViewportSize, expect
 
@@ -44,8 +46,8 @@ def history(org: Organisation, admin_name: str) -> None:
     admin = make_user(org, role=Membership.ADMIN, username=admin_name, password=PASSWORD)
     rosa = make_user(org, username=f"rosa-{org.slug}", first_name="Rosa", last_name="Lind")
     create_token(org=org, user=rosa, scopes=["read"], name="Rosa's laptop", via="web")
-    promoted = {"fields": {"role": {"from": "member", "to": "admin"}}}
-    steps = [
+    promoted: dict[str, Any] = {"fields": {"role": {"from": "member", "to": "admin"}}}
+    steps: list[tuple[User | None, str, str, str, dict[str, Any]]] = [
         (admin, "admin", "membership.changed", f"membership of {rosa.username}", promoted),
         (rosa, "web", "document.deleted", "doc_41", {"title": "Old kiosk price list"}),
         (None, "nightly", "document.purged", "doc_17", {"title": "Draft contract", "kind": "document"}),

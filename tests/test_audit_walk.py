@@ -131,6 +131,12 @@ def walk_people(world: dict[str, Any]) -> None:
     other = make_user(make_org(), username="omar", email="omar@example.com")
     invite_member(actor=world["actor"], email="omar@example.com")
     answer_invitation(user=other, invitation_id=str(other.invitations.get(org=org).public_id), accept=False)
+    invite_member(actor=world["actor"], email="omar@example.com")
+    open_one = other.invitations.get(org=org, answer="open")
+    withdrawn = logged_in(world["admin"]).post(
+        "/admin/brain/membershipinvitation/", {"action": "withdraw", "_selected_action": [open_one.pk]}
+    )
+    assert withdrawn.status_code == 302
 
 
 def walk_admin(world: dict[str, Any]) -> None:

@@ -18,12 +18,14 @@ from django.test import Client, RequestFactory
 from django.utils import timezone
 
 from brain.core.audit import purge_expired_audit, record_audit
+from brain.core.errors import InvalidArgument, NotFound
+from brain.core.invitations import answer_invitation, invite_member, withdraw_invitation
 from brain.core.services import add_member
 from brain.core.sign_ins import record_sign_in
 from brain.models import AuditRecord, Membership, Organisation
 from brain.tasks import purge_expired_audit_task
 from brain.tests.admin_client import logged_in, make_operator, make_org_admin
-from conftest import make_user
+from conftest import make_actor, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -273,3 +275,34 @@ def test_an_export_with_bad_input_exports_nothing_and_says_why(org):
     assert response.status_code == 302
     assert "Choose an export format" in client.get(response["Location"]).content.decode()
     assert records("audit.exported") == []
+
+
+# --- withdrawing an invitation ----------------------------------------------------------------------
+
+
+def test_an_admin_withdraws_an_open_invitation_and_the_trail_says_so(org, other_org):
+
+    admin = make_org_admin(org, username="ada")
+    nina = make_user(other_org, username="nina", email="nina@example.com")
+    invite_member(actor=make_actor(org, admin, via="admin"), email="nina@example.com")
+    offer = nina.invitations.get(org=org)
+    with pytest.raises(NotFound):
+        withdraw_invitation(actor=make_actor(other_org, make_org_admin(other_org)), invitation_id=offer.pk)
+    page = logged_in(admin).post(
+        "/admin/brain/membershipinvitation/", {"action": "withdraw", "_selected_action": [offer.pk]}
+    )
+    assert page.status_code == 302
+    assert not nina.invitations.exists()
+    record = AuditRecord.objects.get(action="member.invitation_withdrawn")
+    assert (record.org, record.user, record.via, record.details) == (
+        org,
+        admin,
+        "admin",
+        {"user": "nina", "role": "member"},
+    )
+    with pytest.raises(NotFound):
+        answer_invitation(user=nina, invitation_id=str(offer.public_id), accept=True)
+    invite_member(actor=make_actor(org, admin, via="admin"), email="nina@example.com")
+    accepted = answer_invitation(user=nina, invitation_id=str(nina.invitations.get().public_id), accept=True)
+    with pytest.raises(InvalidArgument, match="remove their membership"):
+        withdraw_invitation(actor=make_actor(org, admin, via="admin"), invitation_id=accepted.pk)
