@@ -24,7 +24,7 @@ from oauth2_provider.models import AccessToken, Application, Grant, IDToken, Ref
 from brain.core import services
 from brain.core.audit import record_audit
 from brain.core.errors import DomainError
-from brain.core.invitations import Invitation, invite_member, link_lifetime
+from brain.core.invitations import Invitation, invite_member, link_lifetime, withdraw_invitation
 from brain.faces.admin_base import (
     OrgScopedAdmin,
     ReadOnlyInline,
@@ -41,6 +41,7 @@ from brain.models import (
     Category,
     Features,
     Membership,
+    MembershipInvitation,
     Organisation,
     OrganisationGroup,
     Report,
@@ -70,7 +71,12 @@ class FeaturesInline(admin.StackedInline):
     can_delete = False
 
     def _may(self, request: HttpRequest, obj: Any) -> bool:
-        return bool(request.user.is_superuser) or (obj is not None and obj.pk in admin_org_ids(request))
+        if request.user.is_superuser:
+            return True
+        # Django asks without the organisation when it reads the switches' rows (which it then
+        # narrows to the organisation on the page, one the admin may open): without this answer an
+        # organisation admin saw an empty form, and saving it failed as a second row.
+        return obj.pk in admin_org_ids(request) if obj is not None else bool(admin_org_ids(request))
 
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return self._may(request, obj)
@@ -276,6 +282,46 @@ class ConnectedAppFilter(admin.SimpleListFilter):
         if self.value() == "token":
             return queryset.exclude(prefix=CONNECTED_APP_PREFIX)
         return queryset
+
+
+@admin.register(MembershipInvitation)
+class MembershipInvitationAdmin(OrgScopedAdmin):
+    """Invitations to people who have an account already: read-only; an open one can be withdrawn
+    (brain.core.invitations.withdraw_invitation, which audits it)."""
+
+    list_display = ["user", "org", "role", "answer", "invited_by", "created_at", "expires_at"]
+    list_filter = ["answer", "role"]
+    search_fields = ["user__username", "user__email"]
+    fields = readonly_fields = (
+        "org",
+        "user",
+        "role",
+        "invited_by",
+        "answer",
+        "created_at",
+        "expires_at",
+        "answered_at",
+    )
+    actions = ["withdraw"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # Memberships, Invite a member
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.action(description="Withdraw the invitations selected (open ones)")
+    def withdraw(self, request: HttpRequest, queryset: QuerySet[MembershipInvitation]) -> None:
+        for offer in queryset.select_related("org", "user"):
+            try:
+                withdraw_invitation(actor=admin_actor(request, offer.org), invitation_id=offer.pk)
+            except DomainError as exc:
+                self.message_user(request, exc.message, messages.WARNING)
+            else:
+                self.message_user(request, f"Withdrawn: the invitation of {offer.user} to {offer.org}.")
 
 
 @admin.register(ApiToken)

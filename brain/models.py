@@ -70,6 +70,11 @@ class Organisation(models.Model):
         help_text="Days a deleted document or forgotten memory stays in the trash, restorable, before it "
         "is deleted for good (1 to 365).",
     )
+    audit_days = models.PositiveSmallIntegerField(
+        default=365,
+        validators=[MinValueValidator(30), MaxValueValidator(3650)],
+        help_text="Days the audit trail keeps a record before the nightly purge deletes it (30 to 3650).",
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

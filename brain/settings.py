@@ -484,6 +484,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "memory.tasks.purge_due_trash_task",
         "schedule": crontab(hour=3, minute=45),
     },
+    "purge-expired-audit": {
+        "task": "brain.tasks.purge_expired_audit_task",
+        "schedule": crontab(hour=3, minute=55),
+    },
 }
 # Nightly backups (brain.core.backups, docs/operations.md "Backups and restore"): off unless
 # BRAIN_BACKUP_DIR names a folder; each night one archive is written there and the newest

@@ -2,6 +2,7 @@ from datetime import timedelta
 
 from celery import shared_task
 
+from brain.core.audit import purge_expired_audit
 from brain.core.backups import back_up_on_schedule
 from brain.core.services import purge_expired_reports
 from brain.infra.queueing import send_pending
@@ -11,6 +12,12 @@ from brain.oauth.connections import purge_unused
 @shared_task
 def purge_expired_reports_task() -> int:
     return purge_expired_reports()
+
+
+@shared_task
+def purge_expired_audit_task() -> int:
+    """Nightly: delete audit records past their organisation's period (Organisation.audit_days)."""
+    return purge_expired_audit()
 
 
 @shared_task

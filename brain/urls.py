@@ -5,6 +5,7 @@ from django.urls import include, path
 from brain import views
 from brain.oauth import views as oauth_views
 from jobs import views as jobs_views
+from overview import audit as audit_views
 from registers.views import answer_page, decide_term_page, propose_page, registers_page, settle_commitment
 
 urlpatterns = [
@@ -47,6 +48,9 @@ urlpatterns = [
     path("jobs/<int:job_id>/<str:action>/", jobs_views.job_action, name="job-action"),
     path("jobs/chats/<int:chat_id>/", jobs_views.chat_page, name="job-chat"),
     path("overview/", include("overview.urls")),
+    path("audit/", audit_views.audit_home, name="audit"),
+    path("audit/<slug:slug>/", audit_views.audit_page, name="audit-trail"),
+    path("audit/<slug:slug>/export/", audit_views.audit_export, name="audit-export"),
     path("connectors/", include("connectors.urls")),
     path("memory/", include("memory.web.urls")),
     path("skills/", include("skills.urls")),

@@ -18,17 +18,27 @@ Who acted:
 
 An Actor whose ``via`` is ``command`` is treated like ``actor=None``: commands run services as
 some member so that the services' rules apply, but the member did not act, an operator did.
+
+Records are kept for the organisation's period (``Organisation.audit_days``, 365 by default, at
+least 30); the nightly ``purge_expired_audit`` deletes older ones and leaves ``audit.purged``
+saying how many went. Reading the trail is ``brain.core.audit_trail``.
 """
 
 from __future__ import annotations
 
+import logging
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.db import transaction
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from brain.core.actors import Actor
 from brain.models import ApiToken, AuditRecord, Organisation
+
+logger = logging.getLogger(__name__)
 
 COMMAND = "command"
 OPERATOR_AT_SHELL = "operator (command line)"
@@ -83,3 +93,29 @@ def shown(value: object) -> object:
         return sorted(items, key=str) if rows or isinstance(value, set | frozenset) else items
     text = str(value)
     return text if len(text) <= DETAIL_TEXT_MAX else f"{text[:DETAIL_TEXT_MAX]}…"
+
+
+def purge_expired_audit(*, now: datetime | None = None) -> int:
+    """Delete the records older than each organisation's period; returns how many went. Each
+    organisation is purged in its own transaction, with an ``audit.purged`` record when any went,
+    so a second run the same night deletes nothing and writes nothing."""
+    now = now or timezone.now()
+    purged = 0
+    for org in Organisation.objects.order_by("pk"):
+        with transaction.atomic():
+            cutoff = now - timedelta(days=org.audit_days)
+            count, _ = AuditRecord.objects.filter(org=org, created_at__lt=cutoff).delete()
+            if count:
+                record_audit(
+                    actor=None,
+                    org=org,
+                    via="nightly",
+                    who="audit purge",
+                    action="audit.purged",
+                    target=f"audit trail of {org.slug}",
+                    details={"records": count, "before": cutoff.isoformat(timespec="seconds"), "days": org.audit_days},
+                )
+        if count:
+            logger.info("purged %s audit records of org %s older than %s days", count, org.pk, org.audit_days)
+        purged += count
+    return purged

@@ -16,6 +16,9 @@ themselves, within the same lifetime. Nothing changes until they accept; a decli
 adds nobody, and another signed-in person cannot answer it (it is not found for them). Inviting
 them again while one is open sends it again with a new lifetime and the role now chosen.
 
+An admin may withdraw an open invitation before it is answered (``withdraw_invitation``; the
+admin's Invitations list); the person then finds nothing to answer.
+
 Inviting again someone who is a member but has not set a password yet (the email was lost, or the
 link expired) sends a new link; their membership stays as it is. When the email cannot be sent,
 ``Invitation.link`` is the link itself, for the inviting admin to pass on another way.
@@ -212,6 +215,36 @@ def answer_invitation(*, user: User, invitation_id: str, accept: bool) -> Member
         target=f"invitation {offer.public_id}",
         details={"role": offer.role},
     )
+    return offer
+
+
+@transaction.atomic
+def withdraw_invitation(*, actor: Actor, invitation_id: int) -> MembershipInvitation:
+    """Take back an open invitation of the actor's organisation before it is answered; admins only.
+    The row goes, so the person's Invitations page no longer offers it. An answered one cannot be
+    withdrawn: remove the membership instead."""
+    if not actor.is_admin:
+        raise PermissionDenied("Only an admin of the organisation can withdraw its invitations.")
+    offer = (
+        MembershipInvitation.objects.select_for_update()
+        .select_related("user")
+        .filter(org=actor.org, pk=invitation_id)
+        .first()
+    )
+    if offer is None:
+        raise NotFound("No such invitation in this organisation.")
+    if offer.answer != MembershipInvitation.OPEN:
+        raise InvalidArgument(
+            f"{offer.user.get_username()} {offer.answer} this invitation already; to take access back, "
+            "remove their membership."
+        )
+    record_audit(
+        actor=actor,
+        action="member.invitation_withdrawn",
+        target=f"invitation {offer.public_id}",
+        details={"user": offer.user.get_username(), "role": offer.role},
+    )
+    offer.delete()
     return offer
 
 

@@ -116,7 +116,7 @@ def sign_in_with_sso(*, sso: SingleSignOn, issuer: str, claims: Claims) -> User:
         org=org,
         via=VIA,
         action="user.signed_in",
-        target=user.get_username(),
+        target=f"user {user.get_username()}",  # as the login pages write it (brain.core.sign_ins)
         details={"method": "sso", "issuer": issuer},
     )
     return user

@@ -20,6 +20,7 @@ once and never one that is not due or was restored.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -147,24 +148,52 @@ def due_for_purge(now: datetime) -> QuerySet[Document]:
 
 
 def purge_due_trash(*, now: datetime | None = None) -> int:
-    """Delete for good what is past its organisation's period; returns how many documents."""
+    """Delete for good what is past its organisation's period; returns how many documents. Each
+    organisation where anything went gets one ``trash.purged`` record for the run, with its counts,
+    beside the ``document.purged`` record of each document."""
     now = now or timezone.now()
     purged, after = 0, 0
+    counts: dict[int, Counter[str]] = {}
     while True:
         batch = list(due_for_purge(now).filter(pk__gt=after).order_by("pk").values_list("pk", flat=True)[:PURGE_BATCH])
         if not batch:
-            return purged
+            break
         for pk in batch:
-            purged += _purge_one(pk, now)
+            gone = _purge_one(pk, now)
+            if gone is not None:
+                counts.setdefault(gone.org_id, Counter())[gone.kind] += 1
+                purged += 1
         after = batch[-1]
+    for org in Organisation.objects.filter(pk__in=counts).order_by("pk"):
+        record_audit(
+            actor=None,
+            org=org,
+            via="nightly",
+            who="trash purge",
+            action="trash.purged",
+            target=f"trash of {org.slug}",
+            details={
+                "documents": counts[org.pk]["document"],
+                "memories": counts[org.pk]["memory"],
+                "days": org.trash_days,
+            },
+        )
+    return purged
 
 
-def _purge_one(pk: int, now: datetime) -> int:
+@dataclass(frozen=True)
+class _Purged:
+    org_id: int
+    kind: str  # "document" or "memory"
+
+
+def _purge_one(pk: int, now: datetime) -> _Purged | None:
     with transaction.atomic():
         # Locked and checked again: restored or purged since the batch was read means nothing to do.
         document = due_for_purge(now).select_for_update(of=("self",)).select_related("org").filter(pk=pk).first()
         if document is None:
-            return 0
+            return None
+        kind = "memory" if document.source_kind == "remember" else "document"
         title, trashed_at, by = document.title, document.trashed_at, document.trashed_by_id
         delete_documents([document])
         record_audit(
@@ -178,8 +207,8 @@ def _purge_one(pk: int, now: datetime) -> int:
                 "title": title[:200],
                 "trashed_at": trashed_at.isoformat() if trashed_at else None,
                 "trashed_by": by,
-                "kind": "memory" if document.source_kind == "remember" else "document",
+                "kind": kind,
             },
         )
     logger.info("purged doc_%s from the trash of org %s", pk, document.org_id)
-    return 1
+    return _Purged(org_id=document.org_id, kind=kind)

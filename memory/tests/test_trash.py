@@ -230,6 +230,8 @@ def test_the_purge_deletes_what_is_due_once_and_audits_each(actor):
     purged = AuditRecord.objects.filter(org=actor.org, action="document.purged")
     assert sorted(purged.values_list("target", flat=True)) == sorted(d.public_id for d in due)
     assert set(purged.values_list("via", flat=True)) == {"nightly"}
+    run = AuditRecord.objects.filter(org=actor.org, action="trash.purged")  # one per run and organisation
+    assert [(r.who, r.details) for r in run] == [("trash purge", {"documents": 3, "memories": 0, "days": 30})]
 
 
 def test_the_purge_follows_each_organisations_period(actor, other_org_actor):
