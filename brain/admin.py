@@ -46,6 +46,7 @@ from brain.models import (
     Report,
     ToolCall,
 )
+from brain.portability.leaving import delete_organisation
 
 __all__ = ["OrgScopedAdmin", "ReadOnlyInline", "admin_actor", "admin_org_ids"]
 
@@ -113,6 +114,14 @@ class OrganisationAdmin(OrgScopedAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return bool(request.user.is_superuser)
+
+    # What delete_org does: the rows that do not name the organisation go too (brain.portability.leaving).
+    def delete_model(self, request: HttpRequest, obj: Organisation) -> None:
+        delete_organisation(org=obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Organisation]) -> None:
+        for org in queryset:
+            delete_organisation(org=org)
 
     @admin.action(description="Mark the memory as built (init stops showing the collecting notice)")
     def mark_memory_built(self, request: HttpRequest, queryset: QuerySet[Organisation]) -> None:

@@ -108,7 +108,9 @@ DECISIONS: dict[str, Decision] = {
     "usage.miss": Skipped("questions that found nothing, kept here for a limited time", org="org"),
     "connectors.connection": Skipped("connector credentials and webhook secrets; connect again", org="org"),
     "connectors.synceditem": Skipped("a connection's sync state; its documents are exported", org="connection__org"),
-    "connectors.sourceaudience": Skipped("a connection's private parts; their categories are exported", org="connection__org"),
+    "connectors.sourceaudience": Skipped(
+        "a connection's private parts; their categories are exported", org="connection__org"
+    ),
     "connectors.recheck": Skipped("a connection's sync state", org="connection__org"),
     "connectors.webhookdelivery": Skipped("a connection's webhook replay guard", org="connection__org"),
     "oauth2_provider.application": Skipped("OAuth clients and their secrets belong to the people who registered them"),
@@ -130,7 +132,9 @@ DECISIONS: dict[str, Decision] = {
     "django_celery_beat.clockedschedule": Skipped("beat's schedules; the apps make their own entries"),
     "django_celery_beat.crontabschedule": Skipped("beat's schedules; the apps make their own entries"),
     "django_celery_beat.periodictasks": Skipped("beat's change marker"),
-    "django_celery_beat.periodictask": Skipped("beat's entries; an organisation's go with it (brain.portability.leaving)"),
+    "django_celery_beat.periodictask": Skipped(
+        "beat's entries; an organisation's go with it (brain.portability.leaving)"
+    ),
 }
 
 

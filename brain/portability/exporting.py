@@ -91,7 +91,7 @@ def export_organisation(*, org: Organisation, target: Path) -> dict[str, Any]:
             org=org,
             action="organisation.exported",
             target=org.slug,
-            details={"archive": target.name, "rows": sum(manifest["counts"].values())},
+            details={"archive": target.name, "rows": sum(entry["rows"] for entry in files.values())},
         )
     return manifest
 

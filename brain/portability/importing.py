@@ -111,7 +111,8 @@ def _the_organisation(source: archive.Archive) -> dict[str, Any]:
 
 def _update_organisation(org: Organisation, row: dict[str, Any], name: str) -> None:
     decision = DECISIONS[ORGANISATION]
-    assert isinstance(decision, Exported)
+    if not isinstance(decision, Exported):
+        raise TypeError("the organisation's own row is always exported")
     values = _values(Organisation, decision, row, org, _Ids(), where=f"{ORGANISATION} {row['id']}")
     values.pop("name" if name else "", None)
     for attname, value in values.items():

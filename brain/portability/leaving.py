@@ -23,9 +23,11 @@ log = logging.getLogger(__name__)
 @transaction.atomic
 def delete_organisation(*, org: Organisation) -> int:
     """Delete ``org`` and everything of it; return how many rows went."""
-    groups = list(own_groups(org))
-    counters = apps.get_model("memory", "searchepoch")._default_manager.filter(org_id=org.pk).delete()[0]
+    groups = list(own_groups(org).values_list("pk", flat=True))
+    org_id = org.pk
     deleted = org.delete()[0]
+    # After the rows: the database's triggers move these counters while the passages are deleted.
+    counters = apps.get_model("memory", "searchepoch")._default_manager.filter(org_id=org_id).delete()[0]
     gone = Group.objects.filter(pk__in=groups).delete()[0]
     log.warning("organisation %s (%s) deleted: %d rows", org.slug, org.name, deleted + counters + gone)
     return deleted + counters + gone

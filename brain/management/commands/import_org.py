@@ -21,7 +21,9 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **opts: Any) -> None:
         try:
-            done = import_organisation(path=Path(opts["archive"]), slug=opts["slug"], name=opts["name"], plan=opts["plan"])
+            done = import_organisation(
+                path=Path(opts["archive"]), slug=opts["slug"], name=opts["name"], plan=opts["plan"]
+            )
         except DomainError as e:
             raise CommandError(e.message) from None
         for name, count in sorted(done.counts.items()):
