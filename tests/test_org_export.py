@@ -27,8 +27,9 @@ from conftest import make_actor, make_token
 from connectors.models import Connection
 from contacts.models import Contact
 from memory.mcp_tools.documents import SearchOut
-from memory.models import Document, Fact
+from memory.models import Chunk, Document, Fact
 from memory.tests.factories import save
+from registers.models import Commitment, Contradiction, Term, Verdict
 from tests.small_org import small_organisation
 
 pytestmark = pytest.mark.django_db
@@ -87,6 +88,16 @@ def rich_organisation():
     save(actor, "New org chart", "On 3 March 2026 Priya Shah became head of support.")
     save(actor, "Refunds", "Refunds take 14 days.", external_id="refunds")
     save(actor, "Refunds", "Refunds take 30 days for enterprise customers.", external_id="refunds")
+    chunk = Chunk.objects.filter(org=org, text__contains="premium economy").get()
+    fact = Fact.objects.filter(org=org, document__isnull=False).earliest("pk")
+    Contradiction.objects.filter(org=org).update(more=[{"fact": fact.pk, "claim": fact.statement}])
+    Term.objects.filter(org=org).update(examples=[{"sentence": "Atlas deploys", "passage": chunk.pk}])
+    Verdict.objects.create(
+        commitment=Commitment.objects.get(org=org),
+        looked_for="the review",
+        summary="found",
+        found=[{"id": chunk.public_id, "passage": chunk.public_id, "passage_pk": chunk.pk, "memory": fact.public_id}],
+    )
     return org, actor
 
 
@@ -131,6 +142,22 @@ def test_an_imported_organisation_answers_the_same_searches_with_the_same_histor
     assert not versions.exclude(previous__org=moved).exists()
     assert Category.objects.filter(org=moved).count() == Category.objects.filter(org=org).count()
     assert Membership.objects.filter(org=moved).count() == Membership.objects.filter(org=org).count()
+
+
+def test_ids_inside_json_fields_are_turned_to_the_new_rows(tmp_path):
+    org, _ = rich_organisation()
+    path = tmp_path / "org.tar.gz"
+    export_organisation(org=org, target=path)
+    moved = import_organisation(path=path, slug="moved").org
+    chunk = Chunk.objects.get(org=moved, text__contains="premium economy")
+    fact = Fact.objects.get(pk=Contradiction.objects.get(org=moved).more[0]["fact"])
+    assert fact.org_id == moved.pk
+    assert fact.statement == Contradiction.objects.get(org=org).more[0]["claim"]
+    assert Term.objects.get(org=moved).examples[0]["passage"] == chunk.pk
+    found = Verdict.objects.get(commitment__org=moved).found[0]
+    assert found["id"] == found["passage"] == chunk.public_id
+    assert found["passage_pk"] == chunk.pk
+    assert found["memory"] == fact.public_id
 
 
 def test_export_and_import_are_audited(tmp_path):

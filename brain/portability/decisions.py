@@ -27,12 +27,16 @@ class Exported:
     understands); an import gives them their default. ``existing`` names the fields, besides the
     organisation, that find a row the new organisation already has (its default category, its
     switches): that row takes the archive's values instead of a second one being added.
-    ``imported_as`` sets fields on every imported row whatever the archive says."""
+    ``imported_as`` sets fields on every imported row whatever the archive says. ``json_refs`` names
+    the JSON fields that are lists of objects holding ids of other rows: for each, the keys and the
+    model a number under that key is an id of (empty: a public id such as ``chunk_12``, its prefix
+    says of what; ``PUBLIC_PREFIXES``)."""
 
     org: str
     omit: tuple[str, ...] = ()
     existing: tuple[str, ...] | None = None
     imported_as: tuple[tuple[str, object], ...] = ()
+    json_refs: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,9 @@ class Skipped:
 
 
 Decision = Exported | Skipped
+
+# The prefixes of public ids (brain.infra.ids.format_id) that JSON fields hold, and their models.
+PUBLIC_PREFIXES = {"chunk": "memory.chunk", "mem": "memory.fact", "doc": "memory.document"}
 
 # The people and groups an archive holds are chosen by what the exported rows name (brain.portability.exporting).
 USER, GROUP = "auth.user", "auth.group"
@@ -72,9 +79,24 @@ DECISIONS: dict[str, Decision] = {
     "contacts.contact": Exported(org="org", omit=("slack",)),
     "registers.commitment": Exported(org="org"),
     "registers.commitmentsource": Exported(org="org"),
-    "registers.verdict": Exported(org="commitment__org"),
-    "registers.contradiction": Exported(org="org"),
-    "registers.term": Exported(org="org"),
+    "registers.verdict": Exported(
+        org="commitment__org",
+        json_refs=(
+            (
+                "found",
+                (
+                    ("passage_pk", "memory.chunk"),
+                    ("document_pk", "memory.document"),
+                    ("id", ""),
+                    ("passage", ""),
+                    ("document", ""),
+                    ("memory", ""),
+                ),
+            ),
+        ),
+    ),
+    "registers.contradiction": Exported(org="org", json_refs=(("more", (("fact", "memory.fact"),)),)),
+    "registers.term": Exported(org="org", json_refs=(("examples", (("passage", "memory.chunk"),)),)),
     "jobs.chat": Exported(org="org"),
     # Its beat entry is this installation's; an imported job waits to be switched on (importing).
     "jobs.job": Exported(

@@ -23,9 +23,10 @@ from django.db.migrations.recorder import MigrationRecorder
 from brain.core.audit import record_audit
 from brain.core.errors import InvalidArgument
 from brain.core.services import create_organisation
+from brain.infra.ids import format_id
 from brain.models import Organisation
 from brain.portability import archive
-from brain.portability.decisions import DECISIONS, GROUP, USER, Exported, exported, label
+from brain.portability.decisions import DECISIONS, GROUP, PUBLIC_PREFIXES, USER, Exported, exported, label
 from brain.portability.exporting import USER_FIELDS, m2m_fields, written_fields
 
 ORGANISATION = "brain.organisation"
@@ -176,6 +177,8 @@ def _load(source: archive.Archive, model: type[models.Model], decision: Exported
     for row in source.rows(name):
         where = f"{name} {row['id']}"
         values = _values(model, decision, row, org, ids, where=where) | dict(decision.imported_as)
+        for json_field, keys in decision.json_refs:
+            values[json_field] = _json_refs(values.get(json_field), dict(keys), ids)
         many = {f.name: row.get(f.name, []) for f in m2m_fields(model)}
         if decision.existing is not None:
             found = model._default_manager.filter(org=org, **{k: values[k] for k in decision.existing}).first()
@@ -249,6 +252,33 @@ def _values(
             else:
                 values[f.attname] = ids.of(target, value, where)
     return values
+
+
+def _json_refs(value: Any, keys: dict[str, str], ids: _Ids) -> Any:
+    """A JSON list of objects with the ids under ``keys`` turned to the new ones (empty when the
+    archive does not hold the row: a reference is never left pointing at another row here)."""
+    if not isinstance(value, list):
+        return value
+    turned = []
+    for item in value:
+        if isinstance(item, dict):
+            item = dict(item)
+            for key, target in keys.items():
+                if key in item:
+                    item[key] = _new_ref(item[key], target, ids)
+        turned.append(item)
+    return turned
+
+
+def _new_ref(old: Any, target: str, ids: _Ids) -> Any:
+    if target and isinstance(old, int) and not isinstance(old, bool):
+        return ids.new[target].get(old)
+    if not target and isinstance(old, str):
+        prefix, _, number = old.rpartition("_")
+        model = PUBLIC_PREFIXES.get(prefix)
+        new = ids.new[model].get(int(number)) if model and number.isdigit() else None
+        return format_id(prefix, new) if new is not None else None
+    return None if old is not None else old
 
 
 def _foreign(where: str, field_name: str) -> int:
