@@ -12,13 +12,14 @@ from typing import cast
 
 import pytest
 from django.apps import apps
+from django.contrib.auth.models import Group
 from django.core.management import CommandError, call_command
 from django.db import models
 from oauth2_provider.models import Application
 
 from brain.mcp.invoke import execute
 from brain.mcp.registry import TOOLS
-from brain.models import ApiToken, AuditRecord, Category, Membership, Organisation
+from brain.models import ApiToken, AuditRecord, Category, Membership, Organisation, OrganisationGroup
 from brain.portability import archive
 from brain.portability.decisions import DECISIONS, GROUP, USER, Exported, exported, label, undecided
 from brain.portability.exporting import export_organisation
@@ -29,7 +30,7 @@ from contacts.models import Contact
 from memory.mcp_tools.documents import SearchOut
 from memory.models import Chunk, Document, Fact
 from memory.tests.factories import save
-from registers.models import Commitment, Contradiction, Term, Verdict
+from registers.models import Commitment, Contradiction, Scan, Term, Verdict
 from tests.small_org import small_organisation
 
 pytestmark = pytest.mark.django_db
@@ -90,7 +91,12 @@ def rich_organisation():
     save(actor, "Refunds", "Refunds take 30 days for enterprise customers.", external_id="refunds")
     chunk = Chunk.objects.filter(org=org, text__contains="premium economy").get()
     fact = Fact.objects.filter(org=org, document__isnull=False).earliest("pk")
-    Contradiction.objects.filter(org=org).update(more=[{"fact": fact.pk, "claim": fact.statement}])
+    other = Fact.objects.filter(org=org, document__isnull=False).latest("pk")
+    Contradiction.objects.filter(org=org).update(
+        more=[{"fact": fact.pk, "claim": fact.statement}], fact_a=fact, fact_b=other, pair=f"{fact.pk}:{other.pk}"
+    )
+    Scan.objects.create(org=org, register="glossary", last_id=chunk.pk)
+    Scan.objects.create(org=org, register="contradictions", last_id=other.pk + 1)
     Term.objects.filter(org=org).update(examples=[{"sentence": "Atlas deploys", "passage": chunk.pk}])
     Verdict.objects.create(
         commitment=Commitment.objects.get(org=org),
@@ -158,6 +164,22 @@ def test_ids_inside_json_fields_are_turned_to_the_new_rows(tmp_path):
     assert found["id"] == found["passage"] == chunk.public_id
     assert found["passage_pk"] == chunk.pk
     assert found["memory"] == fact.public_id
+    pair = Contradiction.objects.get(org=moved)
+    assert pair.pair == f"{pair.fact_a_id}:{pair.fact_b_id}"
+    assert Fact.objects.filter(pk__in=[pair.fact_a_id, pair.fact_b_id], org=moved).count() == 2
+    assert Scan.objects.get(org=moved, register="glossary").last_id == chunk.pk
+    newest = Fact.objects.filter(org=moved).latest("pk")
+    assert Scan.objects.get(org=moved, register="contradictions").last_id == newest.pk
+
+
+def test_an_import_keeps_the_order_of_ids_which_the_scans_marks_rest_on(tmp_path):
+    org, _ = rich_organisation()
+    path = tmp_path / "org.tar.gz"
+    export_organisation(org=org, target=path)
+    moved = import_organisation(path=path, slug="moved").org
+    for model in (Chunk, Fact):
+        order = model.objects.order_by("pk").values_list("text" if model is Chunk else "statement", flat=True)
+        assert list(order.filter(org=moved)) == list(order.filter(org=org))
 
 
 def test_export_and_import_are_audited(tmp_path):
@@ -194,16 +216,7 @@ def _with_email(path: Path, tmp_path: Path, user_id: int, email: str) -> Path:
     for person in people:
         if person["id"] == user_id:
             person["email"] = email
-    files[f"{USER}.jsonl"] = b"".join(json.dumps(p).encode() + b"\n" for p in people)
-    manifest = json.loads(files.pop(archive.MANIFEST))
-    folder = tmp_path / "changed"
-    folder.mkdir()
-    for name, data in files.items():
-        (folder / name).write_bytes(data)
-        manifest["files"][name] = archive.file_entry(folder / name)
-    target = tmp_path / "changed.tar.gz"
-    archive.write(target, folder, manifest)
-    return target
+    return _rewritten(files | {f"{USER}.jsonl": _lines(people)}, tmp_path / "changed")
 
 
 def _files(path: Path) -> dict[str, bytes]:
@@ -290,7 +303,65 @@ def test_it_refuses_a_changed_a_short_or_a_cut_archive_and_makes_nothing(tmp_pat
         assert not Organisation.objects.filter(slug=f"bad-{case}").exists(), case
 
 
-def test_it_refuses_a_slug_in_use():
+def test_it_refuses_a_slug_in_use_or_not_a_slug_and_an_archive_that_is_not_there(tmp_path):
     org, _ = rich_organisation()
-    with pytest.raises(CommandError, match="No archive"):
-        call_command("import_org", "/nonexistent.tar.gz", "--slug", org.slug)
+    path = tmp_path / "org.tar.gz"
+    export_organisation(org=org, target=path)
+    with pytest.raises(CommandError, match="already exists"):
+        call_command("import_org", str(path), "--slug", org.slug)
+    with pytest.raises(CommandError, match="is not a slug"):
+        call_command("import_org", str(path), "--slug", "two words")
+    with pytest.raises(CommandError, match="No archive at"):
+        call_command("import_org", str(tmp_path / "nothing.tar.gz"), "--slug", "new")
+    assert Organisation.objects.filter(slug__in=["new", "two words"]).count() == 0
+
+
+def test_it_refuses_rows_that_name_what_the_archive_does_not_hold(tmp_path):
+    org, _ = rich_organisation()
+    path = tmp_path / "org.tar.gz"
+    export_organisation(org=org, target=path)
+    files = _files(path)
+    facts = [json.loads(line) for line in files["memory.fact.jsonl"].splitlines()]
+    facts[0]["document_id"] = 10**9
+    stray = {"brain.apitoken.jsonl": b'{"id":1}\n'}
+    for case, changed in {"dangling": {"memory.fact.jsonl": _lines(facts)}, "stray": stray}.items():
+        bad = _rewritten(files | changed, tmp_path / case)
+        words = "refers to memory.document 1000000000" if case == "dangling" else "brain.apitoken.jsonl, which this"
+        with pytest.raises(CommandError, match=words):
+            call_command("import_org", str(bad), "--slug", f"bad-{case}")
+        assert not Organisation.objects.filter(slug=f"bad-{case}").exists()
+
+
+def test_groups_and_restricted_categories_come_along_under_free_names(tmp_path):
+    org, actor = rich_organisation()
+    group = Group.objects.create(name="Finance")
+    OrganisationGroup.objects.create(group=group, org=org)
+    books = Category.objects.create(org=org, slug="books", name="Books", restricted=True)
+    books.groups.add(group)
+    actor.user.groups.add(group)
+    path = tmp_path / "org.tar.gz"
+    export_organisation(org=org, target=path)
+    moved = import_organisation(path=path, slug="moved").org
+    copy = Category.objects.get(org=moved, slug="books")
+    assert copy.restricted
+    assert [g.name for g in copy.groups.all()] == ["Finance (moved)"]
+    assert OrganisationGroup.objects.get(org=moved).group == copy.groups.get()
+    assert actor.user.groups.filter(name="Finance (moved)").exists()
+
+
+def _lines(rows: list[dict[str, object]]) -> bytes:
+    return b"".join(json.dumps(row).encode() + b"\n" for row in rows)
+
+
+def _rewritten(files: dict[str, bytes], folder: Path) -> Path:
+    """An archive of these files with a manifest that matches them, as a careful forger would write."""
+    manifest = json.loads(files[archive.MANIFEST])
+    folder.mkdir()
+    manifest["files"] = {}
+    for name, data in files.items():
+        if name != archive.MANIFEST:
+            (folder / name).write_bytes(data)
+            manifest["files"][name] = archive.file_entry(folder / name)
+    target = folder.with_suffix(".tar.gz")
+    archive.write(target, folder, manifest)
+    return target

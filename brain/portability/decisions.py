@@ -30,13 +30,18 @@ class Exported:
     ``imported_as`` sets fields on every imported row whatever the archive says. ``json_refs`` names
     the JSON fields that are lists of objects holding ids of other rows: for each, the keys and the
     model a number under that key is an id of (empty: a public id such as ``chunk_12``, its prefix
-    says of what; ``PUBLIC_PREFIXES``)."""
+    says of what; ``PUBLIC_PREFIXES``). ``pair_refs`` names text fields holding ``"<id>:<id>"`` of a
+    model. ``mark`` is a field holding how far a scan read (the highest id it saw), the field that
+    says which scan, and the model each scan reads: it becomes the new id of the last row read, as
+    an import keeps the order of ids."""
 
     org: str
     omit: tuple[str, ...] = ()
     existing: tuple[str, ...] | None = None
     imported_as: tuple[tuple[str, object], ...] = ()
     json_refs: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    pair_refs: tuple[tuple[str, str], ...] = ()
+    mark: tuple[str, str, tuple[tuple[str, str], ...]] | None = None
 
 
 @dataclass(frozen=True)
@@ -95,8 +100,19 @@ DECISIONS: dict[str, Decision] = {
             ),
         ),
     ),
-    "registers.contradiction": Exported(org="org", json_refs=(("more", (("fact", "memory.fact"),)),)),
+    "registers.contradiction": Exported(
+        org="org", json_refs=(("more", (("fact", "memory.fact"),)),), pair_refs=(("pair", "memory.fact"),)
+    ),
     "registers.term": Exported(org="org", json_refs=(("examples", (("passage", "memory.chunk"),)),)),
+    # How far each nightly scan read, so the new installation does not read everything again.
+    "registers.scan": Exported(
+        org="org",
+        mark=(
+            "last_id",
+            "register",
+            (("contradictions", "memory.fact"), ("commitments", "memory.chunk"), ("glossary", "memory.chunk")),
+        ),
+    ),
     "jobs.chat": Exported(org="org"),
     # Its beat entry is this installation's; an imported job waits to be switched on (importing).
     "jobs.job": Exported(
@@ -123,7 +139,6 @@ DECISIONS: dict[str, Decision] = {
     "contacts.humanrequest": Skipped(
         "questions in flight through this installation's channels; saved answers are documents", org="org"
     ),
-    "registers.scan": Skipped("how far a nightly scan read, in this installation's row ids", org="org"),
     "usage.plan": Skipped("the plans this installation offers"),
     "usage.account": Skipped("the balance on this installation; an import opens an account here", org="org"),
     "usage.month": Skipped("counts billed on this installation", org="org"),

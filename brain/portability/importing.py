@@ -17,6 +17,7 @@ from typing import Any
 
 from django.contrib.auth.models import Group, User
 from django.core.exceptions import ValidationError
+from django.core.validators import validate_slug
 from django.db import connection, models, transaction
 from django.db.migrations.recorder import MigrationRecorder
 
@@ -58,8 +59,13 @@ class _Ids:
 def import_organisation(*, path: Path, slug: str, name: str = "", plan: str | None = None) -> Imported:
     """Make the organisation ``slug`` from the archive at ``path``; refuse the archive in words if it
     is of another format, cut short, changed, or written by a newer Brain."""
+    try:
+        validate_slug(slug)
+    except ValidationError:
+        raise InvalidArgument(f"{slug!r} is not a slug: use letters, digits, hyphens and underscores.") from None
     source = archive.open_archive(path)
     _refuse_newer_schema(source.manifest)
+    _refuse_unknown_files(source.manifest)
     with transaction.atomic():
         org_row = _the_organisation(source)
         org = create_organisation(
@@ -101,6 +107,16 @@ def _refuse_newer_schema(manifest: dict[str, Any]) -> None:
                 f"The archive was written by a newer Brain: migration {app}.{missing[0]} is not applied here. "
                 "Upgrade this installation (manage.py migrate) and import it again."
             )
+
+
+def _refuse_unknown_files(manifest: dict[str, Any]) -> None:
+    known = {f"{label(model)}.jsonl" for model, _ in exported()}
+    unknown = sorted(set(manifest["files"]) - known)
+    if unknown:
+        raise InvalidArgument(
+            f"The archive holds {', '.join(unknown)}, which this Brain does not import: "
+            "it was written by another version of Brain, or changed."
+        )
 
 
 def _the_organisation(source: archive.Archive) -> dict[str, Any]:
@@ -179,6 +195,11 @@ def _load(source: archive.Archive, model: type[models.Model], decision: Exported
         values = _values(model, decision, row, org, ids, where=where) | dict(decision.imported_as)
         for json_field, keys in decision.json_refs:
             values[json_field] = _json_refs(values.get(json_field), dict(keys), ids)
+        for text_field, target in decision.pair_refs:
+            values[text_field] = _pair(values.get(text_field), target, ids)
+        if decision.mark is not None:
+            mark_field, which, read = decision.mark
+            values[mark_field] = _mark(values.get(mark_field), dict(read).get(values.get(which, "")), ids)
         many = {f.name: row.get(f.name, []) for f in m2m_fields(model)}
         if decision.existing is not None:
             found = model._default_manager.filter(org=org, **{k: values[k] for k in decision.existing}).first()
@@ -279,6 +300,25 @@ def _new_ref(old: Any, target: str, ids: _Ids) -> Any:
         new = ids.new[model].get(int(number)) if model and number.isdigit() else None
         return format_id(prefix, new) if new is not None else None
     return None if old is not None else old
+
+
+def _pair(value: Any, target: str, ids: _Ids) -> Any:
+    """``"12:34"`` of old ids as the same pair of new ids, smaller first; empty when not both are held."""
+    if not isinstance(value, str) or not value:
+        return value
+    olds = value.split(":")
+    news = [ids.new[target].get(int(old)) if old.isdigit() else None for old in olds]
+    if len(news) != 2 or None in news:
+        return ""
+    return ":".join(str(new) for new in sorted(n for n in news if n is not None))
+
+
+def _mark(value: Any, target: str | None, ids: _Ids) -> Any:
+    """The new id of the last row of ``target`` at or before the old mark (0 before any)."""
+    if target is None or not isinstance(value, int):
+        return 0
+    read = [old for old in ids.new[target] if old <= value]
+    return ids.new[target][max(read)] if read else 0
 
 
 def _foreign(where: str, field_name: str) -> int:
