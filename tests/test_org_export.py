@@ -115,10 +115,20 @@ def searched(actor, question):
 
 def facts_of(org):
     return sorted(
-        (f.statement, f.valid_from, f.valid_to, f.recorded_at, f.superseded_at, f.source, f.kind, f.topic,
-         f.document.title if f.document else None, f.superseded_by.statement if f.superseded_by else None)
+        (
+            f.statement,
+            f.valid_from,
+            f.valid_to,
+            f.recorded_at,
+            f.superseded_at,
+            f.source,
+            f.kind,
+            f.topic,
+            f.document.title if f.document else None,
+            f.superseded_by.statement if f.superseded_by else None,
+        )
         for f in Fact.objects.filter(org=org).select_related("document", "superseded_by")
-    )  # fmt: skip
+    )
 
 
 def test_an_imported_organisation_answers_the_same_searches_with_the_same_history(tmp_path):
@@ -238,9 +248,13 @@ def test_the_archive_holds_no_secret(tmp_path):
     issued = make_token(org, actor.user)
     connection = Connection.objects.get(org=org, kind="github")
     app = Application.objects.create(
-        name="Desk app", client_type="confidential", authorization_grant_type="authorization-code",
-        client_secret="app-secret-value-123", redirect_uris="https://example.com/cb", user=actor.user,
-    )  # fmt: skip
+        name="Desk app",
+        client_type="confidential",
+        authorization_grant_type="authorization-code",
+        client_secret="app-secret-value-123",
+        redirect_uris="https://example.com/cb",
+        user=actor.user,
+    )
     ApiToken.objects.filter(pk=issued.token.pk).update(oauth_application=app)
     Contact.objects.filter(org=org).update(slack="https://hooks.slack.com/services/T000/B000/secretpath")
     actor.user.refresh_from_db()
