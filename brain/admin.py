@@ -46,7 +46,7 @@ from brain.models import (
     Report,
     ToolCall,
 )
-from brain.portability.leaving import delete_organisation
+from brain.portability.leaving import delete_organisation, rows_of_organisations
 
 __all__ = ["OrgScopedAdmin", "ReadOnlyInline", "admin_actor", "admin_org_ids"]
 
@@ -114,6 +114,15 @@ class OrganisationAdmin(OrgScopedAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return bool(request.user.is_superuser)
+
+    def get_deleted_objects(
+        self, objs: Any, request: HttpRequest
+    ) -> tuple[list[Any], dict[str, int], set[str], list[Any]]:
+        # An organisation goes whole: its rows are counted by kind rather than listed one by one (an
+        # organisation may hold millions), and read-only records (the audit trail, call records),
+        # which nobody may delete alone, go with it.
+        counts = rows_of_organisations([org.pk for org in objs])
+        return [str(org) for org in objs], counts, set(), []
 
     # What delete_org does: the rows that do not name the organisation go too (brain.portability.leaving).
     def delete_model(self, request: HttpRequest, obj: Organisation) -> None:

@@ -145,3 +145,31 @@ def test_delete_org_asks_for_yes_and_names_a_missing_organisation(org):
     assert Organisation.objects.filter(pk=org.pk).exists()
     with pytest.raises(CommandError, match="No organisation with the slug 'nope'"):
         call_command("delete_org", "--org", "nope", "--yes")
+
+
+def test_an_operator_deleting_an_organisation_in_the_admin_takes_its_groups_and_counters_too():
+    from django.contrib.auth.models import Group
+    from django.urls import reverse
+
+    from brain.models import Category, OrganisationGroup
+    from brain.tests.admin_client import logged_in, make_operator
+    from memory.models import SearchEpoch
+
+    doomed, kept = make_actor(make_org()), make_actor(make_org())
+    fill(doomed)
+    fill(kept)
+    group = Group.objects.create(name="Doomed finance")
+    OrganisationGroup.objects.create(group=group, org=doomed.org)
+    Category.objects.create(org=doomed.org, slug="books", name="Books", restricted=True).groups.add(group)
+    SearchEpoch.objects.get_or_create(org_id=doomed.org.pk, owner_id=0)
+    page = reverse("admin:brain_organisation_delete", args=[doomed.org.pk])
+    operator = logged_in(make_operator())
+    asked = operator.get(page)
+    assert asked.status_code == 200
+    assert dict(asked.context["model_count"])["documents"] == Document.objects.filter(org=doomed.org).count()
+    response = operator.post(page, {"post": "yes"})
+    assert response.status_code == 302, response.content.decode()[:3000]
+    assert not Organisation.objects.filter(pk=doomed.org.pk).exists()
+    assert not Group.objects.filter(pk=group.pk).exists()
+    assert not SearchEpoch.objects.filter(org_id=doomed.org.pk).exists()
+    assert Document.objects.filter(org=kept.org).exists()

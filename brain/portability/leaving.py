@@ -16,6 +16,7 @@ from django.contrib.auth.models import Group
 from django.db import models, transaction
 
 from brain.models import Organisation
+from brain.portability.decisions import DECISIONS, USER, org_rows
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +32,19 @@ def delete_organisation(*, org: Organisation) -> int:
     gone = Group.objects.filter(pk__in=groups).delete()[0]
     log.warning("organisation %s (%s) deleted: %d rows", org.slug, org.name, deleted + counters + gone)
     return deleted + counters + gone
+
+
+def rows_of_organisations(org_ids: list[int]) -> dict[str, int]:
+    """How many rows of each kind deleting these organisations deletes, by the kind's plural name."""
+    counts: dict[str, int] = {}
+    for name, decision in DECISIONS.items():
+        if decision.org is None or name in (USER,):
+            continue
+        model = apps.get_model(name)
+        count = sum(org_rows(model, decision, org_id).count() for org_id in org_ids)
+        if count:
+            counts[str(model._meta.verbose_name_plural)] = count
+    return counts
 
 
 def own_groups(org: Organisation) -> models.QuerySet[Group]:
