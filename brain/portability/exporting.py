@@ -17,6 +17,7 @@ from typing import Any
 from django.contrib.auth.models import Group, User
 from django.db import connection, models, transaction
 from django.db.migrations.recorder import MigrationRecorder
+from django.db.models.functions import Cast
 from django.utils import timezone
 
 from brain.core.audit import record_audit
@@ -29,13 +30,11 @@ BATCH = 1000
 
 
 def plain(value: Any) -> Any:
-    """A field's value as JSON holds it: dates in ISO 8601, vectors as lists of numbers."""
+    """A field's value as JSON holds it: dates in ISO 8601."""
     if isinstance(value, datetime | date):
         return value.isoformat()
     if isinstance(value, uuid.UUID | Decimal):
         return str(value)
-    if hasattr(value, "tolist"):  # a vector (numpy array)
-        return [float(x) for x in value.tolist()]
     if isinstance(value, bytes | memoryview):
         raise TypeError("binary fields are not exported")
     return value
@@ -48,6 +47,10 @@ def written_fields(model: type[models.Model], decision: Exported) -> list[models
         for f in model._meta.concrete_fields
         if not getattr(f, "generated", False) and f.name not in decision.omit and f.name != "id"
     ]
+
+
+def is_vector(f: models.Field[Any, Any]) -> bool:
+    return type(f).__name__ == "VectorField"
 
 
 def m2m_fields(model: type[models.Model]) -> list[models.ManyToManyField[Any, Any]]:
@@ -99,13 +102,20 @@ def export_organisation(*, org: Organisation, target: Path) -> dict[str, Any]:
 def _rows(
     model: type[models.Model], decision: Exported, rows: models.QuerySet[Any], users: set[int]
 ) -> Iterable[dict[str, Any]]:
-    fields = written_fields(model, decision)
+    vectors = [f for f in written_fields(model, decision) if is_vector(f)]
+    fields = [f for f in written_fields(model, decision) if not is_vector(f)]
     people = [f.attname for f in fields if f.is_relation and f.related_model is User]
     many = m2m_fields(model)
     if many:
         rows = rows.prefetch_related(*(f.name for f in many))
+    # Vectors as Postgres writes them: the shortest decimals that give back the same 32-bit numbers.
+    as_text = {f"portable_{f.attname}": Cast(f.attname, output_field=models.TextField()) for f in vectors}
+    rows = rows.defer(*(f.name for f in vectors)).annotate(**as_text)
     for obj in rows.iterator(chunk_size=BATCH):
         row = {"id": obj.pk} | {f.attname: plain(getattr(obj, f.attname)) for f in fields}
+        for f in vectors:
+            text = getattr(obj, f"portable_{f.attname}")
+            row[f.attname] = json.loads(text) if text is not None else None
         for f in many:
             row[f.name] = sorted(related.pk for related in getattr(obj, f.name).all())
         users.update(row[name] for name in people if row[name] is not None)

@@ -28,7 +28,7 @@ from brain.infra.ids import format_id
 from brain.models import Organisation
 from brain.portability import archive
 from brain.portability.decisions import DECISIONS, GROUP, PUBLIC_PREFIXES, USER, Exported, exported, label
-from brain.portability.exporting import USER_FIELDS, m2m_fields, written_fields
+from brain.portability.exporting import USER_FIELDS, is_vector, m2m_fields, written_fields
 
 ORGANISATION = "brain.organisation"
 BATCH = 500
@@ -63,7 +63,11 @@ def import_organisation(*, path: Path, slug: str, name: str = "", plan: str | No
         validate_slug(slug)
     except ValidationError:
         raise InvalidArgument(f"{slug!r} is not a slug: use letters, digits, hyphens and underscores.") from None
-    source = archive.open_archive(path)
+    with archive.opened(path) as source:
+        return _import(source, path=path, slug=slug, name=name, plan=plan)
+
+
+def _import(source: archive.Archive, *, path: Path, slug: str, name: str, plan: str | None) -> Imported:
     _refuse_newer_schema(source.manifest)
     _refuse_unknown_files(source.manifest)
     with transaction.atomic():
@@ -326,7 +330,9 @@ def _foreign(where: str, field_name: str) -> int:
 
 
 def _python(f: models.Field[Any, Any], value: Any, where: str) -> Any:
-    if type(f).__name__ == "VectorField":
+    if is_vector(f):
+        if not isinstance(value, list) or not all(isinstance(x, int | float) for x in value):
+            raise InvalidArgument(f"{where}: {f.name} is not a list of numbers.")
         return value
     try:
         return f.to_python(value)
