@@ -74,11 +74,13 @@ def export_organisation(*, org: Organisation, target: Path) -> dict[str, Any]:
             rows = org_rows(model, decision, org.pk).order_by("pk")
             files[f"{name}.jsonl"] = _write(folder / f"{name}.jsonl", _rows(model, decision, rows, users))
         groups = _groups(org)
-        files[f"{GROUP}.jsonl"] = _write(folder / f"{GROUP}.jsonl", ({"id": g.pk, "name": g.name} for g in groups))
+        files[f"{GROUP}.jsonl"] = _write(
+            folder / f"{GROUP}.jsonl", (_line({"id": g.pk, "name": g.name}) for g in groups)
+        )
         users |= set(User.objects.filter(memberships__org=org).values_list("pk", flat=True))
         people = User.objects.filter(pk__in=users).order_by("pk").prefetch_related("groups")
         group_ids = {g.pk for g in groups}
-        files[f"{USER}.jsonl"] = _write(folder / f"{USER}.jsonl", (_person(u, group_ids) for u in people))
+        files[f"{USER}.jsonl"] = _write(folder / f"{USER}.jsonl", (_line(_person(u, group_ids)) for u in people))
         manifest = {
             "format": archive.FORMAT,
             "version": archive.VERSION,
@@ -99,27 +101,27 @@ def export_organisation(*, org: Organisation, target: Path) -> dict[str, Any]:
     return manifest
 
 
-def _rows(
-    model: type[models.Model], decision: Exported, rows: models.QuerySet[Any], users: set[int]
-) -> Iterable[dict[str, Any]]:
+def _rows(model: type[models.Model], decision: Exported, rows: models.QuerySet[Any], users: set[int]) -> Iterable[str]:
     vectors = [f for f in written_fields(model, decision) if is_vector(f)]
     fields = [f for f in written_fields(model, decision) if not is_vector(f)]
     people = [f.attname for f in fields if f.is_relation and f.related_model is User]
     many = m2m_fields(model)
     if many:
         rows = rows.prefetch_related(*(f.name for f in many))
-    # Vectors as Postgres writes them: the shortest decimals that give back the same 32-bit numbers.
+    # Vectors as Postgres writes them, "[0.0123,-0.5,...]": a JSON list of the shortest decimals that
+    # give back the same 32-bit numbers, put into the line as they come (no parsing, no rounding).
     as_text = {f"portable_{f.attname}": Cast(f.attname, output_field=models.TextField()) for f in vectors}
     rows = rows.defer(*(f.name for f in vectors)).annotate(**as_text)
     for obj in rows.iterator(chunk_size=BATCH):
         row = {"id": obj.pk} | {f.attname: plain(getattr(obj, f.attname)) for f in fields}
-        for f in vectors:
-            text = getattr(obj, f"portable_{f.attname}")
-            row[f.attname] = json.loads(text) if text is not None else None
         for f in many:
             row[f.name] = sorted(related.pk for related in getattr(obj, f.name).all())
         users.update(row[name] for name in people if row[name] is not None)
-        yield row
+        line = _line(row)
+        for vector in vectors:
+            text = getattr(obj, f"portable_{vector.attname}")
+            line = f'{line[:-1]},"{vector.attname}":{text if text is not None else "null"}}}'
+        yield line
 
 
 def _groups(org: Organisation) -> list[Group]:
@@ -136,10 +138,14 @@ def _person(user: User, group_ids: set[int]) -> dict[str, Any]:
     )
 
 
-def _write(path: Path, rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    with path.open("w", encoding="utf-8") as f:
-        for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False, separators=(",", ":"), sort_keys=True) + "\n")
+def _line(row: dict[str, Any]) -> str:
+    return json.dumps(row, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def _write(path: Path, lines: Iterable[str]) -> dict[str, Any]:
+    with path.open("w", encoding="utf-8", newline="\n") as f:
+        for line in lines:
+            f.write(line + "\n")
     return archive.file_entry(path)
 
 

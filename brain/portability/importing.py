@@ -331,9 +331,10 @@ def _foreign(where: str, field_name: str) -> int:
 
 def _python(f: models.Field[Any, Any], value: Any, where: str) -> Any:
     if is_vector(f):
-        if not isinstance(value, list) or not all(isinstance(x, int | float) for x in value):
-            raise InvalidArgument(f"{where}: {f.name} is not a list of numbers.")
-        return value
+        size = getattr(f, "dimensions", None)
+        if not isinstance(value, list) or (size is not None and len(value) != size):
+            raise InvalidArgument(f"{where}: {f.name} is not a list of {size} numbers.")
+        return value  # each number is checked as it is written
     try:
         return f.to_python(value)
     except Exception as e:  # a field's own parser says what it could not read
