@@ -346,6 +346,25 @@ def test_it_refuses_rows_that_name_what_the_archive_does_not_hold(tmp_path):
         assert not Organisation.objects.filter(slug=f"bad-{case}").exists()
 
 
+def test_it_refuses_an_archive_of_a_newer_brain_or_with_fields_it_does_not_know(tmp_path):
+    org, _ = rich_organisation()
+    path = tmp_path / "org.tar.gz"
+    export_organisation(org=org, target=path)
+    files = _files(path)
+    manifest = json.loads(files[archive.MANIFEST])
+    manifest["migrations"]["memory"].append("9999_from_the_future")
+    documents = [json.loads(line) for line in files["memory.document.jsonl"].splitlines()]
+    documents[0]["colour"] = "blue"
+    cases = {
+        "newer": ({archive.MANIFEST: json.dumps(manifest).encode()}, "migration memory.9999_from_the_future"),
+        "unknown": ({"memory.document.jsonl": _lines(documents)}, "fields this Brain does not know \\(colour\\)"),
+    }
+    for case, (changed, words) in cases.items():
+        with pytest.raises(CommandError, match=words):
+            call_command("import_org", str(_rewritten(files | changed, tmp_path / case)), "--slug", f"bad-{case}")
+        assert not Organisation.objects.filter(slug=f"bad-{case}").exists()
+
+
 def test_groups_and_restricted_categories_come_along_under_free_names(tmp_path):
     org, actor = rich_organisation()
     group = Group.objects.create(name="Finance")

@@ -18,7 +18,7 @@ from typing import Any
 from django.contrib.auth.models import Group, User
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_slug
-from django.db import connection, models, transaction
+from django.db import IntegrityError, connection, models, transaction
 from django.db.migrations.recorder import MigrationRecorder
 
 from brain.core.audit import record_audit
@@ -64,7 +64,12 @@ def import_organisation(*, path: Path, slug: str, name: str = "", plan: str | No
     except ValidationError:
         raise InvalidArgument(f"{slug!r} is not a slug: use letters, digits, hyphens and underscores.") from None
     with archive.opened(path) as source:
-        return _import(source, path=path, slug=slug, name=name, plan=plan)
+        try:
+            return _import(source, path=path, slug=slug, name=name, plan=plan)
+        except IntegrityError as e:  # rows that cannot stand together: two people with one address, say
+            raise InvalidArgument(
+                f"The archive's rows break a rule of this database, and nothing was made: {e}"
+            ) from None
 
 
 def _import(source: archive.Archive, *, path: Path, slug: str, name: str, plan: str | None) -> Imported:
