@@ -89,6 +89,7 @@ def rich_organisation():
     save(actor, "New org chart", "On 3 March 2026 Priya Shah became head of support.")
     save(actor, "Refunds", "Refunds take 14 days.", external_id="refunds")
     save(actor, "Refunds", "Refunds take 30 days for enterprise customers.", external_id="refunds")
+    Contact.objects.create(org=org, name="Quiet Jo")  # no topics, so no vector
     chunk = Chunk.objects.filter(org=org, text__contains="premium economy").get()
     fact = Fact.objects.filter(org=org, document__isnull=False).earliest("pk")
     other = Fact.objects.filter(org=org, document__isnull=False).latest("pk")
@@ -158,6 +159,7 @@ def test_an_imported_organisation_answers_the_same_searches_with_the_same_histor
     assert not versions.exclude(previous__org=moved).exists()
     assert Category.objects.filter(org=moved).count() == Category.objects.filter(org=org).count()
     assert Membership.objects.filter(org=moved).count() == Membership.objects.filter(org=org).count()
+    assert Contact.objects.get(org=moved, name="Quiet Jo").topics_embedding is None
 
 
 def test_ids_inside_json_fields_are_turned_to_the_new_rows(tmp_path):

@@ -194,4 +194,16 @@ def org_rows(model: type[models.Model], decision: Decision, org_id: int) -> mode
     if decision.org is None:
         return model._default_manager.none()
     lookup = decision.org if decision.org.endswith(("pk", "_id")) else f"{decision.org}_id"
-    return model._default_manager.filter(**{lookup: org_id}).distinct()
+    rows = model._default_manager.filter(**{lookup: org_id})
+    return rows.distinct() if _fans_out(model, decision.org) else rows
+
+
+def _fans_out(model: type[models.Model], path: str) -> bool:
+    """Whether following ``path`` from ``model`` goes through a relation to many rows (a row could
+    then be found twice)."""
+    for part in path.split("__")[:-1]:
+        field = model._meta.get_field(part)
+        if field.one_to_many or field.many_to_many:
+            return True
+        model = field.related_model  # type: ignore[assignment]
+    return False

@@ -335,6 +335,8 @@ def _foreign(where: str, field_name: str) -> int:
 
 
 def _python(f: models.Field[Any, Any], value: Any, where: str) -> Any:
+    if value is None:
+        return None  # a column that may be empty is; one that may not is refused by the database
     if is_vector(f):
         size = getattr(f, "dimensions", None)
         if not isinstance(value, list) or (size is not None and len(value) != size):
