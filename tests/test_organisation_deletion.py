@@ -1,18 +1,42 @@
 """An operator can delete a whole organisation: everything it holds goes with it, nothing else."""
 
 import io
+from datetime import timedelta
 
 import pytest
+from django.apps import apps
+from django.contrib.auth.models import Group
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+from django.utils import timezone
+from django_celery_beat.models import PeriodicTask
 
-from brain.models import Organisation
-from conftest import make_actor, make_org
+from brain.core.services import create_token, report_issue
+from brain.mcp.invoke import execute
+from brain.mcp.registry import TOOLS
+from brain.models import (
+    Activity,
+    Category,
+    Features,
+    Membership,
+    MembershipInvitation,
+    Organisation,
+    OrganisationGroup,
+)
+from brain.portability.decisions import DECISIONS, org_rows
+from brain.tests.admin_client import logged_in, make_operator
+from conftest import make_actor, make_org, make_user
+from connectors.models import Connection, Recheck, SourceAudience, SyncedItem, WebhookDelivery
 from contacts.models import Contact, HumanRequest
 from contacts.services import dispatch_request
-from jobs.models import Job
+from jobs.models import Job, Run
+from memory.graph.fixes import merge_entities
 from memory.graph.memories import remember
-from memory.models import Chunk, Document, Entity, Fact
+from memory.models import Chunk, Document, Entity, Fact, SearchEpoch, Upload
 from memory.tests.factories import save
+from registers.models import Commitment, CommitmentSource, Scan, Verdict
 from skills.services import publish_skill
+from tests.small_org import small_organisation
 
 pytestmark = pytest.mark.django_db
 
@@ -37,22 +61,6 @@ def test_deleting_an_organisation_removes_its_memory_and_keeps_the_others():
 
 def everything(org, actor):
     """Rows of the organisation in as many tables as can hold them, beyond the small organisation's."""
-    from datetime import timedelta
-
-    from django.contrib.auth.models import Group
-    from django.utils import timezone
-
-    from brain.core.services import create_token, report_issue
-    from brain.mcp.invoke import execute
-    from brain.mcp.registry import TOOLS
-    from brain.models import Activity, Category, Features, MembershipInvitation, OrganisationGroup
-    from conftest import make_user
-    from connectors.models import Connection, Recheck, SourceAudience, SyncedItem, WebhookDelivery
-    from jobs.models import Run
-    from memory.graph.fixes import merge_entities
-    from memory.models import SearchEpoch, Upload
-    from registers.models import Commitment, CommitmentSource, Scan, Verdict
-
     create_token(org=org, user=actor.user, scopes=["read"])
     execute(actor, TOOLS["search_company_memory"], {"query": "deploys on Tuesday"})
     execute(actor, TOOLS["search_company_memory"], {"query": "zanzibar quokka"})  # finds nothing: a miss
@@ -78,10 +86,8 @@ def everything(org, actor):
         org=org, user=make_user(), invited_by=actor.user, expires_at=timezone.now() + timedelta(days=1)
     )
     first, second = Entity.objects.filter(org=org, merged_into__isnull=True).order_by("pk")[:2]
-    from brain.models import Membership
-    from conftest import make_actor as _make_actor
 
-    admin = _make_actor(org, make_user(org, role=Membership.ADMIN))
+    admin = make_actor(org, make_user(org, role=Membership.ADMIN))
     merge_entities(actor=admin, kept_id=first.pk, merged_id=second.pk)
     activity = Activity.objects.create(org=org, user=actor.user, label="a question")
     job = Job.objects.filter(org=org).earliest("pk")
@@ -103,13 +109,6 @@ def everything(org, actor):
 
 
 def test_delete_org_leaves_no_row_of_the_organisation_in_any_table_and_the_other_untouched():
-    from django.apps import apps
-    from django.contrib.auth.models import Group
-    from django.core.management import call_command
-    from django_celery_beat.models import PeriodicTask
-
-    from brain.portability.decisions import DECISIONS, org_rows
-    from tests.small_org import small_organisation
 
     doomed, doomed_actor, _ = small_organisation()
     kept, kept_actor, _ = small_organisation()
@@ -138,7 +137,6 @@ def test_delete_org_leaves_no_row_of_the_organisation_in_any_table_and_the_other
 
 
 def test_delete_org_asks_for_yes_and_names_a_missing_organisation(org):
-    from django.core.management import CommandError, call_command
 
     with pytest.raises(CommandError, match="add --yes"):
         call_command("delete_org", "--org", org.slug)
@@ -148,12 +146,6 @@ def test_delete_org_asks_for_yes_and_names_a_missing_organisation(org):
 
 
 def test_an_operator_deleting_an_organisation_in_the_admin_takes_its_groups_and_counters_too():
-    from django.contrib.auth.models import Group
-    from django.urls import reverse
-
-    from brain.models import Category, OrganisationGroup
-    from brain.tests.admin_client import logged_in, make_operator
-    from memory.models import SearchEpoch
 
     doomed, kept = make_actor(make_org()), make_actor(make_org())
     fill(doomed)
