@@ -109,7 +109,6 @@ def everything(org, actor):
 
 
 def test_delete_org_leaves_no_row_of_the_organisation_in_any_table_and_the_other_untouched():
-
     doomed, doomed_actor, _ = small_organisation()
     kept, kept_actor, _ = small_organisation()
     doomed_groups = everything(doomed, doomed_actor)
@@ -137,7 +136,6 @@ def test_delete_org_leaves_no_row_of_the_organisation_in_any_table_and_the_other
 
 
 def test_delete_org_asks_for_yes_and_names_a_missing_organisation(org):
-
     with pytest.raises(CommandError, match="add --yes"):
         call_command("delete_org", "--org", org.slug)
     assert Organisation.objects.filter(pk=org.pk).exists()
@@ -146,7 +144,6 @@ def test_delete_org_asks_for_yes_and_names_a_missing_organisation(org):
 
 
 def test_an_operator_deleting_an_organisation_in_the_admin_takes_its_groups_and_counters_too():
-
     doomed, kept = make_actor(make_org()), make_actor(make_org())
     fill(doomed)
     fill(kept)
