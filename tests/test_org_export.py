@@ -7,27 +7,39 @@ import gzip
 import io
 import json
 import tarfile
+from datetime import timedelta
 from pathlib import Path
 from typing import cast
 
 import pytest
 from django.apps import apps
+from django.conf import settings
 from django.contrib.auth.models import Group
 from django.core.management import CommandError, call_command
 from django.db import models
 from django.test.utils import isolate_apps
+from django.utils import timezone
 from oauth2_provider.models import Application
 
 from brain.mcp.invoke import execute
 from brain.mcp.registry import TOOLS
-from brain.models import ApiToken, AuditRecord, Category, Membership, Organisation, OrganisationGroup
+from brain.models import (
+    ApiToken,
+    AuditRecord,
+    Category,
+    Membership,
+    Organisation,
+    OrganisationGroup,
+    OutboxMessage,
+)
 from brain.portability import archive, decisions
 from brain.portability.decisions import DECISIONS, GROUP, USER, Exported, exported, label, undecided
 from brain.portability.exporting import export_organisation
 from brain.portability.importing import import_organisation
-from conftest import make_actor, make_token
+from conftest import make_actor, make_org, make_token
 from connectors.models import Connection
 from contacts.models import Contact
+from memory.documents.ingestion import sweep_stuck_documents
 from memory.mcp_tools.documents import SearchOut
 from memory.models import Chunk, Document, Fact
 from memory.tests.factories import save
@@ -401,3 +413,18 @@ def _rewritten(files: dict[str, bytes], folder: Path) -> Path:
     target = folder.with_suffix(".tar.gz")
     archive.write(target, folder, manifest)
     return target
+
+
+def test_a_document_being_read_when_exported_is_taken_back_by_the_sweep_once_imported(tmp_path):
+    actor = make_actor(make_org())
+    document = save(actor, "Half read", "Read when the archive was written.", ingest=False)
+    long_ago = timezone.now() - timedelta(seconds=settings.BRAIN_INGEST_LEASE_SECONDS * 2)
+    Document.objects.filter(pk=document.pk).update(status="processing", claim="gone-worker", claimed_at=long_ago)
+    path = tmp_path / "org.tar.gz"
+    export_organisation(org=actor.org, target=path)
+    moved = import_organisation(path=path, slug="moved").org
+    copy = Document.objects.get(org=moved)
+    assert copy.claim == ""
+    assert copy.claimed_at == long_ago
+    sweep_stuck_documents(queued_grace_seconds=0)
+    assert OutboxMessage.objects.filter(row_id=copy.pk, what="document").exists()

@@ -71,7 +71,8 @@ DECISIONS: dict[str, Decision] = {
     "brain.organisationgroup": Exported(org="org"),
     # Which connectors' tools it has follows its connections, which stay behind.
     "brain.features": Exported(org="org", omit=("connected",), existing=()),
-    "memory.document": Exported(org="org", omit=("claim", "claimed_at")),
+    # Which worker held it is this installation's; when it did stays, so the sweep takes an unfinished one back.
+    "memory.document": Exported(org="org", omit=("claim",)),
     "memory.chunk": Exported(org="org", omit=("next_embedding", "next_embedding_model")),
     "memory.documentblock": Exported(org="document__org"),
     "memory.entity": Exported(org="org"),
