@@ -48,6 +48,7 @@ from brain.models import (
     SingleSignOn,
     ToolCall,
 )
+from brain.portability.leaving import delete_organisation, rows_of_organisations
 from brain.sso.admin import SingleSignOnAdmin
 from brain.sso.passwords import AdminPasswordLoginForm
 
@@ -124,6 +125,23 @@ class OrganisationAdmin(OrgScopedAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return bool(request.user.is_superuser)
+
+    def get_deleted_objects(
+        self, objs: Any, request: HttpRequest
+    ) -> tuple[list[Any], dict[str, int], set[str], list[Any]]:
+        # An organisation goes whole: its rows are counted by kind rather than listed one by one (an
+        # organisation may hold millions), and read-only records (the audit trail, call records),
+        # which nobody may delete alone, go with it.
+        counts = rows_of_organisations([org.pk for org in objs])
+        return [str(org) for org in objs], counts, set(), []
+
+    # What delete_org does: the rows that do not name the organisation go too (brain.portability.leaving).
+    def delete_model(self, request: HttpRequest, obj: Organisation) -> None:
+        delete_organisation(org=obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Organisation]) -> None:
+        for org in queryset:
+            delete_organisation(org=org)
 
     @admin.action(description="Mark the memory as built (init stops showing the collecting notice)")
     def mark_memory_built(self, request: HttpRequest, queryset: QuerySet[Organisation]) -> None:

@@ -1,5 +1,5 @@
 from django.apps import AppConfig
-from django.db.models.signals import post_save
+from django.db.models.signals import post_delete, post_save
 
 
 class RegistersConfig(AppConfig):
@@ -10,11 +10,12 @@ class RegistersConfig(AppConfig):
         from brain.models import Features, Organisation
         from memory.mcp_tools.answers import ASK_ADDITIONS, FACT_FLAGS
         from registers.ask import add_to_answer, flag_facts
-        from registers.schedule import on_features_saved, on_organisation_saved
+        from registers.schedule import on_features_saved, on_organisation_deleted, on_organisation_saved
 
         # The nightly entry follows the switches and the time zone (registers.schedule).
         post_save.connect(on_features_saved, sender=Features, dispatch_uid="registers-features")
         post_save.connect(on_organisation_saved, sender=Organisation, dispatch_uid="registers-organisation")
+        post_delete.connect(on_organisation_deleted, sender=Organisation, dispatch_uid="registers-organisation-gone")
         # Definitions and open contradictions join memory's answers (memory.mcp_tools.answers).
         ASK_ADDITIONS.plug(add_to_answer)
         FACT_FLAGS.plug(flag_facts)

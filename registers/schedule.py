@@ -53,6 +53,10 @@ def on_features_saved(sender: type, instance: Any, **kwargs: Any) -> None:
     sync_schedule(instance.org)
 
 
+def on_organisation_deleted(sender: type, instance: Any, **kwargs: Any) -> None:
+    PeriodicTask.objects.filter(name=task_name(instance)).delete()
+
+
 def on_organisation_saved(sender: type, instance: Any, created: bool, **kwargs: Any) -> None:
     if not created:  # a new organisation has no switch on yet
         sync_schedule(instance)
