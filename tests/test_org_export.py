@@ -21,6 +21,7 @@ from django.test.utils import isolate_apps
 from django.utils import timezone
 from oauth2_provider.models import Application
 
+from brain.infra.sealing import seal_secret
 from brain.mcp.invoke import execute
 from brain.mcp.registry import TOOLS
 from brain.models import (
@@ -34,7 +35,6 @@ from brain.models import (
     SingleSignOn,
     SsoIdentity,
 )
-from brain.infra.sealing import seal_secret
 from brain.portability import archive, decisions
 from brain.portability.decisions import DECISIONS, GROUP, USER, Exported, exported, label, undecided
 from brain.portability.exporting import export_organisation

@@ -126,7 +126,7 @@ DECISIONS: dict[str, Decision] = {
     "brain.auditrecord": Exported(org="org"),
     # Skipped: secrets, grants, call records and this installation's own machinery.
     "brain.apitoken": Skipped("tokens: their hashes open this installation; people make new ones", org="org"),
-    "brain.singlesignon": Skipped("single sign-on holds a sealed client secret; set it up again at the new home", org="org"),
+    "brain.singlesignon": Skipped("single sign-on holds a sealed client secret; set it up again there", org="org"),
     "brain.ssoidentity": Skipped("who signs in as whom at this installation's provider", org="org"),
     "brain.membershipinvitation": Skipped("invitations are links this installation sent", org="org"),
     "brain.accountsettings": Skipped("a person's own choices, not the organisation's"),
