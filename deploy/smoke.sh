@@ -64,6 +64,10 @@ ENV
 
 cleanup() {
     local rc=$?
+    if [ "$rc" != 0 ] && [ -s "$WORK/compose.log" ]; then
+        say "failed; the last lines compose wrote:"
+        grep -v 'systemd connection' "$WORK/compose.log" | tail -n 20 >&2
+    fi
     if [ "${KEEP:-0}" = 1 ]; then
         say "KEEP=1: the stack stays up (project $PROJECT, env file $BRAIN_ENV_FILE)"
         return
@@ -152,7 +156,8 @@ done
 # --- 2. the stack -------------------------------------------------------------------------------
 compose down -v >/dev/null 2>&1 || true
 stack_started=$(now)
-compose up -d --no-deps postgres redis >/dev/null
+# What compose and the engine say goes to a log; the script says what it waits for and measures.
+compose up -d --no-deps postgres redis >>"$WORK/compose.log" 2>&1
 wait_healthy postgres redis
 figure "postgres and redis healthy (s)" "$(since "$stack_started")"
 
@@ -161,12 +166,12 @@ compose run --rm --no-deps migrate >"$WORK/migrate.log" 2>&1 || { tail -40 "$WOR
 figure "migrate on an empty database (s)" "$(since "$started")"
 compose run --rm --no-deps migrate bootstrap --base-url "http://localhost:$PORT" >"$WORK/bootstrap.log" 2>&1 ||
     { tail -40 "$WORK/bootstrap.log" >&2; die "bootstrap failed"; }
-TOKEN=$(awk '$1 == "Token:" { print $2 }' "$WORK/bootstrap.log" | tail -n 1)
+TOKEN=$(tr -d '\r' <"$WORK/bootstrap.log" | awk '$1 == "Token:" { print $2 }' | tail -n 1)
 [ -n "$TOKEN" ] || { cat "$WORK/bootstrap.log" >&2; die "bootstrap printed no token"; }
 
 started=$(now)
 compose up -d --no-deps web proxy worker-ingest worker-ingest-bulk worker-dispatch worker-jobs \
-    worker-nightly worker-celery beat >/dev/null
+    worker-nightly worker-celery beat >>"$WORK/compose.log" 2>&1
 # /readyz through the proxy: the database with pgvector, Redis and the embedding model answer.
 until curl -fsS -o /dev/null "http://127.0.0.1:$PORT/readyz" 2>/dev/null; do
     awk -v a="$started" -v b="$(now)" -v idle="$IDLE" 'BEGIN { exit !(b - a > idle) }' &&
@@ -206,23 +211,35 @@ out=$(client wait "$held")
 figure "worker SIGKILLed holding a 90,000-char document: ready after (s)" "$(since "$killed")"
 
 # --- 6. profile "pair": a second web replica and a second ingest worker ----------------------
-started=$(now)
-compose --profile pair up -d --no-deps web-2 worker-ingest-2 >/dev/null 2>&1 ||
-    compose up -d --no-deps web-2 worker-ingest-2 >/dev/null
-wait_healthy web-2 worker-ingest-2
-figure "pair profile: web-2 and worker-ingest-2 healthy (s)" "$(since "$started")"
-out=$(client save --count 20 --chars 3000 --tag pair)
-read -r -a ids <<<"$(python3 -c 'import json,sys; print(" ".join(json.loads(sys.stdin.read().splitlines()[-1])["document_ids"]))' <<<"$out")"
-out=$(client wait "${ids[@]}")
-figure "20 documents of 3,000 chars, 2 ingest workers: ready in (s)" "$(field seconds <<<"$out")"
-mark=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-sleep 11 # nginx looks "web" up again every 10 s: let it see web-2
-out=$(client search "Who signs off shipments above 40,000 euros?" --expect "Priya Shah" --rounds 40)
-figure "search over MCP through the proxy, 40 calls: median (ms)" "$(field median_ms <<<"$out")"
-for service in web web-2; do
-    calls=$("$ENGINE" logs --since "$mark" "$(container "$service")" 2>&1 | grep -c 'POST /mcp' || true)
-    figure "  MCP requests answered by $service" "$calls"
-done
+# Debian 12's podman-compose (1.0.3) reads neither profiles nor a service's network aliases, so
+# it cannot make web-2 answer to "web"; 1.1 and later (pip install podman-compose) and docker
+# compose can.
+pair=1
+if [[ ${compose_cmd[0]} == *podman-compose ]]; then
+    version=$("${compose_cmd[@]}" --version 2>/dev/null | awk '/podman-compose/ { print $NF; exit }')
+    if [ "$(printf '%s\n' 1.1.0 "$version" | sort -V | head -n 1)" != 1.1.0 ]; then
+        pair=0
+        figure "pair profile" "skipped: podman-compose $version has no profiles or network aliases (needs 1.1)"
+    fi
+fi
+if [ "$pair" = 1 ]; then
+    started=$(now)
+    compose --profile pair up -d --no-deps web-2 worker-ingest-2 >>"$WORK/compose.log" 2>&1
+    wait_healthy web-2 worker-ingest-2
+    figure "pair profile: web-2 and worker-ingest-2 healthy (s)" "$(since "$started")"
+    out=$(client save --count 20 --chars 3000 --tag pair)
+    read -r -a ids <<<"$(python3 -c 'import json,sys; print(" ".join(json.loads(sys.stdin.read().splitlines()[-1])["document_ids"]))' <<<"$out")"
+    out=$(client wait "${ids[@]}")
+    figure "20 documents of 3,000 chars, 2 ingest workers: ready in (s)" "$(field seconds <<<"$out")"
+    mark=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+    sleep 11 # nginx looks "web" up again every 10 s: let it see web-2
+    out=$(client search "Who signs off shipments above 40,000 euros?" --expect "Priya Shah" --rounds 40)
+    figure "search over MCP through the proxy, 40 calls: median (ms)" "$(field median_ms <<<"$out")"
+    for service in web web-2; do
+        calls=$("$ENGINE" logs --since "$mark" "$(container "$service")" 2>&1 | grep -c 'POST /mcp' || true)
+        figure "  MCP requests answered by $service" "$calls"
+    done
+fi
 
 # --- 7. down ------------------------------------------------------------------------------------
 started=$(now)

@@ -5,6 +5,7 @@
 #
 #   sudo deploy/images/make-base.sh            # brain-base:latest, with podman
 #   ENGINE=docker sudo deploy/images/make-base.sh
+#   deploy/images/make-base.sh --print-mirror  # only say which archive and suite it would use
 #
 # The suite and mirror come from /etc/apt/sources.list*; SUITE and MIRROR override them. The
 # machine's extra CA certificates (/usr/local/share/ca-certificates) are copied in, so package
@@ -13,15 +14,14 @@ set -euo pipefail
 
 ENGINE=${ENGINE:-podman}
 TAG=${BASE_TAG:-brain-base:latest}
-WORK=${BASE_WORKDIR:-$(mktemp -d /tmp/brain-base.XXXXXX)}
+
+APT_ETC=${APT_ETC:-/etc/apt}
 
 die() { echo "make-base: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || die "debootstrap needs root; run as root (sudo)."
-command -v debootstrap >/dev/null || die "debootstrap is missing: apt-get install debootstrap"
 
 # The first plain Debian archive apt uses: one-line .list entries or deb822 .sources stanzas.
 read_mirror() {
-    local files=(/etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources)
+    local files=("$APT_ETC/sources.list" "$APT_ETC"/sources.list.d/*.list "$APT_ETC"/sources.list.d/*.sources)
     local f
     for f in "${files[@]}"; do
         [ -f "$f" ] || continue
@@ -44,10 +44,17 @@ read_mirror() {
 
 if [ -z "${MIRROR:-}" ] || [ -z "${SUITE:-}" ]; then
     found=$(read_mirror)
-    [ -n "$found" ] || die "no Debian archive found in /etc/apt/sources.list*; set MIRROR and SUITE."
+    [ -n "$found" ] || die "no Debian archive found in $APT_ETC/sources.list*; set MIRROR and SUITE."
     MIRROR=${MIRROR:-${found% *}}
     SUITE=${SUITE:-${found#* }}
 fi
+if [ "${1:-}" = --print-mirror ]; then
+    echo "$MIRROR $SUITE"
+    exit 0
+fi
+[ "$(id -u)" = 0 ] || die "debootstrap needs root; run as root (sudo)."
+command -v debootstrap >/dev/null || die "debootstrap is missing: apt-get install debootstrap"
+WORK=${BASE_WORKDIR:-$(mktemp -d /tmp/brain-base.XXXXXX)}
 echo "make-base: debootstrap $SUITE from $MIRROR into $WORK/root"
 
 root="$WORK/root"
