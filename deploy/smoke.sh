@@ -10,7 +10,7 @@
 # Settings (environment): ENGINE (podman or docker), COMPOSE (the compose command; by default
 # docker compose for docker, podman-compose for podman), BASE (the base image, made with
 # deploy/images/make-base.sh when it is missing), BRAIN_HTTP_PORT (18000), PROJECT (brain-smoke),
-# SKIP_BUILD=1 (use images already built), KEEP=1 (leave the stack up), PIP_INDEX_URL (a PyPI
+# SKIP_BUILD=1 (use images already built), NO_CACHE=1 (build every layer again), KEEP=1 (leave the stack up), PIP_INDEX_URL (a PyPI
 # mirror for the build). Waits give up only when nothing moves for IDLE seconds (300).
 set -euo pipefail
 
@@ -40,6 +40,7 @@ compose() { "${compose_cmd[@]}" -p "$PROJECT" -f compose.yaml "$@"; }
 WORK=$(mktemp -d /tmp/brain-smoke.XXXXXX)
 FIGURES=$WORK/figures
 : >"$FIGURES"
+: >"$WORK/retried"
 figure() { printf '%-58s %s\n' "$1" "$2" | tee -a "$FIGURES" >&2; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
@@ -67,6 +68,11 @@ cleanup() {
     if [ "$rc" != 0 ] && [ -s "$WORK/compose.log" ]; then
         say "failed; the last lines compose wrote:"
         grep -v 'systemd connection' "$WORK/compose.log" | tail -n 20 >&2
+        for service in web worker-ingest; do
+            [ -n "$(container "$service")" ] || continue
+            say "the last lines $service wrote:"
+            "$ENGINE" logs --tail 15 "$(container "$service")" >&2 2>&1 || true
+        done
     fi
     if [ "${KEEP:-0}" = 1 ]; then
         say "KEEP=1: the stack stays up (project $PROJECT, env file $BRAIN_ENV_FILE)"
@@ -123,6 +129,11 @@ client() {
     "$ENGINE" run --rm --network "${PROJECT}_default" --env-file "$BRAIN_ENV_FILE" \
         --entrypoint python "$BRAIN_IMAGE" -m deploy.smoke_client "$1" http://proxy:8080 "$TOKEN" "${@:2}" --idle "$IDLE"
 }
+# REST answers the client retried (502, 503, 504, no answer), kept for the summary.
+note_retries() {
+    python3 -c 'import json,sys; [print(r) for r in json.loads(sys.stdin.read().strip().splitlines()[-1]).get("retried", [])]' \
+        <<<"$1" >>"$WORK/retried"
+}
 field() { python3 -c 'import json,sys; print(json.loads(sys.stdin.read().strip().splitlines()[-1])[sys.argv[1]])' "$1"; }
 
 # --- 1. the base and the images -----------------------------------------------------------------
@@ -134,6 +145,7 @@ if ! image_exists "$BASE"; then
 fi
 
 build_args=(--build-arg "BASE=$BASE")
+[ "${NO_CACHE:-0}" = 1 ] && build_args+=(--no-cache)
 [ -n "${PIP_INDEX_URL:-}" ] && build_args+=(--build-arg "PIP_INDEX_URL=$PIP_INDEX_URL")
 build() {
     local image=$1 dockerfile=$2 started
@@ -184,9 +196,11 @@ figure "stack up, from the first container to healthy workers (s)" "$(since "$st
 
 # --- 3. a save and a search over MCP ------------------------------------------------------------
 out=$(client save-mcp)
+note_retries "$out"
 saved=$(field document_id <<<"$out")
 figure "save over MCP (add_company_knowledge), answered in (s)" "$(field seconds <<<"$out")"
 out=$(client wait "$saved")
+note_retries "$out"
 figure "that document ready after (s)" "$(field seconds <<<"$out")"
 out=$(client search "What is the smoke test's pass phrase?" --expect "heliotrope" --rounds 20)
 figure "search over MCP: the saved fact found (first call, s)" "$(field first_seconds <<<"$out")"
@@ -194,12 +208,15 @@ figure "search over MCP, 20 calls: median (ms)" "$(field median_ms <<<"$out")"
 
 # --- 4. ingestion with one ingest worker --------------------------------------------------------
 out=$(client save --count 20 --chars 3000 --tag one)
+note_retries "$out"
 read -r -a ids <<<"$(python3 -c 'import json,sys; print(" ".join(json.loads(sys.stdin.read().splitlines()[-1])["document_ids"]))' <<<"$out")"
 out=$(client wait "${ids[@]}")
+note_retries "$out"
 figure "20 documents of 3,000 chars, 1 ingest worker: ready in (s)" "$(field seconds <<<"$out")"
 
 # --- 5. an ingest worker killed while it holds a document --------------------------------------
 out=$(client hold --chars 90000)
+note_retries "$out"
 held=$(field document_id <<<"$out")
 worker=$(container worker-ingest)
 killed=$(now)
@@ -208,6 +225,7 @@ killed=$(now)
 # puts the documents it held back in the queue when it starts (recover_worker_task).
 "$ENGINE" start "$worker" >/dev/null 2>&1 || true
 out=$(client wait "$held")
+note_retries "$out"
 figure "worker SIGKILLed holding a 90,000-char document: ready after (s)" "$(since "$killed")"
 
 # --- 6. profile "pair": a second web replica and a second ingest worker ----------------------
@@ -228,8 +246,10 @@ if [ "$pair" = 1 ]; then
     wait_healthy web-2 worker-ingest-2
     figure "pair profile: web-2 and worker-ingest-2 healthy (s)" "$(since "$started")"
     out=$(client save --count 20 --chars 3000 --tag pair)
+    note_retries "$out"
     read -r -a ids <<<"$(python3 -c 'import json,sys; print(" ".join(json.loads(sys.stdin.read().splitlines()[-1])["document_ids"]))' <<<"$out")"
     out=$(client wait "${ids[@]}")
+    note_retries "$out"
     figure "20 documents of 3,000 chars, 2 ingest workers: ready in (s)" "$(field seconds <<<"$out")"
     mark=$(date -u +%Y-%m-%dT%H:%M:%SZ)
     sleep 11 # nginx looks "web" up again every 10 s: let it see web-2
@@ -240,6 +260,10 @@ if [ "$pair" = 1 ]; then
         figure "  MCP requests answered by $service" "$calls"
     done
 fi
+
+retries=$(wc -l <"$WORK/retried")
+figure "REST answers retried by the client (502/503/504, no answer)" "$retries"
+[ "$retries" = 0 ] || figure "  the first" "$(head -n 1 "$WORK/retried" | cut -c1-100)"
 
 # --- 7. down ------------------------------------------------------------------------------------
 started=$(now)

@@ -40,8 +40,32 @@ def report(**fields: Any) -> None:
     print(json.dumps(fields), flush=True)
 
 
+RETRYABLE = {502, 503, 504}
+retried: list[str] = []  # the answers that were retried: "503: the reason"
+
+
 def api(url: str, token: str) -> httpx.Client:
     return httpx.Client(base_url=f"{url}/api/v1", headers={"Authorization": f"Bearer {token}"}, timeout=60)
+
+
+def call(client: httpx.Client, method: str, path: str, idle: float, **kwargs: Any) -> Any:
+    """A REST call, tried again after a retryable answer (502, 503, 504, or no connection) for up to
+    ``idle`` seconds, waiting what Retry-After says (at most 5 s); the JSON body of the answer."""
+    deadline = time.monotonic() + idle
+    while True:
+        try:
+            response = client.request(method, path, **kwargs)
+        except httpx.TransportError as exc:
+            reason, wait_seconds = f"no answer: {exc}", 1.0
+        else:
+            if response.status_code not in RETRYABLE:
+                return response.raise_for_status().json()
+            reason = f"{response.status_code}: {response.text[:200]}"
+            wait_seconds = min(5.0, float(response.headers.get("Retry-After", "1") or 1))
+        retried.append(reason)
+        if time.monotonic() + wait_seconds > deadline:
+            raise SystemExit(f"{method} {path} kept failing for {idle} s; last: {reason}")
+        time.sleep(wait_seconds)
 
 
 async def _mcp(url: str, token: str, tool: str, arguments: dict[str, Any], rounds: int = 1) -> tuple[Any, list[float]]:
@@ -68,12 +92,12 @@ def save_mcp(args: argparse.Namespace) -> None:
     arguments = {"title": "Deployment check", "content": SAVED_FACT, "external_id": f"smoke-{uuid.uuid4().hex}"}
     result, times = asyncio.run(_mcp(args.url, args.token, "add_company_knowledge", arguments))
     with api(args.url, args.token) as client:
-        found = client.get("/documents", params={"limit": 200}).raise_for_status().json()
+        found = call(client, "GET", "/documents", args.idle, params={"limit": 200})
     rows = found["results"] if isinstance(found, dict) else found
     ids = [row["document_id"] for row in rows if row["external_id"] == arguments["external_id"]]
     if not ids:
         raise SystemExit("the document saved over MCP is not listed by the REST API")
-    report(document_id=ids[0], seconds=round(times[0], 3), said=str(result.content[0].text)[:120])
+    report(document_id=ids[0], seconds=round(times[0], 3), said=str(result.content[0].text)[:120], retried=retried)
 
 
 def save(args: argparse.Namespace) -> None:
@@ -84,8 +108,8 @@ def save(args: argparse.Namespace) -> None:
         for n in range(args.count):
             text = f"Report {args.tag} {n}. " + SENTENCE * max(1, args.chars // len(SENTENCE))
             body = {"title": f"Smoke {args.tag} {n}", "content": text, "external_id": f"smoke-{args.tag}-{n}"}
-            ids.append(client.post("/documents", json=body).raise_for_status().json()["document_id"])
-    report(document_ids=ids, seconds=round(time.perf_counter() - started, 3))
+            ids.append(call(client, "POST", "/documents", args.idle, json=body)["document_id"])
+    report(document_ids=ids, seconds=round(time.perf_counter() - started, 3), retried=retried)
 
 
 def hold(args: argparse.Namespace) -> None:
@@ -93,12 +117,12 @@ def hold(args: argparse.Namespace) -> None:
     text = f"Long report {uuid.uuid4().hex}. " + SENTENCE * (args.chars // len(SENTENCE))
     with api(args.url, args.token) as client:
         body = {"title": "Smoke long report", "content": text, "external_id": f"smoke-long-{uuid.uuid4().hex}"}
-        document_id = client.post("/documents", json=body).raise_for_status().json()["document_id"]
+        document_id = call(client, "POST", "/documents", args.idle, json=body)["document_id"]
         deadline = time.monotonic() + args.idle
         while time.monotonic() < deadline:
-            status = client.get(f"/documents/{document_id}").raise_for_status().json()["status"]
+            status = call(client, "GET", f"/documents/{document_id}", args.idle)["status"]
             if status == "processing":
-                report(document_id=document_id, status=status)
+                report(document_id=document_id, status=status, retried=retried)
                 return
             if status in ("ready", "failed"):
                 raise SystemExit(f"the long document was {status} before a worker was seen holding it")
@@ -115,7 +139,7 @@ def wait(args: argparse.Namespace) -> None:
     with api(args.url, args.token) as client:
         while waiting:
             for document_id in sorted(waiting):
-                status = client.get(f"/documents/{document_id}").raise_for_status().json()["status"]
+                status = call(client, "GET", f"/documents/{document_id}", args.idle)["status"]
                 if status != seen.get(document_id):
                     seen[document_id], moved = status, time.monotonic()
                 if status == "failed":
@@ -126,7 +150,7 @@ def wait(args: argparse.Namespace) -> None:
                 raise SystemExit(f"{len(waiting)} documents did not move for {args.idle} s: {sorted(waiting)[:5]}")
             if waiting:
                 time.sleep(0.25)
-    report(ready=len(args.document_ids), seconds=round(time.perf_counter() - started, 3))
+    report(ready=len(args.document_ids), seconds=round(time.perf_counter() - started, 3), retried=retried)
 
 
 def search(args: argparse.Namespace) -> None:
