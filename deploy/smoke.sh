@@ -267,7 +267,7 @@ figure "REST answers retried by the client (502/503/504, no answer)" "$retries"
 
 # --- 7. down ------------------------------------------------------------------------------------
 started=$(now)
-compose --profile pair down -v >/dev/null 2>&1 || compose down -v >/dev/null
+compose --profile pair down -v >>"$WORK/compose.log" 2>&1 || compose down -v >>"$WORK/compose.log" 2>&1
 DOWN_DONE=1
 left=$("$ENGINE" ps -a -q --filter "label=com.docker.compose.project=$PROJECT" | wc -l)
 figure "compose down -v (s)" "$(since "$started")"
