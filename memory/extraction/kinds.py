@@ -9,6 +9,7 @@ last. A name nothing types is ``other``, never ``person`` by default.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 
 from memory.extraction.names import (
@@ -118,9 +119,10 @@ def role_kinds(text: str) -> dict[str, str]:
         if not _OPENING_WORD.fullmatch(name) and not _everyday(_LEADING.sub("", name.casefold())):
             found.setdefault(_LEADING.sub("", name.casefold()), "system")
     for match in _ADDRESSED.finditer(text):
-        first = match.group(1).split()[0].casefold()
+        first = _unaccented(match.group(1).split()[0].casefold())  # "Chloé Martin <chloe.martin@...>"
         found.setdefault(
-            match.group(1).casefold(), "person" if match.group(2).casefold().startswith(first) else "organisation"
+            match.group(1).casefold(),
+            "person" if _unaccented(match.group(2).casefold()).startswith(first) else "organisation",
         )
     for match in _WORK.finditer(text):
         if match.group(1).casefold() not in ("the", "our", "this", "that", "database"):
@@ -142,6 +144,10 @@ def role_kinds(text: str) -> dict[str, str]:
     for name, kind in found.items():  # the first evidence for a name wins, as above
         named.setdefault(_LEADING.sub("", name), kind)
     return named
+
+
+def _unaccented(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
 def _everyday(name: str) -> bool:

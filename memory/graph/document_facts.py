@@ -163,7 +163,7 @@ def extract_document(*, document_id: int, keep: Collection[int] = (), confirmed:
     result.entities += _speaker_entities(people, result.entities)
     structured = _typed_by_header(blocks, text, result.entities)
     whole = f"{document.title}\n{text}"  # a name the title gives ("Node.js Technical Steering Committee")
-    _typed_by_roles(role_kinds(whole), whole, result.entities)
+    _typed_by_roles(role_kinds(whole), whole, result.entities, people)
     records = from_records(result.facts, text, starts, blocks, document.title)
     teams = _teams_of(document.org_id, source.speakers())
     found = {n.casefold() for e in result.entities for n in (e.name, *e.aliases)}
@@ -379,18 +379,18 @@ def _typed_by_header(blocks: list[Block | None], text: str, found: list[Extracte
     return {key: kind for key, (_, kind) in typed.items()}
 
 
-def _typed_by_roles(roles: dict[str, str], text: str, found: list[ExtractedEntity]) -> None:
+def _typed_by_roles(roles: dict[str, str], text: str, found: list[ExtractedEntity], people: list[str]) -> None:
     """What the whole text says of a name by the words around it ("tools (Sentry, Honeycomb)", "the
     Node.js Technical Steering Committee"), headings and the cells a row is about included, which
     the reading of sentences leaves out: a name found under a model's guess takes that kind, and one
     not found is added as the text writes it (capitalised, and its first word never written in
-    lower case: "Every team" is nobody's name)."""
+    lower case: "Every team" is nobody's name). Who speaks, sends or is addressed stays a person."""
     by_name = {n.casefold(): e for e in found for n in (e.name, *e.aliases)}
     lower = frozenset(re.findall(r"\b[a-z][a-z'-]*\b", text))
     for key, kind in roles.items():
         entity = by_name.get(key)
         if entity is not None:
-            if not entity.known and entity.type in ("person", "organisation", "other"):
+            if not entity.known and entity.type in ("person", "organisation", "other") and entity.name not in people:
                 entity.type = kind
             continue
         written = re.search(rf"(?<![\w#@/.-]){re.escape(key)}(?![\w/-])", text, re.IGNORECASE)
