@@ -119,11 +119,7 @@ def role_kinds(text: str) -> dict[str, str]:
         if not _OPENING_WORD.fullmatch(name) and not _everyday(_LEADING.sub("", name.casefold())):
             found.setdefault(_LEADING.sub("", name.casefold()), "system")
     for match in _ADDRESSED.finditer(text):
-        first = _unaccented(match.group(1).split()[0].casefold())  # "Chloé Martin <chloe.martin@...>"
-        found.setdefault(
-            match.group(1).casefold(),
-            "person" if _unaccented(match.group(2).casefold()).startswith(first) else "organisation",
-        )
+        found.setdefault(match.group(1).casefold(), _addressed_kind(match.group(1), match.group(2)))
     for match in _WORK.finditer(text):
         if match.group(1).casefold() not in ("the", "our", "this", "that", "database"):
             found.setdefault(match.group(0).casefold(), "project")
@@ -144,6 +140,17 @@ def role_kinds(text: str) -> dict[str, str]:
     for name, kind in found.items():  # the first evidence for a name wins, as above
         named.setdefault(_LEADING.sub("", name), kind)
     return named
+
+
+def _addressed_kind(name: str, local: str) -> str:
+    """A person when the address is theirs by its first part: their first name ("chloe.martin" for
+    Chloé Martin) or an initial and their surname ("cworth" for Carl Worth); else an organisation."""
+    words = _unaccented(name.casefold()).split()
+    local = _unaccented(local.casefold())
+    initial = words[0][:1]
+    surname = len(words) > 1 and local.startswith((f"{initial}{words[-1]}", f"{initial}.{words[-1]}"))
+    mine = local.startswith(words[0]) or surname
+    return "person" if mine else "organisation"
 
 
 def _unaccented(text: str) -> str:
