@@ -119,6 +119,8 @@ def role_kinds(text: str) -> dict[str, str]:
         if not _OPENING_WORD.fullmatch(name) and not _everyday(_LEADING.sub("", name.casefold())):
             found.setdefault(_LEADING.sub("", name.casefold()), "system")
     for match in _ADDRESSED.finditer(text):
+        if _everyday(match.group(1)):
+            continue  # "Support <help@...>": a shared mailbox, nobody and no company
         found.setdefault(match.group(1).casefold(), _addressed_kind(match.group(1), match.group(2)))
     for match in _WORK.finditer(text):
         if match.group(1).casefold() not in ("the", "our", "this", "that", "database"):
