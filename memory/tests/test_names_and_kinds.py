@@ -189,3 +189,17 @@ def test_an_everyday_word_before_teams_is_a_team_and_a_name_with_a_digit_no_pers
     kinds = kinds_of(note)
     assert kinds.get("Security") == "team", kinds
     assert kinds.get("SOC2", "other") != "person", kinds
+
+
+def test_an_address_is_a_persons_by_their_first_name_or_initial_and_surname(actor: Actor) -> None:
+    note = save(
+        actor,
+        "Index rebuild",
+        "Carl Worth <cworth@cworth.example> wrote that the index is rebuilt every night.\n\n"
+        "Chloé Martin <chloe.martin@kestrel.example> approved the new schedule on Monday.\n\n"
+        "Verdant Billing <billing@verdant.example> sends the invoice for it each month.\n",
+    )
+    kinds = kinds_of(note)
+    assert kinds.get("Carl Worth") == "person", kinds
+    assert kinds.get("Chloé Martin") == "person", kinds
+    assert kinds.get("Verdant Billing", "organisation") != "person", kinds
