@@ -81,7 +81,7 @@ cleanup() {
         return
     fi
     if [ "${DOWN_DONE:-0}" != 1 ]; then
-        compose down -v >/dev/null 2>&1 || true
+        compose --profile pair down -v >/dev/null 2>&1 || compose down -v >/dev/null 2>&1 || true
         "$ENGINE" volume rm -f "${PROJECT}_backups" >/dev/null 2>&1 || true
     fi
     rm -rf "$WORK"
@@ -243,12 +243,15 @@ figure "worker SIGKILLed holding a 90,000-char document: ready after (s)" "$(sin
 # --- 6. profile "pair": a second web replica and a second ingest worker ----------------------
 # Debian 12's podman-compose (1.0.3) reads neither profiles nor a service's network aliases, so
 # it cannot make web-2 answer to "web"; 1.1 and later (pip install podman-compose) and docker
-# compose can.
+# compose can. podman-compose 1.1 and later run a service of a profile only with that profile
+# named (docker compose runs it when asked by name); 1.0.3 takes no --profile and runs it anyway.
 pair=1
+backup_profile=(--profile backup)
 if [[ ${compose_cmd[0]} == *podman-compose ]]; then
     version=$("${compose_cmd[@]}" --version 2>/dev/null | awk '/podman-compose/ { print $NF; exit }')
     if [ "$(printf '%s\n' 1.1.0 "$version" | sort -V | head -n 1)" != 1.1.0 ]; then
         pair=0
+        backup_profile=()
         figure "pair profile" "skipped: podman-compose $version has no profiles or network aliases (needs 1.1)"
     fi
 fi
@@ -282,7 +285,7 @@ figure "REST answers retried by the client (502/503/504, no answer)" "$retries"
 client search "What is the smoke test's pass phrase?" --expect "heliotrope" --rounds 40 >"$WORK/during-backup.json" &
 searching=$!
 started=$(now)
-compose run --rm --no-deps backup >"$WORK/backup.log" 2>&1 || { tail -40 "$WORK/backup.log" >&2; die "backup failed"; }
+compose "${backup_profile[@]}" run --rm --no-deps backup >"$WORK/backup.log" 2>&1 || { tail -40 "$WORK/backup.log" >&2; die "backup failed"; }
 figure "backup while the stack serves: compose run --rm backup (s)" "$(since "$started")"
 wait "$searching" || die "the searches during the backup failed"
 figure "  40 searches over MCP meanwhile: median (ms)" "$(field median_ms <"$WORK/during-backup.json")"
@@ -311,7 +314,7 @@ compose up -d --no-deps postgres redis >>"$WORK/compose.log" 2>&1
 wait_healthy postgres redis
 with_backups sh -c 'cat >"/app/backups/$1"' sh "$name" <"$WORK/$name"
 started=$(now)
-compose run --rm --no-deps backup manage restore "/app/backups/$name" >"$WORK/restore.log" 2>&1 ||
+compose "${backup_profile[@]}" run --rm --no-deps backup manage restore "/app/backups/$name" >"$WORK/restore.log" 2>&1 ||
     { tail -40 "$WORK/restore.log" >&2; die "restore failed"; }
 figure "restore: compose run --rm --no-deps backup manage restore (s)" "$(since "$started")"
 grep -q '^restored ' "$WORK/restore.log" || { cat "$WORK/restore.log" >&2; die "restore said nothing restored"; }
