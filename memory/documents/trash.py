@@ -8,7 +8,8 @@ document comes back with its category, scope and owner, its passages and its fac
 they were, with their ids and history. Its other versions go in and come back with it.
 
 Who may restore: the member who put it in the trash, and the organisation's admins, as far as
-they may read it (``memory.access.readable_in_trash``); anything else is "not found".
+they may read it (``memory.access.readable_in_trash``); anything else is "not found". The same
+people may delete it for good before its day (``delete_for_good``).
 
 The nightly purge (``purge_due_trash``) deletes what has been in the trash longer than its
 organisation's period, one document per transaction, each with its audit record. It re-reads
@@ -138,6 +139,27 @@ def restore_document(*, actor: Actor, document_id: int) -> Trashed:
         details={"title": document.title[:200], "versions": [format_id("doc", pk) for pk in ids]},
     )
     return Trashed(document_id=document.pk, title=document.title, until=until)
+
+
+@transaction.atomic
+def delete_for_good(*, actor: Actor, document_id: int) -> Trashed:
+    """Delete a document in the trash (and the versions trashed with it) for good, before its day:
+    whoever may restore it may do this instead (``trashed_for``). Nothing of it stays."""
+    document = trashed_for(actor=actor).select_for_update(of=("self",)).filter(pk=document_id).first()
+    if document is None:
+        raise NotFound(f"No document doc_{document_id} in your trash.")
+    together = list(Document.objects.filter(pk__in=versions_of(document), trashed_at=document.trashed_at))
+    gone = Trashed(document_id=document.pk, title=document.title, until=timezone.now())
+    kind = "memory" if document.source_kind == "remember" else "document"
+    details = {"title": document.title[:200], "kind": kind, "trashed_at": document.trashed_at.isoformat()}
+    delete_documents(together)
+    record_audit(
+        actor=actor,
+        action="document.purged",
+        target=document.public_id,
+        details={**details, "versions": [format_id("doc", d.pk) for d in together], "early": True},
+    )
+    return gone
 
 
 def due_for_purge(now: datetime) -> QuerySet[Document]:

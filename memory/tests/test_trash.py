@@ -369,3 +369,42 @@ def test_saving_again_under_the_id_of_a_trashed_document_stores_nothing_and_says
     restore_document(actor=actor, document_id=first.pk)
     assert not add_company_knowledge_tool(actor, args).unchanged  # restored: the save is its next version
     assert Document.objects.get(org=actor.org, version=2).previous_id == first.pk
+
+
+def test_whoever_may_restore_may_delete_for_good_at_once_and_nobody_else(actor, plan):
+    from memory.documents.trash import delete_for_good
+
+    colleague = make_actor(actor.org)
+    delete_document(actor=actor, document_id=plan.pk)
+    with pytest.raises(NotFound):
+        delete_for_good(actor=colleague, document_id=plan.pk)
+    delete_for_good(actor=actor, document_id=plan.pk)
+    assert not Document.objects.filter(pk=plan.pk).exists()
+    assert not Chunk.objects.filter(document_id=plan.pk).exists()
+    assert not Fact.objects.filter(document_id=plan.pk).exists()
+    record = AuditRecord.objects.get(org=actor.org, action="document.purged")
+    assert (record.user_id, record.details["early"]) == (actor.user.pk, True)
+    with pytest.raises(NotFound):  # once only
+        delete_for_good(actor=actor, document_id=plan.pk)
+
+
+def test_delete_for_good_on_the_trash_page_asks_first(actor, plan):
+    client = web(actor.user)
+    delete_document(actor=actor, document_id=plan.pk)
+    trash = client.get(f"/memory/trash/?org={actor.org.slug}").content.decode()
+    url = f"/memory/trash/{plan.pk}/delete/?org={actor.org.slug}"
+    assert f'href="{url}"' in trash
+    asked = client.get(url).content.decode()
+    assert "Delete for good?" in asked
+    assert "This cannot be undone" in asked
+    assert Document.objects.filter(pk=plan.pk).exists()  # asking deletes nothing
+    done = client.post(url, {"org": actor.org.slug}, follow=True).content.decode()
+    assert "Deleted for good: Duskwater launch plan" in done
+    assert not Document.objects.filter(pk=plan.pk).exists()
+    # A colleague's attempt at someone else's trash finds nothing and deletes nothing.
+    other = save(actor, "Second plan", PLAN + " Second.")
+    delete_document(actor=actor, document_id=other.pk)
+    colleague = web(make_actor(actor.org).user)
+    refused = colleague.post(f"/memory/trash/{other.pk}/delete/?org={actor.org.slug}", follow=True)
+    assert "No document" in refused.content.decode()
+    assert Document.objects.filter(pk=other.pk).exists()

@@ -22,7 +22,7 @@ from brain.core.errors import NotFound
 from brain.faces.web import notice_with_undo, web_actor
 from memory.access import audience_key
 from memory.documents.placement import readers_of
-from memory.documents.trash import list_trash, purge_after, restore_document
+from memory.documents.trash import delete_for_good, list_trash, purge_after, restore_document, trashed_for
 from memory.models import Document
 
 
@@ -79,3 +79,23 @@ def restore_page(request: HttpRequest, document_id: int) -> HttpResponse:
         undo_url=f"{reverse('memory-document-delete', args=[restored.document_id])}?org={actor.org.slug}",
     )
     return HttpResponseRedirect(f"{reverse('memory-document', args=[restored.document_id])}?org={actor.org.slug}")
+
+
+@login_required
+def delete_for_good_page(request: HttpRequest, document_id: int) -> HttpResponse:
+    """Asks first (GET), then deletes for good (POST): the one act on this page with no undo."""
+    actor = web_actor(request)
+    back = f"{reverse('memory-trash')}?org={actor.org.slug}"
+    if request.method != "POST":
+        document = trashed_for(actor=actor).filter(pk=document_id).first()
+        if document is None:
+            messages.error(request, f"No document doc_{document_id} in your trash.")
+            return HttpResponseRedirect(back)
+        return render(request, "memory/trash_delete.html", {"org": actor.org, "document": document, "back": back})
+    try:
+        gone = delete_for_good(actor=actor, document_id=document_id)
+    except NotFound as exc:
+        messages.error(request, exc.message)
+        return HttpResponseRedirect(back)
+    messages.success(request, f"Deleted for good: {gone.title}")
+    return HttpResponseRedirect(back)

@@ -7,7 +7,7 @@ from memory.web.library import documents_page, entities_page
 from memory.web.memories import forget_memory, my_memories
 from memory.web.reviews import document_review, review_page
 from memory.web.search import search_page
-from memory.web.trash import restore_page, trash_page
+from memory.web.trash import delete_for_good_page, restore_page, trash_page
 
 urlpatterns = [
     path("search/", search_page, name="memory-search"),
@@ -23,4 +23,5 @@ urlpatterns = [
     path("mine/forget/", forget_memory, name="memory-forget"),
     path("trash/", trash_page, name="memory-trash"),
     path("trash/<int:document_id>/restore/", restore_page, name="memory-trash-restore"),
+    path("trash/<int:document_id>/delete/", delete_for_good_page, name="memory-trash-delete"),
 ]
