@@ -9,7 +9,6 @@ last. A name nothing types is ``other``, never ``person`` by default.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
 
 from memory.extraction.names import (
@@ -73,10 +72,6 @@ _OWN_ORG = re.compile(
 _HANDLED = re.compile(
     r"\b([A-Z][\w'’-]+(?:\s+(?:[A-Z][\w'’-]+|de|du|van|von|da|di|la|le)){1,3})\s+\(?@[\w-]+(?![\w/-])"
 )
-# A body of people by the word its name ends with ("Node.js Technical Steering Committee", "Tech Ops",
-# "Finance Department"): a team, whether or not the model saw a name there.
-_BODY = re.compile(r"(?<![\w.&'-])((?:[A-Z][\w&'.-]*[ \t]+){1,5}(?:Committee|Board|Ops|Division|Department))(?![\w-])")
-_NOT_OPENING_A_NAME = re.compile(r"(?i:the|our|their|its|this|that|next|last|each|every|any|a|an|new)")
 _OPENING_WORD = re.compile(r"(?i:the|our|this|that|each|every|any|new|use|using|a|an|in|on)")
 _LEADING = re.compile(r"^(?:the|all|our|every|each|other|any)\s+")
 _ROLE_KINDS = {"customer": "customer", "client": "customer", "account": "customer", "project": "project"}
@@ -101,37 +96,26 @@ def role_kinds(text: str) -> dict[str, str]:
     for match in _OWN_ORG.finditer(text):
         name = next(g for g in match.groups() if g)
         if name.casefold() not in ("we", "our", "the", "all", "every") and not plain_kind(name):
-            # "Security teams", "Finance staff": one everyday word is a part of the company, no company.
-            kind = "team" if _everyday(name) else "organisation"
-            found.setdefault(_LEADING.sub("", re.sub(r"(?:'s|’s)$", "", name).casefold()), kind)
+            found.setdefault(_LEADING.sub("", re.sub(r"(?:'s|’s)$", "", name).casefold()), "organisation")
     for match in _HANDLED.finditer(text):
         found.setdefault(match.group(1).casefold(), "person")
-    # Capitalised in a list of tools, an everyday word is a name ("tools (Sentry, Honeycomb)"), unless
-    # the text writes it in lower case too.
-    lower = set(re.findall(r"\b[a-z][a-z-]*\b", text))
     listed = [item.strip() for m in _SYSTEM_LIST.finditer(text) for item in re.split(r",|\band\b", m.group(1))]
     for name in listed:
-        ordinary = _everyday(name) and name.casefold() in lower
-        if re.fullmatch(_LINE_NAME, name) and not _OPENING_WORD.fullmatch(name) and not ordinary:
+        if re.fullmatch(_LINE_NAME, name) and not _OPENING_WORD.fullmatch(name) and not _everyday(name):
             found.setdefault(name.casefold(), "system")
     for match in [*_SYSTEM_BEFORE.finditer(text), *_SYSTEM_AFTER.finditer(text)]:
         name = match.group(1)
         if not _OPENING_WORD.fullmatch(name) and not _everyday(_LEADING.sub("", name.casefold())):
             found.setdefault(_LEADING.sub("", name.casefold()), "system")
     for match in _ADDRESSED.finditer(text):
-        if _everyday(match.group(1)):
-            continue  # "Support <help@...>": a shared mailbox, nobody and no company
-        found.setdefault(match.group(1).casefold(), _addressed_kind(match.group(1), match.group(2)))
+        first = match.group(1).split()[0].casefold()
+        found.setdefault(
+            match.group(1).casefold(), "person" if match.group(2).casefold().startswith(first) else "organisation"
+        )
     for match in _WORK.finditer(text):
         if match.group(1).casefold() not in ("the", "our", "this", "that", "database"):
             found.setdefault(match.group(0).casefold(), "project")
             found.setdefault(match.group(1).casefold(), "project")
-    for match in _BODY.finditer(text):
-        words = match.group(1).split()
-        while len(words) > 2 and _NOT_OPENING_A_NAME.fullmatch(words[0]):
-            words = words[1:]  # "the Technical Steering Committee": the name without "the"
-        if not _NOT_OPENING_A_NAME.fullmatch(words[0]) and plain_kind(" ".join(words)) == "team":
-            found.setdefault(" ".join(words).casefold(), "team")
     for match in _TEAM_AFTER.finditer(text):
         if match.group(1).casefold() not in ("the", "our", "a", "this", "that"):
             found.setdefault(f"{match.group(1)} team".casefold(), "team")
@@ -142,21 +126,6 @@ def role_kinds(text: str) -> dict[str, str]:
     for name, kind in found.items():  # the first evidence for a name wins, as above
         named.setdefault(_LEADING.sub("", name), kind)
     return named
-
-
-def _addressed_kind(name: str, local: str) -> str:
-    """A person when the address is theirs by its first part: their first name ("chloe.martin" for
-    Chloé Martin) or an initial and their surname ("cworth" for Carl Worth); else an organisation."""
-    words = _unaccented(name.casefold()).split()
-    local = _unaccented(local.casefold())
-    initial = words[0][:1]
-    surname = len(words) > 1 and local.startswith((f"{initial}{words[-1]}", f"{initial}.{words[-1]}"))
-    mine = local.startswith(words[0]) or surname
-    return "person" if mine else "organisation"
-
-
-def _unaccented(text: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
 def _everyday(name: str) -> bool:
@@ -186,8 +155,6 @@ def looks_like_person(name: str) -> bool:
     words = name.split()
     if not words or plain_kind(name) or not all(w[:1].isupper() for w in words):
         return False
-    if any(c.isdigit() for c in name):
-        return False  # "SOC2", "Foundation4" (a footnote's number run into a word): nobody's name
     return not (len(words) == 1 and words[0].casefold() in _COMMON_NOUNS)
 
 

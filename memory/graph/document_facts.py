@@ -31,7 +31,6 @@ from memory.extraction import (
     clean_inline,
     common_word,
     looks_like_person,
-    plain_kind,
     record_names,
     record_values,
     role_kinds,
@@ -162,11 +161,8 @@ def extract_document(*, document_id: int, keep: Collection[int] = (), confirmed:
     people = _people_of(source, body if document.source_kind in CONVERSATION_KINDS else "")
     result.entities += _speaker_entities(people, result.entities)
     structured = _typed_by_header(blocks, text, result.entities)
-    whole = f"{document.title}\n{text}"  # a name the title gives ("Node.js Technical Steering Committee")
-    _typed_by_roles(role_kinds(whole), whole, result.entities, people)
     records = from_records(result.facts, text, starts, blocks, document.title)
     teams = _teams_of(document.org_id, source.speakers())
-    found = {n.casefold() for e in result.entities for n in (e.name, *e.aliases)}
     drafts, chunk_for = [], {}
     for fact in result.facts:
         speaker = source.speaker_at(fact.char_start, fact.char_end)
@@ -187,7 +183,6 @@ def extract_document(*, document_id: int, keep: Collection[int] = (), confirmed:
                 v for v in fact.values if v.key != "date" or v.date not in window or fact.topic or id(fact) in records
             ],
             dated_from_upload=source.moment.from_upload and fact.relative,
-            named=id(fact) not in records or named_subject(fact.subject, found),
         )
         role = role_of(fact.statement) if fact.subject and id(fact) not in records else None
         if role is not None:
@@ -290,14 +285,6 @@ def from_records(
     return made
 
 
-def named_subject(subject: str | None, found: set[str]) -> bool:
-    """Whether a record's subject is a name: one the reading of the text found as a name (or the
-    header of its column typed), or one that plainly is a team, a place, a company or software.
-    "Airfare", "Total" or "Monitoring tools (Sentry, Honeycomb)" heading a row are none: the row is a
-    record about them, and no named entity."""
-    return not subject or subject.casefold() in found or plain_kind(subject) is not None
-
-
 def record_subject(cell: str, title: str) -> str:
     """What a row is about, as a name: its subject cell; a bare number there (a version "1.1", a
     level "2") is that number of what the document is about."""
@@ -377,27 +364,6 @@ def _typed_by_header(blocks: list[Block | None], text: str, found: list[Extracte
         seen |= called
     found += [ExtractedEntity(name, kind, [name], False) for key, (name, kind) in typed.items() if key not in seen]
     return {key: kind for key, (_, kind) in typed.items()}
-
-
-def _typed_by_roles(roles: dict[str, str], text: str, found: list[ExtractedEntity], people: list[str]) -> None:
-    """What the whole text says of a name by the words around it ("tools (Sentry, Honeycomb)", "the
-    Node.js Technical Steering Committee"), headings and the cells a row is about included, which
-    the reading of sentences leaves out: a name found under a model's guess takes that kind, and one
-    not found is added as the text writes it (capitalised, and its first word never written in
-    lower case: "Every team" is nobody's name). Who speaks, sends or is addressed stays a person."""
-    by_name = {n.casefold(): e for e in found for n in (e.name, *e.aliases)}
-    lower = frozenset(re.findall(r"\b[a-z][a-z'-]*\b", text))
-    for key, kind in roles.items():
-        entity = by_name.get(key)
-        if entity is not None:
-            if not entity.known and entity.type in ("person", "organisation", "other") and entity.name not in people:
-                entity.type = kind
-            continue
-        written = re.search(rf"(?<![\w#@/.-]){re.escape(key)}(?![\w/-])", text, re.IGNORECASE)
-        if written is None or not written.group(0)[:1].isupper() or written.group(0).split()[0].casefold() in lower:
-            continue
-        by_name[key] = ExtractedEntity(written.group(0), kind, [written.group(0)], False)
-        found.append(by_name[key])
 
 
 def _speaker_entities(people: list[str], found: list[ExtractedEntity]) -> list[ExtractedEntity]:

@@ -79,21 +79,7 @@ def entity_views(*, actor: Actor, entity_ids: list[int] | set[int]) -> dict[int,
             aliases=[n for n in names if n != name],
             summary=summaries.get(entity_id, ""),
         )
-    return views | _unnamed_views(actor, ids - set(views))
-
-
-def _unnamed_views(actor: Actor, ids: set[int]) -> dict[int, EntityView]:
-    """Entities no source names, which the caller reaches through a fact or a value they may read:
-    the subject of a table row about a common thing ("Airfare", "Total"). Nothing else shows their
-    name, so it hides nothing: they are shown as the row wrote it, of no kind."""
-    if not ids:
-        return {}
-    rows = (
-        Entity.objects.filter(pk__in=ids, org_id=actor.org.pk)
-        .exclude(Exists(Mention.objects.filter(entity_id=OuterRef("pk"))))
-        .values_list("pk", "name")
-    )
-    return {pk: EntityView(pk=pk, name=name) for pk, name in rows}
+    return views
 
 
 def entities_named(*, actor: Actor, text: str, limit: int = 20) -> list[int]:

@@ -35,9 +35,6 @@ class FactDraft:
     values: list[ExtractedValue] = field(default_factory=list)
     dated_from_upload: bool = False  # its date was read against the day it was saved, for want of its own
     topic: str = ""  # what it states one value of, in words (``memory.extraction.topics``)
-    # The subject is a name. A table row about a common thing ("Airfare", "Total") is a record all the
-    # same: its values are filed under an entity of that name, which no mention makes a named one.
-    named: bool = True
 
 
 def embed_drafts(org_id: int, drafts: list[FactDraft]) -> Vectors:
@@ -69,16 +66,13 @@ def record_facts(
             logger.info("dropping an end date before the start in %r", draft.statement[:80])
             draft.valid_to = None  # a window that ends before it starts says nothing about the end
     entities: dict[str, Entity] = dict(linked or {})
-    mentioned = set(entities)
 
-    def entity(name: str | None, named: bool = True) -> Entity | None:
+    def entity(name: str | None) -> Entity | None:
         if not name or not clean_name(name):
             return None
         if name not in entities:
             entities[name] = get_or_create_entity(document=document, name=name, locked=True)
-        if named and name not in mentioned:
             mention(entity=entities[name], document=document, surface=name)
-            mentioned.add(name)
         return entities[name]
 
     stated_on = (document.occurred_at or document.recorded_at).date()
@@ -92,7 +86,7 @@ def record_facts(
                     org_id=document.org_id,
                     statement=draft.statement,
                     kind=draft.kind if draft.kind in Fact.Kind.values else Fact.Kind.FACT,
-                    subject=entity(draft.subject, draft.named),
+                    subject=entity(draft.subject),
                     object=entity(draft.object),
                     relation=draft.relation[:80],
                     value_key=(draft.values[0].key if draft.values else "")[:80],
