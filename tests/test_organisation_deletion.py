@@ -22,6 +22,8 @@ from brain.models import (
     MembershipInvitation,
     Organisation,
     OrganisationGroup,
+    SingleSignOn,
+    SsoIdentity,
 )
 from brain.portability.decisions import DECISIONS, org_rows
 from brain.tests.admin_client import logged_in, make_operator
@@ -104,6 +106,8 @@ def everything(org, actor):
     )
     Verdict.objects.create(commitment=promise, looked_for="the runbook review", summary="not yet")
     Scan.objects.create(org=org, register="glossary", last_id=1)
+    sso = SingleSignOn.objects.create(org=org, label="Acme ID", issuer="https://id.example.com", client_id="b")
+    SsoIdentity.objects.create(org=org, user=actor.user, issuer=sso.issuer, subject=f"sub-{org.slug}")
     Features.objects.get(org=org).save()  # the registers' nightly beat entry follows the switches
     return [group.pk, audience_group.pk]
 
