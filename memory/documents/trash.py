@@ -151,7 +151,8 @@ def delete_for_good(*, actor: Actor, document_id: int) -> Trashed:
     together = list(Document.objects.filter(pk__in=versions_of(document), trashed_at=document.trashed_at))
     gone = Trashed(document_id=document.pk, title=document.title, until=timezone.now())
     kind = "memory" if document.source_kind == "remember" else "document"
-    details = {"title": document.title[:200], "kind": kind, "trashed_at": document.trashed_at.isoformat()}
+    trashed_at = document.trashed_at.isoformat() if document.trashed_at else None
+    details = {"title": document.title[:200], "kind": kind, "trashed_at": trashed_at}
     delete_documents(together)
     record_audit(
         actor=actor,
