@@ -377,11 +377,13 @@ def test_a_real_prometheus_scrapes_metrics_and_answers_a_series_back(brain_url, 
 
         def series(query: str) -> list[dict[str, Any]]:
             try:
-                answer = httpx2.get(f"{api}/query", params={"query": query}, timeout=5).json()
+                answer = httpx2.get(f"{api}/query", params={"query": query}, timeout=5)
             except httpx2.HTTPError:
+                answer = None
+            if answer is None or answer.status_code != 200:  # not listening yet, or 503 while it starts
                 assert proc.poll() is None, (tmp_path / "prometheus.log").read_text()
                 return []
-            return list(answer["data"]["result"])
+            return list(answer.json()["data"]["result"])
 
         query = 'brain_tool_calls_total{tool="get_profile",outcome="ok"}'
         wait_until(lambda: bool(series(query)), what="Prometheus to scrape /metrics", within=120)

@@ -146,8 +146,10 @@ def test_two_web_processes_and_a_worker_per_queue_survive_kills_without_losing_o
             world.kill("web-b")  # mid-traffic: requests in flight on it are dropped
             moving = documents_progress(Document.objects.filter(org=org))
             wait_while_progressing(lambda: bool(held_by("ingest-1")), moving, what="ingest-1 to take a document")
-            interrupted = held_by("ingest-1")
             world.kill("ingest-1")  # mid-document, with its pool child
+            # Held by it still after it died: a document it finished between the look and the kill
+            # was not interrupted (a busy machine leaves that gap open), and is not asked to be retaken.
+            interrupted = held_by("ingest-1")
             world.worker("ingest-1", ("ingest",))  # started again under the same name, as a restart policy would
             ask_people(urls[:1], token)
             for future in futures:
