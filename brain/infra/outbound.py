@@ -13,6 +13,9 @@ what is there. So every such connection goes through here:
   the connection; TLS and the Host header still use the name;
 - ``pin`` does the same for an HTTP client, which then connects to the address in place of the
   name in the URL;
+- ``fetch`` makes one HTTP request that way: pinned to the checked addresses, no redirect
+  followed, the answer read against one deadline and a size limit, so a server that trickles bytes
+  or sends without end cannot hold a worker or its memory;
 - ``unreachable`` words every failure to reach a destination the same way, whether the address was
   refused, the port closed or silent, or the handshake or the certificate bad, and logs the detail
   for the operator.
@@ -30,6 +33,7 @@ import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
+import urllib3
 from django.conf import settings
 from django.http.request import validate_host
 
@@ -132,6 +136,86 @@ def connect(destination: Destination, *, timeout: float | None = None) -> socket
         sock.settimeout(seconds)
         return sock
     raise failure
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What ``fetch`` read: the status, the headers (names in lower case) and the whole body."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+
+def pinned_connection(destination: Destination, *, https: bool) -> type[urllib3.connection.HTTPConnection]:
+    """An urllib3 connection class whose socket goes to the addresses the rule checked, while TLS
+    checks the certificate for the host's name."""
+    base = urllib3.connection.HTTPSConnection if https else urllib3.connection.HTTPConnection
+
+    class Pinned(base):  # type: ignore[valid-type,misc]
+        def _new_conn(self) -> socket.socket:
+            seconds = self.timeout if isinstance(self.timeout, int | float) else None
+            try:
+                return connect(destination, timeout=seconds)
+            except OSError as exc:
+                raise urllib3.exceptions.NewConnectionError(self, f"could not connect: {exc}") from exc
+
+    return Pinned
+
+
+def fetch(
+    method: str,
+    url: str,
+    *,
+    headers: dict[str, str] | None = None,
+    body: bytes | None = None,
+    limit: int = 1_000_000,
+    seconds: float | None = None,
+) -> Answer:
+    """One HTTP request to a URL a member chose, under the rule: Refused for a destination the rule
+    bars; OSError (a TimeoutError for an answer too slow, a ValueError-free OSError for one too
+    long or a broken connection) otherwise. A redirect is returned as it is, never followed."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise Refused(f"{url!r} is no http or https URL with a host")
+    https = parts.scheme == "https"
+    destination = check(parts.hostname, parts.port or (443 if https else 80))
+    seconds = seconds or timeout_seconds()
+    deadline = time.monotonic() + seconds
+    pool_class = urllib3.HTTPSConnectionPool if https else urllib3.HTTPConnectionPool
+    pool = pool_class(
+        host=destination.host,
+        port=destination.port,
+        timeout=urllib3.Timeout(connect=seconds, read=seconds),
+        retries=False,
+        maxsize=1,
+    )
+    pool.ConnectionCls = pinned_connection(destination, https=https)
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    try:
+        answer = pool.urlopen(
+            method,
+            target,
+            body=body,
+            headers={"Host": parts.netloc.rpartition("@")[2], **(headers or {})},
+            redirect=False,
+            preload_content=False,
+        )
+        try:
+            read = b""
+            while piece := answer.read1(16384):
+                read += piece
+                if len(read) > limit:
+                    raise OSError(f"the answer of {destination.host} is longer than {limit} bytes")
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"the answer of {destination.host} took longer than {seconds:g} s")
+            return Answer(answer.status, {k.lower(): v for k, v in answer.headers.items()}, read)
+        finally:
+            answer.release_conn()
+    except urllib3.exceptions.HTTPError as exc:
+        raise OSError(f"{destination.host} could not be asked: {exc}") from exc
+    finally:
+        pool.close()
 
 
 def unreachable(what: str, *, host: str, port: int, error: BaseException) -> str:

@@ -12,7 +12,6 @@ authorise page answers as for an unknown client whatever the reason."""
 from __future__ import annotations
 
 import json
-import socket
 import ssl
 import time
 from typing import Any
@@ -24,21 +23,6 @@ from oauth2_provider.settings import oauth2_settings
 
 from brain.infra import outbound
 from brain.oauth.clients import metadata_problem
-
-
-def _pinned(destination: outbound.Destination) -> type[urllib3.connection.HTTPSConnection]:
-    """An HTTPS connection whose socket goes to the addresses the outbound rule checked, while TLS
-    checks the certificate for the host's name."""
-
-    class Pinned(urllib3.connection.HTTPSConnection):
-        def _new_conn(self) -> socket.socket:
-            seconds = self.timeout if isinstance(self.timeout, int | float) else None
-            try:
-                return outbound.connect(destination, timeout=seconds)
-            except OSError as exc:
-                raise urllib3.exceptions.NewConnectionError(self, f"could not connect: {exc}") from exc
-
-    return Pinned
 
 
 def _tls() -> ssl.SSLContext:
@@ -98,7 +82,7 @@ class MetadataFetcher(cimd.SafeMetadataFetcher):
             maxsize=1,
             ssl_context=_tls(),
         )
-        pool.ConnectionCls = _pinned(destination)
+        pool.ConnectionCls = outbound.pinned_connection(destination, https=True)  # type: ignore[assignment]
         target = url.path + (f"?{url.query}" if url.query else "")
         try:
             answer = pool.urlopen(

@@ -13,7 +13,6 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import jwt
-import requests
 from django.conf import settings
 from django.contrib import auth
 from django.core.exceptions import SuspiciousOperation
@@ -93,7 +92,7 @@ def sso_callback(request: HttpRequest) -> HttpResponse:
         user = client.authenticate(request, nonce=started["nonce"], code_verifier=started.get("code_verifier"))
     except DomainError as error:
         return refused(request, error)
-    except (SuspiciousOperation, jwt.InvalidTokenError, requests.RequestException, KeyError, ValueError) as exc:
+    except (SuspiciousOperation, jwt.InvalidTokenError, OSError, KeyError, ValueError) as exc:
         log.warning("single sign-on for org %s refused: %s", started["org"], exc)
         user = None
     if user is None or not user.is_active:

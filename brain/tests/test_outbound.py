@@ -176,3 +176,67 @@ def test_the_setting_refuses_what_it_cannot_read(monkeypatch):
         monkeypatch.setenv("X_ALLOW", bad)
         with pytest.raises(ImproperlyConfigured, match="X_ALLOW lists host names, addresses and networks"):
             env_hosts_and_networks("X_ALLOW")
+
+
+# --- fetch: one bounded request -----------------------------------------------------------------
+
+
+@pytest.fixture
+def server(settings):
+    """A loopback HTTP server whose answer each test chooses; loopback allowed by the operator."""
+    import threading
+    import time
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    settings.BRAIN_OUTBOUND_ALLOW = ["127.0.0.0/8"]
+    state: dict[str, object] = {"status": 200, "headers": {}, "chunks": [b"{}"], "pause": 0.0}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the http.server API
+            self.send_response(int(state["status"]))  # type: ignore[call-overload]
+            for name, value in dict(state["headers"]).items():  # type: ignore[call-overload]
+                self.send_header(name, value)
+            self.end_headers()
+            try:
+                for piece in state["chunks"]:  # type: ignore[attr-defined]
+                    self.wfile.write(piece)
+                    self.wfile.flush()
+                    time.sleep(float(state["pause"]))  # type: ignore[arg-type]
+            except OSError:
+                pass  # the client gave up, as it should
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    state["url"] = f"http://127.0.0.1:{httpd.server_port}/x"
+    yield state
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_fetch_returns_a_redirect_without_following_it(server):
+    server["status"], server["headers"] = 302, {"Location": "http://169.254.169.254/latest/meta-data/"}
+    answer = outbound.fetch("GET", str(server["url"]))
+    assert (answer.status, answer.headers["location"]) == (302, "http://169.254.169.254/latest/meta-data/")
+
+
+def test_fetch_stops_an_answer_past_its_size(server):
+    server["chunks"] = [b"x" * 4096] * 10
+    with pytest.raises(OSError, match="longer than 8192 bytes"):
+        outbound.fetch("GET", str(server["url"]), limit=8192)
+
+
+def test_fetch_stops_an_answer_that_trickles_past_its_deadline(server):
+    """Each byte comes within the read timeout; the whole does not come within the deadline."""
+    server["chunks"], server["pause"] = [b"x"] * 200, 0.05
+    with pytest.raises(TimeoutError):
+        outbound.fetch("GET", str(server["url"]), seconds=1)
+
+
+def test_fetch_refuses_what_the_rule_bars(settings):
+    with pytest.raises(outbound.Refused):
+        outbound.fetch("GET", "http://127.0.0.1:9/")
+    with pytest.raises(outbound.Refused):
+        outbound.fetch("GET", "file:///etc/passwd")

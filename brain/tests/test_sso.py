@@ -360,3 +360,34 @@ def test_with_several_organisations_the_login_page_names_none_and_asks_for_a_wor
     )
     assert continue_with("bob@acme.test") == nobody
     assert Client().get("/sso/").status_code == 405
+
+
+def test_a_provider_that_redirects_its_discovery_elsewhere_is_not_followed(sso):
+    """An admin's issuer answering with a redirect to the cloud's metadata service: Brain reads
+    the redirect as a failure and never asks the address it names."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    asked: list[str] = []
+
+    class Redirecting(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the http.server API
+            asked.append(self.path)
+            self.send_response(302)
+            self.send_header("Location", "http://169.254.169.254/latest/meta-data/")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Redirecting)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        SingleSignOn.objects.filter(pk=sso.pk).update(issuer=f"http://127.0.0.1:{server.server_port}/realm")
+        refused = Client().get("/sso/acme/login/")
+        assert refused.status_code == 503
+        assert "could not read the sign-in provider" in refused.content.decode()
+        assert asked == ["/realm/.well-known/openid-configuration"]
+    finally:
+        server.shutdown()
+        server.server_close()
