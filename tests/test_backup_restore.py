@@ -237,6 +237,32 @@ def test_an_archive_changed_after_it_was_written_is_refused(archive, tmp_path):
         backups.extract(rewritten(archive, tmp_path / "dropped.tar", add), tmp_path / "out2")
 
 
+def test_an_archive_naming_a_member_outside_its_folder_is_refused_and_writes_nothing_there(archive, tmp_path):
+    """The manifest is not signed: one rewritten to list ``../escaped`` with the right checksum."""
+    import hashlib
+
+    payload = b"written where the archive chose"
+    escaped = tmp_path / "escaped"
+    forged = tmp_path / "forged.tar"
+    with tarfile.open(archive) as source, tarfile.open(forged, "w") as out:
+        for member in source:
+            handle = source.extractfile(member)
+            data = handle.read() if handle else b""
+            if member.name == backups.MANIFEST:
+                manifest = json.loads(data)
+                digest = hashlib.sha256(payload).hexdigest()
+                manifest["members"]["../escaped"] = {"sha256": digest, "size": len(payload)}
+                data = json.dumps(manifest).encode()
+            member.size = len(data)
+            out.addfile(member, io.BytesIO(data))
+        sneaked = tarfile.TarInfo("../escaped")
+        sneaked.size = len(payload)
+        out.addfile(sneaked, io.BytesIO(payload))
+    with pytest.raises(BackupError, match="tampered with: its manifest lists .../escaped"):
+        backups.extract(forged, tmp_path / "out")
+    assert not escaped.exists()
+
+
 def test_an_archive_from_a_newer_brain_is_refused_before_anything_changes(archive, tmp_path):
     def newer(name: str, data: bytes) -> bytes:
         if name != backups.MANIFEST:
