@@ -322,6 +322,17 @@ def readable_by_all() -> Q:
     return Q(scope=SHARED, category__restricted=False) & outside_trash()
 
 
+def in_the_trail(text: str, *, scope: str, restricted: bool) -> str:
+    """What of a document's title or a memory's words an audit record may keep. The trail is read by
+    the organisation's admins, who never read a member's personal rows nor a restricted category
+    without its group (``readable``): for those the record says what was acted on, not its words."""
+    if scope == PERSONAL:
+        return "(withheld: personal)"
+    if restricted:
+        return "(withheld: a restricted category)"
+    return text[:200]
+
+
 def audience_key(scope: str, owner_id: int | None, category_id: int | None) -> tuple[object, ...]:
     """Who reads a row, as a value: two rows are read by the same people exactly when their keys are
     equal. A shared row's owner (its writer) does not change who reads it; a personal row is its

@@ -27,7 +27,7 @@ from brain.core.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.core.personal import require_may_write
 from brain.infra.ids import format_id
 from brain.models import Category, Membership, Organisation
-from memory.access import readable
+from memory.access import in_the_trail, readable
 from memory.documents.saving import ingest_again
 from memory.documents.trash import Trashed, move_to_trash, purge_after, versions_of
 from memory.documents.trash import delete_documents as delete_documents  # for good: a purge, a source's deletion
@@ -99,7 +99,7 @@ def delete_document(*, actor: Actor, document_id: int) -> Trashed:
         action="document.deleted",
         target=document.public_id,
         details={
-            "title": title[:200],
+            "title": in_the_trail(title, scope=document.scope, restricted=document.category.restricted),
             "read_by": before,
             "versions": [format_id("doc", pk) for pk in versions],
             "trash_until": until.isoformat(),

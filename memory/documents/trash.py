@@ -34,7 +34,7 @@ from brain.core.audit import record_audit
 from brain.core.errors import NotFound
 from brain.infra.ids import format_id
 from brain.models import Organisation
-from memory.access import readable_in_trash
+from memory.access import in_the_trail, readable_in_trash
 from memory.documents.saving import ingest_again
 from memory.documents.turns import next_message_id
 from memory.models import Chunk, Document, Fact
@@ -136,7 +136,7 @@ def restore_document(*, actor: Actor, document_id: int) -> Trashed:
         actor=actor,
         action="document.restored",
         target=document.public_id,
-        details={"title": document.title[:200], "versions": [format_id("doc", pk) for pk in ids]},
+        details={"title": _in_the_trail(document), "versions": [format_id("doc", pk) for pk in ids]},
     )
     return Trashed(document_id=document.pk, title=document.title, until=until)
 
@@ -152,7 +152,7 @@ def delete_for_good(*, actor: Actor, document_id: int) -> Trashed:
     gone = Trashed(document_id=document.pk, title=document.title, until=timezone.now())
     kind = "memory" if document.source_kind == "remember" else "document"
     trashed_at = document.trashed_at.isoformat() if document.trashed_at else None
-    details = {"title": document.title[:200], "kind": kind, "trashed_at": trashed_at}
+    details = {"title": _in_the_trail(document), "kind": kind, "trashed_at": trashed_at}
     delete_documents(together)
     record_audit(
         actor=actor,
@@ -161,6 +161,10 @@ def delete_for_good(*, actor: Actor, document_id: int) -> Trashed:
         details={**details, "versions": [format_id("doc", d.pk) for d in together], "early": True},
     )
     return gone
+
+
+def _in_the_trail(document: Document) -> str:
+    return in_the_trail(document.title, scope=document.scope, restricted=document.category.restricted)
 
 
 def due_for_purge(now: datetime) -> QuerySet[Document]:
@@ -213,11 +217,12 @@ class _Purged:
 def _purge_one(pk: int, now: datetime) -> _Purged | None:
     with transaction.atomic():
         # Locked and checked again: restored or purged since the batch was read means nothing to do.
-        document = due_for_purge(now).select_for_update(of=("self",)).select_related("org").filter(pk=pk).first()
+        due = due_for_purge(now).select_for_update(of=("self",)).select_related("org", "category")
+        document = due.filter(pk=pk).first()
         if document is None:
             return None
         kind = "memory" if document.source_kind == "remember" else "document"
-        title, trashed_at, by = document.title, document.trashed_at, document.trashed_by_id
+        title, trashed_at, by = _in_the_trail(document), document.trashed_at, document.trashed_by_id
         delete_documents([document])
         record_audit(
             actor=None,
@@ -227,7 +232,7 @@ def _purge_one(pk: int, now: datetime) -> _Purged | None:
             action="document.purged",
             target=document.public_id,
             details={
-                "title": title[:200],
+                "title": title,
                 "trashed_at": trashed_at.isoformat() if trashed_at else None,
                 "trashed_by": by,
                 "kind": kind,

@@ -15,7 +15,7 @@ from brain.core.errors import InvalidArgument, NotFound, PermissionDenied
 from brain.core.personal import default_scope, require_may_write
 from brain.infra.ids import format_id
 from brain.models import Category
-from memory.access import audience_key
+from memory.access import audience_key, in_the_trail
 from memory.documents.saving import add_document
 from memory.documents.trash import Trashed, delete_documents, move_to_trash, purge_after
 from memory.graph.entities import get_or_create_entity, mention
@@ -181,7 +181,8 @@ def forget(*, actor: Actor, memory_id: int) -> Forgotten:
     if fact.created_by_id != actor.user.pk:
         raise PermissionDenied(f"mem_{memory_id} was remembered by someone else; only they can forget it.")
     require_may_write(actor, scope=fact.scope, what=f"Forgetting mem_{memory_id}, a shared memory,")
-    details: dict[str, object] = {"statement": fact.statement[:200]}
+    restricted = fact.category.restricted if fact.category is not None else False
+    details: dict[str, object] = {"statement": in_the_trail(fact.statement, scope=fact.scope, restricted=restricted)}
     trashed = None
     if fact.document is not None:
         document = Document.objects.select_for_update(of=("self",)).select_related("org").get(pk=fact.document.pk)

@@ -408,3 +408,25 @@ def test_delete_for_good_on_the_trash_page_asks_first(actor, plan):
     refused = colleague.post(f"/memory/trash/{other.pk}/delete/?org={actor.org.slug}", follow=True)
     assert "No document" in refused.content.decode()
     assert Document.objects.filter(pk=other.pk).exists()
+
+
+def test_the_audit_trail_keeps_no_words_of_what_its_admins_may_not_read(actor):
+    """Admins read the trail; a member's personal document and memory, and a restricted category's
+    document, are named there by id only."""
+    admin = make_actor(actor.org, make_user(actor.org, role=Membership.ADMIN))
+    diary = save(actor, "Diary of a hard week", PLAN, scope="personal")
+    delete_document(actor=actor, document_id=diary.pk)
+    memory = remember(actor=actor, content="My salary review is on Friday.", scope="personal")
+    forget(actor=actor, memory_id=memory.pk)
+    secret = Category.objects.create(org=actor.org, slug="board", name="Board", restricted=True)
+    group = Group.objects.create(name="board-members")
+    secret.groups.add(group)
+    actor.user.groups.add(group)
+    minutes = save(actor, "Board minutes on the merger", PLAN, category="board")
+    delete_document(actor=actor, document_id=minutes.pk)
+    words = " ".join(str(r.details) for r in AuditRecord.objects.filter(org=actor.org))
+    for secret_words in ("Diary of a hard week", "salary review", "merger"):
+        assert secret_words not in words
+    page = web(admin.user).get(f"/audit/{actor.org.slug}/").content.decode()
+    assert "withheld" in page
+    assert "Diary" not in page
