@@ -104,9 +104,9 @@ def list_audit_records(*, org: Organisation, filters: AuditFilters) -> QuerySet[
     if filters.target:
         records = records.filter(target__icontains=filters.target)
     zone = zone_of(org)
-    if filters.since:
+    if filters.since and filters.since > date.min:  # the first day there is starts nothing
         records = records.filter(created_at__gte=datetime.combine(filters.since, time.min, zone))
-    if filters.until:
+    if filters.until and filters.until < date.max:  # the last day there is ends nothing
         records = records.filter(created_at__lt=datetime.combine(filters.until + timedelta(days=1), time.min, zone))
     return records.order_by("-created_at", "-pk")
 

@@ -216,6 +216,17 @@ def test_a_filter_that_cannot_be_one_is_answered_in_words(org, params, words):
     assert words in response.content.decode()
 
 
+def test_the_first_and_last_days_there_are_are_days_like_any_other(org):
+    org.time_zone = "Asia/Tokyo"  # the first day there is, in Tokyo, began before any UTC moment
+    org.save()
+    record_audit(actor=None, org=org, action="token.created", target="brn_edge0000")
+    client = logged_in(make_org_admin(org))
+    for params in ({"until": "9999-12-31"}, {"since": "0001-01-01", "until": "9999-12-31"}):
+        response = client.get(f"/audit/{org.slug}/", params)
+        assert response.status_code == 200
+        assert "brn_edge0000" in response.content.decode()
+
+
 def test_the_page_shows_the_newest_first_fifty_at_a_time(org):
     for n in range(53):
         record = record_audit(actor=None, org=org, action="token.created", target=f"token n{n:03d}")
