@@ -47,9 +47,31 @@ def keep_agreed(scores: dict[int, float], ranks: dict[int, dict[str, int]]) -> d
     agreed = [row_id for row_id, rank in ranks.items() if rank.get("vector") == 1 and rank.get("keyword") == 1]
     if not agreed or agreed[0] not in scores or len(scores) <= AGREED_PLACE:
         return scores
-    row_id = agreed[0]
+    return _at_least_at(scores, agreed[0], AGREED_PLACE)
+
+
+# How far the keyword arm's first passage must score above its second for the words only it holds
+# to count as what the question asks for (docs/benchmarks-log.md, "A word one passage holds").
+KEYWORD_MARGIN = 2.0
+
+
+def keep_distinct(scores: dict[int, float], keyword: list[tuple[int, float]]) -> dict[int, float]:
+    """Scores in which the keyword arm's first passage stands at least at ``AGREED_PLACE`` when it
+    is the only one the keyword arm found, or scores ``KEYWORD_MARGIN`` times the next: it holds a
+    word few passages hold (a codename, an error code, a tool's name), which the question asks for
+    whatever the meaning arm finds near it. Rank fusion alone gives the keyword arm's first place
+    less than the meaning arm's last candidate, so such a passage was never shown. The caller passes
+    the rows only where this holds (``memory.search.passages``: written passages, not turns)."""
+    if not keyword or keyword[0][0] not in scores or len(scores) <= AGREED_PLACE:
+        return scores
+    if len(keyword) > 1 and keyword[0][1] < KEYWORD_MARGIN * keyword[1][1]:
+        return scores
+    return _at_least_at(scores, keyword[0][0], AGREED_PLACE)
+
+
+def _at_least_at(scores: dict[int, float], row_id: int, place: int) -> dict[int, float]:
     ahead = sorted((score for other, score in scores.items() if other != row_id), reverse=True)
-    floor = ahead[AGREED_PLACE - 1]  # the score of the passage it must stay above
+    floor = ahead[place - 1]  # the score of the passage it must stay above
     if scores[row_id] > floor:
         return scores
     return {**scores, row_id: floor + 1e-9}

@@ -250,7 +250,12 @@ def ask_company_memory_tool(actor: Actor, args: AskArgs) -> AskOut:
         guidance=GUIDANCE[args.desired_output] + (f" The user wants it for: {args.intent}" if args.intent else ""),
         answer=AnswerCardOut.of(
             card_for(
-                actor=actor, question=args.question, as_of=args.as_of, vector=found.vector, as_of_by=args.as_of_by
+                actor=actor,
+                question=args.question,
+                as_of=args.as_of,
+                vector=found.vector,
+                as_of_by=args.as_of_by,
+                hits=found.card_hits,
             ),
             actor=actor,
             pages=found.excerpts,

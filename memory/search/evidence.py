@@ -21,7 +21,7 @@ from memory.index.serving import QueryVector, query_vector
 from memory.models import Chunk, Document, Fact
 from memory.search.answer import Card, answer_card
 from memory.search.filters import day_end
-from memory.search.passages import Hit, search_chunks
+from memory.search.passages import Hit, View, search_chunks, search_views
 from memory.search.relevance import ON_TOPIC_SIMILARITY
 
 # The searches by meaning: the plain vector arm and the ones narrowed to a speaker or a time.
@@ -59,6 +59,7 @@ class Evidence:
     conflicts: list[Fact] | None = None  # only for high-risk questions
     warnings: list[str] | None = None
     vector: QueryVector | None = None  # the question embedded, for the searches that follow
+    card_hits: list[Hit] | None = None  # what the answer card reads, when it came with the passages
 
     @property
     def empty(self) -> bool:
@@ -71,7 +72,7 @@ def gather_evidence(*, actor: Actor, question: Question) -> Evidence:
     A question that is not ``on_topic`` has no evidence: what the searches found for it is only
     what is least unrelated."""
     vector = query_vector(actor.org, question.text)
-    hits = [] if question.retrieval_mode == "graph" else _passages(actor, question, vector)
+    hits, card_hits = _passages(actor, question, vector)
     named = entities_named(actor=actor, text=question.text, limit=5) if question.retrieval_mode != "vector" else []
     said = question.as_of is not None and question.as_of_by == SAID
     matched = graph.search_facts(
@@ -91,7 +92,9 @@ def gather_evidence(*, actor: Actor, question: Question) -> Evidence:
     graph_facts = _entity_facts(actor, named, question) if named else []
     excerpts = _excerpts(hits, graph_facts, question)
     claims = _claims(actor, question, hits, graph_facts, [s.fact for s in matched])
-    evidence = Evidence(excerpts, claims, hits=hits, named=named, graph_facts=len(graph_facts), vector=vector)
+    evidence = Evidence(
+        excerpts, claims, hits=hits, named=named, graph_facts=len(graph_facts), vector=vector, card_hits=card_hits
+    )
     if question.high_risk and not evidence.empty:
         evidence.conflicts = _conflicts(actor, claims, question)
         evidence.warnings = _warnings(hits, excerpts, claims, evidence.conflicts)
@@ -101,29 +104,31 @@ def gather_evidence(*, actor: Actor, question: Question) -> Evidence:
 # The search an answer card reads: the search page's, so the page and ask_company_memory build
 # the same card (``memory.search.answer``).
 CARD_SEARCH_TOP_K = 20
+# The passages the answer card reads: one per document, best first, cut at the relevance floor.
+CARD_VIEW = View(top_k=CARD_SEARCH_TOP_K, per_document=True, floor=True)
 
 
 def card_search(
     *, actor: Actor, question: str, as_of: date | None, vector: QueryVector | None = None, as_of_by: str = LEARNED
 ) -> list[Hit]:
-    """The passages the answer card reads: one per document, best first, cut at the relevance floor."""
-    return search_chunks(
-        actor=actor,
-        query=question,
-        top_k=CARD_SEARCH_TOP_K,
-        as_of=as_of,
-        as_of_by=as_of_by,
-        per_document=True,
-        floor=True,
-        vector=vector,
-    ).hits
+    """The passages the answer card reads (``CARD_VIEW``)."""
+    found = search_views(actor=actor, query=question, views=[CARD_VIEW], as_of=as_of, as_of_by=as_of_by, vector=vector)
+    return found[0].hits
 
 
 def card_for(
-    *, actor: Actor, question: str, as_of: date | None, vector: QueryVector | None = None, as_of_by: str = LEARNED
+    *,
+    actor: Actor,
+    question: str,
+    as_of: date | None,
+    vector: QueryVector | None = None,
+    as_of_by: str = LEARNED,
+    hits: list[Hit] | None = None,
 ) -> Card:
-    """The answer card for ``question`` (``memory.search.answer``) from ``card_search``."""
-    hits = card_search(actor=actor, question=question, as_of=as_of, vector=vector, as_of_by=as_of_by)
+    """The answer card for ``question`` (``memory.search.answer``) from ``card_search``, or from
+    ``hits`` when the caller read them with its own passages (``gather_evidence``)."""
+    if hits is None:
+        hits = card_search(actor=actor, question=question, as_of=as_of, vector=vector, as_of_by=as_of_by)
     return answer_card(question, hits, [said_when(h) for h in hits])
 
 
@@ -148,17 +153,31 @@ def closeness(hits: list[Hit], facts: list[graph.ScoredFact]) -> float:
     return max([*passages, *(fact.similarity for fact in facts)], default=0.0)
 
 
-def _passages(actor: Actor, question: Question, vector: QueryVector) -> list[Hit]:
-    mode = "vector" if question.retrieval_mode == "vector" else "auto"
-    return search_chunks(
+def _passages(actor: Actor, question: Question, vector: QueryVector) -> tuple[list[Hit], list[Hit] | None]:
+    """The question's passages and, in auto mode, the answer card's from the same retrieval (each
+    as its own search would give it; the arms run once)."""
+    if question.retrieval_mode == "graph":
+        return [], None
+    if question.retrieval_mode == "vector":
+        found = search_chunks(
+            actor=actor,
+            query=question.text,
+            top_k=question.top_k,
+            mode="vector",
+            as_of=question.as_of,
+            as_of_by=question.as_of_by,
+            vector=vector,
+        )
+        return found.hits, None
+    passages, card = search_views(
         actor=actor,
         query=question.text,
-        top_k=question.top_k,
-        mode=mode,
+        views=[View(top_k=question.top_k), CARD_VIEW],
         as_of=question.as_of,
         as_of_by=question.as_of_by,
         vector=vector,
-    ).hits
+    )
+    return passages.hits, card.hits
 
 
 def _believed_facts(actor: Actor, question: Question) -> QuerySet[Fact]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
@@ -30,7 +31,7 @@ from memory.index.candidates import (
     vector_candidates,
     with_counters,
 )
-from memory.index.fusion import REPEAT_SHARES, fuse, keep_agreed, repeats
+from memory.index.fusion import REPEAT_SHARES, fuse, keep_agreed, keep_distinct, repeats
 from memory.index.serving import QueryVector, query_vector
 from memory.index.side_by_side import Started, may_run_apart, start
 from memory.search.anchors import Anchor, anchor, anchored_window
@@ -113,6 +114,17 @@ def _mmr(
     return chosen
 
 
+@dataclass(frozen=True)
+class View:
+    """One way to read a retrieval: how many passages, MMR's relevance weight (1 = off), one
+    passage of each document, cut at the relevance floor (``search_chunks`` says how)."""
+
+    top_k: int = 5
+    diversity: float = 0.8
+    per_document: bool = False
+    floor: bool = False
+
+
 def search_chunks(
     *,
     actor: Actor,
@@ -136,8 +148,71 @@ def search_chunks(
     (``memory.search.filters``). ``as_of`` reads as ``as_of_by`` says: ``learned``, what Brain had
     recorded by the end of that day; ``said``, what the sources had said by then
     (``memory.access``, "What the sources had said by a moment")."""
+    view = View(top_k=top_k, diversity=diversity, per_document=per_document, floor=floor)
+    return search_views(
+        actor=actor,
+        query=query,
+        views=[view],
+        mode=mode,
+        as_of=as_of,
+        candidates=candidates,
+        vector=vector,
+        filters=filters,
+        as_of_by=as_of_by,
+    )[0]
+
+
+def search_views(
+    *,
+    actor: Actor,
+    query: str,
+    views: Sequence[View],
+    mode: str = "auto",
+    as_of: date | None = None,
+    candidates: int = 50,
+    vector: QueryVector | None = None,
+    filters: SearchFilters | None = None,
+    as_of_by: str = LEARNED,
+) -> list[SearchResult]:
+    """``search_chunks`` read several ways from one retrieval: each view gets what its own search
+    would (the arms gather ``candidates``, or twice the largest view's ``top_k``), and the arms run
+    once. ``ask_company_memory`` reads its passages and its answer card's this way."""
     started = time.perf_counter()
-    candidates = max(candidates, top_k * 2)
+    candidates = max(candidates, *(view.top_k * 2 for view in views))
+    retrieved = _retrieve(actor, query, mode, as_of, candidates, vector, filters, as_of_by)
+    results = []
+    for view in views:
+        result = _present(retrieved, query, mode, view)
+        result.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 2)
+        results.append(result)
+    return results
+
+
+@dataclass
+class _Retrieved:
+    """What the arms found for a question, fused: the passages' scores and order, each one's ranks
+    and scores by arm, the question's vector (the caller's in keyword mode) and the timings so far."""
+
+    fused: dict[int, float]
+    ranks: dict[int, dict[str, int]]
+    scores: dict[int, dict[str, float]]
+    order: list[int]
+    lists: dict[str, list[tuple[int, float]]]
+    vector: QueryVector | None
+    timings: dict[str, float]
+
+
+def _retrieve(
+    actor: Actor,
+    query: str,
+    mode: str,
+    as_of: date | None,
+    candidates: int,
+    vector: QueryVector | None,
+    filters: SearchFilters | None,
+    as_of_by: str,
+) -> _Retrieved:
+    started = time.perf_counter()
     timings: dict[str, float] = {}
     # The counters are read once for all its arms; an event is dated ("before the launch") among
     # all the passages the caller may read then, what is searched is only what passes the filters.
@@ -185,14 +260,24 @@ def search_chunks(
     timings["retrieve"] = (time.perf_counter() - started) * 1000  # the arms, side by side or in turn
     t = time.perf_counter()
     fused, ranks = fuse(lists)
-    fused = keep_agreed(rerank(query, fused), ranks) if mode == "auto" else fused
+    if mode == "auto":
+        fused = keep_distinct(keep_agreed(rerank(query, fused), ranks), _written_first(lists.get("keyword", [])))
     scores: dict[int, dict[str, float]] = {}
     for name, rows in lists.items():
         for cid, score in rows:
             scores.setdefault(cid, {})[name] = round(score, 4)
     order = sorted(fused, key=lambda cid: -fused[cid])
+    timings["fuse"] = (time.perf_counter() - t) * 1000
+    return _Retrieved(fused, ranks, scores, order, lists, vector, timings)
+
+
+def _present(retrieved: _Retrieved, query: str, mode: str, view: View) -> SearchResult:
+    """One view of a retrieval: its passages, chosen, diversified and cut as ``view`` says."""
+    t = time.perf_counter()
+    fused, ranks, scores, vector = retrieved.fused, retrieved.ranks, retrieved.scores, retrieved.vector
+    order, top_k, diversity = retrieved.order, view.top_k, view.diversity
     more: dict[int, int] = {}
-    if per_document:
+    if view.per_document:
         order, more = _best_of_each_document(order, query)
     pool = order[: max(top_k * 3, top_k)]
     diversify = diversity < 1.0 and len(pool) > top_k
@@ -206,15 +291,15 @@ def search_chunks(
     for hit in hits:
         hit.more = more.get(hit.chunk_id, 0)
         hit.similarity = _cosine(vectors.get(hit.chunk_id), vector) if vector is not None else None
-    if floor and vector is not None:
+    if view.floor and vector is not None:
         hits = _fold_copies(above_floor(hits, vector.model), vectors)
-    timings["fuse"] = (time.perf_counter() - t) * 1000
-    timings["total"] = (time.perf_counter() - started) * 1000
+    timings = dict(retrieved.timings)
+    timings["fuse"] += (time.perf_counter() - t) * 1000  # with the fusion, what this view chose
     return SearchResult(
         hits=hits,
         mode=mode,
         timings_ms={k: round(v, 2) for k, v in timings.items()},
-        candidates={name: len(rows) for name, rows in lists.items()},
+        candidates={name: len(rows) for name, rows in retrieved.lists.items()},
         found=order,
     )
 
@@ -307,6 +392,19 @@ HELD_WORDS_SQL = (
     "AND NOT c.search @@ (quote_literal(q.lexeme) || ':A')::tsquery) "
     "FROM memory_chunk c WHERE c.id = ANY(%(ids)s)"
 )
+
+
+def _written_first(keyword: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    """The keyword arm's rows when its first is a written passage, else none. A turn is short and
+    about one thing, so the meaning arm's rank of it stands; a written passage may mention a name
+    once among many other things, or past what the embedder reads, and only its words find it
+    (measured on the chats: docs/benchmarks-log.md, "A word one passage holds")."""
+    if not keyword:
+        return keyword
+    with connections[read_alias()].cursor() as cursor:
+        cursor.execute("SELECT speaker FROM memory_chunk WHERE id = %s", [keyword[0][0]])
+        row = cursor.fetchone()
+    return keyword if row is not None and not row[0] else []
 
 
 def _best_of_each_document(order: list[int], query: str) -> tuple[list[int], dict[int, int]]:
