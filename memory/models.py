@@ -361,6 +361,14 @@ class Fact(models.Model):
             models.Index(fields=["org", "subject", "relation"], name="fact_subject_relation"),
             models.Index(fields=["org", "topic"], name="fact_topic", condition=~models.Q(topic="")),
             models.Index(fields=["org", "recorded_at"], name="fact_org_recorded"),
+            # An entity's newest facts, as subject and as object (memory.search.evidence._entity_facts):
+            # read in order and stopped early, however many facts the entity has.
+            models.Index(fields=["subject", "-recorded_at", "-id"], name="fact_subject_newest"),
+            models.Index(
+                fields=["object", "-recorded_at", "-id"],
+                name="fact_object_newest",
+                condition=models.Q(object__isnull=False),
+            ),
             models.Index(
                 fields=["org", "flagged_at"], name="fact_flagged", condition=models.Q(flagged_at__isnull=False)
             ),
