@@ -18,6 +18,7 @@ from memory.graph import reads as graph
 from memory.graph.entity_views import entities_named
 from memory.graph.supersession import about_the_same_thing
 from memory.index.serving import QueryVector, query_vector
+from memory.index.side_by_side import may_run_apart, start
 from memory.models import Chunk, Document, Fact
 from memory.search.answer import Card, answer_card
 from memory.search.filters import day_end
@@ -72,16 +73,22 @@ def gather_evidence(*, actor: Actor, question: Question) -> Evidence:
     A question that is not ``on_topic`` has no evidence: what the searches found for it is only
     what is least unrelated."""
     vector = query_vector(actor.org, question.text)
+    said = question.as_of is not None and question.as_of_by == SAID
+    # The fact search needs only the question and its vector: it runs on a search thread while the
+    # passages are searched here (``side_by_side``; in turn inside a transaction).
+    facts = start(
+        lambda: graph.search_facts(
+            actor=actor,
+            query=question.text,
+            limit=question.max_claims,
+            as_of=None if said else question.as_of,
+            vector=vector,
+        ),
+        apart=may_run_apart(),
+    )
     hits, card_hits = _passages(actor, question, vector)
     named = entities_named(actor=actor, text=question.text, limit=5) if question.retrieval_mode != "vector" else []
-    said = question.as_of is not None and question.as_of_by == SAID
-    matched = graph.search_facts(
-        actor=actor,
-        query=question.text,
-        limit=question.max_claims,
-        as_of=None if said else question.as_of,
-        vector=vector,
-    )
+    matched = facts.result()
     if said:
         then = set(
             _believed_facts(actor, question).filter(pk__in=[s.fact.pk for s in matched]).values_list("pk", flat=True)
