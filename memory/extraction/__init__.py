@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from memory.extraction.blocks import CONTENT, TURN, Block, Kind, clean_inline, read_blocks
 from memory.extraction.files import SUPPORTED_SUFFIXES, iter_documents, parse_file
-from memory.extraction.kinds import looks_like_person, record_names, role_kinds, short_form
+from memory.extraction.kinds import everyday_cells, looks_like_person, record_names, role_kinds, short_form
 from memory.extraction.linking import KnownEntity, link_name
 from memory.extraction.mail import read_message
 from memory.extraction.markup import html_to_markdown
@@ -63,6 +63,7 @@ __all__ = [
     "SourceFile",
     "clean_inline",
     "common_word",
+    "everyday_cells",
     "extract",
     "field_words",
     "html_to_markdown",

@@ -23,6 +23,8 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from bs4 import BeautifulSoup
+
 from memory.extraction import lines as line_shapes
 
 if TYPE_CHECKING:
@@ -299,6 +301,8 @@ def _walk_tokens(walk: _Walk, tokens: list[Token]) -> None:
             continue
         elif kind in ("fence", "code_block"):
             walk.add(Kind.CODE, token.content.rstrip("\n"), _span(walk, token))
+        elif kind == "html_block" and _HTML_TABLE.search(token.content):
+            _walk_html_table(walk, token)
         elif kind == "html_block":
             text = re.sub(r"\s+", " ", _HTML_TAG.sub(" ", token.content)).strip()
             if text:
@@ -406,6 +410,37 @@ def _walk_table(walk: _Walk, tokens: list[Token], i: int) -> int:
                     subject=subject,
                 )
     return end + 1
+
+
+_HTML_TABLE = re.compile(r"<table\b", re.IGNORECASE)
+_HTML_ROW = re.compile(r"<tr\b.*?(?:</tr\s*>|(?=<tr\b)|$)", re.IGNORECASE | re.DOTALL)
+
+
+def _walk_html_table(walk: _Walk, token: Token) -> None:
+    """A table written in HTML inside markdown (as many handbooks keep their version tables) read
+    as a markdown table is: its first row the header, and a row block for each other row, each at
+    its own place in the text. Words beside the rows are a paragraph."""
+    start, end = _span(walk, token)
+    raw = walk.lines.text[start:end]
+    rows = []
+    for match in _HTML_ROW.finditer(raw):
+        soup = BeautifulSoup(match.group(0), "html.parser")
+        cells = [" ".join(cell.get_text(" ").split()) for cell in soup.find_all(["th", "td"])]
+        if cells:
+            rows.append((cells, (start + match.start(), start + match.end())))
+    outside = _HTML_TAG.sub(" ", _HTML_ROW.sub(" ", raw))
+    if words := " ".join(outside.split()):
+        walk.add(Kind.PARAGRAPH, words, (start, end))
+    if not rows:
+        return
+    first, span = rows[0]
+    header = tuple(first)
+    walk.add(Kind.META, " | ".join(header), span, header=header)
+    subject = subject_column(header)
+    for cells, span in rows[1:]:
+        if any(cell for cell in cells):
+            row = tuple(cells)
+            walk.add(Kind.ROW, row_sentence(header, row, subject), span, header=header, cells=row, subject=subject)
 
 
 # --- plain text: re-flowing wrapped lines -------------------------------------------------------

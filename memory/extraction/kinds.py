@@ -228,6 +228,21 @@ def record_names(
     return found
 
 
+def everyday_cells(header: Sequence[str], cells: Sequence[str], subject: int) -> set[str]:
+    """Cells of a row that are everyday words, not names, though capitalised ("First Version",
+    "Annual Review", "Review & Approval" under "Comments"): the whole cell, two words or more, each
+    an ordinary English word, in a column whose header names no kind, other than the row's subject.
+    Casefolded."""
+    plain = set()
+    for index, cell in enumerate(cells):
+        words = re.findall(r"[^\W\d_][\w'’-]*", cell)
+        if index == subject or index >= len(header) or column_kind(header[index]) or len(words) < 2:
+            continue
+        if all(common_word(word) for word in words):
+            plain.add(" ".join(cell.split()).casefold())
+    return plain
+
+
 def _named(part: str, lower_words: frozenset[str]) -> bool:
     words = part.split()
     if not _CELL_NAME.fullmatch(part) or len(words) > 4 or part.casefold() in _NOT_NAMES:

@@ -134,6 +134,8 @@ def _parse(text: str, known: tuple[KnownEntity, ...]) -> Doc:
             token.is_sent_start = True
             if token.text in ("-", "*", "•") and token.i + 1 < len(doc):
                 doc[token.i + 1].is_sent_start = False
+        elif doc[token.i - 1].text == ";" and not token.is_space:
+            token.is_sent_start = False  # a semicolon joins clauses: a table row is said as one sentence
     for name, component in model.pipeline:
         if name == "ner" and known:  # preset entities constrain the statistical NER that follows
             doc.ents = _known_spans(doc, known)

@@ -30,6 +30,7 @@ from memory.extraction import (
     KnownEntity,
     clean_inline,
     common_word,
+    everyday_cells,
     looks_like_person,
     record_names,
     record_values,
@@ -344,7 +345,8 @@ def _keep_fields(document: Document, source: SourceReading) -> None:
 def _typed_by_header(blocks: list[Block | None], text: str, found: list[ExtractedEntity]) -> dict[str, str]:
     """Names in the columns of a table whose header says what they are ("Team member", "Vendor",
     "Approved by"): an entity found under another kind takes the header's, one not found is added,
-    and a cell of several names ("Mariam & Stompy") found as one is replaced by them. Returns
+    and a cell of several names ("Mariam & Stompy") found as one is replaced by them; a cell of
+    everyday words in an untyped column ("First Version" under "Comments") is no entity. Returns
     casefolded name -> kind, evidence as strong as role words in the text."""
     lower = frozenset(re.findall(r"\b[a-z][a-z'-]*\b", text))
     typed: dict[str, tuple[str, str]] = {}
@@ -354,6 +356,7 @@ def _typed_by_header(blocks: list[Block | None], text: str, found: list[Extracte
             for cell, names, kind in record_names(block.header, block.cells, lower):
                 typed.update({name.casefold(): (name, kind) for name in names if name.casefold() not in typed})
                 joined |= {cell.casefold()} if len(names) > 1 else set()
+            joined |= everyday_cells(block.header, block.cells, block.subject)
     found[:] = [entity for entity in found if entity.name.casefold() not in joined]
     seen: set[str] = set()
     for entity in found:
